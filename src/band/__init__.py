@@ -1,0 +1,1 @@
+"""band: the SDK for building agents on Band (open implementation)."""

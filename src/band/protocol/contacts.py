@@ -1,0 +1,89 @@
+"""Contacts, contact requests, peers and memories."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ._base import RequestModel, WireModel
+
+
+class Peer(WireModel):
+    id: str
+    name: str
+    handle: str
+    type: Literal["User", "Agent"]
+    description: str | None = None
+    is_contact: bool
+    online: bool
+    source: Literal["registry", "contact"]
+
+
+class AgentContact(WireModel):
+    id: str
+    handle: str
+    name: str | None = None
+    type: Literal["User", "Agent"]
+    description: str | None = None
+    online: bool
+    inserted_at: str
+
+
+class ContactRequest(WireModel):
+    id: str
+    status: str
+    from_handle: str | None = None
+    from_name: str | None = None
+    to_handle: str | None = None
+    to_name: str | None = None
+    message: str | None = None
+    inserted_at: str
+    updated_at: str
+
+
+class ContactAddBody(RequestModel):
+    handle: str = Field(min_length=1, max_length=200)
+    message: str | None = Field(default=None, max_length=2000)
+
+
+class ContactRemoveBody(RequestModel):
+    handle: str | None = Field(default=None, max_length=200)
+    contact_id: str | None = Field(default=None, max_length=200)
+
+
+class ContactRespondBody(RequestModel):
+    action: Literal["approve", "reject", "cancel"]
+    handle: str | None = Field(default=None, max_length=200)
+    request_id: str | None = Field(default=None, max_length=200)
+
+
+class AgentMemory(WireModel):
+    id: str
+    content: str
+    scope: str
+    segment: str
+    system: str
+    type: str
+    status: str
+    thought: str | None = None
+    subject_id: str | None = None
+    metadata: dict[str, Any] = {}
+    superseded_by: str | None = None
+    inserted_at: str
+    updated_at: str
+
+
+class MemoryCreateFields(RequestModel):
+    content: str = Field(min_length=1, max_length=16_384)
+    system: str = Field(default="long_term", max_length=50)
+    type: str = Field(default="semantic", max_length=50)
+    segment: str = Field(default="user", max_length=50)
+    thought: str | None = Field(default=None, max_length=16_384)
+    scope: str = Field(default="subject", max_length=50)
+    subject_id: str | None = Field(default=None, max_length=200)
+    metadata: dict[str, Any] | None = None
+
+
+class MemoryCreateBody(RequestModel):
+    memory: MemoryCreateFields

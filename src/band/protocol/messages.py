@@ -1,0 +1,104 @@
+"""Messages, events and the delivery lifecycle."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field
+
+from ._base import RequestModel, WireModel
+
+SenderType = Literal["User", "Agent", "System"]
+EventType = Literal["tool_call", "tool_result", "thought", "error", "task", "attention"]
+DeliveryStatus = Literal["delivered", "processing", "processed", "failed"]
+
+EVENT_TYPES: tuple[str, ...] = ("tool_call", "tool_result", "thought", "error", "task", "attention")
+MAX_EVENT_CHARS = 16_384
+MAX_MESSAGE_CHARS = 32_768
+
+
+class Mention(WireModel):
+    id: str
+    handle: str | None = None
+    name: str | None = None
+    username: str | None = None
+
+
+class ChatMessage(WireModel):
+    id: str
+    chat_room_id: str
+    content: str
+    message_type: str
+    sender_id: str
+    sender_type: SenderType
+    sender_name: str | None = None
+    metadata: dict[str, Any] = {}
+    seq: int | None = None
+    inserted_at: str
+    updated_at: str
+
+
+class MentionRef(RequestModel):
+    """An outbound mention: by ``id``, by ``handle``, or both."""
+
+    id: str | None = Field(default=None, max_length=200)
+    handle: str | None = Field(default=None, max_length=200)
+    name: str | None = Field(default=None, max_length=200)
+    kind: Literal["mention", "reference"] = "mention"
+
+
+class MessageCreateFields(RequestModel):
+    content: str = Field(max_length=MAX_MESSAGE_CHARS)
+    mentions: list[MentionRef] = Field(default_factory=list, max_length=50)
+    attachment_ids: list[str] = Field(default_factory=list, max_length=20)
+
+
+class MessageCreateBody(RequestModel):
+    message: MessageCreateFields
+
+
+class Recipient(WireModel):
+    id: str
+    handle: str
+    name: str | None = None
+
+
+class MessageSentResponse(WireModel):
+    id: str
+    success: bool = True
+    recipients: list[Recipient]
+
+
+class EventCreateFields(RequestModel):
+    content: str = Field(max_length=MAX_EVENT_CHARS)
+    message_type: EventType
+    metadata: dict[str, Any] | None = None
+
+
+class EventCreateBody(RequestModel):
+    event: EventCreateFields
+
+
+class EventCreatedResponse(WireModel):
+    id: str
+    message_type: str
+    success: bool = True
+
+
+class MessageStatusResponse(WireModel):
+    id: str
+    status: Literal["processing", "processed", "failed"]
+    attempt_number: int
+    success: bool = True
+
+
+class FailedBody(RequestModel):
+    error: str | None = Field(default=None, max_length=MAX_EVENT_CHARS)
+
+
+class ActivityBody(RequestModel):
+    working: bool
+
+
+class ActivityResponse(WireModel):
+    working: bool

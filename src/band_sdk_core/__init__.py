@@ -1,0 +1,1 @@
+"""Tiny pure-Python core shared by the SDK: failures and payload validation."""

@@ -1,0 +1,1 @@
+"""REST routers: thin. They parse, call a service, and shape the envelope."""

@@ -1,0 +1,92 @@
+"""Turn every failure into the error envelope; bad input never becomes a 500."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from ..errors import ApiError
+
+log = logging.getLogger("band_server.api")
+
+_HTTP_CODES = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    409: "conflict",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "validation_error",
+    429: "rate_limited",
+}
+
+
+def request_id(request: Request) -> str:
+    rid: str | None = getattr(request.state, "request_id", None)
+    if rid is None:
+        rid = request.headers.get("x-request-id") or uuid.uuid4().hex
+        request.state.request_id = rid
+    return rid
+
+
+def error_response(
+    request: Request,
+    status: int,
+    code: str,
+    message: str,
+    details: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
+    body: dict[str, Any] = {"code": code, "message": message, "request_id": request_id(request)}
+    if details is not None:
+        body["details"] = details
+    return JSONResponse({"error": body}, status_code=status, headers=headers)
+
+
+def _pointer(loc: tuple[Any, ...]) -> str:
+    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+    return "/" + "/".join(parts) if parts else "/"
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(ApiError)
+    async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
+        return error_response(
+            request, exc.status_code, exc.code, exc.message, exc.details, exc.headers
+        )
+
+    @app.exception_handler(RequestValidationError)
+    async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
+        details: dict[str, list[str]] = {}
+        for err in exc.errors():
+            loc = tuple(err.get("loc", ()))
+            if err.get("type") == "json_invalid":
+                return error_response(
+                    request, 400, "malformed_json", "Request body is not valid JSON"
+                )
+            details.setdefault(_pointer(loc), []).append(str(err.get("msg", "is invalid")))
+        first = next(iter(details.items()), ("/", ["is invalid"]))
+        message = f"{first[0]}: {first[1][0]}"
+        return error_response(request, 422, "validation_error", message, details)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def _http(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = _HTTP_CODES.get(exc.status_code, "error")
+        message = exc.detail if isinstance(exc.detail, str) else code
+        if exc.status_code == 404 and message == "Not Found":
+            message = "No such endpoint"
+        headers = dict(exc.headers) if exc.headers else None
+        return error_response(request, exc.status_code, code, message, headers=headers)
+
+    @app.exception_handler(Exception)
+    async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return error_response(request, 500, "internal_error", "Internal server error")

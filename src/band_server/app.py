@@ -1,0 +1,71 @@
+"""The ASGI application: wiring only."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from . import __version__
+from .api import errors
+from .api.agent import router as agent_router
+from .api.human import router as human_router
+from .config import Settings
+from .context import Platform
+from .fanout.bus import Bus, InProcessBus
+from .realtime.hub import Hub
+from .realtime.socket import router as socket_router
+from .store.db import Database
+from .store.migrate import upgrade
+
+log = logging.getLogger("band_server")
+
+
+def make_bus(settings: Settings) -> Bus:
+    if settings.redis_url:
+        from .fanout.redis_bus import RedisBus
+
+        bus: Bus = RedisBus(settings.redis_url)
+        return bus
+    return InProcessBus()
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if settings.database_url is None:
+            settings.data_dir.mkdir(parents=True, exist_ok=True)
+        db = Database(settings.resolved_database_url)
+        await upgrade(db.engine)
+        hub = Hub()
+        bus = make_bus(settings)
+        await bus.start(hub.deliver)
+        app.state.platform = Platform(settings=settings, db=db, bus=bus, hub=hub, started=True)
+        log.info("platform ready: database=%s bus=%s", db.engine.url.drivername, type(bus).__name__)
+        try:
+            yield
+        finally:
+            await bus.stop()
+            await db.dispose()
+
+    app = FastAPI(
+        title="Band (open platform)",
+        version=__version__,
+        lifespan=lifespan,
+        docs_url="/docs",
+        openapi_url="/openapi.json",
+    )
+    errors.install(app)
+    app.include_router(agent_router, prefix="/api/v1/agent")
+    app.include_router(human_router, prefix="/api/v1/me")
+    app.include_router(socket_router, prefix="/api/v1/socket")
+
+    @app.get("/healthz", include_in_schema=False)
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    return app

@@ -1,0 +1,22 @@
+"""The per-process platform: database, bus, realtime hub and services, wired once at start."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .config import Settings
+from .store.db import Database
+
+if TYPE_CHECKING:
+    from .fanout.bus import Bus
+    from .realtime.hub import Hub
+
+
+@dataclass
+class Platform:
+    settings: Settings
+    db: Database
+    bus: Bus
+    hub: Hub
+    started: bool = field(default=False)

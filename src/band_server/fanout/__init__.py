@@ -1,0 +1,1 @@
+"""Fan-out: hands committed events to every node's realtime hub."""

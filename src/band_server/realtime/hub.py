@@ -1,0 +1,119 @@
+"""The node-local hub: which connection holds which topic, and per-socket routing.
+
+The routing rule lives here and only here: an agent socket receives a broadcast only when the
+broadcast names that agent (or names no agents at all); person sockets receive whatever is
+marked for users. Every push carries the join_ref of that connection's join of the topic.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import Protocol
+
+from ..fanout.bus import Broadcast
+from ..services.principals import Principal
+
+log = logging.getLogger("band_server.realtime")
+
+
+class Connection(Protocol):
+    id: str
+    principal: Principal
+
+    def send_text(self, frame: str) -> None:
+        """Queue one text frame (never blocks)."""
+
+    def close(self, code: int) -> None:
+        """Close the socket after the frames already queued."""
+
+
+def encode_push(join_ref: str | None, topic: str, event: str, payload_json: str) -> str:
+    return f"[{json.dumps(join_ref)},null,{json.dumps(topic)},{json.dumps(event)},{payload_json}]"
+
+
+class Hub:
+    def __init__(self) -> None:
+        self._subs: dict[str, dict[str, tuple[Connection, str]]] = {}
+        self._conns: dict[str, Connection] = {}
+        self._topics_of: dict[str, set[str]] = {}
+        self._by_principal: dict[str, set[str]] = {}
+
+    # -- connections -------------------------------------------------------------------------
+
+    def register(self, conn: Connection) -> None:
+        self._conns[conn.id] = conn
+        self._topics_of[conn.id] = set()
+        self._by_principal.setdefault(conn.principal.id, set()).add(conn.id)
+
+    def unregister(self, conn: Connection) -> None:
+        for name in self._topics_of.pop(conn.id, set()):
+            subs = self._subs.get(name)
+            if subs is not None:
+                subs.pop(conn.id, None)
+                if not subs:
+                    del self._subs[name]
+        self._conns.pop(conn.id, None)
+        ids = self._by_principal.get(conn.principal.id)
+        if ids is not None:
+            ids.discard(conn.id)
+            if not ids:
+                del self._by_principal[conn.principal.id]
+
+    def connections_of(self, principal_id: str) -> list[Connection]:
+        return [
+            self._conns[c] for c in self._by_principal.get(principal_id, ()) if c in self._conns
+        ]
+
+    def is_online(self, principal_id: str) -> bool:
+        return bool(self._by_principal.get(principal_id))
+
+    @property
+    def connection_count(self) -> int:
+        return len(self._conns)
+
+    # -- subscriptions -----------------------------------------------------------------------
+
+    def join(self, conn: Connection, topic: str, join_ref: str) -> None:
+        self._subs.setdefault(topic, {})[conn.id] = (conn, join_ref)
+        self._topics_of.setdefault(conn.id, set()).add(topic)
+
+    def leave(self, conn: Connection, topic: str) -> None:
+        subs = self._subs.get(topic)
+        if subs is not None:
+            subs.pop(conn.id, None)
+            if not subs:
+                del self._subs[topic]
+        self._topics_of.get(conn.id, set()).discard(topic)
+
+    def join_ref(self, conn: Connection, topic: str) -> str | None:
+        entry = self._subs.get(topic, {}).get(conn.id)
+        return entry[1] if entry else None
+
+    # -- delivery ----------------------------------------------------------------------------
+
+    async def deliver(self, b: Broadcast) -> None:
+        """Push a broadcast to every matching local subscriber, then apply its side effects."""
+        subs = self._subs.get(b.topic)
+        if subs:
+            payload_json = json.dumps(b.payload, separators=(",", ":"))
+            for conn_id, (conn, join_ref) in list(subs.items()):
+                if conn_id == b.exclude_conn or not self._wants(conn.principal, b):
+                    continue
+                conn.send_text(encode_push(join_ref, b.topic, b.event, payload_json))
+        revoke = b.meta.get("revoke")
+        if revoke:
+            for conn in self.connections_of(str(b.meta.get("principal"))):
+                for name in revoke:
+                    self.leave(conn, str(name))
+        if b.meta.get("close_principal"):
+            principal_id = str(b.meta["close_principal"])
+            for conn in self.connections_of(principal_id):
+                if conn.id != b.exclude_conn:
+                    conn.close(int(b.meta.get("close_code", 1008)))
+
+    @staticmethod
+    def _wants(principal: Principal, b: Broadcast) -> bool:
+        if principal.is_agent:
+            return b.agents is None or principal.id in b.agents
+        return b.users

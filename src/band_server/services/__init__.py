@@ -1,0 +1,1 @@
+"""Domain services: they know the database and the bus, never HTTP or sockets."""

@@ -1,0 +1,139 @@
+"""People, agents and their API keys."""
+
+from __future__ import annotations
+
+import re
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from band.protocol import utcnow
+
+from ..errors import Conflict, NotFound, Unauthorized, ValidationFailed
+from ..store.models import Agent, ApiKey, User
+from .keys import hash_key, key_prefix, new_key
+from .principals import Principal
+
+AGENT_NAME = re.compile(r"^[A-Za-z0-9 ]{3,24}$")
+USER_HANDLE = re.compile(r"^[a-z0-9][a-z0-9_.-]{1,39}$")
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "agent"
+
+
+async def issue_key(session: AsyncSession, kind: str, principal_id: str) -> str:
+    """Create a key for a principal and return the plain key (the only time it exists)."""
+    key = new_key(kind)
+    session.add(
+        ApiKey(
+            key_hash=hash_key(key),
+            prefix=key_prefix(key),
+            principal_type=kind,
+            principal_id=principal_id,
+        )
+    )
+    return key
+
+
+async def revoke_keys(session: AsyncSession, principal_id: str) -> None:
+    await session.execute(
+        update(ApiKey)
+        .where(ApiKey.principal_id == principal_id, ApiKey.revoked_at.is_(None))
+        .values(revoked_at=utcnow())
+    )
+
+
+async def create_user(
+    session: AsyncSession,
+    *,
+    name: str,
+    handle: str,
+    email: str | None = None,
+    is_admin: bool = False,
+) -> tuple[User, str]:
+    handle = handle.lower()
+    if not USER_HANDLE.match(handle):
+        raise ValidationFailed(
+            "handle must be 2-40 lowercase letters, digits, '.', '_' or '-'",
+            {"/user/handle": ["is invalid"]},
+        )
+    if not name.strip():
+        raise ValidationFailed("name can't be blank", {"/user/name": ["can't be blank"]})
+    if await session.scalar(select(User.id).where(User.handle == handle)):
+        raise Conflict(f"handle '{handle}' is taken", code="handle_taken")
+    user = User(name=name.strip(), handle=handle, email=email, is_admin=is_admin)
+    session.add(user)
+    await session.flush()
+    return user, await issue_key(session, "user", user.id)
+
+
+async def create_agent(
+    session: AsyncSession, owner: User, *, name: str, description: str
+) -> tuple[Agent, str]:
+    name = name.strip()
+    description = description.strip()
+    errors: dict[str, list[str]] = {}
+    if not AGENT_NAME.match(name):
+        errors["/agent/name"] = ["must be 3 to 24 letters, digits or spaces"]
+    if len(description) < 10:
+        errors["/agent/description"] = ["must be at least 10 characters"]
+    if errors:
+        raise ValidationFailed("agent is invalid", errors)
+    base = f"{owner.handle}/{slug(name)}"
+    handle, n = base, 1
+    while await session.scalar(select(Agent.id).where(Agent.handle == handle)):
+        n += 1
+        handle = f"{base}-{n}"
+    agent = Agent(owner_id=owner.id, name=name, handle=handle, description=description)
+    session.add(agent)
+    await session.flush()
+    return agent, await issue_key(session, "agent", agent.id)
+
+
+async def regenerate_agent_key(session: AsyncSession, agent: Agent) -> str:
+    await revoke_keys(session, agent.id)
+    return await issue_key(session, "agent", agent.id)
+
+
+async def authenticate(session: AsyncSession, key: str | None) -> Principal:
+    """Resolve a plain API key to a principal, or raise 401."""
+    if not key:
+        raise Unauthorized("Missing API key (send it in the X-API-Key header)")
+    row = await session.scalar(
+        select(ApiKey).where(ApiKey.key_hash == hash_key(key), ApiKey.revoked_at.is_(None))
+    )
+    if row is None:
+        raise Unauthorized("Invalid or revoked API key")
+    if row.principal_type == "agent":
+        agent = await session.get(Agent, row.principal_id)
+        if agent is None or agent.deleted_at is not None:
+            raise Unauthorized("Invalid or revoked API key")
+        return agent_principal(agent)
+    user = await session.get(User, row.principal_id)
+    if user is None:
+        raise Unauthorized("Invalid or revoked API key")
+    return user_principal(user)
+
+
+def agent_principal(agent: Agent) -> Principal:
+    return Principal("agent", agent.id, agent.name, agent.handle, owner_id=agent.owner_id)
+
+
+def user_principal(user: User) -> Principal:
+    return Principal("user", user.id, user.name, user.handle)
+
+
+async def get_user(session: AsyncSession, user_id: str) -> User:
+    user = await session.get(User, user_id)
+    if user is None:
+        raise NotFound("User not found")
+    return user
+
+
+async def owned_agent(session: AsyncSession, owner_id: str, agent_id: str) -> Agent:
+    """An agent the person owns, or 404 (never reveal another owner's agent)."""
+    agent = await session.get(Agent, agent_id)
+    if agent is None or agent.owner_id != owner_id or agent.deleted_at is not None:
+        raise NotFound("Agent not found")
+    return agent

@@ -1,0 +1,245 @@
+"""Rooms and their participants: membership is the root of every authorisation decision."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from band.protocol import ChatParticipant, ParticipantEvent, topic, utcnow
+
+from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
+from ..fanout.bus import Broadcast
+from ..store.models import Agent, Participant, Room, User
+from .principals import Principal
+from .views import room_event
+
+
+@dataclass(frozen=True)
+class Member:
+    """A participant joined with the identity it stands for."""
+
+    participant: Participant
+    name: str
+    handle: str
+    description: str | None
+
+    @property
+    def id(self) -> str:
+        return self.participant.participant_id
+
+    @property
+    def type(self) -> str:
+        return self.participant.participant_type
+
+    def view(self, online: bool = False) -> ChatParticipant:
+        return ChatParticipant(
+            id=self.id,
+            role=self.participant.role,
+            status=self.participant.status,
+            type=self.type,
+            name=self.name,
+            handle=self.handle,
+            description=self.description,
+            online=online,
+        )
+
+    def event(self) -> ParticipantEvent:
+        return ParticipantEvent(
+            id=self.id,
+            name=self.name,
+            type=self.type,
+            handle=self.handle,
+            description=self.description,
+        )
+
+
+async def get_room(session: AsyncSession, room_id: str) -> Room:
+    room = await session.get(Room, room_id)
+    if room is None or room.deleted_at is not None:
+        raise NotFound("Chat room not found")
+    return room
+
+
+async def membership(session: AsyncSession, room_id: str, principal_id: str) -> Participant | None:
+    result: Participant | None = await session.scalar(
+        select(Participant).where(
+            Participant.room_id == room_id,
+            Participant.participant_id == principal_id,
+            Participant.status == "active",
+        )
+    )
+    return result
+
+
+async def is_member(session: AsyncSession, room_id: str, principal_id: str) -> bool:
+    return await membership(session, room_id, principal_id) is not None
+
+
+async def room_for(session: AsyncSession, principal: Principal, room_id: str) -> Room:
+    """The room if the caller participates in it; otherwise 404 (never reveal it exists)."""
+    room = await get_room(session, room_id)
+    if not await is_member(session, room_id, principal.id):
+        raise NotFound("Chat room not found")
+    return room
+
+
+async def list_rooms(
+    session: AsyncSession, principal: Principal, *, page: int = 1, page_size: int = 50
+) -> tuple[list[Room], int]:
+    base = (
+        select(Room)
+        .join(Participant, Participant.room_id == Room.id)
+        .where(
+            Participant.participant_id == principal.id,
+            Participant.status == "active",
+            Room.deleted_at.is_(None),
+        )
+    )
+    total = await session.scalar(select(func.count()).select_from(base.subquery())) or 0
+    rows = await session.scalars(
+        base.order_by(Room.created_at, Room.id).offset((page - 1) * page_size).limit(page_size)
+    )
+    return list(rows), int(total)
+
+
+async def resolve_identity(
+    session: AsyncSession, principal_id: str
+) -> tuple[str, str, str, str | None]:
+    """(type, name, handle, description) for a person or agent id, or 404."""
+    agent = await session.get(Agent, principal_id)
+    if agent is not None and agent.deleted_at is None:
+        return "Agent", agent.name, agent.handle, agent.description
+    user = await session.get(User, principal_id)
+    if user is not None:
+        return "User", user.name, user.handle, None
+    raise NotFound("Participant not found")
+
+
+async def members(session: AsyncSession, room_id: str) -> list[Member]:
+    parts = list(
+        await session.scalars(
+            select(Participant)
+            .where(Participant.room_id == room_id, Participant.status == "active")
+            .order_by(Participant.created_at, Participant.id)
+        )
+    )
+    agent_ids = [p.participant_id for p in parts if p.participant_type == "Agent"]
+    user_ids = [p.participant_id for p in parts if p.participant_type == "User"]
+    agents = {a.id: a for a in await session.scalars(select(Agent).where(Agent.id.in_(agent_ids)))}
+    users = {u.id: u for u in await session.scalars(select(User).where(User.id.in_(user_ids)))}
+    out: list[Member] = []
+    for p in parts:
+        if p.participant_type == "Agent" and p.participant_id in agents:
+            a = agents[p.participant_id]
+            out.append(Member(p, a.name, a.handle, a.description))
+        elif p.participant_id in users:
+            u = users[p.participant_id]
+            out.append(Member(p, u.name, u.handle, None))
+    return out
+
+
+async def create_room(
+    session: AsyncSession, owner: Principal, *, title: str | None, task_id: str | None
+) -> tuple[Room, list[Broadcast]]:
+    room = Room(title=title, task_id=task_id, owner_id=owner.id, owner_type=owner.sender_type)
+    session.add(room)
+    await session.flush()
+    session.add(
+        Participant(
+            room_id=room.id,
+            participant_id=owner.id,
+            participant_type=owner.sender_type,
+            role="owner",
+        )
+    )
+    await session.flush()
+    return room, [_room_membership_broadcast(owner.id, owner.sender_type, room, added=True)]
+
+
+def _room_membership_broadcast(
+    principal_id: str, ptype: str, room: Room, *, added: bool
+) -> Broadcast:
+    kind = "agent_rooms" if ptype == "Agent" else "user_rooms"
+    meta: dict[str, object] = {}
+    if not added:
+        meta = {
+            "principal": principal_id,
+            "revoke": [topic("chat_room", room.id), topic("room_participants", room.id)],
+        }
+    return Broadcast(
+        topic=topic(kind, principal_id),
+        event="room_added" if added else "room_removed",
+        payload=room_event(room).model_dump(mode="json"),
+        meta=meta,
+    )
+
+
+async def add_participant(
+    session: AsyncSession, actor: Principal, room: Room, participant_id: str, role: str = "member"
+) -> tuple[Member, list[Broadcast]]:
+    actor_part = await membership(session, room.id, actor.id)
+    if actor_part is None:
+        raise NotFound("Chat room not found")
+    if role == "owner":
+        raise ValidationFailed("role can't be owner", {"/participant/role": ["can't be owner"]})
+    ptype, name, handle, description = await resolve_identity(session, participant_id)
+    existing = await session.scalar(
+        select(Participant).where(
+            Participant.room_id == room.id, Participant.participant_id == participant_id
+        )
+    )
+    if existing is not None and existing.status == "active":
+        raise Conflict("Participant is already in the room", code="already_participant")
+    if existing is not None:
+        existing.status = "active"
+        existing.role = role
+        existing.created_at = utcnow()
+        part = existing
+    else:
+        part = Participant(
+            room_id=room.id, participant_id=participant_id, participant_type=ptype, role=role
+        )
+        session.add(part)
+    room.updated_at = utcnow()
+    await session.flush()
+    member = Member(part, name, handle, description)
+    broadcasts = [
+        Broadcast(
+            topic=topic("room_participants", room.id),
+            event="participant_added",
+            payload=member.event().model_dump(mode="json", exclude_none=True),
+        ),
+        _room_membership_broadcast(participant_id, ptype, room, added=True),
+    ]
+    return member, broadcasts
+
+
+async def remove_participant(
+    session: AsyncSession, actor: Principal, room: Room, participant_id: str
+) -> tuple[Member, list[Broadcast]]:
+    actor_part = await membership(session, room.id, actor.id)
+    if actor_part is None:
+        raise NotFound("Chat room not found")
+    target = await membership(session, room.id, participant_id)
+    if target is None:
+        raise NotFound("Participant not found")
+    if participant_id != actor.id and actor_part.role == "member" and actor.kind == "user":
+        raise Forbidden("Only the room's owner or an admin can remove others")
+    if target.role == "owner" and participant_id != actor.id:
+        raise Forbidden("The room's owner can't be removed")
+    _, name, handle, description = await resolve_identity(session, participant_id)
+    target.status = "removed"
+    room.updated_at = utcnow()
+    await session.flush()
+    member = Member(target, name, handle, description)
+    broadcasts = [
+        Broadcast(
+            topic=topic("room_participants", room.id),
+            event="participant_removed",
+            payload={"id": member.id, "name": member.name, "type": member.type},
+        ),
+        _room_membership_broadcast(participant_id, target.participant_type, room, added=False),
+    ]
+    return member, broadcasts

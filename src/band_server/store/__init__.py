@@ -1,0 +1,1 @@
+"""Storage: SQLAlchemy models, the database handle and migrations."""

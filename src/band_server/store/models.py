@@ -1,0 +1,212 @@
+"""SQLAlchemy models. Every table is created by an Alembic migration, never by ``create_all``."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from band.protocol import utcnow
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JSON, datetime: DateTime(timezone=True)}
+
+
+class Timestamps:
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class User(Timestamps, Base):
+    __tablename__ = "users"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    name: Mapped[str] = mapped_column(String(80))
+    handle: Mapped[str] = mapped_column(String(80), unique=True)
+    email: Mapped[str | None] = mapped_column(String(200), default=None)
+    password_hash: Mapped[str | None] = mapped_column(String(200), default=None)
+    is_admin: Mapped[bool] = mapped_column(default=False)
+
+
+class Agent(Timestamps, Base):
+    __tablename__ = "agents"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    owner_id: Mapped[str] = mapped_column(ForeignKey("users.id"), index=True)
+    name: Mapped[str] = mapped_column(String(24))
+    handle: Mapped[str] = mapped_column(String(120), unique=True)
+    description: Mapped[str] = mapped_column(Text)
+    deleted_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class ApiKey(Base):
+    """A hashed API key. The plain key is shown once, at creation, and never stored."""
+
+    __tablename__ = "api_keys"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    prefix: Mapped[str] = mapped_column(String(16))
+    principal_type: Mapped[str] = mapped_column(String(8))  # "user" | "agent"
+    principal_id: Mapped[str] = mapped_column(String(36), index=True)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    revoked_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class Room(Timestamps, Base):
+    __tablename__ = "rooms"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    title: Mapped[str | None] = mapped_column(String(200), default=None)
+    task_id: Mapped[str | None] = mapped_column(String(200), default=None)
+    owner_id: Mapped[str] = mapped_column(String(36))
+    owner_type: Mapped[str] = mapped_column(String(8))  # "User" | "Agent"
+    last_seq: Mapped[int] = mapped_column(Integer, default=0)
+    deleted_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class Participant(Base):
+    __tablename__ = "participants"
+    __table_args__ = (UniqueConstraint("room_id", "participant_id"),)
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id"), index=True)
+    participant_id: Mapped[str] = mapped_column(String(36), index=True)
+    participant_type: Mapped[str] = mapped_column(String(8))  # "User" | "Agent"
+    role: Mapped[str] = mapped_column(String(8), default="member")
+    status: Mapped[str] = mapped_column(String(16), default="active")
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Message(Timestamps, Base):
+    """A text message or an event (tool_call, tool_result, thought, error, task, attention)."""
+
+    __tablename__ = "messages"
+    __table_args__ = (UniqueConstraint("room_id", "seq"),)
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id"))
+    seq: Mapped[int] = mapped_column(Integer)
+    sender_id: Mapped[str] = mapped_column(String(36))
+    sender_type: Mapped[str] = mapped_column(String(8))
+    sender_name: Mapped[str | None] = mapped_column(String(200), default=None)
+    message_type: Mapped[str] = mapped_column(String(16))
+    content: Mapped[str] = mapped_column(Text)
+    meta: Mapped[dict[str, Any]] = mapped_column("metadata", JSON, default=dict)
+
+
+class MessageMention(Base):
+    __tablename__ = "mentions"
+    message_id: Mapped[str] = mapped_column(ForeignKey("messages.id"), primary_key=True)
+    participant_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    room_id: Mapped[str] = mapped_column(String(36))
+    __table_args__ = (Index("ix_mentions_participant_room", "participant_id", "room_id"),)
+
+
+class Delivery(Base):
+    """One mentioned agent's view of one message: delivered → processing → processed|failed."""
+
+    __tablename__ = "deliveries"
+    __table_args__ = (
+        UniqueConstraint("message_id", "agent_id"),
+        Index("ix_deliveries_pending", "agent_id", "room_id", "status", "seq"),
+    )
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    message_id: Mapped[str] = mapped_column(ForeignKey("messages.id"))
+    room_id: Mapped[str] = mapped_column(String(36))
+    agent_id: Mapped[str] = mapped_column(String(36))
+    seq: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(12), default="delivered")
+    attempt_number: Mapped[int] = mapped_column(Integer, default=0)
+    delivered_at: Mapped[datetime] = mapped_column(default=utcnow)
+    processed_at: Mapped[datetime | None] = mapped_column(default=None)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class DeliveryAttempt(Base):
+    __tablename__ = "delivery_attempts"
+    __table_args__ = (UniqueConstraint("delivery_id", "attempt_number"),)
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    delivery_id: Mapped[str] = mapped_column(ForeignKey("deliveries.id"), index=True)
+    attempt_number: Mapped[int] = mapped_column(Integer)
+    status: Mapped[str] = mapped_column(String(12))  # processing | success | failed
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    completed_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class Contact(Base):
+    """A one-way edge; an approved request writes one in each direction."""
+
+    __tablename__ = "contacts"
+    __table_args__ = (UniqueConstraint("owner_id", "contact_id"),)
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    owner_id: Mapped[str] = mapped_column(String(36), index=True)
+    owner_type: Mapped[str] = mapped_column(String(8))
+    contact_id: Mapped[str] = mapped_column(String(36))
+    contact_type: Mapped[str] = mapped_column(String(8))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class ContactRequest(Timestamps, Base):
+    __tablename__ = "contact_requests"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    from_id: Mapped[str] = mapped_column(String(36), index=True)
+    from_type: Mapped[str] = mapped_column(String(8))
+    to_id: Mapped[str] = mapped_column(String(36), index=True)
+    to_type: Mapped[str] = mapped_column(String(8))
+    message: Mapped[str | None] = mapped_column(Text, default=None)
+    status: Mapped[str] = mapped_column(String(12), default="pending")
+
+
+class Memory(Timestamps, Base):
+    __tablename__ = "memories"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    owner_id: Mapped[str] = mapped_column(String(36), index=True)
+    owner_type: Mapped[str] = mapped_column(String(8))
+    content: Mapped[str] = mapped_column(Text)
+    system: Mapped[str] = mapped_column(String(50))
+    type: Mapped[str] = mapped_column(String(50))
+    segment: Mapped[str] = mapped_column(String(50))
+    scope: Mapped[str] = mapped_column(String(50))
+    thought: Mapped[str | None] = mapped_column(Text, default=None)
+    subject_id: Mapped[str | None] = mapped_column(String(200), default=None)
+    meta: Mapped[dict[str, Any]] = mapped_column("metadata", JSON, default=dict)
+    status: Mapped[str] = mapped_column(String(12), default="active")
+    superseded_by: Mapped[str | None] = mapped_column(String(36), default=None)
+
+
+class IdempotencyRecord(Base):
+    """A stored answer for an ``Idempotency-Key``: same key and body replay it."""
+
+    __tablename__ = "idempotency_keys"
+    principal_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    key: Mapped[str] = mapped_column(String(200), primary_key=True)
+    method: Mapped[str] = mapped_column(String(8))
+    path: Mapped[str] = mapped_column(String(500))
+    body_hash: Mapped[str] = mapped_column(String(64))
+    status_code: Mapped[int] = mapped_column(Integer)
+    response_body: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class WebSession(Base):
+    """A browser session for the web app (the cookie holds only a random token)."""
+
+    __tablename__ = "web_sessions"
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(36), index=True)
+    csrf_token: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column()
