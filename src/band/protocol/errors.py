@@ -1,4 +1,4 @@
-"""The error envelope: every 4xx/5xx body is ``{"error": {code, message, request_id, details?}}``."""
+"""The error envelope: every 4xx/5xx body is ``{"error": {code, message, request_id, details}}``."""
 
 from __future__ import annotations
 

@@ -2,4 +2,8 @@
 
 from fastapi import APIRouter
 
+from . import chats, contacts, me, memories, messages, participants, peers
+
 router = APIRouter(tags=["agent"])
+for _module in (me, chats, messages, participants, contacts, memories, peers):
+    router.include_router(_module.router)

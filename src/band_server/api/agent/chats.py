@@ -1,0 +1,5 @@
+"""Agent surface: chats."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

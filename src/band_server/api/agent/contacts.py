@@ -1,0 +1,5 @@
+"""Agent surface: contacts."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

@@ -1,0 +1,5 @@
+"""Agent surface: me."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

@@ -1,0 +1,5 @@
+"""Agent surface: memories."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

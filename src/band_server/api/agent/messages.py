@@ -1,0 +1,5 @@
+"""Agent surface: messages."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

@@ -1,0 +1,5 @@
+"""Agent surface: participants."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

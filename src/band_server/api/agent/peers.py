@@ -1,0 +1,5 @@
+"""Agent surface: peers."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

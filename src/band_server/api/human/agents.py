@@ -1,0 +1,5 @@
+"""Human surface: agents."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

@@ -1,0 +1,5 @@
+"""Human surface: chats."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

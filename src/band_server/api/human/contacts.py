@@ -1,0 +1,5 @@
+"""Human surface: contacts."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

@@ -1,0 +1,5 @@
+"""Human surface: memories."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

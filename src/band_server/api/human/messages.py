@@ -1,0 +1,5 @@
+"""Human surface: messages."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

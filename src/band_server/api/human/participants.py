@@ -1,0 +1,5 @@
+"""Human surface: participants."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

@@ -1,0 +1,5 @@
+"""Human surface: peers."""
+
+from fastapi import APIRouter
+
+router = APIRouter()

@@ -1,0 +1,5 @@
+"""Human surface: profile."""
+
+from fastapi import APIRouter
+
+router = APIRouter()
