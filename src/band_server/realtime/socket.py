@@ -1,5 +1,94 @@
-"""The socket endpoint ``/api/v1/socket/websocket`` (Phoenix Channels v2)."""
+"""The socket endpoint ``/api/v1/socket/websocket`` (Phoenix Channels v2).
 
-from fastapi import APIRouter
+Lifecycle of one socket: admit the upgrade (or refuse it with an HTTP error envelope), register
+with the hub (which is what makes the principal "online"), supersede any older socket of the
+same agent on every node, serve frames until the socket ends, unregister.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+
+from fastapi import APIRouter, WebSocket
+
+from band.protocol import Supersede, topic
+
+from ..context import Platform
+from ..fanout.bus import Broadcast
+from .connection import SocketConnection
+from .handshake import Denial, admit, deny
+from .session import ChannelSession
+
+log = logging.getLogger("band_server.realtime")
 
 router = APIRouter(tags=["socket"])
+
+# 1008 "policy violation" is terminal for the official client: a superseded socket must not
+# come back and fight the socket that replaced it.
+SUPERSEDED_CODE = 1008
+
+
+def supersede_broadcast(agent_id: str, new_conn_id: str) -> Broadcast:
+    """Tell every other socket of ``agent_id`` (on any node) that it was replaced, then close it."""
+    payload = Supersede(
+        reason="superseded",
+        message="Another connection for this agent took over",
+        correlation_id=str(uuid.uuid4()),
+        retryable=False,
+    ).model_dump(mode="json")
+    return Broadcast(
+        topic=topic("agent_control", agent_id),
+        event="supersede",
+        payload=payload,
+        exclude_conn=new_conn_id,
+        meta={"close_principal": agent_id, "close_code": SUPERSEDED_CODE},
+    )
+
+
+@router.websocket("/websocket")
+async def socket_endpoint(websocket: WebSocket) -> None:
+    """Serve one Phoenix v2 socket for an agent or a person."""
+    platform: Platform = websocket.app.state.platform
+    try:
+        admission = await admit(websocket, platform)
+        principal = admission.principal
+        # No await between this check and register(): two "reject" sockets can't both pass.
+        if admission.reject_on_conflict and platform.hub.is_online(principal.id):
+            raise Denial(409, "connection_conflict", "Another connection for this agent is live")
+    except Denial as denial:
+        await deny(websocket, denial)
+        return
+
+    conn = SocketConnection(websocket, principal)
+    platform.hub.register(conn)
+    try:
+        await websocket.accept()
+    except Exception as exc:
+        platform.hub.unregister(conn)
+        log.info("socket %s: upgrade failed: %r", conn.label, exc)
+        return
+    conn.start()
+    log.info("socket open: %s", conn.label)
+
+    why = "unknown"
+    try:
+        if principal.is_agent:
+            try:
+                await platform.bus.publish(supersede_broadcast(principal.id, conn.id))
+            except Exception:
+                # A failed supersede must not refuse the new socket; older ones may linger.
+                log.exception("socket %s: supersede publish failed", conn.label)
+        why = await ChannelSession(platform, websocket, conn).run()
+    finally:
+        platform.hub.unregister(conn)
+        await conn.shutdown()
+        log.info(
+            "socket closed: %s after %.1fs, %s, %d frames in, %d out",
+            conn.label,
+            time.monotonic() - conn.opened_at,
+            why,
+            conn.frames_in,
+            conn.frames_out,
+        )

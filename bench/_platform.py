@@ -1,0 +1,98 @@
+"""Bench helpers: seed a data folder, and serve the platform from it in a subprocess."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from band_server.services import accounts, rooms
+from band_server.services.principals import Principal
+from band_server.store.db import Database
+from band_server.store.migrate import upgrade
+
+
+@dataclass
+class Seed:
+    user_key: str
+    user_id: str
+    agent_id: str
+    agent_key: str
+    room_id: str
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+async def seed(data_dir: Path) -> Seed:
+    """A person, their agent and a room with both, written straight to the database."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    db = Database(f"sqlite+aiosqlite:///{data_dir / 'band.db'}")
+    await upgrade(db.engine)
+    async with db.write() as session:
+        user, user_key = await accounts.create_user(session, name="Bench", handle="bench")
+        agent, agent_key = await accounts.create_agent(
+            session, user, name="Target", description="The agent the benchmark mentions"
+        )
+        owner = Principal("user", user.id, user.name, user.handle)
+        room, _ = await rooms.create_room(session, owner, title="bench", task_id=None)
+        await rooms.add_participant(session, owner, room, agent.id)
+        result = Seed(user_key, user.id, agent.id, agent_key, room.id)
+    await db.dispose()
+    return result
+
+
+def wait_http(url: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(url, timeout=1.0).status_code < 500:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"server at {url} did not come up")
+
+
+def serve_platform(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
+    code = (
+        "import uvicorn, pathlib;"
+        "from band_server.app import create_app;"
+        "from band_server.config import Settings;"
+        f"app = create_app(Settings(data_dir=pathlib.Path({str(data_dir)!r}), database_url=None));"
+        f"uvicorn.run(app, host='127.0.0.1', port={port}, log_level='warning',"
+        " ws_per_message_deflate=False, access_log=False)"
+    )
+    env = dict(os.environ, BAND_DATABASE_URL="", BAND_REDIS_URL="")
+    env.pop("BAND_DATABASE_URL")
+    env.pop("BAND_REDIS_URL")
+    proc = subprocess.Popen([sys.executable, "-c", code], env=env)
+    wait_http(f"http://127.0.0.1:{port}/healthz")
+    return proc
+
+
+def serve_floor(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
+    env = dict(os.environ, FLOOR_DB=str(data_dir / "floor.db"))
+    script = Path(__file__).with_name("floor_app.py")
+    proc = subprocess.Popen([sys.executable, str(script), str(port)], env=env)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return proc
+        time.sleep(0.1)
+    raise RuntimeError("floor server did not come up")
+
+
+def run(coro: object) -> object:
+    return asyncio.run(coro)  # type: ignore[arg-type]

@@ -1,0 +1,107 @@
+"""Admission of a socket upgrade: protocol version, API key, agent id, conflict policy.
+
+A refused upgrade is answered with a plain HTTP response carrying the error envelope (the
+ASGI ``websocket.http.response`` extension), because the official client probes the upgrade
+and reads that status and body: 400 and 409 end its start-up, 429 and 503 are retried, and
+anything else (401 included) is treated as a transport failure and retried for minutes.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+
+from starlette.responses import JSONResponse
+from starlette.websockets import WebSocket
+
+from ..context import Platform
+from ..errors import Unauthorized
+from ..services.accounts import authenticate
+from ..services.principals import Principal
+from .phoenix import VSN
+
+log = logging.getLogger("band_server.realtime")
+
+CONFLICT_POLICIES = frozenset({"supersede", "reject"})
+RETRY_AFTER_SECONDS = 5
+
+
+class Denial(Exception):
+    """The upgrade is refused with this HTTP status and error code."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Admission:
+    """Who is connecting, and how they want a conflicting connection handled."""
+
+    principal: Principal
+    reject_on_conflict: bool
+
+
+def api_key_of(websocket: WebSocket) -> str | None:
+    """The key from the ``x-api-key`` header, else from the ``api_key`` query parameter."""
+    return websocket.headers.get("x-api-key") or websocket.query_params.get("api_key") or None
+
+
+async def admit(websocket: WebSocket, platform: Platform) -> Admission:
+    """Check the upgrade request; raise :class:`Denial` when it must be refused."""
+    query = websocket.query_params
+    vsn = query.get("vsn")
+    if vsn != VSN:
+        raise Denial(
+            400, "unsupported_vsn", f"Only the Phoenix v2 serializer is supported (vsn={VSN})"
+        )
+    policy = query.get("on_conflict") or "supersede"
+    if policy not in CONFLICT_POLICIES:
+        raise Denial(400, "bad_request", "on_conflict must be 'supersede' or 'reject'")
+    try:
+        async with platform.db.read() as session:
+            principal = await authenticate(session, api_key_of(websocket))
+    except Unauthorized as exc:
+        raise Denial(401, exc.code, exc.message) from None
+    except Exception:
+        log.exception("socket upgrade: key check failed")
+        raise Denial(503, "unavailable", "The platform can't check keys right now") from None
+    agent_id = query.get("agent_id")
+    if agent_id is not None and (not principal.is_agent or agent_id != principal.id):
+        # 400, not 403: the official client gives up on 400 instead of retrying for minutes.
+        raise Denial(400, "agent_mismatch", "agent_id does not match the API key's agent")
+    return Admission(principal, reject_on_conflict=policy == "reject")
+
+
+def request_id_of(websocket: WebSocket) -> str:
+    """The caller's ``x-request-id`` when it sent one, else a fresh id."""
+    return websocket.headers.get("x-request-id") or uuid.uuid4().hex
+
+
+async def deny(websocket: WebSocket, denial: Denial) -> None:
+    """Refuse the upgrade with an HTTP response and the error envelope."""
+    rid = request_id_of(websocket)
+    body: dict[str, object] = {
+        "code": denial.code,
+        "message": denial.message,
+        "request_id": rid,
+    }
+    headers = {"x-request-id": rid}
+    if denial.status in (429, 503):
+        body["retry_after"] = RETRY_AFTER_SECONDS
+        headers["retry-after"] = str(RETRY_AFTER_SECONDS)
+    log.info(
+        "socket refused %d %s from %s",
+        denial.status,
+        denial.code,
+        websocket.client.host if websocket.client else "?",
+    )
+    response = JSONResponse({"error": body}, status_code=denial.status, headers=headers)
+    if "websocket.http.response" in (websocket.scope.get("extensions") or {}):
+        await websocket.send_denial_response(response)
+    else:
+        # A server without the extension can only refuse with a bare 403 handshake failure.
+        await websocket.close(code=1008, reason=denial.code)
