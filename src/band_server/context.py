@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .config import Settings
+from .services.deliveries import ActivityBoard
 from .store.db import Database
 
 if TYPE_CHECKING:
@@ -20,3 +21,4 @@ class Platform:
     bus: Bus
     hub: Hub
     started: bool = field(default=False)
+    activity: ActivityBoard = field(default_factory=ActivityBoard)  # agents' "working" flags

@@ -33,8 +33,10 @@ class AgentContact(WireModel):
 class ContactRequest(WireModel):
     id: str
     status: str
+    from_id: str | None = None
     from_handle: str | None = None
     from_name: str | None = None
+    to_id: str | None = None
     to_handle: str | None = None
     to_name: str | None = None
     message: str | None = None

@@ -1,5 +1,59 @@
-"""Agent surface: chats."""
+"""Agent surface: the rooms an agent is in, and creating one."""
 
-from fastapi import APIRouter
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from band.protocol import ChatCreateBody
+
+from ...services import rooms, unit
+from ...services.views import room_view
+from ..deps import AgentDep, PlatformDep
 
 router = APIRouter()
+
+
+@router.get("/chats")
+async def list_chats(
+    platform: PlatformDep,
+    agent: AgentDep,
+    page: Annotated[int, Query(ge=1)] = 1,
+    page_size: Annotated[int, Query(ge=1, le=200)] = 50,
+) -> dict[str, Any]:
+    """Rooms where the agent is an active participant, offset-paged."""
+    async with platform.db.read() as session:
+        found, total = await rooms.list_rooms(session, agent, page=page, page_size=page_size)
+    return {
+        "data": [room_view(r).model_dump(mode="json") for r in found],
+        "metadata": {
+            "page": page,
+            "page_size": page_size,
+            "total_count": total,
+            "total_pages": math.ceil(total / page_size) if total else 0,
+        },
+    }
+
+
+@router.post("/chats", status_code=201)
+async def create_chat(
+    platform: PlatformDep, agent: AgentDep, body: ChatCreateBody | None = None
+) -> dict[str, Any]:
+    """Create a room owned by the agent; ``room_added`` is pushed after the commit."""
+    fields = (body or ChatCreateBody()).chat
+    async with unit.write(platform) as uow:
+        room, broadcasts = await rooms.create_room(
+            uow.session, agent, title=fields.title, task_id=fields.task_id
+        )
+        uow.emit(*broadcasts)
+    return {"data": room_view(room).model_dump(mode="json")}
+
+
+@router.get("/chats/{chat_id}")
+async def get_chat(platform: PlatformDep, agent: AgentDep, chat_id: str) -> dict[str, Any]:
+    """One room the agent is in; 404 otherwise (existence is never revealed)."""
+    async with platform.db.read() as session:
+        room = await rooms.room_for(session, agent, chat_id)
+    return {"data": room_view(room).model_dump(mode="json")}

@@ -1,5 +1,83 @@
-"""Agent surface: contacts."""
+"""Agent surface: contacts and contact requests."""
 
-from fastapi import APIRouter
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from band.protocol import ContactAddBody, ContactRemoveBody, ContactRespondBody
+
+from ...services import contacts
+from ...services.unit import write
+from ..deps import AgentDep, PlatformDep
+from ..listing import PagingDep, data, listing
 
 router = APIRouter()
+
+
+@router.get("/contacts")
+async def list_contacts(platform: PlatformDep, me: AgentDep, paging: PagingDep) -> dict[str, Any]:
+    """The agent's contacts, oldest first, with presence."""
+    async with platform.db.read() as session:
+        items, total = await contacts.list_contacts(
+            session, me, page=paging.page, page_size=paging.page_size, online=platform.hub.is_online
+        )
+    return listing(items, paging.meta(total))
+
+
+@router.post("/contacts/add")
+async def add_contact(platform: PlatformDep, me: AgentDep, body: ContactAddBody) -> dict[str, Any]:
+    """Send a contact request; ``status`` is ``pending`` or, when no consent is needed,
+    ``approved``."""
+    async with write(platform) as uow:
+        request_id, status = await contacts.add_contact(
+            uow, me, handle=body.handle, message=body.message
+        )
+    return data({"id": request_id, "status": status})
+
+
+@router.post("/contacts/remove")
+async def remove_contact(
+    platform: PlatformDep, me: AgentDep, body: ContactRemoveBody
+) -> dict[str, Any]:
+    """Remove a contact, by handle or by the contact's id."""
+    async with write(platform) as uow:
+        gone = await contacts.remove_contact(
+            uow, me, handle=body.handle, contact_id=body.contact_id
+        )
+    return data({"id": gone.id, "handle": gone.handle, "status": "removed"})
+
+
+@router.get("/contacts/requests")
+async def list_requests(
+    platform: PlatformDep,
+    me: AgentDep,
+    paging: PagingDep,
+    sent_status: Annotated[contacts.SentStatus, Query()] = "pending",
+) -> dict[str, Any]:
+    """Pending requests received, and requests sent (filtered by ``sent_status``)."""
+    async with platform.db.read() as session:
+        received, received_total, sent, sent_total = await contacts.list_requests(
+            session, me, page=paging.page, page_size=paging.page_size, sent_status=sent_status
+        )
+    meta: dict[str, Any] = {"page": paging.page, "page_size": paging.page_size}
+    for name, total in (("received", received_total), ("sent", sent_total)):
+        meta[name] = {"total": total, "total_pages": paging.meta(total)["total_pages"]}
+    return {
+        "data": {
+            "received": [r.model_dump(mode="json") for r in received],
+            "sent": [r.model_dump(mode="json") for r in sent],
+        },
+        "metadata": meta,
+    }
+
+
+@router.post("/contacts/requests/respond")
+async def respond(platform: PlatformDep, me: AgentDep, body: ContactRespondBody) -> dict[str, Any]:
+    """Approve or reject a received request, or cancel a sent one."""
+    async with write(platform) as uow:
+        view = await contacts.respond(
+            uow, me, action=body.action, handle=body.handle, request_id=body.request_id
+        )
+    return data(view)

@@ -1,5 +1,58 @@
-"""Agent surface: memories."""
+"""Agent surface: the agent's memories."""
+
+from __future__ import annotations
+
+from typing import Any
 
 from fastapi import APIRouter
 
+from band.protocol import MemoryCreateBody
+
+from ...services import memories
+from ...services.unit import write
+from ..deps import AgentDep, PlatformDep
+from ..listing import data
+from ..memory_query import MemoryQueryDep, memory_page
+
 router = APIRouter()
+
+
+@router.get("/memories")
+async def list_memories(
+    platform: PlatformDep, me: AgentDep, query: MemoryQueryDep
+) -> dict[str, Any]:
+    """The agent's memories, newest first, filtered; keyset paging with ``cursor``/``limit``."""
+    return await memory_page(platform, me, query)
+
+
+@router.post("/memories", status_code=201)
+async def store_memory(
+    platform: PlatformDep, me: AgentDep, body: MemoryCreateBody
+) -> dict[str, Any]:
+    """Store a memory."""
+    async with write(platform) as uow:
+        view = await memories.create_memory(uow.session, me, body.memory)
+    return data(view)
+
+
+@router.get("/memories/{memory_id}")
+async def get_memory(platform: PlatformDep, me: AgentDep, memory_id: str) -> dict[str, Any]:
+    """One of the agent's memories (404 for anyone else's)."""
+    async with platform.db.read() as session:
+        return data(await memories.get_memory(session, me, memory_id))
+
+
+@router.post("/memories/{memory_id}/supersede")
+async def supersede(platform: PlatformDep, me: AgentDep, memory_id: str) -> dict[str, Any]:
+    """Mark a memory outdated (kept, but no longer listed by default)."""
+    async with write(platform) as uow:
+        view = await memories.set_status(uow.session, me, memory_id, "superseded")
+    return data(view)
+
+
+@router.post("/memories/{memory_id}/archive")
+async def archive(platform: PlatformDep, me: AgentDep, memory_id: str) -> dict[str, Any]:
+    """Hide a memory but keep it."""
+    async with write(platform) as uow:
+        view = await memories.set_status(uow.session, me, memory_id, "archived")
+    return data(view)

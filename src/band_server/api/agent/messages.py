@@ -1,5 +1,165 @@
-"""Agent surface: messages."""
+"""Agent surface: posting, reading and acknowledging a room's messages."""
 
-from fastapi import APIRouter
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Response
+from fastapi.responses import JSONResponse
+
+from band.protocol import ActivityBody, EventCreateBody, FailedBody, MessageCreateBody
+
+from ...services import deliveries, messages, rooms, unit
+from ...services.messages import QueueStatus
+from ...services.paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder
+from ..deps import AgentDep, PlatformDep
 
 router = APIRouter()
+
+SUNSET = "Thu, 01 Oct 2026 00:00:00 GMT"
+"""When offset paging on messages and context goes away (API 2.0.0)."""
+
+Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT)]
+Page = Annotated[int | None, Query(ge=1)]
+PageSize = Annotated[int | None, Query(ge=1, le=MAX_LIMIT)]
+Cursor = Annotated[str | None, Query(max_length=200)]
+
+
+def page_response(page: MessagePage) -> JSONResponse:
+    """``{"data", "metadata"}``; offset paging also gets ``Deprecation`` and ``Sunset``."""
+    headers = {"Deprecation": "true", "Sunset": SUNSET} if page.deprecated else None
+    body = {"data": [m.model_dump(mode="json") for m in page.items], "metadata": page.metadata}
+    return JSONResponse(body, headers=headers)
+
+
+@router.post("/chats/{chat_id}/messages", status_code=201)
+async def post_message(
+    platform: PlatformDep, agent: AgentDep, chat_id: str, body: MessageCreateBody
+) -> dict[str, Any]:
+    """Post a text message that mentions at least one participant."""
+    async with unit.write(platform) as uow:
+        room = await rooms.room_for(uow.session, agent, chat_id)
+        sent = await messages.post_message(
+            uow, agent, room, body.message, loop_limit=platform.settings.agent_loop_limit
+        )
+    return {"data": sent.model_dump(mode="json")}
+
+
+@router.post("/chats/{chat_id}/events", status_code=201)
+async def post_event(
+    platform: PlatformDep, agent: AgentDep, chat_id: str, body: EventCreateBody
+) -> dict[str, Any]:
+    """Post an event (thought, tool call, ...); events are never delivered to agents."""
+    async with unit.write(platform) as uow:
+        room = await rooms.room_for(uow.session, agent, chat_id)
+        created = await messages.post_event(uow, agent, room, body.event)
+    return {"data": created.model_dump(mode="json")}
+
+
+@router.get("/chats/{chat_id}/messages")
+async def list_messages(
+    platform: PlatformDep,
+    agent: AgentDep,
+    chat_id: str,
+    status: QueueStatus | None = None,
+    sort_order: SortOrder = "asc",
+    limit: Limit = messages.QUEUE_LIMIT,
+    cursor: Cursor = None,
+    page: Page = None,
+    page_size: PageSize = None,
+) -> JSONResponse:
+    """The agent's work queue in the room: messages addressed to it, by delivery status."""
+    async with platform.db.read() as session:
+        room = await rooms.room_for(session, agent, chat_id)
+        found = await messages.agent_queue(
+            session,
+            room,
+            agent.id,
+            status=status,
+            sort_order=sort_order,
+            limit=limit,
+            cursor=cursor,
+            page=page,
+            page_size=page_size,
+        )
+    return page_response(found)
+
+
+@router.get("/chats/{chat_id}/context")
+async def get_context(
+    platform: PlatformDep,
+    agent: AgentDep,
+    chat_id: str,
+    limit: Limit = DEFAULT_LIMIT,
+    cursor: Cursor = None,
+    page: Page = None,
+    page_size: PageSize = None,
+) -> JSONResponse:
+    """The agent's history in the room, oldest first."""
+    async with platform.db.read() as session:
+        room = await rooms.room_for(session, agent, chat_id)
+        found = await messages.context_messages(
+            session, room, agent.id, limit=limit, cursor=cursor, page=page, page_size=page_size
+        )
+    return page_response(found)
+
+
+@router.get("/chats/{chat_id}/messages/next", response_model=None)
+async def next_message(
+    platform: PlatformDep, agent: AgentDep, chat_id: str
+) -> JSONResponse | Response:
+    """The oldest message for this agent that is not processed, or 204 with no body."""
+    async with platform.db.read() as session:
+        room = await rooms.room_for(session, agent, chat_id)
+        msg = await deliveries.next_message(session, room, agent.id)
+    if msg is None:
+        return Response(status_code=204)
+    return JSONResponse({"data": msg.model_dump(mode="json")})
+
+
+@router.post("/chats/{chat_id}/messages/{message_id}/processing")
+async def mark_processing(
+    platform: PlatformDep, agent: AgentDep, chat_id: str, message_id: str
+) -> dict[str, Any]:
+    """Claim a message (opens an attempt, or returns the live one)."""
+    async with unit.write(platform) as uow:
+        room = await rooms.room_for(uow.session, agent, chat_id)
+        status = await deliveries.mark_processing(uow, agent, room, message_id)
+    return {"data": status.model_dump(mode="json")}
+
+
+@router.post("/chats/{chat_id}/messages/{message_id}/processed")
+async def mark_processed(
+    platform: PlatformDep, agent: AgentDep, chat_id: str, message_id: str
+) -> dict[str, Any]:
+    """Acknowledge a message as handled."""
+    async with unit.write(platform) as uow:
+        room = await rooms.room_for(uow.session, agent, chat_id)
+        status = await deliveries.mark_processed(uow, agent, room, message_id)
+    return {"data": status.model_dump(mode="json")}
+
+
+@router.post("/chats/{chat_id}/messages/{message_id}/failed")
+async def mark_failed(
+    platform: PlatformDep,
+    agent: AgentDep,
+    chat_id: str,
+    message_id: str,
+    body: FailedBody | None = None,
+) -> dict[str, Any]:
+    """Report a failed attempt; the message will be served again by ``/next``."""
+    async with unit.write(platform) as uow:
+        room = await rooms.room_for(uow.session, agent, chat_id)
+        status = await deliveries.mark_failed(
+            uow, agent, room, message_id, body.error if body else None
+        )
+    return {"data": status.model_dump(mode="json")}
+
+
+@router.post("/chats/{chat_id}/activity")
+async def report_activity(
+    platform: PlatformDep, agent: AgentDep, chat_id: str, body: ActivityBody
+) -> dict[str, Any]:
+    """The "working…" indicator; refreshed every few seconds while a turn runs."""
+    answer = await deliveries.report_activity(platform, agent, chat_id, body.working)
+    return {"data": answer.model_dump(mode="json")}

@@ -1,5 +1,55 @@
-"""Agent surface: participants."""
+"""Agent surface: a room's participants."""
+
+from __future__ import annotations
+
+from typing import Any
 
 from fastapi import APIRouter
 
+from band.protocol import ParticipantAddBody
+
+from ...services import rooms, unit
+from ..deps import AgentDep, PlatformDep
+
 router = APIRouter()
+
+
+@router.get("/chats/{chat_id}/participants")
+async def list_participants(platform: PlatformDep, agent: AgentDep, chat_id: str) -> dict[str, Any]:
+    """The active roster, with live presence."""
+    async with platform.db.read() as session:
+        room = await rooms.room_for(session, agent, chat_id)
+        roster = await rooms.members(session, room.id)
+    hub = platform.hub
+    return {"data": [m.view(online=hub.is_online(m.id)).model_dump(mode="json") for m in roster]}
+
+
+@router.post("/chats/{chat_id}/participants", status_code=201)
+async def add_participant(
+    platform: PlatformDep, agent: AgentDep, chat_id: str, body: ParticipantAddBody
+) -> dict[str, Any]:
+    """Add a person or an agent to the room."""
+    fields = body.participant
+    async with unit.write(platform) as uow:
+        room = await rooms.room_for(uow.session, agent, chat_id)
+        member, broadcasts = await rooms.add_participant(
+            uow.session, agent, room, fields.participant_id.strip(), fields.role
+        )
+        uow.emit(*broadcasts)
+    view = member.view(online=platform.hub.is_online(member.id))
+    return {"data": view.model_dump(mode="json")}
+
+
+@router.delete("/chats/{chat_id}/participants/{participant_id}")
+async def remove_participant(
+    platform: PlatformDep, agent: AgentDep, chat_id: str, participant_id: str
+) -> dict[str, Any]:
+    """Remove a participant (or leave, when it names the agent itself)."""
+    async with unit.write(platform) as uow:
+        room = await rooms.room_for(uow.session, agent, chat_id)
+        member, broadcasts = await rooms.remove_participant(
+            uow.session, agent, room, participant_id
+        )
+        uow.emit(*broadcasts)
+    view = member.view(online=platform.hub.is_online(member.id))
+    return {"data": view.model_dump(mode="json")}

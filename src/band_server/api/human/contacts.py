@@ -1,5 +1,126 @@
-"""Human surface: contacts."""
+"""Human surface: a person's contacts and contact requests."""
 
-from fastapi import APIRouter
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from band.protocol import ContactAddBody, ContactRemoveBody, RequestModel
+
+from ...errors import NotFound
+from ...services import contacts, parties
+from ...services.unit import write
+from ..deps import PlatformDep, UserDep
+from ..listing import PagingDep, data, listing
 
 router = APIRouter()
+
+
+class ResolveBody(RequestModel):
+    handle: str
+
+
+@router.get("/contacts")
+async def list_contacts(platform: PlatformDep, me: UserDep, paging: PagingDep) -> dict[str, Any]:
+    """The person's contacts, oldest first, with presence."""
+    async with platform.db.read() as session:
+        items, total = await contacts.list_contacts(
+            session, me, page=paging.page, page_size=paging.page_size, online=platform.hub.is_online
+        )
+    return listing(items, paging.meta(total))
+
+
+@router.post("/contacts/remove")
+async def remove_contact(
+    platform: PlatformDep, me: UserDep, body: ContactRemoveBody
+) -> dict[str, Any]:
+    """Remove a contact, by handle or by the contact's id."""
+    async with write(platform) as uow:
+        gone = await contacts.remove_contact(
+            uow, me, handle=body.handle, contact_id=body.contact_id
+        )
+    return data({"id": gone.id, "handle": gone.handle, "status": "removed"})
+
+
+@router.post("/contacts/resolve")
+async def resolve(platform: PlatformDep, me: UserDep, body: ResolveBody) -> dict[str, Any]:
+    """Who a handle names, and whether they are already a contact."""
+    async with platform.db.read() as session:
+        party = await parties.party_by_handle(session, body.handle)
+        if party is None:
+            raise NotFound(f"No one with handle '{body.handle}'")
+        is_contact = party.id in await contacts.contact_ids(session, me.id)
+    return data(
+        {
+            "id": party.id,
+            "handle": party.handle,
+            "name": party.name,
+            "type": party.type,
+            "description": party.description,
+            "is_contact": is_contact,
+        }
+    )
+
+
+@router.get("/contacts/requests")
+async def received_requests(
+    platform: PlatformDep, me: UserDep, paging: PagingDep
+) -> dict[str, Any]:
+    """Pending requests the person received, newest first."""
+    async with platform.db.read() as session:
+        received, total, _, _ = await contacts.list_requests(
+            session, me, page=paging.page, page_size=paging.page_size
+        )
+    return listing(received, paging.meta(total))
+
+
+@router.get("/contacts/requests/sent")
+async def sent_requests(
+    platform: PlatformDep,
+    me: UserDep,
+    paging: PagingDep,
+    status: Annotated[contacts.SentStatus, Query()] = "pending",
+) -> dict[str, Any]:
+    """Requests the person sent, filtered by ``status`` (``all`` for every one)."""
+    async with platform.db.read() as session:
+        _, _, sent, total = await contacts.list_requests(
+            session, me, page=paging.page, page_size=paging.page_size, sent_status=status
+        )
+    return listing(sent, paging.meta(total))
+
+
+@router.post("/contacts/requests", status_code=201)
+async def send_request(platform: PlatformDep, me: UserDep, body: ContactAddBody) -> dict[str, Any]:
+    """Ask someone (by handle) to become a contact."""
+    async with write(platform) as uow:
+        request_id, status = await contacts.add_contact(
+            uow, me, handle=body.handle, message=body.message
+        )
+    return data({"id": request_id, "status": status})
+
+
+async def _respond(
+    platform: PlatformDep, me: UserDep, request_id: str, action: contacts.Action
+) -> dict[str, Any]:
+    async with write(platform) as uow:
+        view = await contacts.respond(uow, me, action=action, request_id=request_id)
+    return data(view)
+
+
+@router.post("/contacts/requests/{request_id}/approve")
+async def approve(platform: PlatformDep, me: UserDep, request_id: str) -> dict[str, Any]:
+    """Approve a request the person received."""
+    return await _respond(platform, me, request_id, "approve")
+
+
+@router.post("/contacts/requests/{request_id}/reject")
+async def reject(platform: PlatformDep, me: UserDep, request_id: str) -> dict[str, Any]:
+    """Reject a request the person received."""
+    return await _respond(platform, me, request_id, "reject")
+
+
+@router.delete("/contacts/requests/{request_id}")
+async def cancel(platform: PlatformDep, me: UserDep, request_id: str) -> dict[str, Any]:
+    """Withdraw a request the person sent."""
+    return await _respond(platform, me, request_id, "cancel")

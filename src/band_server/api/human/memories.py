@@ -1,5 +1,64 @@
-"""Human surface: memories."""
+"""Human surface: memories the person's agents stored."""
+
+from __future__ import annotations
+
+from typing import Any
 
 from fastapi import APIRouter
 
+from ...services import memories
+from ...services.unit import write
+from ..deps import PlatformDep, UserDep
+from ..listing import data
+from ..memory_query import MemoryQueryDep, memory_page
+
 router = APIRouter()
+
+
+@router.get("/memories")
+async def list_memories(
+    platform: PlatformDep, me: UserDep, query: MemoryQueryDep
+) -> dict[str, Any]:
+    """Memories of all the person's agents, newest first, filtered."""
+    return await memory_page(platform, me, query)
+
+
+@router.get("/memories/{memory_id}")
+async def get_memory(platform: PlatformDep, me: UserDep, memory_id: str) -> dict[str, Any]:
+    """One memory of one of the person's agents."""
+    async with platform.db.read() as session:
+        return data(await memories.get_memory(session, me, memory_id))
+
+
+@router.delete("/memories/{memory_id}")
+async def delete_memory(platform: PlatformDep, me: UserDep, memory_id: str) -> dict[str, Any]:
+    """Erase a memory for good; the answer shows what was erased."""
+    async with write(platform) as uow:
+        view = await memories.delete_memory(uow.session, me, memory_id)
+    return data(view)
+
+
+async def _status(
+    platform: PlatformDep, me: UserDep, memory_id: str, status: str
+) -> dict[str, Any]:
+    async with write(platform) as uow:
+        view = await memories.set_status(uow.session, me, memory_id, status)
+    return data(view)
+
+
+@router.post("/memories/{memory_id}/supersede")
+async def supersede(platform: PlatformDep, me: UserDep, memory_id: str) -> dict[str, Any]:
+    """Mark a memory outdated."""
+    return await _status(platform, me, memory_id, "superseded")
+
+
+@router.post("/memories/{memory_id}/archive")
+async def archive(platform: PlatformDep, me: UserDep, memory_id: str) -> dict[str, Any]:
+    """Hide a memory but keep it."""
+    return await _status(platform, me, memory_id, "archived")
+
+
+@router.post("/memories/{memory_id}/restore")
+async def restore(platform: PlatformDep, me: UserDep, memory_id: str) -> dict[str, Any]:
+    """Make an archived or superseded memory active again."""
+    return await _status(platform, me, memory_id, "active")

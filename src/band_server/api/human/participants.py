@@ -1,5 +1,49 @@
-"""Human surface: participants."""
+"""Human surface: participants of the caller's rooms."""
+
+from __future__ import annotations
+
+from typing import Any
 
 from fastapi import APIRouter
 
+from band.protocol import ParticipantAddBody
+
+from ...services import participation, rooms
+from ...services.unit import write
+from ..deps import PlatformDep, UserDep
+from ..listing import data
+
 router = APIRouter()
+
+
+@router.get("/chats/{chat_id}/participants")
+async def list_participants(platform: PlatformDep, me: UserDep, chat_id: str) -> dict[str, Any]:
+    """The room's current participants, with presence."""
+    async with platform.db.read() as session:
+        await rooms.room_for(session, me, chat_id)
+        found = await rooms.members(session, chat_id)
+    online = platform.hub.is_online
+    return {"data": [m.view(online(m.id)).model_dump(mode="json") for m in found]}
+
+
+@router.post("/chats/{chat_id}/participants", status_code=201)
+async def add_participant(
+    platform: PlatformDep, me: UserDep, chat_id: str, body: ParticipantAddBody
+) -> dict[str, Any]:
+    """Invite one of the caller's peers (an id or a handle) into the room."""
+    fields = body.participant
+    async with write(platform) as uow:
+        member = await participation.invite(uow, me, chat_id, fields.participant_id, fields.role)
+    return data(member.view(platform.hub.is_online(member.id)))
+
+
+@router.delete("/chats/{chat_id}/participants/{participant_id}")
+async def remove_participant(
+    platform: PlatformDep, me: UserDep, chat_id: str, participant_id: str
+) -> dict[str, Any]:
+    """Remove a participant (the room's owner or an admin; anyone may remove themself)."""
+    async with write(platform) as uow:
+        room = await rooms.room_for(uow.session, me, chat_id)
+        member, broadcasts = await rooms.remove_participant(uow.session, me, room, participant_id)
+        uow.emit(*broadcasts)
+    return data(member.view(False))

@@ -1,5 +1,34 @@
-"""Human surface: peers."""
+"""Human surface: peers the person can bring into a room."""
 
-from fastapi import APIRouter
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from ...services import peers
+from ..deps import PlatformDep, UserDep
+from ..listing import PagingDep, listing
 
 router = APIRouter()
+
+
+@router.get("/peers")
+async def list_peers(
+    platform: PlatformDep,
+    me: UserDep,
+    paging: PagingDep,
+    not_in_chat: Annotated[str | None, Query(max_length=200)] = None,
+) -> dict[str, Any]:
+    """The person's agents and contacts; ``not_in_chat`` leaves
+    out that room's participants."""
+    async with platform.db.read() as session:
+        items, total = await peers.list_peers(
+            session,
+            me,
+            page=paging.page,
+            page_size=paging.page_size,
+            online=platform.hub.is_online,
+            not_in_chat=not_in_chat,
+        )
+    return listing(items, paging.meta(total))

@@ -1,5 +1,33 @@
-"""Human surface: profile."""
+"""Human surface: the caller's profile."""
+
+from __future__ import annotations
+
+from typing import Any
 
 from fastapi import APIRouter
 
+from band.protocol import ProfileUpdateBody
+
+from ...services import profile
+from ...services.unit import write
+from ..deps import PlatformDep, UserDep
+from ..listing import data
+
 router = APIRouter()
+
+
+@router.get("/profile")
+async def get_profile(platform: PlatformDep, me: UserDep) -> dict[str, Any]:
+    """The calling person's profile."""
+    async with platform.db.read() as session:
+        return data(await profile.get_profile(session, me))
+
+
+@router.put("/profile")
+async def put_profile(
+    platform: PlatformDep, me: UserDep, body: ProfileUpdateBody
+) -> dict[str, Any]:
+    """Update the display name."""
+    async with write(platform) as uow:
+        view = await profile.update_profile(uow.session, me, name=body.user.name)
+    return data(view)

@@ -1,0 +1,178 @@
+"""The ``band`` command: run the platform, and administer it from the shell.
+
+    band serve [--host 127.0.0.1] [--port 8080] [--data DIR]
+    band users create NAME --handle H
+    band agents create NAME --owner HANDLE --description TEXT
+                       [--write-config agent_config.yaml [--config-key KEY]]
+    band rooms create --owner HANDLE [--title T] [--add HANDLE ...]
+    band send --room ID --as HANDLE "text @handle"
+    band demo [...]
+
+Admin commands open the database directly; they do not need a running server.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import admin
+from .config import Settings
+from .services.accounts import slug
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    data: str | None = getattr(args, "data", None)
+    return Settings() if data is None else Settings(data_dir=Path(data).resolve())
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from .app import create_app
+
+    settings = dataclasses.replace(_settings(args), host=args.host, port=args.port)
+    first = asyncio.run(admin.bootstrap_admin(settings))
+    if first is not None:
+        print("Created the first person, @admin. Their API key (shown once, keep it safe):")
+        print(f"  {first.api_key}")
+    print(f"Band is running at {settings.public_url}  (data: {settings.data_dir})", flush=True)
+    uvicorn.run(
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        ws_per_message_deflate=False,
+        log_level="info",
+    )
+    return 0
+
+
+def _users_create(args: argparse.Namespace) -> int:
+    created = asyncio.run(admin.create_user(_settings(args), args.name, args.handle))
+    print(f"id:      {created.id}")
+    print(f"handle:  {created.handle}")
+    print(f"api_key: {created.api_key}")
+    print("The API key is shown once; it is stored only as a hash.")
+    return 0
+
+
+def _agents_create(args: argparse.Namespace) -> int:
+    created = asyncio.run(
+        admin.create_agent(_settings(args), args.name, args.owner, args.description)
+    )
+    print(f"agent_id: {created.id}")
+    print(f"handle:   {created.handle}")
+    print(f"api_key:  {created.api_key}")
+    print("The API key is shown once; it is stored only as a hash.")
+    if args.write_config:
+        key = args.config_key or slug(args.name).replace("-", "_")
+        path = Path(args.write_config)
+        admin.write_agent_config(path, key, created.id, created.api_key)
+        print(f"Wrote '{key}' to {path} (use Agent.from_config({key!r}, ...)).")
+    return 0
+
+
+def _rooms_create(args: argparse.Namespace) -> int:
+    room_id = asyncio.run(admin.create_room(_settings(args), args.owner, args.title, args.add))
+    print(f"room_id: {room_id}")
+    return 0
+
+
+def _send(args: argparse.Namespace) -> int:
+    sent = asyncio.run(admin.send(_settings(args), args.room, args.sender, args.text))
+    handles = ", ".join(f"@{r.handle}" for r in sent.recipients) or "nobody"
+    print(f"message_id: {sent.id}  (mentions: {handles})")
+    return 0
+
+
+def _demo(argv: Sequence[str]) -> int:
+    try:
+        from .demo import main as demo_main
+    except ImportError as exc:
+        print(f"band demo is not available in this build ({exc})", file=sys.stderr)
+        return 1
+    return int(demo_main(list(argv)) or 0)
+
+
+def _data_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--data", metavar="DIR", help="data folder (default: $BAND_DATA_DIR or ./band-data)"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``band`` argument parser (every subcommand sets ``func``)."""
+    parser = argparse.ArgumentParser(prog="band", description="An open, self-hostable Band.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    serve = sub.add_parser("serve", help="run the platform")
+    serve.add_argument("--host", default="127.0.0.1")
+    serve.add_argument("--port", type=int, default=8080)
+    _data_option(serve)
+    serve.set_defaults(func=_serve)
+
+    users = sub.add_parser("users", help="manage people").add_subparsers(
+        dest="action", required=True, metavar="ACTION"
+    )
+    uc = users.add_parser("create", help="create a person and print their API key once")
+    uc.add_argument("name")
+    uc.add_argument("--handle", required=True)
+    _data_option(uc)
+    uc.set_defaults(func=_users_create)
+
+    agents = sub.add_parser("agents", help="manage agents").add_subparsers(
+        dest="action", required=True, metavar="ACTION"
+    )
+    ac = agents.add_parser("create", help="create an agent and print its API key once")
+    ac.add_argument("name")
+    ac.add_argument("--owner", required=True, metavar="HANDLE")
+    ac.add_argument("--description", required=True)
+    ac.add_argument("--write-config", metavar="PATH", help="merge the credentials into this YAML")
+    ac.add_argument("--config-key", metavar="KEY", help="entry name (default: from the name)")
+    _data_option(ac)
+    ac.set_defaults(func=_agents_create)
+
+    rooms = sub.add_parser("rooms", help="manage rooms").add_subparsers(
+        dest="action", required=True, metavar="ACTION"
+    )
+    rc = rooms.add_parser("create", help="create a room")
+    rc.add_argument("--owner", required=True, metavar="HANDLE")
+    rc.add_argument("--title")
+    rc.add_argument("--add", nargs="+", default=[], metavar="HANDLE", help="participants")
+    _data_option(rc)
+    rc.set_defaults(func=_rooms_create)
+
+    send = sub.add_parser("send", help="post a message as a person")
+    send.add_argument("--room", required=True, metavar="ID")
+    send.add_argument("--as", dest="sender", required=True, metavar="HANDLE")
+    send.add_argument("text")
+    _data_option(send)
+    send.set_defaults(func=_send)
+
+    # Listed for --help only: main() hands everything after "demo" to the demo's own parser.
+    sub.add_parser("demo", help="a person, a room and two agents, in one process")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``band`` console script; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["demo"]:
+        return _demo(argv[1:])
+    args = build_parser().parse_args(argv)
+    try:
+        status: int = args.func(args)
+    except admin.AdminError as exc:
+        print(f"band: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

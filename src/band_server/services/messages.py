@@ -1,0 +1,318 @@
+"""Posting and reading a room's messages and events.
+
+Principal-agnostic: a person and an agent post through the same functions; the caller has
+already checked membership (``rooms.room_for``). Writes run inside a :class:`UnitOfWork`, so the
+``message_created`` broadcast goes out only after the commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from sqlalchemy import and_, exists, func, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import set_committed_value
+
+from band.protocol import (
+    EventCreatedResponse,
+    MessageSentResponse,
+    topic,
+)
+from band.protocol.messages import EventCreateFields, MessageCreateFields
+
+from ..errors import ApiError, ValidationFailed
+from ..fanout.bus import Broadcast
+from ..store.models import Delivery, Message, MessageMention, Room
+from .mentions import ResolvedMention, normalise_content, resolve_mentions
+from .paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder, page_of
+from .principals import Principal
+from .rooms import members
+from .unit import UnitOfWork
+from .views import message_view
+
+__all__ = [
+    "DEFAULT_LIMIT",
+    "MAX_LIMIT",
+    "QUEUE_LIMIT",
+    "MessagePage",
+    "QueueStatus",
+    "SortOrder",
+    "agent_queue",
+    "context_messages",
+    "list_messages",
+    "post_event",
+    "post_message",
+]
+
+QUEUE_LIMIT = 20
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+
+async def _next_seq(session: AsyncSession, room: Room) -> int:
+    # One atomic increment: concurrent writers on PostgreSQL serialise on the room row.
+    seq = await session.scalar(
+        update(Room)
+        .where(Room.id == room.id)
+        .values(last_seq=Room.last_seq + 1)
+        .returning(Room.last_seq)
+        .execution_options(synchronize_session=False)
+    )
+    assert seq is not None  # the room was loaded in this transaction
+    set_committed_value(room, "last_seq", seq)
+    return int(seq)
+
+
+async def _append(
+    session: AsyncSession,
+    room: Room,
+    sender: Principal,
+    message_type: str,
+    content: str,
+    meta: dict[str, Any],
+) -> Message:
+    msg = Message(
+        room_id=room.id,
+        seq=await _next_seq(session, room),
+        sender_id=sender.id,
+        sender_type=sender.sender_type,
+        sender_name=sender.name,
+        message_type=message_type,
+        content=content,
+        meta=meta,
+    )
+    session.add(msg)
+    await session.flush()
+    return msg
+
+
+def _created(msg: Message, agents: frozenset[str]) -> Broadcast:
+    return Broadcast(
+        topic=topic("chat_room", msg.room_id),
+        event="message_created",
+        payload=message_view(msg).model_dump(mode="json"),
+        agents=agents,
+        users=True,
+    )
+
+
+def _require_content(content: str, pointer: str) -> None:
+    if not content.strip():
+        raise ValidationFailed("content can't be blank", {pointer: ["can't be blank"]})
+
+
+async def _agent_chain_length(session: AsyncSession, room: Room) -> int:
+    """Text messages sent by agents since the last text a person sent in the room."""
+    last_person = (
+        select(func.coalesce(func.max(Message.seq), 0))
+        .where(
+            Message.room_id == room.id,
+            Message.sender_type == "User",
+            Message.message_type == "text",
+        )
+        .scalar_subquery()
+    )
+    count = await session.scalar(
+        select(func.count())
+        .select_from(Message)
+        .where(
+            Message.room_id == room.id,
+            Message.sender_type == "Agent",
+            Message.message_type == "text",
+            Message.seq > last_person,
+        )
+    )
+    return int(count or 0)
+
+
+async def _check_loop_guard(
+    session: AsyncSession, room: Room, routed: Sequence[ResolvedMention], limit: int | None
+) -> None:
+    if limit is None or not any(m.member.type == "Agent" for m in routed):
+        return
+    if await _agent_chain_length(session, room) >= limit:
+        raise ApiError(
+            f"Agent-to-agent loop limit reached: {limit} agent messages in a row without a "
+            "person posting; a person must post before agents can mention agents again",
+            code="loop_limit_reached",
+            status_code=422,
+            details={"/message/mentions": ["agent-to-agent loop limit reached"]},
+        )
+
+
+async def post_message(
+    uow: UnitOfWork,
+    sender: Principal,
+    room: Room,
+    fields: MessageCreateFields,
+    *,
+    loop_limit: int | None = None,
+) -> MessageSentResponse:
+    """Post a text message: the message, its mentions and one delivery per mentioned agent.
+
+    Agents must mention at least one other participant; people may post without mentions.
+    Every mention must name an active participant of the room, else 422
+    ``mentioned_participant_not_in_room``. Only the mentioned agents' sockets get the push.
+    With ``loop_limit``, an agent may not mention another agent once that many agent texts
+    follow the last person's text (the loop guard; people are never limited).
+    """
+    _require_content(fields.content, "/message/content")
+    if fields.attachment_ids:
+        # No file store yet, so no id can name a file in this room.
+        raise ApiError(
+            "unknown_attachment",
+            code="unknown_attachment",
+            status_code=422,
+            details={"/message/attachment_ids/0": ["is not a file in this room"]},
+        )
+    roster = await members(uow.session, room.id)
+    resolved = resolve_mentions(sender.id, roster, fields.mentions)
+    routed = [m for m in resolved if m.routes]
+    if sender.is_agent and not routed:
+        raise ValidationFailed(
+            "a message must mention at least one other participant",
+            {"/message/mentions": ["must mention at least one other participant"]},
+        )
+    if sender.is_agent:
+        await _check_loop_guard(uow.session, room, routed, loop_limit)
+    meta: dict[str, Any] = {"mentions": [m.metadata() for m in resolved], "status": "sent"}
+    content = normalise_content(fields.content, resolved)
+    msg = await _append(uow.session, room, sender, "text", content, meta)
+    agent_ids: set[str] = set()
+    for m in routed:
+        uow.session.add(MessageMention(message_id=msg.id, participant_id=m.id, room_id=room.id))
+        if m.member.type == "Agent":
+            agent_ids.add(m.id)
+            uow.session.add(
+                Delivery(message_id=msg.id, room_id=room.id, agent_id=m.id, seq=msg.seq)
+            )
+    await uow.session.flush()
+    uow.emit(_created(msg, frozenset(agent_ids)))
+    return MessageSentResponse(id=msg.id, recipients=[m.recipient() for m in routed])
+
+
+async def post_event(
+    uow: UnitOfWork, sender: Principal, room: Room, fields: EventCreateFields
+) -> EventCreatedResponse:
+    """Post an event (thought, tool call, ...): stored in the room, never delivered to agents."""
+    _require_content(fields.content, "/event/content")
+    msg = await _append(
+        uow.session, room, sender, fields.message_type, fields.content, dict(fields.metadata or {})
+    )
+    uow.emit(_created(msg, frozenset()))
+    return EventCreatedResponse(id=msg.id, message_type=msg.message_type)
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+async def list_messages(
+    session: AsyncSession,
+    room: Room,
+    *,
+    sort_order: SortOrder = "asc",
+    limit: int = DEFAULT_LIMIT,
+    cursor: str | None = None,
+    page: int | None = None,
+    page_size: int | None = None,
+) -> MessagePage:
+    """Every message and event of the room, keyset-paged by sequence (offset paging if asked).
+
+    Each message carries ``metadata.delivery_status`` for all its recipients.
+    """
+    return await page_of(
+        session,
+        [Message.room_id == room.id],
+        sort_order=sort_order,
+        limit=limit,
+        cursor=cursor,
+        page=page,
+        page_size=page_size,
+        agent_id=None,
+    )
+
+
+async def context_messages(
+    session: AsyncSession,
+    room: Room,
+    principal_id: str,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    cursor: str | None = None,
+    page: int | None = None,
+    page_size: int | None = None,
+) -> MessagePage:
+    """A participant's context, oldest first: what it sent (any type) plus text mentioning it.
+
+    Delivery status is limited to the participant's own deliveries (enough to skip replays).
+    """
+    mentioned = exists().where(
+        MessageMention.message_id == Message.id,
+        MessageMention.participant_id == principal_id,
+    )
+    where = [
+        Message.room_id == room.id,
+        or_(Message.sender_id == principal_id, and_(Message.message_type == "text", mentioned)),
+    ]
+    return await page_of(
+        session,
+        where,
+        sort_order="asc",
+        limit=limit,
+        cursor=cursor,
+        page=page,
+        page_size=page_size,
+        agent_id=principal_id,
+    )
+
+
+QueueStatus = Literal["pending", "processing", "processed", "failed", "all"]
+
+_QUEUE_STATUSES: dict[str | None, tuple[str, ...]] = {
+    None: ("delivered", "processing", "failed"),
+    "pending": ("delivered", "failed"),
+    "processing": ("processing",),
+    "processed": ("processed",),
+    "failed": ("failed",),
+    "all": ("delivered", "processing", "processed", "failed"),
+}
+
+
+async def agent_queue(
+    session: AsyncSession,
+    room: Room,
+    agent_id: str,
+    *,
+    status: QueueStatus | None = None,
+    sort_order: SortOrder = "asc",
+    limit: int = QUEUE_LIMIT,
+    cursor: str | None = None,
+    page: int | None = None,
+    page_size: int | None = None,
+) -> MessagePage:
+    """The agent's deliveries in the room (its work queue), by delivery status.
+
+    Without ``status``: everything not processed (what ``/next`` would serve, in order);
+    ``pending`` is delivered or failed; ``all`` is every delivery. Events and messages that
+    do not mention the agent never appear (the official client claims what it is given).
+    """
+    addressed = exists().where(
+        Delivery.message_id == Message.id,
+        Delivery.agent_id == agent_id,
+        Delivery.status.in_(_QUEUE_STATUSES[status]),
+    )
+    found = await page_of(
+        session,
+        [Message.room_id == room.id, addressed],
+        sort_order=sort_order,
+        limit=limit,
+        cursor=cursor,
+        page=page,
+        page_size=page_size,
+        agent_id=agent_id,
+    )
+    if status is not None:
+        found.metadata["status_filter"] = status
+    return found

@@ -1,0 +1,217 @@
+"""The ``band`` command: admin commands against a data folder, and ``band serve``."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+
+from band_server import admin
+from band_server.cli import main
+from band_server.config import Settings
+from conftest import free_port
+
+
+def h(key: str) -> dict[str, str]:
+    return {"X-API-Key": key}
+
+
+def field(out: str, name: str) -> str:
+    """The value printed on the ``name:`` line."""
+    for line in out.splitlines():
+        if line.startswith(f"{name}:"):
+            return line.split(":", 1)[1].strip().split()[0]
+    raise AssertionError(f"no {name} in {out!r}")
+
+
+async def band(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    """Run the CLI in a worker thread (it runs its own event loop) and capture its output."""
+    code = await asyncio.to_thread(main, list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+async def test_admin_commands_end_to_end(
+    client: httpx.AsyncClient,
+    settings: Settings,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    data = str(settings.data_dir)
+    code, out, _ = await band(
+        capsys, "users", "create", "Alice", "--handle", "alice", "--data", data
+    )
+    assert code == 0
+    user_key = field(out, "api_key")
+    me = await client.get("/api/v1/me/profile", headers=h(user_key))
+    assert me.json()["data"]["id"] == field(out, "id")
+
+    config = tmp_path / "agent_config.yaml"
+    config.write_text(yaml.safe_dump({"other": {"agent_id": "x", "api_key": "y"}}))
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = await band(
+        capsys,
+        "agents",
+        "create",
+        "Echo Bot",
+        "--owner",
+        "alice",
+        "--description",
+        "Repeats what it hears",
+        "--write-config",
+        "agent_config.yaml",
+        "--data",
+        data,
+    )
+    assert code == 0, out
+    agent_id, agent_key = field(out, "agent_id"), field(out, "api_key")
+    saved = yaml.safe_load(config.read_text())
+    assert saved == {
+        "other": {"agent_id": "x", "api_key": "y"},
+        "echo_bot": {"agent_id": agent_id, "api_key": agent_key},
+    }
+    assert stat.S_IMODE(os.stat(config).st_mode) == 0o600
+    assert (await client.get("/api/v1/agent/contacts", headers=h(agent_key))).status_code == 200
+
+    code, out, _ = await band(
+        capsys,
+        "rooms",
+        "create",
+        "--owner",
+        "alice",
+        "--title",
+        "Ops",
+        "--add",
+        "alice/echo-bot",
+        "--data",
+        data,
+    )
+    assert code == 0
+    room_id = field(out, "room_id")
+    parts = await client.get(f"/api/v1/me/chats/{room_id}/participants", headers=h(user_key))
+    assert [p["handle"] for p in parts.json()["data"]] == ["alice", "alice/echo-bot"]
+
+    code, out, _ = await band(
+        capsys,
+        "send",
+        "--room",
+        room_id,
+        "--as",
+        "alice",
+        "@alice/echo-bot status?",
+        "--data",
+        data,
+    )
+    assert code == 0 and "@alice/echo-bot" in out
+    nxt = await client.get(f"/api/v1/agent/chats/{room_id}/messages/next", headers=h(agent_key))
+    assert nxt.status_code == 200
+    assert nxt.json()["data"]["id"] == field(out, "message_id")
+
+
+async def test_admin_errors_are_one_line(
+    settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = str(settings.data_dir)
+    await band(capsys, "users", "create", "Alice", "--handle", "alice", "--data", data)
+    cases = [
+        ("users", "create", "Again", "--handle", "alice"),
+        ("users", "create", "Bad", "--handle", "NO SPACES"),
+        ("agents", "create", "Bot", "--owner", "ghost", "--description", "long enough"),
+        ("agents", "create", "B", "--owner", "alice", "--description", "long enough"),
+        ("rooms", "create", "--owner", "alice", "--add", "ghost"),
+        ("send", "--room", "no-such-room", "--as", "alice", "hi"),
+    ]
+    for argv in cases:
+        code, out, err = await band(capsys, *argv, "--data", data)
+        assert code == 1, argv
+        assert err.startswith("band: error: ") and err.count("\n") == 1, err
+        assert "api_key" not in out
+
+
+async def test_bootstrap_admin_happens_once(settings: Settings) -> None:
+    first = await admin.bootstrap_admin(settings)
+    assert first is not None and first.handle == "admin"
+    assert await admin.bootstrap_admin(settings) is None
+
+
+def test_write_config_refuses_a_non_mapping(tmp_path: Path) -> None:
+    path = tmp_path / "agent_config.yaml"
+    path.write_text("- just\n- a list\n")
+    with pytest.raises(admin.AdminError):
+        admin.write_agent_config(path, "k", "id", "key")
+    assert path.read_text() == "- just\n- a list\n"
+
+
+def test_demo_slot_reports_a_missing_module(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "band_server.demo", None)
+    assert main(["demo"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("band demo is not available") and err.count("\n") == 1
+
+
+def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["users", "create", "NoHandle"])
+    assert exc.value.code == 2
+
+
+def test_serve_bootstraps_and_answers_healthz(tmp_path: Path) -> None:
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "band_server.cli",
+            "serve",
+            "--port",
+            str(port),
+            "--data",
+            str(tmp_path / "srv"),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            assert proc.poll() is None, proc.communicate()[0]
+            try:
+                r = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
+                if r.status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "server did not start"
+            time.sleep(0.2)
+        assert r.json() == {"status": "ok"}
+    finally:
+        proc.terminate()
+        out = proc.communicate(timeout=15)[0]
+    assert f"http://127.0.0.1:{port}" in out
+    key = out.split("keep it safe):", 1)[1].split()[0]
+    assert key.startswith("band_u_")
+    profile = asyncio.run(_profile(tmp_path / "srv", key))
+    assert profile == "admin"
+
+
+async def _profile(data: Path, key: str) -> str:
+    from band_server.app import create_app
+
+    app = create_app(Settings(data_dir=data, database_url=None, redis_url=None))
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://band.test") as c:
+            r = await c.get("/api/v1/me/profile", headers=h(key))
+            return str(r.json()["data"]["handle"])
