@@ -254,3 +254,15 @@ async def test_person_post_routes_to_mentioned_agents_only(
     assert await next_id(client, w) is not None
     helper = await client.get(w.url("/messages/next"), headers=key(w.helper_key))
     assert helper.status_code == 200
+
+
+async def test_overlong_failure_is_cut_not_refused(
+    client: httpx.AsyncClient, platform: Platform, w: World
+) -> None:
+    msg = await person_posts(platform, w, "try", w.echo)
+    await mark(client, w, msg, "processing")
+    r = await mark(client, w, msg, "failed", json={"error": "e" * 20_000})
+    assert r.status_code == 200
+    nxt = await client.get(w.url("/messages/next"), headers=w.echo_key)
+    attempts = nxt.json()["data"]["metadata"]["delivery_status"][w.echo]["attempts"]
+    assert len(attempts[0]["error"]) == 16_384

@@ -107,6 +107,7 @@ async def test_context_legacy_offset_paging_is_marked_deprecated(
         ({"limit": 201}, "/limit"),
         ({"cursor": "garbage!"}, "/cursor"),
         ({"cursor": "c2VxOng"}, "/cursor"),  # "seq:x"
+        ({"cursor": "c2VxOjk5OTk5OTk5OTk5OTk5OTk5OTk5OTk5"}, "/cursor"),  # beyond 64 bits
         ({"page": 0}, "/page"),
         ({"page_size": 1000}, "/page_size"),
     ],

@@ -93,7 +93,9 @@ class MessageStatusResponse(WireModel):
 
 
 class FailedBody(RequestModel):
-    error: str | None = Field(default=None, max_length=MAX_EVENT_CHARS)
+    # Not bounded here: an over-long error is cut by the server, never refused (a refused
+    # /failed would leave the client's ack unconfirmed).
+    error: str | None = None
 
 
 class ActivityBody(RequestModel):

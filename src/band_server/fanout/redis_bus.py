@@ -1,19 +1,157 @@
-"""Redis pub/sub fan-out for several nodes (needs the ``redis`` extra)."""
+"""Redis pub/sub fan-out for several nodes (needs the ``redis`` extra).
+
+Every node publishes each broadcast as JSON on one channel and runs one subscriber task that
+hands every broadcast it reads to the local hub. The publishing node hears its own broadcasts
+through Redis too, so each node (publisher included) delivers every broadcast exactly once.
+Pub/sub is fire-and-forget: a push lost while Redis is away is recovered by ``/next``, since
+the data was committed before it was announced.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
 from .bus import Broadcast, Deliver
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+log = logging.getLogger("band_server.fanout")
+
+CHANNEL = "band:broadcasts"
+INSTALL_HINT = "the Redis bus needs the redis extra: pip install 'openband[redis]'"
+
+
+def _redis_class() -> type[Redis]:
+    try:
+        from redis.asyncio import Redis
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise RuntimeError(INSTALL_HINT) from exc
+    return Redis
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for log lines."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{parts.username or ''}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit(parts._replace(netloc=netloc))
 
 
 class RedisBus:
-    def __init__(self, url: str) -> None:
+    """Publish on one Redis channel; a subscriber task delivers what it hears to the hub."""
+
+    def __init__(
+        self,
+        url: str,
+        channel: str = CHANNEL,
+        *,
+        backoff_min: float = 0.1,
+        backoff_max: float = 5.0,
+        start_timeout: float = 10.0,
+    ) -> None:
         self.url = url
+        self.channel = channel
+        self.backoff_min = backoff_min
+        self.backoff_max = backoff_max
+        self.start_timeout = start_timeout
+        self._client: Redis | None = None
+        self._deliver: Deliver | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._subscribed = asyncio.Event()
+
+    @property
+    def subscribed(self) -> bool:
+        """True while the subscriber holds a live subscription."""
+        return self._subscribed.is_set()
 
     async def start(self, deliver: Deliver) -> None:
-        raise NotImplementedError("the Redis bus is not built yet")
+        """Connect, subscribe, and return once broadcasts are being received."""
+        client = _redis_class().from_url(self.url, health_check_interval=15, socket_keepalive=True)
+        try:
+            await client.ping()
+        except Exception as exc:
+            await client.aclose()
+            raise RuntimeError(f"cannot reach Redis at {redact(self.url)}: {exc}") from exc
+        self._client = client
+        self._deliver = deliver
+        self._task = asyncio.create_task(self._subscriber(), name="band-redis-subscriber")
+        try:
+            await asyncio.wait_for(self._subscribed.wait(), self.start_timeout)
+        except TimeoutError:
+            await self.stop()
+            raise RuntimeError(f"cannot subscribe on Redis at {redact(self.url)}") from None
+        log.info("redis bus started: %s channel=%s", redact(self.url), self.channel)
 
     async def publish(self, broadcast: Broadcast) -> None:
-        raise NotImplementedError
+        """Send one broadcast to every node; a failure is logged, never raised (data is saved)."""
+        if self._client is None:
+            raise RuntimeError("the Redis bus is not started")
+        try:
+            await self._client.publish(self.channel, broadcast.to_json())
+        except Exception as exc:
+            log.warning(
+                "redis bus: publish of %s on %s lost: %r", broadcast.event, broadcast.topic, exc
+            )
 
     async def stop(self) -> None:
-        return None
+        """Stop the subscriber and close the connection pool."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aclose()
+            log.info("redis bus stopped")
+        self._subscribed.clear()
+
+    # -- the subscriber ----------------------------------------------------------------------
+
+    async def _subscriber(self) -> None:
+        """Subscribe and deliver forever; on a dropped connection, back off and resubscribe."""
+        assert self._client is not None
+        delay = self.backoff_min
+        lost = False
+        while True:
+            pubsub = self._client.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(self.channel)
+                self._subscribed.set()
+                if lost:
+                    log.info("redis bus: resubscribed to %s", self.channel)
+                lost, delay = False, self.backoff_min
+                async for message in pubsub.listen():
+                    await self._hand(message)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self._subscribed.clear()
+                lost = True
+                log.warning("redis bus: subscription lost (%r); retry in %.1fs", exc, delay)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self.backoff_max)
+
+    async def _hand(self, message: dict[str, Any]) -> None:
+        if message.get("type") != "message" or self._deliver is None:
+            return
+        try:
+            broadcast = Broadcast.from_json(message["data"])
+        except (ValueError, KeyError, TypeError) as exc:
+            log.warning("redis bus: dropped a malformed broadcast: %r", exc)
+            return
+        try:
+            await self._deliver(broadcast)
+        except Exception:
+            log.exception(
+                "redis bus: delivery of %s on %s failed", broadcast.event, broadcast.topic
+            )

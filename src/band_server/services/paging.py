@@ -44,7 +44,7 @@ def decode_cursor(cursor: str) -> int:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
         kind, _, value = raw.partition(":")
-        if kind != "seq" or not value.isdigit():
+        if kind != "seq" or not value.isascii() or not value.isdigit() or len(value) > 18:
             raise ValueError(raw)
         return int(value)
     except (ValueError, binascii.Error, UnicodeDecodeError):
