@@ -1,0 +1,48 @@
+"""History converters and tool-event parsers.
+
+Names resolve lazily on first use (PEP 562), so importing ``band.converters`` never needs an
+optional extra; each entry of ``_EXPORTS`` maps a public name to the module defining it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    "INTERRUPTED_TOOL_TEXT": "band.converters.parsing",
+    "ParsedToolCall": "band.converters.parsing",
+    "ParsedToolResult": "band.converters.parsing",
+    "parse_tool_call": "band.converters.parsing",
+    "parse_tool_result": "band.converters.parsing",
+}
+
+__all__ = [
+    "INTERRUPTED_TOOL_TEXT",
+    "ParsedToolCall",
+    "ParsedToolResult",
+    "parse_tool_call",
+    "parse_tool_result",
+]
+
+if TYPE_CHECKING:
+    from band.converters.parsing import (
+        INTERRUPTED_TOOL_TEXT,
+        ParsedToolCall,
+        ParsedToolResult,
+        parse_tool_call,
+        parse_tool_result,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -1,0 +1,180 @@
+"""The HTTP core of the REST link: one ``httpx.AsyncClient``, envelopes, bounded retries."""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import random
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import httpx
+
+from band.core.exceptions import BandConnectionError
+
+from .errors import BandRestError
+
+__all__ = ["API_PREFIX", "HttpCore", "error_from_response"]
+
+API_PREFIX = "/api/v1"
+RETRY_STATUSES = frozenset({408, 429})
+Params = Mapping[str, Any] | None
+
+
+def _parse_retry_after(response: httpx.Response) -> float | None:
+    """Seconds the platform asked us to wait, from ``retry-after-ms`` or ``Retry-After``."""
+    millis = response.headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return max(0.0, float(millis) / 1000.0)
+        except ValueError:
+            pass
+    value = response.headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        parsed = email.utils.parsedate_to_datetime(value) if value else None
+        if parsed is None:
+            return None
+        return max(0.0, parsed.timestamp() - time.time())
+
+
+def error_from_response(response: httpx.Response) -> BandRestError:
+    """Build a ``BandRestError`` from a non-2xx answer, tolerating bodies without an envelope."""
+    status = response.status_code
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict):
+        details = error.get("details")
+        return BandRestError(
+            status,
+            str(error.get("code") or f"http_{status}"),
+            str(error.get("message") or response.reason_phrase),
+            details if isinstance(details, dict) else None,
+            error.get("request_id") or response.headers.get("x-request-id"),
+        )
+    text = response.text.strip()[:200] or response.reason_phrase
+    return BandRestError(status, f"http_{status}", text, None, response.headers.get("x-request-id"))
+
+
+def _drop_none(params: Params) -> dict[str, Any] | None:
+    if params is None:
+        return None
+    return {key: value for key, value in params.items() if value is not None}
+
+
+class HttpCore:
+    """Sends requests with the agent's key, retrying 408/429/5xx and connection errors.
+
+    Retries are bounded (``max_retries``) and each delay honours ``Retry-After`` but never
+    exceeds ``max_retry_delay``. Every mutating POST carries one ``Idempotency-Key`` across
+    its retries, so a retried post cannot land twice on a platform that honours the key.
+    ``request_count`` counts every HTTP attempt sent.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 3,
+        max_retry_delay: float = 30.0,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.max_retries = max_retries
+        self.max_retry_delay = max_retry_delay
+        self.request_count = 0
+        self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+        self._client = httpx.AsyncClient(
+            base_url=self.base_url,
+            headers={"X-API-Key": api_key, "Accept": "application/json"},
+            transport=transport,
+            timeout=timeout,
+        )
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._client.aclose()
+
+    @property
+    def is_closed(self) -> bool:
+        return self._client.is_closed
+
+    def _delay(self, attempt: int, response: httpx.Response | None) -> float:
+        hinted = _parse_retry_after(response) if response is not None else None
+        if hinted is None:
+            hinted = 0.5 * (2**attempt) + random.uniform(0, 0.25)
+        return min(hinted, self.max_retry_delay)
+
+    async def send(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Params = None,
+        json: Any = None,
+        retry: bool = True,
+        request_timeout: float | None = None,
+    ) -> httpx.Response:
+        """Send one logical request (with retries); return the last response.
+
+        Raises ``BandConnectionError`` when the platform stays unreachable.
+        """
+        headers = {"Idempotency-Key": uuid.uuid4().hex} if method == "POST" else {}
+        extra: dict[str, Any] = {} if request_timeout is None else {"timeout": request_timeout}
+        attempts = 1 + (self.max_retries if retry else 0)
+        for attempt in range(attempts):
+            last = attempt == attempts - 1
+            self.request_count += 1
+            try:
+                response = await self._client.request(
+                    method,
+                    API_PREFIX + path,
+                    params=_drop_none(params),
+                    json=json,
+                    headers=headers,
+                    **extra,
+                )
+            except httpx.TransportError as exc:
+                if last:
+                    raise BandConnectionError(f"{method} {path} failed: {exc!r}") from exc
+                await self.sleep(self._delay(attempt, None))
+                continue
+            status = response.status_code
+            if not last and (status in RETRY_STATUSES or status >= 500):
+                await self.sleep(self._delay(attempt, response))
+                continue
+            return response
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def call(self, method: str, path: str, *, params: Params = None, json: Any = None) -> Any:
+        """Send and unwrap ``data``; non-2xx raises ``BandRestError``; 204 returns None."""
+        return (await self.call_full(method, path, params=params, json=json)).get("data")
+
+    async def call_full(
+        self, method: str, path: str, *, params: Params = None, json: Any = None
+    ) -> dict[str, Any]:
+        """Send and return the whole success body (``data`` plus ``metadata``)."""
+        response = await self.send(method, path, params=params, json=json)
+        if not response.is_success:
+            raise error_from_response(response)
+        if response.status_code == 204 or not response.content:
+            return {}
+        try:
+            body = response.json()
+        except ValueError as exc:
+            raise BandRestError(
+                response.status_code, "invalid_response", "response body is not JSON"
+            ) from exc
+        if not isinstance(body, dict):
+            raise BandRestError(response.status_code, "invalid_response", "body is not an object")
+        return body

@@ -1,0 +1,290 @@
+"""``BandLink``: the agent's connection to the platform (Phoenix socket + REST client).
+
+The link owns the wire: it joins ``agent_control:<id>`` and ``agent_rooms:<id>``, then
+``chat_room:<r>`` and ``room_participants:<r>`` per room; it validates every pushed payload
+(an invalid one is dropped with an ERROR line) and turns pushes into ``PlatformEvent``s on
+one queue, in arrival order. After a reconnect it reconciles rooms with ``GET /agent/chats``
+(emitting ``room_added`` / ``room_removed`` for differences) and then emits ``reconnected``,
+which tells the runtime to drain ``/next`` in every room.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from band.core.exceptions import AgentAlreadyRunningError, BandConnectionError
+from band.core.types import ConflictPolicy
+from band_sdk_core import PayloadValidationError, validate_event_payload
+
+from .rest import BandRestClient
+from .socket import JoinError, PhoenixSocket, SocketError, SocketTimings, UpgradeRejected
+
+__all__ = ["DEFAULT_REST_URL", "DEFAULT_WS_URL", "BandLink", "PlatformEvent"]
+
+log = logging.getLogger("band.platform.link")
+
+DEFAULT_WS_URL = "wss://app.band.ai/api/v1/socket/websocket"
+DEFAULT_REST_URL = "https://app.band.ai"
+MAX_ROOM_PAGES = 50
+ROOM_JOIN_RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0, 16.0)
+
+_ROOM_EVENTS = {"room_added", "room_removed"}
+_PARTICIPANT_EVENTS = {"participant_added", "participant_removed", "room_deleted"}
+_CONTROL_EVENTS = {"agent.control", "supersede"}
+
+
+@dataclass(frozen=True, slots=True)
+class PlatformEvent:
+    """One thing that happened on the platform, as the runtime consumes it.
+
+    ``type`` is the wire event name (``message_created``, ``room_added``, ``room_removed``,
+    ``room_deleted``, ``participant_added``, ``participant_removed``, ``agent.control``,
+    ``supersede``) or a link event (``reconnected``, ``websocket_disconnected``).
+    """
+
+    type: str
+    room_id: str | None = None
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+class BandLink:
+    """Socket + REST for one agent; iterate it (``async for event in link``) for events."""
+
+    def __init__(
+        self,
+        agent_id: str,
+        api_key: str,
+        ws_url: str = DEFAULT_WS_URL,
+        rest_url: str = DEFAULT_REST_URL,
+        conflict_policy: ConflictPolicy = ConflictPolicy.SUPERSEDE,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        rest: BandRestClient | None = None,
+        timings: SocketTimings | None = None,
+    ) -> None:
+        self.agent_id = agent_id
+        self.ws_url = ws_url
+        self.rest_url = rest_url
+        self.rest = rest or BandRestClient(rest_url, api_key, transport=transport)
+        initial = {"on_conflict": "reject"} if conflict_policy == ConflictPolicy.REJECT else {}
+        self.socket = PhoenixSocket(
+            ws_url,
+            headers={"x-api-key": api_key},
+            params={"agent_id": agent_id},
+            initial_params=initial,
+            on_push=self._on_push,
+            on_reconnect=self._on_reconnect,
+            on_disconnect=self._on_disconnect,
+            timings=timings,
+        )
+        self._events: asyncio.Queue[PlatformEvent] = asyncio.Queue()
+        self._rooms: set[str] = set()
+        self._retries: dict[str, asyncio.Task[None]] = {}
+        self.dropped_invalid = 0
+        self.superseded = False
+
+    # -- connection --------------------------------------------------------------------------
+
+    @property
+    def is_connected(self) -> bool:
+        return self.socket.connected
+
+    @property
+    def last_disconnect_reason(self) -> str | None:
+        return self.socket.last_disconnect_reason
+
+    async def connect(self) -> None:
+        """Open the socket and join the agent's control and rooms topics."""
+        try:
+            await self.socket.connect()
+        except UpgradeRejected as exc:
+            if exc.rejection.is_conflict:
+                raise AgentAlreadyRunningError(
+                    f"Agent {self.agent_id} already has a live connection to the platform "
+                    f"({exc.rejection.message or 'connection_conflict'}); stop the other "
+                    "process or use AgentConfig(conflict_policy=ConflictPolicy.SUPERSEDE)."
+                ) from exc
+            raise BandConnectionError(str(exc)) from exc
+        except SocketError as exc:
+            raise BandConnectionError(str(exc)) from exc
+        try:
+            await self.socket.join(f"agent_control:{self.agent_id}")
+        except JoinError as exc:
+            await self.socket.close()
+            raise BandConnectionError(str(exc)) from exc
+        try:
+            await self.socket.join(f"agent_rooms:{self.agent_id}")
+        except JoinError as exc:
+            log.error("Running without room_added/room_removed: %s", exc)
+        log.info("Connected to platform")
+
+    async def disconnect(self) -> None:
+        """Leave room topics and agent_control, close the socket and the REST client."""
+        for task in self._retries.values():
+            task.cancel()
+        self._retries.clear()
+        if self.socket.connected:
+            for room_id in sorted(self._rooms):
+                await self._leave_room_topics(room_id)
+            await self.socket.leave(f"agent_control:{self.agent_id}")
+        self._rooms.clear()
+        await self.socket.close()
+        await self.rest.aclose()
+        log.info("Disconnected from platform")
+
+    async def run_forever(self) -> None:
+        """Wait until the socket ends (stop, supersede); raise if it ended on an error."""
+        try:
+            await self.socket.wait_closed()
+        except SocketError as exc:
+            raise BandConnectionError(str(exc)) from exc
+
+    # -- rooms -------------------------------------------------------------------------------
+
+    async def list_room_ids(self) -> list[str]:
+        """Every room the agent is in (``GET /agent/chats``, all pages, at most 50)."""
+        ids: list[str] = []
+        page = 1
+        while True:
+            rooms, meta = await self.rest.list_chats(page=page, page_size=100)
+            ids.extend(room.id for room in rooms)
+            total = meta.get("total_pages")
+            if not isinstance(total, int) or page >= total or page >= MAX_ROOM_PAGES:
+                return ids
+            page += 1
+
+    def is_room_subscribed(self, room_id: str) -> bool:
+        return room_id in self._rooms
+
+    @property
+    def rooms(self) -> frozenset[str]:
+        return frozenset(self._rooms)
+
+    async def subscribe_room(self, room_id: str) -> bool:
+        """Join the room's two topics; on refusal retry in the background (1..16 s)."""
+        self._rooms.add(room_id)
+        if await self._join_room_topics(room_id):
+            return True
+        if room_id not in self._retries:
+            self._retries[room_id] = asyncio.create_task(self._retry_room(room_id))
+        return False
+
+    async def unsubscribe_room(self, room_id: str) -> None:
+        """Leave the room's topics and forget the room."""
+        self._rooms.discard(room_id)
+        retry = self._retries.pop(room_id, None)
+        if retry is not None:
+            retry.cancel()
+        await self._leave_room_topics(room_id)
+
+    async def _join_room_topics(self, room_id: str) -> bool:
+        try:
+            await self.socket.join(f"chat_room:{room_id}")
+        except JoinError as exc:
+            log.warning("Room %s: %s", room_id, exc)
+            return False
+        try:
+            await self.socket.join(f"room_participants:{room_id}")
+        except JoinError as exc:
+            log.warning("Room %s: %s", room_id, exc)
+            await self.socket.leave(f"chat_room:{room_id}")
+            return False
+        return True
+
+    async def _leave_room_topics(self, room_id: str) -> None:
+        await self.socket.leave(f"chat_room:{room_id}")
+        await self.socket.leave(f"room_participants:{room_id}")
+
+    async def _retry_room(self, room_id: str) -> None:
+        try:
+            for delay in ROOM_JOIN_RETRY_DELAYS:
+                await asyncio.sleep(delay)
+                if room_id not in self._rooms or await self._join_room_topics(room_id):
+                    return
+            log.error("Room %s: giving up joining until the next reconnect", room_id)
+        finally:
+            self._retries.pop(room_id, None)
+
+    # -- events ------------------------------------------------------------------------------
+
+    def __aiter__(self) -> AsyncIterator[PlatformEvent]:
+        return self._iterate()
+
+    async def _iterate(self) -> AsyncIterator[PlatformEvent]:
+        while True:
+            yield await self._events.get()
+
+    async def next_event(self) -> PlatformEvent:
+        """The next event, waiting for one."""
+        return await self._events.get()
+
+    def _emit(self, event: PlatformEvent) -> None:
+        self._events.put_nowait(event)
+
+    def _on_push(self, topic: str, event: str, payload: dict[str, Any]) -> None:
+        kind, _, ident = topic.partition(":")
+        if event == "event_created":
+            log.debug("Ignored event_created on %s", topic)
+            return
+        if not self._handled(kind, event):
+            log.debug("No handler for %s on %s", event, topic)
+            return
+        try:
+            payload = validate_event_payload(event, payload)
+        except PayloadValidationError as exc:
+            self.dropped_invalid += 1
+            log.error("Dropped invalid %s on %s: %s", event, topic, exc)
+            return
+        if kind == "agent_rooms":
+            self._emit(PlatformEvent(event, payload["id"], payload))
+        elif kind == "agent_control":
+            if event == "supersede":
+                self._on_supersede(payload)
+            self._emit(PlatformEvent(event, payload.get("room_id"), payload))
+        else:
+            self._emit(PlatformEvent(event, ident, payload))
+
+    @staticmethod
+    def _handled(kind: str, event: str) -> bool:
+        if kind == "agent_control":
+            return event in _CONTROL_EVENTS
+        if kind == "agent_rooms":
+            return event in _ROOM_EVENTS
+        if kind == "chat_room":
+            return event == "message_created"
+        if kind == "room_participants":
+            return event in _PARTICIPANT_EVENTS
+        return False
+
+    def _on_supersede(self, payload: dict[str, Any]) -> None:
+        if payload.get("retryable") is True:
+            log.warning("Superseded (retryable): %s", payload.get("message"))
+            return
+        self.superseded = True
+        log.warning("Superseded by another connection: %s", payload.get("message"))
+        self.socket.terminate(f"superseded: {payload.get('reason')}")
+
+    def _on_disconnect(self, code: int | None, reason: str) -> None:
+        self._emit(PlatformEvent("websocket_disconnected", None, {"code": code, "reason": reason}))
+
+    async def _on_reconnect(self) -> None:
+        try:
+            current = set(await self.list_room_ids())
+        except Exception as exc:
+            log.warning("Room reconciliation after reconnect failed: %s", exc)
+            current = set(self._rooms)
+        for room_id in sorted(current - self._rooms):
+            self._emit(PlatformEvent("room_added", room_id, {"id": room_id}))
+        for room_id in sorted(self._rooms - current):
+            self._emit(PlatformEvent("room_removed", room_id, {"id": room_id}))
+        for room_id in sorted(self._rooms & current):
+            if not self.socket.is_joined(f"chat_room:{room_id}"):
+                await self.subscribe_room(room_id)
+        log.info("Reconnected to platform")
+        self._emit(PlatformEvent("reconnected"))

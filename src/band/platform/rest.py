@@ -1,0 +1,256 @@
+"""``BandRestClient``: the agent's REST link to the platform (``/api/v1/agent/...``).
+
+One ``httpx.AsyncClient`` is the single transport seam: pass
+``transport=httpx.ASGITransport(app=server_app)`` to run against an in-process platform,
+or ``httpx.MockTransport(handler)`` to script answers.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+import httpx
+
+from band.core.exceptions import BandConnectionError
+from band.protocol import AgentMe, ChatRoom
+
+from ._http import HttpCore, error_from_response
+from ._social import Page, SocialCalls
+from .errors import BandRestError
+
+__all__ = ["ACTIVITY_TIMEOUT", "BandRestClient", "BandRestError", "MarkResult"]
+
+ACTIVITY_TIMEOUT = 2.0
+
+
+class MarkResult(StrEnum):
+    """How the platform answered a lifecycle mark (processing / processed / failed)."""
+
+    OK = "ok"
+    STOPPED = "stopped"
+    NOT_FOUND = "not_found"
+    REJECTED = "rejected"
+    UNCONFIRMED = "unconfirmed"
+
+    @property
+    def ok(self) -> bool:
+        return self is MarkResult.OK
+
+
+def _classify_mark(response: httpx.Response) -> MarkResult:
+    status = response.status_code
+    if status == 204:
+        return MarkResult.STOPPED
+    if status == 200:
+        try:
+            data = response.json().get("data")
+        except (ValueError, AttributeError):
+            return MarkResult.UNCONFIRMED
+        ok = isinstance(data, dict) and data.get("success") is not False
+        return MarkResult.OK if ok else MarkResult.UNCONFIRMED
+    error = error_from_response(response)
+    if status == 404 and error.code == "not_found":
+        return MarkResult.NOT_FOUND
+    if (
+        status == 422
+        and error.code == "validation_error"
+        and error.details.get("/processing_attempt")
+    ):
+        return MarkResult.REJECTED
+    return MarkResult.UNCONFIRMED
+
+
+class BandRestClient(SocialCalls):
+    """Async client of the agent REST surface, authenticated with ``X-API-Key``.
+
+    Non-2xx answers raise ``BandRestError``; an unreachable platform raises
+    ``BandConnectionError`` after bounded retries. ``request_count`` counts HTTP attempts.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 3,
+        max_retry_delay: float = 30.0,
+    ) -> None:
+        self.http = HttpCore(
+            base_url,
+            api_key,
+            transport=transport,
+            timeout=timeout,
+            max_retries=max_retries,
+            max_retry_delay=max_retry_delay,
+        )
+
+    @property
+    def request_count(self) -> int:
+        """HTTP attempts sent so far (retries included)."""
+        return self.http.request_count
+
+    @request_count.setter
+    def request_count(self, value: int) -> None:
+        self.http.request_count = value
+
+    async def aclose(self) -> None:
+        """Close the underlying connection pool."""
+        await self.http.aclose()
+
+    async def __aenter__(self) -> BandRestClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    # identity and rooms
+
+    async def get_me(self) -> AgentMe:
+        """The calling agent (``GET /agent/me``)."""
+        return AgentMe.model_validate(await self.http.call("GET", "/agent/me"))
+
+    async def list_chats(
+        self, page: int = 1, page_size: int = 100
+    ) -> tuple[list[ChatRoom], dict[str, Any]]:
+        """One page of the agent's rooms and its paging metadata."""
+        params = {"page": page, "page_size": page_size}
+        body = await self.http.call_full("GET", "/agent/chats", params=params)
+        rooms = [ChatRoom.model_validate(item) for item in body.get("data") or []]
+        return rooms, dict(body.get("metadata") or {})
+
+    async def get_chat(self, room_id: str) -> ChatRoom:
+        """One room by id."""
+        return ChatRoom.model_validate(await self.http.call("GET", f"/agent/chats/{room_id}"))
+
+    async def create_chat(self, title: str | None = None, task_id: str | None = None) -> ChatRoom:
+        """Create a room owned by the agent; the platform then pushes ``room_added``."""
+        chat: dict[str, Any] = {"task_id": task_id}
+        if title is not None:
+            chat["title"] = title
+        data = await self.http.call("POST", "/agent/chats", json={"chat": chat})
+        return ChatRoom.model_validate(data)
+
+    async def get_participants(self, room_id: str) -> list[dict[str, Any]]:
+        """The room's roster as dicts (id, name, handle, type, role, status, ...)."""
+        return list(await self.http.call("GET", f"/agent/chats/{room_id}/participants") or [])
+
+    async def add_participant(
+        self, room_id: str, participant_id: str, role: str | None = None
+    ) -> dict[str, Any]:
+        """Add an agent or person to the room."""
+        participant: dict[str, Any] = {"participant_id": participant_id}
+        if role is not None:
+            participant["role"] = role
+        path = f"/agent/chats/{room_id}/participants"
+        return dict(await self.http.call("POST", path, json={"participant": participant}) or {})
+
+    async def remove_participant(self, room_id: str, participant_id: str) -> dict[str, Any]:
+        """Remove a participant from the room."""
+        path = f"/agent/chats/{room_id}/participants/{participant_id}"
+        return dict(await self.http.call("DELETE", path) or {})
+
+    # messages and the delivery lifecycle
+
+    async def get_next(self, room_id: str) -> dict[str, Any] | None:
+        """The oldest message for this agent not yet processed, or None (204)."""
+        data = await self.http.call("GET", f"/agent/chats/{room_id}/messages/next")
+        return dict(data) if data else None
+
+    async def _mark(self, room_id: str, message_id: str, step: str, body: Any) -> MarkResult:
+        path = f"/agent/chats/{room_id}/messages/{message_id}/{step}"
+        try:
+            response = await self.http.send("POST", path, json=body)
+        except BandConnectionError:
+            return MarkResult.UNCONFIRMED
+        return _classify_mark(response)
+
+    async def mark_processing(self, room_id: str, message_id: str) -> MarkResult:
+        """Claim a message: open (or keep) a processing attempt."""
+        return await self._mark(room_id, message_id, "processing", None)
+
+    async def mark_processed(self, room_id: str, message_id: str) -> MarkResult:
+        """Acknowledge a message handled successfully."""
+        return await self._mark(room_id, message_id, "processed", None)
+
+    async def mark_failed(self, room_id: str, message_id: str, error: str) -> MarkResult:
+        """Record a failed attempt; a blank error text becomes ``Unknown error``."""
+        text = error.strip() or "Unknown error"
+        return await self._mark(room_id, message_id, "failed", {"error": text})
+
+    async def get_context(
+        self,
+        room_id: str,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
+        page: int | None = None,
+        page_size: int | None = None,
+    ) -> Page:
+        """The agent's context in a room (its messages and those mentioning it), oldest first."""
+        params = {"limit": limit, "cursor": cursor, "page": page, "page_size": page_size}
+        body = await self.http.call_full("GET", f"/agent/chats/{room_id}/context", params=params)
+        return list(body.get("data") or []), dict(body.get("metadata") or body.get("meta") or {})
+
+    async def list_messages(
+        self,
+        room_id: str,
+        *,
+        limit: int | None = None,
+        cursor: str | None = None,
+        sort_order: str | None = None,
+        status: str | None = None,
+    ) -> Page:
+        """A keyset page of the room's messages addressed to the agent."""
+        params = {"limit": limit, "cursor": cursor, "sort_order": sort_order, "status": status}
+        body = await self.http.call_full("GET", f"/agent/chats/{room_id}/messages", params=params)
+        return list(body.get("data") or []), dict(body.get("metadata") or {})
+
+    async def send_activity(self, room_id: str, working: bool) -> bool | None:
+        """Report the working indicator; returns the platform's ``working`` or None.
+
+        Best effort: a 2 s timeout, no retry, and never raises.
+        """
+        path = f"/agent/chats/{room_id}/activity"
+        try:
+            response = await self.http.send(
+                "POST",
+                path,
+                json={"working": working},
+                retry=False,
+                request_timeout=ACTIVITY_TIMEOUT,
+            )
+            if not response.is_success:
+                return None
+            data = response.json().get("data")
+            return bool(data["working"]) if isinstance(data, dict) and "working" in data else None
+        except Exception:
+            return None
+
+    async def post_message(
+        self,
+        room_id: str,
+        content: str,
+        mentions: list[dict[str, Any]],
+        attachment_ids: list[str] | None = None,
+    ) -> dict[str, Any]:
+        """Post a text message; returns ``{id, success, recipients}``."""
+        message: dict[str, Any] = {"content": content, "mentions": mentions}
+        if attachment_ids:
+            message["attachment_ids"] = attachment_ids
+        path = f"/agent/chats/{room_id}/messages"
+        return dict(await self.http.call("POST", path, json={"message": message}) or {})
+
+    async def post_event(
+        self,
+        room_id: str,
+        content: str,
+        message_type: str,
+        metadata: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Post an event (thought, tool_call, tool_result, error, task); metadata may be null."""
+        event = {"content": content, "message_type": message_type, "metadata": metadata}
+        path = f"/agent/chats/{room_id}/events"
+        return dict(await self.http.call("POST", path, json={"event": event}) or {})

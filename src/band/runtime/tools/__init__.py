@@ -1,0 +1,93 @@
+"""Platform tools: names, effects, input models, schemas, and the room-bound ``AgentTools``."""
+
+from band.core.turn import Turn
+from band_sdk_core import TurnEffect
+
+from .agent_tools import AgentTools
+from .backend import ToolBackend
+from .dispatch import ToolCallOutcome
+from .models import (
+    TOOL_MODELS,
+    AddContactInput,
+    AddParticipantInput,
+    ArchiveMemoryInput,
+    CreateChatroomInput,
+    GetMemoryInput,
+    GetParticipantsInput,
+    ListContactRequestsInput,
+    ListContactsInput,
+    ListMemoriesInput,
+    LookupPeersInput,
+    NoReplyInput,
+    RemoveContactInput,
+    RemoveParticipantInput,
+    RespondContactRequestInput,
+    SendEventInput,
+    SendMessageInput,
+    StoreMemoryInput,
+    SupersedeMemoryInput,
+)
+from .names import (
+    ALL_TOOL_NAMES,
+    BASE_TOOL_NAMES,
+    CHAT_TOOL_NAMES,
+    CONTACT_TOOL_NAMES,
+    FILE_TOOL_NAMES,
+    MCP_TOOL_PREFIX,
+    MEMORY_TOOL_NAMES,
+    READ_ONLY_TOOL_NAMES,
+    TASK_TOOL_NAMES,
+    TOOL_EFFECTS,
+    BandTool,
+    ToolCategory,
+    canonical_tool_name,
+    mcp_tool_names,
+    turn_effect,
+)
+from .room_tools import RoomTools
+from .roster import MISSING_MENTIONS_ERROR, Roster
+
+__all__ = [
+    "ALL_TOOL_NAMES",
+    "BASE_TOOL_NAMES",
+    "CHAT_TOOL_NAMES",
+    "CONTACT_TOOL_NAMES",
+    "FILE_TOOL_NAMES",
+    "MCP_TOOL_PREFIX",
+    "MEMORY_TOOL_NAMES",
+    "MISSING_MENTIONS_ERROR",
+    "READ_ONLY_TOOL_NAMES",
+    "TASK_TOOL_NAMES",
+    "TOOL_EFFECTS",
+    "TOOL_MODELS",
+    "AddContactInput",
+    "AddParticipantInput",
+    "AgentTools",
+    "ArchiveMemoryInput",
+    "BandTool",
+    "CreateChatroomInput",
+    "GetMemoryInput",
+    "GetParticipantsInput",
+    "ListContactRequestsInput",
+    "ListContactsInput",
+    "ListMemoriesInput",
+    "LookupPeersInput",
+    "NoReplyInput",
+    "RemoveContactInput",
+    "RemoveParticipantInput",
+    "RespondContactRequestInput",
+    "RoomTools",
+    "Roster",
+    "SendEventInput",
+    "SendMessageInput",
+    "StoreMemoryInput",
+    "SupersedeMemoryInput",
+    "ToolBackend",
+    "ToolCallOutcome",
+    "ToolCategory",
+    "Turn",
+    "TurnEffect",
+    "canonical_tool_name",
+    "mcp_tool_names",
+    "turn_effect",
+]

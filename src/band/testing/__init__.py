@@ -1,0 +1,110 @@
+"""Test helpers: fakes of the platform tools and of model endpoints.
+
+Names resolve lazily on first use (PEP 562), so importing ``band.testing`` never needs an
+optional extra; each entry of ``_EXPORTS`` maps a public name to the module defining it.
+A new name goes in ``_EXPORTS``, ``__all__`` and the ``TYPE_CHECKING`` imports (for types).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_EXPORTS: dict[str, str] = {
+    # in-memory platform tools (FakeAgentTools)
+    "FakeAgentTools": "band.testing.fake_tools",
+    "MISSING_REPLY_FAILURE": "band.testing.fake_tools",
+    "events_of_type": "band.testing.fake_tools",
+    "failure_reports": "band.testing.fake_tools",
+    "feature_kwargs": "band.testing.fake_tools",
+    "platform_connection_stub": "band.testing.fake_tools",
+    "reported_failures": "band.testing.fake_tools",
+    "FakePlatform": "band.testing._fake_platform",
+    # fake model endpoints (OpenAI Chat Completions + Anthropic Messages)
+    "ChatEntry": "band.testing.fake_models",
+    "Failure": "band.testing.fake_models",
+    "FakeModel": "band.testing.fake_models",
+    "FakeModelApp": "band.testing.fake_models",
+    "FakeModelServer": "band.testing.fake_models",
+    "ModelRequest": "band.testing.fake_models",
+    "OFFLINE_MODEL_LABEL": "band.testing.fake_models",
+    "Reply": "band.testing.fake_models",
+    "ToolCall": "band.testing.fake_models",
+    "anthropic_client": "band.testing.fake_models",
+    "default_policy": "band.testing.fake_models",
+    "fake_anthropic_server": "band.testing.fake_models",
+    "fake_openai_server": "band.testing.fake_models",
+    "offline_openai_client": "band.testing.fake_models",
+    "openai_client": "band.testing.fake_models",
+    "serve_fake_models": "band.testing.fake_models",
+}
+
+__all__ = [
+    "MISSING_REPLY_FAILURE",
+    "OFFLINE_MODEL_LABEL",
+    "ChatEntry",
+    "Failure",
+    "FakeAgentTools",
+    "FakeModel",
+    "FakeModelApp",
+    "FakeModelServer",
+    "FakePlatform",
+    "ModelRequest",
+    "Reply",
+    "ToolCall",
+    "anthropic_client",
+    "default_policy",
+    "events_of_type",
+    "failure_reports",
+    "fake_anthropic_server",
+    "fake_openai_server",
+    "feature_kwargs",
+    "offline_openai_client",
+    "openai_client",
+    "platform_connection_stub",
+    "reported_failures",
+    "serve_fake_models",
+]
+
+if TYPE_CHECKING:
+    from band.testing._fake_platform import FakePlatform
+    from band.testing.fake_models import (
+        OFFLINE_MODEL_LABEL,
+        ChatEntry,
+        Failure,
+        FakeModel,
+        FakeModelApp,
+        FakeModelServer,
+        ModelRequest,
+        Reply,
+        ToolCall,
+        anthropic_client,
+        default_policy,
+        fake_anthropic_server,
+        fake_openai_server,
+        offline_openai_client,
+        openai_client,
+        serve_fake_models,
+    )
+    from band.testing.fake_tools import (
+        MISSING_REPLY_FAILURE,
+        FakeAgentTools,
+        events_of_type,
+        failure_reports,
+        feature_kwargs,
+        platform_connection_stub,
+        reported_failures,
+    )
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -1,0 +1,291 @@
+"""Fake model endpoints: OpenAI Chat Completions and Anthropic Messages, scripted per test.
+
+The endpoints are one plain ASGI app (no web framework needed), so a test can use it
+in-process through an ``ASGITransport`` with the *real* provider clients, or serve it on a
+loopback port for code that only takes a base URL::
+
+    fake = FakeModel().reply("hello")
+    client = openai_client(fake)                       # in-process, real AsyncOpenAI
+    with fake_openai_server(fake) as base_url:         # loopback, any OpenAI client
+        AsyncOpenAI(base_url=base_url, api_key="fake")
+
+With nothing scripted, :func:`default_policy` answers like a well-behaved Band agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import logging
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from . import _anthropic_wire, _openai_wire
+from ._model_script import (
+    OFFLINE_MODEL_LABEL,
+    ChatEntry,
+    Failure,
+    FakeModel,
+    ModelRequest,
+    Outcome,
+    Policy,
+    Reply,
+    ToolCall,
+    default_policy,
+)
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+    from openai import AsyncOpenAI
+
+__all__ = [
+    "OFFLINE_MODEL_LABEL",
+    "ChatEntry",
+    "Failure",
+    "FakeModel",
+    "FakeModelApp",
+    "FakeModelServer",
+    "ModelRequest",
+    "Outcome",
+    "Policy",
+    "Reply",
+    "ToolCall",
+    "anthropic_client",
+    "default_policy",
+    "fake_anthropic_server",
+    "fake_openai_server",
+    "offline_openai_client",
+    "openai_client",
+    "serve_fake_models",
+]
+
+log = logging.getLogger("band.testing.fake_models")
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
+_FAKE_ORIGIN = "http://fake-models.test"
+
+
+class FakeModelApp:
+    """The ASGI app serving ``fake`` at ``/v1/chat/completions`` and ``/v1/messages``.
+
+    The ``/v1`` prefix is optional, so a base URL with or without it works.
+    """
+
+    def __init__(self, fake: FakeModel) -> None:
+        self.fake = fake
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await _lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        path: str = scope["path"]
+        method: str = scope["method"]
+        if method == "GET" and path.rstrip("/").endswith("/models"):
+            await _json(send, 200, {"object": "list", "data": [_model_entry("fake-model")]})
+            return
+        if path.rstrip("/").endswith("/chat/completions"):
+            wire: Any = _openai_wire
+        elif path.rstrip("/").endswith("/messages"):
+            wire = _anthropic_wire
+        else:
+            await _json(send, 404, {"error": {"message": f"no route {method} {path}"}})
+            return
+        if method != "POST":
+            await _json(send, 405, {"error": {"message": "use POST"}})
+            return
+        raw = await _read_body(receive)
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = None
+        if not isinstance(body, dict):
+            failure = Failure(400, "request body must be a JSON object")
+            await _json(send, 400, wire.error_body(failure))
+            return
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        request: ModelRequest = wire.parse_request(path, headers, body)
+        outcome = self.fake.answer(request)
+        if outcome.delay > 0:
+            await asyncio.sleep(outcome.delay)
+        if isinstance(outcome, Failure):
+            await _json(send, outcome.status, wire.error_body(outcome))
+        elif request.stream:
+            await _stream(send, wire.stream_events(self.fake, request, outcome))
+        elif wire is _openai_wire:
+            await _json(send, 200, _openai_wire.completion(self.fake, request, outcome))
+        else:
+            await _json(send, 200, _anthropic_wire.message(self.fake, request, outcome))
+
+
+def _model_entry(name: str) -> dict[str, Any]:
+    return {"id": name, "object": "model", "created": 0, "owned_by": "band-testing"}
+
+
+async def _lifespan(receive: Receive, send: Send) -> None:
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
+async def _read_body(receive: Receive) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+async def _json(send: Send, status: int, payload: dict[str, Any]) -> None:
+    data = json.dumps(payload).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": data})
+
+
+async def _stream(send: Send, events: Iterator[bytes]) -> None:
+    headers = [(b"content-type", b"text/event-stream"), (b"cache-control", b"no-cache")]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    for event in events:
+        await send({"type": "http.response.body", "body": event, "more_body": True})
+    await send({"type": "http.response.body", "body": b""})
+
+
+# -- loopback server -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FakeModelServer:
+    """A running loopback server; ``url`` is its origin, e.g. ``http://127.0.0.1:50123``."""
+
+    url: str
+    fake: FakeModel
+
+    @property
+    def openai_base_url(self) -> str:
+        """Base URL for OpenAI clients (they append ``/chat/completions``)."""
+        return f"{self.url}/v1"
+
+    @property
+    def anthropic_base_url(self) -> str:
+        """Base URL for Anthropic clients (they append ``/v1/messages``)."""
+        return self.url
+
+
+@contextmanager
+def serve_fake_models(fake: FakeModel | None = None) -> Iterator[FakeModelServer]:
+    """Serve ``fake`` with uvicorn on a free loopback port, in a background thread.
+
+    Works from sync and async tests alike (the server has its own event loop).
+    """
+    try:
+        import uvicorn
+    except ImportError as exc:  # pragma: no cover - depends on the environment
+        raise ImportError("serving fake models needs uvicorn: pip install uvicorn") from exc
+    fake = fake or FakeModel()
+    config = uvicorn.Config(
+        FakeModelApp(fake), host="127.0.0.1", port=0, log_level="warning", lifespan="off"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name="fake-models", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            raise RuntimeError("the fake model server did not start")
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield FakeModelServer(f"http://127.0.0.1:{port}", fake)
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+@contextmanager
+def fake_openai_server(fake: FakeModel | None = None) -> Iterator[str]:
+    """Serve ``fake`` on loopback and yield an OpenAI ``base_url`` (ending in ``/v1``)."""
+    with serve_fake_models(fake) as server:
+        yield server.openai_base_url
+
+
+@contextmanager
+def fake_anthropic_server(fake: FakeModel | None = None) -> Iterator[str]:
+    """Serve ``fake`` on loopback and yield an Anthropic ``base_url``."""
+    with serve_fake_models(fake) as server:
+        yield server.anthropic_base_url
+
+
+# -- in-process clients ----------------------------------------------------------------------
+
+
+def _http_module(sdk: str) -> Any:
+    """The HTTP library a provider SDK is built on (``httpx2`` in newer releases, else httpx)."""
+    base = importlib.import_module(f"{sdk}._base_client")
+    return getattr(base, "httpx2", None) or base.httpx
+
+
+def _asgi_http_client(sdk: str, fake: FakeModel, base_url: str) -> Any:
+    http = _http_module(sdk)
+    return http.AsyncClient(transport=http.ASGITransport(app=FakeModelApp(fake)), base_url=base_url)
+
+
+def openai_client(fake: FakeModel, *, max_retries: int = 0, **kwargs: Any) -> AsyncOpenAI:
+    """A real ``AsyncOpenAI`` whose requests reach ``fake`` in-process (no socket)."""
+    try:
+        from openai import AsyncOpenAI
+    except ImportError as exc:
+        raise ImportError("openai_client needs the openai package: pip install openai") from exc
+    base_url = f"{_FAKE_ORIGIN}/v1"
+    return AsyncOpenAI(
+        api_key=kwargs.pop("api_key", "fake"),
+        base_url=base_url,
+        max_retries=max_retries,
+        http_client=_asgi_http_client("openai", fake, base_url),
+        **kwargs,
+    )
+
+
+def anthropic_client(fake: FakeModel, *, max_retries: int = 0, **kwargs: Any) -> AsyncAnthropic:
+    """A real ``AsyncAnthropic`` whose requests reach ``fake`` in-process (no socket)."""
+    try:
+        from anthropic import AsyncAnthropic
+    except ImportError as exc:
+        raise ImportError(
+            "anthropic_client needs the anthropic package: pip install anthropic"
+        ) from exc
+    return AsyncAnthropic(
+        api_key=kwargs.pop("api_key", "fake"),
+        base_url=_FAKE_ORIGIN,
+        max_retries=max_retries,
+        http_client=_asgi_http_client("anthropic", fake, _FAKE_ORIGIN),
+        **kwargs,
+    )
+
+
+def offline_openai_client(fake: FakeModel | None = None) -> AsyncOpenAI:
+    """The offline scripted model behind a real ``AsyncOpenAI``: no key, no network.
+
+    Used by demo agents when ``OPENAI_API_KEY`` is absent; answers with
+    :func:`default_policy` unless ``fake`` scripts otherwise.
+    """
+    log.info("using the %s (no network, no API key)", OFFLINE_MODEL_LABEL)
+    return openai_client(fake or FakeModel())

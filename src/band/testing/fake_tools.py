@@ -1,0 +1,236 @@
+"""``FakeAgentTools``: the room tools with an in-memory platform, for adapter unit tests.
+
+It runs the same code as ``AgentTools`` (mention rule, event truncation, turn effects,
+schemas, ``execute_tool_call``) and records what reached the "room". Unlike the real tools
+it does not insist that mentions name known participants: unknown ones pass through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from band.core.turn import Turn
+from band.core.types import AdapterFeatures, FeatureKwargs, PlatformConnection
+from band.runtime.custom_tools import CustomToolDef
+from band.runtime.tools.room_tools import Mentions, RoomTools
+from band_sdk_core import AgentFailure, missing_reply_message
+
+from ._fake_platform import FakePlatform
+
+__all__ = [
+    "MISSING_REPLY_FAILURE",
+    "FakeAgentTools",
+    "events_of_type",
+    "failure_reports",
+    "feature_kwargs",
+    "platform_connection_stub",
+    "reported_failures",
+]
+
+MISSING_REPLY_FAILURE = ("band-runtime", missing_reply_message())
+
+
+class FakeAgentTools(RoomTools):
+    """Room tools over ``FakePlatform``; inspect ``messages_sent``, ``events_sent``, ..."""
+
+    strict_mentions = False
+
+    def __init__(
+        self,
+        *,
+        participants: Iterable[Mapping[str, Any]] = (),
+        peers: Iterable[Mapping[str, Any]] = (),
+        contacts: Iterable[Mapping[str, Any]] = (),
+        room_id: str = "room-fake",
+        hub_room_id: str | None = None,
+        room_context: Iterable[Mapping[str, Any]] = (),
+        memories: Iterable[Mapping[str, Any]] = (),
+        agent_id: str = "agent-fake",
+        agent_name: str = "",
+        received_contact_requests: Iterable[Mapping[str, Any]] = (),
+        sent_contact_requests: Iterable[Mapping[str, Any]] = (),
+        features: AdapterFeatures | None = None,
+        custom_tools: Sequence[CustomToolDef] = (),
+        turn: Turn | None = None,
+    ) -> None:
+        self.platform = FakePlatform(
+            participants=participants,
+            peers=peers,
+            contacts=contacts,
+            room_context=room_context,
+            memories=memories,
+            received_contact_requests=received_contact_requests,
+            sent_contact_requests=sent_contact_requests,
+        )
+        super().__init__(
+            self.platform,
+            room_id,
+            participants=self.platform.participants,
+            agent_id=agent_id,
+            agent_name=agent_name,
+            features=features,
+            custom_tools=custom_tools,
+            hub_room=hub_room_id is not None and hub_room_id == room_id,
+            turn=turn,
+        )
+        self.messages_sent: list[dict[str, Any]] = []
+        self.notices_sent: list[dict[str, Any]] = []
+        self.events_sent = self.platform.posted_events
+        self.failures_sent: list[AgentFailure] = []
+        self.tool_calls: list[dict[str, Any]] = []
+        self.participants_added: list[dict[str, Any]] = []
+        self.participants_removed: list[dict[str, Any]] = []
+        self.memories = self.platform.memories
+        self.context_calls = self.platform.context_calls
+
+    # failure injection
+
+    @property
+    def send_message_error(self) -> BaseException | None:
+        return self.platform.message_error
+
+    @send_message_error.setter
+    def send_message_error(self, error: BaseException | None) -> None:
+        self.platform.message_error = error
+
+    @property
+    def send_event_error(self) -> BaseException | None:
+        return self.platform.event_error
+
+    @send_event_error.setter
+    def send_event_error(self, error: BaseException | None) -> None:
+        self.platform.event_error = error
+
+    # recording seams
+
+    async def _deliver(
+        self, content: str, wire: list[dict[str, str]], requested: Mentions
+    ) -> dict[str, Any]:
+        sent = await super()._deliver(content, wire, requested)
+        self.messages_sent.append({"id": sent["id"], "content": content, "mentions": requested})
+        return sent
+
+    def _note_tool_call(self, tool_name: str, arguments: Mapping[str, Any]) -> None:
+        self.tool_calls.append({"tool_name": tool_name, "arguments": dict(arguments)})
+
+    async def send_notice(self, content: str, mentions: Mentions = None) -> Any:
+        sent = await super().send_notice(content, mentions)
+        if sent is not None:
+            self.notices_sent.append(self.messages_sent[-1])
+        return sent
+
+    async def send_failure(self, failure: AgentFailure) -> Any:
+        self.failures_sent.append(failure)
+        return await super().send_failure(failure)
+
+    async def add_participant(self, identifier: str, role: str = "member") -> dict[str, Any]:
+        result = await super().add_participant(identifier, role)
+        self.participants_added.append(result)
+        return result
+
+    async def remove_participant(self, identifier: str) -> dict[str, Any]:
+        result = await super().remove_participant(identifier)
+        self.participants_removed.append(result)
+        return result
+
+    # seeding and helpers
+
+    def set_room_context(self, messages: Iterable[Mapping[str, Any]]) -> None:
+        self.platform.room_context[:] = [dict(m) for m in messages]
+
+    def append_room_context(self, message: Mapping[str, Any]) -> None:
+        self.platform.room_context.append(dict(message))
+
+    @property
+    def chat(self) -> list[str]:
+        """Contents of the messages sent, in order."""
+        return [m["content"] for m in self.messages_sent]
+
+    @property
+    def memory_contents(self) -> list[str]:
+        return [str(m.get("content")) for m in self.platform.memories]
+
+    def assert_message_sent(
+        self,
+        *,
+        content: str | None = None,
+        mentions: list[Any] | None = None,
+        count: int | None = None,
+    ) -> None:
+        """Assert messages matching ``content`` (substring) and ``mentions`` were sent."""
+        found = [
+            m
+            for m in self.messages_sent
+            if (content is None or content in m["content"])
+            and (mentions is None or m["mentions"] == mentions)
+        ]
+        if count is None:
+            assert found, f"no matching message in {self.messages_sent!r}"
+        else:
+            assert len(found) == count, f"{len(found)} matching messages, expected {count}"
+
+    def assert_event_sent(
+        self, *, message_type: str | None = None, count: int | None = None
+    ) -> None:
+        found = [e for e in self.events_sent if message_type in (None, e["message_type"])]
+        if count is None:
+            assert found, f"no {message_type or ''} event in {self.events_sent!r}"
+        else:
+            assert len(found) == count, f"{len(found)} matching events, expected {count}"
+
+    def assert_no_messages_sent(self) -> None:
+        assert not self.messages_sent, f"unexpected messages: {self.messages_sent!r}"
+
+    async def until(self, condition: Callable[[], bool]) -> None:
+        """Wait until ``condition()`` holds; wrap in ``asyncio.timeout`` to bound it."""
+        # Records change from any task, so polling is simpler than an event per list.
+        while not condition():  # noqa: ASYNC110
+            await asyncio.sleep(0.005)
+
+    async def until_said(self, fragment: str, *, times: int = 1) -> None:
+        """Wait until ``fragment`` appeared in ``times`` sent messages."""
+        await self.until(lambda: sum(fragment in c for c in self.chat) >= times)
+
+
+def events_of_type(tools: FakeAgentTools, message_type: str) -> list[dict[str, Any]]:
+    """Recorded events of one type."""
+    return [e for e in tools.events_sent if e["message_type"] == message_type]
+
+
+def reported_failures(tools: FakeAgentTools) -> list[dict[str, Any]]:
+    """The ``failure`` dicts of the error events posted."""
+    return [
+        e["metadata"]["failure"]
+        for e in events_of_type(tools, "error")
+        if isinstance(e.get("metadata"), dict) and "failure" in e["metadata"]
+    ]
+
+
+def failure_reports(tools: FakeAgentTools) -> list[tuple[str, str]]:
+    """``(provider, message)`` of each reported failure."""
+    return [(f["provider"], f["message"]) for f in reported_failures(tools)]
+
+
+def feature_kwargs(features: AdapterFeatures) -> FeatureKwargs:
+    """The constructor keywords that rebuild ``features``."""
+    kwargs: FeatureKwargs = {"emit": features.emit, "capabilities": features.capabilities}
+    if features.include_tools is not None:
+        kwargs["include_tools"] = features.include_tools
+    if features.exclude_tools is not None:
+        kwargs["exclude_tools"] = features.exclude_tools
+    if features.include_categories is not None:
+        kwargs["include_categories"] = features.include_categories
+    return kwargs
+
+
+def platform_connection_stub(agent_id: str = "test-agent-id") -> PlatformConnection:
+    """A ``PlatformConnection`` pointing nowhere, for adapters that read ``self.platform``."""
+    return PlatformConnection(agent_id, "test-api-key", "http://band.invalid", "ws://band.invalid")
+
+
+def tool_event_payloads(tools: FakeAgentTools, message_type: str) -> list[dict[str, Any]]:
+    """Parsed JSON content of recorded tool_call / tool_result events."""
+    return [json.loads(e["content"]) for e in events_of_type(tools, message_type)]
