@@ -12,6 +12,7 @@ from . import __version__
 from .api import errors
 from .api.agent import router as agent_router
 from .api.human import router as human_router
+from .api.idempotency import IdempotencyMiddleware
 from .config import Settings
 from .context import Platform
 from .fanout.bus import Bus, InProcessBus
@@ -60,6 +61,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_url="/openapi.json",
     )
     errors.install(app)
+    app.add_middleware(IdempotencyMiddleware)
     app.include_router(agent_router, prefix="/api/v1/agent")
     app.include_router(human_router, prefix="/api/v1/me")
     app.include_router(socket_router, prefix="/api/v1/socket")

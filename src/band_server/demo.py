@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import shlex
@@ -154,6 +155,15 @@ def _send_line(identities: DemoIdentities, data_dir: Path) -> str:
     return f'band send{data} --room {identities.room_id} --as {person} "@{first.handle} hello"'
 
 
+def _curl_line(identities: DemoIdentities, url: str) -> str:
+    """The same message posted through the human API of the running server."""
+    body = json.dumps({"message": {"content": f"@{identities.agents[0].handle} hello"}})
+    return (
+        f"curl -s -H 'X-API-Key: {identities.person.api_key}' -H 'Content-Type: application/json'"
+        f" -d '{body}' {url}/api/v1/me/chats/{identities.room_id}/messages"
+    )
+
+
 def _banner(identities: DemoIdentities, url: str, model: str, data_dir: Path) -> str:
     handles = ", ".join(f"@{a.handle}" for a in identities.agents)
     person = identities.person
@@ -168,6 +178,8 @@ def _banner(identities: DemoIdentities, url: str, model: str, data_dir: Path) ->
             f"  Model:   {model}",
             "Try:",
             f"  {_send_line(identities, data_dir)}",
+            "or, straight to the running server (the person's key is in demo.json):",
+            f"  {_curl_line(identities, url)}",
             "Press Ctrl-C to stop.",
             "",
         ]

@@ -33,18 +33,20 @@ def free_port() -> int:
 REPLY_WAIT = 30.0
 
 
-async def _reply_from(client: httpx.AsyncClient, room_id: str, sender_id: str) -> dict[str, Any]:
-    """The first text message the sender posts in the room, polled from the human API."""
+async def _finished_turn(
+    client: httpx.AsyncClient, room_id: str, sender_id: str
+) -> list[dict[str, Any]]:
+    """The room's timeline once the sender's turn is over: its text reply and tool_result."""
     deadline = asyncio.get_running_loop().time() + REPLY_WAIT
     while asyncio.get_running_loop().time() < deadline:
         response = await client.get(f"/api/v1/me/chats/{room_id}/messages")
         assert response.status_code == 200, response.text
-        for message in response.json()["data"]:
-            if message["sender_id"] == sender_id and message["message_type"] == "text":
-                found: dict[str, Any] = message
-                return found
+        timeline: list[dict[str, Any]] = response.json()["data"]
+        kinds = {m["message_type"] for m in timeline if m["sender_id"] == sender_id}
+        if {"text", "tool_result"} <= kinds:
+            return timeline
         await asyncio.sleep(0.2)
-    raise AssertionError(f"no reply from {sender_id} within {REPLY_WAIT}s")
+    raise AssertionError(f"no finished turn from {sender_id} within {REPLY_WAIT}s")
 
 
 async def _mention_helper(options: DemoOptions) -> dict[str, Any]:
@@ -69,12 +71,11 @@ async def _mention_helper(options: DemoOptions) -> dict[str, Any]:
                 json={"message": {"content": f"@{helper.handle} hello"}},
             )
             assert posted.status_code == 201, posted.text
-            reply = await _reply_from(client, identities.room_id, helper.id)
-            timeline = await client.get(f"/api/v1/me/chats/{identities.room_id}/messages")
-        kinds = [m["message_type"] for m in timeline.json()["data"]]
-        assert "error" not in kinds
-        assert {"tool_call", "tool_result"} <= set(kinds)
-        return reply
+            timeline = await _finished_turn(client, identities.room_id, helper.id)
+        assert "error" not in {m["message_type"] for m in timeline}
+        mine = [m for m in timeline if m["sender_id"] == helper.id]
+        assert [m["message_type"] for m in mine] == ["tool_call", "text", "tool_result"]
+        return mine[1]
     finally:
         stop.set()
         await asyncio.wait_for(demo, 30)

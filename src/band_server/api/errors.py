@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DataError, IntegrityError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import ApiError
@@ -85,6 +86,24 @@ def install(app: FastAPI) -> None:
             message = "No such endpoint"
         headers = dict(exc.headers) if exc.headers else None
         return error_response(request, exc.status_code, code, message, headers=headers)
+
+    @app.exception_handler(IntegrityError)
+    async def _integrity(request: Request, exc: IntegrityError) -> JSONResponse:
+        # A unique constraint lost a race with a concurrent request: the transaction rolled
+        # back, so nothing changed; the caller may retry and see the winner's row.
+        log.info("conflict on %s %s: %s", request.method, request.url.path, exc.orig)
+        return error_response(
+            request, 409, "conflict", "The request conflicts with a concurrent change"
+        )
+
+    @app.exception_handler(DataError)
+    async def _data(request: Request, exc: DataError) -> JSONResponse:
+        # The database refused a value validation let through (e.g. a NUL character on
+        # PostgreSQL): bad input, not a server fault. The transaction rolled back.
+        log.info("refused value on %s %s: %s", request.method, request.url.path, exc.orig)
+        return error_response(
+            request, 422, "validation_error", "A value is not accepted by the database", {}
+        )
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

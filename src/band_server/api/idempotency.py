@@ -1,0 +1,185 @@
+"""``Idempotency-Key`` on every POST (Stripe semantics), as a pure ASGI middleware.
+
+Same key, same caller, same request line and same body: the first 2xx answer is replayed
+(status and body, plus ``Idempotent-Replayed: true``) and the work is not done again. Same key
+with another request: 422 ``idempotency_key_reused``. Same key while the first request is still
+running: 409 ``idempotency_key_in_use``. Requests without the header, or without a valid
+``X-API-Key``, pass through untouched. Keys expire after 24 hours.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from typing import TYPE_CHECKING
+
+from sqlalchemy.exc import IntegrityError
+from starlette.datastructures import Headers
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..errors import ApiError
+from ..services import idempotency as records
+from ..services.accounts import authenticate
+from .errors import error_response
+
+if TYPE_CHECKING:
+    from ..context import Platform
+
+log = logging.getLogger("band_server.api")
+
+HEADER = "idempotency-key"
+MAX_KEY = 200
+
+
+def body_hash(scope: Scope, body: bytes) -> str:
+    """Hash the query and the body; JSON is canonicalised so key order does not matter."""
+    try:
+        canonical = json.dumps(json.loads(body), sort_keys=True, separators=(",", ":")).encode()
+    except ValueError:
+        canonical = body
+    query: bytes = scope.get("query_string", b"")
+    return hashlib.sha256(query + b"\n" + canonical).hexdigest()
+
+
+async def read_body(receive: Receive) -> bytes:
+    chunks: list[bytes] = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+class IdempotencyMiddleware:
+    """Wraps the API; see the module docstring for the rules."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "POST":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        key, api_key = headers.get(HEADER), headers.get("x-api-key")
+        if key is None or not api_key:
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        if not key.strip() or len(key) > MAX_KEY:
+            pointer = {"/Idempotency-Key": [f"must be 1 to {MAX_KEY} characters"]}
+            response: Response = error_response(
+                request, 422, "validation_error", "Idempotency-Key is invalid", pointer
+            )
+            await response(scope, receive, send)
+            return
+        platform: Platform = scope["app"].state.platform
+        try:
+            async with platform.db.read() as session:
+                principal = await authenticate(session, api_key)
+        except ApiError:
+            await self.app(scope, receive, send)  # the route answers 401; nothing is recorded
+            return
+        request.state.principal = principal  # the route's dependency reuses it
+        body = await read_body(receive)
+        fp = records.Fingerprint(principal.id, key, "POST", scope["path"], body_hash(scope, body))
+        try:
+            async with platform.db.write() as session:
+                outcome = await records.claim(session, fp)
+        except IntegrityError:
+            outcome = records.InFlight()
+
+        if isinstance(outcome, records.Claimed):
+            await self._run(platform, fp, scope, body, receive, send)
+            return
+        if isinstance(outcome, records.Replay):
+            log.info("idempotent replay: %s %s key=%s", principal.handle, fp.path, key)
+            response = Response(
+                outcome.body,
+                status_code=outcome.status_code,
+                media_type="application/json",
+                headers={"Idempotent-Replayed": "true"},
+            )
+        elif isinstance(outcome, records.Reused):
+            response = error_response(
+                request,
+                422,
+                "idempotency_key_reused",
+                "This Idempotency-Key was already used for a different request",
+            )
+        else:
+            response = error_response(
+                request,
+                409,
+                "idempotency_key_in_use",
+                "A request with this Idempotency-Key is still being processed",
+            )
+        await response(scope, receive, send)
+
+    async def _run(
+        self,
+        platform: Platform,
+        fp: records.Fingerprint,
+        scope: Scope,
+        body: bytes,
+        receive: Receive,
+        send: Send,
+    ) -> None:
+        """Do the work with the buffered body, keep a 2xx JSON answer, then send it."""
+        replayed = False
+
+        async def receive_again() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        messages: list[Message] = []
+
+        async def capture(message: Message) -> None:
+            messages.append(message)
+
+        try:
+            await self.app(scope, receive_again, capture)
+        except BaseException:
+            await self._settle(platform, fp, None)
+            raise
+        start = next((m for m in messages if m["type"] == "http.response.start"), None)
+        answer = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
+        await self._settle(platform, fp, _keepable(start, answer))
+        for message in messages:
+            await send(message)
+
+    @staticmethod
+    async def _settle(
+        platform: Platform, fp: records.Fingerprint, keep: tuple[int, str] | None
+    ) -> None:
+        try:
+            async with platform.db.write() as session:
+                if keep is None:
+                    await records.release(session, fp)
+                else:
+                    await records.complete(session, fp, *keep)
+        except Exception:
+            # The answer still goes out; the claim expires as abandoned after a few minutes.
+            log.exception("idempotency record for key %s could not be settled", fp.key)
+
+
+def _keepable(start: Message | None, body: bytes) -> tuple[int, str] | None:
+    """The status and body to keep: only 2xx JSON answers are replayed."""
+    if start is None or not 200 <= int(start["status"]) < 300:
+        return None
+    content_type = Headers(raw=start.get("headers", [])).get("content-type", "")
+    if not content_type.startswith("application/json"):
+        return None
+    try:
+        return int(start["status"]), body.decode("utf-8")
+    except UnicodeDecodeError:
+        return None

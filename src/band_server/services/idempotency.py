@@ -1,0 +1,134 @@
+"""Idempotency records: claim a key before the work, keep the answer after it (Stripe semantics).
+
+A record is first written as a *claim* (``status_code`` 0) so that a concurrent request with
+the same key, on any node, sees it in flight instead of doing the work twice. A 2xx answer
+completes the claim; any other outcome releases it so the client may retry with the same key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import delete, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from band.protocol import utcnow
+
+from ..store.models import IdempotencyRecord
+
+TTL = timedelta(hours=24)
+# A claim older than this belongs to a request that died mid-way; a retry may take it over.
+ABANDONED = timedelta(minutes=5)
+IN_FLIGHT = 0
+MAX_PATH = 500
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """What a key is bound to: the caller, the key, the request line and the body's hash."""
+
+    principal_id: str
+    key: str
+    method: str
+    path: str
+    body_hash: str
+
+
+@dataclass(frozen=True)
+class Claimed:
+    """The key is new (or expired, or abandoned): do the work."""
+
+
+@dataclass(frozen=True)
+class Replay:
+    """The key was used for this same request: answer what was answered then."""
+
+    status_code: int
+    body: str
+
+
+@dataclass(frozen=True)
+class Reused:
+    """The key was used for a different request."""
+
+
+@dataclass(frozen=True)
+class InFlight:
+    """The same request is being handled right now."""
+
+
+Outcome = Claimed | Replay | Reused | InFlight
+
+
+def _aware(dt: datetime) -> datetime:
+    # SQLite hands timestamps back without a zone; they were written in UTC.
+    return dt if dt.tzinfo is not None else dt.replace(tzinfo=UTC)
+
+
+async def claim(session: AsyncSession, fp: Fingerprint) -> Outcome:
+    """Decide what to do with a keyed request; on :class:`Claimed` the claim row is written.
+
+    Two first requests racing on the same key make the loser's flush raise ``IntegrityError``
+    (the primary key); the caller treats that as :class:`InFlight`.
+    """
+    now = utcnow()
+    row = await session.get(IdempotencyRecord, (fp.principal_id, fp.key))
+    if row is not None and _aware(row.created_at) <= now - TTL:
+        await session.delete(row)
+        await session.flush()
+        row = None
+    path = fp.path[:MAX_PATH]
+    if row is None:
+        await session.execute(
+            delete(IdempotencyRecord).where(
+                IdempotencyRecord.principal_id == fp.principal_id,
+                IdempotencyRecord.created_at <= now - TTL,
+            )
+        )
+        session.add(
+            IdempotencyRecord(
+                principal_id=fp.principal_id,
+                key=fp.key,
+                method=fp.method,
+                path=path,
+                body_hash=fp.body_hash,
+                status_code=IN_FLIGHT,
+                response_body="",
+                created_at=now,
+            )
+        )
+        await session.flush()
+        return Claimed()
+    if (row.method, row.path, row.body_hash) != (fp.method, path, fp.body_hash):
+        return Reused()
+    if row.status_code != IN_FLIGHT:
+        return Replay(row.status_code, row.response_body)
+    if _aware(row.created_at) > now - ABANDONED:
+        return InFlight()
+    row.created_at = now
+    return Claimed()
+
+
+async def complete(session: AsyncSession, fp: Fingerprint, status_code: int, body: str) -> None:
+    """Keep the answer of a claimed request, to be replayed for 24 hours."""
+    await session.execute(
+        update(IdempotencyRecord)
+        .where(
+            IdempotencyRecord.principal_id == fp.principal_id,
+            IdempotencyRecord.key == fp.key,
+            IdempotencyRecord.status_code == IN_FLIGHT,
+        )
+        .values(status_code=status_code, response_body=body)
+    )
+
+
+async def release(session: AsyncSession, fp: Fingerprint) -> None:
+    """Forget a claim whose request did not succeed, so the key may be used again."""
+    await session.execute(
+        delete(IdempotencyRecord).where(
+            IdempotencyRecord.principal_id == fp.principal_id,
+            IdempotencyRecord.key == fp.key,
+            IdempotencyRecord.status_code == IN_FLIGHT,
+        )
+    )

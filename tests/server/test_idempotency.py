@@ -1,0 +1,144 @@
+"""``Idempotency-Key`` on POST: replay the first answer, refuse a reused key, expire after 24 h."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import httpx
+import pytest
+from agent_testkit import World, counts, make_world, recording
+from sqlalchemy import update
+
+from band.protocol import utcnow
+from band_server.context import Platform
+from band_server.store.models import IdempotencyRecord
+from conftest import Seeded
+
+
+@pytest.fixture
+async def w(platform: Platform, seeded: Seeded) -> World:
+    return await make_world(platform, seeded)
+
+
+def body(text: str) -> dict[str, Any]:
+    return {"message": {"content": text, "mentions": [{"handle": "alice"}]}}
+
+
+async def send(
+    client: httpx.AsyncClient, w: World, payload: Any, idem: str | None, api_key: str | None = None
+) -> httpx.Response:
+    headers = {"X-API-Key": api_key or w.seeded.agent_key}
+    if idem is not None:
+        headers["Idempotency-Key"] = idem
+    return await client.post(w.url("/messages"), json=payload, headers=headers)
+
+
+async def test_same_key_and_body_replays_the_first_answer_without_a_second_message(
+    client: httpx.AsyncClient, platform: Platform, w: World
+) -> None:
+    with recording(platform) as rec:
+        first = await send(client, w, body("only once"), "k-1")
+        again = await send(client, w, body("only once"), "k-1")
+    assert first.status_code == again.status_code == 201
+    assert again.json() == first.json()
+    assert again.json()["data"]["id"] == first.json()["data"]["id"]
+    assert again.headers["idempotent-replayed"] == "true"
+    assert "idempotent-replayed" not in first.headers
+    assert (await counts(platform, w.room_id))[0] == 1
+    assert len(rec.events("message_created")) <= 1  # the replay announces nothing
+
+
+async def test_json_key_order_does_not_make_a_different_body(
+    client: httpx.AsyncClient, platform: Platform, w: World
+) -> None:
+    first = await send(client, w, {"message": {"content": "x", "mentions": [{"handle": "alice"}]}}, "k-order")
+    again = await send(client, w, {"message": {"mentions": [{"handle": "alice"}], "content": "x"}}, "k-order")
+    assert again.json() == first.json()
+    assert (await counts(platform, w.room_id))[0] == 1
+
+
+async def test_same_key_with_another_body_is_refused(
+    client: httpx.AsyncClient, platform: Platform, w: World
+) -> None:
+    assert (await send(client, w, body("first"), "k-2")).status_code == 201
+    r = await send(client, w, body("second"), "k-2")
+    assert r.status_code == 422
+    assert r.json()["error"]["code"] == "idempotency_key_reused"
+    assert r.json()["error"]["request_id"]
+    assert (await counts(platform, w.room_id))[0] == 1
+
+
+async def test_same_key_on_another_path_is_refused(client: httpx.AsyncClient, w: World) -> None:
+    assert (await send(client, w, body("first"), "k-path")).status_code == 201
+    r = await client.post(
+        w.url("/events"),
+        json=body("first"),
+        headers={"X-API-Key": w.seeded.agent_key, "Idempotency-Key": "k-path"},
+    )
+    assert r.json()["error"]["code"] == "idempotency_key_reused"
+
+
+async def test_without_the_header_every_post_does_the_work(
+    client: httpx.AsyncClient, platform: Platform, w: World
+) -> None:
+    one = await send(client, w, body("twice"), None)
+    two = await send(client, w, body("twice"), None)
+    assert one.status_code == two.status_code == 201
+    assert one.json()["data"]["id"] != two.json()["data"]["id"]
+    assert (await counts(platform, w.room_id))[0] == 2
+
+
+async def test_keys_belong_to_one_caller(
+    client: httpx.AsyncClient, platform: Platform, w: World
+) -> None:
+    mine = await send(client, w, body("same"), "shared")
+    theirs = await send(client, w, body("same"), "shared", api_key=w.helper_key)
+    assert mine.status_code == theirs.status_code == 201
+    assert mine.json()["data"]["id"] != theirs.json()["data"]["id"]
+    assert (await counts(platform, w.room_id))[0] == 2
+
+
+async def test_a_refused_request_is_not_kept_so_the_key_can_be_retried(
+    client: httpx.AsyncClient, platform: Platform, w: World
+) -> None:
+    bad = await send(client, w, body("   "), "k-3")
+    assert bad.status_code == 422 and bad.json()["error"]["code"] == "validation_error"
+    good = await send(client, w, body("fixed"), "k-3")
+    assert good.status_code == 201
+    assert (await counts(platform, w.room_id))[0] == 1
+
+
+async def test_keys_expire_after_a_day(
+    client: httpx.AsyncClient, platform: Platform, w: World
+) -> None:
+    first = await send(client, w, body("old"), "k-4")
+    async with platform.db.write() as session:
+        await session.execute(
+            update(IdempotencyRecord).values(created_at=utcnow() - timedelta(hours=25))
+        )
+    again = await send(client, w, body("old"), "k-4")
+    assert again.status_code == 201
+    assert again.json()["data"]["id"] != first.json()["data"]["id"]
+    assert (await counts(platform, w.room_id))[0] == 2
+
+
+async def test_a_key_still_in_flight_answers_409(
+    client: httpx.AsyncClient, platform: Platform, w: World
+) -> None:
+    await send(client, w, body("slow"), "k-5")
+    # Make the stored record look like a claim whose request is still running.
+    async with platform.db.write() as session:
+        await session.execute(update(IdempotencyRecord).values(status_code=0))
+    r = await send(client, w, body("slow"), "k-5")
+    assert r.status_code == 409
+    assert r.json()["error"]["code"] == "idempotency_key_in_use"
+    assert (await counts(platform, w.room_id))[0] == 1
+
+
+async def test_bad_keys_and_bad_api_keys(client: httpx.AsyncClient, w: World) -> None:
+    long = await send(client, w, body("x"), "k" * 201)
+    assert long.status_code == 422 and long.json()["error"]["code"] == "validation_error"
+    assert "/Idempotency-Key" in long.json()["error"]["details"]
+    nobody = await send(client, w, body("x"), "k-6", api_key="band_nope")
+    assert nobody.status_code == 401
