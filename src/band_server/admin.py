@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import yaml
 from sqlalchemy import func, select
 
@@ -168,3 +169,20 @@ def write_agent_config(path: Path, key: str, agent_id: str, api_key: str) -> Non
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def send_http(url: str, key: str, room_id: str, text: str) -> MessageSentResponse:
+    """Post as the key's person through a running server (mentions come from ``@handles``)."""
+    response = httpx.post(
+        f"{url.rstrip('/')}/api/v1/me/chats/{room_id}/messages",
+        headers={"X-API-Key": key},
+        json={"message": {"content": text}},
+        timeout=30,
+    )
+    if response.status_code >= 300:
+        try:
+            message = response.json()["error"]["message"]
+        except (ValueError, KeyError, TypeError):
+            message = response.text
+        raise AdminError(f"server answered {response.status_code}: {message}")
+    return MessageSentResponse.model_validate(response.json()["data"])

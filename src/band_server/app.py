@@ -20,6 +20,7 @@ from .realtime.hub import Hub
 from .realtime.socket import router as socket_router
 from .store.db import Database
 from .store.migrate import upgrade
+from .web import router as web_router
 
 log = logging.getLogger("band_server")
 
@@ -65,6 +66,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(agent_router, prefix="/api/v1/agent")
     app.include_router(human_router, prefix="/api/v1/me")
     app.include_router(socket_router, prefix="/api/v1/socket")
+    app.include_router(web_router)
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, str]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -83,7 +84,18 @@ def _rooms_create(args: argparse.Namespace) -> int:
 
 
 def _send(args: argparse.Namespace) -> int:
-    sent = asyncio.run(admin.send(_settings(args), args.room, args.sender, args.text))
+    if args.key:
+        # Through the running server: its fan-out pushes the mention to connected agents now.
+        sent = admin.send_http(args.url, args.key, args.room, args.text)
+    elif args.sender:
+        sent = asyncio.run(admin.send(_settings(args), args.room, args.sender, args.text))
+        print(
+            "note: written straight to the database; a running server's agents pick it up "
+            "on their next resync. Pass --key (or BAND_API_KEY) to post through the server.",
+            file=sys.stderr,
+        )
+    else:
+        raise SystemExit("band send: give --key (post through the server) or --as HANDLE")
     handles = ", ".join(f"@{r.handle}" for r in sent.recipients) or "nobody"
     print(f"message_id: {sent.id}  (mentions: {handles})")
     return 0
@@ -148,7 +160,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     send = sub.add_parser("send", help="post a message as a person")
     send.add_argument("--room", required=True, metavar="ID")
-    send.add_argument("--as", dest="sender", required=True, metavar="HANDLE")
+    send.add_argument("--as", dest="sender", metavar="HANDLE", help="post as this person (no key)")
+    send.add_argument(
+        "--key", default=os.environ.get("BAND_API_KEY"), help="a person's API key (BAND_API_KEY)"
+    )
+    send.add_argument(
+        "--url", default=os.environ.get("BAND_URL", "http://127.0.0.1:8080"), help="server URL"
+    )
     send.add_argument("text")
     _data_option(send)
     send.set_defaults(func=_send)

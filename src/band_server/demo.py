@@ -16,7 +16,6 @@ import contextlib
 import json
 import logging
 import os
-import shlex
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -147,12 +146,13 @@ async def _start_agents(
     return started
 
 
-def _send_line(identities: DemoIdentities, data_dir: Path) -> str:
-    """A ``band send`` command that mentions the first agent as the demo person."""
-    data = "" if data_dir == default_data_dir() else f" --data {shlex.quote(str(data_dir))}"
+def _send_line(identities: DemoIdentities, url: str) -> str:
+    """A ``band send`` command that mentions the first agent, posted through the server."""
     first = identities.agents[0]
-    person = identities.person.handle
-    return f'band send{data} --room {identities.room_id} --as {person} "@{first.handle} hello"'
+    return (
+        f"band send --url {url} --key {identities.person.api_key} "
+        f'--room {identities.room_id} "@{first.handle} hello"'
+    )
 
 
 def _curl_line(identities: DemoIdentities, url: str) -> str:
@@ -177,8 +177,8 @@ def _banner(identities: DemoIdentities, url: str, model: str, data_dir: Path) ->
             f"  Agents:  {handles}",
             f"  Model:   {model}",
             "Try:",
-            f"  {_send_line(identities, data_dir)}",
-            "or, straight to the running server (the person's key is in demo.json):",
+            f"  {_send_line(identities, url)}",
+            "or with curl (the person's key is in demo.json):",
             f"  {_curl_line(identities, url)}",
             "Press Ctrl-C to stop.",
             "",

@@ -37,8 +37,8 @@ async def send(
 async def test_same_key_and_body_replays_the_first_answer_without_a_second_message(
     client: httpx.AsyncClient, platform: Platform, w: World
 ) -> None:
+    first = await send(client, w, body("only once"), "k-1")
     with recording(platform) as rec:
-        first = await send(client, w, body("only once"), "k-1")
         again = await send(client, w, body("only once"), "k-1")
     assert first.status_code == again.status_code == 201
     assert again.json() == first.json()
@@ -46,14 +46,18 @@ async def test_same_key_and_body_replays_the_first_answer_without_a_second_messa
     assert again.headers["idempotent-replayed"] == "true"
     assert "idempotent-replayed" not in first.headers
     assert (await counts(platform, w.room_id))[0] == 1
-    assert len(rec.events("message_created")) <= 1  # the replay announces nothing
+    assert rec.items == []  # the replay announces nothing
 
 
 async def test_json_key_order_does_not_make_a_different_body(
     client: httpx.AsyncClient, platform: Platform, w: World
 ) -> None:
-    first = await send(client, w, {"message": {"content": "x", "mentions": [{"handle": "alice"}]}}, "k-order")
-    again = await send(client, w, {"message": {"mentions": [{"handle": "alice"}], "content": "x"}}, "k-order")
+    first = await send(
+        client, w, {"message": {"content": "x", "mentions": [{"handle": "alice"}]}}, "k-order"
+    )
+    again = await send(
+        client, w, {"message": {"mentions": [{"handle": "alice"}], "content": "x"}}, "k-order"
+    )
     assert again.json() == first.json()
     assert (await counts(platform, w.room_id))[0] == 1
 

@@ -9,7 +9,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from sqlalchemy.exc import DataError, IntegrityError
+from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import ApiError
@@ -57,6 +57,18 @@ def _pointer(loc: tuple[Any, ...]) -> str:
     return "/" + "/".join(parts) if parts else "/"
 
 
+def database_error_kind(exc: DBAPIError) -> str | None:
+    """``"conflict"`` for integrity errors, ``"invalid"`` for refused values, else ``None``."""
+    # SQLSTATE class 23 is an integrity violation, class 22 a data exception; drivers that
+    # don't say (SQLite) are judged by SQLAlchemy's exception class alone.
+    state = str(getattr(exc.orig, "sqlstate", None) or getattr(exc.orig, "pgcode", None) or "")
+    if isinstance(exc, IntegrityError) or state.startswith("23"):
+        return "conflict"
+    if isinstance(exc, DataError) or state.startswith("22"):
+        return "invalid"
+    return None
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
@@ -87,23 +99,24 @@ def install(app: FastAPI) -> None:
         headers = dict(exc.headers) if exc.headers else None
         return error_response(request, exc.status_code, code, message, headers=headers)
 
-    @app.exception_handler(IntegrityError)
-    async def _integrity(request: Request, exc: IntegrityError) -> JSONResponse:
-        # A unique constraint lost a race with a concurrent request: the transaction rolled
-        # back, so nothing changed; the caller may retry and see the winner's row.
-        log.info("conflict on %s %s: %s", request.method, request.url.path, exc.orig)
-        return error_response(
-            request, 409, "conflict", "The request conflicts with a concurrent change"
-        )
-
-    @app.exception_handler(DataError)
-    async def _data(request: Request, exc: DataError) -> JSONResponse:
-        # The database refused a value validation let through (e.g. a NUL character on
-        # PostgreSQL): bad input, not a server fault. The transaction rolled back.
-        log.info("refused value on %s %s: %s", request.method, request.url.path, exc.orig)
-        return error_response(
-            request, 422, "validation_error", "A value is not accepted by the database", {}
-        )
+    @app.exception_handler(DBAPIError)
+    async def _database(request: Request, exc: DBAPIError) -> JSONResponse:
+        # The transaction rolled back, so nothing changed. A unique constraint that lost a race
+        # with a concurrent request is a conflict; a value the database refuses (a NUL
+        # character on PostgreSQL) is bad input. Anything else is our fault.
+        kind = database_error_kind(exc)
+        if kind == "conflict":
+            log.info("conflict on %s %s: %s", request.method, request.url.path, exc.orig)
+            return error_response(
+                request, 409, "conflict", "The request conflicts with a concurrent change"
+            )
+        if kind == "invalid":
+            log.info("refused value on %s %s: %s", request.method, request.url.path, exc.orig)
+            return error_response(
+                request, 422, "validation_error", "A value is not accepted by the database", {}
+            )
+        log.exception("database error on %s %s", request.method, request.url.path)
+        return error_response(request, 500, "internal_error", "Internal server error")
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

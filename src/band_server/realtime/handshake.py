@@ -1,4 +1,5 @@
-"""Admission of a socket upgrade: protocol version, API key, agent id, conflict policy.
+"""Admission of a socket upgrade: protocol version, API key (or a person's web session
+cookie), agent id, conflict policy.
 
 A refused upgrade is answered with a plain HTTP response carrying the error envelope (the
 ASGI ``websocket.http.response`` extension), because the official client probes the upgrade
@@ -11,7 +12,9 @@ from __future__ import annotations
 import logging
 import uuid
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
+from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket
 
@@ -19,6 +22,7 @@ from ..context import Platform
 from ..errors import Unauthorized
 from ..services.accounts import authenticate
 from ..services.principals import Principal
+from ..services.web_sessions import COOKIE_NAME, signed_in
 from .phoenix import VSN
 
 log = logging.getLogger("band_server.realtime")
@@ -50,6 +54,28 @@ def api_key_of(websocket: WebSocket) -> str | None:
     return websocket.headers.get("x-api-key") or websocket.query_params.get("api_key") or None
 
 
+def _same_origin(websocket: WebSocket) -> bool:
+    """A browser's ``Origin`` must name this host: a session cookie is not enough on its own."""
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    return urlsplit(origin).netloc.lower() == websocket.headers.get("host", "").lower()
+
+
+async def _principal_of(websocket: WebSocket, session: AsyncSession) -> Principal:
+    """The key's principal; without a key, the person of a web session cookie."""
+    key = api_key_of(websocket)
+    token = websocket.cookies.get(COOKIE_NAME)
+    if key or not token:
+        return await authenticate(session, key)
+    if not _same_origin(websocket):
+        raise Unauthorized("Cross-site socket with a session cookie", code="bad_origin")
+    me = await signed_in(session, token)
+    if me is None:
+        raise Unauthorized("The web session expired; sign in again")
+    return me.person
+
+
 async def admit(websocket: WebSocket, platform: Platform) -> Admission:
     """Check the upgrade request; raise :class:`Denial` when it must be refused."""
     query = websocket.query_params
@@ -63,7 +89,7 @@ async def admit(websocket: WebSocket, platform: Platform) -> Admission:
         raise Denial(400, "bad_request", "on_conflict must be 'supersede' or 'reject'")
     try:
         async with platform.db.read() as session:
-            principal = await authenticate(session, api_key_of(websocket))
+            principal = await _principal_of(websocket, session)
     except Unauthorized as exc:
         raise Denial(401, exc.code, exc.message) from None
     except Exception:
