@@ -6,9 +6,11 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+MIGRATION_LOCK = 0x42414E44  # "BAND": the advisory lock key that serialises migrations
 
 
 def alembic_config(url: str) -> Config:
@@ -22,6 +24,9 @@ async def upgrade(engine: AsyncEngine) -> None:
     """Apply every pending migration on the given engine's database."""
     cfg = alembic_config(engine.url.render_as_string(hide_password=False))
     async with engine.begin() as conn:
+        if conn.dialect.name == "postgresql":
+            # Nodes starting together take turns; the later ones find the schema current.
+            await conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK})
         cfg.attributes["connection"] = conn
 
         def _upgrade(sync_conn: object) -> None:

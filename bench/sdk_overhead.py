@@ -1,0 +1,469 @@
+"""SDK overhead per turn: our SDK beside the official band-sdk 6.0.1, same adapter, same server.
+
+Each SDK runs the documented seed adapter (tests/e2e/seed/chat_adapter.py, unchanged) in its
+own agent process (ours: the project venv; band-sdk: tests/compat/.venv) against our platform
+(a fresh subprocess and data folder per SDK, with a request counter in front) and a
+zero-latency fake OpenAI endpoint (``band.testing``, in a thread of this process, default
+policy: answer a mention by calling ``band_send_message``). The SDKs run one after the other,
+never at once. Measured per SDK:
+
+- start-up: process spawn to ``Agent.start()`` returned; RSS after one warm-up turn;
+- 1 room: N mentions posted at once into the (warm) room, wait for N replied+acked turns: CPU
+  (agent utime+stime) per turn, REST calls per turn from the agent's key, turns/s;
+- many rooms: M mentions spread round-robin over R fresh rooms (includes each room's first-turn
+  hydration), same measures.
+
+    .venv/bin/python -m bench.sdk_overhead [--turns 40] [--multi-turns 100] [--rooms 50]
+
+Prints a table and writes bench/results/sdk_overhead.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import psutil  # type: ignore[import-untyped]
+from tests.compat.compat_harness import (
+    AgentCreds,
+    Person,
+    Seeder,
+    clean_env,
+    ensure_compat_venv,
+    free_port,
+    seed,
+)
+
+from band.testing import serve_fake_models
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = Path(__file__).parent / "results"
+SEED_DIR = ROOT / "tests" / "e2e" / "seed"
+AGENT_SCRIPT = Path(__file__).with_name("_sdk_agent.py")
+COMPAT_VENV = ROOT / "tests" / "compat" / ".venv"
+OPENAI_REQUIREMENT = "openai==3.22.1"
+REPLY_SUFFIX = "/messages"
+
+
+def progress(line: str) -> None:
+    print(f"  {line}", flush=True)
+
+
+@dataclass
+class World:
+    person: Person
+    agent: AgentCreds
+    warm_room: str
+    rooms: list[str]
+
+
+def ensure_official_python() -> Path:
+    """The compat venv's interpreter, with band-sdk 6.0.1 and the openai client in it."""
+    python = ensure_compat_venv(progress, COMPAT_VENV)
+    probe = subprocess.run(
+        [str(python), "-c", "import openai"], capture_output=True, env=clean_env()
+    )
+    if probe.returncode != 0:
+        progress(f"compat venv: pip install {OPENAI_REQUIREMENT}")
+        subprocess.run(
+            [
+                str(python),
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                OPENAI_REQUIREMENT,
+            ],
+            check=True,
+            env=clean_env(),
+        )
+    return python
+
+
+async def build_world(data_dir: Path, rooms: int) -> World:
+    async def build(s: Seeder) -> World:
+        person = await s.person("bench", "Bench")
+        agent = await s.agent(person, "Target")
+        warm = await s.room(person, "warm", [agent])
+        many = [await s.room(person, f"room {i}", [agent]) for i in range(rooms)]
+        return World(person, agent, warm, many)
+
+    return await seed(data_dir, build)
+
+
+def cpu_seconds(proc: psutil.Process) -> float:
+    """utime+stime of the agent process and any live children."""
+    total = 0.0
+    for p in [proc, *proc.children(recursive=True)]:
+        try:
+            t = p.cpu_times()
+        except psutil.NoSuchProcess:
+            continue
+        total += t.user + t.system
+    return total
+
+
+def is_reply(route: str) -> bool:
+    method, path, status = route.split(" ")
+    return (
+        method == "POST"
+        and path.startswith("/api/v1/agent/chats/")
+        and path.endswith(REPLY_SUFFIX)
+        and status.startswith("2")
+    )
+
+
+def is_ack(route: str) -> bool:
+    method, path, status = route.split(" ")
+    return method == "POST" and path.endswith("/processed") and status.startswith("2")
+
+
+def finished(counts: Counter[str]) -> int:
+    """Turns whose reply was posted and whose delivery was acked (``/processed``)."""
+    return min(
+        sum(v for k, v in counts.items() if is_reply(k)),
+        sum(v for k, v in counts.items() if is_ack(k)),
+    )
+
+
+class Run:
+    """One SDK's agent against its own server; every measure taken through this."""
+
+    def __init__(self, label: str, python: Path, workdir: Path, args: argparse.Namespace) -> None:
+        self.label = label
+        self.python = python
+        self.workdir = workdir
+        self.args = args
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.server: subprocess.Popen[bytes] | None = None
+        self.agent: subprocess.Popen[bytes] | None = None
+        self.ps: psutil.Process | None = None
+        self.server_ps: psutil.Process | None = None
+
+    async def counts(self, client: httpx.AsyncClient, key: str) -> Counter[str]:
+        r = await client.get("/__bench/counts")
+        r.raise_for_status()
+        return Counter(r.json().get(key, {}))
+
+    def start_server(self, data_dir: Path) -> None:
+        log = (self.workdir / "server.log").open("wb")
+        self.server = subprocess.Popen(
+            [sys.executable, "-m", "bench._counted_server", str(data_dir), str(self.port)],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env=clean_env(),
+            cwd=str(ROOT),
+        )
+        log.close()
+        self.server_ps = psutil.Process(self.server.pid)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.base}/healthz", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            if self.server.poll() is not None:
+                break
+            time.sleep(0.05)
+        raise RuntimeError(
+            f"{self.label}: server did not come up; see {self.workdir / 'server.log'}"
+        )
+
+    def _spawn_agent(self, env: dict[str, str], out_path: Path) -> subprocess.Popen[bytes]:
+        with out_path.open("wb") as out, (self.workdir / "agent.log").open("wb") as err:
+            return subprocess.Popen(
+                [str(self.python), str(AGENT_SCRIPT)],
+                stdout=out,
+                stderr=err,
+                env=env,
+                cwd=str(self.workdir),
+            )
+
+    async def start_agent(self, world: World, openai_base: str) -> float:
+        """Spawn the agent; seconds from spawn to its BENCH_READY line."""
+        tmp = self.workdir / "tmp"
+        tmp.mkdir(exist_ok=True)
+        env = clean_env(
+            BENCH_AGENT_ID=world.agent.id,
+            BENCH_API_KEY=world.agent.key,
+            BENCH_SEED_DIR=str(SEED_DIR),
+            BENCH_LOGGING=self.args.logging,
+            BAND_WS_URL=f"ws://127.0.0.1:{self.port}/api/v1/socket/websocket",
+            BAND_REST_URL=self.base,
+            OPENAI_BASE_URL=openai_base,
+            OPENAI_API_KEY="fake",
+            TMPDIR=str(tmp),
+        )
+        out_path = self.workdir / "agent.out"
+        t0 = time.time()
+        self.agent = self._spawn_agent(env, out_path)
+        self.ps = psutil.Process(self.agent.pid)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            for line in out_path.read_text().splitlines():
+                if line.startswith("BENCH_READY "):
+                    return float(line.split()[1]) - t0
+            if self.agent.poll() is not None:
+                break
+            await asyncio.sleep(0.01)
+        raise RuntimeError(f"{self.label}: agent did not start; see {self.workdir / 'agent.log'}")
+
+    async def turns(
+        self,
+        human: httpx.AsyncClient,
+        counter: httpx.AsyncClient,
+        world: World,
+        rooms: list[str],
+        n: int,
+        what: str,
+    ) -> dict[str, Any]:
+        """Post n mentions round-robin over rooms at once; wait for n replied+acked turns."""
+        assert self.ps is not None and self.server_ps is not None
+        key = world.agent.key
+        before = await self.counts(counter, key)
+        done0 = finished(before)
+        cpu0 = cpu_seconds(self.ps)
+        server0 = cpu_seconds(self.server_ps)
+        start = time.perf_counter()
+        body_mention = [{"id": world.agent.id}]
+        for i in range(n):
+            room = rooms[i % len(rooms)]
+            r = await human.post(
+                f"/api/v1/me/chats/{room}/messages",
+                json={"message": {"content": f"@Target question {i}?", "mentions": body_mention}},
+            )
+            r.raise_for_status()
+        deadline = time.monotonic() + self.args.timeout
+        done = 0
+        last_report = time.monotonic()
+        while time.monotonic() < deadline:
+            now = await self.counts(counter, key)
+            done = finished(now) - done0
+            if done >= n:
+                break
+            if time.monotonic() - last_report > 5:
+                progress(f"{self.label} {what}: {done}/{n} replies ...")
+                last_report = time.monotonic()
+            # Coarse on purpose: each probe is a request the server serves during the phase.
+            await asyncio.sleep(0.1)
+        elapsed = time.perf_counter() - start
+        cpu = cpu_seconds(self.ps) - cpu0
+        server_cpu = cpu_seconds(self.server_ps) - server0
+        after = await self.counts(counter, key)
+        delta = after - before
+        calls = sum(delta.values())
+        return {
+            "turns": n,
+            "rooms": len(rooms),
+            "replied": done,
+            "complete": done >= n,
+            "seconds": round(elapsed, 3),
+            "turns_per_s": round(done / elapsed, 2) if elapsed else None,
+            "cpu_ms_per_turn": round(cpu * 1000 / max(done, 1), 2),
+            "server_cpu_ms_per_turn": round(server_cpu * 1000 / max(done, 1), 2),
+            "rest_calls_per_turn": round(calls / max(done, 1), 2),
+            "calls": dict(sorted(delta.items())),
+        }
+
+    async def warm_up(
+        self, human: httpx.AsyncClient, counter: httpx.AsyncClient, world: World
+    ) -> dict[str, Any]:
+        return await self.turns(human, counter, world, [world.warm_room], 1, "warm-up")
+
+    def stop(self) -> None:
+        for proc in (self.agent, self.server):
+            if proc is None or proc.poll() is not None:
+                continue
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+
+
+async def bench_sdk(
+    label: str, python: Path, openai_base: str, args: argparse.Namespace
+) -> dict[str, Any]:
+    workdir = Path(tempfile.mkdtemp(prefix=f"band-sdk-overhead-{label}-"))
+    progress(f"{label}: seeding {args.rooms + 1} rooms in {workdir}")
+    world = await build_world(workdir / "data", args.rooms)
+    run = Run(label, python, workdir, args)
+    try:
+        run.start_server(workdir / "data")
+        startup = await run.start_agent(world, openai_base)
+        progress(f"{label}: agent ready in {startup:.2f}s")
+        async with (
+            httpx.AsyncClient(
+                base_url=run.base, headers={"X-API-Key": world.person.key}, timeout=30
+            ) as human,
+            httpx.AsyncClient(base_url=run.base, timeout=30) as counter,
+        ):
+            warm = await run.warm_up(human, counter, world)
+            assert run.ps is not None
+            await asyncio.sleep(0.2)
+            rss = run.ps.memory_info().rss
+            progress(f"{label}: warm-up turn done; RSS {rss / 2**20:.1f} MiB")
+            progress(f"{label}: {args.turns} turns in 1 room ...")
+            one = await run.turns(human, counter, world, [world.warm_room], args.turns, "1 room")
+            progress(f"{label}: 1 room: {one['replied']}/{one['turns']} in {one['seconds']}s")
+            progress(f"{label}: {args.multi_turns} turns over {args.rooms} rooms ...")
+            many = await run.turns(
+                human, counter, world, world.rooms, args.multi_turns, f"{args.rooms} rooms"
+            )
+            progress(
+                f"{label}: {args.rooms} rooms: {many['replied']}/{many['turns']}"
+                f" in {many['seconds']}s"
+            )
+            rss_end = run.ps.memory_info().rss
+    finally:
+        run.stop()
+    return {
+        "sdk": label,
+        "python": str(python),
+        "startup_s": round(startup, 3),
+        "rss_mib_after_warmup": round(rss / 2**20, 1),
+        "rss_mib_at_end": round(rss_end / 2**20, 1),
+        "warmup": warm,
+        "one_room": one,
+        "many_rooms": many,
+        "workdir": str(workdir),
+    }
+
+
+def ratio(a: float | None, b: float | None) -> str:
+    if a is None or b is None or not b:
+        return "n/a"
+    return f"{a / b:.2f}"
+
+
+def print_table(ours: dict[str, Any], theirs: dict[str, Any], rooms: int) -> list[dict[str, Any]]:
+    rows: list[tuple[str, float | None, float | None]] = [
+        (
+            "CPU ms/turn, 1 room",
+            ours["one_room"]["cpu_ms_per_turn"],
+            theirs["one_room"]["cpu_ms_per_turn"],
+        ),
+        (
+            f"CPU ms/turn, {rooms} rooms",
+            ours["many_rooms"]["cpu_ms_per_turn"],
+            theirs["many_rooms"]["cpu_ms_per_turn"],
+        ),
+        (
+            "REST calls/turn, 1 room",
+            ours["one_room"]["rest_calls_per_turn"],
+            theirs["one_room"]["rest_calls_per_turn"],
+        ),
+        (
+            f"REST calls/turn, {rooms} rooms",
+            ours["many_rooms"]["rest_calls_per_turn"],
+            theirs["many_rooms"]["rest_calls_per_turn"],
+        ),
+        (
+            "server CPU ms/turn, 1 room",
+            ours["one_room"]["server_cpu_ms_per_turn"],
+            theirs["one_room"]["server_cpu_ms_per_turn"],
+        ),
+        ("turns/s, 1 room", ours["one_room"]["turns_per_s"], theirs["one_room"]["turns_per_s"]),
+        (
+            f"turns/s, {rooms} rooms",
+            ours["many_rooms"]["turns_per_s"],
+            theirs["many_rooms"]["turns_per_s"],
+        ),
+        ("start-up s", ours["startup_s"], theirs["startup_s"]),
+        ("RSS MiB after warm-up", ours["rss_mib_after_warmup"], theirs["rss_mib_after_warmup"]),
+        ("RSS MiB at end", ours["rss_mib_at_end"], theirs["rss_mib_at_end"]),
+    ]
+    print(f"\n{'measure':<26} | {'ours':>9} | {'band-sdk':>9} | {'ours/them':>9}")
+    print("-" * 62)
+    out = []
+    for name, a, b in rows:
+        print(f"{name:<26} | {a!s:>9} | {b!s:>9} | {ratio(a, b):>9}")
+        out.append(
+            {
+                "measure": name,
+                "ours": a,
+                "band_sdk": b,
+                "ratio": None if ratio(a, b) == "n/a" else float(ratio(a, b)),
+            }
+        )
+    for label, r in (("ours", ours), ("band-sdk", theirs)):
+        print(f"\nREST calls from {label}'s key, 1-room phase ({r['one_room']['turns']} turns):")
+        for route, n in sorted(r["one_room"]["calls"].items(), key=lambda kv: -kv[1]):
+            print(f"  {n:>5}  {route}")
+    return out
+
+
+async def amain(args: argparse.Namespace) -> None:
+    print("band-sdk 6.0.1 interpreter:", flush=True)
+    official = ensure_official_python()
+    ours_python = Path(sys.executable)
+    results: dict[str, dict[str, Any]] = {}
+    with serve_fake_models() as fake:
+        progress(f"fake OpenAI endpoint at {fake.openai_base_url} (zero latency, default policy)")
+        for label, python in (("ours", ours_python), ("band-sdk", official)):
+            print(f"{label} ({python}):", flush=True)
+            results[label] = await bench_sdk(label, python, fake.openai_base_url, args)
+    rows = print_table(results["ours"], results["band-sdk"], args.rooms)
+    cpu = (
+        results["ours"]["one_room"]["cpu_ms_per_turn"]
+        / results["band-sdk"]["one_room"]["cpu_ms_per_turn"]
+    )
+    calls_ok = all(
+        results["ours"][p]["rest_calls_per_turn"] <= results["band-sdk"][p]["rest_calls_per_turn"]
+        for p in ("one_room", "many_rooms")
+    )
+    target = {
+        "cpu_at_most_half": cpu <= 0.5,
+        "cpu_ratio_1_room": round(cpu, 3),
+        "rest_calls_not_more": calls_ok,
+    }
+    print(
+        f"\ntarget (issue): CPU/turn <= 0.5x band-sdk -> {target['cpu_at_most_half']} ({cpu:.2f}x);"
+    )
+    print(f"                REST calls/turn <= band-sdk -> {calls_ok}")
+    RESULTS.mkdir(exist_ok=True)
+    out = RESULTS / "sdk_overhead.json"
+    payload = {
+        "config": {**vars(args), "cpus": os.cpu_count()},
+        "rows": rows,
+        "target": target,
+        "runs": results,
+    }
+    out.write_text(json.dumps(payload, indent=2))
+    print(f"wrote {out}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--turns", type=int, default=40, help="mentions in the 1-room phase")
+    parser.add_argument(
+        "--multi-turns", type=int, default=100, help="mentions in the many-room phase"
+    )
+    parser.add_argument("--rooms", type=int, default=50, help="rooms in the many-room phase")
+    parser.add_argument("--timeout", type=float, default=180.0, help="seconds to wait per phase")
+    parser.add_argument(
+        "--logging",
+        choices=("sdk", "warning"),
+        default="sdk",
+        help="agent logging: the SDK's configure_logging() (as the seed) or plain WARNING",
+    )
+    asyncio.run(amain(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,33 @@
+"""Framework adapters shipped with the SDK, imported lazily (PEP 562).
+
+``from band.adapters import ParlantAdapter`` loads only the Parlant adapter module, so
+importing ``band.adapters`` never pulls in a framework a deployment does not use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .parlant import ParlantAdapter, ParlantAdapterConfig
+
+__all__ = ["ParlantAdapter", "ParlantAdapterConfig"]
+
+_EXPORTS: dict[str, str] = {
+    "ParlantAdapter": "band.adapters.parlant",
+    "ParlantAdapterConfig": "band.adapters.parlant",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _EXPORTS.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'band.adapters' has no attribute '{name}'")
+    value = getattr(importlib.import_module(module_name), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

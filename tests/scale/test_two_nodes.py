@@ -1,0 +1,124 @@
+"""Two platform nodes on one PostgreSQL database and one Redis behave like one platform."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+import pytest
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+from band_server.services import accounts
+
+from .nodes import Node
+
+TIMEOUT = 5.0
+
+
+class Phx:
+    """The smallest Phoenix v2 client: join a topic, read the next push of an event."""
+
+    def __init__(self, ws: ClientConnection) -> None:
+        self.ws = ws
+        self.ref = 0
+
+    async def join(self, topic: str) -> None:
+        self.ref += 1
+        ref = str(self.ref)
+        await self.ws.send(json.dumps([ref, ref, topic, "phx_join", {}]))
+        reply = await self.next_event("phx_reply")
+        assert reply[1] == ref and reply[4]["status"] == "ok", reply
+
+    async def next_event(self, event: str) -> list[Any]:
+        """The next frame with this event name; other frames are skipped."""
+        while True:
+            frame = json.loads(await asyncio.wait_for(self.ws.recv(), TIMEOUT))
+            if frame[3] == event:
+                return list(frame)
+
+
+@asynccontextmanager
+async def socket(node: Node, key: str, **query: str) -> AsyncIterator[Phx]:
+    url = f"{node.ws_url}?{urlencode({'vsn': '2.0.0', **query})}"
+    async with connect(url, additional_headers={"x-api-key": key}, proxy=None) as ws:
+        yield Phx(ws)
+
+
+@dataclass
+class World:
+    user_key: str
+    agent_id: str
+    agent_key: str
+    agent_handle: str
+    room_id: str
+
+
+async def make_world(a: Node) -> World:
+    """Alice (made through the services), her agent and a room (made over REST on node A)."""
+    async with a.platform.db.write() as session:
+        _, user_key = await accounts.create_user(session, name="Alice", handle="alice")
+    h = {"X-API-Key": user_key}
+    async with httpx.AsyncClient(base_url=a.url, headers=h) as c:
+        r = await c.post(
+            "/api/v1/me/agents/register",
+            json={"agent": {"name": "Echo", "description": "Echoes what it hears"}},
+        )
+        assert r.status_code == 201, r.text
+        agent, key = r.json()["data"]["agent"], r.json()["data"]["credentials"]["api_key"]
+        room = (await c.post("/api/v1/me/chats", json={"chat": {"title": "Scale"}})).json()
+        room_id = room["data"]["id"]
+        r = await c.post(
+            f"/api/v1/me/chats/{room_id}/participants",
+            json={"participant": {"participant_id": agent["id"]}},
+        )
+        assert r.status_code == 201, r.text
+    return World(user_key, agent["id"], key, agent["handle"], room_id)
+
+
+async def test_message_posted_on_a_reaches_agent_socket_on_b(two_nodes: tuple[Node, Node]) -> None:
+    a, b = two_nodes
+    w = await make_world(a)
+    topic = f"chat_room:{w.room_id}"
+    async with socket(b, w.agent_key, agent_id=w.agent_id) as agent:
+        await agent.join(topic)
+        async with httpx.AsyncClient(base_url=a.url) as c:
+            r = await c.post(
+                f"/api/v1/me/chats/{w.room_id}/messages",
+                json={"message": {"content": f"@{w.agent_handle} hello from A"}},
+                headers={"X-API-Key": w.user_key},
+            )
+        assert r.status_code == 201, r.text
+        push = await agent.next_event("message_created")
+        assert push[2] == topic
+        assert push[4]["id"] == r.json()["data"]["id"]
+        assert "hello from A" in push[4]["content"]
+        # Exactly once: the broadcast went through Redis once, not also straight to the hub.
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(agent.ws.recv(), 0.5)
+
+
+async def test_agent_socket_on_b_supersedes_its_socket_on_a(two_nodes: tuple[Node, Node]) -> None:
+    a, b = two_nodes
+    w = await make_world(a)
+    control = f"agent_control:{w.agent_id}"
+    async with socket(a, w.agent_key, agent_id=w.agent_id) as old:
+        await old.join(control)
+        async with socket(b, w.agent_key, agent_id=w.agent_id) as new:
+            push = await old.next_event("supersede")
+            assert push[2] == control
+            assert push[4]["reason"] == "superseded" and push[4]["retryable"] is False
+            with pytest.raises(ConnectionClosed) as closed:
+                await asyncio.wait_for(old.ws.recv(), TIMEOUT)
+            assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+            # The new socket on B is live and was not told to go away.
+            await new.join(control)
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(new.ws.recv(), 0.3)
+    assert not a.platform.hub.is_online(w.agent_id)
