@@ -180,8 +180,8 @@ async def test_server_kill_9_and_restart_answers_every_mention_once(
         await answered(alice, world, {before: before_id})
 
         # Acknowledged (2xx) just before the crash, so the agent is inside its turn when the
-        # server dies. Its reply POST fails for longer than the SDK's bounded REST retries
-        # (~4 s) whenever the restart is slow, and then the turn fails: at most once.
+        # server dies. The SDK waits the outage out (one Idempotency-Key across retries), so
+        # the reply lands once the server is back, exactly once.
         inflight = token("inflight")
         inflight_id = await alice.say(world.room_id, f"{mention} {inflight}", world.agent_id)
         await until(
@@ -205,7 +205,7 @@ async def test_server_kill_9_and_restart_answers_every_mention_once(
             )
             return state if state[1] in {"processed", "failed"} else None
 
-        settled = await until(inflight_settled, within=15, what="the in-flight turn to settle")
+        settled = await until(inflight_settled, within=60, what="the in-flight turn to settle")
         await asyncio.sleep(1.0)  # room for a duplicate to show up
         counts = {tok: await replies_to(alice, world, tok) for tok in (before, after)}
         assert counts == {before: 1, after: 1}, counts
@@ -214,7 +214,7 @@ async def test_server_kill_9_and_restart_answers_every_mention_once(
             await delivery_status(alice, world, inflight_id),
         )
         assert final == settled
-        assert final in {(1, "processed"), (0, "failed")}, final
+        assert final == (1, "processed"), final
         assert adapter.seen.count(inflight_id) == 1
         assert agent.is_running
     finally:

@@ -96,9 +96,38 @@ async def test_connection_errors_raise_band_connection_error() -> None:
         raise httpx.ConnectError("refused", request=request)
 
     client, seen = make_client(refuse)
+    client.http.outage_window = 0
     with pytest.raises(BandConnectionError):
         await client.get_participants("r1")
     assert len(seen) == 4
+
+
+async def test_an_outage_is_waited_out_with_one_idempotency_key() -> None:
+    calls = 0
+
+    def down_then_up(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        if calls <= 8:
+            raise httpx.ConnectError("refused", request=request)
+        return httpx.Response(201, json={"data": {"id": "m1", "success": True, "recipients": []}})
+
+    client, seen = make_client(down_then_up)
+    sent = await client.post_message("r1", "hi", [{"id": "u1", "handle": "alice"}])
+    assert sent["id"] == "m1"
+    assert len(seen) == 9
+    assert len({r.headers["idempotency-key"] for r in seen}) == 1
+
+
+async def test_an_outage_longer_than_the_window_gives_up() -> None:
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("refused", request=request)
+
+    client, seen = make_client(refuse)
+    client.http.outage_window = 12
+    with pytest.raises(BandConnectionError):
+        await client.get_participants("r1")
+    assert 4 < len(seen) < 12
 
 
 async def test_next_204_is_none() -> None:

@@ -20,6 +20,9 @@ __all__ = ["API_PREFIX", "HttpCore", "error_from_response"]
 
 API_PREFIX = "/api/v1"
 RETRY_STATUSES = frozenset({408, 429})
+# The platform is restarting or unreachable: worth waiting out, not only retrying thrice.
+OUTAGE_STATUSES = frozenset({502, 503, 504})
+OUTAGE_DELAY_CAP = 5.0
 Params = Mapping[str, Any] | None
 
 
@@ -74,8 +77,10 @@ class HttpCore:
     """Sends requests with the agent's key, retrying 408/429/5xx and connection errors.
 
     Retries are bounded (``max_retries``) and each delay honours ``Retry-After`` but never
-    exceeds ``max_retry_delay``. Every mutating POST carries one ``Idempotency-Key`` across
-    its retries, so a retried post cannot land twice on a platform that honours the key.
+    exceeds ``max_retry_delay``. When the platform is unreachable (connection errors, 502-504)
+    the client keeps trying for ``outage_window`` seconds of backoff, so a reply survives a
+    server restart. Every mutating POST carries one ``Idempotency-Key`` across its retries,
+    so a retried post cannot land twice on a platform that honours the key.
     ``request_count`` counts every HTTP attempt sent.
     """
 
@@ -88,9 +93,11 @@ class HttpCore:
         timeout: float = 60.0,
         max_retries: int = 3,
         max_retry_delay: float = 30.0,
+        outage_window: float = 60.0,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.max_retries = max_retries
+        self.outage_window = outage_window
         self.max_retry_delay = max_retry_delay
         self.request_count = 0
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
@@ -131,10 +138,12 @@ class HttpCore:
         """
         headers = {"Idempotency-Key": uuid.uuid4().hex} if method == "POST" else {}
         extra: dict[str, Any] = {} if request_timeout is None else {"timeout": request_timeout}
-        attempts = 1 + (self.max_retries if retry else 0)
-        for attempt in range(attempts):
-            last = attempt == attempts - 1
+        attempt = 0
+        waited = 0.0  # backoff slept while the platform looked down
+        while True:
             self.request_count += 1
+            response: httpx.Response | None = None
+            failure: httpx.TransportError | None = None
             try:
                 response = await self._client.request(
                     method,
@@ -145,16 +154,26 @@ class HttpCore:
                     **extra,
                 )
             except httpx.TransportError as exc:
-                if last:
-                    raise BandConnectionError(f"{method} {path} failed: {exc!r}") from exc
-                await self.sleep(self._delay(attempt, None))
-                continue
-            status = response.status_code
-            if not last and (status in RETRY_STATUSES or status >= 500):
-                await self.sleep(self._delay(attempt, response))
-                continue
+                failure = exc
+            status = response.status_code if response is not None else None
+            outage = failure is not None or status in OUTAGE_STATUSES
+            transient = outage or status in RETRY_STATUSES or (status or 0) >= 500
+            if retry and transient:
+                if attempt < self.max_retries:
+                    delay = self._delay(attempt, response)
+                elif outage and waited < self.outage_window:
+                    delay = min(OUTAGE_DELAY_CAP, self.outage_window - waited)
+                else:
+                    delay = -1.0
+                if delay >= 0:
+                    attempt += 1
+                    if outage:
+                        waited += delay
+                    await self.sleep(delay)
+                    continue
+            if response is None:
+                raise BandConnectionError(f"{method} {path} failed: {failure!r}") from failure
             return response
-        raise AssertionError("unreachable")  # pragma: no cover
 
     async def call(self, method: str, path: str, *, params: Params = None, json: Any = None) -> Any:
         """Send and unwrap ``data``; non-2xx raises ``BandRestError``; 204 returns None."""

@@ -77,6 +77,7 @@ class BandRestClient(SocialCalls):
         timeout: float = 60.0,
         max_retries: int = 3,
         max_retry_delay: float = 30.0,
+        outage_window: float = 60.0,
     ) -> None:
         self.http = HttpCore(
             base_url,
@@ -85,6 +86,7 @@ class BandRestClient(SocialCalls):
             timeout=timeout,
             max_retries=max_retries,
             max_retry_delay=max_retry_delay,
+            outage_window=outage_window,
         )
 
     @property

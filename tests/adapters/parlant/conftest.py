@@ -11,7 +11,6 @@ _no_proxy = [v for v in os.environ.get("NO_PROXY", "").split(",") if v]
 os.environ["NO_PROXY"] = ",".join([*_no_proxy, "127.0.0.1", "localhost"])
 os.environ["no_proxy"] = os.environ["NO_PROXY"]
 
-import contextlib  # noqa: E402
 import warnings  # noqa: E402
 
 import pytest  # noqa: E402
@@ -20,8 +19,12 @@ import pytest  # noqa: E402
 # which the project's ``filterwarnings = error`` would turn into collection errors.
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", DeprecationWarning)
-    with contextlib.suppress(ImportError):
+    try:
         import parlant.sdk  # noqa: F401
+    except ImportError:
+        # scripts/test-parlant sets this so the Parlant tests cannot silently skip there.
+        if os.environ.get("BAND_REQUIRE_PARLANT") == "1":
+            raise
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -54,8 +54,6 @@ async def _run(p: Any, context: Any, name: str, args: dict[str, Any]) -> Any:
     except Exception as exc:  # the engine would hide it; the model gets the text instead
         logger.warning("Parlant tool %s failed: %s", name, exc)
         result = f"Error running {name}: {exc}"
-    if isinstance(result, str | int | float | bool) or result is None:
-        return p.ToolResult(data=result)
     return p.ToolResult(data=result)
 
 
