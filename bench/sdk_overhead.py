@@ -14,6 +14,7 @@ never at once. Measured per SDK:
   hydration), same measures.
 
     .venv/bin/python -m bench.sdk_overhead [--turns 40] [--multi-turns 100] [--rooms 50]
+        [--sdk both|ours|band-sdk] [--profile DIR]   (DIR: py-spy stacks, needs py-spy)
 
 Prints a table and writes bench/results/sdk_overhead.json.
 """
@@ -24,6 +25,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -234,6 +236,7 @@ class Run:
         """Post n mentions round-robin over rooms at once; wait for n replied+acked turns."""
         assert self.ps is not None and self.server_ps is not None
         key = world.agent.key
+        spies = self.start_profilers(what)
         before = await self.counts(counter, key)
         done0 = finished(before)
         cpu0 = cpu_seconds(self.ps)
@@ -263,6 +266,7 @@ class Run:
         elapsed = time.perf_counter() - start
         cpu = cpu_seconds(self.ps) - cpu0
         server_cpu = cpu_seconds(self.server_ps) - server0
+        self.stop_profilers(spies)
         after = await self.counts(counter, key)
         delta = after - before
         calls = sum(delta.values())
@@ -278,6 +282,33 @@ class Run:
             "rest_calls_per_turn": round(calls / max(done, 1), 2),
             "calls": dict(sorted(delta.items())),
         }
+
+    def start_profilers(self, what: str) -> list[subprocess.Popen[bytes]]:
+        """``--profile DIR``: py-spy (collapsed stacks) on the agent and the server for a phase."""
+        if not self.args.profile or what == "warm-up":
+            return []
+        assert self.ps is not None and self.server_ps is not None
+        out_dir = Path(self.args.profile)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        spy = Path(sys.executable).with_name("py-spy")
+        phase = what.replace(" ", "_")
+        spies = []
+        for role, pid in (("agent", self.ps.pid), ("server", self.server_ps.pid)):
+            out = out_dir / f"{self.label}-{phase}-{role}.txt"
+            cmd = [str(spy), "record", "--pid", str(pid), "--format", "raw", "-r", "200"]
+            cmd += ["--nonblocking", "-o", str(out)]
+            spies.append(
+                subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            )
+        time.sleep(0.5)  # let py-spy attach before the phase starts
+        return spies
+
+    @staticmethod
+    def stop_profilers(spies: list[subprocess.Popen[bytes]]) -> None:
+        for spy in spies:
+            spy.send_signal(signal.SIGINT)
+        for spy in spies:
+            spy.wait(timeout=30)
 
     async def warm_up(
         self, human: httpx.AsyncClient, counter: httpx.AsyncClient, world: World
@@ -416,8 +447,16 @@ async def amain(args: argparse.Namespace) -> None:
     with serve_fake_models() as fake:
         progress(f"fake OpenAI endpoint at {fake.openai_base_url} (zero latency, default policy)")
         for label, python in (("ours", ours_python), ("band-sdk", official)):
+            if args.sdk not in ("both", label):
+                continue
             print(f"{label} ({python}):", flush=True)
             results[label] = await bench_sdk(label, python, fake.openai_base_url, args)
+    if args.sdk != "both":
+        for label, r in results.items():
+            for phase in ("one_room", "many_rooms"):
+                shown = {k: v for k, v in r[phase].items() if k != "calls"}
+                print(f"{label} {phase}: {shown}")
+        return
     rows = print_table(results["ours"], results["band-sdk"], args.rooms)
     cpu = (
         results["ours"]["one_room"]["cpu_ms_per_turn"]
@@ -461,6 +500,14 @@ def main() -> None:
         choices=("sdk", "warning"),
         default="sdk",
         help="agent logging: the SDK's configure_logging() (as the seed) or plain WARNING",
+    )
+    parser.add_argument(
+        "--sdk", choices=("both", "ours", "band-sdk"), default="both", help="which SDK(s) to run"
+    )
+    parser.add_argument(
+        "--profile",
+        metavar="DIR",
+        help="record py-spy collapsed stacks of agent and server per phase into DIR",
     )
     asyncio.run(amain(parser.parse_args()))
 

@@ -15,7 +15,7 @@ from .api.human import router as human_router
 from .api.idempotency import IdempotencyMiddleware
 from .config import Settings
 from .context import Platform
-from .fanout.bus import Bus, InProcessBus
+from .fanout.bus import Broadcast, Bus, InProcessBus
 from .realtime.hub import Hub
 from .realtime.socket import router as socket_router
 from .store.db import Database
@@ -45,8 +45,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await upgrade(db.engine)
         hub = Hub()
         bus = make_bus(settings)
-        await bus.start(hub.deliver)
-        app.state.platform = Platform(settings=settings, db=db, bus=bus, hub=hub, started=True)
+        platform = Platform(settings=settings, db=db, bus=bus, hub=hub, started=True)
+
+        async def deliver(broadcast: Broadcast) -> None:
+            platform.auth.observe(broadcast)
+            await hub.deliver(broadcast)
+
+        await bus.start(deliver)
+        app.state.platform = platform
         log.info("platform ready: database=%s bus=%s", db.engine.url.drivername, type(bus).__name__)
         try:
             yield

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .config import Settings
+from .services.auth_cache import AuthCache
 from .services.deliveries import ActivityBoard
 from .store.db import Database
 
@@ -22,3 +23,4 @@ class Platform:
     hub: Hub
     started: bool = field(default=False)
     activity: ActivityBoard = field(default_factory=ActivityBoard)  # agents' "working" flags
+    auth: AuthCache = field(default_factory=AuthCache)  # key -> principal, seconds-long

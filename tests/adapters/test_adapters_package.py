@@ -27,7 +27,12 @@ def test_exports_resolve_without_importing_parlant() -> None:
         "assert 'parlant' not in sys.modules, sorted(m for m in sys.modules if 'parlant' in m)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
-    assert set(adapters.__all__) == {"ParlantAdapter", "ParlantAdapterConfig"}
+    assert set(adapters.__all__) == {
+        "AnthropicAdapter",
+        "OpenAIChatAdapter",
+        "ParlantAdapter",
+        "ParlantAdapterConfig",
+    }
 
 
 @pytest.mark.skipif(HAS_PARLANT, reason="parlant is installed in this environment")

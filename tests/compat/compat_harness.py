@@ -356,6 +356,12 @@ class AgentProcess:
             diagnostics=self.diagnostics,
         )
 
+    def kill9(self) -> None:
+        """SIGKILL: the SDK gets no chance to clean up, exactly like a crash."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
     def stop(self) -> None:
         if self.proc.poll() is not None:
             return
@@ -378,6 +384,7 @@ def start_agent(
     workdir: Path,
     single_instance: bool = True,
     conflict_policy: str = "supersede",
+    extra_env: dict[str, str] | None = None,
 ) -> AgentProcess:
     workdir.mkdir(parents=True, exist_ok=True)
     events = workdir / f"{name}.events.jsonl"
@@ -396,6 +403,7 @@ def start_agent(
         IDLE_RESYNC_SECONDS="3600",
         IDLE_RESYNC_MAX_SECONDS="3600",
         TMPDIR=str(tmp),
+        **(extra_env or {}),
     )
     log = log_path.open("wb")
     proc = subprocess.Popen(
@@ -531,7 +539,7 @@ class World:
     """A running server with a person (alice), two agents (Echo, Other) and two rooms.
 
     `room` holds alice, Echo and Other; `side_room` holds only alice. The official-SDK agent
-    processes always run as Echo (`agent`); Other never connects.
+    processes run as Echo (`agent`) unless `spawn(..., creds=world.other)` runs one as Other.
     """
 
     tmp: Path
@@ -553,18 +561,23 @@ class World:
         *,
         single_instance: bool = True,
         conflict_policy: str = "supersede",
+        creds: AgentCreds | None = None,
+        extra_env: dict[str, str] | None = None,
     ) -> AgentProcess:
+        """Run `script` as Echo (default) or as the agent `creds` names (e.g. `self.other`)."""
         assert self.compat_python is not None, "this test did not request compat_python"
+        who = creds or self.agent
         proc = start_agent(
             self.compat_python,
             script,
             name=name,
             server=self.server,
-            agent_id=self.agent.id,
-            api_key=self.agent.key,
+            agent_id=who.id,
+            api_key=who.key,
             workdir=self.tmp / "agents",
             single_instance=single_instance,
             conflict_policy=conflict_policy,
+            extra_env=extra_env,
         )
         self.agents.append(proc)
         return proc

@@ -10,11 +10,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .anthropic import AnthropicAdapter
+    from .openai_chat import OpenAIChatAdapter
     from .parlant import ParlantAdapter, ParlantAdapterConfig
 
-__all__ = ["ParlantAdapter", "ParlantAdapterConfig"]
+__all__ = ["AnthropicAdapter", "OpenAIChatAdapter", "ParlantAdapter", "ParlantAdapterConfig"]
 
 _EXPORTS: dict[str, str] = {
+    "AnthropicAdapter": "band.adapters.anthropic",
+    "OpenAIChatAdapter": "band.adapters.openai_chat",
     "ParlantAdapter": "band.adapters.parlant",
     "ParlantAdapterConfig": "band.adapters.parlant",
 }

@@ -10,6 +10,8 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS: dict[str, str] = {
+    "AnthropicHistoryConverter": "band.converters.anthropic",
+    "OpenAIChatHistoryConverter": "band.converters.openai_chat",
     "INTERRUPTED_TOOL_TEXT": "band.converters.parsing",
     "ParsedToolCall": "band.converters.parsing",
     "ParsedToolResult": "band.converters.parsing",
@@ -19,6 +21,8 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "INTERRUPTED_TOOL_TEXT",
+    "AnthropicHistoryConverter",
+    "OpenAIChatHistoryConverter",
     "ParsedToolCall",
     "ParsedToolResult",
     "parse_tool_call",
@@ -26,6 +30,8 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from band.converters.anthropic import AnthropicHistoryConverter
+    from band.converters.openai_chat import OpenAIChatHistoryConverter
     from band.converters.parsing import (
         INTERRUPTED_TOOL_TEXT,
         ParsedToolCall,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import json as jsonlib
 import random
 import time
 import uuid
@@ -14,6 +15,7 @@ import httpx
 
 from band.core.exceptions import BandConnectionError
 
+from ._fasthttp import FastHttp, fast_path_allowed
 from .errors import BandRestError
 
 __all__ = ["API_PREFIX", "HttpCore", "error_from_response"]
@@ -101,20 +103,59 @@ class HttpCore:
         self.max_retry_delay = max_retry_delay
         self.request_count = 0
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
-        self._client = httpx.AsyncClient(
-            base_url=self.base_url,
-            headers={"X-API-Key": api_key, "Accept": "application/json"},
-            transport=transport,
-            timeout=timeout,
-        )
+        headers = {"X-API-Key": api_key, "Accept": "application/json"}
+        # The default network path uses the small keep-alive client (far less CPU per
+        # request); a custom transport (tests, in-process platforms) or a proxy uses httpx.
+        self._fast: FastHttp | None = None
+        self._client: httpx.AsyncClient | None = None
+        if transport is None and fast_path_allowed(self.base_url):
+            self._fast = FastHttp(self.base_url, headers, timeout)
+        else:
+            self._client = httpx.AsyncClient(
+                base_url=self.base_url, headers=headers, transport=transport, timeout=timeout
+            )
 
     async def aclose(self) -> None:
         """Close the connection pool."""
-        await self._client.aclose()
+        if self._fast is not None:
+            await self._fast.aclose()
+        if self._client is not None:
+            await self._client.aclose()
 
     @property
     def is_closed(self) -> bool:
-        return self._client.is_closed
+        if self._fast is not None:
+            return self._fast.is_closed
+        return self._client is None or self._client.is_closed
+
+    async def _request(
+        self,
+        method: str,
+        path: str,
+        params: dict[str, Any] | None,
+        json: Any,
+        headers: dict[str, str],
+        timeout: float | None,  # noqa: ASYNC109
+    ) -> httpx.Response:
+        if self._fast is not None:
+            content = None
+            if json is not None:
+                content = jsonlib.dumps(
+                    json, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+                ).encode()
+            return await self._fast.request(
+                method,
+                API_PREFIX + path,
+                params=params,
+                content=content,
+                headers=headers,
+                timeout=timeout,
+            )
+        assert self._client is not None
+        extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
+        return await self._client.request(
+            method, API_PREFIX + path, params=params, json=json, headers=headers, **extra
+        )
 
     def _delay(self, attempt: int, response: httpx.Response | None) -> float:
         hinted = _parse_retry_after(response) if response is not None else None
@@ -137,7 +178,7 @@ class HttpCore:
         Raises ``BandConnectionError`` when the platform stays unreachable.
         """
         headers = {"Idempotency-Key": uuid.uuid4().hex} if method == "POST" else {}
-        extra: dict[str, Any] = {} if request_timeout is None else {"timeout": request_timeout}
+        query = _drop_none(params)
         attempt = 0
         waited = 0.0  # backoff slept while the platform looked down
         while True:
@@ -145,14 +186,7 @@ class HttpCore:
             response: httpx.Response | None = None
             failure: httpx.TransportError | None = None
             try:
-                response = await self._client.request(
-                    method,
-                    API_PREFIX + path,
-                    params=_drop_none(params),
-                    json=json,
-                    headers=headers,
-                    **extra,
-                )
+                response = await self._request(method, path, query, json, headers, request_timeout)
             except httpx.TransportError as exc:
                 failure = exc
             status = response.status_code if response is not None else None

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import inspect
+import json
+import weakref
 from typing import Any
 
 from pydantic import BaseModel
@@ -26,14 +29,39 @@ def _strip(node: Any) -> Any:
     return node
 
 
-def model_parameters(model: type[BaseModel]) -> dict[str, Any]:
-    """The model's JSON schema without the top-level title and numeric bounds."""
+# Generating a pydantic JSON schema costs ~0.3 ms per model; tools ask for schemas every
+# turn, so each model's result is kept (as JSON text: a decode is a cheap fresh deep copy).
+_PARAMETERS: weakref.WeakKeyDictionary[type[BaseModel], str | dict[str, Any]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _build_parameters(model: type[BaseModel]) -> dict[str, Any]:
     schema = model.model_json_schema(by_alias=False)
     schema.pop("title", None)
     schema.pop("description", None)
     schema.setdefault("properties", {})
     result: dict[str, Any] = _strip(schema)
     return result
+
+
+def model_parameters(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema without the top-level title and numeric bounds.
+
+    Computed once per model class; every call returns a fresh copy the caller may mutate.
+    """
+    cached = _PARAMETERS.get(model)
+    if cached is None:
+        built = _build_parameters(model)
+        try:
+            cached = json.dumps(built)
+        except (TypeError, ValueError):
+            cached = built  # not JSON text (exotic defaults): fall back to deep copies
+        _PARAMETERS[model] = cached
+    if isinstance(cached, str):
+        result: dict[str, Any] = json.loads(cached)
+        return result
+    return copy.deepcopy(cached)
 
 
 def model_description(model: type[BaseModel]) -> str:

@@ -28,8 +28,11 @@ async def current_principal(
     cached: Principal | None = getattr(request.state, "principal", None)
     if cached is not None:
         return cached
-    async with platform.db.read() as session:
-        principal = await authenticate(session, x_api_key)
+    principal = platform.auth.get(x_api_key) if x_api_key else None
+    if principal is None:
+        async with platform.db.read() as session:
+            principal = await authenticate(session, x_api_key)
+        platform.auth.put(x_api_key or "", principal)
     request.state.principal = principal
     return principal
 

@@ -27,7 +27,7 @@ from ..store.models import Delivery, Message, MessageMention, Room
 from .mentions import ResolvedMention, normalise_content, resolve_mentions
 from .paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder, page_of
 from .principals import Principal
-from .rooms import members
+from .rooms import Member, members
 from .unit import UnitOfWork
 from .views import message_view
 
@@ -149,6 +149,7 @@ async def post_message(
     fields: MessageCreateFields,
     *,
     loop_limit: int | None = None,
+    roster: Sequence[Member] | None = None,
 ) -> MessageSentResponse:
     """Post a text message: the message, its mentions and one delivery per mentioned agent.
 
@@ -167,7 +168,8 @@ async def post_message(
             status_code=422,
             details={"/message/attachment_ids/0": ["is not a file in this room"]},
         )
-    roster = await members(uow.session, room.id)
+    if roster is None:
+        roster = await members(uow.session, room.id)
     resolved = resolve_mentions(sender.id, roster, fields.mentions)
     routed = [m for m in resolved if m.routes]
     if sender.is_agent and not routed:

@@ -37,4 +37,4 @@ async def post_as_person(
     ]
     if extra:
         fields = fields.model_copy(update={"mentions": [*fields.mentions, *extra]})
-    return await post_message(uow, person, room, fields)
+    return await post_message(uow, person, room, fields, roster=roster)

@@ -79,8 +79,17 @@ async def is_member(session: AsyncSession, room_id: str, principal_id: str) -> b
 
 async def room_for(session: AsyncSession, principal: Principal, room_id: str) -> Room:
     """The room if the caller participates in it; otherwise 404 (never reveal it exists)."""
-    room = await get_room(session, room_id)
-    if not await is_member(session, room_id, principal.id):
+    room: Room | None = await session.scalar(
+        select(Room)
+        .join(Participant, Participant.room_id == Room.id)
+        .where(
+            Room.id == room_id,
+            Room.deleted_at.is_(None),
+            Participant.participant_id == principal.id,
+            Participant.status == "active",
+        )
+    )
+    if room is None:
         raise NotFound("Chat room not found")
     return room
 
@@ -118,25 +127,25 @@ async def resolve_identity(
 
 
 async def members(session: AsyncSession, room_id: str) -> list[Member]:
-    parts = list(
-        await session.scalars(
-            select(Participant)
-            .where(Participant.room_id == room_id, Participant.status == "active")
-            .order_by(Participant.created_at, Participant.id)
+    """Active participants with the identity each stands for, in joining order (one query)."""
+    rows = await session.execute(
+        select(Participant, Agent, User)
+        .outerjoin(
+            Agent,
+            (Participant.participant_type == "Agent") & (Agent.id == Participant.participant_id),
         )
+        .outerjoin(
+            User, (Participant.participant_type == "User") & (User.id == Participant.participant_id)
+        )
+        .where(Participant.room_id == room_id, Participant.status == "active")
+        .order_by(Participant.created_at, Participant.id)
     )
-    agent_ids = [p.participant_id for p in parts if p.participant_type == "Agent"]
-    user_ids = [p.participant_id for p in parts if p.participant_type == "User"]
-    agents = {a.id: a for a in await session.scalars(select(Agent).where(Agent.id.in_(agent_ids)))}
-    users = {u.id: u for u in await session.scalars(select(User).where(User.id.in_(user_ids)))}
     out: list[Member] = []
-    for p in parts:
-        if p.participant_type == "Agent" and p.participant_id in agents:
-            a = agents[p.participant_id]
-            out.append(Member(p, a.name, a.handle, a.description))
-        elif p.participant_id in users:
-            u = users[p.participant_id]
-            out.append(Member(p, u.name, u.handle, None))
+    for p, agent, user in rows:
+        if agent is not None:
+            out.append(Member(p, agent.name, agent.handle, agent.description))
+        elif user is not None:
+            out.append(Member(p, user.name, user.handle, None))
     return out
 
 

@@ -3,10 +3,15 @@
 Its readiness check talks to ``localhost`` through httpx, so a proxy must not see it.
 """
 
+import atexit
 import os
+import shutil
 import tempfile
 
-os.environ.setdefault("PARLANT_HOME", tempfile.mkdtemp(prefix="band-parlant-home-"))
+if "PARLANT_HOME" not in os.environ:
+    _home = tempfile.mkdtemp(prefix="band-parlant-home-")
+    os.environ["PARLANT_HOME"] = _home
+    atexit.register(shutil.rmtree, _home, ignore_errors=True)
 _no_proxy = [v for v in os.environ.get("NO_PROXY", "").split(",") if v]
 os.environ["NO_PROXY"] = ",".join([*_no_proxy, "127.0.0.1", "localhost"])
 os.environ["no_proxy"] = os.environ["NO_PROXY"]

@@ -1,0 +1,137 @@
+"""``AnthropicAdapter``: Band rooms on the Anthropic Messages API, with its own tool loop
+(``tool_use`` / ``tool_result`` blocks). The loop itself lives in :mod:`band.adapters._loop`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Unpack
+
+from band.converters.anthropic import AnthropicHistoryConverter
+from band.core.protocols import HistoryConverter
+from band.core.types import FeatureKwargs, TurnUsage
+from band.runtime.custom_tools import CustomToolDef
+
+from ._loop import Messages, ModelCall, ModelTurn, ToolLoopAdapter, ToolOutcome
+
+if TYPE_CHECKING:
+    from anthropic import AsyncAnthropic
+
+__all__ = ["AnthropicAdapter"]
+
+INSTALL_HINT = "AnthropicAdapter needs anthropic: pip install 'openband[anthropic]'"
+
+
+def _new_client() -> AsyncAnthropic:
+    try:
+        from anthropic import AsyncAnthropic
+    except ImportError:
+        raise ImportError(INSTALL_HINT) from None
+    return AsyncAnthropic()
+
+
+def _usage(usage: Any) -> TurnUsage:
+    if usage is None:
+        return TurnUsage()
+    return TurnUsage(
+        input_tokens=getattr(usage, "input_tokens", 0) or 0,
+        output_tokens=getattr(usage, "output_tokens", 0) or 0,
+        cache_read_tokens=getattr(usage, "cache_read_input_tokens", 0) or 0,
+        cache_write_tokens=getattr(usage, "cache_creation_input_tokens", 0) or 0,
+    )
+
+
+def _turn(message: Any) -> ModelTurn:
+    """Read a Messages API answer; every block is kept for replay (thinking signatures too)."""
+    text: list[str] = []
+    thinking: list[str] = []
+    calls: list[ModelCall] = []
+    blocks: list[dict[str, Any]] = []
+    for block in message.content:
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            if not block.text:
+                continue  # the API refuses empty text blocks on replay
+            text.append(block.text)
+        elif kind == "thinking":
+            thinking.append(block.thinking)
+        elif kind == "tool_use":
+            args = block.input if isinstance(block.input, dict) else {}
+            calls.append(ModelCall(block.id, block.name, args))
+        blocks.append(block.model_dump(mode="json", exclude_none=True))
+    assistant = {"role": "assistant", "content": blocks} if blocks else None
+    return ModelTurn(
+        "".join(text) or None,
+        tuple(calls),
+        _usage(message.usage),
+        assistant,
+        "\n\n".join(thinking) or None,
+    )
+
+
+class AnthropicAdapter(ToolLoopAdapter):
+    """Runs one Messages API tool loop per Band message, one conversation per room.
+
+    ``client`` defaults to ``AsyncAnthropic()`` (``ANTHROPIC_API_KEY`` /
+    ``ANTHROPIC_BASE_URL``). ``stream=True`` consumes the streamed answer. Thinking blocks
+    and text sent alongside tool calls become ``thought`` events when ``Emit.THOUGHTS`` is on.
+    """
+
+    SCHEMA_FORMAT = "anthropic"
+
+    def __init__(
+        self,
+        model: str = "claude-sonnet-5-5",
+        *,
+        client: AsyncAnthropic | None = None,
+        max_tokens: int = 4096,
+        system_prompt: str | None = None,
+        custom_section: str = "",
+        include_base_instructions: bool = True,
+        max_tool_rounds: int = 10,
+        stream: bool = False,
+        additional_tools: Sequence[CustomToolDef] = (),
+        history_converter: HistoryConverter[Messages] | None = None,
+        **features: Unpack[FeatureKwargs],
+    ) -> None:
+        super().__init__(
+            model=model,
+            system_prompt=system_prompt,
+            custom_section=custom_section,
+            include_base_instructions=include_base_instructions,
+            max_tool_rounds=max_tool_rounds,
+            stream=stream,
+            additional_tools=additional_tools,
+            history_converter=history_converter or AnthropicHistoryConverter(),
+            **features,
+        )
+        self.max_tokens = max_tokens
+        self.client = client if client is not None else _new_client()
+
+    def tool_results(self, outcomes: Sequence[ToolOutcome]) -> Messages:
+        blocks: list[dict[str, Any]] = []
+        for outcome in outcomes:
+            block: dict[str, Any] = {
+                "type": "tool_result",
+                "tool_use_id": outcome.call.id,
+                "content": outcome.output,
+            }
+            if outcome.is_error:
+                block["is_error"] = True
+            blocks.append(block)
+        return [{"role": "user", "content": blocks}]
+
+    async def complete(self, messages: Messages, schemas: list[dict[str, Any]]) -> ModelTurn:
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": self.max_tokens,
+            "messages": messages,
+        }
+        if self.system_prompt:
+            kwargs["system"] = self.system_prompt
+        if schemas:
+            kwargs["tools"] = schemas
+        if self.stream:
+            async with self.client.messages.stream(**kwargs) as stream:
+                return _turn(await stream.get_final_message())
+        return _turn(await self.client.messages.create(**kwargs))
