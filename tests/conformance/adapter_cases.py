@@ -53,7 +53,9 @@ def anthropic_call_ids(request: ModelRequest) -> set[str]:
 
 def _openai(stream: bool) -> Factory:
     def build(fake: FakeModel, **features: Any) -> SimpleAdapter[Any]:
-        return OpenAIChatAdapter("fake-model", client=openai_client(fake), stream=stream, **features)
+        return OpenAIChatAdapter(
+            "fake-model", client=openai_client(fake), stream=stream, **features
+        )
 
     return build
 

@@ -12,9 +12,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk"))
 
-from runtime_support import Person  # noqa: E402
-
-from adapter_cases import CASES, AdapterCase  # noqa: E402
+from adapter_cases import CASES, AdapterCase
+from runtime_support import Person
 
 
 @pytest.fixture(params=CASES, ids=[c.id for c in CASES])

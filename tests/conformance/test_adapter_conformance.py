@@ -30,7 +30,9 @@ def _skip(case: AdapterCase, behaviour: str) -> None:
 
 
 @asynccontextmanager
-async def running(live: Any, seeded: Any, adapter: SimpleAdapter[Any], **kw: Any) -> AsyncIterator[None]:
+async def running(
+    live: Any, seeded: Any, adapter: SimpleAdapter[Any], **kw: Any
+) -> AsyncIterator[None]:
     agent = make_agent(live, seeded.agent_id, seeded.agent_key, adapter, **kw)
     await agent.start()
     try:
@@ -53,7 +55,9 @@ async def test_a_mention_gets_one_reply_that_mentions_the_sender(
     async with running(live_server, seeded, case.build(FakeModel())):
         await _ask(alice, room, "hello there", seeded.agent_id)
         listing = await alice.listing(room)
-    replies = [m for m in listing if m["sender_id"] == seeded.agent_id and m["message_type"] == "text"]
+    replies = [
+        m for m in listing if m["sender_id"] == seeded.agent_id and m["message_type"] == "text"
+    ]
     assert len(replies) == 1
     assert "You said: hello there" in replies[0]["content"]
     assert seeded.user_id in json.dumps(replies[0].get("metadata")) + json.dumps(
@@ -104,7 +108,9 @@ async def test_a_restarted_agent_gives_the_model_the_earlier_conversation(
     room = await alice.create_room("History", seeded.agent_id)
     async with running(live_server, seeded, case.build(FakeModel())):
         await _ask(alice, room, "remember the number 7", seeded.agent_id)
-    first_ids = {json.loads(e["content"])["tool_call_id"] for e in await alice.events(room, "tool_call")}
+    first_ids = {
+        json.loads(e["content"])["tool_call_id"] for e in await alice.events(room, "tool_call")
+    }
 
     fake = FakeModel()
     async with running(live_server, seeded, case.build(fake)):
@@ -140,7 +146,10 @@ async def test_two_rooms_at_once_keep_separate_conversations(
         text = " ".join(request.texts("user"))
         assert not ("crimson" in text and "azure" in text)
         assert not ("crimson" in text and "blue" in text)
-    assert any("crimson" in " ".join(r.texts("user")) and "again in red" in " ".join(r.texts("user")) for r in fake.requests)
+    assert any(
+        "crimson" in " ".join(r.texts("user")) and "again in red" in " ".join(r.texts("user"))
+        for r in fake.requests
+    )
 
 
 async def test_leaving_a_room_cleans_it_up(

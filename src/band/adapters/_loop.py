@@ -10,26 +10,20 @@ the system prompt, tool schemas and execution (custom tools first), ``tool_call`
 
 from __future__ import annotations
 
-import json
 import logging
 from abc import abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Unpack
 
 from band.core.delivery import relay_reply
-from band.core.exceptions import BandToolError, RoomExecutionStoppedError
 from band.core.protocols import AgentToolsProtocol, HistoryConverter
 from band.core.simple_adapter import SimpleAdapter
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage, TurnUsage
-from band.runtime.custom_tools import (
-    CustomToolDef,
-    custom_tools_to_schemas,
-    execute_custom_tool,
-    find_custom_tool,
-    is_failure_result,
-)
+from band.runtime.custom_tools import CustomToolDef, custom_tools_to_schemas
 from band.runtime.prompts import render_system_prompt, system_updates
+
+from ._tool_events import UsageTotal, report_tool_call, report_tool_result, run_band_tool
 
 __all__ = ["Messages", "ModelCall", "ModelTurn", "ToolLoopAdapter", "ToolOutcome"]
 
@@ -68,29 +62,6 @@ class ToolOutcome:
     call: ModelCall
     output: str
     is_error: bool
-
-
-@dataclass
-class _UsageTotal:
-    counts: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
-
-    def add(self, usage: TurnUsage) -> None:
-        for i, value in enumerate(
-            (
-                usage.input_tokens,
-                usage.output_tokens,
-                usage.cache_read_tokens,
-                usage.cache_write_tokens,
-            )
-        ):
-            self.counts[i] += value
-
-    def total(self) -> TurnUsage:
-        return TurnUsage(*self.counts)
-
-
-def _as_text(value: Any) -> str:
-    return value if isinstance(value, str) else json.dumps(value, default=str)
 
 
 class ToolLoopAdapter(SimpleAdapter[Messages]):
@@ -181,7 +152,7 @@ class ToolLoopAdapter(SimpleAdapter[Messages]):
         schemas = tools.get_tool_schemas(
             self.SCHEMA_FORMAT, capabilities=self.features.capabilities
         ) + custom_tools_to_schemas(self.additional_tools, self.SCHEMA_FORMAT)
-        usage = _UsageTotal()
+        usage = UsageTotal()
         try:
             await self._loop(msg, tools, messages, schemas, usage)
         finally:
@@ -193,7 +164,7 @@ class ToolLoopAdapter(SimpleAdapter[Messages]):
         tools: AgentToolsProtocol,
         messages: Messages,
         schemas: list[dict[str, Any]],
-        usage: _UsageTotal,
+        usage: UsageTotal,
     ) -> None:
         for _ in range(self.max_tool_rounds):
             turn = await self.complete(messages, schemas)
@@ -214,13 +185,6 @@ class ToolLoopAdapter(SimpleAdapter[Messages]):
 
     # -- events and tools --------------------------------------------------------------------
 
-    async def _report(self, tools: AgentToolsProtocol, kind: str, payload: dict[str, Any]) -> None:
-        """Best effort: a failed event post is logged, never fails the turn."""
-        try:
-            await tools.send_event(json.dumps(payload, default=str), kind)
-        except Exception as exc:
-            logger.warning("Failed to send %s event: %s", kind, exc)
-
     async def _report_thought(self, tools: AgentToolsProtocol, turn: ModelTurn) -> None:
         if Emit.THOUGHTS not in self.features.emit:
             return
@@ -233,38 +197,9 @@ class ToolLoopAdapter(SimpleAdapter[Messages]):
             logger.warning("Failed to send thought event: %s", exc)
 
     async def _run_tool(self, tools: AgentToolsProtocol, call: ModelCall) -> ToolOutcome:
-        report = Emit.TOOL_CALLS in self.features.emit
-        if report:
-            payload = {"name": call.name, "args": call.args, "tool_call_id": call.id}
-            await self._report(tools, "tool_call", payload)
-        outcome = await self._execute(tools, call)
-        if report:
-            result: dict[str, Any] = {
-                "name": call.name,
-                "output": outcome.output,
-                "tool_call_id": call.id,
-            }
-            if outcome.is_error:
-                result["is_error"] = True
-            await self._report(tools, "tool_result", result)
-        return outcome
-
-    async def _execute(self, tools: AgentToolsProtocol, call: ModelCall) -> ToolOutcome:
-        custom = find_custom_tool(self.additional_tools, call.name)
-        try:
-            if custom is not None:
-                value = await execute_custom_tool(custom, call.args, turn=tools.turn)
-                return ToolOutcome(call, _as_text(value), is_failure_result(value))
-            structured = getattr(tools, "execute_tool_call_structured", None)
-            if structured is not None:
-                result = await structured(call.name, call.args)
-                return ToolOutcome(call, _as_text(result.value), not result.ok)
-            value = await tools.execute_tool_call(call.name, call.args)
-            return ToolOutcome(call, _as_text(value), is_failure_result(value))
-        except RoomExecutionStoppedError:
-            raise
-        except (BandToolError, ValueError) as exc:
-            return ToolOutcome(call, f"Error: {exc}", True)
-        except Exception as exc:  # a custom handler's bug is the model's problem to hear
-            logger.debug("Tool %s failed", call.name, exc_info=True)
-            return ToolOutcome(call, f"Error executing {call.name}: {exc}", True)
+        await report_tool_call(tools, self.features, call.name, call.args, call.id)
+        output, is_error = await run_band_tool(tools, call.name, call.args, self.additional_tools)
+        await report_tool_result(
+            tools, self.features, call.name, output, call.id, is_error=is_error
+        )
+        return ToolOutcome(call, output, is_error)

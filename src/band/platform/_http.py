@@ -81,7 +81,7 @@ class HttpCore:
     Retries are bounded (``max_retries``) and each delay honours ``Retry-After`` but never
     exceeds ``max_retry_delay``. When the platform is unreachable (connection errors, 502-504)
     the client keeps trying for ``outage_window`` seconds of backoff, so a reply survives a
-    server restart. Every mutating POST carries one ``Idempotency-Key`` across its retries,
+    server restart. Every retryable POST carries one ``Idempotency-Key`` across its retries,
     so a retried post cannot land twice on a platform that honours the key.
     ``request_count`` counts every HTTP attempt sent.
     """
@@ -177,7 +177,11 @@ class HttpCore:
 
         Raises ``BandConnectionError`` when the platform stays unreachable.
         """
-        headers = {"Idempotency-Key": uuid.uuid4().hex} if method == "POST" else {}
+        # The key exists so a retried POST cannot land twice; a request sent once
+        # (``retry=False``, e.g. the activity indicator) needs none, and every key costs
+        # the platform an idempotency record (two extra writes).
+        keyed = method == "POST" and retry
+        headers = {"Idempotency-Key": uuid.uuid4().hex} if keyed else {}
         query = _drop_none(params)
         attempt = 0
         waited = 0.0  # backoff slept while the platform looked down

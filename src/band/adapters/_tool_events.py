@@ -1,0 +1,131 @@
+"""Tool execution and tool/usage reporting shared by every adapter that runs Band tools.
+
+Adapters that run their own loop (:mod:`band.adapters._loop`) and adapters that wrap a
+framework's loop (LangGraph, Pydantic AI) both call these, so a tool call is executed,
+judged and reported the same way everywhere: ``tool_call`` / ``tool_result`` events carry
+the JSON shapes the history converters parse back (:mod:`band.converters.parsing`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from band.core.exceptions import BandToolError, RoomExecutionStoppedError
+from band.core.protocols import AgentToolsProtocol
+from band.core.types import AdapterFeatures, Emit, TurnUsage
+from band.runtime.custom_tools import (
+    CustomToolDef,
+    execute_custom_tool,
+    find_custom_tool,
+    is_failure_result,
+)
+
+__all__ = [
+    "UsageTotal",
+    "as_text",
+    "report_event",
+    "report_tool_call",
+    "report_tool_result",
+    "run_band_tool",
+]
+
+logger = logging.getLogger("band.adapters.tools")
+
+
+def as_text(value: Any) -> str:
+    """A tool result as the text a model sees (JSON for anything but a string)."""
+    return value if isinstance(value, str) else json.dumps(value, default=str)
+
+
+@dataclass
+class UsageTotal:
+    """Token counts summed over the model calls of one turn."""
+
+    counts: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+
+    def add(self, usage: TurnUsage) -> None:
+        for i, value in enumerate(
+            (
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cache_read_tokens,
+                usage.cache_write_tokens,
+            )
+        ):
+            self.counts[i] += value
+
+    def total(self) -> TurnUsage:
+        return TurnUsage(*self.counts)
+
+
+async def report_event(tools: AgentToolsProtocol, kind: str, payload: dict[str, Any]) -> None:
+    """Post a JSON event; best effort: a failed post is logged, never fails the turn."""
+    try:
+        await tools.send_event(json.dumps(payload, default=str), kind)
+    except Exception as exc:
+        logger.warning("Failed to send %s event: %s", kind, exc)
+
+
+async def report_tool_call(
+    tools: AgentToolsProtocol,
+    features: AdapterFeatures,
+    name: str,
+    args: dict[str, Any],
+    call_id: str,
+) -> None:
+    """A ``tool_call`` event ``{"name", "args", "tool_call_id"}`` when TOOL_CALLS is on."""
+    if Emit.TOOL_CALLS in features.emit:
+        payload = {"name": name, "args": args, "tool_call_id": call_id}
+        await report_event(tools, "tool_call", payload)
+
+
+async def report_tool_result(
+    tools: AgentToolsProtocol,
+    features: AdapterFeatures,
+    name: str,
+    output: str,
+    call_id: str,
+    *,
+    is_error: bool = False,
+) -> None:
+    """A ``tool_result`` event ``{"name", "output", "tool_call_id"[, "is_error"]}``."""
+    if Emit.TOOL_CALLS not in features.emit:
+        return
+    payload: dict[str, Any] = {"name": name, "output": output, "tool_call_id": call_id}
+    if is_error:
+        payload["is_error"] = True
+    await report_event(tools, "tool_result", payload)
+
+
+async def run_band_tool(
+    tools: AgentToolsProtocol,
+    name: str,
+    args: dict[str, Any],
+    custom_tools: Sequence[CustomToolDef] = (),
+) -> tuple[str, bool]:
+    """Run a custom tool (first) or a Band tool; return ``(output text, is_error)``.
+
+    Errors the model can act on come back as text; only a stopped room raises.
+    """
+    custom = find_custom_tool(custom_tools, name)
+    try:
+        if custom is not None:
+            value = await execute_custom_tool(custom, args, turn=tools.turn)
+            return as_text(value), is_failure_result(value)
+        structured = getattr(tools, "execute_tool_call_structured", None)
+        if structured is not None:
+            result = await structured(name, args)
+            return as_text(result.value), not result.ok
+        value = await tools.execute_tool_call(name, args)
+        return as_text(value), is_failure_result(value)
+    except RoomExecutionStoppedError:
+        raise
+    except (BandToolError, ValueError) as exc:
+        return f"Error: {exc}", True
+    except Exception as exc:  # a custom handler's bug is the model's problem to hear
+        logger.debug("Tool %s failed", name, exc_info=True)
+        return f"Error executing {name}: {exc}", True
