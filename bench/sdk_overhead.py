@@ -143,9 +143,17 @@ def finished(counts: Counter[str]) -> int:
 class Run:
     """One SDK's agent against its own server; every measure taken through this."""
 
-    def __init__(self, label: str, python: Path, workdir: Path, args: argparse.Namespace) -> None:
+    def __init__(
+        self,
+        label: str,
+        python: Path,
+        workdir: Path,
+        args: argparse.Namespace,
+        script: Path = AGENT_SCRIPT,
+    ) -> None:
         self.label = label
         self.python = python
+        self.script = script
         self.workdir = workdir
         self.args = args
         self.port = free_port()
@@ -188,15 +196,18 @@ class Run:
     def _spawn_agent(self, env: dict[str, str], out_path: Path) -> subprocess.Popen[bytes]:
         with out_path.open("wb") as out, (self.workdir / "agent.log").open("wb") as err:
             return subprocess.Popen(
-                [str(self.python), str(AGENT_SCRIPT)],
+                [str(self.python), str(self.script)],
                 stdout=out,
                 stderr=err,
                 env=env,
                 cwd=str(self.workdir),
             )
 
-    async def start_agent(self, world: World, openai_base: str) -> float:
-        """Spawn the agent; seconds from spawn to its BENCH_READY line."""
+    async def start_agent(
+        self, world: World, openai_base: str, within: float = 60.0, **extra_env: str
+    ) -> float:
+        """Spawn the agent (``extra_env`` added to its environment); seconds from spawn to
+        its BENCH_READY line, waiting at most ``within`` seconds."""
         tmp = self.workdir / "tmp"
         tmp.mkdir(exist_ok=True)
         env = clean_env(
@@ -209,12 +220,13 @@ class Run:
             OPENAI_BASE_URL=openai_base,
             OPENAI_API_KEY="fake",
             TMPDIR=str(tmp),
+            **extra_env,
         )
         out_path = self.workdir / "agent.out"
         t0 = time.time()
         self.agent = self._spawn_agent(env, out_path)
         self.ps = psutil.Process(self.agent.pid)
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + within
         while time.monotonic() < deadline:
             for line in out_path.read_text().splitlines():
                 if line.startswith("BENCH_READY "):

@@ -29,9 +29,11 @@ def test_exports_resolve_without_importing_parlant() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
     assert set(adapters.__all__) == {
         "AnthropicAdapter",
+        "LangGraphAdapter",
         "OpenAIChatAdapter",
         "ParlantAdapter",
         "ParlantAdapterConfig",
+        "PydanticAIAdapter",
     }
 
 

@@ -75,3 +75,8 @@ CASES: list[AdapterCase] = [
     AdapterCase("anthropic", _anthropic(False), anthropic_call_ids),
     AdapterCase("anthropic-stream", _anthropic(True), anthropic_call_ids),
 ]
+
+# Framework-wrapping adapters join only where their framework is installed (own venvs).
+from framework_cases import framework_cases  # noqa: E402
+
+CASES.extend(framework_cases())

@@ -11,16 +11,27 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .anthropic import AnthropicAdapter
+    from .langgraph import LangGraphAdapter
     from .openai_chat import OpenAIChatAdapter
     from .parlant import ParlantAdapter, ParlantAdapterConfig
+    from .pydantic_ai import PydanticAIAdapter
 
-__all__ = ["AnthropicAdapter", "OpenAIChatAdapter", "ParlantAdapter", "ParlantAdapterConfig"]
+__all__ = [
+    "AnthropicAdapter",
+    "LangGraphAdapter",
+    "OpenAIChatAdapter",
+    "ParlantAdapter",
+    "ParlantAdapterConfig",
+    "PydanticAIAdapter",
+]
 
 _EXPORTS: dict[str, str] = {
     "AnthropicAdapter": "band.adapters.anthropic",
+    "LangGraphAdapter": "band.adapters.langgraph",
     "OpenAIChatAdapter": "band.adapters.openai_chat",
     "ParlantAdapter": "band.adapters.parlant",
     "ParlantAdapterConfig": "band.adapters.parlant",
+    "PydanticAIAdapter": "band.adapters.pydantic_ai",
 }
 
 

@@ -11,7 +11,9 @@ from typing import TYPE_CHECKING, Any
 
 _EXPORTS: dict[str, str] = {
     "AnthropicHistoryConverter": "band.converters.anthropic",
+    "LangChainHistoryConverter": "band.converters.langchain",
     "OpenAIChatHistoryConverter": "band.converters.openai_chat",
+    "PydanticAIHistoryConverter": "band.converters.pydantic_ai",
     "INTERRUPTED_TOOL_TEXT": "band.converters.parsing",
     "ParsedToolCall": "band.converters.parsing",
     "ParsedToolResult": "band.converters.parsing",
@@ -22,15 +24,18 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "INTERRUPTED_TOOL_TEXT",
     "AnthropicHistoryConverter",
+    "LangChainHistoryConverter",
     "OpenAIChatHistoryConverter",
     "ParsedToolCall",
     "ParsedToolResult",
+    "PydanticAIHistoryConverter",
     "parse_tool_call",
     "parse_tool_result",
 ]
 
 if TYPE_CHECKING:
     from band.converters.anthropic import AnthropicHistoryConverter
+    from band.converters.langchain import LangChainHistoryConverter
     from band.converters.openai_chat import OpenAIChatHistoryConverter
     from band.converters.parsing import (
         INTERRUPTED_TOOL_TEXT,
@@ -39,6 +44,7 @@ if TYPE_CHECKING:
         parse_tool_call,
         parse_tool_result,
     )
+    from band.converters.pydantic_ai import PydanticAIHistoryConverter
 
 
 def __getattr__(name: str) -> Any:

@@ -1,0 +1,280 @@
+"""``LangGraphAdapter``: Band rooms on a LangGraph agent; LangGraph runs the tool loop.
+
+Each room is a LangGraph thread (``thread_id`` = room id) whose state lives in the
+checkpointer. The system prompt and the converted room history go into a thread only while
+its checkpoint is empty, so a restarted agent with a fresh checkpointer picks the
+conversation up from the room. Tool and usage events are read off ``astream_events``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, Unpack
+
+from band.core.protocols import AgentToolsProtocol, HistoryConverter
+from band.core.simple_adapter import SimpleAdapter
+from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage, TurnUsage
+from band.runtime.custom_tools import CustomToolDef
+from band.runtime.prompts import render_system_prompt, system_updates
+
+from ._tool_events import UsageTotal, as_text, report_tool_call, report_tool_result
+
+try:
+    from langchain_core.messages import (
+        BaseMessage,
+        HumanMessage,
+        SystemMessage,
+        ToolMessage,
+    )
+    from langchain_core.tools import BaseTool
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.graph import END, START, MessagesState, StateGraph
+    from langgraph.prebuilt import ToolNode, tools_condition
+except ImportError:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "LangGraphAdapter needs LangGraph: pip install 'openband[langgraph]'"
+    ) from None
+
+from band.converters.langchain import LangChainHistoryConverter
+from band.integrations.langgraph.langchain_tools import schemas_to_langchain
+
+__all__ = ["GraphFactory", "LangGraphAdapter", "build_react_graph"]
+
+logger = logging.getLogger("band.adapters.langgraph")
+NO_REPLY_TOOL = "band_no_reply"
+GraphFactory = Callable[[list[BaseTool]], Any]
+"""Builds a compiled graph over the room's tools; compile it with a checkpointer."""
+
+
+def build_react_graph(llm: Any, tools: list[BaseTool], checkpointer: Any = None) -> Any:
+    """A minimal ReAct graph: the model, then its tool calls, until it answers.
+
+    A successful ``band_no_reply`` ends the run: the agent chose to stay silent.
+    """
+    model = llm.bind_tools(tools) if tools else llm
+
+    async def call_model(state: MessagesState) -> dict[str, list[BaseMessage]]:
+        return {"messages": [await model.ainvoke(state["messages"])]}
+
+    def after_tools(state: MessagesState) -> str:
+        for message in reversed(state["messages"]):
+            if not isinstance(message, ToolMessage):
+                break
+            if message.name == NO_REPLY_TOOL and message.status != "error":
+                return END
+        return "model"
+
+    builder = StateGraph(MessagesState)
+    builder.add_node("model", call_model)
+    builder.add_node("tools", ToolNode(tools))
+    builder.add_edge(START, "model")
+    builder.add_conditional_edges("model", tools_condition)
+    builder.add_conditional_edges("tools", after_tools)
+    return builder.compile(checkpointer=checkpointer)
+
+
+def _usage(message: Any) -> TurnUsage:
+    meta = getattr(message, "usage_metadata", None) or {}
+    details = meta.get("input_token_details") or {}
+    return TurnUsage(
+        input_tokens=int(meta.get("input_tokens") or 0),
+        output_tokens=int(meta.get("output_tokens") or 0),
+        cache_read_tokens=int(details.get("cache_read") or 0),
+        cache_write_tokens=int(details.get("cache_creation") or 0),
+    )
+
+
+class _ToolEvents:
+    """Turns one run's ``astream_events`` into tool_call / tool_result events and usage.
+
+    Calls are reported when the model asks for them (with the model's call ids); each
+    tool run is matched to its call by the ``ToolMessage`` it returns, else by name.
+    """
+
+    def __init__(self, adapter: LangGraphAdapter, tools: AgentToolsProtocol) -> None:
+        self.adapter = adapter
+        self.tools = tools
+        self.usage = UsageTotal()
+        self.pending: list[tuple[str, str]] = []
+        self.runs: dict[str, str] = {}
+
+    async def handle(self, event: dict[str, Any]) -> None:
+        kind, data = event.get("event"), event.get("data") or {}
+        if kind == "on_chat_model_end":
+            await self._model_end(data.get("output"))
+        elif kind == "on_tool_start":
+            await self._tool_start(event, data)
+        elif kind in ("on_tool_end", "on_tool_error"):
+            await self._tool_end(event, data, failed=kind == "on_tool_error")
+
+    async def _model_end(self, output: Any) -> None:
+        self.usage.add(_usage(output))
+        for call in getattr(output, "tool_calls", None) or []:
+            call_id = str(call.get("id") or "")
+            if not call_id:
+                continue
+            self.pending.append((call["name"], call_id))
+            args = call.get("args") if isinstance(call.get("args"), dict) else {}
+            await report_tool_call(self.tools, self.adapter.features, call["name"], args, call_id)
+
+    async def _tool_start(self, event: dict[str, Any], data: dict[str, Any]) -> None:
+        name, run_id = str(event.get("name") or ""), str(event.get("run_id") or "")
+        for i, (pending_name, call_id) in enumerate(self.pending):
+            if pending_name == name:
+                del self.pending[i]
+                self.runs[run_id] = call_id
+                return
+        # A tool the graph ran without a model call: its run id stands in for a call id.
+        self.runs[run_id] = run_id
+        args = data.get("input") if isinstance(data.get("input"), dict) else {}
+        await report_tool_call(self.tools, self.adapter.features, name, args, run_id)
+
+    async def _tool_end(self, event: dict[str, Any], data: dict[str, Any], *, failed: bool) -> None:
+        name, run_id = str(event.get("name") or ""), str(event.get("run_id") or "")
+        call_id = self.runs.pop(run_id, run_id)
+        if failed:
+            call_id = str(data.get("tool_call_id") or call_id)
+            output, is_error = f"Error: {data.get('error')}", True
+        else:
+            result = data.get("output")
+            if isinstance(result, ToolMessage):
+                call_id = result.tool_call_id or call_id
+                output, is_error = _content_text(result.content), result.status == "error"
+            else:
+                output, is_error = _content_text(result), False
+        await report_tool_result(
+            self.tools, self.adapter.features, name, output, call_id, is_error=is_error
+        )
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, list):
+        parts = [p.get("text", "") if isinstance(p, dict) else str(p) for p in content]
+        return "".join(p if isinstance(p, str) else as_text(p) for p in parts)
+    return as_text(content)
+
+
+class LangGraphAdapter(SimpleAdapter[list[BaseMessage]]):
+    """Runs a LangGraph agent per Band message, one LangGraph thread per room.
+
+    Give exactly one of:
+
+    * ``llm``: a LangChain chat model; the adapter builds :func:`build_react_graph` over
+      the room's tools each message.
+    * ``graph_factory(tools)``: your own compiled graph over the room's LangChain tools.
+    * ``graph``: a static compiled graph with its own tools; its turns are not judged,
+      since it cannot reach the room's reply tools.
+
+    The model's plain final text is not relayed: replies reach the room only through
+    ``band_send_message``.
+    """
+
+    SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset({Emit.TOOL_CALLS, Emit.USAGE})
+    SUPPORTED_CAPABILITIES: ClassVar[frozenset[Capability]] = frozenset(
+        {Capability.CONTACTS, Capability.MEMORY}
+    )
+
+    def __init__(
+        self,
+        llm: Any = None,
+        *,
+        graph_factory: GraphFactory | None = None,
+        graph: Any = None,
+        checkpointer: Any = None,
+        system_prompt: str | None = None,
+        custom_section: str = "",
+        include_base_instructions: bool = True,
+        recursion_limit: int = 50,
+        additional_tools: Sequence[CustomToolDef] = (),
+        history_converter: HistoryConverter[list[BaseMessage]] | None = None,
+        **features: Unpack[FeatureKwargs],
+    ) -> None:
+        if sum(x is not None for x in (llm, graph_factory, graph)) != 1:
+            raise ValueError("Set exactly one of llm, graph_factory or graph")
+        super().__init__(
+            history_converter=history_converter or LangChainHistoryConverter(), **features
+        )
+        self.llm = llm
+        self.graph_factory = graph_factory
+        self.graph = graph
+        self.checkpointer = checkpointer if checkpointer is not None else InMemorySaver()
+        self.custom_section = custom_section
+        self.include_base_instructions = include_base_instructions
+        self.recursion_limit = recursion_limit
+        self.additional_tools = list(additional_tools)
+        self.system_prompt = system_prompt or ""
+        self._fixed_prompt = system_prompt is not None
+        self._seeded: set[str] = set()
+
+    @property
+    def judges_turns(self) -> bool:
+        return self.graph is None
+
+    async def on_started(self, agent_name: str, agent_description: str) -> None:
+        await super().on_started(agent_name, agent_description)
+        if not self._fixed_prompt:
+            self.system_prompt = render_system_prompt(
+                agent_name=agent_name,
+                agent_description=agent_description,
+                custom_section=self.custom_section,
+                include_base_instructions=self.include_base_instructions,
+                features=self.features,
+            )
+
+    async def on_cleanup(self, room_id: str) -> None:
+        # The checkpointer keeps the thread; only this process forgets it was seeded.
+        self._seeded.discard(room_id)
+
+    def _graph_for(self, tools: AgentToolsProtocol) -> Any:
+        if self.graph is not None:
+            return self.graph
+        schemas = tools.get_openai_tool_schemas(capabilities=self.features.capabilities)
+        lc_tools = schemas_to_langchain(tools, schemas, self.additional_tools)
+        if self.graph_factory is not None:
+            return self.graph_factory(lc_tools)
+        return build_react_graph(self.llm, lc_tools, self.checkpointer)
+
+    async def _thread_is_empty(self, graph: Any, config: dict[str, Any]) -> bool:
+        try:
+            snapshot = await graph.aget_state(config)
+        except ValueError:  # a graph compiled without a checkpointer keeps no thread
+            return True
+        return not (snapshot.values or {}).get("messages")
+
+    async def on_message(
+        self,
+        msg: PlatformMessage,
+        tools: AgentToolsProtocol,
+        history: list[BaseMessage],
+        participants_msg: str | None,
+        contacts_msg: str | None,
+        *,
+        is_session_bootstrap: bool,
+        room_id: str,
+    ) -> None:
+        graph = self._graph_for(tools)
+        config: dict[str, Any] = {
+            "configurable": {"thread_id": room_id},
+            "recursion_limit": self.recursion_limit,
+        }
+        messages: list[BaseMessage] = []
+        if room_id not in self._seeded:
+            if await self._thread_is_empty(graph, config):
+                if self.system_prompt:
+                    messages.append(SystemMessage(content=self.system_prompt))
+                messages.extend(history)
+            self._seeded.add(room_id)
+        # Many providers reject a second system message, so updates are user lines.
+        messages.extend(
+            HumanMessage(content=line) for line in system_updates(participants_msg, contacts_msg)
+        )
+        messages.append(HumanMessage(content=msg.format_for_llm()))
+        events = _ToolEvents(self, tools)
+        try:
+            async for event in graph.astream_events(
+                {"messages": messages}, config=config, version="v2"
+            ):
+                await events.handle(event)
+        finally:
+            await self.emit_usage(tools, events.usage.total())

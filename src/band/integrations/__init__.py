@@ -1,0 +1,4 @@
+"""Glue between Band and agent frameworks, used by the adapters and by hand-built agents.
+
+Each subpackage needs its framework's extra (e.g. ``pip install 'openband[langgraph]'``).
+"""

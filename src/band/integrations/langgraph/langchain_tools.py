@@ -1,0 +1,106 @@
+"""Band room tools as LangChain tools, for LangGraph agents and other LangChain code.
+
+Build them per message, because ``tools`` is bound to the room of the current message::
+
+    lc_tools = agent_tools_to_langchain(tools, features=adapter.features)
+    graph = create_my_graph(llm.bind_tools(lc_tools), lc_tools)
+
+Each tool routes its call back through :func:`band.adapters._tool_events.run_band_tool`, so
+validation, turn effects and error text are those of every other adapter. A failed call
+raises ``ToolException`` inside LangChain, which turns it into an error ``ToolMessage``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from band.core.protocols import AgentToolsProtocol
+from band.core.types import AdapterFeatures, Capability
+from band.runtime.custom_tools import CustomToolDef, custom_tools_to_schemas
+
+try:
+    from langchain_core.tools import StructuredTool, ToolException
+except ImportError:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "band.integrations.langgraph needs LangChain: pip install 'openband[langgraph]'"
+    ) from None
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
+__all__ = ["agent_tools_to_langchain", "schemas_to_langchain"]
+
+
+def _override(
+    capabilities: set[Capability], capability: Capability, value: bool | None, name: str
+) -> None:
+    if value is None:
+        return
+    warnings.warn(
+        f"{name}= is deprecated; pass features=AdapterFeatures(capabilities=...) instead",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    if value:
+        capabilities.add(capability)
+    else:
+        capabilities.discard(capability)
+
+
+def agent_tools_to_langchain(
+    tools: AgentToolsProtocol,
+    *,
+    features: AdapterFeatures | None = None,
+    include_memory_tools: bool | None = None,
+    include_contacts: bool | None = None,
+) -> list[StructuredTool]:
+    """One ``StructuredTool`` per Band tool the room offers for ``features.capabilities``.
+
+    Without ``features`` the room's default set applies (chat + contacts). The two bool
+    keywords are deprecated overrides of the MEMORY and CONTACTS capabilities. A hub room
+    always adds the contact tools (the room decides that, not this function).
+    """
+    capabilities: set[Capability] | None = None
+    if features is not None or include_memory_tools is not None or include_contacts is not None:
+        base = features.capabilities if features is not None else {Capability.CONTACTS}
+        capabilities = set(base)
+        _override(capabilities, Capability.MEMORY, include_memory_tools, "include_memory_tools")
+        _override(capabilities, Capability.CONTACTS, include_contacts, "include_contacts")
+    schemas = tools.get_openai_tool_schemas(capabilities=capabilities)
+    return schemas_to_langchain(tools, schemas)
+
+
+def schemas_to_langchain(
+    tools: AgentToolsProtocol,
+    schemas: Sequence[dict[str, Any]],
+    custom_tools: Sequence[CustomToolDef] = (),
+) -> list[StructuredTool]:
+    """LangChain tools for OpenAI-format ``schemas`` (plus ``custom_tools``), run via ``tools``."""
+    everything = [*schemas, *custom_tools_to_schemas(custom_tools, "openai")]
+    return [_structured_tool(tools, s["function"], custom_tools) for s in everything]
+
+
+def _structured_tool(
+    tools: AgentToolsProtocol, spec: dict[str, Any], custom_tools: Sequence[CustomToolDef]
+) -> StructuredTool:
+    # Imported here: the shared helpers live with the adapters, which import this module.
+    from band.adapters._tool_events import run_band_tool
+
+    name: str = spec["name"]
+
+    async def call(**arguments: Any) -> str:
+        output, is_error = await run_band_tool(tools, name, arguments, custom_tools)
+        if is_error:
+            raise ToolException(output)
+        return output
+
+    coroutine: Callable[..., Awaitable[str]] = call
+    return StructuredTool(
+        name=name,
+        description=spec.get("description") or name,
+        args_schema=spec.get("parameters") or {"type": "object", "properties": {}},
+        coroutine=coroutine,
+        handle_tool_error=True,
+    )
