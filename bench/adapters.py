@@ -139,6 +139,8 @@ async def bench_adapter(
             httpx.AsyncClient(base_url=run.base, timeout=30) as counter,
         ):
             warm = await run.warm_up(human, counter, world)
+            if not warm["complete"]:
+                raise RuntimeError(f"no reply to the warm-up turn; see {workdir / 'agent.log'}")
             progress(f"{spec.label}: warm-up turn in {warm['seconds']}s")
             phases = {}
             for key, rooms, n, what in (
@@ -293,7 +295,7 @@ def main() -> None:
     parser.add_argument(
         "--adapters", default=DEFAULT_ADAPTERS, help=f"comma-separated, of: {', '.join(SPECS)}"
     )
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds to wait per phase")
+    parser.add_argument("--timeout", type=float, default=30.0, help="seconds to wait per phase")
     parser.add_argument(
         "--logging",
         choices=("sdk", "warning"),
