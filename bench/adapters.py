@@ -6,7 +6,7 @@ thinnest adapter. Every other row is one of ``band.adapters`` built by bench/_ad
 against the same zero-latency fake model endpoint (``band.testing.serve_fake_models``, in a
 thread of this process, default policy: answer a mention with ``band_send_message``); Parlant
 answers from ``FakeNLPService`` in its own venv (``.venvs/parlant``, built by
-scripts/test-parlant; never built here), LangGraph and Pydantic AI from ``.venvs/langgraph``
+scripts/test-adapter parlant; never built here), LangGraph and Pydantic AI from ``.venvs/langgraph``
 and ``.venvs/pydantic-ai`` against the fake OpenAI endpoint. Adapters whose venv, class or
 framework is missing are listed as skipped with the reason.
 

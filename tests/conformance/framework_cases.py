@@ -1,7 +1,7 @@
 """Conformance cases of the framework-wrapping adapters, present only where installed.
 
-LangGraph and Pydantic AI live in their own venvs (scripts/test-langgraph,
-scripts/test-pydantic-ai); in any other environment these cases are simply absent.
+LangGraph and Pydantic AI live in their own venvs (scripts/test-adapter langgraph,
+scripts/test-adapter pydantic-ai); in any other environment these cases are simply absent.
 """
 
 from __future__ import annotations

@@ -62,7 +62,7 @@ def build_react_graph(llm: Any, tools: list[BaseTool], checkpointer: Any = None)
             if not isinstance(message, ToolMessage):
                 break
             if message.name == NO_REPLY_TOOL and message.status != "error":
-                return END
+                return str(END)
         return "model"
 
     builder = StateGraph(MessagesState)
@@ -115,7 +115,8 @@ class _ToolEvents:
             if not call_id:
                 continue
             self.pending.append((call["name"], call_id))
-            args = call.get("args") if isinstance(call.get("args"), dict) else {}
+            raw_args = call.get("args")
+            args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
             await report_tool_call(self.tools, self.adapter.features, call["name"], args, call_id)
 
     async def _tool_start(self, event: dict[str, Any], data: dict[str, Any]) -> None:
@@ -127,7 +128,8 @@ class _ToolEvents:
                 return
         # A tool the graph ran without a model call: its run id stands in for a call id.
         self.runs[run_id] = run_id
-        args = data.get("input") if isinstance(data.get("input"), dict) else {}
+        raw_args = data.get("input")
+        args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
         await report_tool_call(self.tools, self.adapter.features, name, args, run_id)
 
     async def _tool_end(self, event: dict[str, Any], data: dict[str, Any], *, failed: bool) -> None:
@@ -230,7 +232,7 @@ class LangGraphAdapter(SimpleAdapter[list[BaseMessage]]):
         if self.graph is not None:
             return self.graph
         schemas = tools.get_openai_tool_schemas(capabilities=self.features.capabilities)
-        lc_tools = schemas_to_langchain(tools, schemas, self.additional_tools)
+        lc_tools: list[BaseTool] = [*schemas_to_langchain(tools, schemas, self.additional_tools)]
         if self.graph_factory is not None:
             return self.graph_factory(lc_tools)
         return build_react_graph(self.llm, lc_tools, self.checkpointer)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from typing import Any, ClassVar, Unpack
+from typing import Any, ClassVar, Unpack, cast
 
 from band.core.delivery import relay_reply
 from band.core.protocols import AgentToolsProtocol, HistoryConverter
@@ -22,7 +22,13 @@ from ._tool_events import report_tool_call, report_tool_result, run_band_tool
 
 try:
     from pydantic_ai import Agent, RunContext, Tool
-    from pydantic_ai.messages import ModelMessage, ModelRequest, UserPromptPart
+    from pydantic_ai.messages import (
+        ModelMessage,
+        ModelRequest,
+        ModelResponse,
+        TextPart,
+        UserPromptPart,
+    )
     from pydantic_ai.models import Model
     from pydantic_ai.toolsets import FunctionToolset
 except ImportError:  # pragma: no cover - depends on the environment
@@ -55,6 +61,13 @@ def _usage(usage: Any) -> TurnUsage:
         cache_read_tokens=count("cache_read_tokens"),
         cache_write_tokens=count("cache_write_tokens"),
     )
+
+
+def _replayable(message: ModelMessage) -> bool:
+    """False for an empty answer: replayed, it would be an assistant turn with no content."""
+    if not isinstance(message, ModelResponse):
+        return True
+    return any(not isinstance(p, TextPart) or p.content.strip() for p in message.parts)
 
 
 class PydanticAIAdapter(SimpleAdapter[list[ModelMessage]]):
@@ -92,7 +105,7 @@ class PydanticAIAdapter(SimpleAdapter[list[ModelMessage]]):
         self.additional_tools = list(additional_tools)
         self.system_prompt = system_prompt or ""
         self._fixed_prompt = system_prompt is not None
-        self.agent: Agent[None, str] | None = None
+        self.agent: Agent[None, str | None] | None = None
         self.rooms: dict[str, list[ModelMessage]] = {}
 
     async def on_started(self, agent_name: str, agent_description: str) -> None:
@@ -106,10 +119,11 @@ class PydanticAIAdapter(SimpleAdapter[list[ModelMessage]]):
                 features=self.features,
             )
         # ``instructions`` are sent with every request and never stored in the history.
+        # ``None`` output: after replying through a tool the model may have nothing to add.
         self.agent = Agent(
             self.llm,
             instructions=self.system_prompt or None,
-            output_type=str,
+            output_type=cast(Any, str | None),  # a union is a TypeForm, not a type
             retries=self.tool_retries,
         )
 
@@ -159,6 +173,6 @@ class PydanticAIAdapter(SimpleAdapter[list[ModelMessage]]):
         result = await self.agent.run(
             msg.format_for_llm(), message_history=history_now, toolsets=[self._toolset(tools)]
         )
-        self.rooms[room_id] = result.all_messages()
+        self.rooms[room_id] = [m for m in result.all_messages() if _replayable(m)]
         await self.emit_usage(tools, _usage(result.usage))
         await relay_reply(tools, result.output, mentions=[msg.sender_id])

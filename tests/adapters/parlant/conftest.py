@@ -27,7 +27,7 @@ with warnings.catch_warnings():
     try:
         import parlant.sdk  # noqa: F401
     except ImportError:
-        # scripts/test-parlant sets this so the Parlant tests cannot silently skip there.
+        # scripts/test-adapter parlant sets this so the Parlant tests cannot silently skip there.
         if os.environ.get("BAND_REQUIRE_PARLANT") == "1":
             raise
 
