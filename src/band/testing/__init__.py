@@ -20,6 +20,8 @@ _EXPORTS: dict[str, str] = {
     "platform_connection_stub": "band.testing.fake_tools",
     "reported_failures": "band.testing.fake_tools",
     "FakePlatform": "band.testing._fake_platform",
+    "Identity": "band.testing.local_platform",
+    "LocalPlatform": "band.testing.local_platform",
     # fake model endpoints (OpenAI Chat Completions + Anthropic Messages)
     "ChatEntry": "band.testing.fake_models",
     "Failure": "band.testing.fake_models",
@@ -49,6 +51,8 @@ __all__ = [
     "FakeModelApp",
     "FakeModelServer",
     "FakePlatform",
+    "Identity",
+    "LocalPlatform",
     "ModelRequest",
     "Reply",
     "ToolCall",
