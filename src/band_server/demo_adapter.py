@@ -11,13 +11,12 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar, Unpack, cast
 
-from band.runtime.prompts import render_system_prompt
-
 from band import Capability, Emit, FeatureKwargs
 from band.core import AgentToolsProtocol, HistoryConverter, SimpleAdapter
 from band.core.delivery import relay_reply
 from band.core.exceptions import BandToolError
 from band.core.types import PlatformMessage
+from band.runtime.prompts import render_system_prompt
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
