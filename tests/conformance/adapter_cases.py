@@ -77,6 +77,6 @@ CASES: list[AdapterCase] = [
 ]
 
 # Framework-wrapping adapters join only where their framework is installed (own venvs).
-from framework_cases import framework_cases  # noqa: E402
+from .framework_cases import framework_cases  # noqa: E402
 
 CASES.extend(framework_cases())

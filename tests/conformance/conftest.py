@@ -12,8 +12,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk"))
 
-from adapter_cases import CASES, AdapterCase
 from runtime_support import Person
+
+from .adapter_cases import CASES, AdapterCase
 
 
 @pytest.fixture(params=CASES, ids=[c.id for c in CASES])

@@ -9,10 +9,10 @@ from __future__ import annotations
 import importlib.util
 from typing import Any
 
-from adapter_cases import AdapterCase, openai_call_ids
-
 from band.core import SimpleAdapter
 from band.testing import FakeModel, openai_client
+
+from .adapter_cases import AdapterCase, openai_call_ids
 
 NO_THOUGHTS = "the framework owns the loop; THOUGHTS is not a supported emit kind"
 

@@ -12,7 +12,6 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
-from adapter_cases import AdapterCase
 from runtime_support import Person, make_agent, session, until, until_status
 
 from band.core import SimpleAdapter
@@ -20,6 +19,8 @@ from band.core.exceptions import BandConfigError
 from band.core.protocols import GENERIC_PROVIDER_FAILURE_MESSAGE
 from band.core.types import Capability, Emit
 from band.testing import FakeModel
+
+from .adapter_cases import AdapterCase
 
 pytestmark = pytest.mark.timeout(60)
 
