@@ -49,6 +49,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
         async def deliver(broadcast: Broadcast) -> None:
             platform.auth.observe(broadcast)
+            platform.rosters.observe(broadcast)
             await hub.deliver(broadcast)
 
         await bus.start(deliver)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from .config import Settings
 from .services.auth_cache import AuthCache
 from .services.deliveries import ActivityBoard
+from .services.roster_cache import RosterCache
 from .store.db import Database
 
 if TYPE_CHECKING:
@@ -24,3 +25,4 @@ class Platform:
     started: bool = field(default=False)
     activity: ActivityBoard = field(default_factory=ActivityBoard)  # agents' "working" flags
     auth: AuthCache = field(default_factory=AuthCache)  # key -> principal, seconds-long
+    rosters: RosterCache = field(default_factory=RosterCache)  # rooms and members, hot paths

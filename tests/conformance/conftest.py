@@ -17,6 +17,14 @@ from runtime_support import Person
 from .adapter_cases import CASES, AdapterCase
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # Parlant's dependency tree raises deprecation warnings, which ``error`` would fail on.
+    for item in items:
+        spec = getattr(item, "callspec", None)
+        if spec is not None and getattr(spec.params.get("case"), "id", None) == "parlant":
+            item.add_marker(pytest.mark.filterwarnings("ignore::DeprecationWarning"))
+
+
 @pytest.fixture(params=CASES, ids=[c.id for c in CASES])
 def case(request: pytest.FixtureRequest) -> AdapterCase:
     selected: AdapterCase = request.param

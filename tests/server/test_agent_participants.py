@@ -199,3 +199,24 @@ async def test_activity_in_a_foreign_room_is_404(
     assert r.status_code == 403
     r = await client.post(w.url("/activity"), json={"working": True}, headers=key("nope"))
     assert r.status_code == 401
+
+
+async def test_a_removed_participant_is_refused_at_once_on_the_write_paths(
+    client: httpx.AsyncClient, w: World
+) -> None:
+    """Rooms and rosters are cached for the hot paths; a removal must still bite immediately."""
+    post = {"message": {"content": "hello", "mentions": [{"id": w.alice}]}}
+    warm = await client.post(w.url("/messages"), json=post, headers=key(w.helper_key))
+    assert warm.status_code == 201  # the room is now in the roster cache
+    gone = await client.delete(w.url(f"/participants/{w.helper_id}"), headers=w.echo_key)
+    assert gone.status_code == 200
+
+    again = await client.post(w.url("/messages"), json=post, headers=key(w.helper_key))
+    assert again.status_code == 404
+    event = {"event": {"content": "thinking", "message_type": "thought"}}
+    refused = await client.post(w.url("/events"), json=event, headers=key(w.helper_key))
+    assert refused.status_code == 404
+    mention = {"message": {"content": "hi", "mentions": [{"id": w.helper_id}]}}
+    r = await client.post(w.url("/messages"), json=mention, headers=w.echo_key)
+    assert r.status_code == 422
+    assert r.json()["error"]["message"] == "mentioned_participant_not_in_room"

@@ -29,7 +29,10 @@ __all__ = [
     "FakeNLPService",
     "HashedEmbedder",
     "MinimumTokenizer",
+    "ModelBackedNLPService",
     "ScriptedGenerator",
+    "ScriptedModelError",
+    "interaction_from_prompt",
     "minimal_instance",
 ]
 
@@ -309,3 +312,88 @@ def _validate_loose(schema: type[T], values: dict[str, Any]) -> T:
     data = _minimal_dict(schema)
     data.update(values)
     return schema.model_validate(data)
+
+
+# -- answering drafts from a FakeModel ---------------------------------------------------------
+
+_SPEECH_BLOCK = re.compile(r"\n\n(?=\[[^\]\n]+\]: )")
+_HISTORY_START = re.compile(r"interaction between you and a user: ###\s*\n", re.IGNORECASE)
+
+
+class ScriptedModelError(RuntimeError):
+    """The ``FakeModel`` behind a :class:`ModelBackedNLPService` answered with a failure."""
+
+
+def interaction_from_prompt(prompt: str) -> list[tuple[str, str]]:
+    """``(role, text)`` pairs of the interaction a Parlant draft prompt shows the model.
+
+    Parlant renders the session's events as a list of JSON strings; customer messages
+    become ``user`` and the agent's messages ``assistant``. Other events are left out.
+    """
+    import ast
+    import json
+
+    found = _HISTORY_START.search(prompt)
+    if found is None:
+        return []
+    line = prompt[found.end() :].split("\n###", 1)[0].strip()
+    try:
+        items = ast.literal_eval(line)
+    except (ValueError, SyntaxError):
+        return []
+    out: list[tuple[str, str]] = []
+    for item in items if isinstance(items, list) else []:
+        try:
+            event = json.loads(item)
+        except (TypeError, ValueError):
+            continue
+        if event.get("event_kind") != "message":
+            continue
+        source = event.get("event_source")
+        message = str((event.get("data") or {}).get("message") or "")
+        if source in ("user", "customer"):
+            # one customer message may carry ``[System Update]: ...`` blocks before the speech
+            out.extend(("user", part) for part in _SPEECH_BLOCK.split(message) if part.strip())
+        elif source in ("ai_agent", "human_agent_on_behalf_of_ai_agent"):
+            out.append(("assistant", message))
+    return out
+
+
+class ModelBackedNLPService(FakeNLPService):
+    """A ``FakeNLPService`` whose reply drafts come from a :class:`FakeModel`.
+
+    Each draft prompt becomes one OpenAI-shaped ``ModelRequest`` (the interaction as
+    user/assistant messages, no tools) recorded in ``model.requests``; a text answer is the
+    draft, a ``band_send_message`` call's ``content`` is too, and a ``Failure`` raises
+    :class:`ScriptedModelError`. Parlant retries a failed draft with the same prompt; the
+    retry re-raises without asking the model again, so one turn is one model request.
+    """
+
+    def __init__(self, model: Any, **kwargs: Any) -> None:
+        super().__init__(self._draft, **kwargs)
+        self.model = model
+        self._failed: dict[str, str] = {}
+
+    def _draft(self, prompt: str) -> str:
+        from band.testing._model_script import ChatEntry, Failure, ModelRequest
+
+        if prompt in self._failed:
+            raise ScriptedModelError(self._failed[prompt])
+        entries = tuple(ChatEntry(role, text) for role, text in interaction_from_prompt(prompt))  # type: ignore[arg-type]
+        body = {
+            "model": "parlant-draft",
+            "messages": [{"role": e.role, "content": e.text} for e in entries],
+        }
+        request = ModelRequest("openai", "/v1/chat/completions", {}, body, entries, ())
+        outcome = self.model.answer(request)
+        if isinstance(outcome, Failure):
+            text = f"scripted model failure {outcome.status}: {outcome.message}"
+            self._failed[prompt] = text
+            raise ScriptedModelError(text)
+        if outcome.text:
+            return str(outcome.text)
+        for call in outcome.tool_calls:
+            args = call.arguments if isinstance(call.arguments, Mapping) else {}
+            if call.name == "band_send_message" and args.get("content"):
+                return str(args["content"])
+        return ""

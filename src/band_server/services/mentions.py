@@ -153,4 +153,3 @@ def normalise_content(content: str, mentions: Sequence[ResolvedMention]) -> str:
     return " ".join([*missing, content])
 
 
-_inline_pattern = inline_pattern  # kept for callers that imported the early private name

@@ -2,31 +2,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from band.protocol import MessageSentResponse
 from band.protocol.messages import MentionRef, MessageCreateFields
 
 from ..store.models import Room
-from .mentions import _inline_pattern
+from .mentions import inline_pattern
 from .messages import post_message
 from .principals import Principal
 from .rooms import Member, members
 from .unit import UnitOfWork
 
 
-def mentions_in_text(content: str, roster: list[Member], sender_id: str) -> list[MentionRef]:
+def mentions_in_text(content: str, roster: Sequence[Member], sender_id: str) -> list[MentionRef]:
     """An ``@handle`` written in the text of a person's message that names a participant."""
     return [
         MentionRef(id=m.id, handle=m.handle)
         for m in roster
-        if m.handle and m.id != sender_id and _inline_pattern(m.handle).search(content)
+        if m.handle and m.id != sender_id and inline_pattern(m.handle).search(content)
     ]
 
 
 async def post_as_person(
-    uow: UnitOfWork, person: Principal, room: Room, fields: MessageCreateFields
+    uow: UnitOfWork,
+    person: Principal,
+    room: Room,
+    fields: MessageCreateFields,
+    *,
+    roster: Sequence[Member] | None = None,
 ) -> MessageSentResponse:
     """Post a text message; explicit mentions are optional and ``@handle`` text counts too."""
-    roster = await members(uow.session, room.id)
+    if roster is None:
+        roster = await members(uow.session, room.id)
     known = {m.id for m in fields.mentions if m.id} | {
         (m.handle or "").removeprefix("@").lower() for m in fields.mentions
     }

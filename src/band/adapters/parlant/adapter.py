@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Unpack
 
 from band.core.delivery import DeliveryFailedError, relay_reply
-from band.core.protocols import AgentToolsProtocol, HistoryConverter, generic_provider_failure
+from band.core.protocols import AgentToolsProtocol, HistoryConverter
 from band.core.simple_adapter import SimpleAdapter
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage
+from band.runtime.custom_tools import CustomToolDef
 from band_sdk_core import AgentFailure
 
 from ._require import INSTALL_HINT, parlant_available, require_parlant_sdk
@@ -20,13 +23,15 @@ from .history import ParlantHistoryConverter
 from .replies import wait_for_reply
 from .server import ServerLifecycle
 from .sessions import RoomSessions
-from .tools import build_band_tools, tool_names_for
+from .tools import build_band_tools, build_custom_tools, check_custom_tools, tool_names_for
 
 __all__ = ["ParlantAdapter"]
 
 logger = logging.getLogger("band.adapters.parlant.adapter")
 PROVIDER = "parlant"
 NOT_INITIALIZED = "Parlant Application not initialized"
+CANCEL_REASON = "Band turn stopped"
+CANCEL_WAIT = 10.0
 
 
 class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
@@ -35,6 +40,11 @@ class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
     By default the adapter runs its own Parlant server in-process (``nlp_service`` and
     ``server_options`` configure it). Pass ``server=`` (and optionally ``parlant_agent=``)
     to use a server your process runs; the adapter never stops what it did not start.
+    ``additional_tools`` (``(InputModel, handler)`` pairs) are offered next to the Band
+    tools by every guideline that keeps the default tools.
+
+    An error inside Parlant's engine (e.g. the NLP service failing) fails the turn; the
+    runtime reports it to the room once, like for every other adapter.
     """
 
     SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset()
@@ -48,6 +58,7 @@ class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
         config: ParlantAdapterConfig | None = None,
         *,
         history_converter: HistoryConverter[list[dict[str, Any]]] | None = None,
+        additional_tools: Sequence[CustomToolDef] | None = None,
         nlp_service: Any | None = None,
         server_options: Mapping[str, Any] | None = None,
         server: Any | None = None,
@@ -73,6 +84,8 @@ class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
                 "system_prompt/custom_section shape the adapter-created agent's description; "
                 "they cannot be applied to a caller-provided parlant_agent="
             )
+        self.additional_tools = list(additional_tools or ())
+        check_custom_tools(self.additional_tools)
         if server is None and not parlant_available():
             raise ImportError(INSTALL_HINT)
         options = dict(server_options or {})
@@ -170,6 +183,12 @@ class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
             )
         self._agent = agent
         self._tools = build_band_tools(p, tool_names_for(self.features))
+        self._tools += build_custom_tools(p, self.additional_tools)
+        if self.additional_tools and self._configure is None and not self._guidelines.any_default():
+            logger.warning(
+                "Custom tools are unreachable: no guideline keeps the default tools and there "
+                "is no configure= callback to attach them"
+            )
         await self._guidelines.apply(agent, self._tools)
         if self._configure is not None:
             await self._configure(server, agent)
@@ -179,7 +198,16 @@ class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
 
     async def on_cleanup(self, room_id: str) -> None:
         if self._sessions is not None:
+            session_id = self._sessions.session_of(room_id)
+            if session_id is not None:
+                await self._cancel_processing(session_id)
             self._sessions.forget(room_id)
+
+    async def on_interrupt(self, room_id: str, mode: str) -> None:
+        """The runtime stopped the room's turn: stop Parlant working on it too."""
+        session_id = self._sessions.session_of(room_id) if self._sessions is not None else None
+        if session_id is not None:
+            await self._cancel_processing(session_id)
 
     async def cleanup_all(self) -> None:
         self._sessions = None
@@ -210,8 +238,13 @@ class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
             await tools.send_failure(AgentFailure(PROVIDER, NOT_INITIALIZED))
             raise RuntimeError(NOT_INITIALIZED)
         sender = msg.sender_name or msg.sender_type or "Unknown"
+        session_id: str | None = None
         try:
+            fresh = not self._sessions.known(room_id)
             session_id = await self._sessions.session_for(room_id, sender)
+            if fresh and is_session_bootstrap and history:
+                count = await self._sessions.inject_history(session_id, history)
+                logger.info("Room %s: injected %d history line(s) into Parlant", room_id, count)
             text = _compose(msg, participants_msg, contacts_msg)
             with bind_session_tools(session_id, tools):
                 offset = await self._sessions.post_customer_message(session_id, text)
@@ -242,8 +275,11 @@ class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
                 await relay_reply(tools, reply, mentions=[sender])
         except DeliveryFailedError as exc:
             raise exc.cause from exc
-        except Exception as exc:
-            await tools.send_failure(generic_provider_failure(PROVIDER, exc))
+        except asyncio.CancelledError:
+            # interrupted or stopped by the runtime: Parlant must not answer later
+            if session_id is not None:
+                with contextlib.suppress(BaseException):
+                    await asyncio.shield(self._cancel_processing(session_id))
             raise
 
     async def _cancel_processing(self, session_id: str) -> None:
@@ -252,7 +288,10 @@ class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
             from parlant.core.background_tasks import BackgroundTaskService
 
             service = self.server.container[BackgroundTaskService]
-            await service.cancel(tag=f"process-session({session_id})", reason="Band turn stopped")
+            await asyncio.wait_for(
+                service.cancel(tag=f"process-session({session_id})", reason=CANCEL_REASON),
+                CANCEL_WAIT,
+            )
         except Exception as exc:
             logger.debug("Could not cancel Parlant processing for %s: %s", session_id, exc)
 

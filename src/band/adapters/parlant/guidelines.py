@@ -46,6 +46,10 @@ class GuidelineLedger:
             await parlant_agent.create_guideline(**kwargs)
             self.applied += 1
 
+    def any_default(self) -> bool:
+        """Whether some declared guideline takes the adapter's default tools."""
+        return any(spec.tools is None for spec in self.specs)
+
     def reset(self) -> None:
         """The agent is gone: a fresh one must get every guideline again."""
         self.applied = 0

@@ -1,7 +1,8 @@
 """Waiting for the Parlant agent's reply to one customer message.
 
 Parlant posts the reply as AI-agent ``message`` events; preamble messages (tagged
-``__preamble__``) never count and are never posted. The wait runs in ``poll`` windows
+``__preamble__``) never count and are never posted. An ``error`` status event (the engine
+failed, e.g. the NLP service raised) ends the wait with :class:`ParlantProcessingError`. The wait runs in ``poll`` windows
 up to ``timeout`` and also ends once a guideline's tool already replied in the room.
 """
 
@@ -15,11 +16,15 @@ from typing import Any
 
 from band.core.turn import Turn
 
-__all__ = ["PREAMBLE_TAG", "ReplyOutcome", "wait_for_reply"]
+__all__ = ["PREAMBLE_TAG", "ParlantProcessingError", "ReplyOutcome", "wait_for_reply"]
 
 logger = logging.getLogger("band.adapters.parlant.replies")
 PREAMBLE_TAG = "__preamble__"
 BACKOFF = 0.05
+
+
+class ParlantProcessingError(RuntimeError):
+    """Parlant's engine failed the turn (it posted an ``error`` status event)."""
 
 
 @dataclass
@@ -29,6 +34,16 @@ class ReplyOutcome:
     texts: list[str]
     settled: bool = False
     timed_out: bool = False
+
+
+def _failure_of(event: Any) -> str | None:
+    """The exception text of an ``error`` status event, else None."""
+    data = event.data if isinstance(event.data, dict) else {}
+    if data.get("status") != "error":
+        return None
+    detail = data.get("data")
+    text = detail.get("exception") if isinstance(detail, dict) else None
+    return str(text or "Parlant reported an error")
 
 
 def _message_of(event: Any) -> tuple[str, bool]:
@@ -60,7 +75,7 @@ async def wait_for_reply(
         filters: dict[str, Any] = {
             "session_id": session_id,
             "min_offset": min_offset,
-            "kinds": [EventKind.MESSAGE],
+            "kinds": [EventKind.MESSAGE, EventKind.STATUS],
             "source": EventSource.AI_AGENT,
         }
         has_more = await app.sessions.wait_for_more_events(**filters, timeout=Timeout(window))
@@ -77,6 +92,11 @@ async def wait_for_reply(
         finals: list[str] = []
         for event in sorted(events, key=lambda e: int(e.offset)):
             min_offset = max(min_offset, int(event.offset) + 1)
+            if event.kind == EventKind.STATUS:
+                failure = _failure_of(event)
+                if failure is not None:
+                    raise ParlantProcessingError(failure.strip().splitlines()[-1])
+                continue
             text, preamble = _message_of(event)
             if not preamble:
                 finals.append(text)

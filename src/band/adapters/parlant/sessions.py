@@ -58,6 +58,52 @@ class RoomSessions:
         )
         return int(event.offset)
 
+    async def post_agent_message(self, session_id: str, text: str, sender: str) -> int:
+        """Record ``text`` as an earlier agent message (history; never triggers processing)."""
+        from parlant.core.sessions import EventKind, EventSource
+
+        event = await self.app.sessions.create_event(
+            session_id=session_id,
+            kind=EventKind.MESSAGE,
+            data={"message": text, "participant": {"id": self.agent_id, "display_name": sender}},
+            metadata={"historical": True},
+            source=EventSource.AI_AGENT,
+            trigger_processing=False,
+        )
+        return int(event.offset)
+
+    async def inject_history(self, session_id: str, history: list[dict[str, Any]]) -> int:
+        """Replay complete exchanges of ``history`` into the session; returns how many.
+
+        A user line is kept only when an assistant line follows it directly (the unanswered
+        line is the live turn's to answer). A line that cannot be posted is logged and skipped.
+        """
+        lines = [h for h in history if str(h.get("content") or "").strip()]
+        kept: list[dict[str, Any]] = []
+        for index, line in enumerate(lines):
+            if line.get("role") == "assistant":
+                kept.append(line)
+            elif index + 1 < len(lines) and lines[index + 1].get("role") == "assistant":
+                kept.append(line)
+        posted = 0
+        for line in kept:
+            text = str(line["content"])
+            try:
+                if line.get("role") == "assistant":
+                    await self.post_agent_message(session_id, text, str(line.get("sender") or ""))
+                else:
+                    await self.post_customer_message(
+                        session_id, text, trigger=False, historical=True
+                    )
+            except Exception as exc:
+                logger.warning("Session %s: could not inject a history line: %s", session_id, exc)
+                continue
+            posted += 1
+        return posted
+
+    def session_of(self, room_id: str) -> str | None:
+        return self._sessions.get(room_id)
+
     def forget(self, room_id: str) -> None:
         self._sessions.pop(room_id, None)
         self._customers.pop(room_id, None)

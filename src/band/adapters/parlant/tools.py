@@ -6,17 +6,30 @@ model only a generic error for a raised exception, so every failure is returned 
 Parlant passes every argument as a string; an empty string means "omitted".
 """
 
+import inspect
 import logging
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any
+from typing import Annotated, Any, get_args, get_origin
 
 from band.core.exceptions import BandToolError
 from band.core.types import AdapterFeatures, Capability
+from band.runtime.custom_tools import (
+    CustomToolDef,
+    execute_custom_tool,
+    get_custom_tool_name,
+    reject_conflicting_tool_names,
+)
 from band.runtime.tools.names import CHAT_TOOL_NAMES, CONTACT_TOOL_NAMES
 
 from .bindings import tools_for_session
 
-__all__ = ["NO_CONTEXT_ERROR", "build_band_tools", "tool_names_for"]
+__all__ = [
+    "NO_CONTEXT_ERROR",
+    "build_band_tools",
+    "build_custom_tools",
+    "check_custom_tools",
+    "tool_names_for",
+]
 
 logger = logging.getLogger("band.adapters.parlant.tools")
 NO_CONTEXT_ERROR = "Error: No tools available in current context"
@@ -261,3 +274,95 @@ def build_band_tools(p: Any, names: Sequence[str]) -> list[Any]:
         fn = factories[name]()
         entries.append(p.tool(consequential=name in CONSEQUENTIAL)(fn))
     return entries
+
+
+# -- custom tools: ``(InputModel, handler)`` pairs --------------------------------------------
+
+RESERVED_PARAMETER = "context"
+
+
+def check_custom_tools(tools: Sequence[CustomToolDef]) -> None:
+    """Refuse names that shadow Band tools or repeat, and fields Parlant cannot pass."""
+    reject_conflicting_tool_names(get_custom_tool_name(model) for model, _ in tools)
+    for model, _ in tools:
+        name = get_custom_tool_name(model)
+        for field in model.model_fields:
+            if field == RESERVED_PARAMETER:
+                raise ValueError(
+                    f"Custom tool {name!r} field 'context': 'context' is reserved for "
+                    "Parlant's tool context"
+                )
+            if not field.isidentifier():
+                raise ValueError(
+                    f"Custom tool {name!r} field {field!r}: not a valid Python parameter name"
+                )
+
+
+def _is_collection(annotation: Any) -> bool:
+    origin = get_origin(annotation)
+    if origin in (list, set, tuple, frozenset):
+        return True
+    return any(_is_collection(arg) for arg in get_args(annotation) if arg is not type(None))
+
+
+def _custom_arguments(model: Any, raw: dict[str, Any]) -> dict[str, Any]:
+    """Parlant's string arguments, omitted ones dropped and collections comma-split."""
+    args: dict[str, Any] = {}
+    for key, value in _given(**raw).items():
+        field = model.model_fields.get(key)
+        if field is not None and isinstance(value, str) and _is_collection(field.annotation):
+            args[key] = _mentions(value)
+        else:
+            args[key] = value
+    return args
+
+
+def _custom_tool(p: Any, tool: CustomToolDef) -> Any:
+    model, _handler = tool
+    name = get_custom_tool_name(model)
+
+    async def run(context: Any, **raw: Any) -> Any:
+        tools = tools_for_session(str(context.session_id))
+        if tools is None:
+            return p.ToolResult(data=NO_CONTEXT_ERROR)
+        logger.debug("[Parlant Tool] %s %r", name, raw)
+        try:
+            result = await execute_custom_tool(
+                tool, _custom_arguments(model, raw), turn=tools.turn, strict=False
+            )
+        except Exception as exc:  # the engine would hide it; the model gets the text instead
+            logger.warning("Parlant custom tool %s failed: %s", name, exc)
+            result = f"Error running {name}: {exc}"
+        return p.ToolResult(data=result)
+
+    # Parlant reads parameters from the signature: every field arrives as a string.
+    parameters = [
+        inspect.Parameter(
+            RESERVED_PARAMETER, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=p.ToolContext
+        )
+    ]
+    for field_name, field in model.model_fields.items():
+        description = field.description or f"{field_name} ({_type_label(field.annotation)})"
+        annotation = Annotated[str, p.ToolParameterOptions(description=description)]
+        parameters.append(
+            inspect.Parameter(
+                field_name,
+                inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                annotation=annotation,
+                **({} if field.is_required() else {"default": ""}),
+            )
+        )
+    run.__signature__ = inspect.Signature(parameters, return_annotation=p.ToolResult)  # type: ignore[attr-defined]
+    run.__name__ = run.__qualname__ = name
+    run.__doc__ = inspect.cleandoc(model.__doc__ or "") or f"The {name} tool."
+    return p.tool(run)
+
+
+def _type_label(annotation: Any) -> str:
+    text = getattr(annotation, "__name__", None) or str(annotation)
+    return text.replace("typing.", "")
+
+
+def build_custom_tools(p: Any, tools: Sequence[CustomToolDef]) -> list[Any]:
+    """Parlant ``ToolEntry`` objects for the adapter's custom tools."""
+    return [_custom_tool(p, tool) for tool in tools]

@@ -37,10 +37,15 @@ async def post_message(
     platform: PlatformDep, agent: AgentDep, chat_id: str, body: MessageCreateBody
 ) -> dict[str, Any]:
     """Post a text message that mentions at least one participant."""
+    snap = await platform.rosters.room_for(platform.db, agent, chat_id)
     async with unit.write(platform) as uow:
-        room = await rooms.room_for(uow.session, agent, chat_id)
         sent = await messages.post_message(
-            uow, agent, room, body.message, loop_limit=platform.settings.agent_loop_limit
+            uow,
+            agent,
+            snap.room,
+            body.message,
+            loop_limit=platform.settings.agent_loop_limit,
+            roster=snap.roster,
         )
     return {"data": sent.model_dump(mode="json")}
 
@@ -50,9 +55,9 @@ async def post_event(
     platform: PlatformDep, agent: AgentDep, chat_id: str, body: EventCreateBody
 ) -> dict[str, Any]:
     """Post an event (thought, tool call, ...); events are never delivered to agents."""
+    snap = await platform.rosters.room_for(platform.db, agent, chat_id)
     async with unit.write(platform) as uow:
-        room = await rooms.room_for(uow.session, agent, chat_id)
-        created = await messages.post_event(uow, agent, room, body.event)
+        created = await messages.post_event(uow, agent, snap.room, body.event)
     return {"data": created.model_dump(mode="json")}
 
 
@@ -122,9 +127,9 @@ async def mark_processing(
     platform: PlatformDep, agent: AgentDep, chat_id: str, message_id: str
 ) -> dict[str, Any]:
     """Claim a message (opens an attempt, or returns the live one)."""
+    snap = await platform.rosters.room_for(platform.db, agent, chat_id)
     async with unit.write(platform) as uow:
-        room = await rooms.room_for(uow.session, agent, chat_id)
-        status = await deliveries.mark_processing(uow, agent, room, message_id)
+        status = await deliveries.mark_processing(uow, agent, snap.room, message_id)
     return {"data": status.model_dump(mode="json")}
 
 
@@ -133,9 +138,9 @@ async def mark_processed(
     platform: PlatformDep, agent: AgentDep, chat_id: str, message_id: str
 ) -> dict[str, Any]:
     """Acknowledge a message as handled."""
+    snap = await platform.rosters.room_for(platform.db, agent, chat_id)
     async with unit.write(platform) as uow:
-        room = await rooms.room_for(uow.session, agent, chat_id)
-        status = await deliveries.mark_processed(uow, agent, room, message_id)
+        status = await deliveries.mark_processed(uow, agent, snap.room, message_id)
     return {"data": status.model_dump(mode="json")}
 
 
@@ -148,10 +153,10 @@ async def mark_failed(
     body: FailedBody | None = None,
 ) -> dict[str, Any]:
     """Report a failed attempt; the message will be served again by ``/next``."""
+    snap = await platform.rosters.room_for(platform.db, agent, chat_id)
     async with unit.write(platform) as uow:
-        room = await rooms.room_for(uow.session, agent, chat_id)
         status = await deliveries.mark_failed(
-            uow, agent, room, message_id, body.error if body else None
+            uow, agent, snap.room, message_id, body.error if body else None
         )
     return {"data": status.model_dump(mode="json")}
 

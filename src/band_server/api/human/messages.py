@@ -50,7 +50,7 @@ async def post_message(
     platform: PlatformDep, me: UserDep, chat_id: str, body: MessageCreateBody
 ) -> dict[str, Any]:
     """Post a text message; mentions are optional, and ``@handle`` in the text counts."""
+    snap = await platform.rosters.room_for(platform.db, me, chat_id)
     async with write(platform) as uow:
-        room = await rooms.room_for(uow.session, me, chat_id)
-        sent = await posting.post_as_person(uow, me, room, body.message)
+        sent = await posting.post_as_person(uow, me, snap.room, body.message, roster=snap.roster)
     return data(sent)

@@ -1,0 +1,71 @@
+"""An in-process cache of each room and its active roster, for the hot write paths.
+
+Posting a message, an event or a delivery mark needs the room and (for posts) its roster;
+reading them from the cache keeps two queries out of every such request and out of the
+SQLite write lock. Any membership change broadcasts on ``room_participants:<room>`` (or
+removes the room), and every node sees that broadcast through the bus and drops the entry,
+so a removed participant is refused at once. Entries also expire after ``ttl`` seconds, which
+bounds how stale a display name can get.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from ..errors import NotFound
+from ..fanout.bus import Broadcast
+from ..store.db import Database
+from ..store.models import Room
+from .principals import Principal
+from .rooms import Member, get_room, members
+
+
+@dataclass(frozen=True)
+class RoomSnapshot:
+    """A room (detached from its session) and its active members when it was read."""
+
+    room: Room
+    roster: tuple[Member, ...]
+    member_ids: frozenset[str]
+
+
+class RosterCache:
+    def __init__(self, ttl: float = 30.0, max_rooms: int = 10_000) -> None:
+        self.ttl = ttl
+        self.max_rooms = max_rooms
+        self._rooms: dict[str, tuple[RoomSnapshot, float]] = {}
+
+    async def snapshot(self, db: Database, room_id: str) -> RoomSnapshot:
+        """The room and its roster, from the cache or read once (404 for an unknown room)."""
+        entry = self._rooms.get(room_id)
+        if entry is not None and entry[1] > time.monotonic():
+            return entry[0]
+        async with db.read() as session:
+            room = await get_room(session, room_id)
+            roster = tuple(await members(session, room_id))
+        snap = RoomSnapshot(room, roster, frozenset(m.id for m in roster))
+        if len(self._rooms) >= self.max_rooms:
+            self._rooms.clear()
+        self._rooms[room_id] = (snap, time.monotonic() + self.ttl)
+        return snap
+
+    async def room_for(self, db: Database, principal: Principal, room_id: str) -> RoomSnapshot:
+        """The room if the caller is an active participant; otherwise 404, like rooms.room_for."""
+        snap = await self.snapshot(db, room_id)
+        if principal.id not in snap.member_ids:
+            raise NotFound("Chat room not found")
+        return snap
+
+    def invalidate(self, room_id: str) -> None:
+        self._rooms.pop(room_id, None)
+
+    def observe(self, broadcast: Broadcast) -> None:
+        """Drop a room's entry when its membership changes (on every node, via the bus)."""
+        kind, _, ident = broadcast.topic.partition(":")
+        if kind == "room_participants":
+            self.invalidate(ident)
+        elif broadcast.event in ("room_removed", "room_deleted"):
+            room_id = broadcast.payload.get("id")
+            if isinstance(room_id, str):
+                self.invalidate(room_id)
