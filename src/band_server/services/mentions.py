@@ -151,5 +151,3 @@ def normalise_content(content: str, mentions: Sequence[ResolvedMention]) -> str:
     if not missing:
         return content
     return " ".join([*missing, content])
-
-

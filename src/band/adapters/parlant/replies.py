@@ -2,7 +2,9 @@
 
 Parlant posts the reply as AI-agent ``message`` events; preamble messages (tagged
 ``__preamble__``) never count and are never posted. An ``error`` status event (the engine
-failed, e.g. the NLP service raised) ends the wait with :class:`ParlantProcessingError`. The wait runs in ``poll`` windows
+failed) ends the wait with :class:`ParlantProcessingError`, and so does the end of the
+engine's turn without any reply: Parlant swallows a message generation that failed three
+times (e.g. the NLP service raised) and simply completes. The wait runs in ``poll`` windows
 up to ``timeout`` and also ends once a guideline's tool already replied in the room.
 """
 
@@ -21,6 +23,7 @@ __all__ = ["PREAMBLE_TAG", "ParlantProcessingError", "ReplyOutcome", "wait_for_r
 logger = logging.getLogger("band.adapters.parlant.replies")
 PREAMBLE_TAG = "__preamble__"
 BACKOFF = 0.05
+NO_REPLY_COMPLETED = "Parlant completed the turn without a reply (message generation failed)"
 
 
 class ParlantProcessingError(RuntimeError):
@@ -44,6 +47,17 @@ def _failure_of(event: Any) -> str | None:
     detail = data.get("data")
     text = detail.get("exception") if isinstance(detail, dict) else None
     return str(text or "Parlant reported an error")
+
+
+def _completed(event: Any) -> bool:
+    """The engine's end-of-turn status (``ready`` at stage ``completed``)."""
+    data = event.data if isinstance(event.data, dict) else {}
+    detail = data.get("data")
+    return (
+        data.get("status") == "ready"
+        and isinstance(detail, dict)
+        and (detail.get("stage") == "completed")
+    )
 
 
 def _message_of(event: Any) -> tuple[str, bool]:
@@ -96,6 +110,11 @@ async def wait_for_reply(
                 failure = _failure_of(event)
                 if failure is not None:
                     raise ParlantProcessingError(failure.strip().splitlines()[-1])
+                if _completed(event) and not finals:
+                    if turn.replied:
+                        return ReplyOutcome([], settled=True)
+                    # Parlant swallows failed message generations: it just ends the turn
+                    raise ParlantProcessingError(NO_REPLY_COMPLETED)
                 continue
             text, preamble = _message_of(event)
             if not preamble:

@@ -81,9 +81,9 @@ class RoomSessions:
         lines = [h for h in history if str(h.get("content") or "").strip()]
         kept: list[dict[str, Any]] = []
         for index, line in enumerate(lines):
-            if line.get("role") == "assistant":
-                kept.append(line)
-            elif index + 1 < len(lines) and lines[index + 1].get("role") == "assistant":
+            if line.get("role") == "assistant" or (
+                index + 1 < len(lines) and lines[index + 1].get("role") == "assistant"
+            ):
                 kept.append(line)
         posted = 0
         for line in kept:
