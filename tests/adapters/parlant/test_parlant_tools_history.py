@@ -1,0 +1,146 @@
+"""Custom tools as Parlant tools, and history injected into a fresh Parlant session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+pytest.importorskip("parlant")
+
+import parlant.sdk as p
+from pydantic import BaseModel, create_model
+
+from band import Agent
+from band.adapters import ParlantAdapter
+from band.adapters.parlant.bindings import bind_session_tools
+from band.adapters.parlant.tools import NO_CONTEXT_ERROR, build_custom_tools
+from band.core.turn import Turn
+from band.runtime.custom_tools import declares_turn_effect
+from band.testing.parlant_nlp import FakeNLPService
+from band_sdk_core import TurnEffect
+
+from .test_parlant_live import Room, agent_texts, wait_for, world  # noqa: F401 (fixture)
+
+
+class LookupOrderInput(BaseModel):
+    """Look up an order's status by its id."""
+
+    order_id: str
+    quantity: int = 1
+    tags: list[str] = []
+
+
+class Ctx:
+    def __init__(self, session_id: str) -> None:
+        self.session_id = session_id
+
+
+class Tools:
+    def __init__(self) -> None:
+        self.turn = Turn()
+
+
+async def test_a_custom_tool_runs_with_loose_arguments_and_records_its_effect() -> None:
+    seen: list[LookupOrderInput] = []
+
+    @declares_turn_effect(TurnEffect.ACT)
+    async def lookup(args: LookupOrderInput) -> str:
+        seen.append(args)
+        return f"order {args.order_id}: shipped"
+
+    (entry,) = build_custom_tools(p, [(LookupOrderInput, lookup)])
+    assert entry.tool.name == "lookuporder"
+    assert entry.tool.description == "Look up an order's status by its id."
+    assert set(entry.tool.parameters) == {"order_id", "quantity", "tags"}
+    assert entry.tool.required == ["order_id"]
+
+    tools = Tools()
+    with bind_session_tools("s-1", tools):  # type: ignore[arg-type]
+        result = await entry.function(Ctx("s-1"), order_id="A-42", quantity="3", tags="a, b")
+    assert result.data == "order A-42: shipped"
+    assert seen == [LookupOrderInput(order_id="A-42", quantity=3, tags=["a", "b"])]
+    assert TurnEffect.ACT in tools.turn.effects
+
+    with bind_session_tools("s-1", tools):  # type: ignore[arg-type]
+        bad = await entry.function(Ctx("s-1"), order_id="A-1", quantity="many", tags="")
+    assert bad.data.startswith("Error running lookuporder: Invalid arguments for lookuporder")
+    assert (await entry.function(Ctx("other"), order_id="x")).data == NO_CONTEXT_ERROR
+
+
+def test_custom_tools_are_checked_at_construction() -> None:
+    shadow = create_model("band_send_message", content=(str, ...))
+
+    class ContextualInput(BaseModel):
+        context: str
+
+    async def handler(args: Any) -> str:
+        return "ok"
+
+    with pytest.raises(ValueError, match="conflicts with a Band platform tool"):
+        ParlantAdapter(additional_tools=[(shadow, handler)])
+    with pytest.raises(ValueError, match="Duplicate custom tool name"):
+        ParlantAdapter(additional_tools=[(LookupOrderInput, handler)] * 2)
+    with pytest.raises(ValueError, match="'context' is reserved for Parlant's tool context"):
+        ParlantAdapter(additional_tools=[(ContextualInput, handler)])
+
+
+async def test_guideline_offers_a_custom_tool(world: tuple[Room, str, str]) -> None:  # noqa: F811
+    room, _user_id, agent_id = world
+    calls: list[str] = []
+
+    async def lookup(args: LookupOrderInput) -> str:
+        calls.append(args.order_id)
+        return "shipped"
+
+    nlp = FakeNLPService(
+        "Your order has shipped.", tool_calls={"lookuporder": {"order_id": "A-42"}}
+    )
+    adapter = ParlantAdapter(nlp_service=nlp.factory, additional_tools=[(LookupOrderInput, lookup)])
+    adapter.add_guideline(condition="The user asks about an order", action="Look it up")
+    agent = Agent.from_config("my_agent", adapter=adapter)
+    await agent.start()
+    try:
+        await room.say("@Parlant Agent where is order A-42?", agent_id)
+        replies = await wait_for(lambda: agent_texts(room, agent_id), 30)
+    finally:
+        await agent.stop()
+    assert calls == ["A-42"]
+    assert replies[0]["content"].endswith("Your order has shipped.")
+
+
+async def test_a_restarted_agent_gets_the_room_history_in_its_new_session(
+    world: tuple[Room, str, str],  # noqa: F811
+) -> None:
+    room, _user_id, agent_id = world
+    first = FakeNLPService("Noted: seven.")
+    agent = Agent.from_config("my_agent", adapter=ParlantAdapter(nlp_service=first.factory))
+    await agent.start()
+    try:
+        await room.say("@Parlant Agent remember the number 7", agent_id)
+        await wait_for(lambda: agent_texts(room, agent_id), 30)
+    finally:
+        await agent.stop()
+
+    def recall(prompt: str) -> str:
+        return "It was 7." if "remember the number 7" in prompt else "I do not know."
+
+    second = FakeNLPService(recall)
+    agent = Agent.from_config("my_agent", adapter=ParlantAdapter(nlp_service=second.factory))
+    await agent.start()
+    try:
+        await room.say("@Parlant Agent what was it?", agent_id)
+        replies = await wait_for(
+            lambda: _texts_ending(room, agent_id, "It was 7.", "I do not know."), 30
+        )
+    finally:
+        await agent.stop()
+    assert replies[-1].endswith("It was 7.")
+    (draft, *_) = second.prompts_for("CannedResponseDraftSchema")
+    assert "Noted: seven." in draft  # the agent's earlier reply, as an agent message
+    assert draft.count("what was it?") >= 1 and draft.count("remember the number 7") == 1
+
+
+async def _texts_ending(room: Room, agent_id: str, *endings: str) -> list[str]:
+    texts = [m["content"] for m in await agent_texts(room, agent_id)]
+    return texts if any(t.endswith(endings) for t in texts) else []
