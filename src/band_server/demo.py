@@ -1,7 +1,7 @@
 """``band demo``: the platform, a person, a room and two agents, in one process.
 
 The platform runs on SQLite in the data folder (served by uvicorn on loopback). Two
-agents built on :class:`~band_server.demo_adapter.DemoChatAdapter` connect to it like any
+agents built on :class:`band.adapters.OpenAIChatAdapter` connect to it like any
 other agent would, over the socket and the REST API. They use an OpenAI-compatible model
 when ``OPENAI_API_KEY`` is set (``OPENAI_BASE_URL`` optional) and otherwise the offline
 scripted model from ``band.testing``. Identities are kept in ``<data dir>/demo.json``, so
@@ -128,14 +128,13 @@ async def _start_agents(
     identities: DemoIdentities, client: AsyncOpenAI, options: DemoOptions, url: str
 ) -> list[Any]:
     from band import Agent
-
-    from .demo_adapter import DemoChatAdapter
+    from band.adapters import OpenAIChatAdapter
 
     ws_scheme_url = url.replace("http://", "ws://", 1)
     started: list[Any] = []
     for identity in identities.agents:
         agent = Agent.create(
-            adapter=DemoChatAdapter(client=client, model=options.model),
+            adapter=OpenAIChatAdapter(options.model, client=client),
             agent_id=identity.id,
             api_key=identity.api_key,
             ws_url=f"{ws_scheme_url}/api/v1/socket/websocket",

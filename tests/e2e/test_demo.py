@@ -36,14 +36,14 @@ REPLY_WAIT = 30.0
 async def _finished_turn(
     client: httpx.AsyncClient, room_id: str, sender_id: str
 ) -> list[dict[str, Any]]:
-    """The room's timeline once the sender's turn is over: its text reply and tool_result."""
+    """The room's timeline once the sender's turn is over: reply, tool_result and usage."""
     deadline = asyncio.get_running_loop().time() + REPLY_WAIT
     while asyncio.get_running_loop().time() < deadline:
         response = await client.get(f"/api/v1/me/chats/{room_id}/messages")
         assert response.status_code == 200, response.text
         timeline: list[dict[str, Any]] = response.json()["data"]
         kinds = {m["message_type"] for m in timeline if m["sender_id"] == sender_id}
-        if {"text", "tool_result"} <= kinds:
+        if {"text", "tool_result", "task"} <= kinds:
             return timeline
         await asyncio.sleep(0.2)
     raise AssertionError(f"no finished turn from {sender_id} within {REPLY_WAIT}s")
@@ -74,7 +74,7 @@ async def _mention_helper(options: DemoOptions) -> dict[str, Any]:
             timeline = await _finished_turn(client, identities.room_id, helper.id)
         assert "error" not in {m["message_type"] for m in timeline}
         mine = [m for m in timeline if m["sender_id"] == helper.id]
-        assert [m["message_type"] for m in mine] == ["tool_call", "text", "tool_result"]
+        assert [m["message_type"] for m in mine] == ["tool_call", "text", "tool_result", "task"]
         return mine[1]
     finally:
         stop.set()

@@ -1,13 +1,13 @@
-"""The demo adapter runs the documented tool loop against the offline scripted model."""
+"""The demo agents (OpenAIChatAdapter) answer through band_send_message with the offline model."""
 
 from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
 
+from band.adapters import OpenAIChatAdapter
 from band.core.types import AgentInput, HistoryProvider, PlatformMessage
 from band.testing import FakeAgentTools, FakeModel, events_of_type, openai_client
-from band_server.demo_adapter import DemoChatAdapter
 
 ALICE = {
     "id": "user-alice",
@@ -33,7 +33,7 @@ def _message(content: str) -> PlatformMessage:
     )
 
 
-async def _turn(adapter: DemoChatAdapter, tools: FakeAgentTools, content: str) -> None:
+async def _turn(adapter: OpenAIChatAdapter, tools: FakeAgentTools, content: str) -> None:
     await adapter.on_event(
         AgentInput(
             msg=_message(content),
@@ -50,7 +50,7 @@ async def _turn(adapter: DemoChatAdapter, tools: FakeAgentTools, content: str) -
 async def test_offline_model_answers_through_band_send_message() -> None:
     fake = FakeModel()
     async with openai_client(fake) as client:
-        adapter = DemoChatAdapter(client=client, model="demo-model")
+        adapter = OpenAIChatAdapter("demo-model", client=client)
         await adapter.on_started("Helper", "A friendly helper for the tests.")
         tools = FakeAgentTools(participants=[ALICE], agent_name="Helper")
         await _turn(adapter, tools, "@helper hello")
@@ -71,7 +71,7 @@ async def test_offline_model_answers_through_band_send_message() -> None:
 async def test_plain_text_answer_is_relayed_to_the_sender() -> None:
     fake = FakeModel().reply("Just text.")
     async with openai_client(fake) as client:
-        adapter = DemoChatAdapter(client=client)
+        adapter = OpenAIChatAdapter(client=client)
         await adapter.on_started("Helper", "A friendly helper for the tests.")
         tools = FakeAgentTools(participants=[ALICE], agent_name="Helper")
         await _turn(adapter, tools, "@helper hi")
