@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import logging
 import os
 import sys
 from collections.abc import Sequence
@@ -36,6 +37,10 @@ def _serve(args: argparse.Namespace) -> int:
 
     from .app import create_app
 
+    # One readable line per event for the platform's own loggers (uvicorn configures its own).
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)-7s %(name)s: %(message)s"
+    )
     settings = dataclasses.replace(_settings(args), host=args.host, port=args.port)
     first = asyncio.run(admin.bootstrap_admin(settings))
     if first is not None:
