@@ -6,11 +6,11 @@ first attribute access (PEP 562), so ``import band`` stays light and never needs
 
 from __future__ import annotations
 
-import importlib
 import logging
 from importlib import metadata
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from band._lazy import lazy_exports
 from band.core.exceptions import (
     AgentAlreadyRunningError,
     BandConfigError,
@@ -88,15 +88,4 @@ _band_logger = logging.getLogger("band")
 if not any(isinstance(h, logging.NullHandler) for h in _band_logger.handlers):
     _band_logger.addHandler(logging.NullHandler())
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

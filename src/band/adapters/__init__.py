@@ -6,8 +6,9 @@ importing ``band.adapters`` never pulls in a framework a deployment does not use
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from band._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .anthropic import AnthropicAdapter
@@ -34,15 +35,4 @@ _EXPORTS: dict[str, str] = {
     "PydanticAIAdapter": "band.adapters.pydantic_ai",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module_name = _EXPORTS.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'band.adapters' has no attribute '{name}'")
-    value = getattr(importlib.import_module(module_name), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -6,8 +6,9 @@ Names resolve on first access (PEP 562) so importing a submodule such as
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from band._lazy import lazy_exports
 
 __all__ = [
     "Agent",
@@ -30,11 +31,4 @@ if TYPE_CHECKING:
     from .config import AgentConfig, SessionConfig, load_agent_config
     from .platform_runtime import PlatformRuntime
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

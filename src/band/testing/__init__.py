@@ -7,8 +7,9 @@ A new name goes in ``_EXPORTS``, ``__all__`` and the ``TYPE_CHECKING`` imports (
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from band._lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     # in-memory platform tools (FakeAgentTools)
@@ -100,15 +101,4 @@ if TYPE_CHECKING:
         reported_failures,
     )
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
