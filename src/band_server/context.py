@@ -6,8 +6,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .config import Settings
+from .services.accounts import authenticate
 from .services.auth_cache import AuthCache
 from .services.deliveries import ActivityBoard
+from .services.principals import Principal
 from .services.roster_cache import RosterCache
 from .store.db import Database
 
@@ -26,3 +28,12 @@ class Platform:
     activity: ActivityBoard = field(default_factory=ActivityBoard)  # agents' "working" flags
     auth: AuthCache = field(default_factory=AuthCache)  # key -> principal, seconds-long
     rosters: RosterCache = field(default_factory=RosterCache)  # rooms and members, hot paths
+
+    async def authenticate(self, key: str | None) -> Principal:
+        """The principal behind an API key (cached for seconds), or raise 401."""
+        principal = self.auth.get(key) if key else None
+        if principal is None:
+            async with self.db.read() as session:
+                principal = await authenticate(session, key)
+            self.auth.put(key or "", principal)
+        return principal

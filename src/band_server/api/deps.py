@@ -8,7 +8,6 @@ from fastapi import Depends, Header, Request
 
 from ..context import Platform
 from ..errors import Forbidden
-from ..services.accounts import authenticate
 from ..services.principals import Principal
 
 
@@ -28,11 +27,7 @@ async def current_principal(
     cached: Principal | None = getattr(request.state, "principal", None)
     if cached is not None:
         return cached
-    principal = platform.auth.get(x_api_key) if x_api_key else None
-    if principal is None:
-        async with platform.db.read() as session:
-            principal = await authenticate(session, x_api_key)
-        platform.auth.put(x_api_key or "", principal)
+    principal = await platform.authenticate(x_api_key)
     request.state.principal = principal
     return principal
 

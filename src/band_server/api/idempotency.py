@@ -22,7 +22,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import ApiError
 from ..services import idempotency as records
-from ..services.accounts import authenticate
 from .errors import error_response
 
 if TYPE_CHECKING:
@@ -82,8 +81,7 @@ class IdempotencyMiddleware:
             return
         platform: Platform = scope["app"].state.platform
         try:
-            async with platform.db.read() as session:
-                principal = await authenticate(session, api_key)
+            principal = await platform.authenticate(api_key)
         except ApiError:
             await self.app(scope, receive, send)  # the route answers 401; nothing is recorded
             return
