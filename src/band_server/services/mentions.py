@@ -2,8 +2,10 @@
 
 A mention names a participant by ``id``, ``handle`` or (as a last resort) a unique ``name``.
 Only active participants of the room can be mentioned. Content is normalised so that every
-mentioned participant appears as an ``@[[<uuid>]]`` token: an inline ``@handle`` is rewritten
-in place, and one token is prepended for each mention the text does not already carry.
+mentioned participant appears exactly once per place it is written, as an ``@[[<uuid>]]``
+token: an inline ``@handle``, ``@Display Name`` (spaces included) or ``@Display-Name`` is
+rewritten in place, and one token is prepended for each mention the text does not already
+carry. A person's text is also where their mentions come from (:func:`mentions_in_text`).
 """
 
 from __future__ import annotations
@@ -127,27 +129,94 @@ def resolve_mentions(
     return list(found.values())
 
 
+_BEFORE = r"(?<![\w@/.\-])@"
+# ``@alice`` must not match inside ``@alice/echo`` or ``bob@alice.dev``; a trailing full stop
+# that ends a sentence is not part of the name.
+_AFTER = r"(?![\w/\-]|\.\w)"
+
+
 def inline_pattern(handle: str) -> re.Pattern[str]:
     """The pattern of ``@handle`` written inline in message text (case-insensitive)."""
-    # ``@alice`` must not match inside ``@alice/echo`` or ``bob@alice.dev``; a trailing full stop
-    # that ends a sentence is not part of the handle.
-    return re.compile(
-        r"(?<![\w@/.\-])@" + re.escape(handle) + r"(?![\w/\-]|\.\w)",
-        re.IGNORECASE,
-    )
+    return re.compile(_BEFORE + re.escape(handle) + _AFTER, re.IGNORECASE)
 
 
-def normalise_content(content: str, mentions: Sequence[ResolvedMention]) -> str:
-    """Rewrite inline ``@handle`` to ``@[[uuid]]`` and prepend a token per missing mention."""
-    missing: list[str] = []
-    for mention in mentions:
-        tok = token(mention.id)
-        if mention.member.handle:
-            # re.sub treats backslashes in the replacement specially; escape them.
-            pattern = inline_pattern(mention.member.handle)
-            content = pattern.sub(tok.replace("\\", "\\\\"), content)
-        if tok not in content and mention.routes:
-            missing.append(tok)
+def _forms(member: Member) -> list[str]:
+    """How a member may be written after ``@``: display name, dashed name, handle."""
+    name = " ".join(member.name.split())
+    return [f for f in (name, name.replace(" ", "-"), member.handle.strip()) if f]
+
+
+class InlineMentions:
+    """Finds members written inline as ``@handle``, ``@Display Name`` or ``@Display-Name``.
+
+    The longest form wins at each place, so ``@Bob Smith`` is never read as ``@Bob``. A name
+    two members share names neither (it is left as text); a handle always names its member.
+    """
+
+    def __init__(self, members: Sequence[Member]) -> None:
+        by_form: dict[str, Member | None] = {}
+        for member in members:
+            for form in _forms(member)[:2]:
+                key = form.lower()
+                seen = by_form.get(key, member)
+                by_form[key] = member if seen is not None and seen.id == member.id else None
+        for member in members:
+            if member.handle.strip():
+                by_form[member.handle.strip().lower()] = member
+        self._by_form = by_form
+        alternatives = "|".join(re.escape(f) for f in sorted(by_form, key=len, reverse=True))
+        self._pattern = (
+            re.compile(_BEFORE + "(" + alternatives + ")" + _AFTER, re.IGNORECASE)
+            if by_form
+            else None
+        )
+
+    def _member(self, match: re.Match[str]) -> Member | None:
+        return self._by_form.get(match[1].lower())
+
+    def find(self, content: str) -> list[Member]:
+        """Members named inline, each once, in the order they first appear."""
+        if self._pattern is None:
+            return []
+        found: dict[str, Member] = {}
+        for match in self._pattern.finditer(content):
+            member = self._member(match)
+            if member is not None:
+                found.setdefault(member.id, member)
+        return list(found.values())
+
+    def rewrite(self, content: str, ids: set[str]) -> str:
+        """Replace each inline form of a member in ``ids`` by that member's token."""
+        if self._pattern is None or not ids:
+            return content
+
+        def replace(match: re.Match[str]) -> str:
+            member = self._member(match)
+            return token(member.id) if member is not None and member.id in ids else match[0]
+
+        return self._pattern.sub(replace, content)
+
+
+def mentions_in_text(content: str, roster: Sequence[Member], sender_id: str) -> list[MentionRef]:
+    """Participants a person named inline (``@handle`` or ``@Display Name``), never the sender."""
+    return [
+        MentionRef(id=m.id, handle=m.handle)
+        for m in InlineMentions(roster).find(content)
+        if m.id != sender_id
+    ]
+
+
+def normalise_content(
+    content: str,
+    mentions: Sequence[ResolvedMention],
+    roster: Sequence[Member] | None = None,
+) -> str:
+    """Rewrite each inline form of a mentioned participant to ``@[[uuid]]`` and prepend a token
+    per mention the text does not carry. With the ``roster``, a longer name of someone else
+    (``@Bob Smith`` when only Bob is mentioned) is never cut short."""
+    inline = InlineMentions(roster if roster is not None else [m.member for m in mentions])
+    content = inline.rewrite(content, {m.id for m in mentions})
+    missing = [token(m.id) for m in mentions if m.routes and token(m.id) not in content]
     if not missing:
         return content
     return " ".join([*missing, content])

@@ -188,7 +188,7 @@ async def post_message(
     if sender.is_agent:
         await _check_loop_guard(uow.session, room, routed, loop_limit)
     meta: dict[str, Any] = {"mentions": [m.metadata() for m in resolved], "status": "sent"}
-    content = normalise_content(fields.content, resolved)
+    content = normalise_content(fields.content, resolved, roster)
     msg = await _append(uow.session, room, sender, "text", content, meta)
     agent_ids = {m.id for m in routed if m.member.type == "Agent"}
     if routed:

@@ -5,23 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from band.protocol import MessageSentResponse
-from band.protocol.messages import MentionRef, MessageCreateFields
+from band.protocol.messages import MessageCreateFields
 
 from ..store.models import Room
-from .mentions import inline_pattern
+from .mentions import mentions_in_text
 from .messages import post_message
 from .principals import Principal
 from .rooms import Member, members
 from .unit import UnitOfWork
-
-
-def mentions_in_text(content: str, roster: Sequence[Member], sender_id: str) -> list[MentionRef]:
-    """An ``@handle`` written in the text of a person's message that names a participant."""
-    return [
-        MentionRef(id=m.id, handle=m.handle)
-        for m in roster
-        if m.handle and m.id != sender_id and inline_pattern(m.handle).search(content)
-    ]
 
 
 async def post_as_person(
