@@ -13,16 +13,12 @@
 from __future__ import annotations
 
 import asyncio
-import fcntl
-import hashlib
+import dataclasses
 import json
-import os
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -30,6 +26,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
+
+from .isolated_venv import (
+    Unavailable,
+    VenvSpec,
+    clean_env,
+    ensure_venv,
+    installed_version,
+)
 
 COMPAT_DIR = Path(__file__).resolve().parent
 AGENTS_DIR = COMPAT_DIR / "agents"
@@ -49,120 +53,27 @@ WIRE_COMPLAINTS = (
     "Heartbeat response not received",
 )
 
-# pip output that means "the registry could not be reached", as opposed to a real breakage.
-_OFFLINE_MARKERS = (
-    "No matching distribution found",
-    "Could not find a version that satisfies",
-    "NewConnectionError",
-    "Max retries exceeded",
-    "Temporary failure in name resolution",
-    "Network is unreachable",
-    "ConnectTimeoutError",
-    "ReadTimeoutError",
-)
 
-
-class CompatUnavailable(Exception):
+class CompatUnavailable(Unavailable):
     """The compat venv could not be built for a reason outside the project (no registry)."""
 
 
 # ----------------------------------------------------------------------------- venv
 
-
-def venv_python(venv: Path = VENV_DIR) -> Path:
-    return venv / "bin" / "python"
+SDK_VENV = VenvSpec(VENV_DIR, (SDK_REQUIREMENT,), "band-sdk", SDK_VERSION)
 
 
 def installed_sdk_version(venv: Path = VENV_DIR) -> str | None:
-    py = venv_python(venv)
-    if not py.exists():
-        return None
-    probe = subprocess.run(
-        [str(py), "-c", "import importlib.metadata as m; print(m.version('band-sdk'))"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=clean_env(),
-    )
-    return probe.stdout.strip() if probe.returncode == 0 else None
+    return installed_version(venv, "band-sdk")
 
 
 def ensure_compat_venv(progress: Callable[[str], None], venv: Path = VENV_DIR) -> Path:
-    """The compat interpreter, building the venv first if it is missing or has another SDK.
-
-    Serialised across processes with a lock file, so two test runs never build it at once.
-    """
-    lock_path = Path(tempfile.gettempdir()) / f"band-compat-venv-{_path_key(venv)}.lock"
-    with lock_path.open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            return _ensure_locked(progress, venv)
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
-def _path_key(path: Path) -> str:
-    return hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
-
-
-def _ensure_locked(progress: Callable[[str], None], venv: Path) -> Path:
-    found = installed_sdk_version(venv)
-    if found == SDK_VERSION:
-        progress(f"compat venv: reusing {venv} ({SDK_REQUIREMENT} already installed)")
-        return venv_python(venv)
-    if found is None:
-        progress(f"compat venv: building {venv} (first use)")
-    else:
-        progress(f"compat venv: {venv} has band-sdk {found}, rebuilding for {SDK_VERSION}")
-    base = shutil.which("python3") or sys.executable
-    started = time.monotonic()
-    subprocess.run(
-        [base, "-m", "venv", "--clear", str(venv)], check=True, timeout=300, env=clean_env()
-    )
-    progress(f"compat venv: python -m venv done; pip install {SDK_REQUIREMENT} (from PyPI) ...")
-    pip = subprocess.run(
-        [
-            str(venv_python(venv)),
-            "-m",
-            "pip",
-            "install",
-            "--disable-pip-version-check",
-            SDK_REQUIREMENT,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        env=clean_env(),
-    )
-    if pip.returncode != 0:
-        output = pip.stdout + pip.stderr
-        tail = "\n".join(output.strip().splitlines()[-15:])
-        if any(marker in output for marker in _OFFLINE_MARKERS):
-            reason = f"cannot install {SDK_REQUIREMENT} (PyPI unreachable?)"
-            raise CompatUnavailable(f"{reason}:\n{tail}")
-        raise RuntimeError(f"pip install {SDK_REQUIREMENT} failed:\n{tail}")
-    for line in pip.stdout.splitlines():
-        if line.startswith("Successfully installed"):
-            progress(f"compat venv: {line[:300]}")
-    final = installed_sdk_version(venv)
-    if final != SDK_VERSION:
-        raise RuntimeError(f"compat venv has band-sdk {final!r} after install, not {SDK_VERSION}")
-    progress(f"compat venv: ready in {time.monotonic() - started:.1f}s")
-    return venv_python(venv)
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    """The environment for a child: no leaked venv, no project path, no stray BAND_* config."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in {"PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PYTHONSTARTUP"}
-        and not k.startswith("BAND_")
-        and not k.startswith("PYTEST_")
-    }
-    env["PYTHONUNBUFFERED"] = "1"
-    env.update(extra)
-    return env
+    """The compat interpreter, building the venv first if it is missing or stale."""
+    spec = SDK_VENV if venv == VENV_DIR else dataclasses.replace(SDK_VENV, path=venv)
+    try:
+        return ensure_venv(spec, progress)
+    except Unavailable as exc:
+        raise CompatUnavailable(str(exc)) from exc
 
 
 # ----------------------------------------------------------------------------- polling
