@@ -28,7 +28,7 @@ class Paging:
         }
 
 
-def paging(
+async def paging(
     page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
     page_size: Annotated[int, Query(ge=1, le=100)] = 50,
 ) -> Paging:

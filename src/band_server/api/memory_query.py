@@ -25,7 +25,7 @@ class MemoryQuery:
     legacy: bool  # page/page_size were used (deprecated in API 2.0.0)
 
 
-def memory_query(
+async def memory_query(
     response: Response,
     scope: Text = None,
     system: Text = None,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from sqlalchemy import and_, exists, func, or_, select, update
+from sqlalchemy import and_, bindparam, exists, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -50,6 +50,18 @@ QUEUE_LIMIT = 20
 _MESSAGES = Base.metadata.tables[Message.__tablename__]
 _MENTIONS = Base.metadata.tables[MessageMention.__tablename__]
 _DELIVERIES = Base.metadata.tables[Delivery.__tablename__]
+_ROOMS = Base.metadata.tables[Room.__tablename__]
+# Built once: a statement whose values are bound per call hits SQLAlchemy's compiled cache
+# without generating a cache key from scratch (measured in docs/decisions.md).
+_NEXT_SEQ = (
+    update(_ROOMS)
+    .where(_ROOMS.c.id == bindparam("room_id"))
+    .values(last_seq=_ROOMS.c.last_seq + 1)
+    .returning(_ROOMS.c.last_seq)
+)
+_INSERT_MESSAGE = _MESSAGES.insert()
+_INSERT_MENTIONS = _MENTIONS.insert()
+_INSERT_DELIVERIES = _DELIVERIES.insert()
 
 
 # -- writing ----------------------------------------------------------------------------------
@@ -57,13 +69,7 @@ _DELIVERIES = Base.metadata.tables[Delivery.__tablename__]
 
 async def _next_seq(session: AsyncSession, room: Room) -> int:
     # One atomic increment: concurrent writers on PostgreSQL serialise on the room row.
-    seq = await session.scalar(
-        update(Room)
-        .where(Room.id == room.id)
-        .values(last_seq=Room.last_seq + 1)
-        .returning(Room.last_seq)
-        .execution_options(synchronize_session=False)
-    )
+    seq = await session.scalar(_NEXT_SEQ, {"room_id": room.id})
     assert seq is not None  # the room was loaded in this transaction
     set_committed_value(room, "last_seq", seq)
     return int(seq)
@@ -92,7 +98,7 @@ async def _append(
     }
     # A Core insert: the ORM's unit-of-work flush costs more than the whole SQL statement on
     # this hot path. The returned Message is transient, only used to shape the answer.
-    await session.execute(_MESSAGES.insert().values(metadata=meta, **values))
+    await session.execute(_INSERT_MESSAGE, {"metadata": meta, **values})
     return Message(meta=meta, **values)
 
 
@@ -193,12 +199,12 @@ async def post_message(
     agent_ids = {m.id for m in routed if m.member.type == "Agent"}
     if routed:
         await uow.session.execute(
-            _MENTIONS.insert(),
+            _INSERT_MENTIONS,
             [{"message_id": msg.id, "participant_id": m.id, "room_id": room.id} for m in routed],
         )
     if agent_ids:
         await uow.session.execute(
-            _DELIVERIES.insert(),
+            _INSERT_DELIVERIES,
             [
                 {"message_id": msg.id, "room_id": room.id, "agent_id": agent, "seq": msg.seq}
                 for agent in sorted(agent_ids)

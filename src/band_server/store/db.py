@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -15,41 +14,52 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
-
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    # WAL lets readers run beside the one writer; synchronous=FULL makes every commit durable
-    # before we answer 2xx (a kill -9 right after the answer loses nothing).
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=FULL")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=10000")
-    cursor.close()
+from .group_commit import BatchStats, GroupCommitter
+from .sqlite_inline import creator, explicit_begin
 
 
 class Database:
-    """Owns the engine. Writes on SQLite are serialised in-process (SQLite has one writer)."""
+    """Owns the engines.
+
+    On SQLite, reads run on pooled connections without a thread hop per statement, and all
+    writes go through one :class:`~band_server.store.group_commit.GroupCommitter` (SQLite has
+    one writer): many units of work share one durable commit. On PostgreSQL every unit of
+    work is its own transaction on a pooled connection (the server groups the commits).
+    """
 
     def __init__(self, url: str) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
-        kwargs: dict[str, Any] = {}
-        if not self.is_sqlite:
-            kwargs.update(pool_size=10, max_overflow=20, pool_pre_ping=True)
-        self.engine: AsyncEngine = create_async_engine(url, **kwargs)
+        self.batches = BatchStats()
+        self._writer: GroupCommitter | None = None
         if self.is_sqlite:
-            event.listen(self.engine.sync_engine, "connect", _sqlite_pragmas)
+            path = make_url(url).database or ":memory:"
+            self.engine: AsyncEngine = create_async_engine(
+                url, async_creator=creator(path, writer=False)
+            )
+            explicit_begin(self.engine)
+            writer_engine = create_async_engine(
+                url, async_creator=creator(path, writer=True), pool_size=1, max_overflow=0
+            )
+            # IMMEDIATE takes the file's write lock up front: a unit never fails half-way on
+            # a lock another process (a CLI command) holds.
+            explicit_begin(writer_engine, "BEGIN IMMEDIATE")
+            self._writer_engine: AsyncEngine | None = writer_engine
+            self._writer = GroupCommitter(writer_engine, on_batch=self.batches.record)
+        else:
+            kwargs: dict[str, Any] = {"pool_size": 10, "max_overflow": 20, "pool_pre_ping": True}
+            self.engine = create_async_engine(url, **kwargs)
+            self._writer_engine = None
         self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
-        self._write_lock = asyncio.Lock() if self.is_sqlite else None
 
     @asynccontextmanager
     async def write(self) -> AsyncIterator[AsyncSession]:
         """One write transaction; committed (durably) when the block exits cleanly."""
-        if self._write_lock is None:
-            async with self._sessions() as session, session.begin():
+        if self._writer is not None:
+            async with self._writer.unit() as session:
                 yield session
             return
-        async with self._write_lock, self._sessions() as session, session.begin():
+        async with self._sessions() as session, session.begin():
             yield session
 
     @asynccontextmanager
@@ -58,4 +68,8 @@ class Database:
             yield session
 
     async def dispose(self) -> None:
+        if self._writer is not None:
+            await self._writer.close()
+        if self._writer_engine is not None:
+            await self._writer_engine.dispose()
         await self.engine.dispose()

@@ -1,0 +1,120 @@
+"""SQLite for the async engine without a thread hop per statement.
+
+aiosqlite runs every call (``execute``, ``fetchall``, ``commit``...) on its own worker thread and
+wakes the event loop through a future for each one. A SQLite statement on our tables takes
+microseconds, while each hop costs tens of microseconds of CPU and, on a busy machine, a
+scheduler wake-up of the worker thread and then of the loop: a unit of work with six statements
+held the write lock for six such round trips (measured in docs/decisions.md).
+
+:class:`InlineConnection` is an ``aiosqlite.Connection`` whose calls run on the loop's own
+thread, except the calls that may wait on the disk or on another process's lock: ``COMMIT``
+(the fsync) and ``BEGIN IMMEDIATE`` (the file's write lock, when a CLI command holds it) go to
+one worker thread when the connection is the writer's. SQLAlchemy's aiosqlite dialect drives
+it unchanged through ``create_async_engine(async_creator=...)``.
+
+Connections are opened with ``isolation_level=None`` and every transaction is begun explicitly
+(the recipe in SQLAlchemy's pysqlite notes), so SAVEPOINTs work and a read session sees one
+snapshot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from typing import Any
+
+import aiosqlite
+from sqlalchemy import event
+from sqlalchemy.engine import Connection as SyncConnection
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+__all__ = ["InlineConnection", "creator", "explicit_begin"]
+
+
+def _pragmas(conn: sqlite3.Connection, *, writer: bool) -> None:
+    # WAL lets readers run beside the one writer; synchronous=FULL makes every commit durable
+    # before we answer 2xx (a kill -9 right after the answer loses nothing).
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=FULL")
+    conn.execute("PRAGMA foreign_keys=ON")
+    # A reader runs on the loop's thread: WAL readers never wait for the writer, so a long
+    # busy wait could only come from a crash recovery; keep it short. The writer waits in
+    # its worker thread (BEGIN IMMEDIATE), so it may wait long for a CLI command's write.
+    conn.execute(f"PRAGMA busy_timeout={10000 if writer else 2000}")
+
+
+class _InlineQueue:
+    """Stands in for aiosqlite's queue to its worker thread: runs the call at once."""
+
+    def put_nowait(self, item: tuple[asyncio.Future[Any] | None, Callable[[], Any]]) -> None:
+        future, function = item
+        try:
+            result = function()
+        except BaseException as exc:
+            if future is not None and not future.done():
+                future.set_exception(exc)
+            return
+        if future is not None and not future.done():
+            future.set_result(result)
+
+
+class InlineConnection(aiosqlite.Connection):
+    """An aiosqlite connection that executes on the calling thread (see the module doc)."""
+
+    def __init__(
+        self, connector: Callable[[], sqlite3.Connection], executor: ThreadPoolExecutor | None
+    ) -> None:
+        super().__init__(connector, iter_chunk_size=64)
+        self._tx = _InlineQueue()  # type: ignore[assignment]
+        self._offload = executor
+
+    def __await__(self) -> Any:
+        # No worker thread to start: connect on the spot.
+        return self._connect().__await__()
+
+    async def _execute(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        if not self._running or not self._connection:
+            raise ValueError("Connection closed")
+        if self._offload is not None and _waits(fn, args, self._connection):
+            loop = asyncio.get_running_loop()
+            return await loop.run_in_executor(self._offload, partial(fn, *args, **kwargs))
+        return fn(*args, **kwargs)
+
+
+def _waits(fn: Callable[..., Any], args: tuple[Any, ...], conn: sqlite3.Connection) -> bool:
+    """Whether this call may block on the disk or on another process's lock."""
+    if fn == conn.commit:
+        return True
+    return bool(args) and isinstance(args[0], str) and args[0].startswith("BEGIN IMMEDIATE")
+
+
+def creator(path: str, *, writer: bool) -> Callable[[], Awaitable[InlineConnection]]:
+    """An ``async_creator`` for ``create_async_engine``: inline connections to ``path``.
+
+    The writer's connection gets one worker thread for its commits (see :func:`_waits`).
+    """
+    executor = ThreadPoolExecutor(1, thread_name_prefix="sqlite-commit") if writer else None
+
+    def connect() -> sqlite3.Connection:
+        conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        _pragmas(conn, writer=writer)
+        return conn
+
+    async def create() -> InlineConnection:
+        conn = InlineConnection(connect, executor)
+        await conn._connect()
+        return conn
+
+    return create
+
+
+def explicit_begin(engine: AsyncEngine, statement: str = "BEGIN") -> None:
+    """Begin every transaction with ``statement`` (the driver itself never begins one)."""
+
+    def begin(conn: SyncConnection) -> None:
+        conn.exec_driver_sql(statement)
+
+    event.listen(engine.sync_engine, "begin", begin)

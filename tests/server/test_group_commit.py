@@ -1,0 +1,116 @@
+"""The SQLite writer: many units share a commit, each returns only once it is on disk, a failing
+unit takes nobody else with it, and the order of the units is the order they asked."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from band_server.store.db import Database
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> Database:
+    database = Database(f"sqlite+aiosqlite:///{tmp_path / 'gc.db'}")
+    async with database.engine.begin() as conn:
+        await conn.execute(text("CREATE TABLE t (n INTEGER PRIMARY KEY, body TEXT)"))
+    yield database  # type: ignore[misc]
+    await database.dispose()
+
+
+def rows_on_disk(db: Database) -> list[int]:
+    """What a separate process reading the file would see right now."""
+    path = db.engine.url.database
+    assert path
+    with sqlite3.connect(path) as conn:
+        return [r[0] for r in conn.execute("SELECT n FROM t ORDER BY rowid")]
+
+
+async def insert(db: Database, n: int, seen: list[list[int]]) -> None:
+    async with db.write() as session:
+        await session.execute(text("INSERT INTO t (n, body) VALUES (:n, 'x')"), {"n": n})
+    # Returned: the row must be committed, visible to any other connection.
+    seen.append(rows_on_disk(db))
+    assert n in seen[-1]
+
+
+async def test_concurrent_units_share_commits_and_are_durable_on_return(db: Database) -> None:
+    seen: list[list[int]] = []
+    await asyncio.gather(*(insert(db, n, seen) for n in range(200)))
+    assert sorted(rows_on_disk(db)) == list(range(200))
+    assert db.batches.units == 200
+    assert db.batches.batches < 200  # at least some units shared a commit
+
+
+async def test_units_commit_in_the_order_they_asked(db: Database) -> None:
+    seen: list[list[int]] = []
+    await asyncio.gather(*(insert(db, n, seen) for n in range(50)))
+    assert rows_on_disk(db) == list(range(50))
+
+
+async def test_a_failing_unit_rolls_back_alone(db: Database) -> None:
+    seen: list[list[int]] = []
+
+    async def failing() -> None:
+        async with db.write() as session:
+            await session.execute(text("INSERT INTO t (n, body) VALUES (1000, 'doomed')"))
+            raise RuntimeError("refused half-way")
+
+    async def duplicate() -> None:
+        async with db.write() as session:
+            await session.execute(text("INSERT INTO t (n, body) VALUES (1, 'again')"))
+
+    results = await asyncio.gather(
+        insert(db, 1, seen),
+        failing(),
+        insert(db, 2, seen),
+        duplicate(),
+        insert(db, 3, seen),
+        return_exceptions=True,
+    )
+    assert results[0] is None and results[2] is None and results[4] is None
+    assert isinstance(results[1], RuntimeError)
+    assert "UNIQUE" in str(results[3])
+    assert rows_on_disk(db) == [1, 2, 3]
+
+
+async def test_a_cancelled_caller_leaves_the_writer_usable(db: Database) -> None:
+    seen: list[list[int]] = []
+    started = asyncio.Event()
+
+    async def slow() -> None:
+        async with db.write() as session:
+            await session.execute(text("INSERT INTO t (n, body) VALUES (7, 'slow')"))
+            started.set()
+            await asyncio.sleep(30)
+
+    task = asyncio.create_task(slow())
+    await started.wait()
+    waiter = asyncio.create_task(insert(db, 8, seen))
+    task.cancel()
+    await asyncio.wait_for(waiter, 10)
+    assert rows_on_disk(db) == [8]
+
+
+async def test_reads_see_only_committed_writes(db: Database) -> None:
+    inside = asyncio.Event()
+    release = asyncio.Event()
+
+    async def writer() -> None:
+        async with db.write() as session:
+            await session.execute(text("INSERT INTO t (n, body) VALUES (5, 'x')"))
+            inside.set()
+            await release.wait()
+
+    task = asyncio.create_task(writer())
+    await inside.wait()
+    async with db.read() as session:
+        assert (await session.execute(text("SELECT count(*) FROM t"))).scalar() == 0
+    release.set()
+    await task
+    async with db.read() as session:
+        assert (await session.execute(text("SELECT count(*) FROM t"))).scalar() == 1
