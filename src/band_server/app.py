@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from . import __version__
-from .api import errors
+from .api import errors, health
 from .api.agent import router as agent_router
 from .api.human import router as human_router
 from .api.idempotency import IdempotencyMiddleware
@@ -73,6 +73,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(agent_router, prefix="/api/v1/agent")
     app.include_router(human_router, prefix="/api/v1/me")
     app.include_router(socket_router, prefix="/api/v1/socket")
+    app.include_router(health.router)
     app.include_router(web_router)
 
     @app.get("/healthz", include_in_schema=False)

@@ -68,6 +68,9 @@ class Bus(Protocol):
 
     async def stop(self) -> None: ...
 
+    async def health(self) -> str | None:
+        """None while the bus can carry broadcasts, else what is wrong (for ``/health``)."""
+
 
 class InProcessBus:
     """The default bus for one node: publish hands the broadcast straight to the local hub."""
@@ -84,3 +87,6 @@ class InProcessBus:
 
     async def stop(self) -> None:
         self._deliver = None
+
+    async def health(self) -> str | None:
+        return None if self._deliver is not None else "not started"

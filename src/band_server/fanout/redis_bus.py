@@ -100,6 +100,13 @@ class RedisBus:
                 "redis bus: publish of %s on %s lost: %r", broadcast.event, broadcast.topic, exc
             )
 
+    async def health(self) -> str | None:
+        """None when Redis answers a PING and the subscription is live."""
+        if self._client is None:
+            return "not started"
+        await self._client.ping()
+        return None if self.subscribed else "the subscription is down (resubscribing)"
+
     async def stop(self) -> None:
         """Stop the subscriber and close the connection pool."""
         task, self._task = self._task, None
