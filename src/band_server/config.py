@@ -6,9 +6,27 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+DEFAULT_MAX_FILE_BYTES = 25 * 1024 * 1024
+
 
 def default_data_dir() -> Path:
     return Path(os.environ.get("BAND_DATA_DIR", "./band-data")).resolve()
+
+
+def default_max_file_bytes() -> int:
+    """``BAND_MAX_FILE_BYTES`` (a positive integer), else 25 MiB."""
+    raw = os.environ.get("BAND_MAX_FILE_BYTES", "").strip()
+    if not raw:
+        return DEFAULT_MAX_FILE_BYTES
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ValueError(
+            f"BAND_MAX_FILE_BYTES must be a whole number of bytes, not {raw!r}"
+        ) from None
+    if value < 1:
+        raise ValueError("BAND_MAX_FILE_BYTES must be at least 1")
+    return value
 
 
 @dataclass(frozen=True)
@@ -22,6 +40,7 @@ class Settings:
     port: int = 8080
     heartbeat_timeout: float = 60.0
     agent_loop_limit: int = 50
+    max_file_bytes: int = field(default_factory=default_max_file_bytes)  # per uploaded file
 
     @property
     def resolved_database_url(self) -> str:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import TYPE_CHECKING
 
 from .config import Settings
+from .files import FileStore, LocalFileStore
 from .services.accounts import authenticate
 from .services.auth_cache import AuthCache
 from .services.deliveries import ActivityBoard
@@ -28,6 +29,11 @@ class Platform:
     activity: ActivityBoard = field(default_factory=ActivityBoard)  # agents' "working" flags
     auth: AuthCache = field(default_factory=AuthCache)  # key -> principal, seconds-long
     rosters: RosterCache = field(default_factory=RosterCache)  # rooms and members, hot paths
+    file_store: InitVar[FileStore | None] = None  # default: the data folder
+    files: FileStore = field(init=False)
+
+    def __post_init__(self, file_store: FileStore | None) -> None:
+        self.files = file_store or LocalFileStore(self.settings.data_dir / "files")
 
     async def authenticate(self, key: str | None) -> Principal:
         """The principal behind an API key (cached for seconds), or raise 401."""

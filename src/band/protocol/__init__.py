@@ -24,6 +24,7 @@ from .contacts import (
     Peer,
 )
 from .errors import ErrorBody, ErrorEnvelope
+from .files import MAX_ATTACHMENTS, Attachment
 from .messages import (
     EVENT_TYPES,
     MAX_EVENT_CHARS,
@@ -53,6 +54,7 @@ from .socket import TOPIC_KINDS, AgentControl, Supersede, split_topic, topic
 
 __all__ = [
     "EVENT_TYPES",
+    "MAX_ATTACHMENTS",
     "MAX_EVENT_CHARS",
     "MAX_MESSAGE_CHARS",
     "TOPIC_KINDS",
@@ -66,6 +68,7 @@ __all__ = [
     "AgentMemory",
     "AgentRegisterBody",
     "AgentRegistered",
+    "Attachment",
     "ChatCreateBody",
     "ChatMessage",
     "ChatParticipant",

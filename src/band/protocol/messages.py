@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 
 from ._base import RequestModel, WireModel
+from .files import MAX_ATTACHMENTS, Attachment
 
 SenderType = Literal["User", "Agent", "System"]
 EventType = Literal["tool_call", "tool_result", "thought", "error", "task", "attention"]
@@ -33,6 +34,7 @@ class ChatMessage(WireModel):
     sender_type: SenderType
     sender_name: str | None = None
     metadata: dict[str, Any] = {}
+    attachments: list[Attachment] = []
     seq: int | None = None
     inserted_at: str
     updated_at: str
@@ -50,7 +52,7 @@ class MentionRef(RequestModel):
 class MessageCreateFields(RequestModel):
     content: str = Field(max_length=MAX_MESSAGE_CHARS)
     mentions: list[MentionRef] = Field(default_factory=list, max_length=50)
-    attachment_ids: list[str] = Field(default_factory=list, max_length=20)
+    attachment_ids: list[str] = Field(default_factory=list, max_length=MAX_ATTACHMENTS)
 
 
 class MessageCreateBody(RequestModel):

@@ -25,6 +25,7 @@ from band.protocol.messages import EventCreateFields, MessageCreateFields
 from ..errors import ApiError, ValidationFailed
 from ..fanout.bus import Broadcast
 from ..store.models import Base, Delivery, Message, MessageMention, Room, new_id
+from .files import attachments_for
 from .mentions import ResolvedMention, normalise_content, resolve_mentions
 from .paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder, page_of
 from .principals import Principal
@@ -82,6 +83,7 @@ async def _append(
     message_type: str,
     content: str,
     meta: dict[str, Any],
+    attachments: list[dict[str, Any]] | None = None,
 ) -> Message:
     now = utcnow()
     values: dict[str, Any] = {
@@ -96,6 +98,8 @@ async def _append(
         "created_at": now,
         "updated_at": now,
     }
+    if attachments:
+        values["attachments"] = attachments
     # A Core insert: the ORM's unit-of-work flush costs more than the whole SQL statement on
     # this hot path. The returned Message is transient, only used to shape the answer.
     await session.execute(_INSERT_MESSAGE, {"metadata": meta, **values})
@@ -174,14 +178,11 @@ async def post_message(
     follow the last person's text (the loop guard; people are never limited).
     """
     _require_content(fields.content, "/message/content")
-    if fields.attachment_ids:
-        # No file store yet, so no id can name a file in this room.
-        raise ApiError(
-            "unknown_attachment",
-            code="unknown_attachment",
-            status_code=422,
-            details={"/message/attachment_ids/0": ["is not a file in this room"]},
-        )
+    attachments = (
+        await attachments_for(uow.session, room, fields.attachment_ids)
+        if fields.attachment_ids
+        else None
+    )
     if roster is None:
         roster = await members(uow.session, room.id)
     resolved = resolve_mentions(sender.id, roster, fields.mentions)
@@ -195,7 +196,7 @@ async def post_message(
         await _check_loop_guard(uow.session, room, routed, loop_limit)
     meta: dict[str, Any] = {"mentions": [m.metadata() for m in resolved], "status": "sent"}
     content = normalise_content(fields.content, resolved, roster)
-    msg = await _append(uow.session, room, sender, "text", content, meta)
+    msg = await _append(uow.session, room, sender, "text", content, meta, attachments)
     agent_ids = {m.id for m in routed if m.member.type == "Agent"}
     if routed:
         await uow.session.execute(

@@ -38,6 +38,7 @@ def message_view(msg: Message) -> ChatMessage:
         sender_type=msg.sender_type,
         sender_name=msg.sender_name,
         metadata=dict(msg.meta or {}),
+        attachments=list(msg.attachments or ()),
         seq=msg.seq,
         inserted_at=iso(msg.created_at),
         updated_at=iso(msg.updated_at),

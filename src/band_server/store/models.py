@@ -104,6 +104,8 @@ class Message(Timestamps, Base):
     message_type: Mapped[str] = mapped_column(String(16))
     content: Mapped[str] = mapped_column(Text)
     meta: Mapped[dict[str, Any]] = mapped_column("metadata", JSON, default=dict)
+    # Descriptors of the room files shown with a text message (immutable, copied at post time).
+    attachments: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON, default=None)
 
 
 class MessageMention(Base):
@@ -185,6 +187,22 @@ class Memory(Timestamps, Base):
     meta: Mapped[dict[str, Any]] = mapped_column("metadata", JSON, default=dict)
     status: Mapped[str] = mapped_column(String(12), default="active")
     superseded_by: Mapped[str | None] = mapped_column(String(36), default=None)
+
+
+class RoomFile(Base):
+    """A file uploaded to a room; its bytes live in the file store under ``sha256``."""
+
+    __tablename__ = "room_files"
+    __table_args__ = (UniqueConstraint("room_id", "sha256"),)
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id"))
+    sha256: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(255))
+    content_type: Mapped[str] = mapped_column(String(127))
+    size: Mapped[int] = mapped_column(Integer)
+    uploader_id: Mapped[str] = mapped_column(String(36))
+    uploader_type: Mapped[str] = mapped_column(String(8))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class IdempotencyRecord(Base):

@@ -14,6 +14,9 @@ from ..deps import AgentDep, PlatformDep
 
 router = APIRouter()
 
+# Optional capabilities this deployment serves (a missing key means "predates it").
+FEATURE_FLAGS = {"ff_file_transfer": True}
+
 
 @router.get("/me")
 async def get_me(platform: PlatformDep, agent: AgentDep) -> dict[str, Any]:
@@ -28,7 +31,7 @@ async def get_me(platform: PlatformDep, agent: AgentDep) -> dict[str, Any]:
         handle=row.handle,
         description=row.description,
         owner_uuid=row.owner_id,
-        feature_flags={},
+        feature_flags=dict(FEATURE_FLAGS),
         inserted_at=iso(row.created_at),
         updated_at=iso(row.updated_at),
     )

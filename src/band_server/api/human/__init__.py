@@ -2,8 +2,8 @@
 
 from fastapi import APIRouter
 
-from . import agents, chats, contacts, memories, messages, participants, peers, profile
+from . import agents, chats, contacts, files, memories, messages, participants, peers, profile
 
 router = APIRouter(tags=["human"])
-for _module in (profile, agents, chats, messages, participants, contacts, memories, peers):
+for _module in (profile, agents, chats, messages, participants, files, contacts, memories, peers):
     router.include_router(_module.router)
