@@ -67,6 +67,7 @@ SECRET_TEXT = "the vault code is 4711"
 SECRET_MEMORY = "Vera hides the key under the mat"
 SECRET_REQUEST = "Carl wants to meet Vera privately"
 SECRET_DESCRIPTION = "Vega keeps Vera's secrets safe"
+SECRET_FILE = "Vera's file: the safe is behind the painting"
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,8 @@ ROWS: dict[str, Row] = {
     "POST /api/v1/agent/memories/{memory_id}/supersede": Row(),
     "POST /api/v1/agent/memories/{memory_id}/archive": Row(),
     "GET /api/v1/agent/peers": Row(),
+    "PUT /api/v1/agent/chats/{chat_id}/files": Row(),
+    "GET /api/v1/agent/chats/{chat_id}/files/{file_id}": Row(),
     # -- human surface -------------------------------------------------------------------
     "GET /api/v1/me/profile": Row(),
     "PUT /api/v1/me/profile": Row({"user": {"name": "Olga the Curious"}}),
@@ -150,6 +153,8 @@ ROWS: dict[str, Row] = {
     "POST /api/v1/me/memories/{memory_id}/archive": Row(),
     "POST /api/v1/me/memories/{memory_id}/restore": Row(),
     "GET /api/v1/me/peers": Row(),
+    "PUT /api/v1/me/chats/{chat_id}/files": Row(),
+    "GET /api/v1/me/chats/{chat_id}/files/{file_id}": Row(),
 }
 
 # Path parameter (and body placeholder) name -> the attribute of ``Victim`` it names.
@@ -159,6 +164,7 @@ TARGETS: dict[str, str] = {
     "participant_id": "vega_id",
     "agent_id": "vega_id",
     "memory_id": "memory_id",
+    "file_id": "file_id",
     "request_id": "person_request_id",
     "agent_request_id": "agent_request_id",
     "vega_handle": "vega_handle",
@@ -254,6 +260,7 @@ class Victim:
     revoked_key: str
     deleted_key: str
     vik_id: str
+    file_id: str
 
     def resource_ids(self) -> set[str]:
         return {
@@ -263,11 +270,19 @@ class Victim:
             self.memory_id,
             self.person_request_id,
             self.agent_request_id,
+            self.file_id,
         }
 
     def secrets(self) -> set[str]:
         """What no outsider may ever read (principal ids and handles are public identity)."""
-        texts = {SECRET_TITLE, SECRET_TEXT, SECRET_MEMORY, SECRET_REQUEST, SECRET_DESCRIPTION}
+        texts = {
+            SECRET_TITLE,
+            SECRET_TEXT,
+            SECRET_MEMORY,
+            SECRET_REQUEST,
+            SECRET_DESCRIPTION,
+            SECRET_FILE,
+        }
         return self.resource_ids() | texts
 
     def owned_ids(self) -> set[str]:
@@ -342,6 +357,10 @@ async def _seed(platform: Platform, c: httpx.AsyncClient) -> tuple[Victim, Outsi
     memory_id = _ok(await c.post("/api/v1/agent/memories", json=memory, headers=old), 201)["data"][
         "id"
     ]
+    upload = {**vera, "x-file-name": "plans.txt", "content-type": "text/plain"}
+    file_id = _ok(
+        await c.put(f"/api/v1/me/chats/{room_id}/files", content=SECRET_FILE, headers=upload), 201
+    )["data"]["id"]
     carl = {"X-API-Key": carl_key}
     asks = [("vera", "person"), (vega_handle, "agent")]
     request_ids = {}
@@ -371,6 +390,7 @@ async def _seed(platform: Platform, c: httpx.AsyncClient) -> tuple[Victim, Outsi
         revoked_key=old_vega_key,
         deleted_key=vik_key,
         vik_id=vik["agent"]["id"],
+        file_id=file_id,
     )
     return victim, Outsiders(olga_id, olga_key, otto["agent"]["id"], otto["credentials"]["api_key"])
 
