@@ -29,6 +29,8 @@ def test_exports_resolve_without_importing_parlant() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
     assert set(adapters.__all__) == {
         "AnthropicAdapter",
+        "CodexAdapter",
+        "CodexAdapterConfig",
         "LangGraphAdapter",
         "OpenAIChatAdapter",
         "ParlantAdapter",

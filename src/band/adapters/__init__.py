@@ -12,6 +12,7 @@ from band._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .anthropic import AnthropicAdapter
+    from .codex import CodexAdapter, CodexAdapterConfig
     from .langgraph import LangGraphAdapter
     from .openai_chat import OpenAIChatAdapter
     from .parlant import ParlantAdapter, ParlantAdapterConfig
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AnthropicAdapter",
+    "CodexAdapter",
+    "CodexAdapterConfig",
     "LangGraphAdapter",
     "OpenAIChatAdapter",
     "ParlantAdapter",
@@ -28,6 +31,8 @@ __all__ = [
 
 _EXPORTS: dict[str, str] = {
     "AnthropicAdapter": "band.adapters.anthropic",
+    "CodexAdapter": "band.adapters.codex",
+    "CodexAdapterConfig": "band.adapters.codex",
     "LangGraphAdapter": "band.adapters.langgraph",
     "OpenAIChatAdapter": "band.adapters.openai_chat",
     "ParlantAdapter": "band.adapters.parlant",

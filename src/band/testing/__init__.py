@@ -23,7 +23,7 @@ _EXPORTS: dict[str, str] = {
     "FakePlatform": "band.testing._fake_platform",
     "Identity": "band.testing.local_platform",
     "LocalPlatform": "band.testing.local_platform",
-    # fake model endpoints (OpenAI Chat Completions + Anthropic Messages)
+    # fake model endpoints (OpenAI Chat Completions and Responses, Anthropic Messages)
     "ChatEntry": "band.testing.fake_models",
     "Failure": "band.testing.fake_models",
     "FakeModel": "band.testing.fake_models",
@@ -39,6 +39,7 @@ _EXPORTS: dict[str, str] = {
     "fake_openai_server": "band.testing.fake_models",
     "offline_openai_client": "band.testing.fake_models",
     "openai_client": "band.testing.fake_models",
+    "serve_asgi": "band.testing.fake_models",
     "serve_fake_models": "band.testing.fake_models",
 }
 
@@ -68,6 +69,7 @@ __all__ = [
     "openai_client",
     "platform_connection_stub",
     "reported_failures",
+    "serve_asgi",
     "serve_fake_models",
 ]
 
@@ -89,6 +91,7 @@ if TYPE_CHECKING:
         fake_openai_server,
         offline_openai_client,
         openai_client,
+        serve_asgi,
         serve_fake_models,
     )
     from band.testing.fake_tools import (

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-Api: TypeAlias = Literal["openai", "anthropic"]
+Api: TypeAlias = Literal["openai", "responses", "anthropic"]
 Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
 
 SEND_MESSAGE_TOOL = "band_send_message"
@@ -32,7 +32,7 @@ class ChatEntry:
 
 @dataclass(frozen=True)
 class ModelRequest:
-    """A request the fake received, in a form shared by both wire formats."""
+    """A request the fake received, in a form shared by every wire format."""
 
     api: Api
     path: str

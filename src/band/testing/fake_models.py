@@ -1,4 +1,5 @@
-"""Fake model endpoints: OpenAI Chat Completions and Anthropic Messages, scripted per test.
+"""Fake model endpoints: OpenAI Chat Completions, OpenAI Responses (as the Codex CLI speaks it)
+and Anthropic Messages, scripted per test.
 
 The endpoints are one plain ASGI app (no web framework needed), so a test can use it
 in-process through an ``ASGITransport`` with the *real* provider clients, or serve it on a
@@ -25,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import _anthropic_wire, _openai_wire
+from . import _anthropic_wire, _openai_wire, _responses_wire
 from ._model_script import (
     OFFLINE_MODEL_LABEL,
     ChatEntry,
@@ -61,6 +62,7 @@ __all__ = [
     "fake_openai_server",
     "offline_openai_client",
     "openai_client",
+    "serve_asgi",
     "serve_fake_models",
 ]
 
@@ -75,7 +77,8 @@ _FAKE_ORIGIN = "http://fake-models.test"
 
 
 class FakeModelApp:
-    """The ASGI app serving ``fake`` at ``/v1/chat/completions`` and ``/v1/messages``.
+    """The ASGI app serving ``fake`` at ``/v1/chat/completions``, ``/v1/responses`` and
+    ``/v1/messages``.
 
     The ``/v1`` prefix is optional, so a base URL with or without it works.
     """
@@ -96,6 +99,8 @@ class FakeModelApp:
             return
         if path.rstrip("/").endswith("/chat/completions"):
             wire: Any = _openai_wire
+        elif path.rstrip("/").endswith("/responses"):
+            wire = _responses_wire
         elif path.rstrip("/").endswith("/messages"):
             wire = _anthropic_wire
         else:
@@ -124,6 +129,8 @@ class FakeModelApp:
             await _stream(send, wire.stream_events(self.fake, request, outcome))
         elif wire is _openai_wire:
             await _json(send, 200, _openai_wire.completion(self.fake, request, outcome))
+        elif wire is _responses_wire:
+            await _json(send, 200, _responses_wire.response(self.fake, request, outcome))
         else:
             await _json(send, 200, _anthropic_wire.message(self.fake, request, outcome))
 
@@ -191,33 +198,37 @@ class FakeModelServer:
 
 
 @contextmanager
-def serve_fake_models(fake: FakeModel | None = None) -> Iterator[FakeModelServer]:
-    """Serve ``fake`` with uvicorn on a free loopback port, in a background thread.
-
-    Works from sync and async tests alike (the server has its own event loop).
+def serve_asgi(app: Any, name: str = "fake-models") -> Iterator[str]:
+    """Serve an ASGI ``app`` with uvicorn on a free loopback port, in a background thread;
+    yield its origin. Works from sync and async tests alike (the server has its own loop).
     """
     try:
         import uvicorn
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("serving fake models needs uvicorn: pip install uvicorn") from exc
-    fake = fake or FakeModel()
-    config = uvicorn.Config(
-        FakeModelApp(fake), host="127.0.0.1", port=0, log_level="warning", lifespan="off"
-    )
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="off")
     server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="fake-models", daemon=True)
+    thread = threading.Thread(target=server.run, name=name, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
     while not server.started:
         if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the fake model server did not start")
+            raise RuntimeError(f"the {name} server did not start")
         time.sleep(0.01)
     port = server.servers[0].sockets[0].getsockname()[1]
     try:
-        yield FakeModelServer(f"http://127.0.0.1:{port}", fake)
+        yield f"http://127.0.0.1:{port}"
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+@contextmanager
+def serve_fake_models(fake: FakeModel | None = None) -> Iterator[FakeModelServer]:
+    """Serve ``fake`` with uvicorn on a free loopback port, in a background thread."""
+    fake = fake or FakeModel()
+    with serve_asgi(FakeModelApp(fake)) as url:
+        yield FakeModelServer(url, fake)
 
 
 @contextmanager

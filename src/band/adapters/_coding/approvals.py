@@ -1,0 +1,211 @@
+"""Relaying a coding agent's approval requests to its room, shared by Codex and ACP.
+
+``manual`` posts a notice with a short token; the room answers ``/approve <token>``,
+``/decline <token>`` or ``/approve-session <token>`` (the last also accepts later requests
+with the same session key). Without an answer in time the configured decision applies.
+``auto_accept`` / ``auto_decline`` decide at once and say so in the room, once. Every
+decision leaves a ``task`` event behind as an audit trail (when TASK_EVENTS is on).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from band.core.protocols import AgentToolsProtocol
+
+from .commands import RoomCommand
+from .events import Reporter
+
+__all__ = ["ApprovalMode", "ApprovalRelay", "ApprovalRequest", "Decision"]
+
+logger = logging.getLogger("band.adapters.approvals")
+
+
+class ApprovalMode(StrEnum):
+    MANUAL = "manual"
+    AUTO_ACCEPT = "auto_accept"
+    AUTO_DECLINE = "auto_decline"
+
+
+class Decision(StrEnum):
+    """What the room decided; values are Codex's decision names."""
+
+    ACCEPT = "accept"
+    ACCEPT_SESSION = "acceptForSession"
+    DECLINE = "decline"
+
+
+_BY_COMMAND = {
+    "approve": Decision.ACCEPT,
+    "approve-session": Decision.ACCEPT_SESSION,
+    "decline": Decision.DECLINE,
+}
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """One thing the agent wants to do. ``session_key`` is what ``/approve-session`` keeps."""
+
+    kind: str
+    summary: str
+    session_key: str
+    reason: str | None = None
+
+
+@dataclass
+class _Pending:
+    request: ApprovalRequest
+    future: asyncio.Future[Decision]
+    reporter: Reporter
+
+
+@dataclass
+class _Room:
+    pending: dict[str, _Pending] = field(default_factory=dict)
+    closed: dict[str, str] = field(default_factory=dict)
+    session_keys: set[str] = field(default_factory=set)
+    policy_told: bool = False
+
+
+class ApprovalRelay:
+    """Pending approvals per room, answered by room commands or a timeout."""
+
+    def __init__(
+        self,
+        mode: ApprovalMode | str = ApprovalMode.MANUAL,
+        *,
+        wait_timeout_s: float = 300.0,
+        timeout_decision: Decision | str = Decision.DECLINE,
+    ) -> None:
+        self.mode = ApprovalMode(mode)
+        self.wait_timeout_s = wait_timeout_s
+        self.timeout_decision = Decision(timeout_decision)
+        self._rooms: dict[str, _Room] = {}
+
+    def _room(self, room_id: str) -> _Room:
+        return self._rooms.setdefault(room_id, _Room())
+
+    def pending(self, room_id: str) -> list[str]:
+        """Tokens still waiting for an answer in ``room_id``."""
+        return list(self._room(room_id).pending)
+
+    async def request(
+        self,
+        room_id: str,
+        reporter: Reporter,
+        request: ApprovalRequest,
+        *,
+        on_wait: Callable[[], None] = lambda: None,
+    ) -> Decision:
+        """Decide ``request``: by policy, a session grant, or the room (``on_wait`` is called
+        once the notice is posted, so the caller can release the room's turn)."""
+        room = self._room(room_id)
+        token = secrets.token_hex(4)
+        audit = {"approval_id": token, "kind": request.kind, "summary": request.summary}
+        if request.session_key in room.session_keys:
+            await reporter.task(f"Approval `{token}` accepted for the session", audit)
+            return Decision.ACCEPT_SESSION
+        if self.mode is not ApprovalMode.MANUAL:
+            auto = self.mode is ApprovalMode.AUTO_ACCEPT
+            decision = Decision.ACCEPT if auto else Decision.DECLINE
+            if not room.policy_told:
+                room.policy_told = True
+                await reporter.notice(self._policy_text())
+            await reporter.task(f"Approval `{token}` {decision} by policy {self.mode}", audit)
+            return decision
+        future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+        room.pending[token] = _Pending(request, future, reporter)
+        await reporter.task(f"Approval `{token}` requested", {**audit, "status": "requested"})
+        await reporter.notice(self._ask_text(token, request))
+        on_wait()
+        try:
+            decision = await asyncio.wait_for(asyncio.shield(future), self.wait_timeout_s)
+        except TimeoutError:
+            decision = self.timeout_decision
+            room.closed[token] = f"it timed out and `{decision}` was applied"
+            await reporter.notice(f"Approval `{token}` timed out; applied `{decision}`.")
+        finally:
+            room.pending.pop(token, None)
+        await reporter.task(
+            f"Approval `{token}` resolved as `{decision}`", {**audit, "decision": str(decision)}
+        )
+        return decision
+
+    async def answer(
+        self, room_id: str, tools: AgentToolsProtocol, command: RoomCommand, mentions: list[str]
+    ) -> None:
+        """Apply ``/approve``, ``/decline`` or ``/approve-session`` and tell the room."""
+        room = self._room(room_id)
+        decision = _BY_COMMAND[command.name]
+        token = command.args[0].strip("`") if command.args else None
+        if token is None and len(room.pending) == 1:
+            token = next(iter(room.pending))
+        pending = room.pending.get(token) if token else None
+        if pending is None or pending.future.done():
+            await tools.send_notice(self._unknown_text(room, command, token), mentions=mentions)
+            return
+        if decision is Decision.ACCEPT_SESSION:
+            room.session_keys.add(pending.request.session_key)
+        room.closed[token] = f"it was already resolved as `{decision}`"  # type: ignore[index]
+        pending.future.set_result(decision)
+        await tools.send_notice(f"Approval `{token}` resolved as `{decision}`.", mentions=mentions)
+
+    def forget(self, room_id: str) -> None:
+        """Drop a room's state; waiting requests are declined."""
+        room = self._rooms.pop(room_id, None)
+        for pending in room.pending.values() if room else ():
+            if not pending.future.done():
+                pending.future.set_result(Decision.DECLINE)
+
+    def describe(self, room_id: str) -> str:
+        """The approval settings and what is pending, for ``/approvals`` and ``/status``."""
+        room = self._room(room_id)
+        lines = [f"Approval mode: `{self.mode}`."]
+        if self.mode is ApprovalMode.MANUAL:
+            lines.append(
+                f"Unanswered requests get `{self.timeout_decision}` after "
+                f"{self.wait_timeout_s:g} s."
+            )
+        if room.pending:
+            listed = ", ".join(
+                f"`{t}` ({p.request.kind}: {p.request.summary})" for t, p in room.pending.items()
+            )
+            lines.append(f"Pending: {listed}.")
+        else:
+            lines.append("No approval is pending.")
+        if room.session_keys:
+            lines.append(f"Approved for this session: {len(room.session_keys)}.")
+        return " ".join(lines)
+
+    # -- texts ------------------------------------------------------------------------------
+
+    def _policy_text(self) -> str:
+        verb = "run without asking" if self.mode is ApprovalMode.AUTO_ACCEPT else "are declined"
+        return (
+            f"Approvals in this room follow the `{self.mode}` policy: commands and file "
+            f"changes {verb}."
+        )
+
+    def _ask_text(self, token: str, request: ApprovalRequest) -> str:
+        reason = f" Reason: {request.reason}." if request.reason else ""
+        return (
+            f"Approval requested ({request.kind}): `{request.summary}`.{reason} "
+            f"Approval id: `{token}`. Reply `/approve {token}`, `/decline {token}` or "
+            f"`/approve-session {token}`. Without an answer within "
+            f"{self.wait_timeout_s:g} s it is answered `{self.timeout_decision}`."
+        )
+
+    def _unknown_text(self, room: _Room, command: RoomCommand, token: str | None) -> str:
+        if token is None:
+            waiting = ", ".join(f"`{t}`" for t in room.pending) or "none"
+            return f"Usage: `/{command.name} <approval id>`. Pending approvals: {waiting}."
+        if token in room.closed:
+            return f"Approval `{token}` is no longer pending: {room.closed[token]}."
+        waiting = ", ".join(f"`{t}`" for t in room.pending)
+        tail = f"Pending approvals: {waiting}." if waiting else "No approval is pending."
+        return f"Approval `{token}` is unknown or has expired. {tail}"

@@ -1,0 +1,223 @@
+"""``CodingAgentAdapter``: what Codex and ACP rooms share.
+
+One agent process per room (:class:`RoomSupervisor`), room commands (approvals, ``/help``,
+``/status``, ``/model``, ``/approvals``), the approvals relay, turns that may detach while
+an approval waits, and a lost process reported once. A subclass starts its process and
+runs one prompt on it.
+"""
+
+from __future__ import annotations
+
+import logging
+from abc import abstractmethod
+from collections.abc import Sequence
+from typing import Any, ClassVar, Generic, TypeVar, Unpack
+
+from band.core.exceptions import TurnResultAlreadyReported
+from band.core.protocols import AgentToolsProtocol
+from band.core.simple_adapter import SimpleAdapter
+from band.core.types import FeatureKwargs, PlatformMessage
+from band.runtime.custom_tools import CustomToolDef
+from band.runtime.prompts import render_system_prompt, system_updates
+from band_sdk_core import AgentFailure
+
+from .approvals import ApprovalRelay
+from .commands import APPROVAL_COMMANDS, RoomCommand, parse_command
+from .events import Reporter
+from .history import CodingHistory, CodingHistoryConverter
+from .supervisor import AgentProcess, RoomSupervisor
+from .turns import DetachableTurn, TurnTasks
+
+__all__ = ["CodingAgentAdapter", "Prompt"]
+
+logger = logging.getLogger("band.adapters.coding")
+P = TypeVar("P", bound=AgentProcess)
+TRANSPORT_CLOSED = "transport_closed"
+
+
+class Prompt:
+    """One message as the agent will get it, with the turn it belongs to."""
+
+    def __init__(
+        self,
+        msg: PlatformMessage,
+        room_id: str,
+        history: CodingHistory,
+        updates: list[str],
+        reporter: Reporter,
+        turn: DetachableTurn,
+    ) -> None:
+        self.msg = msg
+        self.room_id = room_id
+        self.history = history
+        self.updates = updates
+        self.reporter = reporter
+        self.turn = turn
+
+    @property
+    def tools(self) -> AgentToolsProtocol:
+        return self.reporter.tools
+
+
+class CodingAgentAdapter(SimpleAdapter[CodingHistory], Generic[P]):
+    """Base of adapters that drive a coding agent process per room."""
+
+    PROVIDER: ClassVar[str] = "coding-agent"
+    LABEL: ClassVar[str] = "agent"
+
+    def __init__(
+        self,
+        *,
+        relay: ApprovalRelay,
+        session_key: str,
+        custom_section: str = "",
+        system_prompt: str | None = None,
+        include_base_instructions: bool = True,
+        additional_tools: Sequence[CustomToolDef] = (),
+        history_converter: Any = None,
+        **features: Unpack[FeatureKwargs],
+    ) -> None:
+        super().__init__(
+            history_converter=history_converter or CodingHistoryConverter(session_key),
+            **features,
+        )
+        self.relay = relay
+        self.custom_section = custom_section
+        self.include_base_instructions = include_base_instructions
+        self.system_prompt = system_prompt or ""
+        self._fixed_prompt = system_prompt is not None
+        self.additional_tools = list(additional_tools)
+        self.processes: RoomSupervisor[P] = RoomSupervisor(self.LABEL)
+        self.turns = TurnTasks()
+
+    # -- subclass hooks ------------------------------------------------------------------------
+
+    @abstractmethod
+    async def start_process(self, room_id: str, reporter: Reporter) -> P:
+        """Start and initialise the room's agent process."""
+
+    @abstractmethod
+    async def run_prompt(self, proc: P, prompt: Prompt) -> None:
+        """Run one prompt to its end; raise ``TransportClosed``-like errors as they come."""
+
+    def is_transport_error(self, error: BaseException) -> bool:
+        return False
+
+    def status_lines(self, room_id: str) -> list[str]:
+        return []
+
+    async def model_command(self, room_id: str, args: tuple[str, ...]) -> str:
+        return f"{type(self).__name__} cannot switch models from the room."
+
+    async def forget_room(self, room_id: str) -> None:
+        """Drop subclass state of a room (its process is closed already)."""
+
+    # -- lifecycle -----------------------------------------------------------------------------
+
+    async def on_started(self, agent_name: str, agent_description: str) -> None:
+        await super().on_started(agent_name, agent_description)
+        if not self._fixed_prompt:
+            self.system_prompt = render_system_prompt(
+                agent_name=agent_name,
+                agent_description=agent_description,
+                custom_section=self.custom_section,
+                include_base_instructions=self.include_base_instructions,
+                features=self.features,
+            )
+
+    async def on_cleanup(self, room_id: str) -> None:
+        await self.turns.cancel(room_id)
+        self.relay.forget(room_id)
+        await self.processes.close(room_id)
+        await self.forget_room(room_id)
+
+    async def cleanup_all(self) -> None:
+        await self.turns.cancel_all()
+        await self.processes.close_all()
+
+    # -- one message ---------------------------------------------------------------------------
+
+    async def on_message(
+        self,
+        msg: PlatformMessage,
+        tools: AgentToolsProtocol,
+        history: CodingHistory,
+        participants_msg: str | None,
+        contacts_msg: str | None,
+        *,
+        is_session_bootstrap: bool,
+        room_id: str,
+    ) -> None:
+        reporter = Reporter(self, tools, [msg.sender_id])
+        command = parse_command(msg.content)
+        if command is not None and await self._command(command, room_id, tools, reporter):
+            tools.turn.settle()
+            return
+        if self.turns.running(room_id) is not None:
+            waiting = ", ".join(f"`{t}`" for t in self.relay.pending(room_id))
+            what = f" (waiting for approval {waiting})" if waiting else ""
+            await reporter.notice(
+                f"I'm still working on the previous request in this room{what}; "
+                "send this again once it is done."
+            )
+            tools.turn.settle()
+            return
+        proc = await self.processes.get(
+            room_id, lambda: self.start_process(room_id, reporter), reporter.notice
+        )
+        turn = DetachableTurn(tools, self.PROVIDER)
+        prompt = Prompt(
+            msg, room_id, history, system_updates(participants_msg, contacts_msg), reporter, turn
+        )
+        try:
+            await turn.run(self._guarded(proc, prompt))
+        finally:
+            self.turns.keep(room_id, turn)
+
+    async def _guarded(self, proc: P, prompt: Prompt) -> None:
+        try:
+            await self.run_prompt(proc, prompt)
+        except Exception as exc:
+            if not self.is_transport_error(exc):
+                raise
+            await self.processes.discard(prompt.room_id)
+            message = (
+                f"The {self.LABEL} process of this room stopped ({proc.exit_description}); "
+                "a new one starts with the next message."
+            )
+            logger.warning("Room %s: %s", prompt.room_id, message)
+            await prompt.tools.send_failure(AgentFailure(self.PROVIDER, message, TRANSPORT_CLOSED))
+            raise TurnResultAlreadyReported(message) from exc
+
+    # -- room commands -------------------------------------------------------------------------
+
+    async def _command(
+        self, command: RoomCommand, room_id: str, tools: AgentToolsProtocol, reporter: Reporter
+    ) -> bool:
+        if command.name in APPROVAL_COMMANDS:
+            await self.relay.answer(room_id, tools, command, reporter.mentions)
+        elif command.name == "approvals":
+            await reporter.notice(self.relay.describe(room_id))
+        elif command.name == "help":
+            await reporter.notice(self._help())
+        elif command.name == "status":
+            lines = [*self.status_lines(room_id), self.relay.describe(room_id)]
+            await reporter.notice("\n".join(lines))
+        elif command.name in ("model", "models"):
+            await reporter.notice(await self.model_command(room_id, command.args))
+        else:
+            return False
+        return True
+
+    def _help(self) -> str:
+        return "\n".join(
+            [
+                f"Commands for {self.agent_name or self.LABEL}:",
+                "- `/approve <id>`, `/decline <id>`, `/approve-session <id>`: answer an "
+                "approval request (the session form also accepts the same request later)",
+                "- `/approvals`: the approval mode and what is pending",
+                "- `/status`: the agent process, session and model of this room",
+                "- `/model [<id>]`: show the model, or use another one in this room",
+                "- `/help`: this list",
+            ]
+        )

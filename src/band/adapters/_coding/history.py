@@ -1,0 +1,58 @@
+"""Room history for coding agents: the provider session to resume, and a replay transcript.
+
+The session id lives in the metadata of the agent's own ``task`` events (the latest wins);
+the transcript is the room's text messages as ``[Name]: text`` lines, injected into a new
+session when the old one cannot be resumed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["CodingHistory", "CodingHistoryConverter", "history_block"]
+
+
+@dataclass(frozen=True)
+class CodingHistory:
+    """What a bootstrap hands a coding adapter."""
+
+    session_id: str | None = None
+    transcript: tuple[str, ...] = field(default_factory=tuple)
+
+
+class CodingHistoryConverter:
+    """Reads ``metadata[session_key]`` (latest ``task`` event) and the text transcript."""
+
+    def __init__(self, session_key: str, agent_name: str = "") -> None:
+        self.session_key = session_key
+        self.agent_name = agent_name
+
+    def set_agent_name(self, name: str) -> None:
+        self.agent_name = name
+
+    def convert(self, raw: list[dict[str, Any]]) -> CodingHistory:
+        session_id: str | None = None
+        lines: list[str] = []
+        for item in raw:
+            kind = item.get("message_type")
+            metadata = item.get("metadata") or {}
+            if kind == "task" and isinstance(metadata, dict):
+                value = metadata.get(self.session_key)
+                if isinstance(value, str) and value:
+                    session_id = value
+            elif kind == "text" and str(item.get("content") or "").strip():
+                lines.append(f"[{item.get('sender_name') or 'Unknown'}]: {item['content']}")
+        return CodingHistory(session_id, tuple(lines))
+
+
+def history_block(transcript: tuple[str, ...], limit: int) -> str | None:
+    """The last ``limit`` transcript lines under a ``[Conversation History]`` header."""
+    lines = transcript[-limit:] if limit > 0 else ()
+    if not lines:
+        return None
+    body = "\n".join(lines)
+    return (
+        "[Conversation History]\nEarlier messages in this room (read-only context; do not "
+        f"answer them again):\n{body}\n[End of Conversation History]"
+    )

@@ -1,0 +1,210 @@
+"""One Codex turn: its notifications become room events, its requests are answered.
+
+* ``item/tool/call`` (a Band tool, offered as a dynamic tool) runs on the room's tools;
+* command and file-change approvals go through the approvals relay;
+* items Codex runs itself (commands, file changes, MCP calls, web searches, ...) become a
+  ``tool_call`` when they start and a ``tool_result`` when they complete; reasoning, plans
+  and compactions become thoughts; agent text is held (see :class:`Reporter`);
+* ``thread/tokenUsage/updated`` adds up the turn's usage; ``turn/completed`` ends it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import shlex
+from typing import TYPE_CHECKING, Any
+
+from band.adapters._coding.approvals import ApprovalRequest, Decision
+from band.adapters._tool_events import UsageTotal, run_band_tool
+from band.core.types import TurnUsage
+
+if TYPE_CHECKING:
+    from band.adapters._coding.base import Prompt
+
+    from .adapter import CodexAdapter
+
+__all__ = ["CodexTurn"]
+
+logger = logging.getLogger("band.adapters.codex")
+
+_APPROVALS = {
+    "item/commandExecution/requestApproval": "command",
+    "item/fileChange/requestApproval": "file change",
+}
+
+
+def _call_args(item: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    kind = item.get("type")
+    if kind == "commandExecution":
+        return "command_execution", {"command": item.get("command"), "cwd": item.get("cwd")}
+    if kind == "fileChange":
+        changes = [
+            {"path": c.get("path"), "kind": c.get("kind")} for c in item.get("changes") or []
+        ]
+        return "file_change", {"changes": changes}
+    if kind == "mcpToolCall":
+        return f"{item.get('server')}.{item.get('tool')}", dict(item.get("arguments") or {})
+    if kind == "webSearch":
+        return "web_search", {"query": item.get("query")}
+    if kind == "imageView":
+        return "view_image", {"path": item.get("path")}
+    if kind == "collabAgentToolCall":
+        return f"collab.{item.get('tool')}", {"prompt": item.get("prompt")}
+    return None
+
+
+def _result(item: dict[str, Any]) -> tuple[Any, bool]:
+    status = item.get("status")
+    kind = item.get("type")
+    if status == "declined":
+        return "Declined in the room: it did not run.", True
+    if kind == "commandExecution":
+        output = item.get("aggregatedOutput") or ""
+        code = item.get("exitCode")
+        return output or f"(no output; exit code {code})", status != "completed" or code not in (
+            0,
+            None,
+        )
+    if kind == "mcpToolCall":
+        error = item.get("error")
+        return (error or item.get("result") or {}), error is not None
+    if kind == "fileChange":
+        paths = ", ".join(str(c.get("path")) for c in item.get("changes") or [])
+        return f"{status}: {paths}", status != "completed"
+    return status or "completed", status == "failed"
+
+
+class CodexTurn:
+    """Routes one turn's traffic; ``done`` resolves with the completed ``turn`` object."""
+
+    def __init__(self, adapter: CodexAdapter, prompt: Prompt, thread_id: str) -> None:
+        self.adapter = adapter
+        self.prompt = prompt
+        self.reporter = prompt.reporter
+        self.thread_id = thread_id
+        self.turn_id: str | None = None
+        self.usage = UsageTotal()
+        self.done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        self.awaiting_approval = 0
+        self._file_paths: dict[str, list[str]] = {}
+
+    def _ours(self, params: dict[str, Any]) -> bool:
+        if params.get("threadId") not in (None, self.thread_id):
+            return False
+        turn = params.get("turnId")
+        return turn is None or self.turn_id is None or turn == self.turn_id
+
+    # -- notifications --------------------------------------------------------------------------
+
+    async def on_notification(self, method: str, params: dict[str, Any]) -> None:
+        if not self._ours(params):
+            return
+        item = params.get("item") if isinstance(params.get("item"), dict) else None
+        if method == "item/started" and item is not None:
+            await self._started(item)
+        elif method == "item/completed" and item is not None:
+            await self._completed(item)
+        elif method == "thread/tokenUsage/updated":
+            last = (params.get("tokenUsage") or {}).get("last") or {}
+            self.usage.add(
+                TurnUsage(
+                    input_tokens=int(last.get("inputTokens") or 0),
+                    output_tokens=int(last.get("outputTokens") or 0),
+                    cache_read_tokens=int(last.get("cachedInputTokens") or 0),
+                    cache_write_tokens=int(last.get("cacheWriteInputTokens") or 0),
+                )
+            )
+        elif method == "turn/completed":
+            turn = params.get("turn") or {}
+            if not self.done.done():
+                self.done.set_result(turn if isinstance(turn, dict) else {})
+        elif method == "error":
+            logger.warning("Codex error in room %s: %s", self.prompt.room_id, params.get("error"))
+
+    async def _started(self, item: dict[str, Any]) -> None:
+        if item.get("type") == "fileChange":
+            self._file_paths[str(item.get("id"))] = [
+                str(c.get("path")) for c in item.get("changes") or []
+            ]
+        call = _call_args(item)
+        if call is not None:
+            await self.reporter.tool_call(call[0], call[1], str(item.get("id")))
+
+    async def _completed(self, item: dict[str, Any]) -> None:
+        kind = item.get("type")
+        call = _call_args(item)
+        if call is not None:
+            output, is_error = _result(item)
+            await self.reporter.tool_result(call[0], output, str(item.get("id")), is_error=is_error)
+        elif kind == "agentMessage":
+            self.reporter.hold_text(str(item.get("text") or ""))
+        elif kind == "reasoning":
+            parts = list(item.get("summary") or []) or list(item.get("content") or [])
+            await self.reporter.thought("\n\n".join(str(p) for p in parts))
+        elif kind == "plan":
+            await self.reporter.thought(str(item.get("text") or ""))
+        elif kind == "contextCompaction":
+            await self.reporter.thought("Codex compacted the conversation context.")
+
+    # -- requests from Codex --------------------------------------------------------------------
+
+    async def on_request(self, method: str, params: dict[str, Any]) -> Any:
+        if method == "item/tool/call":
+            return await self._tool_call(params)
+        if method in _APPROVALS:
+            return await self._approval(_APPROVALS[method], params)
+        if method == "item/tool/requestUserInput":
+            return {"answers": {}}
+        raise ValueError(f"unsupported request {method}")
+
+    async def _tool_call(self, params: dict[str, Any]) -> dict[str, Any]:
+        name = str(params.get("tool") or "")
+        raw = params.get("arguments")
+        if isinstance(raw, str):
+            try:
+                raw = json.loads(raw)
+            except ValueError:
+                raw = {}
+        args = raw if isinstance(raw, dict) else {}
+        call_id = str(params.get("callId") or "")
+        await self.reporter.tool_call(name, args, call_id)
+        output, is_error = await run_band_tool(
+            self.prompt.tools, name, args, self.adapter.additional_tools
+        )
+        await self.reporter.tool_result(name, output, call_id, is_error=is_error)
+        return {"contentItems": [{"type": "inputText", "text": output}], "success": not is_error}
+
+    async def _approval(self, kind: str, params: dict[str, Any]) -> dict[str, Any]:
+        if kind == "command":
+            summary = str(params.get("command") or "(command)")
+            key = self._session_key(summary, params)
+        else:
+            paths = self._file_paths.get(str(params.get("itemId")), [])
+            summary = ", ".join(paths) or str(params.get("grantRoot") or "files")
+            key = f"files:{summary}"
+        request = ApprovalRequest(kind, summary, key, params.get("reason"))
+        self.awaiting_approval += 1
+        try:
+            decision = await self.adapter.relay.request(
+                self.prompt.room_id, self.reporter, request, on_wait=self.prompt.turn.release
+            )
+        finally:
+            self.awaiting_approval -= 1
+        offered = params.get("availableDecisions")
+        session = decision is Decision.ACCEPT_SESSION and isinstance(offered, list)
+        if session and Decision.ACCEPT_SESSION.value not in offered:  # type: ignore[operator]
+            decision = Decision.ACCEPT
+        return {"decision": decision.value}
+
+    def _session_key(self, command: str, params: dict[str, Any]) -> str:
+        if self.adapter.config.session_approval_granularity == "full_command":
+            return f"command:{command}"
+        actions = params.get("commandActions") or []
+        inner = str(actions[0].get("command")) if actions else command
+        try:
+            words = shlex.split(inner)
+        except ValueError:
+            words = inner.split()
+        return f"binary:{words[0] if words else inner}"

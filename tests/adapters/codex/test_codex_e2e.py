@@ -1,0 +1,216 @@
+"""CodexAdapter end to end: ``band serve``, the real ``codex app-server``, a scripted model.
+
+What a person in the room sees: the answer to a mention with its tool events, an approval
+notice when Codex wants to run a command, the command's effect after ``/approve`` (and none
+after ``/decline``), clear notices for bad tokens, and the same thread after a restart.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from runtime_support import Person, make_agent, until
+
+from band.adapters import CodexAdapter, CodexAdapterConfig
+from band.core.exceptions import BandConfigError
+from band.testing import FakeModel, ModelRequest, Reply, ToolCall, default_policy, serve_fake_models
+
+from .codex_support import codex_config, last_call_name
+
+pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
+
+PROOF = "echo band-proof > proof.txt && cat proof.txt"
+TOKEN = re.compile(r"Approval id: `([0-9a-f]{8})`")
+
+
+def coder_policy(request: ModelRequest) -> Reply:
+    """Runs the proof command when asked, then reports what happened to it."""
+    last = request.last
+    if last is not None and last.role == "tool":
+        if last_call_name(request) != "exec_command":
+            return Reply(text="")
+        ran = "band-proof" in last.text
+        content = (
+            "I ran the proof command; it printed band-proof."
+            if ran
+            else f"I did not run the proof command: {last.text.strip().splitlines()[0][:120]}"
+        )
+        call = ToolCall("band_send_message", {"content": content, "mentions": ["alice"]})
+        return Reply(tool_calls=(call,))
+    if last is not None and "run the proof command" in last.text:
+        args = {
+            "cmd": PROOF,
+            "sandbox_permissions": "require_escalated",
+            "justification": "write the proof file",
+        }
+        return Reply(tool_calls=(ToolCall("exec_command", args),))
+    outcome = default_policy(request)
+    assert isinstance(outcome, Reply)
+    return outcome
+
+
+class Room:
+    """One room of the seeded world, with the agent running in it."""
+
+    def __init__(self, person: Person, room_id: str, agent_id: str, workspace: Path) -> None:
+        self.person = person
+        self.id = room_id
+        self.agent_id = agent_id
+        self.workspace = workspace
+
+    async def say(self, text: str) -> str:
+        return await self.person.say(self.id, text, self.agent_id)
+
+    async def agent_texts(self) -> list[str]:
+        return await self.person.replies(self.id, self.agent_id)
+
+    async def wait_text(self, check: Callable[[str], bool], limit: float = 90) -> str:
+        async def probe() -> str | None:
+            return next((t for t in await self.agent_texts() if check(t)), None)
+
+        found: str = await until(probe, limit=limit, every=0.2)
+        return found
+
+    async def events(self, kind: str) -> list[dict[str, Any]]:
+        return await self.person.events(self.id, kind)
+
+
+@pytest.fixture
+def fake() -> FakeModel:
+    return FakeModel(coder_policy)
+
+
+@pytest.fixture
+def model_url(fake: FakeModel) -> Any:
+    with serve_fake_models(fake) as server:
+        yield server.openai_base_url
+
+
+@pytest.fixture
+def start_coder(
+    band_serve: Any, codex_bin: Path, codex_home: Path, model_url: str, tmp_path: Path
+) -> Callable[..., Any]:
+    @asynccontextmanager
+    async def start(**fields: Any) -> AsyncIterator[CodexAdapter]:
+        fields.setdefault("approval_policy", "on-request")
+        config = codex_config(codex_bin, model_url, codex_home, **fields)
+        adapter = CodexAdapter(config, workspace_for_room=lambda room: tmp_path / room)
+        agent = make_agent(
+            band_serve, band_serve.world.agent_id, band_serve.world.agent_key, adapter
+        )
+        await agent.start()
+        try:
+            yield adapter
+        finally:
+            await agent.stop(10)
+
+    return start
+
+
+@pytest.fixture
+async def room(alice: Person, band_serve: Any, tmp_path: Path, request: Any) -> Room:
+    agent_id = band_serve.world.agent_id
+    room_id = await alice.create_room(request.node.name[:40], agent_id)
+    return Room(alice, room_id, agent_id, tmp_path / room_id)
+
+
+async def _approval_token(room: Room) -> str:
+    notice = await room.wait_text(lambda t: "Approval requested" in t)
+    match = TOKEN.search(notice)
+    assert match, notice
+    assert f"/approve {match.group(1)}" in notice and "proof.txt" in notice
+    return match.group(1)
+
+
+async def test_a_mention_is_answered_with_tool_events_usage_and_the_thread(
+    start_coder: Any, room: Room
+) -> None:
+    async with start_coder():
+        await room.say("hello Codex")
+        reply = await room.wait_text(lambda t: "You said: hello Codex" in t)
+        calls = await until(lambda: room.events("tool_call"))
+        results = await until(lambda: room.events("tool_result"))
+        tasks = await room.events("task")
+    assert "Hi Alice!" in reply
+    call, result = json.loads(calls[0]["content"]), json.loads(results[0]["content"])
+    assert call["name"] == result["name"] == "band_send_message"
+    assert call["tool_call_id"] == result["tool_call_id"]
+    mapped = [t for t in tasks if t["content"] == "Codex thread mapped"]
+    assert len(mapped) == 1 and mapped[0]["metadata"]["codex_thread_id"]
+    assert any("band_usage" in (t["metadata"] or {}) for t in tasks)
+
+
+async def test_approve_runs_the_command_and_the_reply_says_so(start_coder: Any, room: Room) -> None:
+    async with start_coder():
+        await room.say("please run the proof command")
+        token = await _approval_token(room)
+        assert not (room.workspace / "proof.txt").exists()
+        await room.say(f"/approve {token}")
+        await room.wait_text(lambda t: f"Approval `{token}` resolved as `accept`" in t)
+        reply = await room.wait_text(lambda t: "I ran the proof command" in t)
+        tool_results = [json.loads(e["content"]) for e in await room.events("tool_result")]
+    assert "band-proof" in reply
+    assert (room.workspace / "proof.txt").read_text().strip() == "band-proof"
+    command = [r for r in tool_results if r["name"] == "command_execution"]
+    assert command and "band-proof" in command[0]["output"]
+
+
+async def test_decline_does_not_run_the_command(start_coder: Any, room: Room) -> None:
+    async with start_coder():
+        await room.say("please run the proof command")
+        token = await _approval_token(room)
+        await room.say(f"/decline {token}")
+        reply = await room.wait_text(lambda t: "I did not run the proof command" in t)
+        await room.say(f"/approve {token}")
+        late = await room.wait_text(lambda t: "no longer pending" in t)
+    assert not (room.workspace / "proof.txt").exists()
+    assert "band-proof" not in reply
+    assert late.endswith(
+        f"Approval `{token}` is no longer pending: it was already resolved as `decline`."
+    )
+
+
+async def test_an_unknown_token_gets_a_clear_notice(start_coder: Any, room: Room) -> None:
+    async with start_coder():
+        await room.say("/approve deadbeef")
+        notice = await room.wait_text(lambda t: "deadbeef" in t)
+    assert notice.endswith("Approval `deadbeef` is unknown or has expired. No approval is pending.")
+
+
+async def test_a_restarted_agent_resumes_the_same_thread(
+    start_coder: Any, room: Room, fake: FakeModel
+) -> None:
+    async with start_coder():
+        await room.say("remember the number 7")
+        await room.wait_text(lambda t: "remember the number 7" in t)
+    first = [t for t in await room.events("task") if t["content"] == "Codex thread mapped"]
+    fake.reset()
+    async with start_coder():
+        await room.say("what was it?")
+        await room.wait_text(lambda t: "what was it?" in t)
+        tasks = await room.events("task")
+    resumed = [t for t in tasks if t["content"] == "Codex thread resumed"]
+    thread = first[0]["metadata"]["codex_thread_id"]
+    assert [t["metadata"]["codex_thread_id"] for t in resumed] == [thread]
+    users = fake.requests[0].texts("user")
+    assert any("remember the number 7" in u for u in users[:-1])
+    assert "what was it?" in users[-1]
+
+
+async def test_missing_codex_binary_fails_on_started_with_the_install_command(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("CODEX_COMMAND", raising=False)
+    adapter = CodexAdapter(CodexAdapterConfig())
+    with pytest.raises(BandConfigError) as info:
+        await adapter.on_started("Coder", "A coding agent")
+    message = str(info.value)
+    assert "\n" not in message
+    assert "npm install -g @openai/codex@0.169.0" in message
