@@ -80,3 +80,8 @@ CASES: list[AdapterCase] = [
 from .framework_cases import framework_cases  # noqa: E402
 
 CASES.extend(framework_cases())
+
+# Coding agents run as child processes (the real codex app-server, an ACP agent).
+from .coding_cases import coding_cases  # noqa: E402
+
+CASES.extend(coding_cases())

@@ -1,0 +1,78 @@
+"""Conformance cases of the coding-agent adapters: the real ``codex app-server`` and an ACP
+agent process, each answering from the case's :class:`FakeModel` over loopback HTTP.
+
+One loopback server serves every case's fake under its own path prefix
+(``/f/<n>/v1/...``), so a factory can hand a base URL to a child process.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import itertools
+import shutil
+import sys
+import tempfile
+import threading
+from collections.abc import Awaitable, Callable, MutableMapping
+from pathlib import Path
+from typing import Any
+
+from band.core import SimpleAdapter
+from band.testing import FakeModel, FakeModelApp, serve_asgi
+
+from .adapter_cases import AdapterCase
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from adapters.codex.codex_support import codex_binary, codex_config, responses_call_ids
+
+Scope = MutableMapping[str, Any]
+
+
+class _FakeRouter:
+    """ASGI: ``/f/<n>/...`` reaches the n-th registered fake (paths are kept whole)."""
+
+    def __init__(self) -> None:
+        self._apps: dict[str, FakeModelApp] = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._server: contextlib.ExitStack | None = None
+        self.origin = ""
+
+    def base_url(self, fake: FakeModel) -> str:
+        with self._lock:
+            if self._server is None:
+                self._server = contextlib.ExitStack()
+                self.origin = self._server.enter_context(serve_asgi(self, "fake-router"))
+                atexit.register(self._server.close)
+            key = str(next(self._ids))
+            self._apps[key] = FakeModelApp(fake)
+        return f"{self.origin}/f/{key}/v1"
+
+    async def __call__(
+        self, scope: Scope, receive: Callable[[], Awaitable[Any]], send: Any
+    ) -> None:
+        parts = str(scope.get("path", "")).split("/")
+        app = self._apps.get(parts[2]) if len(parts) > 2 and parts[1] == "f" else None
+        if app is None:
+            await send({"type": "http.response.start", "status": 404, "headers": []})
+            await send({"type": "http.response.body", "body": b"no such fake"})
+            return
+        await app(scope, receive, send)
+
+
+ROUTER = _FakeRouter()
+SCRATCH = Path(tempfile.mkdtemp(prefix="band-coding-cases-"))
+atexit.register(shutil.rmtree, SCRATCH, ignore_errors=True)
+
+
+def codex_adapter(fake: FakeModel, **features: Any) -> SimpleAdapter[Any]:
+    from band.adapters import CodexAdapter
+
+    config = codex_config(codex_binary(), ROUTER.base_url(fake), SCRATCH / "codex-home")
+    return CodexAdapter(config, workspace_for_room=lambda room: SCRATCH / "ws" / room, **features)
+
+
+def coding_cases() -> list[AdapterCase]:
+    return [AdapterCase("codex", codex_adapter, responses_call_ids)]
