@@ -16,6 +16,7 @@ from .api.idempotency import IdempotencyMiddleware
 from .config import Settings
 from .context import Platform
 from .fanout.bus import Broadcast, Bus, InProcessBus
+from .observability import Metrics, RequestMetrics, health, metrics
 from .realtime.hub import Hub
 from .realtime.socket import router as socket_router
 from .store.db import Database
@@ -36,6 +37,7 @@ def make_bus(settings: Settings) -> Bus:
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
+    node_metrics = Metrics()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -45,9 +47,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await upgrade(db.engine)
         hub = Hub()
         bus = make_bus(settings)
-        platform = Platform(settings=settings, db=db, bus=bus, hub=hub, started=True)
+        platform = Platform(
+            settings=settings, db=db, bus=bus, hub=hub, started=True, metrics=node_metrics
+        )
+        db.batches.listeners.append(node_metrics.batch_units.observe)
 
         async def deliver(broadcast: Broadcast) -> None:
+            node_metrics.observe_broadcast(broadcast)
             platform.auth.observe(broadcast)
             platform.rosters.observe(broadcast)
             await hub.deliver(broadcast)
@@ -75,6 +81,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(socket_router, prefix="/api/v1/socket")
     app.include_router(health.router)
     app.include_router(web_router)
+    app.add_route("/health", health, include_in_schema=False)
+    app.add_route("/metrics", metrics, include_in_schema=False)
+    # Outermost: times every request, the idempotency replays included.
+    app.add_middleware(RequestMetrics, metrics=node_metrics)
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, str]:

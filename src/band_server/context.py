@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from .config import Settings
 from .files import FileStore, LocalFileStore
+from .observability import Metrics
 from .services.accounts import authenticate
 from .services.auth_cache import AuthCache
 from .services.deliveries import ActivityBoard
@@ -29,6 +30,7 @@ class Platform:
     activity: ActivityBoard = field(default_factory=ActivityBoard)  # agents' "working" flags
     auth: AuthCache = field(default_factory=AuthCache)  # key -> principal, seconds-long
     rosters: RosterCache = field(default_factory=RosterCache)  # rooms and members, hot paths
+    metrics: Metrics = field(default_factory=Metrics)  # this node's Prometheus registry
     file_store: InitVar[FileStore | None] = None  # default: the data folder
     files: FileStore = field(init=False)
 

@@ -7,6 +7,7 @@ committed. Each node's hub receives every broadcast and filters it per socket.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -19,6 +20,7 @@ class Broadcast:
     ``agents`` narrows which agent sockets receive it: ``None`` means every agent subscribed to
     the topic, an empty set means none. ``users`` says whether person sockets receive it.
     ``exclude_conn`` skips one connection (the socket that caused the event).
+    ``published_at`` (epoch seconds) travels with it, for the fan-out lag metric.
     """
 
     topic: str
@@ -28,6 +30,7 @@ class Broadcast:
     users: bool = True
     exclude_conn: str | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    published_at: float = field(default_factory=time.time, compare=False)
 
     def to_json(self) -> str:
         return json.dumps(
@@ -39,6 +42,7 @@ class Broadcast:
                 "users": self.users,
                 "exclude_conn": self.exclude_conn,
                 "meta": self.meta,
+                "published_at": self.published_at,
             },
             separators=(",", ":"),
         )
@@ -55,6 +59,7 @@ class Broadcast:
             users=bool(d.get("users", True)),
             exclude_conn=d.get("exclude_conn"),
             meta=d.get("meta") or {},
+            published_at=float(d.get("published_at") or time.time()),
         )
 
 

@@ -72,6 +72,13 @@ class Hub:
     def connection_count(self) -> int:
         return len(self._conns)
 
+    def count_by_kind(self) -> dict[str, int]:
+        """Live connections by principal kind (``agent``, ``user``)."""
+        counts: dict[str, int] = {}
+        for conn in self._conns.values():
+            counts[conn.principal.kind] = counts.get(conn.principal.kind, 0) + 1
+        return counts
+
     # -- subscriptions -----------------------------------------------------------------------
 
     def join(self, conn: Connection, topic: str, join_ref: str) -> None:

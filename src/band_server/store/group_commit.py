@@ -30,19 +30,17 @@ MAX_BATCH = 256
 
 @dataclass
 class BatchStats:
-    """Counters for /metrics: batches committed and the units they carried."""
+    """Batches committed and the units they carried (``listeners`` feed /metrics)."""
 
     batches: int = 0
     units: int = 0
-    failed_commits: int = 0
-    sizes: list[int] = field(default_factory=list)  # recent batch sizes (bounded)
+    listeners: list[Callable[[int], None]] = field(default_factory=list)
 
     def record(self, size: int) -> None:
         self.batches += 1
         self.units += size
-        self.sizes.append(size)
-        if len(self.sizes) > 1024:
-            del self.sizes[:512]
+        for listener in self.listeners:
+            listener(size)
 
 
 @dataclass

@@ -1,0 +1,176 @@
+"""``GET /health`` and ``GET /metrics`` (Prometheus text, via ``prometheus-client``) on every node.
+
+Metrics, all per node:
+
+- ``band_http_requests_total{method,route,status}`` and
+  ``band_http_request_duration_seconds{method,route}``: every HTTP request, labelled by the
+  route template (``/api/v1/agent/chats/{chat_id}/messages``), never by raw path;
+- ``band_deliveries{state}``: deliveries by state (``delivered``, ``processing``,
+  ``processed``, ``failed``), counted in the database when scraped;
+- ``band_sockets{kind}``: live sockets on this node (``agent``, ``user``);
+- ``band_fanout_lag_seconds``: from a broadcast's publication to this node's hub pushing it;
+- ``band_db_commit_batch_units``: units of work per SQLite group commit;
+- the process collector's CPU, memory and file descriptor figures.
+
+Each app has its own registry, so several apps in one process (tests) never collide.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    ProcessCollector,
+    generate_latest,
+)
+from sqlalchemy import func, select
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .fanout.bus import Broadcast
+from .store.models import Delivery
+
+if TYPE_CHECKING:
+    from .context import Platform
+
+DELIVERY_STATES = ("delivered", "processing", "processed", "failed")
+_LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+_BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+
+
+class Metrics:
+    """The node's Prometheus registry and the instruments the platform updates."""
+
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        ProcessCollector(registry=r)
+        self.requests = Counter(
+            "band_http_requests",
+            "HTTP requests answered",
+            ["method", "route", "status"],
+            registry=r,
+        )
+        self.latency = Histogram(
+            "band_http_request_duration_seconds",
+            "Time from the request's arrival to the end of its answer",
+            ["method", "route"],
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.deliveries = Gauge(
+            "band_deliveries", "Deliveries by state (all rooms)", ["state"], registry=r
+        )
+        self.sockets = Gauge("band_sockets", "Live sockets on this node", ["kind"], registry=r)
+        self.fanout_lag = Histogram(
+            "band_fanout_lag_seconds",
+            "From a broadcast's publication to this node pushing it to its sockets",
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.batch_units = Histogram(
+            "band_db_commit_batch_units",
+            "Units of work committed together by one SQLite group commit",
+            buckets=_BATCH_BUCKETS,
+            registry=r,
+        )
+
+    def observe_broadcast(self, broadcast: Broadcast) -> None:
+        self.fanout_lag.observe(max(0.0, time.time() - broadcast.published_at))
+
+    async def render(self, platform: Platform) -> bytes:
+        """Refresh the scrape-time gauges, then the Prometheus text."""
+        async with platform.db.read() as session:
+            rows = await session.execute(
+                select(Delivery.status, func.count()).group_by(Delivery.status)
+            )
+            counts = {str(status): int(n) for status, n in rows}
+        for state in DELIVERY_STATES:
+            self.deliveries.labels(state).set(counts.get(state, 0))
+        by_kind = platform.hub.count_by_kind()
+        for kind in ("agent", "user"):
+            self.sockets.labels(kind).set(by_kind.get(kind, 0))
+        return generate_latest(self.registry)
+
+
+class RequestMetrics:
+    """Pure ASGI middleware: counts and times every HTTP request by its route template."""
+
+    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+        self.app = app
+        self.metrics = metrics
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = time.perf_counter()
+        status = 500
+
+        async def timed_send(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, timed_send)
+        finally:
+            route = _route_of(scope)
+            method = str(scope["method"])
+            self.metrics.requests.labels(method, route, str(status)).inc()
+            self.metrics.latency.labels(method, route).observe(time.perf_counter() - started)
+
+
+def _route_of(scope: Scope) -> str:
+    """The full route template of the request, whatever router prefixes it sits under."""
+    route: Any = scope.get("route")
+    local = getattr(route, "path", None)
+    if not local:
+        return "unmatched"
+    local_format = str(getattr(route, "path_format", local))
+    try:
+        concrete = local_format.format(**scope.get("path_params", {}))
+    except (KeyError, IndexError, ValueError):
+        return str(local)
+    path = str(scope.get("path", ""))
+    # The route only knows its own part; the rest of the path is the static prefix of the
+    # routers it was included in (``/api/v1/agent``).
+    prefix = path[: -len(concrete)] if concrete and path.endswith(concrete) else ""
+    return prefix + str(local)
+
+
+def platform_of(request: Request) -> Platform:
+    platform: Platform = request.app.state.platform
+    return platform
+
+
+async def health(request: Request) -> Response:
+    """200 when this node can read its database; 503 (with the reason) when it cannot."""
+    platform = platform_of(request)
+    body: dict[str, Any] = {
+        "status": "ok",
+        "database": "ok",
+        "bus": type(platform.bus).__name__,
+        "sockets": platform.hub.connection_count,
+    }
+    try:
+        async with platform.db.read() as session:
+            await session.execute(select(1))
+    except Exception as exc:
+        body.update(status="unavailable", database=f"error: {type(exc).__name__}")
+        return JSONResponse(body, status_code=503)
+    return JSONResponse(body)
+
+
+async def metrics(request: Request) -> Response:
+    """The node's metrics in the Prometheus text format."""
+    platform = platform_of(request)
+    return Response(await platform.metrics.render(platform), media_type=CONTENT_TYPE_LATEST)
