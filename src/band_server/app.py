@@ -16,7 +16,7 @@ from .api.idempotency import IdempotencyMiddleware
 from .config import Settings
 from .context import Platform
 from .fanout.bus import Broadcast, Bus, InProcessBus
-from .observability import Metrics, RequestMetrics, health, metrics
+from .observability import Metrics, RequestMetrics, metrics
 from .realtime.hub import Hub
 from .realtime.socket import router as socket_router
 from .store.db import Database
@@ -81,7 +81,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(socket_router, prefix="/api/v1/socket")
     app.include_router(health.router)
     app.include_router(web_router)
-    app.add_route("/health", health, include_in_schema=False)
     app.add_route("/metrics", metrics, include_in_schema=False)
     # Outermost: times every request, the idempotency replays included.
     app.add_middleware(RequestMetrics, metrics=node_metrics)

@@ -1,4 +1,4 @@
-"""``GET /health`` and ``GET /metrics`` (Prometheus text, via ``prometheus-client``) on every node.
+"""``GET /metrics`` on every node: Prometheus text, via ``prometheus-client``.
 
 Metrics, all per node:
 
@@ -31,7 +31,7 @@ from prometheus_client import (
 )
 from sqlalchemy import func, select
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .fanout.bus import Broadcast
@@ -150,24 +150,6 @@ def _route_of(scope: Scope) -> str:
 def platform_of(request: Request) -> Platform:
     platform: Platform = request.app.state.platform
     return platform
-
-
-async def health(request: Request) -> Response:
-    """200 when this node can read its database; 503 (with the reason) when it cannot."""
-    platform = platform_of(request)
-    body: dict[str, Any] = {
-        "status": "ok",
-        "database": "ok",
-        "bus": type(platform.bus).__name__,
-        "sockets": platform.hub.connection_count,
-    }
-    try:
-        async with platform.db.read() as session:
-            await session.execute(select(1))
-    except Exception as exc:
-        body.update(status="unavailable", database=f"error: {type(exc).__name__}")
-        return JSONResponse(body, status_code=503)
-    return JSONResponse(body)
 
 
 async def metrics(request: Request) -> Response:

@@ -1,16 +1,14 @@
-"""``GET /health`` and ``GET /metrics``: what an operator's probe and Prometheus scrape see."""
+"""``GET /metrics``: what a Prometheus scrape of a node sees."""
 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import httpx
 import pytest
 from agent_testkit import World, make_world, person_posts
 
 from band_server.context import Platform
-from band_server.store.db import Database
 from conftest import Seeded
 
 
@@ -26,31 +24,6 @@ def sample(text: str, name: str, **labels: str) -> float:
     found = re.search(r"^" + pattern + r"$", text, re.MULTILINE)
     assert found, f"no sample {name}{{{wanted}}} in:\n{text}"
     return float(found.group(1))
-
-
-async def test_health_answers_ok_with_the_database_reachable(client: httpx.AsyncClient) -> None:
-    r = await client.get("/health")
-    assert r.status_code == 200
-    body = r.json()
-    assert body["status"] == "ok"
-    assert body["database"] == "ok"
-    assert body["bus"] == "InProcessBus"
-    assert body["sockets"] == 0
-
-
-async def test_health_is_503_when_the_database_is_gone(
-    client: httpx.AsyncClient, platform: Platform, tmp_path: Path
-) -> None:
-    healthy = platform.db
-    # The node's database file sits in a folder that no longer exists.
-    platform.db = Database(f"sqlite+aiosqlite:///{tmp_path / 'gone' / 'band.db'}")
-    try:
-        r = await client.get("/health")
-    finally:
-        await platform.db.dispose()
-        platform.db = healthy
-    assert r.status_code == 503
-    assert r.json()["status"] == "unavailable"
 
 
 async def test_metrics_count_requests_by_route_template_and_deliveries_by_state(
