@@ -28,7 +28,20 @@ except metadata.PackageNotFoundError:  # running from a source tree
 
 _LAZY: dict[str, str] = {
     "Agent": "band.runtime.agent",
-    "configure_logging": "band._logging",
+    "AgentConfig": "band.runtime.config",
+    "SessionConfig": "band.runtime.config",
+    "AgentRuntime": "band.runtime.runtime",
+    "RoomPresence": "band.runtime.presence",
+    "Execution": "band.runtime.room_execution",
+    "ExecutionContext": "band.runtime.room_execution",
+    "ExecutionHandler": "band.runtime.room_execution",
+    "ConversationContext": "band.runtime.context",
+    "PlatformMessage": "band.runtime.messages",
+    "MessageRetryTracker": "band.runtime.retry_tracker",
+    "GracefulShutdown": "band.runtime.shutdown",
+    "run_with_graceful_shutdown": "band.runtime.shutdown",
+    "BandLink": "band.platform.link",
+    "PlatformEvent": "band.platform.event",
     "AgentTools": "band.runtime.tools",
     "ALL_TOOL_NAMES": "band.runtime.tools",
     "BASE_TOOL_NAMES": "band.runtime.tools",
@@ -39,39 +52,145 @@ _LAZY: dict[str, str] = {
     "MCP_TOOL_PREFIX": "band.runtime.tools",
     "mcp_tool_names": "band.runtime.tools",
     "render_system_prompt": "band.runtime.prompts",
-    "build_participants_message": "band.runtime.history",
+    "build_participants_message": "band.runtime.formatters",
+    "format_message_for_llm": "band.runtime.formatters",
+    "format_history_for_llm": "band.runtime.formatters",
+    "configure_logging": "band._logging",
+    "build_logging_config": "band._logging",
+    "chatty_logger_levels": "band._logging",
+    "CHATTY_LOGGERS": "band._logging",
+    "STANDARD_FORMAT": "band._logging",
+    "LoggingStyle": "band._logging",
+    "FileStyle": "band._logging",
+    "FormatStyle": "band._logging",
+    "LogStream": "band._logging",
+    "LogLevel": "band._logging",
+    "LoggingConfig": "band._logging",
+    "LogSettings": "band._log_settings",
+    "configure_logging_from_env": "band._log_settings",
+    "create_room_workspace_resolver": "band.workspaces",
 }
 
 __all__ = [
     "ALL_TOOL_NAMES",
     "BASE_TOOL_NAMES",
+    "CHATTY_LOGGERS",
     "CHAT_TOOL_NAMES",
     "CONTACT_TOOL_NAMES",
     "MCP_TOOL_PREFIX",
     "MEMORY_TOOL_NAMES",
+    "STANDARD_FORMAT",
     "TOOL_MODELS",
     "AdapterFeatures",
     "Agent",
     "AgentAlreadyRunningError",
+    "AgentConfig",
+    "AgentRuntime",
     "AgentTools",
     "BandConfigError",
     "BandConnectionError",
     "BandError",
+    "BandLink",
     "BandToolError",
     "Capability",
     "ConflictPolicy",
+    "ConversationContext",
     "Emit",
+    "Execution",
+    "ExecutionContext",
+    "ExecutionHandler",
     "FeatureKwargs",
+    "FileStyle",
+    "FormatStyle",
+    "GracefulShutdown",
+    "LogLevel",
+    "LogSettings",
+    "LogStream",
+    "LoggingConfig",
+    "LoggingStyle",
+    "MessageRetryTracker",
+    "PlatformEvent",
+    "PlatformMessage",
     "RoomExecutionStoppedError",
+    "RoomPresence",
+    "SessionConfig",
     "__version__",
+    "build_logging_config",
     "build_participants_message",
+    "chatty_logger_levels",
     "configure_logging",
+    "configure_logging_from_env",
+    "create_room_workspace_resolver",
+    "format_history_for_llm",
+    "format_message_for_llm",
     "mcp_tool_names",
     "render_system_prompt",
+    "run_with_graceful_shutdown",
 ]
 
 if TYPE_CHECKING:
-    from band.runtime.prompts import render_system_prompt
+    from band._log_settings import (
+        LogSettings,
+        configure_logging_from_env,
+    )
+    from band._logging import (
+        CHATTY_LOGGERS,
+        STANDARD_FORMAT,
+        FileStyle,
+        FormatStyle,
+        LoggingConfig,
+        LoggingStyle,
+        LogLevel,
+        LogStream,
+        build_logging_config,
+        chatty_logger_levels,
+        configure_logging,
+    )
+    from band.platform.event import (
+        PlatformEvent,
+    )
+    from band.platform.link import (
+        BandLink,
+    )
+    from band.runtime.agent import (
+        Agent,
+    )
+    from band.runtime.config import (
+        AgentConfig,
+        SessionConfig,
+    )
+    from band.runtime.context import (
+        ConversationContext,
+    )
+    from band.runtime.formatters import (
+        build_participants_message,
+        format_history_for_llm,
+        format_message_for_llm,
+    )
+    from band.runtime.messages import (
+        PlatformMessage,
+    )
+    from band.runtime.presence import (
+        RoomPresence,
+    )
+    from band.runtime.prompts import (
+        render_system_prompt,
+    )
+    from band.runtime.retry_tracker import (
+        MessageRetryTracker,
+    )
+    from band.runtime.room_execution import (
+        Execution,
+        ExecutionContext,
+        ExecutionHandler,
+    )
+    from band.runtime.runtime import (
+        AgentRuntime,
+    )
+    from band.runtime.shutdown import (
+        GracefulShutdown,
+        run_with_graceful_shutdown,
+    )
     from band.runtime.tools import (
         ALL_TOOL_NAMES,
         BASE_TOOL_NAMES,
@@ -82,6 +201,9 @@ if TYPE_CHECKING:
         TOOL_MODELS,
         AgentTools,
         mcp_tool_names,
+    )
+    from band.workspaces import (
+        create_room_workspace_resolver,
     )
 
 _band_logger = logging.getLogger("band")

@@ -178,6 +178,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     # Listed for --help only: main() hands everything after "demo" to the demo's own parser.
     sub.add_parser("demo", help="a person, a room and two agents, in one process")
+    # Handled by band.cli before this parser (they need only the SDK); listed for --help.
+    sub.add_parser("bridge", help="forward every agent event to a runtime (band bridge --help)")
+    sub.add_parser("runtime", help="serve an adapter per invocation (band runtime --help)")
     return parser
 
 

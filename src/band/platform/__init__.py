@@ -1,6 +1,32 @@
-"""The link to the platform: the REST client (and the realtime socket client)."""
+"""The link to the platform: ``BandLink`` (socket + REST), its events and REST clients."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from band._lazy import lazy_exports
 
 from .errors import BandRestError
 from .rest import BandRestClient, MarkResult
 
-__all__ = ["BandRestClient", "BandRestError", "MarkResult"]
+__all__ = [
+    "BandLink",
+    "BandRestClient",
+    "BandRestError",
+    "MarkResult",
+    "PlatformEvent",
+    "SettlementResult",
+]
+
+_LAZY = {
+    "BandLink": "band.platform.link",
+    "PlatformEvent": "band.platform.event",
+    "SettlementResult": "band.platform.lifecycle",
+}
+
+if TYPE_CHECKING:
+    from .event import PlatformEvent
+    from .lifecycle import SettlementResult
+    from .link import BandLink
+
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

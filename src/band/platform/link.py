@@ -1,59 +1,73 @@
 """``BandLink``: the agent's connection to the platform (Phoenix socket + REST client).
 
 The link owns the wire: it joins ``agent_control:<id>`` and ``agent_rooms:<id>``, then
-``chat_room:<r>`` and ``room_participants:<r>`` per room; it validates every pushed payload
-(an invalid one is dropped with an ERROR line) and turns pushes into ``PlatformEvent``s on
-one queue, in arrival order. After a reconnect it reconciles rooms with ``GET /agent/chats``
-(emitting ``room_added`` / ``room_removed`` for differences) and then emits ``reconnected``,
-which tells the runtime to drain ``/next`` in every room.
+``chat_room:<r>`` and ``room_participants:<r>`` per room (and ``agent_contacts:<id>`` on
+request); it validates every pushed payload (an invalid one is dropped with an ERROR line)
+and turns pushes into typed events (``band.platform.event``) on one queue, in arrival
+order. After a reconnect it reconciles rooms with ``GET /agent/chats`` (emitting
+``room_added`` / ``room_removed`` for differences) and then emits ``reconnected``, which
+tells consumers to drain ``/next`` in every room. Iteration ends when the socket has ended
+for good (``disconnect()``, or a non-retryable supersede).
+
+``link.rest`` is the namespaced ``band.client.rest.AsyncRestClient`` host plugins call;
+``link.api`` is the SDK runtime's own REST client. Both share one HTTP core.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+import signal
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
 
+from band.client.rest import AsyncRestClient
 from band.core.exceptions import AgentAlreadyRunningError, BandConnectionError
-from band.core.types import ConflictPolicy
+from band.core.types import ConflictPolicy, PlatformConnection
 from band_sdk_core import PayloadValidationError, validate_event_payload
 
+from .event import (
+    PlatformEvent,
+    ReconnectedEvent,
+    WebSocketDisconnectedEvent,
+    WebSocketDisconnectReason,
+    event_from_push,
+)
+from .lifecycle import ActionablePage, MessageLifecycle, SettlementResult
 from .rest import BandRestClient
 from .socket import JoinError, PhoenixSocket, SocketError, SocketTimings, UpgradeRejected
+from .urls import DEFAULT_REST_URL, DEFAULT_WS_URL
 
-__all__ = ["DEFAULT_REST_URL", "DEFAULT_WS_URL", "BandLink", "PlatformEvent"]
+__all__ = [
+    "DEFAULT_REST_URL",
+    "DEFAULT_WS_URL",
+    "ActionablePage",
+    "BandLink",
+    "PlatformEvent",
+    "SettlementResult",
+]
 
 log = logging.getLogger("band.platform.link")
 
-DEFAULT_WS_URL = "wss://app.band.ai/api/v1/socket/websocket"
-DEFAULT_REST_URL = "https://app.band.ai"
 MAX_ROOM_PAGES = 50
 ROOM_JOIN_RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0, 16.0)
 
 _ROOM_EVENTS = {"room_added", "room_removed"}
 _PARTICIPANT_EVENTS = {"participant_added", "participant_removed", "room_deleted"}
 _CONTROL_EVENTS = {"agent.control", "supersede"}
+_CONTACT_EVENTS = {
+    "contact_request_received",
+    "contact_request_updated",
+    "contact_added",
+    "contact_removed",
+}
+_END = object()
 
 
-@dataclass(frozen=True, slots=True)
-class PlatformEvent:
-    """One thing that happened on the platform, as the runtime consumes it.
-
-    ``type`` is the wire event name (``message_created``, ``room_added``, ``room_removed``,
-    ``room_deleted``, ``participant_added``, ``participant_removed``, ``agent.control``,
-    ``supersede``) or a link event (``reconnected``, ``websocket_disconnected``).
-    """
-
-    type: str
-    room_id: str | None = None
-    payload: dict[str, Any] = field(default_factory=dict)
-
-
-class BandLink:
+class BandLink(MessageLifecycle):
     """Socket + REST for one agent; iterate it (``async for event in link``) for events."""
 
     def __init__(
@@ -65,13 +79,15 @@ class BandLink:
         conflict_policy: ConflictPolicy = ConflictPolicy.SUPERSEDE,
         *,
         transport: httpx.AsyncBaseTransport | None = None,
-        rest: BandRestClient | None = None,
+        api: BandRestClient | None = None,
         timings: SocketTimings | None = None,
     ) -> None:
         self.agent_id = agent_id
         self.ws_url = ws_url
         self.rest_url = rest_url
-        self.rest = rest or BandRestClient(rest_url, api_key, transport=transport)
+        self._api_key = api_key
+        self.api = api or BandRestClient(rest_url, api_key, transport=transport)
+        self.rest = AsyncRestClient(api_key=api_key, http=self.api.http)
         initial = {"on_conflict": "reject"} if conflict_policy == ConflictPolicy.REJECT else {}
         self.socket = PhoenixSocket(
             ws_url,
@@ -83,9 +99,11 @@ class BandLink:
             on_disconnect=self._on_disconnect,
             timings=timings,
         )
-        self._events: asyncio.Queue[PlatformEvent] = asyncio.Queue()
+        self._events: asyncio.Queue[Any] = asyncio.Queue()
         self._rooms: set[str] = set()
         self._retries: dict[str, asyncio.Task[None]] = {}
+        self._watcher: asyncio.Task[None] | None = None
+        self._contacts_topic: str | None = None
         self.dropped_invalid = 0
         self.superseded = False
 
@@ -98,6 +116,10 @@ class BandLink:
     @property
     def last_disconnect_reason(self) -> str | None:
         return self.socket.last_disconnect_reason
+
+    def to_platform_connection(self, agent_id: str) -> PlatformConnection:
+        """How an adapter reaches the platform as ``agent_id`` (``adapter.platform``)."""
+        return PlatformConnection(agent_id, self._api_key, self.rest_url, self.ws_url)
 
     async def connect(self) -> None:
         """Open the socket and join the agent's control and rooms topics."""
@@ -118,14 +140,12 @@ class BandLink:
         except JoinError as exc:
             await self.socket.close()
             raise BandConnectionError(str(exc)) from exc
-        try:
-            await self.socket.join(f"agent_rooms:{self.agent_id}")
-        except JoinError as exc:
-            log.error("Running without room_added/room_removed: %s", exc)
+        await self.subscribe_agent_rooms(self.agent_id)
+        self._watcher = asyncio.create_task(self._watch_socket(), name="band-link-watch")
         log.info("Connected to platform")
 
     async def disconnect(self) -> None:
-        """Leave room topics and agent_control, close the socket and the REST client."""
+        """Leave every topic, close the socket and the REST client; iteration then ends."""
         for task in self._retries.values():
             task.cancel()
         self._retries.clear()
@@ -135,24 +155,77 @@ class BandLink:
             await self.socket.leave(f"agent_control:{self.agent_id}")
         self._rooms.clear()
         await self.socket.close()
-        await self.rest.aclose()
+        if self._watcher is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watcher
+        await self.api.aclose()
         log.info("Disconnected from platform")
 
-    async def run_forever(self) -> None:
-        """Wait until the socket ends (stop, supersede); raise if it ended on an error."""
+    async def run_forever(self, *, install_signal_handlers: bool = True) -> None:
+        """Wait until the socket ends (stop, supersede, SIGINT/SIGTERM); raise on a failure."""
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        installed: list[signal.Signals] = []
+        if install_signal_handlers:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                try:
+                    loop.add_signal_handler(sig, stop.set)
+                    installed.append(sig)
+                except (NotImplementedError, RuntimeError, ValueError):
+                    pass  # not the main thread, or no signal support
+        closed = asyncio.ensure_future(self.socket.wait_closed())
+        stopped = asyncio.ensure_future(stop.wait())
         try:
-            await self.socket.wait_closed()
-        except SocketError as exc:
-            raise BandConnectionError(str(exc)) from exc
+            await asyncio.wait({closed, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            if closed.done():
+                try:
+                    closed.result()
+                except SocketError as exc:
+                    raise BandConnectionError(str(exc)) from exc
+        finally:
+            for task in (closed, stopped):
+                task.cancel()
+            for sig in installed:
+                loop.remove_signal_handler(sig)
 
-    # -- rooms -------------------------------------------------------------------------------
+    async def _watch_socket(self) -> None:
+        with contextlib.suppress(Exception):
+            await self.socket.wait_closed()
+        self._events.put_nowait(_END)
+
+    # -- subscriptions -----------------------------------------------------------------------
+
+    async def subscribe_agent_rooms(self, agent_id: str) -> None:
+        """Receive ``room_added`` / ``room_removed`` for ``agent_id`` (joined by ``connect``)."""
+        topic = f"agent_rooms:{agent_id}"
+        if self.socket.is_joined(topic):
+            return
+        try:
+            await self.socket.join(topic)
+        except JoinError as exc:
+            log.error("Running without room_added/room_removed: %s", exc)
+
+    async def subscribe_agent_contacts(self, agent_id: str) -> None:
+        """Receive contact requests and contact changes for ``agent_id``."""
+        topic = f"agent_contacts:{agent_id}"
+        try:
+            await self.socket.join(topic)
+        except JoinError as exc:
+            raise BandConnectionError(str(exc)) from exc
+        self._contacts_topic = topic
+
+    async def unsubscribe_agent_contacts(self) -> None:
+        """Stop receiving contact events."""
+        if self._contacts_topic is not None:
+            await self.socket.leave(self._contacts_topic)
+            self._contacts_topic = None
 
     async def list_room_ids(self) -> list[str]:
         """Every room the agent is in (``GET /agent/chats``, all pages, at most 50)."""
         ids: list[str] = []
         page = 1
         while True:
-            rooms, meta = await self.rest.list_chats(page=page, page_size=100)
+            rooms, meta = await self.api.list_chats(page=page, page_size=100)
             ids.extend(room.id for room in rooms)
             total = meta.get("total_pages")
             if not isinstance(total, int) or page >= total or page >= MAX_ROOM_PAGES:
@@ -168,6 +241,8 @@ class BandLink:
 
     async def subscribe_room(self, room_id: str) -> bool:
         """Join the room's two topics; on refusal retry in the background (1..16 s)."""
+        if room_id in self._rooms and self.socket.is_joined(f"chat_room:{room_id}"):
+            return True
         self._rooms.add(room_id)
         if await self._join_room_topics(room_id):
             return True
@@ -218,13 +293,22 @@ class BandLink:
 
     async def _iterate(self) -> AsyncIterator[PlatformEvent]:
         while True:
-            yield await self._events.get()
+            event = await self.next_event()
+            if event is None:
+                return
+            yield event
 
-    async def next_event(self) -> PlatformEvent:
-        """The next event, waiting for one."""
-        return await self._events.get()
+    async def next_event(self) -> PlatformEvent | None:
+        """The next event, waiting for one; None once the link has ended for good."""
+        item = await self._events.get()
+        if item is _END:
+            self._events.put_nowait(_END)  # every later reader sees the end too
+            return None
+        event: PlatformEvent = item
+        return event
 
-    def _emit(self, event: PlatformEvent) -> None:
+    def queue_event(self, event: PlatformEvent) -> None:
+        """Put an event on the stream as if the platform had pushed it."""
         self._events.put_nowait(event)
 
     def _on_push(self, topic: str, event: str, payload: dict[str, Any]) -> None:
@@ -242,13 +326,23 @@ class BandLink:
             log.error("Dropped invalid %s on %s: %s", event, topic, exc)
             return
         if kind == "agent_rooms":
-            self._emit(PlatformEvent(event, payload["id"], payload))
+            room_id: str | None = payload["id"]
         elif kind == "agent_control":
             if event == "supersede":
                 self._on_supersede(payload)
-            self._emit(PlatformEvent(event, payload.get("room_id"), payload))
+            room_id = payload.get("room_id")
+        elif kind == "agent_contacts":
+            room_id = None
         else:
-            self._emit(PlatformEvent(event, ident, payload))
+            room_id = ident
+        self._queue_push(event, room_id, payload)
+
+    def _queue_push(
+        self, event: str, room_id: str | None, raw: dict[str, Any] | None = None
+    ) -> None:
+        typed = event_from_push(event, room_id, raw if raw is not None else {"id": room_id})
+        if typed is not None:
+            self.queue_event(typed)
 
     @staticmethod
     def _handled(kind: str, event: str) -> bool:
@@ -260,6 +354,8 @@ class BandLink:
             return event == "message_created"
         if kind == "room_participants":
             return event in _PARTICIPANT_EVENTS
+        if kind == "agent_contacts":
+            return event in _CONTACT_EVENTS
         return False
 
     def _on_supersede(self, payload: dict[str, Any]) -> None:
@@ -271,7 +367,10 @@ class BandLink:
         self.socket.terminate(f"superseded: {payload.get('reason')}")
 
     def _on_disconnect(self, code: int | None, reason: str) -> None:
-        self._emit(PlatformEvent("websocket_disconnected", None, {"code": code, "reason": reason}))
+        final = code == 1008
+        detail = WebSocketDisconnectReason(reason=reason, message=reason, retryable=not final)
+        raw = {"code": code, "reason": reason}
+        self.queue_event(WebSocketDisconnectedEvent(payload=detail, raw=raw))
 
     async def _on_reconnect(self) -> None:
         try:
@@ -280,11 +379,11 @@ class BandLink:
             log.warning("Room reconciliation after reconnect failed: %s", exc)
             current = set(self._rooms)
         for room_id in sorted(current - self._rooms):
-            self._emit(PlatformEvent("room_added", room_id, {"id": room_id}))
+            self._queue_push("room_added", room_id)
         for room_id in sorted(self._rooms - current):
-            self._emit(PlatformEvent("room_removed", room_id, {"id": room_id}))
+            self._queue_push("room_removed", room_id)
         for room_id in sorted(self._rooms & current):
             if not self.socket.is_joined(f"chat_room:{room_id}"):
                 await self.subscribe_room(room_id)
         log.info("Reconnected to platform")
-        self._emit(PlatformEvent("reconnected"))
+        self.queue_event(ReconnectedEvent())

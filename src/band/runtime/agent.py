@@ -28,6 +28,7 @@ from .config import AgentConfig, SessionConfig, load_agent_config, resolve_urls
 from .lock import InstanceLock
 from .platform_runtime import ParticipantCallback, PlatformRuntime
 from .room import RoomState
+from .toolkit import make_room_tools
 
 __all__ = ["SDK_API_VERSION", "Agent", "running_agents"]
 
@@ -180,22 +181,17 @@ class Agent:
             await self.adapter.on_started(rt.agent_name, rt.agent_description)
 
     def _make_tools(self, room: RoomState) -> AgentToolsProtocol:
-        from band.core.turn import Turn
-        from band.runtime.tools import AgentTools
-
         link = self._runtime.link
         assert link is not None, "tools are built only while the runtime runs"
-        session = self._runtime.session_config
-        tools: AgentToolsProtocol = AgentTools(
-            link.rest,
+        return make_room_tools(
+            link.api,
             room.room_id,
             participants=room.participants,
             agent_id=self.agent_id,
             agent_name=self.agent_name,
-            features=getattr(self.adapter, "features", None),
-            turn=Turn(posts_missing_reply=session.report_turn_failures_to_room),
+            adapter=self.adapter,
+            posts_missing_reply=self._runtime.session_config.report_turn_failures_to_room,
         )
-        return tools
 
     async def run_forever(self, *, install_signal_handlers: bool = True) -> None:
         """Block until SIGINT/SIGTERM, ``stop()``, or the connection ends for good."""

@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, model_validator
 
 from band.core.types import ConflictPolicy
-from band.platform.link import DEFAULT_REST_URL, DEFAULT_WS_URL
+from band.platform.urls import DEFAULT_REST_URL, DEFAULT_WS_URL
 
 __all__ = [
     "DEFAULT_REST_URL",

@@ -27,6 +27,7 @@ from band_sdk_core import AgentFailure
 
 from .config import SessionConfig
 from .history import build_platform_message
+from .retry_tracker import MessageRetryTracker
 
 if TYPE_CHECKING:
     from .room import RoomState
@@ -48,24 +49,13 @@ class Outcome(StrEnum):
     INTERRUPTED = "interrupted"
 
 
-class RetryTracker:
-    """In-process attempt counts per message id, and the ids this process is done with."""
+class RetryTracker(MessageRetryTracker):
+    """Attempts per message id, plus the ids this process is done with or owes an ack."""
 
-    def __init__(self) -> None:
-        self.attempts: dict[str, int] = {}
+    def __init__(self, max_retries: int = 1) -> None:
+        super().__init__(max_retries)
         self.done: set[str] = set()
         self.pending_acks: set[str] = set()
-
-    def record_attempt(self, message_id: str, budget: int) -> tuple[int, bool]:
-        """Count an attempt; ``exceeded`` is True once the budget is spent."""
-        count = self.attempts.get(message_id, 0) + 1
-        self.attempts[message_id] = count
-        return count, count > budget
-
-    def refund(self, message_id: str) -> None:
-        """An interrupted or stopped attempt is not charged."""
-        if self.attempts.get(message_id, 0) > 0:
-            self.attempts[message_id] -= 1
 
 
 @dataclass
@@ -77,7 +67,10 @@ class TurnServices:
     adapter: Any
     session: SessionConfig
     tools_factory: ToolsFactory
-    retries: RetryTracker = field(default_factory=RetryTracker)
+    retries: RetryTracker = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.retries = RetryTracker(self.session.max_message_retries)
 
 
 class TurnRunner:
@@ -105,18 +98,18 @@ class TurnRunner:
                 s.retries.pending_acks.discard(message_id)
                 s.retries.done.add(message_id)
             return Outcome.SKIPPED
-        count, exceeded = s.retries.record_attempt(message_id, s.session.max_message_retries)
+        count, exceeded = s.retries.record_attempt(message_id)
         if exceeded:
             if count == s.session.max_message_retries + 1:
                 log.warning("Message %s exceeded max retries (%d attempts)", message_id, count - 1)
             return Outcome.SKIPPED
         claim = await s.rest.mark_processing(rid, message_id)
         if claim is MarkResult.STOPPED:
-            s.retries.refund(message_id)
+            s.retries.discard_attempt(message_id)
             return Outcome.STOPPED
         if not claim.ok:
             log.warning("Room %s: could not claim message %s (%s)", rid, message_id, claim)
-            s.retries.refund(message_id)
+            s.retries.discard_attempt(message_id)
             return Outcome.SKIPPED
         await room.ensure_hydrated()
         if room.context_says_processed(message_id):
@@ -167,11 +160,11 @@ class TurnRunner:
     ) -> Outcome:
         s, rid = self.s, self.room.room_id
         if self._cancel_mode == "stop" or isinstance(error, RoomExecutionStoppedError):
-            s.retries.refund(msg.id)
+            s.retries.discard_attempt(msg.id)
             log.info("Room %s: turn for %s stopped by the platform", rid, msg.id)
             return Outcome.STOPPED
         if self._cancel_mode == "interrupt":
-            s.retries.refund(msg.id)
+            s.retries.discard_attempt(msg.id)
             await self._ack(msg.id)
             log.info("Room %s: turn for %s interrupted", rid, msg.id)
             return Outcome.INTERRUPTED

@@ -18,7 +18,8 @@ import httpx
 
 from band.core.exceptions import BandConnectionError
 from band.platform.errors import BandRestError
-from band.platform.link import BandLink, PlatformEvent
+from band.platform.event import PlatformEvent
+from band.platform.link import BandLink
 from band.platform.socket import SocketTimings
 
 from .config import AgentConfig, SessionConfig
@@ -87,7 +88,7 @@ class PlatformRuntime:
         )
         for delay in (*ME_RETRY_DELAYS, None):
             try:
-                me = await self.link.rest.get_me()
+                me = await self.link.api.get_me()
                 break
             except BandRestError as exc:
                 if exc.status != 429 or delay is None:
@@ -103,7 +104,7 @@ class PlatformRuntime:
         """Connect, admit the agent's rooms and start routing events."""
         link = self._require_link()
         self._services = TurnServices(
-            self.agent_id, link.rest, adapter, self.session_config, tools_factory
+            self.agent_id, link.api, adapter, self.session_config, tools_factory
         )
         await link.connect()
         room_ids = await link.list_room_ids() if self.config.auto_subscribe_existing_rooms else []
@@ -193,13 +194,15 @@ class PlatformRuntime:
         link = self._require_link()
         while True:
             event = await link.next_event()
+            if event is None:
+                return  # the link ended for good (stop, supersede)
             try:
                 await self._dispatch(event)
             except Exception:
                 log.exception("Error handling %s", event.type)
 
     async def _dispatch(self, event: PlatformEvent) -> None:
-        kind, room_id, payload = event.type, event.room_id, event.payload
+        kind, room_id, payload = event.type, event.room_id, event.raw or {}
         worker = self.workers.get(room_id) if room_id else None
         if kind == "message_created":
             if worker is not None:

@@ -1,0 +1,1 @@
+"""Clients of the platform's REST API: ``band.client.rest.AsyncRestClient``."""

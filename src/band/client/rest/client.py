@@ -1,0 +1,88 @@
+"""``AsyncRestClient``: band-client-rest's namespaced client, on the SDK's own HTTP core.
+
+``client.agent_api_messages.create_agent_chat_message(chat_id=..., message=...)`` and
+``client.human_api_messages.send_my_chat_message(...)`` answer objects with ``.data``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from band.platform._http import HttpCore
+from band.platform.urls import DEFAULT_REST_URL
+
+from . import _agent as agent
+from . import _human as human
+from ._core import Caller
+
+__all__ = ["AsyncRestClient", "aclose_rest_client"]
+
+
+class AsyncRestClient:
+    """Async client of both REST surfaces, authenticated with ``X-API-Key``.
+
+    ``base_url`` is the platform's root (``http://127.0.0.1:8080``); ``transport`` swaps the
+    network (``httpx.ASGITransport`` for an in-process platform). Errors raise ``ApiError``.
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str | None = None,
+        environment: str = DEFAULT_REST_URL,
+        api_key: str,
+        headers: dict[str, str] | None = None,
+        timeout: float | None = None,
+        follow_redirects: bool | None = True,
+        httpx_client: httpx.AsyncClient | None = None,
+        logging: Any = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        http: HttpCore | None = None,
+    ) -> None:
+        if http is None:
+            if httpx_client is not None and transport is None:
+                # Only its transport is reused; our core owns headers, retries and timeouts.
+                transport = getattr(httpx_client, "_transport", None)
+            http = HttpCore(
+                base_url or environment, api_key, transport=transport, timeout=timeout or 60.0
+            )
+        self._http = http
+        c = Caller(http)
+        self.agent_api_identity = agent.AgentIdentityApi(c)
+        self.agent_api_chats = agent.AgentChatsApi(c)
+        self.agent_api_messages = agent.AgentMessagesApi(c)
+        self.agent_api_events = agent.AgentEventsApi(c)
+        self.agent_api_participants = agent.AgentParticipantsApi(c)
+        self.agent_api_context = agent.AgentContextApi(c)
+        self.agent_api_peers = agent.AgentPeersApi(c)
+        self.agent_api_activity = agent.AgentActivityApi(c)
+        self.agent_api_contacts = agent.AgentContactsApi(c)
+        self.agent_api_memories = agent.AgentMemoriesApi(c)
+        self.agent_api_chat_tasks = agent.AgentChatTasksApi(c)
+        self.agent_api_delegation = agent.AgentDelegationApi(c)
+        self.human_api_profile = human.HumanProfileApi(c)
+        self.human_api_agents = human.HumanAgentsApi(c)
+        self.human_api_bulk_deletions = human.HumanBulkDeletionsApi(c)
+        self.human_api_chats = human.HumanChatsApi(c)
+        self.human_api_messages = human.HumanMessagesApi(c)
+        self.human_api_participants = human.HumanParticipantsApi(c)
+        self.human_api_peers = human.HumanPeersApi(c)
+        self.human_api_contacts = human.HumanContactsApi(c)
+        self.human_api_memories = human.HumanMemoriesApi(c)
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        await self._http.aclose()
+
+    async def __aenter__(self) -> AsyncRestClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+
+async def aclose_rest_client(client: AsyncRestClient) -> None:
+    """Close ``client`` (the function form band-client-rest users call)."""
+    await client.aclose()
