@@ -58,8 +58,14 @@ class ValidationFailed(ApiError):
     status_code = 422
     code = "validation_error"
 
-    def __init__(self, message: str, details: dict[str, list[str]] | None = None) -> None:
-        super().__init__(message, details=details or {})
+    def __init__(
+        self,
+        message: str,
+        details: dict[str, list[str]] | None = None,
+        *,
+        code: str | None = None,
+    ) -> None:
+        super().__init__(message, details=details or {}, code=code)
 
 
 class RoomStopped(ApiError):

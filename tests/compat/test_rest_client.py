@@ -34,25 +34,9 @@ NOT_YET: frozenset[str] = frozenset(
     {
         "agent_api_chats.rename_agent_chat",
         "agent_api_delegation.exchange_delegated_token",
-        "human_api_agents.delete_my_agent",
-        "human_api_agents.list_my_agents",
-        "human_api_agents.register_my_agent",
         "human_api_bulk_deletions.bulk_delete_my_agents",
         "human_api_bulk_deletions.bulk_delete_my_chats",
         "human_api_bulk_deletions.show_my_bulk_deletion",
-        "human_api_contacts.approve_contact_request",
-        "human_api_contacts.cancel_contact_request",
-        "human_api_contacts.create_contact_request",
-        "human_api_contacts.list_my_contacts",
-        "human_api_contacts.list_received_contact_requests",
-        "human_api_contacts.list_sent_contact_requests",
-        "human_api_contacts.reject_contact_request",
-        "human_api_contacts.remove_my_contact",
-        "human_api_participants.list_my_chat_participants",
-        "human_api_participants.remove_my_chat_participant",
-        "human_api_peers.list_my_peers",
-        "human_api_profile.get_my_profile",
-        "human_api_profile.update_my_profile",
     }
 )
 NOT_YET_051: frozenset[str] = frozenset(

@@ -120,7 +120,7 @@ async def test_same_account_is_approved_at_once(
     )
     assert r.json()["data"]["status"] == "approved"
     r = await client.get("/api/v1/me/contacts", headers=h(seeded.user_key))
-    assert [c["id"] for c in r.json()["data"]] == [seeded.agent_id]
+    assert [c["contact_id"] for c in r.json()["data"]] == [seeded.agent_id]
 
 
 async def test_asking_twice_returns_the_pending_request(

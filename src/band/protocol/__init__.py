@@ -6,6 +6,7 @@ Imported by both the platform (``band_server``) and the SDK (``band``).
 from ._base import Envelope, ListEnvelope, RequestModel, WireModel, iso, utcnow
 from .agents import (
     AgentCredentials,
+    AgentDeleted,
     AgentInfo,
     AgentMe,
     AgentRegisterBody,
@@ -19,9 +20,13 @@ from .contacts import (
     ContactAddBody,
     ContactRemoveBody,
     ContactRequest,
+    ContactRequestBody,
     ContactRespondBody,
+    ContactUser,
     MemoryCreateBody,
+    PartyRef,
     Peer,
+    PersonContact,
 )
 from .errors import ErrorBody, ErrorEnvelope
 from .files import MAX_ATTACHMENTS, Attachment
@@ -63,6 +68,7 @@ __all__ = [
     "AgentContact",
     "AgentControl",
     "AgentCredentials",
+    "AgentDeleted",
     "AgentInfo",
     "AgentMe",
     "AgentMemory",
@@ -76,7 +82,9 @@ __all__ = [
     "ContactAddBody",
     "ContactRemoveBody",
     "ContactRequest",
+    "ContactRequestBody",
     "ContactRespondBody",
+    "ContactUser",
     "Envelope",
     "ErrorBody",
     "ErrorEnvelope",
@@ -92,7 +100,9 @@ __all__ = [
     "MessageStatusResponse",
     "ParticipantAddBody",
     "ParticipantEvent",
+    "PartyRef",
     "Peer",
+    "PersonContact",
     "ProfileUpdateBody",
     "Recipient",
     "RequestModel",

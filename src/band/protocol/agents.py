@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -30,9 +30,19 @@ class AgentInfo(WireModel):
     handle: str
     description: str | None = None
     owner_uuid: str
+    owner_id: str  # the same person as ``owner_uuid``; band-client-rest reads this name
+    is_external: bool = True  # every agent here runs its own loop and connects in
+    listed_in_directory: bool = False
     online: bool = False
     inserted_at: str
     updated_at: str
+
+
+class AgentDeleted(AgentInfo):
+    """What ``DELETE /me/agents/{id}`` answers: the agent as it was, and what went with it."""
+
+    deleted: bool = True
+    executions_deleted: int = 0
 
 
 class AgentCredentials(WireModel):
@@ -53,17 +63,26 @@ class AgentRegisterBody(RequestModel):
     agent: AgentRegisterFields
 
 
+Role = Literal["user", "business", "admin"]
+
+
 class UserProfile(WireModel):
     id: str
     name: str
     handle: str
-    email: str | None = None
+    email: str
+    role: Role
+    first_name: str | None = None
+    last_name: str | None = None
+    listed_in_directory: bool = False
     inserted_at: str
     updated_at: str
 
 
 class ProfileUpdateFields(RequestModel):
     name: str | None = Field(default=None, min_length=1, max_length=80)
+    first_name: str | None = Field(default=None, max_length=80)
+    last_name: str | None = Field(default=None, max_length=80)
 
 
 class ProfileUpdateBody(RequestModel):

@@ -30,9 +30,26 @@ class AgentContact(WireModel):
     inserted_at: str
 
 
+class PartyRef(WireModel):
+    """Who is at one end of a contact request."""
+
+    id: str
+    handle: str | None = None
+    name: str | None = None
+
+
 class ContactRequest(WireModel):
+    """A contact request: ``requester_*``/``recipient_*`` for people, ``from_*``/``to_*`` for
+    agents (both sets always present, so either client reads it)."""
+
     id: str
     status: str
+    requester_id: str
+    requester_type: Literal["User", "Agent"]
+    requester: PartyRef | None = None
+    recipient_id: str
+    recipient_type: Literal["User", "Agent"]
+    recipient: PartyRef | None = None
     from_id: str | None = None
     from_handle: str | None = None
     from_name: str | None = None
@@ -40,8 +57,48 @@ class ContactRequest(WireModel):
     to_handle: str | None = None
     to_name: str | None = None
     message: str | None = None
+    responded_at: str | None = None
     inserted_at: str
     updated_at: str
+
+
+class ContactUser(WireModel):
+    id: str
+    handle: str
+    name: str
+    email: str | None = None
+
+
+class PersonContact(WireModel):
+    """A contact as a person lists it: the contact record and who it names."""
+
+    id: str  # the contact record
+    contact_id: str
+    contact_type: Literal["User", "Agent"]
+    handle: str
+    name: str
+    description: str | None = None
+    user: ContactUser | None = None
+    online: bool
+    status: Literal["active"] = "active"
+    source: Literal["request"] = "request"
+    inserted_at: str
+
+
+class ContactRequestFields(RequestModel):
+    recipient_handle: str = Field(min_length=1, max_length=200)
+    message: str | None = Field(default=None, max_length=500)
+
+
+class ContactRequestBody(RequestModel):
+    """``POST /me/contacts/requests``: ``{"contact_request": {"recipient_handle", "message"}}``.
+
+    The older flat form ``{"handle", "message"}`` is still accepted.
+    """
+
+    contact_request: ContactRequestFields | None = None
+    handle: str | None = Field(default=None, min_length=1, max_length=200)
+    message: str | None = Field(default=None, max_length=500)
 
 
 class ContactAddBody(RequestModel):

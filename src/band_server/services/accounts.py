@@ -16,6 +16,20 @@ from .principals import Principal
 
 AGENT_NAME = re.compile(r"^[A-Za-z0-9 ]{3,24}$")
 USER_HANDLE = re.compile(r"^[a-z0-9][a-z0-9_.-]{1,39}$")
+EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]{1,190}$")
+
+
+def local_mailbox(handle: str) -> str:
+    """The address a person gets when none is given (the demo, tests, the bootstrap admin)."""
+    return f"{handle.lower()}@localhost"
+
+
+def normalise_email(email: str) -> str:
+    """A trimmed, lower-cased address, or 422 ``/user/email``."""
+    address = email.strip().lower()
+    if len(address) > 200 or not EMAIL.match(address):
+        raise ValidationFailed("email is not an address", {"/user/email": ["is invalid"]})
+    return address
 
 
 def slug(text: str) -> str:
@@ -52,6 +66,7 @@ async def create_user(
     email: str | None = None,
     is_admin: bool = False,
 ) -> tuple[User, str]:
+    """A person and their first API key. The first person on a platform is its admin."""
     handle = handle.lower()
     if not USER_HANDLE.match(handle):
         raise ValidationFailed(
@@ -62,7 +77,12 @@ async def create_user(
         raise ValidationFailed("name can't be blank", {"/user/name": ["can't be blank"]})
     if await session.scalar(select(User.id).where(User.handle == handle)):
         raise Conflict(f"handle '{handle}' is taken", code="handle_taken")
-    user = User(name=name.strip(), handle=handle, email=email, is_admin=is_admin)
+    address = normalise_email(email) if email is not None else local_mailbox(handle)
+    if await session.scalar(select(User.id).where(User.email == address)):
+        raise Conflict(f"email '{address}' is taken", code="email_taken")
+    first = await session.scalar(select(User.id).limit(1)) is None
+    role = "admin" if is_admin or first else "user"
+    user = User(name=name.strip(), handle=handle, email=address, role=role)
     session.add(user)
     await session.flush()
     return user, await issue_key(session, "user", user.id)

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from sqlalchemy import delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import AgentContact, iso, topic, utcnow
+from band.protocol import AgentContact, PartyRef, iso, topic, utcnow
 from band.protocol import ContactRequest as ContactRequestView
 
 from ..errors import Conflict, NotFound, ValidationFailed
@@ -68,11 +68,24 @@ def contact_view(contact: Party, edge: Contact, online: bool) -> AgentContact:
     )
 
 
+def _ref(party_id: str, party: Party | None) -> PartyRef:
+    if party is None:
+        return PartyRef(id=party_id)
+    return PartyRef(id=party.id, handle=party.handle, name=party.name)
+
+
 def request_view(req: ContactRequest, parties: dict[str, Party]) -> ContactRequestView:
     sender, receiver = parties.get(req.from_id), parties.get(req.to_id)
     return ContactRequestView(
         id=req.id,
         status=req.status,
+        requester_id=req.from_id,
+        requester_type="Agent" if req.from_type == "Agent" else "User",
+        requester=_ref(req.from_id, sender),
+        recipient_id=req.to_id,
+        recipient_type="Agent" if req.to_type == "Agent" else "User",
+        recipient=_ref(req.to_id, receiver),
+        responded_at=iso(req.updated_at) if req.status != "pending" else None,
         from_id=req.from_id,
         from_handle=sender.handle if sender else None,
         from_name=sender.name if sender else None,

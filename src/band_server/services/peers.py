@@ -79,10 +79,13 @@ async def list_peers(
     page_size: int,
     online: Online,
     not_in_chat: str | None = None,
+    party_type: str | None = None,
 ) -> tuple[list[Peer], int]:
     """One page of peers and the total. ``not_in_chat`` (a room the caller is in, else 404)
-    leaves out that room's current participants."""
+    leaves out that room's current participants; ``party_type`` keeps people or agents."""
     peers = await all_peers(session, me, online)
+    if party_type is not None:
+        peers = [p for p in peers if p.type == party_type]
     if not_in_chat:
         await room_for(session, me, not_in_chat)
         present = set(

@@ -39,9 +39,11 @@ class User(Timestamps, Base):
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     name: Mapped[str] = mapped_column(String(80))
     handle: Mapped[str] = mapped_column(String(80), unique=True)
-    email: Mapped[str | None] = mapped_column(String(200), default=None)
+    email: Mapped[str] = mapped_column(String(200), unique=True)
     password_hash: Mapped[str | None] = mapped_column(String(200), default=None)
-    is_admin: Mapped[bool] = mapped_column(default=False)
+    role: Mapped[str] = mapped_column(String(16), default="user")  # "user" | "admin"
+    first_name: Mapped[str | None] = mapped_column(String(80), default=None)
+    last_name: Mapped[str | None] = mapped_column(String(80), default=None)
 
 
 class Agent(Timestamps, Base):

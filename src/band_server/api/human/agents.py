@@ -2,28 +2,50 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 
 from band.protocol import AgentRegisterBody
 
 from ...services import accounts, registry
 from ...services.unit import write
 from ..deps import PlatformDep, UserDep
-from ..listing import PagingDep, data, listing
+from ..listing import data, listing
 
 router = APIRouter()
 
 
 @router.get("/agents")
-async def list_agents(platform: PlatformDep, me: UserDep, paging: PagingDep) -> dict[str, Any]:
-    """The caller's live agents, oldest first."""
+async def list_agents(
+    platform: PlatformDep,
+    me: UserDep,
+    name: Annotated[str | None, Query(max_length=200)] = None,
+    is_external: bool | None = None,
+    listed_in_directory: bool | None = None,
+    sort: registry.AgentSort = "inserted_at",
+    order: Annotated[str, Query(pattern="^(asc|desc)$")] = "asc",
+    cursor: Annotated[str | None, Query(max_length=500)] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 50,
+    page: Annotated[int | None, Query(ge=1, le=1_000_000)] = None,
+    page_size: Annotated[int | None, Query(ge=1, le=100)] = None,
+) -> dict[str, Any]:
+    """The caller's live agents: filter by ``name``, sort by ``sort``/``order``, page by
+    ``cursor``/``limit`` (or the deprecated ``page``/``page_size``)."""
+    query = registry.AgentQuery(
+        name=name,
+        is_external=is_external,
+        listed_in_directory=listed_in_directory,
+        sort=sort,
+        order="desc" if order == "desc" else "asc",
+        cursor=cursor,
+        limit=limit,
+        page=page,
+        page_size=page_size,
+    )
     async with platform.db.read() as session:
-        items, total = await registry.list_agents(
-            session, me, page=paging.page, page_size=paging.page_size, online=platform.hub.is_online
-        )
-    return listing(items, paging.meta(total))
+        items, meta = await registry.list_agents(session, me, query, online=platform.hub.is_online)
+    return listing(items, meta)
 
 
 @router.post("/agents/register", status_code=201)
@@ -50,10 +72,11 @@ async def get_agent(platform: PlatformDep, me: UserDep, agent_id: str) -> dict[s
 async def delete_agent(
     platform: PlatformDep, me: UserDep, agent_id: str, force: bool = False
 ) -> dict[str, Any]:
-    """Delete an agent (``force`` is accepted for compatibility: deletion always proceeds)."""
+    """Delete an agent. One with execution history is 422 unless ``force=true``, which
+    erases that history too (``executions_deleted`` counts it)."""
     async with write(platform) as uow:
-        info = await registry.delete_agent(uow, me, agent_id)
-    return data({**info.model_dump(mode="json"), "deleted": True})
+        info = await registry.delete_agent(uow, me, agent_id, force=force)
+    return data(info)
 
 
 @router.post("/agents/{agent_id}/regenerate-key")

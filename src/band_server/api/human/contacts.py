@@ -6,10 +6,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from band.protocol import ContactAddBody, ContactRemoveBody, RequestModel
+from band.protocol import ContactRemoveBody, ContactRequestBody, RequestModel
 
-from ...errors import NotFound
-from ...services import contacts, parties
+from ...errors import NotFound, ValidationFailed
+from ...services import contacts, parties, person_contacts
 from ...services.unit import write
 from ..deps import PlatformDep, UserDep
 from ..listing import PagingDep, data, listing
@@ -23,9 +23,10 @@ class ResolveBody(RequestModel):
 
 @router.get("/contacts")
 async def list_contacts(platform: PlatformDep, me: UserDep, paging: PagingDep) -> dict[str, Any]:
-    """The person's contacts, oldest first, with presence."""
+    """The person's contacts (records naming a person or an agent), oldest first, with
+    presence and, for people, their email."""
     async with platform.db.read() as session:
-        items, total = await contacts.list_contacts(
+        items, total = await person_contacts.list_contacts(
             session, me, page=paging.page, page_size=paging.page_size, online=platform.hub.is_online
         )
     return listing(items, paging.meta(total))
@@ -35,12 +36,10 @@ async def list_contacts(platform: PlatformDep, me: UserDep, paging: PagingDep) -
 async def remove_contact(
     platform: PlatformDep, me: UserDep, body: ContactRemoveBody
 ) -> dict[str, Any]:
-    """Remove a contact, by handle or by the contact's id."""
+    """Remove a contact (both directions), by handle or by the contact record's id."""
     async with write(platform) as uow:
-        gone = await contacts.remove_contact(
-            uow, me, handle=body.handle, contact_id=body.contact_id
-        )
-    return data({"id": gone.id, "handle": gone.handle, "status": "removed"})
+        gone = await person_contacts.remove(uow, me, handle=body.handle, contact_id=body.contact_id)
+    return data({**gone.model_dump(mode="json"), "status": "removed"})
 
 
 @router.post("/contacts/resolve")
@@ -80,9 +79,9 @@ async def sent_requests(
     platform: PlatformDep,
     me: UserDep,
     paging: PagingDep,
-    status: Annotated[contacts.SentStatus, Query()] = "pending",
+    status: Annotated[contacts.SentStatus, Query()] = "all",
 ) -> dict[str, Any]:
-    """Requests the person sent, filtered by ``status`` (``all`` for every one)."""
+    """Requests the person sent, every status unless ``status`` narrows it."""
     async with platform.db.read() as session:
         _, _, sent, total = await contacts.list_requests(
             session, me, page=paging.page, page_size=paging.page_size, sent_status=status
@@ -91,13 +90,21 @@ async def sent_requests(
 
 
 @router.post("/contacts/requests", status_code=201)
-async def send_request(platform: PlatformDep, me: UserDep, body: ContactAddBody) -> dict[str, Any]:
-    """Ask someone (by handle) to become a contact."""
-    async with write(platform) as uow:
-        request_id, status = await contacts.add_contact(
-            uow, me, handle=body.handle, message=body.message
+async def send_request(
+    platform: PlatformDep, me: UserDep, body: ContactRequestBody
+) -> dict[str, Any]:
+    """Ask someone (by handle) to become a contact; the answer is the request."""
+    fields = body.contact_request
+    handle = fields.recipient_handle if fields else body.handle
+    message = fields.message if fields else body.message
+    if not handle:
+        raise ValidationFailed(
+            "contact_request.recipient_handle is required",
+            {"/contact_request/recipient_handle": ["is required"]},
         )
-    return data({"id": request_id, "status": status})
+    async with write(platform) as uow:
+        view = await person_contacts.send_request(uow, me, handle=handle, message=message)
+    return data(view)
 
 
 async def _respond(

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 
 from band.protocol import ParticipantAddBody
 
@@ -12,18 +12,35 @@ from ...services import participation, rooms
 from ...services.unit import write
 from ..deps import PlatformDep, UserDep
 from ..listing import data
+from ..roster_page import roster_page
 
 router = APIRouter()
 
 
 @router.get("/chats/{chat_id}/participants")
-async def list_participants(platform: PlatformDep, me: UserDep, chat_id: str) -> dict[str, Any]:
-    """The room's current participants, with presence."""
+async def list_participants(
+    platform: PlatformDep,
+    me: UserDep,
+    chat_id: str,
+    participant_type: Literal["User", "Agent"] | None = None,
+    cursor: Annotated[str | None, Query(max_length=500)] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 50,
+    page: Annotated[int | None, Query(ge=1, le=1_000_000)] = None,
+    page_size: Annotated[int | None, Query(ge=1, le=100)] = None,
+) -> dict[str, Any]:
+    """The room's current participants in joining order, with presence; ``participant_type``
+    keeps only people or only agents."""
     async with platform.db.read() as session:
         await rooms.room_for(session, me, chat_id)
         found = await rooms.members(session, chat_id)
+    if participant_type is not None:
+        found = [m for m in found if m.type == participant_type]
+    window, meta = roster_page(found, cursor=cursor, limit=limit, page=page, page_size=page_size)
     online = platform.hub.is_online
-    return {"data": [m.view(online(m.id)).model_dump(mode="json") for m in found]}
+    return {
+        "data": [m.view(online(m.id)).model_dump(mode="json") for m in window],
+        "metadata": meta,
+    }
 
 
 @router.post("/chats/{chat_id}/participants", status_code=201)

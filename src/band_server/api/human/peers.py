@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 
@@ -19,9 +19,10 @@ async def list_peers(
     me: UserDep,
     paging: PagingDep,
     not_in_chat: Annotated[str | None, Query(max_length=200)] = None,
+    type: Literal["User", "Agent"] | None = None,
 ) -> dict[str, Any]:
-    """The person's agents and contacts; ``not_in_chat`` leaves
-    out that room's participants."""
+    """The person's agents and contacts; ``not_in_chat`` leaves out that room's participants,
+    ``type`` keeps only people or only agents."""
     async with platform.db.read() as session:
         items, total = await peers.list_peers(
             session,
@@ -30,5 +31,6 @@ async def list_peers(
             page_size=paging.page_size,
             online=platform.hub.is_online,
             not_in_chat=not_in_chat,
+            party_type=type,
         )
     return listing(items, paging.meta(total))

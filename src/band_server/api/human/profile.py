@@ -27,7 +27,14 @@ async def get_profile(platform: PlatformDep, me: UserDep) -> dict[str, Any]:
 async def put_profile(
     platform: PlatformDep, me: UserDep, body: ProfileUpdateBody
 ) -> dict[str, Any]:
-    """Update the display name."""
+    """Update the display name, or the first and last names."""
     async with write(platform) as uow:
-        view = await profile.update_profile(uow.session, me, name=body.user.name)
+        fields = body.user
+        view = await profile.update_profile(
+            uow.session,
+            me,
+            name=fields.name,
+            first_name=fields.first_name,
+            last_name=fields.last_name,
+        )
     return data(view)

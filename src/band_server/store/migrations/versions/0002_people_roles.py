@@ -1,0 +1,43 @@
+"""people have an email (unique, required) and a role; first and last names
+
+Revision ID: 0002
+Revises: 0001
+"""
+
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = "0002"
+down_revision: str | None = "0001"
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table("users") as batch:
+        batch.add_column(sa.Column("role", sa.String(16), nullable=False, server_default="user"))
+        batch.add_column(sa.Column("first_name", sa.String(80), nullable=True))
+        batch.add_column(sa.Column("last_name", sa.String(80), nullable=True))
+    op.execute("UPDATE users SET role = 'admin' WHERE is_admin")
+    # People created before emails were required get their local mailbox (handles are unique).
+    op.execute("UPDATE users SET email = handle || '@localhost' WHERE email IS NULL OR email = ''")
+    with op.batch_alter_table("users") as batch:
+        batch.drop_column("is_admin")
+        batch.alter_column("email", existing_type=sa.String(200), nullable=False)
+        batch.create_unique_constraint("uq_users_email", ["email"])
+
+
+def downgrade() -> None:
+    with op.batch_alter_table("users") as batch:
+        batch.add_column(
+            sa.Column("is_admin", sa.Boolean(), nullable=False, server_default=sa.false())
+        )
+    op.execute("UPDATE users SET is_admin = (role = 'admin')")
+    with op.batch_alter_table("users") as batch:
+        batch.drop_constraint("uq_users_email", type_="unique")
+        batch.alter_column("email", existing_type=sa.String(200), nullable=True)
+        batch.drop_column("last_name")
+        batch.drop_column("first_name")
+        batch.drop_column("role")
