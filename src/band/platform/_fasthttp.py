@@ -114,7 +114,10 @@ class FastHttp:
         if headers:
             head.append("".join(f"{k}: {v}\r\n" for k, v in headers.items()).encode("latin-1"))
         if content is not None:
-            head.append(b"Content-Type: application/json\r\nContent-Length: %d\r\n" % len(content))
+            # JSON unless the caller said what the bytes are (a file upload).
+            if not headers or not any(k.lower() == "content-type" for k in headers):
+                head.append(b"Content-Type: application/json\r\n")
+            head.append(b"Content-Length: %d\r\n" % len(content))
         elif method in ("POST", "PUT", "PATCH"):
             head.append(b"Content-Length: 0\r\n")
         head.append(b"\r\n")

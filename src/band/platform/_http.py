@@ -136,9 +136,9 @@ class HttpCore:
         json: Any,
         headers: dict[str, str],
         timeout: float | None,  # noqa: ASYNC109
+        content: bytes | None = None,
     ) -> httpx.Response:
         if self._fast is not None:
-            content = None
             if json is not None:
                 content = jsonlib.dumps(
                     json, ensure_ascii=False, separators=(",", ":"), allow_nan=False
@@ -153,6 +153,8 @@ class HttpCore:
             )
         assert self._client is not None
         extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
+        if content is not None:
+            extra["content"] = content
         return await self._client.request(
             method, API_PREFIX + path, params=params, json=json, headers=headers, **extra
         )
@@ -172,16 +174,20 @@ class HttpCore:
         json: Any = None,
         retry: bool = True,
         request_timeout: float | None = None,
+        content: bytes | None = None,
+        extra_headers: Mapping[str, str] | None = None,
     ) -> httpx.Response:
         """Send one logical request (with retries); return the last response.
 
-        Raises ``BandConnectionError`` when the platform stays unreachable.
+        ``content`` sends raw bytes instead of ``json`` (with ``extra_headers`` saying what
+        they are). Raises ``BandConnectionError`` when the platform stays unreachable.
         """
         # The key exists so a retried POST cannot land twice; a request sent once
         # (``retry=False``, e.g. the activity indicator) needs none, and every key costs
         # the platform an idempotency record (two extra writes).
         keyed = method == "POST" and retry
         headers = {"Idempotency-Key": uuid.uuid4().hex} if keyed else {}
+        headers.update(extra_headers or {})
         query = _drop_none(params)
         attempt = 0
         waited = 0.0  # backoff slept while the platform looked down
@@ -190,7 +196,9 @@ class HttpCore:
             response: httpx.Response | None = None
             failure: httpx.TransportError | None = None
             try:
-                response = await self._request(method, path, query, json, headers, request_timeout)
+                response = await self._request(
+                    method, path, query, json, headers, request_timeout, content
+                )
             except httpx.TransportError as exc:
                 failure = exc
             status = response.status_code if response is not None else None

@@ -17,6 +17,7 @@ from band.protocol import AgentMe, ChatRoom
 
 from ._http import HttpCore, error_from_response
 from ._social import Page, SocialCalls
+from ._workspace import WorkspaceCalls
 from .errors import BandRestError
 
 __all__ = ["ACTIVITY_TIMEOUT", "BandRestClient", "BandRestError", "MarkResult"]
@@ -61,7 +62,7 @@ def _classify_mark(response: httpx.Response) -> MarkResult:
     return MarkResult.UNCONFIRMED
 
 
-class BandRestClient(SocialCalls):
+class BandRestClient(SocialCalls, WorkspaceCalls):
     """Async client of the agent REST surface, authenticated with ``X-API-Key``.
 
     Non-2xx answers raise ``BandRestError``; an unreachable platform raises

@@ -56,6 +56,17 @@ from .rooms import (
     RoomEvent,
 )
 from .socket import TOPIC_KINDS, AgentControl, Supersede, split_topic, topic
+from .tasks import (
+    Board,
+    BoardEvent,
+    BoardUpdateBody,
+    Task,
+    TaskActor,
+    TaskAssignment,
+    TaskCreateBody,
+    TaskEvent,
+    TaskUpdateBody,
+)
 
 __all__ = [
     "EVENT_TYPES",
@@ -75,6 +86,9 @@ __all__ = [
     "AgentRegisterBody",
     "AgentRegistered",
     "Attachment",
+    "Board",
+    "BoardEvent",
+    "BoardUpdateBody",
     "ChatCreateBody",
     "ChatMessage",
     "ChatParticipant",
@@ -108,6 +122,12 @@ __all__ = [
     "RequestModel",
     "RoomEvent",
     "Supersede",
+    "Task",
+    "TaskActor",
+    "TaskAssignment",
+    "TaskCreateBody",
+    "TaskEvent",
+    "TaskUpdateBody",
     "UserProfile",
     "WireModel",
     "iso",

@@ -8,6 +8,8 @@ from typing import Any
 
 from band.protocol import iso, utcnow
 
+from ._fake_workspace import FakeWorkspace
+
 __all__ = ["FakePlatform"]
 
 Page = tuple[list[dict[str, Any]], dict[str, Any]]
@@ -27,8 +29,9 @@ def _participant(seed: Mapping[str, Any]) -> dict[str, Any]:
     return {**entry, **seed}
 
 
-class FakePlatform:
-    """Rooms, peers, contacts and memories held in lists; every call answers at once."""
+class FakePlatform(FakeWorkspace):
+    """Rooms, peers, contacts, memories, files and tasks held in lists; every call answers
+    at once."""
 
     def __init__(
         self,
@@ -40,6 +43,9 @@ class FakePlatform:
         memories: Iterable[Mapping[str, Any]] = (),
         received_contact_requests: Iterable[Mapping[str, Any]] = (),
         sent_contact_requests: Iterable[Mapping[str, Any]] = (),
+        files: Iterable[Mapping[str, Any]] = (),
+        tasks: Iterable[Mapping[str, Any]] = (),
+        board: Mapping[str, Any] | None = None,
     ) -> None:
         self.participants = [_participant(p) for p in participants]
         self.peers = [dict(p) for p in peers]
@@ -55,17 +61,24 @@ class FakePlatform:
         self.posted_messages: list[dict[str, Any]] = []
         self.posted_events: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
+        self._init_workspace(files, tasks, board)
 
     def _next(self, prefix: str) -> str:
         return f"{prefix}-{next(self._ids)}"
 
     async def post_message(
-        self, room_id: str, content: str, mentions: list[dict[str, Any]]
+        self,
+        room_id: str,
+        content: str,
+        mentions: list[dict[str, Any]],
+        attachment_ids: list[str] | None = None,
     ) -> dict[str, Any]:
         if self.message_error is not None:
             raise self.message_error
+        attachments = self.check_attachments(attachment_ids or [])
         message_id = f"msg-{len(self.posted_messages) + 1}"
-        self.posted_messages.append({"id": message_id, "content": content, "mentions": mentions})
+        posted = {"id": message_id, "content": content, "mentions": mentions}
+        self.posted_messages.append({**posted, "attachments": attachments})
         recipients = [{"id": m["id"], "handle": m.get("handle") or m["id"]} for m in mentions]
         return {"id": message_id, "success": True, "recipients": recipients}
 

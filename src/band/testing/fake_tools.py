@@ -52,6 +52,9 @@ class FakeAgentTools(RoomTools):
         agent_name: str = "",
         received_contact_requests: Iterable[Mapping[str, Any]] = (),
         sent_contact_requests: Iterable[Mapping[str, Any]] = (),
+        files: Iterable[Mapping[str, Any]] = (),
+        tasks: Iterable[Mapping[str, Any]] = (),
+        board: Mapping[str, Any] | None = None,
         features: AdapterFeatures | None = None,
         custom_tools: Sequence[CustomToolDef] = (),
         turn: Turn | None = None,
@@ -64,7 +67,12 @@ class FakeAgentTools(RoomTools):
             memories=memories,
             received_contact_requests=received_contact_requests,
             sent_contact_requests=sent_contact_requests,
+            files=files,
+            tasks=tasks,
+            board=board,
         )
+        self.platform.agent_id = agent_id
+        self.platform.agent_name = agent_name or "Fake Agent"
         super().__init__(
             self.platform,
             room_id,
@@ -85,6 +93,9 @@ class FakeAgentTools(RoomTools):
         self.participants_removed: list[dict[str, Any]] = []
         self.memories = self.platform.memories
         self.context_calls = self.platform.context_calls
+        self.files = self.platform.files  # descriptors plus "content" bytes
+        self.tasks = self.platform.tasks
+        self.board = self.platform.board
 
     # failure injection
 
@@ -107,10 +118,17 @@ class FakeAgentTools(RoomTools):
     # recording seams
 
     async def _deliver(
-        self, content: str, wire: list[dict[str, str]], requested: Mentions
+        self,
+        content: str,
+        wire: list[dict[str, str]],
+        requested: Mentions,
+        attachment_ids: list[str] | None = None,
     ) -> dict[str, Any]:
-        sent = await super()._deliver(content, wire, requested)
-        self.messages_sent.append({"id": sent["id"], "content": content, "mentions": requested})
+        sent = await super()._deliver(content, wire, requested, attachment_ids)
+        record = {"id": sent["id"], "content": content, "mentions": requested}
+        if attachment_ids:
+            record["attachment_ids"] = list(attachment_ids)
+        self.messages_sent.append(record)
         return sent
 
     def _note_tool_call(self, tool_name: str, arguments: Mapping[str, Any]) -> None:

@@ -16,7 +16,11 @@ class ToolBackend(Protocol):
     """The REST calls behind the platform tools (room-scoped ones take ``room_id``)."""
 
     async def post_message(
-        self, room_id: str, content: str, mentions: list[dict[str, Any]]
+        self,
+        room_id: str,
+        content: str,
+        mentions: list[dict[str, Any]],
+        attachment_ids: list[str] | None = None,
     ) -> dict[str, Any]: ...
 
     async def post_event(
@@ -76,3 +80,49 @@ class ToolBackend(Protocol):
     async def supersede_memory(self, memory_id: str) -> dict[str, Any]: ...
 
     async def archive_memory(self, memory_id: str) -> dict[str, Any]: ...
+
+    # files (Capability.FILES)
+
+    async def upload_file(
+        self, room_id: str, content: bytes, *, filename: str, content_type: str, sha256: str
+    ) -> dict[str, Any]: ...
+
+    async def download_file(self, room_id: str, file_id: str) -> bytes: ...
+
+    async def list_room_files(self, room_id: str, cursor: str | None = None) -> Page: ...
+
+    async def find_room_file(self, room_id: str, file_id: str) -> dict[str, Any] | None: ...
+
+    # tasks and the board (Capability.TASKS)
+
+    async def list_tasks(
+        self,
+        room_id: str,
+        state: str | None = None,
+        cursor: str | None = None,
+        limit: int | None = None,
+    ) -> dict[str, Any]: ...
+
+    async def create_task(
+        self,
+        room_id: str,
+        subject: str,
+        detail: str | None = None,
+        supersedes_id: str | None = None,
+    ) -> dict[str, Any]: ...
+
+    async def get_task(
+        self, room_id: str, task_id: str, include: str | None = None
+    ) -> dict[str, Any]: ...
+
+    async def update_task(self, room_id: str, task_id: str, **fields: Any) -> dict[str, Any]: ...
+
+    async def get_task_history(
+        self, room_id: str, task_id: str, cursor: str | None = None, limit: int | None = None
+    ) -> dict[str, Any]: ...
+
+    async def get_board(self, room_id: str, include: str | None = None) -> dict[str, Any]: ...
+
+    async def set_board(
+        self, room_id: str, goal_title: str | None = None, goal_summary: str | None = None
+    ) -> dict[str, Any]: ...

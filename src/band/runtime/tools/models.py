@@ -8,6 +8,7 @@ from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator
 
 from band.core._text import has_visible_text
 
+from ._workspace_models import WORKSPACE_TOOL_MODELS
 from .names import BandTool
 
 __all__ = [
@@ -244,5 +245,6 @@ TOOL_MODELS: dict[str, type[BaseModel]] = {
     BandTool.GET_MEMORY: GetMemoryInput,
     BandTool.SUPERSEDE_MEMORY: SupersedeMemoryInput,
     BandTool.ARCHIVE_MEMORY: ArchiveMemoryInput,
+    **WORKSPACE_TOOL_MODELS,
 }
-"""Implemented tools by name (files and tasks are not served by this platform yet)."""
+"""Every tool's input model by name, in registry order."""

@@ -24,6 +24,7 @@ from band.runtime.custom_tools import (
 from band_sdk_core import AgentFailure, TurnEffect
 
 from ._social_tools import SocialTools
+from ._workspace_tools import WorkspaceTools
 from .backend import ToolBackend
 from .dispatch import ToolDispatch
 from .roster import Roster
@@ -35,7 +36,7 @@ Mentions = list[str] | list[dict[str, str]] | None
 NOT_IN_ROOM = "mentioned_participant_not_in_room"
 
 
-class RoomTools(ToolDispatch, SocialTools):
+class RoomTools(ToolDispatch, SocialTools, WorkspaceTools):
     """Room-bound tools over a ``ToolBackend`` (the REST client, or an in-memory fake)."""
 
     strict_mentions = True
@@ -86,12 +87,19 @@ class RoomTools(ToolDispatch, SocialTools):
 
     # messages and events
 
-    async def _post(self, content: str, mentions: Mentions, *, reply: bool) -> Any:
+    async def _post(
+        self,
+        content: str,
+        mentions: Mentions,
+        *,
+        reply: bool,
+        attachment_ids: list[str] | None = None,
+    ) -> Any:
         if not has_visible_text(content):
             return None
         wire = self.roster.resolve(mentions, strict=self.strict_mentions)
         try:
-            sent = await self._deliver(content, wire, mentions)
+            sent = await self._deliver(content, wire, mentions, attachment_ids)
         except BandRestError as exc:
             raise self._platform_error(exc) from exc
         missing = [r for r in sent.get("recipients") or [] if not r.get("handle")]
@@ -106,14 +114,25 @@ class RoomTools(ToolDispatch, SocialTools):
         return sent
 
     async def _deliver(
-        self, content: str, wire: list[dict[str, str]], requested: Mentions
+        self,
+        content: str,
+        wire: list[dict[str, str]],
+        requested: Mentions,
+        attachment_ids: list[str] | None = None,
     ) -> dict[str, Any]:
         """Post one message (a seam for recorders; ``requested`` is what the caller passed)."""
+        if attachment_ids:
+            return await self.backend.post_message(self.room_id, content, wire, attachment_ids)
         return await self.backend.post_message(self.room_id, content, wire)
 
-    async def send_message(self, content: str, mentions: Mentions = None) -> Any:
-        """Post a message mentioning at least one participant; this answers the turn."""
-        return await self._post(content, mentions, reply=True)
+    async def send_message(
+        self, content: str, mentions: Mentions = None, *, attachment_ids: list[str] | None = None
+    ) -> Any:
+        """Post a message mentioning at least one participant; this answers the turn.
+
+        ``attachment_ids`` shows files already uploaded to the room with it.
+        """
+        return await self._post(content, mentions, reply=True, attachment_ids=attachment_ids)
 
     async def send_notice(self, content: str, mentions: Mentions = None) -> Any:
         """Post an adapter-owned message (status, prompt); it does not answer the turn."""
