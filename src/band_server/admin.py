@@ -47,6 +47,7 @@ class Created:
     id: str
     handle: str
     api_key: str
+    role: str = "user"  # people: "admin" or "user"; agents: "agent"
 
 
 @asynccontextmanager
@@ -84,21 +85,23 @@ async def _party(platform: Platform, handle: str, *, person: bool = False) -> Pa
     return party
 
 
-async def bootstrap_admin(settings: Settings) -> Created | None:
-    """On a platform with no people yet, create the ``admin`` person; otherwise do nothing."""
+async def bootstrap_admin(settings: Settings, email: str | None = None) -> Created | None:
+    """On a platform with no people yet, create the ``admin`` person (with ``email``, or the
+    local mailbox ``admin@localhost``); otherwise do nothing."""
     async with open_platform(settings) as platform, write(platform) as uow:
         if await uow.session.scalar(select(func.count()).select_from(User)):
             return None
         user, key = await accounts.create_user(
-            uow.session, name="Admin", handle="admin", is_admin=True
+            uow.session, name="Admin", handle="admin", email=email, is_admin=True
         )
-        return Created(user.id, user.handle, key)
+        return Created(user.id, user.handle, key, user.role)
 
 
-async def create_user(settings: Settings, name: str, handle: str) -> Created:
+async def create_user(settings: Settings, name: str, handle: str, email: str) -> Created:
+    """A person with an email; the first person on a platform becomes its admin."""
     async with open_platform(settings) as platform, write(platform) as uow:
-        user, key = await accounts.create_user(uow.session, name=name, handle=handle)
-        return Created(user.id, user.handle, key)
+        user, key = await accounts.create_user(uow.session, name=name, handle=handle, email=email)
+        return Created(user.id, user.handle, key, user.role)
 
 
 async def create_agent(settings: Settings, name: str, owner: str, description: str) -> Created:
@@ -109,7 +112,7 @@ async def create_agent(settings: Settings, name: str, owner: str, description: s
             agent, key = await accounts.create_agent(
                 uow.session, user, name=name, description=description
             )
-            return Created(agent.id, agent.handle, key)
+            return Created(agent.id, agent.handle, key, "agent")
 
 
 async def create_room(

@@ -1,7 +1,7 @@
 """The ``band`` command: run the platform, and administer it from the shell.
 
     band serve [--host 127.0.0.1] [--port 8080] [--data DIR]
-    band users create NAME --handle H
+    band users create NAME --handle H --email ADDRESS
     band agents create NAME --owner HANDLE --description TEXT
                        [--write-config agent_config.yaml [--config-key KEY]]
     band rooms create --owner HANDLE [--title T] [--add HANDLE ...]
@@ -42,7 +42,7 @@ def _serve(args: argparse.Namespace) -> int:
         level=logging.INFO, format="%(asctime)s %(levelname)-7s %(name)s: %(message)s"
     )
     settings = dataclasses.replace(_settings(args), host=args.host, port=args.port)
-    first = asyncio.run(admin.bootstrap_admin(settings))
+    first = asyncio.run(admin.bootstrap_admin(settings, args.admin_email))
     if first is not None:
         print("Created the first person, @admin. Their API key (shown once, keep it safe):")
         print(f"  {first.api_key}")
@@ -58,9 +58,10 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _users_create(args: argparse.Namespace) -> int:
-    created = asyncio.run(admin.create_user(_settings(args), args.name, args.handle))
+    created = asyncio.run(admin.create_user(_settings(args), args.name, args.handle, args.email))
     print(f"id:      {created.id}")
     print(f"handle:  {created.handle}")
+    print(f"role:    {created.role}")
     print(f"api_key: {created.api_key}")
     print("The API key is shown once; it is stored only as a hash.")
     return 0
@@ -127,8 +128,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     serve = sub.add_parser("serve", help="run the platform")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8080)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8080, help="port to listen on")
+    serve.add_argument(
+        "--admin-email",
+        metavar="ADDRESS",
+        help="email of the @admin person created on first start (default admin@localhost)",
+    )
     _data_option(serve)
     serve.set_defaults(func=_serve)
 
@@ -136,8 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
         dest="action", required=True, metavar="ACTION"
     )
     uc = users.add_parser("create", help="create a person and print their API key once")
-    uc.add_argument("name")
-    uc.add_argument("--handle", required=True)
+    uc.add_argument("name", help="display name")
+    uc.add_argument("--handle", required=True, help="permanent handle (lowercase, 2-40 chars)")
+    uc.add_argument("--email", required=True, metavar="ADDRESS", help="the person's email")
     _data_option(uc)
     uc.set_defaults(func=_users_create)
 

@@ -48,12 +48,15 @@ async def test_admin_commands_end_to_end(
 ) -> None:
     data = str(settings.data_dir)
     code, out, _ = await band(
-        capsys, "users", "create", "Alice", "--handle", "alice", "--data", data
-    )
+        capsys, "users", "create", "Alice", "--handle", "alice", "--email", "Alice@Example.org",
+        "--data", data,
+    )  # fmt: skip
     assert code == 0
     user_key = field(out, "api_key")
     me = await client.get("/api/v1/me/profile", headers=h(user_key))
     assert me.json()["data"]["id"] == field(out, "id")
+    assert me.json()["data"]["email"] == "alice@example.org"
+    assert me.json()["data"]["role"] == field(out, "role") == "admin"  # the first person
 
     config = tmp_path / "agent_config.yaml"
     config.write_text(yaml.safe_dump({"other": {"agent_id": "x", "api_key": "y"}}))
@@ -121,10 +124,15 @@ async def test_admin_errors_are_one_line(
     settings: Settings, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = str(settings.data_dir)
-    await band(capsys, "users", "create", "Alice", "--handle", "alice", "--data", data)
+    await band(
+        capsys, "users", "create", "Alice", "--handle", "alice", "--email", "a@x.org",
+        "--data", data,
+    )  # fmt: skip
     cases = [
-        ("users", "create", "Again", "--handle", "alice"),
-        ("users", "create", "Bad", "--handle", "NO SPACES"),
+        ("users", "create", "Again", "--handle", "alice", "--email", "b@x.org"),
+        ("users", "create", "Same", "--handle", "alice2", "--email", "A@x.org"),
+        ("users", "create", "Bad", "--handle", "NO SPACES", "--email", "c@x.org"),
+        ("users", "create", "Bad", "--handle", "bad", "--email", "not an address"),
         ("agents", "create", "Bot", "--owner", "ghost", "--description", "long enough"),
         ("agents", "create", "B", "--owner", "alice", "--description", "long enough"),
         ("rooms", "create", "--owner", "alice", "--add", "ghost"),
@@ -138,9 +146,11 @@ async def test_admin_errors_are_one_line(
 
 
 async def test_bootstrap_admin_happens_once(settings: Settings) -> None:
-    first = await admin.bootstrap_admin(settings)
-    assert first is not None and first.handle == "admin"
+    first = await admin.bootstrap_admin(settings, "root@example.org")
+    assert first is not None and first.handle == "admin" and first.role == "admin"
     assert await admin.bootstrap_admin(settings) is None
+    second = await admin.create_user(settings, "Bob", "bob", "bob@example.org")
+    assert second.role == "user"  # only the first person is the admin
 
 
 def test_write_config_refuses_a_non_mapping(tmp_path: Path) -> None:

@@ -50,6 +50,7 @@ from .messages import (
 from .rooms import (
     ChatCreateBody,
     ChatParticipant,
+    ChatRenameBody,
     ChatRoom,
     ParticipantAddBody,
     ParticipantEvent,
@@ -92,6 +93,7 @@ __all__ = [
     "ChatCreateBody",
     "ChatMessage",
     "ChatParticipant",
+    "ChatRenameBody",
     "ChatRoom",
     "ContactAddBody",
     "ContactRemoveBody",

@@ -41,6 +41,16 @@ class ChatCreateBody(RequestModel):
     chat: ChatCreateFields = ChatCreateFields()
 
 
+class ChatRenameFields(RequestModel):
+    title: str = Field(max_length=1000)
+
+
+class ChatRenameBody(RequestModel):
+    """``PATCH /agent/chats/{id}`` and ``PATCH /me/chats/{id}``: ``{"chat": {"title"}}``."""
+
+    chat: ChatRenameFields
+
+
 class ParticipantAddFields(RequestModel):
     participant_id: str = Field(min_length=1, max_length=200)
     role: Role = "member"

@@ -252,3 +252,45 @@ async def remove_participant(
         _room_membership_broadcast(participant_id, target.participant_type, room, added=False),
     ]
     return member, broadcasts
+
+
+TITLE_MAX = 120
+
+
+def clean_title(title: str) -> str:
+    """A room title trimmed, 1..120 characters, with no line break or NUL (else 422)."""
+    if any(ch in title for ch in "\n\r\x00"):
+        raise ValidationFailed(
+            "title can't hold a line break or NUL", {"/chat/title": ["has a forbidden character"]}
+        )
+    cleaned = title.strip()
+    if not 1 <= len(cleaned) <= TITLE_MAX:
+        raise ValidationFailed(
+            f"title must be 1 to {TITLE_MAX} characters", {"/chat/title": ["has a bad length"]}
+        )
+    return cleaned
+
+
+async def rename_room(
+    session: AsyncSession, actor: Principal, room: Room, title: str
+) -> tuple[Room, list[Broadcast]]:
+    """Rename a room the caller owns (403 for another participant). The same title again is a
+    no-op; a new one is pushed to the room's people as ``room_updated``."""
+    cleaned = clean_title(title)
+    part = await membership(session, room.id, actor.id)
+    if part is None:
+        raise NotFound("Chat room not found")
+    if part.role != "owner":
+        raise Forbidden("Only the room's owner can rename it", code="not_room_owner")
+    if room.title == cleaned:
+        return room, []
+    room.title = cleaned
+    room.updated_at = utcnow()
+    await session.flush()
+    update = Broadcast(
+        topic=topic("chat_room", room.id),
+        event="room_updated",
+        payload=room_event(room).model_dump(mode="json"),
+        agents=frozenset(),  # agents' clients have no handler for it; they read the room
+    )
+    return room, [update]

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from band.protocol import ChatCreateBody
+from band.protocol import ChatCreateBody, ChatRenameBody
 
 from ...services import rooms, unit
 from ...services.views import room_view
@@ -56,4 +56,17 @@ async def get_chat(platform: PlatformDep, agent: AgentDep, chat_id: str) -> dict
     """One room the agent is in; 404 otherwise (existence is never revealed)."""
     async with platform.db.read() as session:
         room = await rooms.room_for(session, agent, chat_id)
+    return {"data": room_view(room).model_dump(mode="json")}
+
+
+@router.patch("/chats/{chat_id}")
+async def rename_chat(
+    platform: PlatformDep, agent: AgentDep, chat_id: str, body: ChatRenameBody
+) -> dict[str, Any]:
+    """Rename a room the caller owns: 403 for another participant, 404 for anyone else;
+    the title is trimmed, 1..120 characters, no line break or NUL."""
+    async with unit.write(platform) as uow:
+        room = await rooms.room_for(uow.session, agent, chat_id)
+        room, broadcasts = await rooms.rename_room(uow.session, agent, room, body.chat.title)
+        uow.emit(*broadcasts)
     return {"data": room_view(room).model_dump(mode="json")}

@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from band.protocol import ChatCreateBody
+from band.protocol import ChatCreateBody, ChatRenameBody
 
 from ...services import rooms
 from ...services.unit import write
@@ -47,3 +47,16 @@ async def get_chat(platform: PlatformDep, me: UserDep, chat_id: str) -> dict[str
     async with platform.db.read() as session:
         room = await rooms.room_for(session, me, chat_id)
     return data(room_view(room))
+
+
+@router.patch("/chats/{chat_id}")
+async def rename_chat(
+    platform: PlatformDep, me: UserDep, chat_id: str, body: ChatRenameBody
+) -> dict[str, Any]:
+    """Rename a room the caller owns: 403 for another participant, 404 for anyone else;
+    the title is trimmed, 1..120 characters, no line break or NUL."""
+    async with write(platform) as uow:
+        room = await rooms.room_for(uow.session, me, chat_id)
+        room, broadcasts = await rooms.rename_room(uow.session, me, room, body.chat.title)
+        uow.emit(*broadcasts)
+    return {"data": room_view(room).model_dump(mode="json")}
