@@ -87,6 +87,7 @@ ROWS: dict[str, Row] = {
     "GET /api/v1/agent/chats": Row(),
     "POST /api/v1/agent/chats": Row({"chat": {"title": "outsider room"}}),
     "GET /api/v1/agent/chats/{chat_id}": Row(),
+    "PATCH /api/v1/agent/chats/{chat_id}": Row({"chat": {"title": "taken over"}}),
     "POST /api/v1/agent/chats/{chat_id}/messages": Row({"message": {"content": "let me in"}}),
     "POST /api/v1/agent/chats/{chat_id}/events": Row(
         {"event": {"content": "peek", "message_type": "thought"}}
@@ -129,6 +130,7 @@ ROWS: dict[str, Row] = {
     "GET /api/v1/me/chats": Row(),
     "POST /api/v1/me/chats": Row({"chat": {"title": "outsider room"}}),
     "GET /api/v1/me/chats/{chat_id}": Row(),
+    "PATCH /api/v1/me/chats/{chat_id}": Row({"chat": {"title": "taken over"}}),
     "GET /api/v1/me/chats/{chat_id}/messages": Row(),
     # The very body (and Idempotency-Key) Vera used: an outsider must not get her answer replayed.
     "POST /api/v1/me/chats/{chat_id}/messages": Row(
