@@ -22,6 +22,7 @@ from .realtime.socket import router as socket_router
 from .store.db import Database
 from .store.migrate import upgrade
 from .web import router as web_router
+from .web import static_files
 
 log = logging.getLogger("band_server")
 
@@ -84,6 +85,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_route("/metrics", metrics, include_in_schema=False)
     # Outermost: times every request, the idempotency replays included.
     app.add_middleware(RequestMetrics, metrics=node_metrics)
+    app.mount("/static", static_files(), name="static")
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -30,6 +31,11 @@ def normalise_email(email: str) -> str:
     if len(address) > 200 or not EMAIL.match(address):
         raise ValidationFailed("email is not an address", {"/user/email": ["is invalid"]})
     return address
+
+
+AGENT_SLUG = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$")
+AGENT_TAG = re.compile(r"^[\w][\w .+#-]{0,23}$")
+MAX_TAGS = 5
 
 
 def slug(text: str) -> str:
@@ -88,9 +94,52 @@ async def create_user(
     return user, await issue_key(session, "user", user.id)
 
 
+def agent_tags(tags: Sequence[str]) -> list[str]:
+    """Trimmed, de-duplicated (case-insensitively) tags, or 422 ``/agent/tags``."""
+    out: dict[str, str] = {}
+    for tag in tags:
+        tag = " ".join(tag.split())
+        if tag:
+            out.setdefault(tag.lower(), tag)
+    if len(out) > MAX_TAGS or not all(AGENT_TAG.match(t) for t in out.values()):
+        raise ValidationFailed(
+            "tags are invalid",
+            {"/agent/tags": [f"up to {MAX_TAGS} tags of 1 to 24 letters, digits or spaces"]},
+        )
+    return list(out.values())
+
+
+async def _agent_handle(session: AsyncSession, owner: User, name: str, wanted: str | None) -> str:
+    """``owner/slug``: the slug asked for (409 when taken), else one made from the name."""
+    if wanted is not None and wanted.strip():
+        want = wanted.strip().lower().removeprefix(f"{owner.handle}/")
+        if not AGENT_SLUG.match(want):
+            raise ValidationFailed(
+                "handle is invalid",
+                {"/agent/handle": ["must be 1 to 40 lowercase letters, digits or '-'"]},
+            )
+        handle = f"{owner.handle}/{want}"
+        if await session.scalar(select(Agent.id).where(Agent.handle == handle)):
+            raise Conflict(f"handle '{handle}' is taken", code="handle_taken")
+        return handle
+    base = f"{owner.handle}/{slug(name)}"
+    handle, n = base, 1
+    while await session.scalar(select(Agent.id).where(Agent.handle == handle)):
+        n += 1
+        handle = f"{base}-{n}"
+    return handle
+
+
 async def create_agent(
-    session: AsyncSession, owner: User, *, name: str, description: str
+    session: AsyncSession,
+    owner: User,
+    *,
+    name: str,
+    description: str,
+    handle: str | None = None,
+    tags: Sequence[str] = (),
 ) -> tuple[Agent, str]:
+    """A new agent of ``owner`` and its first key. ``handle`` is the part after ``owner/``."""
     name = name.strip()
     description = description.strip()
     errors: dict[str, list[str]] = {}
@@ -100,12 +149,14 @@ async def create_agent(
         errors["/agent/description"] = ["must be at least 10 characters"]
     if errors:
         raise ValidationFailed("agent is invalid", errors)
-    base = f"{owner.handle}/{slug(name)}"
-    handle, n = base, 1
-    while await session.scalar(select(Agent.id).where(Agent.handle == handle)):
-        n += 1
-        handle = f"{base}-{n}"
-    agent = Agent(owner_id=owner.id, name=name, handle=handle, description=description)
+    clean_tags = agent_tags(tags)
+    agent = Agent(
+        owner_id=owner.id,
+        name=name,
+        handle=await _agent_handle(session, owner, name, handle),
+        description=description,
+        tags=clean_tags,
+    )
     session.add(agent)
     await session.flush()
     return agent, await issue_key(session, "agent", agent.id)
@@ -131,9 +182,14 @@ async def authenticate(session: AsyncSession, key: str | None) -> Principal:
             raise Unauthorized("Invalid or revoked API key")
         return agent_principal(agent)
     user = await session.get(User, row.principal_id)
-    if user is None:
+    if user is None or is_disabled(user):
         raise Unauthorized("Invalid or revoked API key")
     return user_principal(user)
+
+
+def is_disabled(user: User) -> bool:
+    """A disabled person's keys and sessions are refused."""
+    return user.disabled_at is not None
 
 
 def agent_principal(agent: Agent) -> Principal:

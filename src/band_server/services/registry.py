@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -119,12 +119,30 @@ async def list_agents(
     return [agent_info(a, online(a.id)) for a in rows], meta
 
 
+async def owned_agents(session: AsyncSession, owner: Principal) -> list[Agent]:
+    """Every live agent of the person, oldest first (the web app's Agents page)."""
+    rows = await session.scalars(
+        select(Agent)
+        .where(Agent.owner_id == owner.id, Agent.deleted_at.is_(None))
+        .order_by(Agent.created_at, Agent.id)
+    )
+    return list(rows)
+
+
 async def register_agent(
-    session: AsyncSession, owner: Principal, *, name: str, description: str
+    session: AsyncSession,
+    owner: Principal,
+    *,
+    name: str,
+    description: str,
+    handle: str | None = None,
+    tags: Sequence[str] = (),
 ) -> AgentRegistered:
     """Create an agent and its first key; the plain key exists only in this answer."""
     user = await accounts.get_user(session, owner.id)
-    agent, key = await accounts.create_agent(session, user, name=name, description=description)
+    agent, key = await accounts.create_agent(
+        session, user, name=name, description=description, handle=handle, tags=tags
+    )
     return AgentRegistered(agent=agent_info(agent), credentials=AgentCredentials(api_key=key))
 
 

@@ -225,6 +225,19 @@ async def add_participant(
     return member, broadcasts
 
 
+def removal_refusal(
+    actor: Principal, actor_role: str, participant_id: str, target_role: str
+) -> str | None:
+    """Why ``actor`` (with ``actor_role`` in the room) may not remove someone, or None."""
+    if participant_id == actor.id:
+        return None
+    if actor_role == "member" and actor.kind == "user":
+        return "Only the room's owner or an admin can remove others"
+    if target_role == "owner":
+        return "The room's owner can't be removed"
+    return None
+
+
 async def remove_participant(
     session: AsyncSession, actor: Principal, room: Room, participant_id: str
 ) -> tuple[Member, list[Broadcast]]:
@@ -234,10 +247,9 @@ async def remove_participant(
     target = await membership(session, room.id, participant_id)
     if target is None:
         raise NotFound("Participant not found")
-    if participant_id != actor.id and actor_part.role == "member" and actor.kind == "user":
-        raise Forbidden("Only the room's owner or an admin can remove others")
-    if target.role == "owner" and participant_id != actor.id:
-        raise Forbidden("The room's owner can't be removed")
+    refusal = removal_refusal(actor, actor_part.role, participant_id, target.role)
+    if refusal is not None:
+        raise Forbidden(refusal)
     _, name, handle, description = await resolve_identity(session, participant_id)
     target.status = "removed"
     room.updated_at = utcnow()

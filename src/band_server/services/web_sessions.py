@@ -12,9 +12,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from band.protocol import utcnow
 
 from ..store.models import User, WebSession
-from .accounts import user_principal
+from .accounts import is_disabled, user_principal
 from .keys import hash_key
 from .principals import Principal
+from .roles import is_admin
 
 COOKIE_NAME = "band_session"
 LIFETIME = timedelta(days=14)
@@ -26,6 +27,7 @@ class SignedIn:
 
     person: Principal
     csrf_token: str
+    is_admin: bool = False
 
 
 async def start_session(session: AsyncSession, person: Principal) -> tuple[str, str]:
@@ -57,9 +59,9 @@ async def signed_in(session: AsyncSession, token: str | None) -> SignedIn | None
     if row is None or _aware(row.expires_at) <= utcnow():
         return None
     user = await session.get(User, row.user_id)
-    if user is None:
+    if user is None or is_disabled(user):
         return None
-    return SignedIn(user_principal(user), row.csrf_token)
+    return SignedIn(user_principal(user), row.csrf_token, await is_admin(session, user.id))
 
 
 async def end_session(session: AsyncSession, token: str | None) -> None:

@@ -44,6 +44,7 @@ class User(Timestamps, Base):
     role: Mapped[str] = mapped_column(String(16), default="user")  # "user" | "admin"
     first_name: Mapped[str | None] = mapped_column(String(80), default=None)
     last_name: Mapped[str | None] = mapped_column(String(80), default=None)
+    disabled_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class Agent(Timestamps, Base):
@@ -53,6 +54,7 @@ class Agent(Timestamps, Base):
     name: Mapped[str] = mapped_column(String(24))
     handle: Mapped[str] = mapped_column(String(120), unique=True)
     description: Mapped[str] = mapped_column(Text)
+    tags: Mapped[list[str]] = mapped_column(JSON, default=list)
     deleted_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
@@ -90,6 +92,7 @@ class Participant(Base):
     role: Mapped[str] = mapped_column(String(8), default="member")
     status: Mapped[str] = mapped_column(String(16), default="active")
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_read_seq: Mapped[int] = mapped_column(Integer, default=0)  # people's unread counts
 
 
 class Message(Timestamps, Base):

@@ -1,135 +1,270 @@
-// Live updates for a room page: a Phoenix v2 socket authenticated by the session cookie.
-// Content is only ever set with textContent, never parsed as HTML.
+// Shared behaviour of every page: dialogs, menus, forms sent by script, copy buttons, times.
+// Text from the server is only ever set with textContent or value, never parsed as HTML.
 (function () {
   "use strict";
-  var timeline = document.getElementById("timeline");
-  if (!timeline) return;
-  var roomId = timeline.getAttribute("data-room-id");
-  var status = document.getElementById("live-status");
-  var topic = "chat_room:" + roomId;
-  var HEARTBEAT_MS = 30000;
-  var MENTION = /@\[\[([0-9A-Za-z-]{1,64})\]\]/g;
-  var ref = 0;
-  var joinRef = null;
-  var heartbeat = null;
-  var retryMs = 1000;
 
-  function people() {
-    var handles = {};
-    var names = {};
-    var rows = document.querySelectorAll("#participants li[data-id]");
-    for (var i = 0; i < rows.length; i++) {
-      handles[rows[i].getAttribute("data-id")] = rows[i].getAttribute("data-handle");
-      names[rows[i].getAttribute("data-id")] = rows[i].getAttribute("data-name");
-    }
-    return { handles: handles, names: names };
+  var Band = (window.Band = window.Band || {});
+
+  Band.csrf = function () {
+    var main = document.getElementById("main");
+    return (main && main.getAttribute("data-csrf")) || "";
+  };
+
+  // POST a form body (URLSearchParams) and answer {ok, status, data}; never throws.
+  Band.post = function (url, body) {
+    return fetch(url, {
+      method: "POST",
+      body: body,
+      credentials: "same-origin",
+      headers: { Accept: "application/json", "X-CSRF-Token": Band.csrf() },
+    }).then(
+      function (response) {
+        return response.json().then(
+          function (data) { return { ok: response.ok, status: response.status, data: data }; },
+          function () { return { ok: response.ok, status: response.status, data: null }; }
+        );
+      },
+      function () { return { ok: false, status: 0, data: null }; }
+    );
+  };
+
+  Band.errorMessage = function (result) {
+    if (result.status === 0) return "The platform can't be reached. Check your connection and try again.";
+    if (result.status === 401) return "Your session ended. Sign in again.";
+    var error = result.data && result.data.error;
+    return (error && error.message) || "Something went wrong (" + result.status + ").";
+  };
+
+  // -- dialogs ---------------------------------------------------------------------------
+
+  function openDialog(dialog) {
+    if (!dialog || dialog.open) return;
+    dialog.showModal();
+    var first = dialog.querySelector("input:not([type=hidden]):not([readonly]), textarea:not([readonly]), select");
+    if (first) first.focus();
   }
+  Band.openDialog = openDialog;
 
-  function showMentions(text, handles) {
-    return String(text).replace(MENTION, function (whole, id) {
-      return Object.prototype.hasOwnProperty.call(handles, id) ? "@" + handles[id] : whole;
+  function clearErrors(form) {
+    form.querySelectorAll("[data-error-for]").forEach(function (node) {
+      node.hidden = true;
+      node.textContent = "";
+    });
+    form.querySelectorAll("[aria-invalid]").forEach(function (node) { node.removeAttribute("aria-invalid"); });
+    form.querySelectorAll("[data-form-error]").forEach(function (node) {
+      node.hidden = true;
+      node.textContent = "";
     });
   }
 
-  function eventLabel(msg) {
-    var meta = msg.metadata || {};
-    if (msg.message_type === "tool_call" || msg.message_type === "tool_result") {
-      var name = meta.tool_name || meta.name;
-      if (typeof name !== "string") {
-        try { name = JSON.parse(msg.content).name; } catch (e) { name = ""; }
+  // Show the server's 422 details next to their fields; anything else above the buttons.
+  Band.showErrors = function (form, result) {
+    var details = (result.data && result.data.error && result.data.error.details) || {};
+    var placed = false;
+    var firstInvalid = null;
+    Object.keys(details).forEach(function (pointer) {
+      var slot = form.querySelector('[data-error-for="' + pointer.replace(/"/g, "") + '"]');
+      if (!slot) return;
+      var messages = details[pointer];
+      slot.textContent = Array.isArray(messages) ? messages.join("; ") : String(messages);
+      slot.hidden = false;
+      placed = true;
+      var input = slot.parentNode.querySelector("input, textarea, select");
+      if (input) {
+        input.setAttribute("aria-invalid", "true");
+        if (!firstInvalid) firstInvalid = input;
       }
-      return typeof name === "string" ? name : "";
+    });
+    var summary = form.querySelector("[data-form-error]");
+    if (summary && !placed) {
+      summary.textContent = Band.errorMessage(result);
+      summary.hidden = false;
     }
-    var first = String(msg.content).trim().split("\n")[0] || "";
-    return first.length > 80 ? first.slice(0, 80) + "…" : first;
+    if (firstInvalid) firstInvalid.focus();
+  };
+
+  function fillKeyDialog(dialog, values) {
+    dialog.querySelectorAll("[data-slot]").forEach(function (node) {
+      var value = values[node.getAttribute("data-slot")] || "";
+      if ("value" in node) node.value = value;
+      else node.textContent = value;
+    });
   }
 
-  function el(tag, cls, text) {
-    var node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined) node.textContent = text;
-    return node;
+  function onSubmit(event) {
+    var form = event.target;
+    if (!form.matches || !form.matches("form[data-script-form]")) return;
+    event.preventDefault();
+    clearErrors(form);
+    var button = form.querySelector("[type=submit]");
+    if (button) button.disabled = true;
+    Band.post(form.action, new URLSearchParams(new FormData(form))).then(function (result) {
+      if (button) button.disabled = false;
+      if (!result.ok) {
+        Band.showErrors(form, result);
+        return;
+      }
+      var keyDialog = form.getAttribute("data-show-key");
+      if (keyDialog) {
+        var own = form.closest("dialog");
+        if (own) own.close();
+        form.reset();
+        var shown = document.getElementById(keyDialog);
+        fillKeyDialog(shown, result.data || {});
+        openDialog(shown);
+      } else if (form.hasAttribute("data-follow") && result.data && result.data.url) {
+        window.location.assign(result.data.url);
+      } else {
+        window.location.reload();
+      }
+    });
   }
 
-  function render(msg) {
-    var p = people();
-    var who = msg.sender_name || p.names[msg.sender_id] || msg.sender_id;
-    var body = showMentions(msg.content, p.handles);
-    var li = el("li", "msg");
-    li.setAttribute("data-id", msg.id);
-    li.setAttribute("data-seq", String(msg.seq || 0));
-    if (msg.message_type === "text") {
-      var time = el("time", "", msg.inserted_at);
-      time.setAttribute("datetime", msg.inserted_at);
-      li.appendChild(el("span", "who", who));
-      li.appendChild(document.createTextNode(" "));
-      li.appendChild(time);
-      li.appendChild(el("div", "body", body));
+  function onClick(event) {
+    var target = event.target.closest("[data-open-dialog], [data-close], [data-copy], [data-menu]");
+    closeMenus(event.target.closest(".menu-wrap"));
+    if (!target) return;
+    if (target.hasAttribute("data-open-dialog")) {
+      openDialog(document.getElementById(target.getAttribute("data-open-dialog")));
+    } else if (target.hasAttribute("data-close")) {
+      var dialog = target.closest("dialog");
+      if (dialog) dialog.close();
+    } else if (target.hasAttribute("data-copy")) {
+      copy(target);
+    } else if (target.hasAttribute("data-menu")) {
+      toggleMenu(target);
+    }
+  }
+
+  // A key dialog forgets its values when it closes, and the page reloads to list what changed.
+  function onClose(event) {
+    var dialog = event.target;
+    if (!dialog.hasAttribute || !dialog.hasAttribute("data-key-dialog")) return;
+    fillKeyDialog(dialog, {});
+    window.location.reload();
+  }
+
+  // -- menus -----------------------------------------------------------------------------
+
+  function closeMenus(except) {
+    document.querySelectorAll("[data-menu][aria-expanded=true]").forEach(function (button) {
+      if (except && except.contains(button)) return;
+      button.setAttribute("aria-expanded", "false");
+      document.getElementById(button.getAttribute("aria-controls")).hidden = true;
+    });
+  }
+
+  function toggleMenu(button, focusLast) {
+    var menu = document.getElementById(button.getAttribute("aria-controls"));
+    var opening = menu.hidden;
+    closeMenus();
+    if (!opening) return;
+    menu.hidden = false;
+    button.setAttribute("aria-expanded", "true");
+    var items = menu.querySelectorAll("[role=menuitem]");
+    if (items.length) items[focusLast ? items.length - 1 : 0].focus();
+  }
+
+  function onKeydown(event) {
+    var item = event.target.closest && event.target.closest("[role=menuitem]");
+    var trigger = event.target.closest && event.target.closest("[data-menu]");
+    if (trigger && (event.key === "ArrowDown" || event.key === "ArrowUp")) {
+      event.preventDefault();
+      if (trigger.getAttribute("aria-expanded") !== "true") toggleMenu(trigger, event.key === "ArrowUp");
+      return;
+    }
+    if (!item) return;
+    var menu = item.closest("[role=menu]");
+    var items = Array.prototype.slice.call(menu.querySelectorAll("[role=menuitem]"));
+    var at = items.indexOf(item);
+    var button = document.querySelector('[aria-controls="' + menu.id + '"]');
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      event.preventDefault();
+      var step = event.key === "ArrowDown" ? 1 : -1;
+      items[(at + step + items.length) % items.length].focus();
+    } else if (event.key === "Escape" || event.key === "Tab") {
+      closeMenus();
+      if (event.key === "Escape" && button) button.focus();
+    }
+  }
+
+  // -- copy ------------------------------------------------------------------------------
+
+  function copy(button) {
+    var source = document.getElementById(button.getAttribute("data-copy"));
+    if (!source) return;
+    var text = source.value;
+    var done = function () {
+      var label = button.textContent;
+      button.textContent = "Copied";
+      setTimeout(function () { button.textContent = label; }, 1500);
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, function () { legacyCopy(source, done); });
     } else {
-      li.className = "msg event event-" + String(msg.message_type).replace(/[^a-z_]/g, "");
-      var details = el("details");
-      var summary = el("summary");
-      summary.appendChild(el("span", "who", who));
-      summary.appendChild(document.createTextNode(" "));
-      summary.appendChild(el("span", "kind", msg.message_type));
-      summary.appendChild(document.createTextNode(" "));
-      summary.appendChild(el("span", "label", eventLabel(msg)));
-      details.appendChild(summary);
-      details.appendChild(el("pre", "body", body));
-      li.appendChild(details);
+      legacyCopy(source, done);
     }
-    return li;
   }
 
-  function append(msg) {
-    if (!msg || !msg.id) return;
-    var rows = timeline.querySelectorAll("li[data-id]");
-    for (var i = 0; i < rows.length; i++) {
-      if (rows[i].getAttribute("data-id") === msg.id) return;
+  function legacyCopy(source, done) {
+    source.focus();
+    source.select();
+    try {
+      if (document.execCommand("copy")) done();
+    } catch (e) {
+      /* the text stays selected for a manual copy */
     }
-    var empty = timeline.querySelector("li.empty");
-    if (empty) empty.remove();
-    var nearBottom = window.innerHeight + window.scrollY >= document.body.offsetHeight - 80;
-    timeline.appendChild(render(msg));
-    if (nearBottom) window.scrollTo(0, document.body.scrollHeight);
   }
 
-  function setStatus(text) {
-    if (status) status.textContent = text;
+  // -- handle from name ------------------------------------------------------------------
+
+  Band.slug = function (text) {
+    return String(text).toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 40);
+  };
+
+  function onInput(event) {
+    var input = event.target;
+    var targetId = input.getAttribute && input.getAttribute("data-handle-source");
+    if (targetId) {
+      var handle = document.getElementById(targetId);
+      if (handle && !handle.hasAttribute("data-edited")) handle.value = Band.slug(input.value);
+    } else if (input.id && document.querySelector('[data-handle-source="' + input.id + '"]')) {
+      if (input.value) input.setAttribute("data-edited", "");
+      else input.removeAttribute("data-edited");
+    }
   }
 
-  function connect() {
-    var scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    var ws = new WebSocket(scheme + "//" + location.host + "/api/v1/socket/websocket?vsn=2.0.0");
-    function send(frame) { ws.send(JSON.stringify(frame)); }
-    ws.onopen = function () {
-      retryMs = 1000;
-      ref += 1;
-      joinRef = String(ref);
-      send([joinRef, joinRef, topic, "phx_join", {}]);
-      heartbeat = setInterval(function () {
-        ref += 1;
-        send([null, String(ref), "phoenix", "heartbeat", {}]);
-      }, HEARTBEAT_MS);
-    };
-    ws.onmessage = function (event) {
-      var frame;
-      try { frame = JSON.parse(event.data); } catch (e) { return; }
-      if (!Array.isArray(frame) || frame.length !== 5) return;
-      if (frame[2] !== topic) return;
-      if (frame[3] === "phx_reply" && frame[1] === joinRef) {
-        setStatus(frame[4] && frame[4].status === "ok" ? "live" : "not allowed");
-      } else if (frame[3] === "message_created") {
-        append(frame[4]);
-      }
-    };
-    ws.onclose = function () {
-      clearInterval(heartbeat);
-      setStatus("reconnecting…");
-      setTimeout(connect, retryMs);
-      retryMs = Math.min(retryMs * 2, 30000);
-    };
+  // -- times -----------------------------------------------------------------------------
+
+  Band.relative = function (iso) {
+    var then = new Date(iso);
+    if (isNaN(then.getTime())) return "";
+    var seconds = Math.round((Date.now() - then.getTime()) / 1000);
+    if (seconds < 45) return "just now";
+    var minutes = Math.round(seconds / 60);
+    if (minutes < 60) return minutes + " min ago";
+    var hours = Math.round(minutes / 60);
+    if (hours < 24) return hours + " h ago";
+    var days = Math.round(hours / 24);
+    if (days < 7) return days + " d ago";
+    return then.toLocaleDateString();
+  };
+
+  function refreshTimes() {
+    document.querySelectorAll("time[data-relative]").forEach(function (node) {
+      var iso = node.getAttribute("datetime");
+      node.title = new Date(iso).toLocaleString();
+      node.textContent = Band.relative(iso);
+    });
   }
 
-  connect();
+  document.addEventListener("submit", onSubmit);
+  document.addEventListener("click", onClick);
+  document.addEventListener("keydown", onKeydown);
+  document.addEventListener("input", onInput);
+  document.addEventListener("close", onClose, true);
+  document.addEventListener("DOMContentLoaded", function () {
+    refreshTimes();
+    setInterval(refreshTimes, 30000);
+  });
 })();

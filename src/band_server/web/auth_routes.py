@@ -1,0 +1,79 @@
+"""Signing in with a person's API key, and signing out."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+from ..errors import Unauthorized
+from ..services import accounts
+from ..services.unit import write
+from ..services.web_sessions import COOKIE_NAME, end_session, start_session
+from .render import page
+from .respond import csrf_ok, field, forbidden_form, platform_of, read_form, redirect, session_of
+from .security import (
+    LOGIN_CSRF_COOKIE,
+    clear_session_cookie,
+    new_login_csrf,
+    set_login_csrf_cookie,
+    set_session_cookie,
+    tokens_match,
+)
+
+router = APIRouter()
+
+
+def _login(request: Request, error: str | None = None, status: int = 200) -> Response:
+    token = request.cookies.get(LOGIN_CSRF_COOKIE) or new_login_csrf()
+    response = page("login.html", None, status=status, csrf=token, error=error)
+    set_login_csrf_cookie(response, request, token)
+    return response
+
+
+@router.get("/")
+async def home(request: Request) -> Response:
+    """The person's rooms, or the sign-in form."""
+    if await session_of(request) is None:
+        return _login(request)
+    return redirect("/rooms")
+
+
+@router.get("/login")
+async def login_form(request: Request) -> Response:
+    if await session_of(request) is not None:
+        return redirect("/rooms")
+    return _login(request)
+
+
+@router.post("/login")
+async def login(request: Request) -> Response:
+    """Exchange a person's API key for a session cookie."""
+    form = await read_form(request)
+    if not tokens_match(request.cookies.get(LOGIN_CSRF_COOKIE), field(form, "csrf")):
+        return _login(request, "The form expired or came from another site. Try again.", 403)
+    try:
+        async with write(platform_of(request)) as uow:
+            person = await accounts.authenticate(uow.session, field(form, "api_key").strip())
+            if person.is_agent:
+                raise Unauthorized("That is an agent's key; sign in with a person's key")
+            token, _ = await start_session(uow.session, person)
+    except Unauthorized as exc:
+        return _login(request, exc.message, 401)
+    response = redirect("/rooms")
+    set_session_cookie(response, request, token)
+    response.delete_cookie(LOGIN_CSRF_COOKIE, path="/")
+    return response
+
+
+@router.post("/logout")
+async def logout(request: Request) -> Response:
+    me = await session_of(request)
+    if me is None:
+        return redirect("/")
+    if not csrf_ok(request, me, await read_form(request)):
+        return forbidden_form(request, me)
+    async with write(platform_of(request)) as uow:
+        await end_session(uow.session, request.cookies.get(COOKIE_NAME))
+    response = redirect("/")
+    clear_session_cookie(response)
+    return response

@@ -1,0 +1,54 @@
+"""Pages from Jinja2 templates, autoescaped: no value reaches the HTML unescaped."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from starlette.responses import HTMLResponse, Response
+
+from ..services.web_sessions import SignedIn
+from .security import secure_headers
+
+PHOENIX_VERSION = "1.8.16"
+"""The vendored npm package ``phoenix`` (``static/vendor/phoenix-<version>/``)."""
+
+_env = Environment(
+    loader=PackageLoader("band_server.web", "templates"),
+    autoescape=select_autoescape(default=True, default_for_string=True),
+    undefined=StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+def _when(moment: datetime | None) -> str:
+    """A short absolute time for people (the script turns it into "5 min ago")."""
+    if moment is None:
+        return ""
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return aware.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _iso(moment: datetime | None) -> str:
+    if moment is None:
+        return ""
+    aware = moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+    return aware.isoformat()
+
+
+_env.filters["when"] = _when
+_env.filters["iso"] = _iso
+_env.globals["section"] = ""  # which sidebar entry is current
+_env.globals["phoenix_js"] = f"/static/vendor/phoenix-{PHOENIX_VERSION}/phoenix.js"
+
+
+def render(template: str, me: SignedIn | None, **context: Any) -> str:
+    """The template's HTML, with the signed-in person (or None) as ``me``."""
+    return _env.get_template(template).render(me=me, **context)
+
+
+def page(template: str, me: SignedIn | None, *, status: int = 200, **context: Any) -> Response:
+    """An HTML response with the security headers."""
+    return secure_headers(HTMLResponse(render(template, me, **context), status_code=status))

@@ -1,0 +1,155 @@
+"""Rooms: the list with unread counts, creating a room, one room's page and its live data."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+from pydantic import ValidationError
+
+from band.protocol.messages import MessageCreateFields
+
+from ..errors import ValidationFailed
+from ..services import participation, peers, posting, reading, rooms
+from ..services.unit import write
+from ..services.web_sessions import SignedIn
+from .render import page
+from .respond import Form, action, done, field, json, platform_of, view
+from .views import room_state, room_title
+
+router = APIRouter()
+
+
+def _int(text: str | None, pointer: str) -> int | None:
+    if text is None or text == "":
+        return None
+    if not text.isascii() or not text.isdigit() or len(text) > 18:
+        raise ValidationFailed(f"{pointer[1:]} must be a whole number", {pointer: ["is invalid"]})
+    return int(text)
+
+
+@router.get("/rooms")
+async def room_list(request: Request) -> Response:
+    """The person's rooms (last activity, unread) and the Create room dialog."""
+
+    async def run(me: SignedIn) -> Response:
+        platform = platform_of(request)
+        async with platform.db.read() as session:
+            summaries = await reading.room_summaries(session, me.person)
+            candidates = await peers.all_peers(session, me.person, platform.hub.is_online)
+        return page(
+            "rooms.html",
+            me,
+            section="rooms",
+            summaries=summaries,
+            title_of=room_title,
+            agents=[p for p in candidates if p.type == "Agent"],
+            people=[p for p in candidates if p.type == "User"],
+        )
+
+    return await view(request, run)
+
+
+@router.post("/rooms")
+async def create_room(request: Request) -> Response:
+    """Create a room with the chosen agents and people, then open it."""
+
+    async def run(me: SignedIn, form: Form) -> Response:
+        async with write(platform_of(request)) as uow:
+            room = await participation.create_room_with(
+                uow, me.person, title=field(form, "title"), invite=form.get("participant", [])
+            )
+        url = f"/rooms/{room.id}"
+        return done(request, url, {"id": room.id, "url": url}, 201)
+
+    return await action(request, run)
+
+
+@router.get("/rooms/{room_id}")
+async def room_page(request: Request, room_id: str) -> Response:
+    """A room: the live timeline, the composer and the participants panel."""
+
+    async def run(me: SignedIn) -> Response:
+        async with platform_of(request).db.read() as session:
+            room = await rooms.room_for(session, me.person, room_id)
+        return page("room.html", me, section="rooms", room=room, title=room_title(room))
+
+    return await view(request, run)
+
+
+@router.get("/rooms/{room_id}/timeline")
+async def timeline(request: Request, room_id: str) -> Response:
+    """The room's messages after ``after`` (a sequence number), roster and activity, as JSON."""
+
+    async def run(me: SignedIn) -> Response:
+        after = _int(request.query_params.get("after"), "/after")
+        platform = platform_of(request)
+        async with platform.db.read() as session:
+            room = await rooms.room_for(session, me.person, room_id)
+            state = await room_state(session, platform, me.person, room, after)
+        return json(state)
+
+    return await view(request, run)
+
+
+@router.post("/rooms/{room_id}/messages")
+async def post_message(request: Request, room_id: str) -> Response:
+    """Post the composer's text as the signed-in person (``@Name`` and ``@handle`` mention)."""
+
+    async def run(me: SignedIn, form: Form) -> Response:
+        try:
+            fields = MessageCreateFields(content=field(form, "content"))
+        except ValidationError:
+            raise ValidationFailed(
+                "The message is too long", {"/message/content": ["is too long"]}
+            ) from None
+        platform = platform_of(request)
+        snap = await platform.rosters.room_for(platform.db, me.person, room_id)
+        async with write(platform) as uow:
+            sent = await posting.post_as_person(
+                uow, me.person, snap.room, fields, roster=snap.roster
+            )
+        return done(request, f"/rooms/{room_id}", sent.model_dump(mode="json"), 201)
+
+    return await action(request, run)
+
+
+@router.post("/rooms/{room_id}/read")
+async def mark_read(request: Request, room_id: str) -> Response:
+    """Move the person's read marker (what the room list counts as unread)."""
+
+    async def run(me: SignedIn, form: Form) -> Response:
+        seq = _int(field(form, "seq"), "/seq") or 0
+        async with write(platform_of(request)) as uow:
+            marker = await reading.mark_read(uow.session, me.person, room_id, seq)
+        return json({"last_read_seq": marker})
+
+    return await action(request, run)
+
+
+@router.post("/rooms/{room_id}/participants")
+async def add_participant(request: Request, room_id: str) -> Response:
+    """Add one of the person's agents or contacts to the room."""
+
+    async def run(me: SignedIn, form: Form) -> Response:
+        async with write(platform_of(request)) as uow:
+            member = await participation.invite(uow, me.person, room_id, field(form, "participant"))
+        return done(request, f"/rooms/{room_id}", {"id": member.id}, 201)
+
+    return await action(request, run)
+
+
+@router.post("/rooms/{room_id}/participants/{participant_id}/remove")
+async def remove_participant(request: Request, room_id: str, participant_id: str) -> Response:
+    """Remove someone from the room (the owner may remove others; anyone may leave)."""
+
+    async def run(me: SignedIn, form: Form) -> Response:
+        async with write(platform_of(request)) as uow:
+            room = await rooms.room_for(uow.session, me.person, room_id)
+            member, broadcasts = await rooms.remove_participant(
+                uow.session, me.person, room, participant_id
+            )
+            uow.emit(*broadcasts)
+        to = "/rooms" if member.id == me.person.id else f"/rooms/{room_id}"
+        return done(request, to, {"id": member.id, "url": to})
+
+    return await action(request, run)

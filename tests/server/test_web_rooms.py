@@ -1,0 +1,103 @@
+"""The Rooms page: Create room with agents and people, unread counts, participants."""
+
+from __future__ import annotations
+
+import httpx
+from web_testkit import JSON, act, sign_in, token
+
+from band_server.context import Platform
+from band_server.services import accounts, contacts
+from band_server.services.unit import write
+from conftest import Seeded, make_user
+
+
+async def _befriend(platform: Platform, a: str, b: str) -> None:
+    """``a`` asks ``b`` to be a contact and ``b`` approves."""
+    async with platform.db.read() as session:
+        one = accounts.user_principal(await accounts.get_user(session, a))
+        two = accounts.user_principal(await accounts.get_user(session, b))
+    async with write(platform) as uow:
+        request_id, _ = await contacts.add_contact(uow, one, handle=two.handle, message=None)
+    async with write(platform) as uow:
+        await contacts.respond(uow, two, action="approve", request_id=request_id)
+
+
+async def test_create_room_with_an_agent_and_a_person_opens_it(
+    client: httpx.AsyncClient, platform: Platform, seeded: Seeded
+) -> None:
+    bob_id, bob_key = await make_user(platform, "bob", "Bob")
+    await _befriend(platform, seeded.user_id, bob_id)
+    await sign_in(client, seeded.user_key)
+    page = await client.get("/rooms")
+    assert "<legend>Agents</legend>" in page.text and "<legend>People</legend>" in page.text
+    csrf = await token(client)
+
+    made = await act(
+        client, "/rooms", {"title": "", "participant": [seeded.agent_id, bob_id]}, csrf=csrf
+    )
+
+    assert made.status_code == 201, made.text
+    url = made.json()["url"]
+    state = (await client.get(f"{url}/timeline", headers=JSON)).json()
+    assert state["room"]["title"] == "Echo, Bob"
+    assert [p["id"] for p in state["participants"]] == [seeded.user_id, seeded.agent_id, bob_id]
+    bob_rooms = await client.get("/api/v1/me/chats", headers={"X-API-Key": bob_key})
+    assert [r["id"] for r in bob_rooms.json()["data"]] == [state["room"]["id"]]
+
+
+async def test_a_stranger_cannot_be_put_in_a_room(
+    client: httpx.AsyncClient, platform: Platform, seeded: Seeded
+) -> None:
+    stranger, _ = await make_user(platform, "mallory")
+    await sign_in(client, seeded.user_key)
+    made = await act(client, "/rooms", {"participant": stranger}, csrf=await token(client))
+    assert made.status_code == 404
+    assert "Test room" not in (await client.get("/rooms")).text
+
+
+async def test_unread_counts_others_texts_until_read(
+    client: httpx.AsyncClient, platform: Platform, seeded: Seeded
+) -> None:
+    bob_id, bob_key = await make_user(platform, "bob", "Bob")
+    await _befriend(platform, seeded.user_id, bob_id)
+    await sign_in(client, seeded.user_key)
+    csrf = await token(client)
+    made = await act(client, "/rooms", {"title": "Chat", "participant": bob_id}, csrf=csrf)
+    room = made.json()["id"]
+    bob = {"X-API-Key": bob_key}
+    for text in ("one", "two"):
+        sent = await client.post(
+            f"/api/v1/me/chats/{room}/messages", headers=bob, json={"message": {"content": text}}
+        )
+        assert sent.status_code == 201
+    await act(client, f"/rooms/{room}/messages", {"content": "mine"}, csrf=csrf)
+
+    assert 'aria-label="2 unread"' in (await client.get("/rooms")).text
+    marked = await act(client, f"/rooms/{room}/read", {"seq": "999"}, csrf=csrf)
+    assert marked.json() == {"last_read_seq": 3}
+    assert "unread" not in (await client.get("/rooms")).text
+    back = await act(client, f"/rooms/{room}/read", {"seq": "1"}, csrf=csrf)
+    assert back.status_code == 200
+    assert "unread" not in (await client.get("/rooms")).text  # the marker never moves back
+
+
+async def test_participants_are_added_and_removed_from_the_room_page(
+    client: httpx.AsyncClient, platform: Platform, seeded: Seeded
+) -> None:
+    await sign_in(client, seeded.user_key)
+    csrf = await token(client)
+    room = (await act(client, "/rooms", {"title": "Lab"}, csrf=csrf)).json()["id"]
+    state = (await client.get(f"/rooms/{room}/timeline", headers=JSON)).json()
+    assert [p["id"] for p in state["addable"]] == [seeded.agent_id]
+
+    added = await act(
+        client, f"/rooms/{room}/participants", {"participant": seeded.agent_id}, csrf=csrf
+    )
+    assert added.status_code == 201
+    state = (await client.get(f"/rooms/{room}/timeline", headers=JSON)).json()
+    assert state["addable"] == [] and len(state["participants"]) == 2
+
+    removed = await act(client, f"/rooms/{room}/participants/{seeded.agent_id}/remove", csrf=csrf)
+    assert removed.status_code == 200
+    state = (await client.get(f"/rooms/{room}/timeline", headers=JSON)).json()
+    assert [p["id"] for p in state["participants"]] == [seeded.user_id]
