@@ -43,10 +43,11 @@ async def test_signing_in_with_a_persons_key_shows_only_their_rooms(
     home = await client.get("/rooms")
     assert "Test room" in home.text and "Bob secret plans" not in home.text
     assert "@alice" in home.text
-    # The sidebar: Agents, Rooms, Contacts; People only for an admin.
+    # The sidebar: Agents, Rooms, Contacts, and People for the admin (the first person).
     for label in (">Agents<", ">Rooms<", ">Contacts<"):
         assert label in home.text
-    assert 'href="/people"' not in home.text
+    for link in ("/agents", "/rooms", "/contacts", "/people"):
+        assert f'href="{link}"' in home.text
 
 
 async def test_a_wrong_key_or_an_agent_key_does_not_sign_in(

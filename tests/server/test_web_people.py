@@ -36,7 +36,9 @@ async def test_an_admin_creates_a_person_whose_key_is_shown_once(
 async def test_only_an_admin_sees_or_changes_people(
     client: httpx.AsyncClient, platform: Platform, seeded: Seeded
 ) -> None:
-    await sign_in(client, seeded.user_key)
+    _, bob_key = await make_user(platform, "bob", "Bob")  # alice, the first person, is admin
+    await sign_in(client, bob_key)
+    assert 'href="/people"' not in (await client.get("/rooms")).text
     assert (await client.get("/people")).status_code == 403
     csrf = await token(client)
     made = await act(client, "/people", {"name": "Eve", "handle": "eve"}, csrf=csrf)
