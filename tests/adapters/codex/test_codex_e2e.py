@@ -136,14 +136,18 @@ async def test_a_mention_is_answered_with_tool_events_usage_and_the_thread(
         reply = await room.wait_text(lambda t: "You said: hello Codex" in t)
         calls = await until(lambda: room.events("tool_call"))
         results = await until(lambda: room.events("tool_result"))
-        tasks = await room.events("task")
+
+        async def usage_posted() -> list[dict[str, Any]] | None:
+            tasks = await room.events("task")
+            return tasks if any("band_usage" in (t["metadata"] or {}) for t in tasks) else None
+
+        tasks = await until(usage_posted)
     assert "Hi Alice!" in reply
     call, result = json.loads(calls[0]["content"]), json.loads(results[0]["content"])
     assert call["name"] == result["name"] == "band_send_message"
     assert call["tool_call_id"] == result["tool_call_id"]
     mapped = [t for t in tasks if t["content"] == "Codex thread mapped"]
     assert len(mapped) == 1 and mapped[0]["metadata"]["codex_thread_id"]
-    assert any("band_usage" in (t["metadata"] or {}) for t in tasks)
 
 
 async def test_approve_runs_the_command_and_the_reply_says_so(start_coder: Any, room: Room) -> None:
