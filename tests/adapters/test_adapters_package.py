@@ -28,6 +28,8 @@ def test_exports_resolve_without_importing_parlant() -> None:
     )
     subprocess.run([sys.executable, "-c", code], check=True)
     assert set(adapters.__all__) == {
+        "ACPClientAdapter",
+        "ACPClientAdapterConfig",
         "AnthropicAdapter",
         "CodexAdapter",
         "CodexAdapterConfig",

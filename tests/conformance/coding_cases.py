@@ -21,7 +21,7 @@ from typing import Any
 from band.core import SimpleAdapter
 from band.testing import FakeModel, FakeModelApp, serve_asgi
 
-from .adapter_cases import AdapterCase
+from .adapter_cases import AdapterCase, openai_call_ids
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -63,6 +63,7 @@ class _FakeRouter:
 
 
 ROUTER = _FakeRouter()
+ACP_AGENT = Path(__file__).resolve().parents[1] / "adapters" / "acp" / "scripted_agent.py"
 SCRATCH = Path(tempfile.mkdtemp(prefix="band-coding-cases-"))
 atexit.register(shutil.rmtree, SCRATCH, ignore_errors=True)
 
@@ -74,5 +75,20 @@ def codex_adapter(fake: FakeModel, **features: Any) -> SimpleAdapter[Any]:
     return CodexAdapter(config, workspace_for_room=lambda room: SCRATCH / "ws" / room, **features)
 
 
+def acp_adapter(fake: FakeModel, **features: Any) -> SimpleAdapter[Any]:
+    """The project's scripted ACP agent (on the ACP SDK), answering from ``fake``."""
+    from band.adapters import ACPClientAdapter, ACPClientAdapterConfig
+
+    config = ACPClientAdapterConfig(
+        command=[sys.executable, str(ACP_AGENT)], env={"BAND_FAKE_MODEL_URL": ROUTER.base_url(fake)}
+    )
+    return ACPClientAdapter(
+        config, workspace_for_room=lambda room: SCRATCH / "acp" / room, **features
+    )
+
+
 def coding_cases() -> list[AdapterCase]:
-    return [AdapterCase("codex", codex_adapter, responses_call_ids)]
+    return [
+        AdapterCase("codex", codex_adapter, responses_call_ids),
+        AdapterCase("acp", acp_adapter, openai_call_ids),
+    ]

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from band._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .acp import ACPClientAdapter, ACPClientAdapterConfig
     from .anthropic import AnthropicAdapter
     from .codex import CodexAdapter, CodexAdapterConfig
     from .langgraph import LangGraphAdapter
@@ -19,6 +20,8 @@ if TYPE_CHECKING:
     from .pydantic_ai import PydanticAIAdapter
 
 __all__ = [
+    "ACPClientAdapter",
+    "ACPClientAdapterConfig",
     "AnthropicAdapter",
     "CodexAdapter",
     "CodexAdapterConfig",
@@ -30,6 +33,8 @@ __all__ = [
 ]
 
 _EXPORTS: dict[str, str] = {
+    "ACPClientAdapter": "band.adapters.acp",
+    "ACPClientAdapterConfig": "band.adapters.acp",
     "AnthropicAdapter": "band.adapters.anthropic",
     "CodexAdapter": "band.adapters.codex",
     "CodexAdapterConfig": "band.adapters.codex",

@@ -8,25 +8,24 @@ after ``/decline``), clear notices for bad tokens, and the same thread after a r
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from runtime_support import Person, make_agent, until
+from runtime_support import make_agent, until
 
 from band.adapters import CodexAdapter, CodexAdapterConfig
 from band.core.exceptions import BandConfigError
 from band.testing import FakeModel, ModelRequest, Reply, ToolCall, default_policy, serve_fake_models
 
+from ..band_serve import Room
 from .codex_support import codex_config, last_call_name
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
 
 PROOF = "echo band-proof > proof.txt && cat proof.txt"
-TOKEN = re.compile(r"Approval id: `([0-9a-f]{8})`")
 
 
 def coder_policy(request: ModelRequest) -> Reply:
@@ -53,32 +52,6 @@ def coder_policy(request: ModelRequest) -> Reply:
     outcome = default_policy(request)
     assert isinstance(outcome, Reply)
     return outcome
-
-
-class Room:
-    """One room of the seeded world, with the agent running in it."""
-
-    def __init__(self, person: Person, room_id: str, agent_id: str, workspace: Path) -> None:
-        self.person = person
-        self.id = room_id
-        self.agent_id = agent_id
-        self.workspace = workspace
-
-    async def say(self, text: str) -> str:
-        return await self.person.say(self.id, text, self.agent_id)
-
-    async def agent_texts(self) -> list[str]:
-        return await self.person.replies(self.id, self.agent_id)
-
-    async def wait_text(self, check: Callable[[str], bool], limit: float = 90) -> str:
-        async def probe() -> str | None:
-            return next((t for t in await self.agent_texts() if check(t)), None)
-
-        found: str = await until(probe, limit=limit, every=0.2)
-        return found
-
-    async def events(self, kind: str) -> list[dict[str, Any]]:
-        return await self.person.events(self.id, kind)
 
 
 @pytest.fixture
@@ -113,21 +86,6 @@ def start_coder(
     return start
 
 
-@pytest.fixture
-async def room(alice: Person, band_serve: Any, tmp_path: Path, request: Any) -> Room:
-    agent_id = band_serve.world.agent_id
-    room_id = await alice.create_room(request.node.name[:40], agent_id)
-    return Room(alice, room_id, agent_id, tmp_path / room_id)
-
-
-async def _approval_token(room: Room) -> str:
-    notice = await room.wait_text(lambda t: "Approval requested" in t)
-    match = TOKEN.search(notice)
-    assert match, notice
-    assert f"/approve {match.group(1)}" in notice and "proof.txt" in notice
-    return match.group(1)
-
-
 async def test_a_mention_is_answered_with_tool_events_usage_and_the_thread(
     start_coder: Any, room: Room
 ) -> None:
@@ -137,11 +95,7 @@ async def test_a_mention_is_answered_with_tool_events_usage_and_the_thread(
         calls = await until(lambda: room.events("tool_call"))
         results = await until(lambda: room.events("tool_result"))
 
-        async def usage_posted() -> list[dict[str, Any]] | None:
-            tasks = await room.events("task")
-            return tasks if any("band_usage" in (t["metadata"] or {}) for t in tasks) else None
-
-        tasks = await until(usage_posted)
+        tasks = await room.wait_task(lambda t: "band_usage" in (t["metadata"] or {}))
     assert "Hi Alice!" in reply
     call, result = json.loads(calls[0]["content"]), json.loads(results[0]["content"])
     assert call["name"] == result["name"] == "band_send_message"
@@ -153,7 +107,7 @@ async def test_a_mention_is_answered_with_tool_events_usage_and_the_thread(
 async def test_approve_runs_the_command_and_the_reply_says_so(start_coder: Any, room: Room) -> None:
     async with start_coder():
         await room.say("please run the proof command")
-        token = await _approval_token(room)
+        token = await room.approval_token("command")
         assert not (room.workspace / "proof.txt").exists()
         await room.say(f"/approve {token}")
         await room.wait_text(lambda t: f"Approval `{token}` resolved as `accept`" in t)
@@ -168,7 +122,7 @@ async def test_approve_runs_the_command_and_the_reply_says_so(start_coder: Any, 
 async def test_decline_does_not_run_the_command(start_coder: Any, room: Room) -> None:
     async with start_coder():
         await room.say("please run the proof command")
-        token = await _approval_token(room)
+        token = await room.approval_token("command")
         await room.say(f"/decline {token}")
         reply = await room.wait_text(lambda t: "I did not run the proof command" in t)
         await room.say(f"/approve {token}")

@@ -15,6 +15,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from band.core.protocols import AgentToolsProtocol
 
@@ -86,6 +87,16 @@ class ApprovalRelay:
         self.wait_timeout_s = wait_timeout_s
         self.timeout_decision = Decision(timeout_decision)
         self._rooms: dict[str, _Room] = {}
+
+    @classmethod
+    def from_config(cls, config: Any) -> ApprovalRelay:
+        """From a config with ``approval_mode``, ``approval_wait_timeout_s`` and
+        ``approval_timeout_decision`` (both adapters' configs have them)."""
+        return cls(
+            config.approval_mode,
+            wait_timeout_s=config.approval_wait_timeout_s,
+            timeout_decision=config.approval_timeout_decision,
+        )
 
     def _room(self, room_id: str) -> _Room:
         return self._rooms.setdefault(room_id, _Room())

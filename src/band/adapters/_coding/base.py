@@ -25,7 +25,7 @@ from .approvals import ApprovalRelay
 from .commands import APPROVAL_COMMANDS, RoomCommand, parse_command
 from .events import Reporter
 from .history import CodingHistory, CodingHistoryConverter
-from .supervisor import AgentProcess, RoomSupervisor
+from .supervisor import AgentProcess, RoomSupervisor, TransportClosed
 from .turns import DetachableTurn, TurnTasks
 
 __all__ = ["CodingAgentAdapter", "Prompt"]
@@ -101,7 +101,7 @@ class CodingAgentAdapter(SimpleAdapter[CodingHistory], Generic[P]):
         """Run one prompt to its end; raise ``TransportClosed``-like errors as they come."""
 
     def is_transport_error(self, error: BaseException) -> bool:
-        return False
+        return isinstance(error, TransportClosed)
 
     def status_lines(self, room_id: str) -> list[str]:
         return []

@@ -83,15 +83,18 @@ class Reporter:
 
     # -- agent text -------------------------------------------------------------------------
 
-    def hold_text(self, text: str) -> None:
-        """Agent text, kept until we know whether more work follows it."""
-        if text.strip():
-            self._held.append(text.strip())
+    def hold_text(self, text: str, *, delta: bool = False) -> None:
+        """Agent text, kept until we know whether more work follows it (``delta``: a
+        streamed chunk continuing the text held last)."""
+        if delta and self._held:
+            self._held[-1] += text
+        elif text.strip() or delta:
+            self._held.append(text)
 
     async def flush_commentary(self) -> None:
         """More work follows the held text: it was commentary, shown as a thought."""
         if self._held:
-            text, self._held = "\n\n".join(self._held), []
+            text, self._held = "\n\n".join(t.strip() for t in self._held if t.strip()), []
             await self.thought(text)
 
     async def finish_text(self) -> None:

@@ -12,9 +12,15 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Generic, Protocol, TypeVar
 
-__all__ = ["AgentProcess", "RoomSupervisor"]
+from band.core.exceptions import BandError
+
+__all__ = ["AgentProcess", "RoomSupervisor", "TransportClosed"]
 
 logger = logging.getLogger("band.adapters.supervisor")
+
+
+class TransportClosed(BandError):
+    """A room's agent process went away (or closed its output) while we needed it."""
 
 
 class AgentProcess(Protocol):

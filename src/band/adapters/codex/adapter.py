@@ -143,11 +143,7 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         if client_factory is not None:
             raise ValueError("custom Codex clients cannot guarantee room process isolation")
         super().__init__(
-            relay=ApprovalRelay(
-                config.approval_mode,
-                wait_timeout_s=config.approval_wait_timeout_s,
-                timeout_decision=config.approval_timeout_decision,
-            ),
+            relay=ApprovalRelay.from_config(config),
             session_key=THREAD_KEY,
             custom_section=config.custom_section,
             system_prompt=config.system_prompt,
@@ -212,9 +208,6 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
     async def forget_room(self, room_id: str) -> None:
         self._threads.pop(room_id, None)
         self._room_models.pop(room_id, None)
-
-    def is_transport_error(self, error: BaseException) -> bool:
-        return isinstance(error, TransportClosed)
 
     async def on_interrupt(self, room_id: str, mode: str) -> None:
         proc = self.processes.current(room_id)

@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+from band.adapters._coding.supervisor import TransportClosed
 from band.core.exceptions import BandError
 
 __all__ = ["RpcError", "StdioRpc", "TransportClosed"]
@@ -23,10 +24,6 @@ logger = logging.getLogger("band.adapters.codex.rpc")
 
 Handler = Callable[[str, dict[str, Any]], Awaitable[Any]]
 LINE_LIMIT = 64 * 1024 * 1024
-
-
-class TransportClosed(BandError):
-    """The child process went away (or closed its stdout) while we needed it."""
 
 
 class RpcError(BandError):

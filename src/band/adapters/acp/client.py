@@ -1,0 +1,163 @@
+"""The ACP client side of one room: session updates become room events, permission
+requests are resolved by a callback or relayed to the room.
+
+Updates map in stream order: thought chunks to ``thought`` events, tool calls to
+``tool_call`` / ``tool_result`` pairs (MCP-prefixed names mapped back to Band's), plans to
+``task`` events; assistant text is held (see :class:`Reporter`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from band.adapters._coding.approvals import ApprovalRequest, Decision
+from band.runtime.tools.names import canonical_tool_name
+
+if TYPE_CHECKING:
+    from band.adapters._coding.base import Prompt
+    from band.adapters._coding.events import Reporter
+
+    from .adapter import ACPClientAdapter
+
+__all__ = ["ACPPermissionRequest", "PermissionResolver", "RoomClient"]
+
+logger = logging.getLogger("band.adapters.acp")
+
+
+@dataclass(frozen=True)
+class ACPPermissionRequest:
+    """What a resolver sees: the room, the tool call and the offered options."""
+
+    room_id: str
+    session_id: str
+    tool_call: Any
+    options: list[Any]
+
+
+PermissionResolver = Callable[[ACPPermissionRequest], Awaitable[str | None]]
+"""Returns an offered ``option_id``, or None to cancel the request."""
+
+
+def _text(content: Any) -> str:
+    text = getattr(content, "text", None)
+    return text if isinstance(text, str) else ""
+
+
+def _tool_name(title: str | None, fallback: str) -> str:
+    return canonical_tool_name((title or fallback).strip())
+
+
+def _output(update: Any) -> Any:
+    if update.raw_output is not None:
+        return update.raw_output
+    parts = [_text(getattr(c, "content", None)) for c in update.content or []]
+    return "\n".join(p for p in parts if p) or (update.status or "")
+
+
+class RoomClient:
+    """``acp.Client`` for one room's agent process; ``prompt`` is the running turn."""
+
+    def __init__(self, adapter: ACPClientAdapter, room_id: str) -> None:
+        self.adapter = adapter
+        self.room_id = room_id
+        self.prompt: Prompt | None = None
+        self._names: dict[str, str] = {}
+        self._thought: list[str] = []
+
+    @property
+    def reporter(self) -> Reporter | None:
+        return self.prompt.reporter if self.prompt is not None else None
+
+    def on_connect(self, conn: Any) -> None:
+        """Part of ``acp.Client``; the connection is kept by the adapter."""
+
+    async def flush_thought(self) -> None:
+        if self._thought and self.reporter is not None:
+            text, self._thought = "".join(self._thought), []
+            await self.reporter.thought(text)
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        reporter = self.reporter
+        if reporter is None:
+            return
+        kind = getattr(update, "session_update", "")
+        if kind == "agent_thought_chunk":
+            self._thought.append(_text(update.content))
+            return
+        await self.flush_thought()
+        if kind == "agent_message_chunk":
+            reporter.hold_text(_text(update.content), delta=True)
+        elif kind == "tool_call":
+            name = _tool_name(update.title, update.tool_call_id)
+            self._names[update.tool_call_id] = name
+            args = update.raw_input if isinstance(update.raw_input, dict) else {}
+            await reporter.tool_call(name, args, update.tool_call_id)
+            if update.status in ("completed", "failed"):
+                await self._result(update)
+        elif kind == "tool_call_update" and update.status in ("completed", "failed"):
+            await self._result(update)
+        elif kind == "plan":
+            entries = [{"content": e.content, "status": e.status} for e in update.entries]
+            lines = "\n".join(f"- [{e['status']}] {e['content']}" for e in entries)
+            await reporter.task(f"Plan\n{lines}", {"acp_plan": entries})
+
+    async def _result(self, update: Any) -> None:
+        assert self.reporter is not None
+        name = self._names.get(update.tool_call_id) or _tool_name(update.title, "tool")
+        output = _output(update)
+        text = output if isinstance(output, str) else json.dumps(output, default=str)
+        await self.reporter.tool_result(
+            name, text, update.tool_call_id, is_error=update.status == "failed"
+        )
+
+    async def request_permission(
+        self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any
+    ) -> Any:
+        from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+
+        option_id = await self._choose(session_id, tool_call, options)
+        if option_id is None:
+            if self.reporter is not None:
+                call_id = f"{tool_call.tool_call_id}-cancelled"
+                name = _tool_name(tool_call.title, "tool")
+                await self.reporter.tool_call(name, {}, call_id)
+                await self.reporter.tool_result(
+                    name, "Permission cancelled", call_id, is_error=True
+                )
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(
+            outcome=AllowedOutcome(outcome="selected", option_id=option_id)
+        )
+
+    async def _choose(self, session_id: str, tool_call: Any, options: list[Any]) -> str | None:
+        resolver = self.adapter.resolve_permission
+        if resolver is not None:
+            return await resolver(
+                ACPPermissionRequest(self.room_id, session_id, tool_call, options)
+            )
+        prompt = self.prompt
+        if prompt is None:
+            return None
+        title = tool_call.title or "tool call"
+        raw = tool_call.raw_input
+        summary = f"{title} {json.dumps(raw, default=str)}" if raw else title
+        request = ApprovalRequest("permission", summary, f"tool:{title}", None)
+        decision = await self.adapter.relay.request(
+            self.room_id, prompt.reporter, request, on_wait=prompt.turn.release
+        )
+        kinds = (
+            ("allow_always", "allow_once")
+            if decision is Decision.ACCEPT_SESSION
+            else ("allow_once", "allow_always")
+            if decision is Decision.ACCEPT
+            else ("reject_once", "reject_always")
+        )
+        for wanted in kinds:
+            for option in options:
+                if option.kind == wanted:
+                    return str(option.option_id)
+        return None

@@ -1,0 +1,66 @@
+"""``ACPClientAdapterConfig``: which ACP agent to start per room, and how turns behave."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PositiveFloat,
+    PositiveInt,
+    field_validator,
+    model_validator,
+)
+
+from band.adapters._coding.approvals import ApprovalMode, Decision
+
+__all__ = ["ACPClientAdapterConfig"]
+
+
+class ACPClientAdapterConfig(BaseModel):
+    """Settings of an ``ACPClientAdapter`` (frozen, unknown fields rejected).
+
+    * ``command``: the agent's argv (a string is one argv element); it runs over stdio,
+      one process per room, in the room's workspace under ``cwd`` (default
+      ``./.band-workspaces``), with ``env`` added to the environment.
+    * ``inject_band_tools``: offer Band's room tools as the loopback MCP server ``band``;
+      ``mcp_servers`` are passed to every session as well (ACP ``McpServer`` objects).
+    * ``auth_method``: an ``authenticate`` method id to call after ``initialize``.
+    * ``approval_mode``: how permission requests are decided without a
+      ``resolve_permission`` callback (``auto_accept`` picks the agent's allow option).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    command: list[str]
+    env: dict[str, str] = Field(default_factory=dict)
+    cwd: str | None = None
+    mcp_servers: list[dict[str, Any]] = Field(default_factory=list)
+    inject_band_tools: bool = True
+    auth_method: str | None = None
+    custom_section: str = ""
+    system_prompt: str | None = None
+    use_unstable_protocol: bool = False
+    turn_timeout_s: PositiveFloat = 300.0
+    approval_mode: ApprovalMode = ApprovalMode.AUTO_ACCEPT
+    approval_wait_timeout_s: PositiveFloat = 300.0
+    approval_timeout_decision: Literal[Decision.ACCEPT, Decision.DECLINE] = Decision.DECLINE
+    max_history_messages: PositiveInt = 50
+
+    @model_validator(mode="before")
+    @classmethod
+    def _stdio_only(cls, data: Any) -> Any:
+        if isinstance(data, dict) and ({"host", "port"} & set(data)):
+            raise ValueError("TCP ACP transport cannot guarantee room process isolation")
+        return data
+
+    @field_validator("command", mode="before")
+    @classmethod
+    def _argv(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = [value] if value.strip() else []
+        if not value:
+            raise ValueError("ACP stdio transport requires a command")
+        return value

@@ -1,0 +1,165 @@
+"""ACPClientAdapter end to end: ``band serve``, a real ACP agent process, a scripted model.
+
+The agent (``scripted_agent.py``, on the ACP SDK) reaches Band's tools through the
+adapter's loopback MCP server and asks permission before running a command; in ``manual``
+mode the request becomes a notice in the room, answered with ``/approve`` or ``/decline``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from runtime_support import make_agent, until
+
+from band.adapters import ACPClientAdapter, ACPClientAdapterConfig
+from band.testing import FakeModel, ModelRequest, Reply, ToolCall, default_policy, serve_fake_models
+
+from ..band_serve import Room
+
+pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
+
+AGENT = Path(__file__).with_name("scripted_agent.py")
+PROOF = "echo band-proof > proof.txt && cat proof.txt"
+
+
+def last_call(request: ModelRequest) -> str | None:
+    calls = [
+        call["function"]["name"]
+        for message in request.body.get("messages") or []
+        for call in message.get("tool_calls") or []
+    ]
+    return calls[-1] if calls else None
+
+
+def acp_policy(request: ModelRequest) -> Reply:
+    last = request.last
+    if last is not None and last.role == "tool":
+        if last_call(request) != "run_command":
+            return Reply(text="")
+        content = (
+            "I ran the proof command; it printed band-proof."
+            if "band-proof" in last.text
+            else f"I did not run the proof command: {last.text.strip()[:120]}"
+        )
+        return Reply(
+            tool_calls=(ToolCall("band_send_message", {"content": content, "mentions": ["alice"]}),)
+        )
+    if last is not None and "run the proof command" in last.text:
+        return Reply(tool_calls=(ToolCall("run_command", {"command": PROOF}),))
+    outcome = default_policy(request)
+    assert isinstance(outcome, Reply)
+    return outcome
+
+
+def acp_config(model_url: str, **fields: Any) -> ACPClientAdapterConfig:
+    return ACPClientAdapterConfig(
+        command=[sys.executable, str(AGENT)], env={"BAND_FAKE_MODEL_URL": model_url}, **fields
+    )
+
+
+@pytest.fixture
+def fake() -> FakeModel:
+    return FakeModel(acp_policy)
+
+
+@pytest.fixture
+def model_url(fake: FakeModel) -> Any:
+    with serve_fake_models(fake) as server:
+        yield server.openai_base_url
+
+
+@pytest.fixture
+def start_agent(band_serve: Any, model_url: str, tmp_path: Path) -> Callable[..., Any]:
+    @asynccontextmanager
+    async def start(**fields: Any) -> AsyncIterator[ACPClientAdapter]:
+        fields.setdefault("approval_mode", "manual")
+        adapter = ACPClientAdapter(
+            acp_config(model_url, **fields), workspace_for_room=lambda room: tmp_path / room
+        )
+        world = band_serve.world
+        agent = make_agent(band_serve, world.agent_id, world.agent_key, adapter)
+        await agent.start()
+        try:
+            yield adapter
+        finally:
+            await agent.stop(10)
+
+    return start
+
+
+async def test_a_mention_is_answered_through_the_band_mcp_server(
+    start_agent: Any, room: Room
+) -> None:
+    async with start_agent():
+        await room.say("hello ACP")
+        reply = await room.wait_text(lambda t: "You said: hello ACP" in t)
+        calls = await until(lambda: room.events("tool_call"))
+        results = await until(lambda: room.events("tool_result"))
+
+        tasks = await room.wait_task(lambda t: t["content"] == "ACP client session")
+    assert "Hi Alice!" in reply
+    call, result = json.loads(calls[0]["content"]), json.loads(results[0]["content"])
+    assert call["name"] == result["name"] == "band_send_message"
+    assert call["tool_call_id"] == result["tool_call_id"]
+    assert any("band_usage" in (t["metadata"] or {}) for t in tasks)
+
+
+async def test_approve_lets_the_agent_run_the_command(start_agent: Any, room: Room) -> None:
+    async with start_agent():
+        await room.say("please run the proof command")
+        token = await room.approval_token("permission")
+        assert not (room.workspace / "proof.txt").exists()
+        await room.say(f"/approve {token}")
+        reply = await room.wait_text(lambda t: "I ran the proof command" in t)
+        results = [json.loads(e["content"]) for e in await room.events("tool_result")]
+    assert "band-proof" in reply
+    assert (room.workspace / "proof.txt").read_text().strip() == "band-proof"
+    assert any(r["name"] == "run_command" and "band-proof" in r["output"] for r in results)
+
+
+async def test_decline_keeps_the_command_from_running(start_agent: Any, room: Room) -> None:
+    async with start_agent():
+        await room.say("please run the proof command")
+        token = await room.approval_token("permission")
+        await room.say(f"/decline {token}")
+        reply = await room.wait_text(lambda t: "I did not run the proof command" in t)
+        await room.say(f"/decline {token}")
+        late = await room.wait_text(lambda t: "no longer pending" in t)
+    assert not (room.workspace / "proof.txt").exists()
+    assert "declined" in reply
+    assert late.endswith(
+        f"Approval `{token}` is no longer pending: it was already resolved as `decline`."
+    )
+
+
+async def test_a_restarted_agent_loads_the_same_session(
+    start_agent: Any, room: Room, fake: FakeModel
+) -> None:
+    async with start_agent():
+        await room.say("remember the number 7")
+        await room.wait_text(lambda t: "remember the number 7" in t)
+    first = [t for t in await room.events("task") if t["content"] == "ACP client session"]
+    fake.reset()
+    async with start_agent():
+        await room.say("what was it?")
+        await room.wait_text(lambda t: "what was it?" in t)
+    sessions = [t for t in await room.events("task") if t["content"] == "ACP client session"]
+    session_id = first[0]["metadata"]["acp_client_session_id"]
+    assert {t["metadata"]["acp_client_session_id"] for t in sessions} == {session_id}
+    users = fake.requests[0].texts("user")
+    assert any("remember the number 7" in u for u in users[:-1])
+
+
+def test_bad_configurations_are_refused() -> None:
+    with pytest.raises(ValueError, match="ACP stdio transport requires a command"):
+        ACPClientAdapterConfig(command="")
+    with pytest.raises(ValueError, match="TCP ACP transport cannot guarantee room process"):
+        ACPClientAdapterConfig(command="agent", host="127.0.0.1", port=9)  # type: ignore[call-arg]
+    with pytest.raises(ValueError, match="custom ACP transports cannot guarantee"):
+        ACPClientAdapter(ACPClientAdapterConfig(command="agent"), spawn_process=lambda: None)
