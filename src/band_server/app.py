@@ -62,9 +62,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await bus.start(deliver)
         app.state.platform = platform
         log.info("platform ready: database=%s bus=%s", db.engine.url.drivername, type(bus).__name__)
+        await platform.jobs.resume(platform)
         try:
             yield
         finally:
+            await platform.jobs.stop()
             await bus.stop()
             await db.dispose()
 

@@ -10,6 +10,7 @@ from .files import FileStore, LocalFileStore
 from .observability import Metrics
 from .services.accounts import authenticate
 from .services.auth_cache import AuthCache
+from .services.bulk_deletions import JobRunner
 from .services.deliveries import ActivityBoard
 from .services.principals import Principal
 from .services.roster_cache import RosterCache
@@ -30,6 +31,7 @@ class Platform:
     activity: ActivityBoard = field(default_factory=ActivityBoard)  # agents' "working" flags
     auth: AuthCache = field(default_factory=AuthCache)  # key -> principal, seconds-long
     rosters: RosterCache = field(default_factory=RosterCache)  # rooms and members, hot paths
+    jobs: JobRunner = field(default_factory=JobRunner)  # background jobs of this node
     metrics: Metrics = field(default_factory=Metrics)  # this node's Prometheus registry
     file_store: InitVar[FileStore | None] = None  # default: the data folder
     files: FileStore = field(init=False)

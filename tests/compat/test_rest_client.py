@@ -33,9 +33,6 @@ PASSING = {"OK", "PENDING"}
 NOT_YET: frozenset[str] = frozenset(
     {
         "agent_api_delegation.exchange_delegated_token",
-        "human_api_bulk_deletions.bulk_delete_my_agents",
-        "human_api_bulk_deletions.bulk_delete_my_chats",
-        "human_api_bulk_deletions.show_my_bulk_deletion",
     }
 )
 NOT_YET_051: frozenset[str] = frozenset(

@@ -34,6 +34,7 @@ A new socket topic kind (``band.protocol.TOPIC_KINDS``) needs an entry in ``TOPI
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import uuid
@@ -131,6 +132,10 @@ ROWS: dict[str, Row] = {
     "POST /api/v1/me/chats": Row({"chat": {"title": "outsider room"}}),
     "GET /api/v1/me/chats/{chat_id}": Row(),
     "PATCH /api/v1/me/chats/{chat_id}": Row({"chat": {"title": "taken over"}}),
+    # Accepted for the outsider's own account; every one of Vera's targets fails inside the job.
+    "POST /api/v1/me/chats/bulk-delete": Row({"ids": ["{chat_id}"]}, scope="self"),
+    "POST /api/v1/me/agents/bulk-delete": Row({"ids": ["{agent_id}"], "force": True}, scope="self"),
+    "GET /api/v1/me/bulk-deletions/{job_id}": Row(),
     "GET /api/v1/me/chats/{chat_id}/messages": Row(),
     # The very body (and Idempotency-Key) Vera used: an outsider must not get her answer replayed.
     "POST /api/v1/me/chats/{chat_id}/messages": Row(
@@ -170,6 +175,7 @@ TARGETS: dict[str, str] = {
     "request_id": "person_request_id",
     "agent_request_id": "agent_request_id",
     "vega_handle": "vega_handle",
+    "job_id": "job_id",
 }
 
 # Socket topic kind -> the attribute of ``Victim`` whose topic an outsider tries to join.
@@ -263,6 +269,7 @@ class Victim:
     deleted_key: str
     vik_id: str
     file_id: str
+    job_id: str
 
     def resource_ids(self) -> set[str]:
         return {
@@ -273,6 +280,7 @@ class Victim:
             self.person_request_id,
             self.agent_request_id,
             self.file_id,
+            self.job_id,
         }
 
     def secrets(self) -> set[str]:
@@ -377,6 +385,15 @@ async def _seed(platform: Platform, c: httpx.AsyncClient) -> tuple[Victim, Outsi
         "data"
     ]["credentials"]["api_key"]
     _ok(await c.delete(f"/api/v1/me/agents/{vik['agent']['id']}", headers=vera))
+    job = {"ids": ["no-such-room"]}
+    job_id = _ok(await c.post("/api/v1/me/chats/bulk-delete", json=job, headers=vera), 202)["data"][
+        "id"
+    ]
+    for _ in range(200):  # finished before the matrix runs, so its row no longer changes
+        shown = _ok(await c.get(f"/api/v1/me/bulk-deletions/{job_id}", headers=vera))
+        if shown["data"]["status"] == "completed":
+            break
+        await asyncio.sleep(0.05)
     victim = Victim(
         vera_id=vera_id,
         vera_key=vera_key,
@@ -393,6 +410,7 @@ async def _seed(platform: Platform, c: httpx.AsyncClient) -> tuple[Victim, Outsi
         deleted_key=vik_key,
         vik_id=vik["agent"]["id"],
         file_id=file_id,
+        job_id=job_id,
     )
     return victim, Outsiders(olga_id, olga_key, otto["agent"]["id"], otto["credentials"]["api_key"])
 
@@ -463,6 +481,7 @@ async def check(
         headers["Idempotency-Key"] = IDEMPOTENCY_KEY if replay else uuid.uuid4().hex
     before = await snapshot(platform)
     r = await client.request(method, path, json=body, headers=headers)
+    await platform.jobs.idle()  # a job the request started has done its work
     after = await snapshot(platform)
     where = f"{route} as {who}: {r.status_code}"
     if r.status_code >= 500:

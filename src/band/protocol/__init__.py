@@ -30,6 +30,7 @@ from .contacts import (
 )
 from .errors import ErrorBody, ErrorEnvelope
 from .files import MAX_ATTACHMENTS, Attachment
+from .jobs import BulkDeleteAgentsBody, BulkDeleteChatsBody, BulkDeletionItem, BulkDeletionJob
 from .messages import (
     EVENT_TYPES,
     MAX_EVENT_CHARS,
@@ -90,6 +91,10 @@ __all__ = [
     "Board",
     "BoardEvent",
     "BoardUpdateBody",
+    "BulkDeleteAgentsBody",
+    "BulkDeleteChatsBody",
+    "BulkDeletionItem",
+    "BulkDeletionJob",
     "ChatCreateBody",
     "ChatMessage",
     "ChatParticipant",

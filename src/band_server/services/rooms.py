@@ -306,3 +306,21 @@ async def rename_room(
         agents=frozenset(),  # agents' clients have no handler for it; they read the room
     )
     return room, [update]
+
+
+async def delete_room(session: AsyncSession, room: Room) -> list[Broadcast]:
+    """Soft-delete a room: it leaves every participant's list and their sockets are revoked."""
+    parts = list(
+        await session.scalars(
+            select(Participant).where(
+                Participant.room_id == room.id, Participant.status == "active"
+            )
+        )
+    )
+    room.deleted_at = utcnow()
+    room.updated_at = room.deleted_at
+    await session.flush()
+    return [
+        _room_membership_broadcast(p.participant_id, p.participant_type, room, added=False)
+        for p in parts
+    ]

@@ -2,8 +2,20 @@
 
 from fastapi import APIRouter
 
-from . import agents, chats, contacts, files, memories, messages, participants, peers, profile
+from . import (
+    agents,
+    bulk_deletions,
+    chats,
+    contacts,
+    files,
+    memories,
+    messages,
+    participants,
+    peers,
+    profile,
+)
 
 router = APIRouter(tags=["human"])
-for _module in (profile, agents, chats, messages, participants, files, contacts, memories, peers):
+_MODULES = (bulk_deletions, profile, agents, chats, messages, participants, files, contacts)
+for _module in (*_MODULES, memories, peers):
     router.include_router(_module.router)
