@@ -48,6 +48,17 @@ def clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def seed_agent_env(rest_url: str, ws_url: str, openai_base_url: str, tmp: Path) -> dict[str, str]:
+    """The environment the seed page's agent runs in: our platform, the fake OpenAI endpoint."""
+    return clean_env(
+        BAND_REST_URL=rest_url,
+        BAND_WS_URL=ws_url,
+        OPENAI_API_KEY="fake",
+        OPENAI_BASE_URL=openai_base_url,
+        TMPDIR=str(tmp),
+    )
+
+
 def tail(path: Path, lines: int = 60) -> str:
     if not path.exists():
         return f"({path.name}: no output)"

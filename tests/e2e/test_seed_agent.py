@@ -17,7 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
-from e2e_support import AgentChild, Person, clean_env, until
+from e2e_support import AgentChild, Person, seed_agent_env, until
 
 from band.testing import FakeModel, fake_openai_server
 
@@ -71,13 +71,7 @@ async def test_seed_agent_answers_a_mention_and_reports_its_tool_call(
     assert r.status_code in (200, 201), r.text
 
     workdir = _workdir(tmp_path, seeded.agent_id, seeded.agent_key)
-    env = clean_env(
-        BAND_REST_URL=live_server.url,
-        BAND_WS_URL=live_server.ws_url,
-        OPENAI_API_KEY="fake",
-        OPENAI_BASE_URL=base_url,
-        TMPDIR=str(tmp_path),
-    )
+    env = seed_agent_env(live_server.url, live_server.ws_url, base_url, tmp_path)
     agent = AgentChild.start(
         workdir / "run_agent.py", cwd=workdir, env=env, log_path=tmp_path / "agent.log"
     )

@@ -125,6 +125,7 @@
     closeMenus(event.target.closest(".menu-wrap"));
     if (!target) return;
     if (target.hasAttribute("data-open-dialog")) {
+      closeMenus();
       openDialog(document.getElementById(target.getAttribute("data-open-dialog")));
     } else if (target.hasAttribute("data-close")) {
       var dialog = target.closest("dialog");

@@ -1,0 +1,100 @@
+"""Pieces the browser tests share: Chromium's launch, screenshots, people, the platform.
+
+The browser is Debian's ``chromium`` driven by Playwright (nothing downloaded), launched once
+per session; each test gets its own context (its own cookies). The platform is our server in
+a child process (``tests/e2e/e2e_support.ServerChild``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
+
+from e2e_support import ServerChild
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCREENSHOTS = Path(
+    os.environ.get("BAND_SCREENSHOTS", Path(__file__).resolve().parent / "screenshots")
+)
+CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+TIMEOUT_MS = 20_000
+
+__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "SCREENSHOTS", "Platform", "ServerChild", "Shots"]
+
+
+@dataclass
+class Shots:
+    """Numbered screenshots of one test's pages, in a folder of its own."""
+
+    folder: Path
+    count: int = 0
+
+    async def take(self, page: Any, name: str, *, full_page: bool = False) -> Path:
+        self.count += 1
+        path = self.folder / f"{self.count:02d}-{name}.png"
+        await page.screenshot(path=str(path), full_page=full_page)
+        return path
+
+
+@dataclass
+class Platform:
+    """A running server and its admin (the first person), who adds people through the web
+    app's People page, as an operator would."""
+
+    server: ServerChild
+    admin_key: str
+    made: list[str] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return self.server.url
+
+    async def add_person(self, name: str, handle: str) -> str:
+        """A new person, created on the People page; returns their API key."""
+        async with httpx.AsyncClient(base_url=self.url, timeout=10) as web:
+            form = await web.get("/login")
+            token = CSRF.search(form.text)
+            assert token, form.text
+            await web.post("/login", data={"api_key": self.admin_key, "csrf": token[1]})
+            page = await web.get("/people")
+            token = CSRF.search(page.text)
+            assert token, page.text
+            made = await web.post(
+                "/people",
+                data={"name": name, "handle": handle, "csrf": token[1]},
+                headers={"Accept": "application/json"},
+            )
+            assert made.status_code == 201, made.text
+            self.made.append(handle)
+            return str(made.json()["api_key"])
+
+
+async def bootstrap(server: ServerChild) -> str:
+    """Start a fresh platform; its first person is the admin. Returns the admin's key."""
+    from band_server.admin import bootstrap_admin
+    from band_server.config import Settings
+
+    created = await bootstrap_admin(
+        Settings(data_dir=server.data_dir, database_url=None, redis_url=None)
+    )
+    assert created is not None
+    await server.start()
+    return created.api_key

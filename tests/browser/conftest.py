@@ -1,0 +1,88 @@
+"""Browser tests: one Chromium per session, a shared platform, screenshots per test."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from browser_support import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    SCREENSHOTS,
+    TIMEOUT_MS,
+    Platform,
+    ServerChild,
+    Shots,
+    bootstrap,
+)
+
+if importlib.util.find_spec("playwright") is None:
+    pytest.skip(
+        "playwright is not installed (pip install -e '.[browser]')", allow_module_level=True
+    )
+if not CHROMIUM.exists():
+    pytest.skip(
+        f"{CHROMIUM} is missing (scripts/test installs chromium with apt)", allow_module_level=True
+    )
+
+from playwright.async_api import Browser, BrowserContext, Page, async_playwright
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if SCREENSHOTS.exists() and any(SCREENSHOTS.iterdir()):
+        terminalreporter.write_line(f"browser screenshots: {SCREENSHOTS}")
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def browser() -> AsyncIterator[Browser]:
+    async with async_playwright() as pw:
+        chromium = await pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            await chromium.close()
+
+
+@pytest_asyncio.fixture(scope="session", loop_scope="session")
+async def band(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Platform]:
+    """One server for the tests that do not restart it (each uses its own people)."""
+    base = tmp_path_factory.mktemp("browser-platform")
+    server = ServerChild(base / "data", base / "logs")
+    try:
+        yield Platform(server, await bootstrap(server))
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def shots(request: pytest.FixtureRequest) -> Shots:
+    name = re.sub(r"[^A-Za-z0-9_.-]+", "-", request.node.name)
+    folder = SCREENSHOTS / name
+    folder.mkdir(parents=True, exist_ok=True)
+    for old in folder.glob("*.png"):
+        old.unlink()
+    print(f"screenshots of {request.node.name}: {folder}")
+    return Shots(folder)
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def context(browser: Browser) -> AsyncIterator[BrowserContext]:
+    ctx = await browser.new_context(viewport={"width": 1280, "height": 820})
+    ctx.set_default_timeout(TIMEOUT_MS)
+    try:
+        yield ctx
+    finally:
+        await ctx.close()
+
+
+@pytest_asyncio.fixture(loop_scope="session")
+async def page(context: BrowserContext) -> AsyncIterator[Page]:
+    tab = await context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield tab
+    assert not errors, f"the page raised: {errors}"
