@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from browser_support import (
+
+from .browser_support import (
     CHROMIUM,
     CHROMIUM_ARGS,
     SCREENSHOTS,

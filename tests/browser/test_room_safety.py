@@ -7,11 +7,12 @@ from pathlib import Path
 
 import httpx
 import pytest
-from browser_support import Platform, ServerChild, Shots, bootstrap
 from playwright.async_api import Browser, Page, expect
 
 from band_server.admin import send
 from band_server.config import Settings
+
+from .browser_support import Platform, ServerChild, Shots, bootstrap
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(120)]
 

@@ -17,11 +17,12 @@ from pathlib import Path
 import httpx
 import pytest
 import yaml
-from browser_support import Platform, Shots
 from e2e_support import AgentChild, seed_agent_env, until
 from playwright.async_api import Page, expect
 
 from band.testing import FakeModel, fake_openai_server
+
+from .browser_support import Platform, Shots
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(180)]
 
