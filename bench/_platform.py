@@ -34,10 +34,10 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-async def seed(data_dir: Path) -> Seed:
+async def seed(data_dir: Path, database_url: str | None = None) -> Seed:
     """A person, their agent and a room with both, written straight to the database."""
     data_dir.mkdir(parents=True, exist_ok=True)
-    db = Database(f"sqlite+aiosqlite:///{data_dir / 'band.db'}")
+    db = Database(database_url or f"sqlite+aiosqlite:///{data_dir / 'band.db'}")
     await upgrade(db.engine)
     async with db.write() as session:
         user, user_key = await accounts.create_user(session, name="Bench", handle="bench")
@@ -64,14 +64,19 @@ def wait_http(url: str, timeout: float = 20.0) -> None:
     raise RuntimeError(f"server at {url} did not come up")
 
 
-def serve_platform(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
+def serve_platform(
+    data_dir: Path, port: int, database_url: str | None = None, redis_url: str | None = None
+) -> subprocess.Popen[bytes]:
+    """``band serve``'s stack (server_stack.uvicorn_options), without the access log."""
     code = (
         "import uvicorn, pathlib;"
         "from band_server.app import create_app;"
         "from band_server.config import Settings;"
-        f"app = create_app(Settings(data_dir=pathlib.Path({str(data_dir)!r}), database_url=None));"
+        "from band_server.server_stack import uvicorn_options;"
+        f"app = create_app(Settings(data_dir=pathlib.Path({str(data_dir)!r}),"
+        f" database_url={database_url!r}, redis_url={redis_url!r}));"
         f"uvicorn.run(app, host='127.0.0.1', port={port}, log_level='warning',"
-        " ws_per_message_deflate=False, access_log=False)"
+        " access_log=False, **uvicorn_options())"
     )
     env = dict(os.environ, BAND_DATABASE_URL="", BAND_REDIS_URL="")
     env.pop("BAND_DATABASE_URL")

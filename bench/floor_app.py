@@ -1,8 +1,8 @@
 """The latency floor: the least a durable chat server can do on our stack.
 
-Same server stack as the platform (uvicorn + Starlette + aiosqlite, SQLite WAL with
-synchronous=FULL). Each POST does one durable insert, then pushes one WebSocket frame to the
-connected listener. Nothing else: no auth, no validation, no fan-out rules.
+Same server stack as the platform (uvicorn with server_stack's options, Starlette, aiosqlite,
+SQLite WAL with synchronous=FULL). Each POST does one durable insert, then pushes one
+WebSocket frame to the connected listener. Nothing else: no auth, no validation, no fan-out rules.
 """
 
 from __future__ import annotations
@@ -74,11 +74,13 @@ app = Starlette(
 )
 
 if __name__ == "__main__":
+    from band_server.server_stack import uvicorn_options
+
     uvicorn.run(
         app,
         host="127.0.0.1",
         port=int(sys.argv[1]),
         log_level="warning",
-        ws_per_message_deflate=False,
         access_log=False,
+        **uvicorn_options(),
     )

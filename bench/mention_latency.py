@@ -1,12 +1,21 @@
-"""Mention delivery latency: a person's POST to the agent's socket receiving ``message_created``.
+"""Mention delivery: a person's POST to the agent's socket receiving ``message_created``.
 
-Open-loop load at several rates against the platform (SQLite, loopback), printed beside a floor
-measured in the same run: a minimal app on the same server stack that does one durable SQLite
-insert per POST and pushes one WebSocket frame.
+Open-loop load at several rates, side by side in one run with a floor: a minimal app on the
+same server stack that does one durable SQLite insert per POST and pushes one WebSocket
+frame. For each rate and repetition the floor and the platform run in turn (paired), each
+driven by the same lean load generator in its own process (``bench/_loadgen.py``). Measured:
+push latency from the scheduled send time (p50/p99), the POST's answer latency, pushes
+received, and the **server's CPU time per message** (psutil; far less sensitive to other load
+on the machine than wall time).
 
-    .venv/bin/python -m bench.mention_latency [--rates 50,200,1000] [--seconds 5]
+    .venv/bin/python -m bench.mention_latency [--rates 200,1000] [--seconds 5] [--repeat 3]
+        [--database sqlite|postgres] [--nodes 1|2]
 
-Prints a table and writes bench/results/mention_latency.json.
+``--database postgres`` runs the platform on a throwaway PostgreSQL cluster (fsync on);
+``--nodes 2`` (PostgreSQL + Redis) posts to node A while the agent's socket is on node B, and
+compares CPU per delivered message (both nodes) with one node in the same run.
+
+Prints a table and writes bench/results/mention_latency[-postgres][-2nodes].json.
 """
 
 from __future__ import annotations
@@ -14,202 +23,254 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
-import websockets
+import psutil  # type: ignore[import-untyped]
 
 from bench._platform import free_port, seed, serve_floor, serve_platform
 
 RESULTS = Path(__file__).parent / "results"
+CONNECTIONS = 64
 
 
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    k = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
-    return ordered[k]
+@dataclass
+class Target:
+    """A server (or two) under test and the load generator's spec for it."""
+
+    name: str
+    procs: list[subprocess.Popen[bytes]]
+    spec: dict[str, Any]
 
 
-async def drive(
-    rate: int,
-    seconds: float,
-    post: Callable[[httpx.AsyncClient, str], Awaitable[int]],
-    receive: Callable[[], Awaitable[str | None]],
-    client: httpx.AsyncClient,
-) -> dict[str, Any]:
-    """Send ``rate`` posts per second for ``seconds``; match each push to its send time."""
-    sent: dict[str, float] = {}
-    latencies: list[float] = []
-    errors = 0
-    total = int(rate * seconds)
-
-    async def reader() -> None:
-        while len(latencies) < total:
-            try:
-                token = await receive()
-            except websockets.ConnectionClosed:
-                return  # the server dropped an overloaded listener: count what arrived
-            if token is None:
-                return
-            t0 = sent.pop(token, None)
-            if t0 is not None:
-                latencies.append((time.perf_counter() - t0) * 1000)
-
-    async def one(i: int) -> None:
-        nonlocal errors
-        token = f"t{rate}-{i}"
-        sent[token] = time.perf_counter()
-        try:
-            status = await post(client, token)
-        except httpx.HTTPError:
-            status = 599  # timed out waiting for the overloaded server
-        if status >= 300:
-            errors += 1
-            sent.pop(token, None)
-
-    read_task = asyncio.create_task(reader())
-    start = time.perf_counter()
-    tasks = []
-    for i in range(total):
-        delay = start + i / rate - time.perf_counter()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        tasks.append(asyncio.create_task(one(i)))
-    await asyncio.gather(*tasks)
-    elapsed = time.perf_counter() - start
-    try:
-        await asyncio.wait_for(read_task, timeout=10)
-    except TimeoutError:
-        read_task.cancel()
-    return {
-        "rate": rate,
-        "sent": total,
-        "received": len(latencies),
-        "errors": errors,
-        "achieved_rate": round(total / elapsed, 1),
-        "p50_ms": round(percentile(latencies, 0.50), 2),
-        "p99_ms": round(percentile(latencies, 0.99), 2),
-        "mean_ms": round(statistics.fmean(latencies), 2) if latencies else None,
-    }
+def cpu_seconds(procs: list[subprocess.Popen[bytes]]) -> float:
+    total = 0.0
+    for proc in procs:
+        t = psutil.Process(proc.pid).cpu_times()
+        total += t.user + t.system
+    return total
 
 
-async def bench_platform(rates: list[int], seconds: float) -> list[dict[str, Any]]:
-    data = Path(tempfile.mkdtemp(prefix="band-bench-"))
-    s = await seed(data)
-    port = free_port()
-    proc = serve_platform(data, port)
-    out = []
-    try:
-        url = f"ws://127.0.0.1:{port}/api/v1/socket/websocket?vsn=2.0.0&agent_id={s.agent_id}"
-        async with websockets.connect(
-            url, additional_headers={"x-api-key": s.agent_key}, compression=None, ping_interval=None
-        ) as ws:
-            await ws.send(json.dumps(["1", "1", f"chat_room:{s.room_id}", "phx_join", {}]))
-            reply = json.loads(await ws.recv())
-            assert reply[4]["status"] == "ok", reply
-
-            async def receive() -> str | None:
-                while True:
-                    frame = json.loads(await ws.recv())
-                    if frame[3] == "message_created":
-                        return str(frame[4]["content"]).rsplit(" ", 1)[-1]
-
-            mention = [{"id": s.agent_id}]
-
-            async def post(client: httpx.AsyncClient, token: str) -> int:
-                r = await client.post(
-                    f"/api/v1/me/chats/{s.room_id}/messages",
-                    json={"message": {"content": f"ping {token}", "mentions": mention}},
-                )
-                return r.status_code
-
-            limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
-            async with httpx.AsyncClient(
-                base_url=f"http://127.0.0.1:{port}",
-                headers={"x-api-key": s.user_key},
-                limits=limits,
-                timeout=30,
-            ) as client:
-                for rate in rates:
-                    print(f"  platform @ {rate} msg/s ...", flush=True)
-                    out.append(await drive(rate, seconds, post, receive, client))
-    finally:
-        proc.kill()
-        proc.wait()
-    return out
+def drive(target: Target, rate: int, seconds: float, tag: str) -> dict[str, Any]:
+    spec = dict(target.spec, rate=rate, seconds=seconds, token_prefix=f"{tag}-")
+    before = cpu_seconds(target.procs)
+    done = subprocess.run(
+        [sys.executable, "-m", "bench._loadgen", json.dumps(spec)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    used = cpu_seconds(target.procs) - before
+    if done.returncode != 0:
+        raise RuntimeError(f"load generator failed:\n{done.stderr[-2000:]}")
+    row: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    row["server_cpu_ms_per_msg"] = round(used * 1000 / max(1, row["received"]), 3)
+    return row
 
 
-async def bench_floor(rates: list[int], seconds: float) -> list[dict[str, Any]]:
+def floor_target(stack: ExitStack) -> Target:
     data = Path(tempfile.mkdtemp(prefix="band-floor-"))
     port = free_port()
     proc = serve_floor(data, port)
-    out = []
-    try:
-        async with websockets.connect(
-            f"ws://127.0.0.1:{port}/ws", compression=None, ping_interval=None
-        ) as ws:
+    stack.callback(_stop, proc)
+    spec = {
+        "host": "127.0.0.1",
+        "port": port,
+        "path": "/post",
+        "headers": {},
+        "body_template": '{"content": "ping {token}"}',
+        "ws_url": f"ws://127.0.0.1:{port}/ws",
+        "connections": CONNECTIONS,
+    }
+    return Target("floor", [proc], spec)
 
-            async def receive() -> str | None:
-                frame = json.loads(await ws.recv())
-                return str(frame[4]["content"]).rsplit(" ", 1)[-1]
 
-            async def post(client: httpx.AsyncClient, token: str) -> int:
-                r = await client.post("/post", json={"content": f"ping {token}"})
-                return r.status_code
+def platform_target(
+    stack: ExitStack, name: str, database_url: str | None, redis_url: str | None, nodes: int
+) -> Target:
+    data = Path(tempfile.mkdtemp(prefix="band-bench-"))
+    s = asyncio.run(seed(data, database_url))
+    ports = [free_port() for _ in range(nodes)]
+    procs = []
+    for i, port in enumerate(ports):
+        node_data = data / f"node{i}"
+        node_data.mkdir()
+        if database_url is None:
+            node_data = data  # one SQLite file: the seeded one
+        proc = serve_platform(node_data, port, database_url, redis_url)
+        stack.callback(_stop, proc)
+        procs.append(proc)
+    ws_port = ports[-1]  # with two nodes, the agent listens on the other node
+    mention = json.dumps([{"id": s.agent_id}])
+    spec = {
+        "host": "127.0.0.1",
+        "port": ports[0],
+        "path": f"/api/v1/me/chats/{s.room_id}/messages",
+        "headers": {"x-api-key": s.user_key},
+        "body_template": '{"message": {"content": "ping {token}", "mentions": ' + mention + "}}",
+        "ws_url": f"ws://127.0.0.1:{ws_port}/api/v1/socket/websocket?vsn=2.0.0"
+        f"&agent_id={s.agent_id}",
+        "ws_headers": {"x-api-key": s.agent_key},
+        "join": [["1", "1", f"chat_room:{s.room_id}", "phx_join", {}]],
+        "connections": CONNECTIONS,
+    }
+    return Target(name, procs, spec)
 
-            limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
-            async with httpx.AsyncClient(
-                base_url=f"http://127.0.0.1:{port}", limits=limits, timeout=30
-            ) as client:
-                for rate in rates:
-                    print(f"  floor    @ {rate} msg/s ...", flush=True)
-                    out.append(await drive(rate, seconds, post, receive, client))
-    finally:
-        proc.kill()
-        proc.wait()
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    proc.kill()
+    proc.wait()
+
+
+def median(rows: list[dict[str, Any]], key: str) -> float | None:
+    values = [r[key] for r in rows if r.get(key) is not None]
+    return round(statistics.median(values), 2) if values else None
+
+
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    keys = ("push_p50_ms", "push_p99_ms", "ack_p50_ms", "server_cpu_ms_per_msg", "achieved_rate")
+    out: dict[str, Any] = {k: median(rows, k) for k in keys}
+    out["received"] = sum(r["received"] for r in rows)
+    out["sent"] = sum(r["sent"] for r in rows)
+    out["errors"] = sum(r["errors"] for r in rows)
     return out
 
 
+def start_services(stack: ExitStack, args: argparse.Namespace) -> tuple[str | None, str | None]:
+    if args.database == "sqlite" and args.nodes == 1:
+        return None, None
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from tests.scale.real_services import PostgresServer, RedisServer
+
+    pg = PostgresServer(durable=True)
+    pg.start()
+    stack.callback(pg.stop)
+    url = asyncio.run(pg.create_database())
+    redis_url = None
+    if args.nodes == 2:
+        redis = RedisServer(Path(tempfile.mkdtemp(prefix="band-redis-")))
+        redis.start()
+        stack.callback(redis.stop)
+        redis_url = redis.url
+    return url, redis_url
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rates", default="50,200,1000")
-    parser.add_argument("--seconds", type=float, default=5.0)
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--rates", default="200,1000", help="comma-separated msg/s")
+    parser.add_argument("--seconds", type=float, default=5.0, help="seconds of load per run")
+    parser.add_argument("--repeat", type=int, default=3, help="paired runs per rate")
+    parser.add_argument("--database", choices=("sqlite", "postgres"), default="sqlite")
+    parser.add_argument("--nodes", type=int, choices=(1, 2), default=1, help="2 needs Redis")
     args = parser.parse_args()
+    if args.nodes == 2:
+        args.database = "postgres"
     rates = [int(r) for r in args.rates.split(",")]
-    print("floor (one durable insert + one frame):", flush=True)
-    floor = asyncio.run(bench_floor(rates, args.seconds))
-    print("platform (Band POST -> agent socket):", flush=True)
-    platform = asyncio.run(bench_platform(rates, args.seconds))
-    print()
-    header = f"{'rate':>6} | {'floor p50':>9} {'floor p99':>9} | {'band p50':>9} {'band p99':>9} |"
-    print(header + f" {'p50 x':>6} {'p99 x':>6} | {'band recv':>9} {'achieved':>8}")
-    print("-" * len(header) + "-" * 36)
-    rows = []
-    for f, p in zip(floor, platform, strict=True):
-        r50 = p["p50_ms"] / f["p50_ms"] if f["p50_ms"] else float("nan")
-        r99 = p["p99_ms"] / f["p99_ms"] if f["p99_ms"] else float("nan")
-        cells = [
-            f"{f['rate']:>6}",
-            f"{f['p50_ms']:>9} {f['p99_ms']:>9}",
-            f"{p['p50_ms']:>9} {p['p99_ms']:>9}",
-            f"{r50:>6.2f} {r99:>6.2f}",
-            f"{p['received']:>4}/{p['sent']:<4} {p['achieved_rate']:>8}",
+    load = os.getloadavg()[0]
+    print(f"load average before: {load:.2f} on {os.cpu_count()} cores", flush=True)
+    results: dict[str, dict[int, list[dict[str, Any]]]] = {}
+    with ExitStack() as stack:
+        database_url, redis_url = start_services(stack, args)
+        targets = [floor_target(stack)]
+        if args.nodes == 2:
+            targets.append(platform_target(stack, "band 1 node", database_url, None, 1))
+            targets.append(platform_target(stack, "band 2 nodes", database_url, redis_url, 2))
+        else:
+            targets.append(platform_target(stack, "band", database_url, None, 1))
+        for t in targets:  # warm-up: imports, caches, the first connections
+            drive(t, 50, 1.0, f"warm-{t.name}")
+        for rep in range(args.repeat):
+            for rate in rates:
+                for t in targets:
+                    print(f"  run {rep + 1}/{args.repeat}: {t.name} @ {rate} msg/s", flush=True)
+                    row = drive(t, rate, args.seconds, f"r{rep}-{rate}")
+                    results.setdefault(t.name, {}).setdefault(rate, []).append(row)
+    report(args, rates, results, load)
+
+
+def report(
+    args: argparse.Namespace,
+    rates: list[int],
+    results: dict[str, dict[int, list[dict[str, Any]]]],
+    load: float,
+) -> None:
+    summary = {
+        name: {r: summarise(rows) for r, rows in by_rate.items()}
+        for name, by_rate in results.items()
+    }
+    print(
+        f"\nmedians of {args.repeat} paired runs, {args.seconds:g} s each; database={args.database}"
+    )
+    header = f"{'target':>13} {'rate':>5} | {'p50 ms':>8} {'p99 ms':>8} {'ack p50':>8} | "
+    header += f"{'cpu ms/msg':>10} | {'received':>11} {'errors':>6} {'achieved':>8}"
+    print(header)
+    print("-" * len(header))
+    for rate in rates:
+        for name, by_rate in summary.items():
+            s = by_rate[rate]
+            print(
+                f"{name:>13} {rate:>5} | {s['push_p50_ms']!s:>8} {s['push_p99_ms']!s:>8} "
+                f"{s['ack_p50_ms']!s:>8} | {s['server_cpu_ms_per_msg']!s:>10} | "
+                f"{s['received']:>5}/{s['sent']:<5} {s['errors']:>6} {s['achieved_rate']!s:>8}"
+            )
+    verdicts: dict[str, Any] = {}
+    floor = summary["floor"]
+    for name, by_rate in summary.items():
+        if name == "floor":
+            continue
+        ratios = {}
+        for rate in rates:
+            f, p = floor[rate], by_rate[rate]
+            if f["push_p50_ms"] and p["push_p50_ms"] and f["push_p99_ms"] and p["push_p99_ms"]:
+                ratios[rate] = {
+                    "p50_x_floor": round(p["push_p50_ms"] / f["push_p50_ms"], 2),
+                    "p99_x_floor": round(p["push_p99_ms"] / f["push_p99_ms"], 2),
+                }
+        sustained = [
+            r
+            for r in rates
+            if by_rate[r]["push_p99_ms"] is not None
+            and by_rate[r]["push_p99_ms"] < 50
+            and by_rate[r]["received"] == by_rate[r]["sent"]
         ]
-        print(" | ".join(cells))
-        rows.append({"floor": f, "platform": p, "p50_ratio": r50, "p99_ratio": r99})
-    sustained = [p["rate"] for p in platform if p["p99_ms"] < 50 and p["received"] == p["sent"]]
-    best = max(sustained) if sustained else None
-    print(f"\nhighest rate tried with p99 < 50 ms and nothing lost: {best}")
+        verdicts[name] = {"vs_floor": ratios, "sustained_p99_under_50ms": max(sustained or [0])}
+        print(f"\n{name}: ratios to the floor {ratios}")
+        best = max(sustained or [0])
+        print(f"{name}: highest rate with p99 < 50 ms and every push received: {best}")
+    if "band 2 nodes" in summary and "band 1 node" in summary:
+        for rate in rates:
+            one = summary["band 1 node"][rate]["server_cpu_ms_per_msg"]
+            two = summary["band 2 nodes"][rate]["server_cpu_ms_per_msg"]
+            if one and two:
+                print(f"@{rate}: CPU per delivered message, 2 nodes / 1 node = {two / one:.2f}x")
+                verdicts.setdefault("two_nodes_cpu_ratio", {})[rate] = round(two / one, 2)
     RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / "mention_latency.json"
-    out.write_text(json.dumps({"rows": rows, "sustained_rate": best}, indent=2))
+    suffix = ("-postgres" if args.database == "postgres" else "") + (
+        "-2nodes" if args.nodes == 2 else ""
+    )
+    out = RESULTS / f"mention_latency{suffix}.json"
+    out.write_text(
+        json.dumps(
+            {
+                "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                "load_average_before": load,
+                "args": vars(args),
+                "summary": summary,
+                "verdicts": verdicts,
+                "runs": results,
+            },
+            indent=2,
+        )
+    )
     print(f"wrote {out}")
 
 

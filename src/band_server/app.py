@@ -9,8 +9,11 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from . import __version__
+from .api import agent as agent_api
 from .api import errors, health
+from .api import human as human_api
 from .api.agent import router as agent_router
+from .api.fast_lane import FastLane, lanes_of
 from .api.human import router as human_router
 from .api.idempotency import IdempotencyMiddleware
 from .config import Settings
@@ -78,6 +81,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_url="/openapi.json",
     )
     errors.install(app)
+    # Innermost first: the fast lane serves simple routes inside the idempotency middleware.
+    app.add_middleware(
+        FastLane,
+        lanes=[
+            *lanes_of("/api/v1/agent", agent_api),
+            *lanes_of("/api/v1/me", human_api),
+        ],
+    )
     app.add_middleware(IdempotencyMiddleware)
     app.include_router(agent_router, prefix="/api/v1/agent")
     app.include_router(human_router, prefix="/api/v1/me")

@@ -36,6 +36,7 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from .app import create_app
+    from .server_stack import uvicorn_options
 
     # One readable line per event for the platform's own loggers (uvicorn configures its own).
     logging.basicConfig(
@@ -51,8 +52,8 @@ def _serve(args: argparse.Namespace) -> int:
         create_app(settings),
         host=settings.host,
         port=settings.port,
-        ws_per_message_deflate=False,
         log_level="info",
+        **uvicorn_options(),
     )
     return 0
 

@@ -107,11 +107,16 @@ def _as_cluster_owner() -> list[str]:
 
 @dataclass
 class PostgresServer:
-    """A throwaway PostgreSQL cluster (trust auth, role ``band``, fsync off) on loopback."""
+    """A throwaway PostgreSQL cluster (trust auth, role ``band``, fsync off) on loopback.
+
+    ``durable=True`` keeps PostgreSQL's durable defaults (fsync, synchronous commit), as the
+    benchmarks need.
+    """
 
     root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="band-pg-")))
     port: int = field(default_factory=free_port)
     started: bool = False
+    durable: bool = False
 
     @property
     def admin_url(self) -> str:
@@ -132,10 +137,9 @@ class PostgresServer:
             shutil.chown(sockets, "postgres")
         run = [*prefix]
         _run([*run, initdb, "-D", str(data), "-A", "trust", "-U", "band", "-E", "UTF8"])
-        options = (
-            f"-p {self.port} -k {sockets} -c listen_addresses=127.0.0.1 -c fsync=off"
-            " -c synchronous_commit=off -c full_page_writes=off"
-        )
+        options = f"-p {self.port} -k {sockets} -c listen_addresses=127.0.0.1"
+        if not self.durable:
+            options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         log = str(self.root / "pg.log")
         start = [*run, pg_ctl, "-D", str(data), "-w", "-l", log, "-o", options, "start"]
         _run(start)

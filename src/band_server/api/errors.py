@@ -69,12 +69,35 @@ def database_error_kind(exc: DBAPIError) -> str | None:
     return None
 
 
+def api_error_response(request: Request, exc: ApiError) -> JSONResponse:
+    """The envelope of a domain error raised by a service."""
+    return error_response(request, exc.status_code, exc.code, exc.message, exc.details, exc.headers)
+
+
+def database_error_response(request: Request, exc: DBAPIError) -> JSONResponse:
+    """The envelope of a database refusal: 409, 422, or (our fault) 500."""
+    # The transaction rolled back, so nothing changed. A unique constraint that lost a race
+    # with a concurrent request is a conflict; a value the database refuses (a NUL
+    # character on PostgreSQL) is bad input. Anything else is our fault.
+    kind = database_error_kind(exc)
+    if kind == "conflict":
+        log.info("conflict on %s %s: %s", request.method, request.url.path, exc.orig)
+        return error_response(
+            request, 409, "conflict", "The request conflicts with a concurrent change"
+        )
+    if kind == "invalid":
+        log.info("refused value on %s %s: %s", request.method, request.url.path, exc.orig)
+        return error_response(
+            request, 422, "validation_error", "A value is not accepted by the database", {}
+        )
+    log.exception("database error on %s %s", request.method, request.url.path)
+    return error_response(request, 500, "internal_error", "Internal server error")
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def _api_error(request: Request, exc: ApiError) -> JSONResponse:
-        return error_response(
-            request, exc.status_code, exc.code, exc.message, exc.details, exc.headers
-        )
+        return api_error_response(request, exc)
 
     @app.exception_handler(RequestValidationError)
     async def _validation(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -101,22 +124,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(DBAPIError)
     async def _database(request: Request, exc: DBAPIError) -> JSONResponse:
-        # The transaction rolled back, so nothing changed. A unique constraint that lost a race
-        # with a concurrent request is a conflict; a value the database refuses (a NUL
-        # character on PostgreSQL) is bad input. Anything else is our fault.
-        kind = database_error_kind(exc)
-        if kind == "conflict":
-            log.info("conflict on %s %s: %s", request.method, request.url.path, exc.orig)
-            return error_response(
-                request, 409, "conflict", "The request conflicts with a concurrent change"
-            )
-        if kind == "invalid":
-            log.info("refused value on %s %s: %s", request.method, request.url.path, exc.orig)
-            return error_response(
-                request, 422, "validation_error", "A value is not accepted by the database", {}
-            )
-        log.exception("database error on %s %s", request.method, request.url.path)
-        return error_response(request, 500, "internal_error", "Internal server error")
+        return database_error_response(request, exc)
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:

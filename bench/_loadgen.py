@@ -1,0 +1,150 @@
+"""A lean open-loop load generator: `python -m bench._loadgen SPEC_JSON` prints one JSON result.
+
+Bench-only. It runs in its own process (uvloop) so that the client's own CPU never counts as
+the server's, and it is deliberately cheap per request (pre-built HTTP/1.1 requests on
+keep-alive connections, no client library), so 1,000 requests a second leave CPU for the
+server on two cores. Latency is measured from each message's *scheduled* send time, so a
+server that falls behind shows its queueing (no coordinated omission).
+
+SPEC: {"host", "port", "path", "headers": {...}, "body_template": "...{token}...",
+       "ws_url", "ws_headers", "join": [frame...], "rate", "seconds", "connections",
+       "token_prefix"}
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from typing import Any
+
+import uvloop
+import websockets
+
+
+def percentile(values: list[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    k = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
+    return round(ordered[k], 2)
+
+
+class Conn:
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+
+    async def exchange(self, request: bytes) -> int:
+        self.writer.write(request)
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(head[9:12])
+        length = 0
+        for line in head.split(b"\r\n")[1:]:
+            if line[:15].lower() == b"content-length:":
+                length = int(line[15:])
+        if length:
+            await self.reader.readexactly(length)
+        return status
+
+
+async def run(spec: dict[str, Any]) -> dict[str, Any]:
+    rate, seconds = int(spec["rate"]), float(spec["seconds"])
+    total = int(rate * seconds)
+    prefix = spec["token_prefix"]
+    head = f"POST {spec['path']} HTTP/1.1\r\nHost: {spec['host']}\r\n"
+    head += "".join(f"{k}: {v}\r\n" for k, v in spec["headers"].items())
+    head += "Content-Type: application/json\r\n"
+    template: str = spec["body_template"]
+
+    scheduled: dict[str, float] = {}
+    push_ms: list[float] = []
+    ack_ms: list[float] = []
+    errors = 0
+    acked = 0
+
+    ws = await websockets.connect(
+        spec["ws_url"],
+        additional_headers=spec.get("ws_headers") or {},
+        compression=None,
+        ping_interval=None,
+        max_queue=None,
+    )
+    for frame in spec.get("join") or []:
+        await ws.send(json.dumps(frame))
+        reply = json.loads(await ws.recv())
+        assert reply[4]["status"] == "ok", reply
+
+    async def reader() -> None:
+        try:
+            async for raw in ws:
+                frame = json.loads(raw)
+                if frame[3] != "message_created":
+                    continue
+                token = str(frame[4]["content"]).rsplit(" ", 1)[-1]
+                t0 = scheduled.pop(token, None)
+                if t0 is not None:
+                    push_ms.append((time.perf_counter() - t0) * 1000)
+                    if len(push_ms) >= total:
+                        return
+        except websockets.ConnectionClosed:
+            return
+
+    pool: asyncio.Queue[Conn] = asyncio.Queue()
+    for _ in range(int(spec["connections"])):
+        r, w = await asyncio.open_connection(spec["host"], int(spec["port"]), limit=1 << 20)
+        pool.put_nowait(Conn(r, w))
+
+    async def one(i: int, t0: float) -> None:
+        nonlocal errors, acked
+        token = f"{prefix}{i}"
+        body = template.replace("{token}", token).encode()
+        request = (head + f"Content-Length: {len(body)}\r\n\r\n").encode() + body
+        scheduled[token] = t0
+        conn = await pool.get()
+        try:
+            status = await conn.exchange(request)
+        except (OSError, asyncio.IncompleteReadError, ValueError):
+            status = 599
+        finally:
+            pool.put_nowait(conn)
+        if 200 <= status < 300:
+            acked += 1
+            ack_ms.append((time.perf_counter() - t0) * 1000)
+        else:
+            errors += 1
+            scheduled.pop(token, None)
+
+    read_task = asyncio.create_task(reader())
+    start = time.perf_counter()
+    tasks: list[asyncio.Task[None]] = []
+    for i in range(total):
+        t0 = start + i / rate
+        delay = t0 - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(one(i, t0)))
+    await asyncio.gather(*tasks)
+    sent_for = time.perf_counter() - start
+    try:
+        await asyncio.wait_for(read_task, timeout=15)
+    except TimeoutError:
+        read_task.cancel()
+    await ws.close()
+    return {
+        "rate": rate,
+        "sent": total,
+        "acked": acked,
+        "errors": errors,
+        "received": len(push_ms),
+        "achieved_rate": round(total / sent_for, 1),
+        "push_p50_ms": percentile(push_ms, 0.50),
+        "push_p99_ms": percentile(push_ms, 0.99),
+        "ack_p50_ms": percentile(ack_ms, 0.50),
+        "ack_p99_ms": percentile(ack_ms, 0.99),
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(uvloop.run(run(json.loads(sys.argv[1])))))

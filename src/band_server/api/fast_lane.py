@@ -1,0 +1,245 @@
+"""A fast lane for simple routes: the same endpoint functions, without FastAPI's per-request work.
+
+FastAPI's routing, dependency solving and response handling cost about 0.4-0.8 ms of CPU per
+request here, as much as the work of the agent's busiest calls (measured in
+docs/decisions.md). This pure ASGI layer, inside the idempotency middleware, serves a request
+itself when its route is *simple* and the request is well-formed; everything else goes on to
+FastAPI unchanged.
+
+A route is simple when its only dependencies are ``get_platform`` and one principal
+dependency (``current_agent``, ``current_user`` or ``current_principal``), its other
+parameters are path parameters, and it has at most one JSON body (a pydantic model). A
+request takes the lane only if exactly one route matches its method and path, it carries no
+query string, its key authenticates as the right kind of principal, and its body validates;
+anything unusual (bad input, a wrong key, an unknown path) goes to FastAPI, which answers
+exactly as it always did. The endpoint is called with the same arguments FastAPI would pass,
+and its errors get the same envelopes as FastAPI's exception handlers give.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import logging
+import pkgutil
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from fastapi.datastructures import DefaultPlaceholder
+from fastapi.routing import APIRoute
+from pydantic import BaseModel, ValidationError
+from sqlalchemy.exc import DBAPIError
+from starlette.datastructures import Headers
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..errors import ApiError
+from . import deps
+from .errors import api_error_response, database_error_response, error_response
+
+if TYPE_CHECKING:
+    from ..context import Platform
+
+log = logging.getLogger("band_server.api")
+
+_PRINCIPALS: dict[Callable[..., Any], str | None] = {
+    deps.current_agent: "agent",
+    deps.current_user: "user",
+    deps.current_principal: None,
+}
+_MAX_BODY = 1 << 20
+
+
+@dataclass(frozen=True)
+class _Lane:
+    route: APIRoute
+    pattern: re.Pattern[str]
+    simple: bool
+    platform_arg: str | None = None
+    principal_arg: str | None = None
+    principal_kind: str | None = None
+    body_arg: str | None = None
+    body_model: type[BaseModel] | None = None
+
+
+def _lane(prefix: str, route: APIRoute) -> _Lane:
+    pattern = re.compile("^" + re.escape(prefix) + route.path_regex.pattern.lstrip("^"))
+    dependant = route.dependant
+    unsimple = _Lane(route, pattern, simple=False)
+    if dependant.query_params or dependant.header_params or dependant.cookie_params:
+        return unsimple
+    special = (
+        dependant.request_param_name,
+        dependant.response_param_name,
+        dependant.background_tasks_param_name,
+        dependant.http_connection_param_name,
+        dependant.websocket_param_name,
+        dependant.security_scopes_param_name,
+    )
+    if any(special) or route.response_model not in (None, dict, dict[str, Any]):
+        return unsimple
+    if not isinstance(route.response_class, DefaultPlaceholder):
+        return unsimple
+    if any(p.field_info.annotation is not str for p in dependant.path_params):
+        return unsimple
+    platform_arg = principal_arg = principal_kind = None
+    for dep in dependant.dependencies:
+        if dep.call is deps.get_platform and dep.name:
+            platform_arg = dep.name
+        elif dep.call in _PRINCIPALS and dep.name:
+            principal_arg, principal_kind = dep.name, _PRINCIPALS[dep.call]
+        else:
+            return unsimple
+    if len(dependant.body_params) > 1:
+        return unsimple
+    body_arg = body_model = None
+    if dependant.body_params:
+        field = dependant.body_params[0]
+        model = field.field_info.annotation
+        if (
+            not (isinstance(model, type) and issubclass(model, BaseModel))
+            or not field.field_info.is_required()
+        ):
+            return unsimple
+        body_arg, body_model = field.name, model
+    return _Lane(
+        route,
+        pattern,
+        True,
+        platform_arg,
+        principal_arg,
+        principal_kind,
+        body_arg,
+        body_model,
+    )
+
+
+def lanes_of(prefix: str, package: ModuleType) -> list[_Lane]:
+    """Every route of every router module in ``package`` (e.g. ``band_server.api.agent``)."""
+    found: list[_Lane] = []
+    for info in pkgutil.iter_modules(package.__path__):
+        module = importlib.import_module(f"{package.__name__}.{info.name}")
+        router = getattr(module, "router", None)
+        for route in getattr(router, "routes", ()):
+            if isinstance(route, APIRoute):
+                found.append(_lane(prefix, route))
+    return found
+
+
+class FastLane:
+    """Pure ASGI middleware; see the module docstring."""
+
+    def __init__(self, app: ASGIApp, lanes: list[_Lane]) -> None:
+        self.app = app
+        self._by_method: dict[str, list[_Lane]] = {}
+        for lane in lanes:
+            for method in lane.route.methods or ():
+                self._by_method.setdefault(method, []).append(lane)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("query_string"):
+            await self.app(scope, receive, send)
+            return
+        lane, params = self._match(scope["method"], scope["path"])
+        if lane is None:
+            await self.app(scope, receive, send)
+            return
+        await self._serve(lane, params, scope, receive, send)
+
+    def _match(self, method: str, path: str) -> tuple[_Lane | None, dict[str, str]]:
+        found: tuple[_Lane, dict[str, str]] | None = None
+        for lane in self._by_method.get(method, ()):
+            m = lane.pattern.match(path)
+            if m is None:
+                continue
+            if found is not None:
+                return None, {}  # two routes could answer: leave the choice to FastAPI
+            found = (lane, m.groupdict())
+        if found is None or not found[0].simple:
+            return None, {}
+        return found
+
+    async def _serve(
+        self, lane: _Lane, params: dict[str, str], scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        platform: Platform = scope["app"].state.platform
+        headers = Headers(scope=scope)
+        body = b""
+        replay = receive
+        if lane.body_model is not None or scope["method"] in ("POST", "PUT", "PATCH"):
+            body, complete = await _read_body(receive)
+            replay = _replaying(body, complete, receive)
+            if not complete:  # too large for the lane: FastAPI applies its own limit
+                await self.app(scope, replay, send)
+                return
+        kwargs: dict[str, Any] = dict(params)
+        try:
+            if lane.principal_arg is not None:
+                principal = await platform.authenticate(headers.get("x-api-key"))
+                if lane.principal_kind is not None and principal.kind != lane.principal_kind:
+                    raise LookupError
+                kwargs[lane.principal_arg] = principal
+            if lane.body_model is not None and lane.body_arg is not None:
+                if not headers.get("content-type", "").startswith("application/json"):
+                    raise LookupError
+                # As FastAPI does it: decode, then validate the Python value.
+                kwargs[lane.body_arg] = lane.body_model.model_validate(json.loads(body))
+        except (ApiError, ValidationError, LookupError, ValueError):
+            await self.app(scope, replay, send)  # FastAPI answers bad input its own way
+            return
+        if lane.platform_arg is not None:
+            kwargs[lane.platform_arg] = platform
+        scope["route"] = lane.route
+        scope["path_params"] = params
+        response = await self._call(lane, kwargs, scope)
+        await response(scope, replay, send)
+
+    @staticmethod
+    async def _call(lane: _Lane, kwargs: dict[str, Any], scope: Scope) -> Response:
+        try:
+            result = await lane.route.endpoint(**kwargs)
+        except ApiError as exc:
+            return api_error_response(Request(scope), exc)
+        except DBAPIError as exc:
+            return database_error_response(Request(scope), exc)
+        except Exception:
+            log.exception("unhandled error on %s %s", scope["method"], scope["path"])
+            return error_response(Request(scope), 500, "internal_error", "Internal server error")
+        if isinstance(result, Response):
+            return result
+        return JSONResponse(result, status_code=lane.route.status_code or 200)
+
+
+async def _read_body(receive: Receive) -> tuple[bytes, bool]:
+    """The body, and whether it is complete (it stops early past ``_MAX_BODY``)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            return b"".join(chunks), True
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks), True
+        if size > _MAX_BODY:
+            return b"".join(chunks), False
+
+
+def _replaying(body: bytes, complete: bool, receive: Receive) -> Receive:
+    """A receive that hands the part already read once more, then the real channel."""
+    replayed = False
+
+    async def again() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": body, "more_body": not complete}
+        return await receive()
+
+    return again
