@@ -40,6 +40,10 @@ def _pragmas(conn: sqlite3.Connection, *, writer: bool) -> None:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=FULL")
     conn.execute("PRAGMA foreign_keys=ON")
+    # Savepoints (one per unit of work) keep their undo data in memory, and a bigger page
+    # cache keeps the hot indexes of a busy node from being read again and again.
+    conn.execute("PRAGMA temp_store=MEMORY")
+    conn.execute("PRAGMA cache_size=-32768")
     # A reader runs on the loop's thread: WAL readers never wait for the writer, so a long
     # busy wait could only come from a crash recovery; keep it short. The writer waits in
     # its worker thread (BEGIN IMMEDIATE), so it may wait long for a CLI command's write.
