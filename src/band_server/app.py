@@ -10,7 +10,7 @@ from fastapi import FastAPI
 
 from . import __version__
 from .api import agent as agent_api
-from .api import errors, health
+from .api import errors, health, openapi
 from .api import human as human_api
 from .api.agent import router as agent_router
 from .api.fast_lane import FastLane, lanes_of
@@ -99,6 +99,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Outermost: times every request, the idempotency replays included.
     app.add_middleware(RequestMetrics, metrics=node_metrics)
     app.mount("/static", static_files(), name="static")
+
+    openapi.install(app)
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, str]:

@@ -1,0 +1,111 @@
+"""The OpenAPI document: every status a route can answer, with the error envelope, declared in
+one place for every route (including routes added later), not by hand per route.
+
+What each route can answer is derived from its shape: an authenticated route can answer 401
+(no or dead key) and 403 (the other surface's key, or a refusal); a path parameter means 404;
+parameters or a body mean 422 (``validation_error``); a JSON body means 400
+(``malformed_json``); a write can answer 409 (a conflicting concurrent change, an idempotency
+key in flight). Statuses a route declares itself (``responses=``) are kept, and every error
+status gets the envelope's schema.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from fastapi.routing import APIRoute
+
+from band.protocol import ErrorEnvelope
+
+API_PREFIX = "/api/v1/"
+WRITES = {"POST", "PUT", "PATCH", "DELETE"}
+DESCRIPTIONS = {
+    400: "Malformed request (e.g. the body is not JSON)",
+    401: "Missing, invalid or revoked API key",
+    403: "This key may not do this",
+    404: "No such resource, or one the caller may not see",
+    409: "Conflicts with the current state or a concurrent change",
+    413: "Payload too large",
+    416: "Range not satisfiable",
+    422: "Validation error (JSON-pointer keys in error.details)",
+    429: "Too many requests",
+}
+ENVELOPE_REF = {"$ref": "#/components/schemas/ErrorEnvelope"}
+
+
+def walk(routes: Iterable[Any], prefix: str = "") -> Iterator[tuple[str, APIRoute]]:
+    """(full path, route) of every API route, through included routers of any depth."""
+    for route in routes:
+        included = getattr(route, "original_router", None)
+        if included is not None:  # FastAPI includes routers lazily
+            yield from walk(included.routes, prefix + route.include_context.prefix)
+        elif isinstance(route, APIRoute):
+            yield prefix + route.path_format, route
+
+
+def route_statuses(path: str, route: APIRoute) -> set[int]:
+    """The error statuses a route can answer, from its shape."""
+    statuses: set[int] = set()
+    if path.startswith(API_PREFIX):
+        statuses |= {401, 403}
+    dependant = route.dependant
+    params = [*dependant.query_params, *dependant.path_params, *dependant.body_params]
+    for sub in dependant.dependencies:
+        params += [*sub.query_params, *sub.path_params, *sub.body_params]
+    if dependant.path_params:
+        statuses.add(404)
+    if params:
+        statuses.add(422)
+    if dependant.body_params:
+        statuses.add(400)
+    if (route.methods or set()) & WRITES:
+        statuses.add(409)
+    return statuses
+
+
+def _envelope_schemas() -> dict[str, Any]:
+    schema = ErrorEnvelope.model_json_schema(ref_template="#/components/schemas/{model}")
+    defs = schema.pop("$defs", {})
+    return {**defs, "ErrorEnvelope": schema}
+
+
+def build(app: FastAPI) -> dict[str, Any]:
+    doc = get_openapi(title=app.title, version=app.version, routes=app.routes)
+    components = doc.setdefault("components", {}).setdefault("schemas", {})
+    components.update(_envelope_schemas())
+    components.pop("HTTPValidationError", None)
+    components.pop("ValidationError", None)
+    for path, route in walk(app.routes):
+        if not route.include_in_schema:
+            continue
+        ops = doc["paths"].get(path, {})
+        for method in route.methods or ():
+            op = ops.get(method.lower())
+            if op is None:
+                continue
+            responses: dict[str, Any] = op.setdefault("responses", {})
+            declared = {int(code) for code in responses if code.isdigit()}
+            for status in route_statuses(path, route) | declared:
+                if status < 400:
+                    continue
+                entry = responses.setdefault(str(status), {})
+                entry["description"] = entry.get("description") or DESCRIPTIONS.get(status, "Error")
+                if entry["description"] == "Validation Error":
+                    entry["description"] = DESCRIPTIONS[422]
+                entry["content"] = {"application/json": {"schema": ENVELOPE_REF}}
+    return doc
+
+
+def install(app: FastAPI) -> None:
+    """Serve the derived document at ``app.openapi_url`` (built once, on first request)."""
+    cache: dict[str, Any] = {}
+
+    def openapi() -> dict[str, Any]:
+        if not cache:
+            cache.update(build(app))
+        return cache
+
+    app.openapi = openapi  # type: ignore[method-assign]
