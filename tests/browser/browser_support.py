@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,7 +39,15 @@ SCREENSHOTS = Path(
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 TIMEOUT_MS = 20_000
 
-__all__ = ["CHROMIUM", "CHROMIUM_ARGS", "SCREENSHOTS", "Platform", "ServerChild", "Shots"]
+__all__ = [
+    "CHROMIUM",
+    "CHROMIUM_ARGS",
+    "SCREENSHOTS",
+    "Platform",
+    "ServerChild",
+    "Shots",
+    "web_client",
+]
 
 
 @dataclass
@@ -69,22 +79,29 @@ class Platform:
 
     async def add_person(self, name: str, handle: str) -> str:
         """A new person, created on the People page; returns their API key."""
-        async with httpx.AsyncClient(base_url=self.url, timeout=10) as web:
-            form = await web.get("/login")
-            token = CSRF.search(form.text)
-            assert token, form.text
-            await web.post("/login", data={"api_key": self.admin_key, "csrf": token[1]})
-            page = await web.get("/people")
-            token = CSRF.search(page.text)
-            assert token, page.text
+        async with web_client(self.url, self.admin_key) as (web, csrf):
             made = await web.post(
                 "/people",
-                data={"name": name, "handle": handle, "csrf": token[1]},
+                data={"name": name, "handle": handle, "csrf": csrf},
                 headers={"Accept": "application/json"},
             )
             assert made.status_code == 201, made.text
             self.made.append(handle)
             return str(made.json()["api_key"])
+
+
+@asynccontextmanager
+async def web_client(url: str, key: str) -> AsyncIterator[tuple[httpx.AsyncClient, str]]:
+    """The web app without a browser, signed in with ``key``: the client and its CSRF token."""
+    async with httpx.AsyncClient(base_url=url, timeout=10) as web:
+        form = await web.get("/login")
+        token = CSRF.search(form.text)
+        assert token, form.text
+        await web.post("/login", data={"api_key": key, "csrf": token[1]})
+        page = await web.get("/rooms")
+        token = CSRF.search(page.text)
+        assert token, page.text
+        yield web, token[1]
 
 
 async def bootstrap(server: ServerChild) -> str:

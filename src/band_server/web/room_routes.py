@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 from fastapi import APIRouter, Request
-from fastapi.responses import Response
+from fastapi.responses import Response, StreamingResponse
 from pydantic import ValidationError
 
 from band.protocol.messages import MessageCreateFields
 
 from ..errors import ValidationFailed
-from ..services import participation, peers, posting, reading, rooms
+from ..services import files, participation, peers, posting, reading, rooms
 from ..services.unit import write
 from ..services.web_sessions import SignedIn
 from .render import page
 from .respond import Form, action, done, field, json, platform_of, view
+from .security import secure_headers
 from .views import room_state, room_title
 
 router = APIRouter()
@@ -153,3 +156,23 @@ async def remove_participant(request: Request, room_id: str, participant_id: str
         return done(request, to, {"id": member.id, "url": to})
 
     return await action(request, run)
+
+
+@router.get("/rooms/{room_id}/files/{file_id}")
+async def download(request: Request, room_id: str, file_id: str) -> Response:
+    """A file shared in the room, always as a download (never rendered by the browser)."""
+
+    async def run(me: SignedIn) -> Response:
+        platform = platform_of(request)
+        snap = await platform.rosters.room_for(platform.db, me.person, room_id)
+        found = await files.find_file(platform, snap.room, file_id)
+        opened = await files.open_file(platform, found)
+        headers = {
+            "Content-Disposition": f"attachment; filename*=UTF-8''{quote(found.name, safe='')}",
+            "Content-Length": str(opened.length),
+        }
+        return secure_headers(
+            StreamingResponse(opened.chunks, headers=headers, media_type=opened.file.content_type)
+        )
+
+    return await view(request, run)

@@ -114,6 +114,13 @@
 
   function deliveries(msg) {
     var statuses = (msg.metadata && msg.metadata.delivery_status) || {};
+    if (!Object.keys(statuses).length && msg.message_type === "text") {
+      // A new message is pushed before any agent claims it: every mentioned agent has it.
+      ((msg.metadata && msg.metadata.mentions) || []).forEach(function (m) {
+        var who = m && state.people[m.id];
+        if (who && who.type === "Agent" && m.kind !== "reference") statuses[m.id] = { status: "delivered" };
+      });
+    }
     var ids = Object.keys(statuses);
     if (!ids.length) return null;
     var list = el("ul", "deliveries");
@@ -141,7 +148,10 @@
     list.setAttribute("aria-label", "Files");
     files.forEach(function (file) {
       var item = el("li", "file");
-      item.appendChild(el("span", "file-name", file.name || "file"));
+      var link = el("a", "file-name", file.name || "file");
+      link.href = "/rooms/" + roomId + "/files/" + encodeURIComponent(file.id);
+      link.setAttribute("download", "");
+      item.appendChild(link);
       var size = typeof file.bytes === "number" ? formatBytes(file.bytes) : "";
       item.appendChild(el("span", "file-meta", [file.content_type, size].filter(Boolean).join(" · ")));
       list.appendChild(item);
