@@ -53,6 +53,8 @@ def _serve(args: argparse.Namespace) -> int:
         host=settings.host,
         port=settings.port,
         log_level="info",
+        ssl_certfile=args.ssl_certfile,
+        ssl_keyfile=args.ssl_keyfile,
         **uvicorn_options(),
     )
     return 0
@@ -131,6 +133,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="run the platform")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8080, help="port to listen on")
+    serve.add_argument(
+        "--ssl-certfile", metavar="PEM", help="serve HTTPS/WSS with this certificate"
+    )
+    serve.add_argument("--ssl-keyfile", metavar="PEM", help="private key of --ssl-certfile")
     serve.add_argument(
         "--admin-email",
         metavar="ADDRESS",
