@@ -24,7 +24,7 @@ async def test_me_returns_the_agent_behind_the_key(
     assert me["handle"] == seeded.agent_handle == "alice/echo"
     assert me["description"] == "A helpful test agent"
     assert me["owner_uuid"] == seeded.user_id
-    assert me["feature_flags"] == {"ff_file_transfer": True}
+    assert me["feature_flags"] == {"ff_file_transfer": True, "ff_room_tasks": True}
     for stamp in ("inserted_at", "updated_at"):
         assert me[stamp].endswith("Z")
         datetime.fromisoformat(me[stamp])

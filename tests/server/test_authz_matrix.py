@@ -69,6 +69,8 @@ SECRET_MEMORY = "Vera hides the key under the mat"
 SECRET_REQUEST = "Carl wants to meet Vera privately"
 SECRET_DESCRIPTION = "Vega keeps Vera's secrets safe"
 SECRET_FILE = "Vera's file: the safe is behind the painting"
+SECRET_TASK = "Vera's task: move the gold on Tuesday"
+SECRET_GOAL = "Vera's goal: retire to the coast"
 
 
 @dataclass(frozen=True)
@@ -118,6 +120,13 @@ ROWS: dict[str, Row] = {
     "GET /api/v1/agent/peers": Row(),
     "PUT /api/v1/agent/chats/{chat_id}/files": Row(),
     "GET /api/v1/agent/chats/{chat_id}/files/{file_id}": Row(),
+    "GET /api/v1/agent/chats/{chat_id}/tasks": Row(),
+    "POST /api/v1/agent/chats/{chat_id}/tasks": Row({"subject": "outsider task"}),
+    "GET /api/v1/agent/chats/{chat_id}/tasks/{task_id}": Row(),
+    "POST /api/v1/agent/chats/{chat_id}/tasks/{task_id}": Row({"status": "in_progress"}),
+    "GET /api/v1/agent/chats/{chat_id}/tasks/{task_id}/history": Row(),
+    "GET /api/v1/agent/chats/{chat_id}/board": Row(),
+    "PUT /api/v1/agent/chats/{chat_id}/board": Row({"goal_title": "outsider goal"}),
     # -- human surface -------------------------------------------------------------------
     "GET /api/v1/me/profile": Row(),
     "PUT /api/v1/me/profile": Row({"user": {"name": "Olga the Curious"}}),
@@ -162,6 +171,13 @@ ROWS: dict[str, Row] = {
     "GET /api/v1/me/peers": Row(),
     "PUT /api/v1/me/chats/{chat_id}/files": Row(),
     "GET /api/v1/me/chats/{chat_id}/files/{file_id}": Row(),
+    "GET /api/v1/me/chats/{chat_id}/tasks": Row(),
+    "POST /api/v1/me/chats/{chat_id}/tasks": Row({"subject": "outsider task"}),
+    "GET /api/v1/me/chats/{chat_id}/tasks/{task_id}": Row(),
+    "POST /api/v1/me/chats/{chat_id}/tasks/{task_id}": Row({"status": "in_progress"}),
+    "GET /api/v1/me/chats/{chat_id}/tasks/{task_id}/history": Row(),
+    "GET /api/v1/me/chats/{chat_id}/board": Row(),
+    "PUT /api/v1/me/chats/{chat_id}/board": Row({"goal_title": "outsider goal"}),
 }
 
 # Path parameter (and body placeholder) name -> the attribute of ``Victim`` it names.
@@ -172,6 +188,7 @@ TARGETS: dict[str, str] = {
     "agent_id": "vega_id",
     "memory_id": "memory_id",
     "file_id": "file_id",
+    "task_id": "task_id",
     "request_id": "person_request_id",
     "agent_request_id": "agent_request_id",
     "vega_handle": "vega_handle",
@@ -270,6 +287,7 @@ class Victim:
     vik_id: str
     file_id: str
     job_id: str
+    task_id: str
 
     def resource_ids(self) -> set[str]:
         return {
@@ -281,6 +299,7 @@ class Victim:
             self.agent_request_id,
             self.file_id,
             self.job_id,
+            self.task_id,
         }
 
     def secrets(self) -> set[str]:
@@ -292,6 +311,8 @@ class Victim:
             SECRET_REQUEST,
             SECRET_DESCRIPTION,
             SECRET_FILE,
+            SECRET_TASK,
+            SECRET_GOAL,
         }
         return self.resource_ids() | texts
 
@@ -371,6 +392,12 @@ async def _seed(platform: Platform, c: httpx.AsyncClient) -> tuple[Victim, Outsi
     file_id = _ok(
         await c.put(f"/api/v1/me/chats/{room_id}/files", content=SECRET_FILE, headers=upload), 201
     )["data"]["id"]
+    task = {"subject": SECRET_TASK}
+    task_id = _ok(await c.post(f"/api/v1/me/chats/{room_id}/tasks", json=task, headers=vera), 201)[
+        "data"
+    ]["id"]
+    goal = {"goal_title": SECRET_GOAL}
+    _ok(await c.put(f"/api/v1/me/chats/{room_id}/board", json=goal, headers=vera))
     carl = {"X-API-Key": carl_key}
     asks = [("vera", "person"), (vega_handle, "agent")]
     request_ids = {}
@@ -411,6 +438,7 @@ async def _seed(platform: Platform, c: httpx.AsyncClient) -> tuple[Victim, Outsi
         vik_id=vik["agent"]["id"],
         file_id=file_id,
         job_id=job_id,
+        task_id=task_id,
     )
     return victim, Outsiders(olga_id, olga_key, otto["agent"]["id"], otto["credentials"]["api_key"])
 
@@ -519,7 +547,11 @@ async def test_outsiders_get_no_data_and_change_nothing(
     # Vera still sees her world exactly as she left it.
     vera = {"X-API-Key": victim.vera_key}
     log = _ok(await client.get(f"/api/v1/me/chats/{victim.room_id}/messages", headers=vera))
-    assert [m["id"] for m in log["data"]] == [victim.mention_id, victim.reply_id]
+    texts = [m["id"] for m in log["data"] if m["message_type"] == "text"]
+    assert texts == [victim.mention_id, victim.reply_id]
+    # Her task and her goal left one timeline event each, and nobody added another.
+    events = [m["metadata"] for m in log["data"] if m["message_type"] == "task"]
+    assert [next(iter(e)) for e in events] == ["band_task", "band_board"]
     assert not failures, "\n".join(failures)
 
 

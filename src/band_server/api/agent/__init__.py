@@ -2,8 +2,8 @@
 
 from fastapi import APIRouter
 
-from . import chats, contacts, files, me, memories, messages, participants, peers
+from . import chats, contacts, files, me, memories, messages, participants, peers, tasks
 
 router = APIRouter(tags=["agent"])
-for _module in (me, chats, messages, participants, files, contacts, memories, peers):
+for _module in (me, chats, messages, participants, files, tasks, contacts, memories, peers):
     router.include_router(_module.router)

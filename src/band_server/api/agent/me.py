@@ -15,7 +15,7 @@ from ..deps import AgentDep, PlatformDep
 router = APIRouter()
 
 # Optional capabilities this deployment serves (a missing key means "predates it").
-FEATURE_FLAGS = {"ff_file_transfer": True}
+FEATURE_FLAGS = {"ff_file_transfer": True, "ff_room_tasks": True}
 
 
 @router.get("/me")

@@ -13,9 +13,10 @@ from . import (
     participants,
     peers,
     profile,
+    tasks,
 )
 
 router = APIRouter(tags=["human"])
-_MODULES = (bulk_deletions, profile, agents, chats, messages, participants, files, contacts)
-for _module in (*_MODULES, memories, peers):
+_MODULES = (bulk_deletions, profile, agents, chats, messages, participants, files, tasks)
+for _module in (*_MODULES, contacts, memories, peers):
     router.include_router(_module.router)
