@@ -70,9 +70,8 @@ class ToolLoopAdapter(SimpleAdapter[Messages]):
     SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset(
         {Emit.TOOL_CALLS, Emit.THOUGHTS, Emit.USAGE}
     )
-    SUPPORTED_CAPABILITIES: ClassVar[frozenset[Capability]] = frozenset(
-        {Capability.CONTACTS, Capability.MEMORY}
-    )
+    # Every Band tool group: the loop runs whatever tool the schemas offer.
+    SUPPORTED_CAPABILITIES: ClassVar[frozenset[Capability]] = frozenset(Capability)
     SCHEMA_FORMAT: ClassVar[str] = "openai"
 
     def __init__(

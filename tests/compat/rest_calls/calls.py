@@ -7,12 +7,13 @@ short name), its arguments, and a `check` that asserts the answer means what the
 docstring says (a real change, visible through a second read where it matters).
 
 To cover a new method: add a `Call(...)` row; the runner fails any method that has none.
-Methods owned by the files-tasks work (files, tasks, board) stay in PENDING_FILES_TASKS until
-their endpoints land; then their rows go here and their names leave the set.
+A method listed in PENDING_FILES_TASKS is reported PENDING instead of run (empty now: the
+files, tasks and board rows are below).
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,19 +22,7 @@ from typing import Any
 from band_rest import RestClient
 from band_rest.core.api_error import ApiError
 
-PENDING_FILES_TASKS: frozenset[str] = frozenset(
-    {
-        "agent_api_files.upload_agent_chat_file",
-        "agent_api_files.download_agent_chat_file",
-        "agent_api_chat_tasks.create_chat_task",
-        "agent_api_chat_tasks.list_chat_tasks",
-        "agent_api_chat_tasks.get_chat_task",
-        "agent_api_chat_tasks.update_chat_task",
-        "agent_api_chat_tasks.get_chat_task_history",
-        "agent_api_chat_tasks.get_chat_board",
-        "agent_api_chat_tasks.put_chat_board",
-    }
-)
+PENDING_FILES_TASKS: frozenset[str] = frozenset()
 
 
 class Ctx:
@@ -102,6 +91,7 @@ class Call:
     check: Hook | None = None
     versions: tuple[str, ...] | None = None  # None: every client version
     returns_none: bool = False  # the method's 2xx answer has no body model
+    returns_bytes: bool = False  # the method streams bytes (a download): checked joined
     label: str = ""
 
 
@@ -454,6 +444,115 @@ def _roster(answer: Any, c: Ctx) -> None:
     assert {c.id("alice"), c.id("echo"), c.id("bob")} <= set(ids(answer.data)), ids(answer.data)
 
 
+NOTES = b"Q3 numbers: up and to the right\n"
+
+
+def _file_stored(answer: Any, c: Ctx) -> None:
+    att = answer.data
+    assert (att.name, att.bytes, att.content_type) == ("notes.txt", len(NOTES), "text/plain"), att
+    assert att.sha_256 == hashlib.sha256(NOTES).hexdigest() and att.has_thumb is False, att
+    c["file"] = att.id
+    again = c.client("echo").agent_api_files.upload_agent_chat_file(
+        chat_id=c.room(M), request=NOTES, request_options=_file_headers("copy.txt")
+    )
+    assert again.data.id == att.id, "the same bytes in one room are one record"
+    sent = c.client("echo").agent_api_messages.create_agent_chat_message(
+        chat_id=c.room(M),
+        message={
+            "content": "Shared a file: notes.txt",
+            "mentions": [{"id": c.id("alice")}],
+            "attachment_ids": [att.id],
+        },
+    )
+    context = c.client("echo").agent_api_context.get_agent_chat_context(chat_id=c.room(M))
+    [shown] = [m for m in context.data if m.id == sent.data.id]
+    assert [a.id for a in shown.attachments or []] == [att.id], shown
+
+
+def _file_headers(name: str) -> dict[str, Any]:
+    headers = {
+        "x-file-name": name,
+        "x-file-sha256": hashlib.sha256(NOTES).hexdigest(),
+        "content-type": "text/plain",
+    }
+    return {"additional_headers": headers}
+
+
+def _file_bytes(answer: Any, c: Ctx) -> None:
+    assert answer == NOTES, answer
+    ranged = b"".join(
+        c.client("echo").agent_api_files.download_agent_chat_file(
+            chat_id=c.room(M), id=c["file"], range="bytes=0-1"
+        )
+    )
+    assert ranged == NOTES[:2], ranged
+    expect_status(
+        lambda: b"".join(
+            c.client("echo").agent_api_files.download_agent_chat_file(
+                chat_id=c.room(M), id="00000000-0000-0000-0000-000000000000"
+            )
+        ),
+        404,
+    )
+
+
+def _task_created(answer: Any, c: Ctx) -> None:
+    task = answer.data
+    assert (task.number, task.state, task.overall_status) == (1, "active", "pending"), task
+    assert task.created_by.id == c.id("echo") and task.assignments == [], task
+    c["task"] = task.id
+
+
+def _tasks_listed(answer: Any, c: Ctx) -> None:
+    assert [t.id for t in answer.data] == [c["task"]], answer.data
+    assert answer.metadata.has_more is False and answer.metadata.limit == 50, answer.metadata
+
+
+def _task_moved(answer: Any, c: Ctx) -> None:
+    task = answer.data
+    [mine] = task.assignments
+    assert (mine.assignee.id, mine.status, mine.active_form) == (
+        c.id("echo"),
+        "in_progress",
+        "Drafting",
+    ), mine
+    assert task.overall_status == "in_progress", task
+    if c.is_051:
+        assert task.started_at is not None and task.completed_at is None, task
+    # completed can't go to blocked: the platform refuses it with 422 and changes nothing.
+    tasks = c.client("echo").agent_api_chat_tasks
+    tasks.update_chat_task(chat_id=c.room(M), id="1", status="completed")
+    expect_status(lambda: tasks.update_chat_task(chat_id=c.room(M), id="1", status="blocked"), 422)
+    assert tasks.get_chat_task(chat_id=c.room(M), id="1").data.overall_status == "completed"
+
+
+def _task_read(answer: Any, c: Ctx) -> None:
+    task = answer.data
+    assert task.id == c["task"] and task.history_truncated is False, task
+    events = [h.event for h in task.history or []]
+    assert events == ["created", "status_changed", "status_changed"], events
+
+
+def _task_history(answer: Any, c: Ctx) -> None:
+    rows = answer.data
+    assert rows[1].payload == {"status": {"from": "pending", "to": "in_progress"}}, rows
+    assert rows[1].actor.id == c.id("echo") and answer.metadata.has_more is False
+
+
+def _goal_set(answer: Any, c: Ctx) -> None:
+    board = answer.data
+    assert (board.goal_title, board.goal_summary) == ("Ship Q3", None), board
+    assert board.created_by is not None and board.created_by.id == c.id("echo"), board
+
+
+def _goal_read(answer: Any, c: Ctx) -> None:
+    board = answer.data
+    assert board.goal_title == "Ship Q3" and board.chat_room_id == c.room(M), board
+    assert [(h.event, h.payload) for h in board.history or []] == [
+        ("goal_set", {"goal_title": {"from": None, "to": "Ship Q3"}})
+    ], board.history
+
+
 def _agent_contact(answer: Any, c: Ctx) -> None:
     assert answer.data is not None and answer.data.status == "approved", answer.data
 
@@ -780,6 +879,80 @@ CALLS: list[Call] = [
         check=_left_room,
     ),
     Call("agent_api_peers", "list_agent_peers", "echo", check=lambda a, c: _roster_peers(a, c)),
+    # --- room files (upload, attach, download) and the task board
+    Call(
+        "agent_api_files",
+        "upload_agent_chat_file",
+        "echo",
+        lambda c: {
+            "chat_id": c.room(M),
+            "request": NOTES,
+            "request_options": _file_headers("notes.txt"),
+        },
+        check=_file_stored,
+    ),
+    Call(
+        "agent_api_files",
+        "download_agent_chat_file",
+        "echo",
+        lambda c: {"chat_id": c.room(M), "id": c["file"]},
+        check=_file_bytes,
+        returns_bytes=True,
+    ),
+    Call(
+        "agent_api_chat_tasks",
+        "create_chat_task",
+        "echo",
+        lambda c: {"chat_id": c.room(M), "subject": "Write the report", "detail": "Q3"},
+        check=_task_created,
+    ),
+    Call(
+        "agent_api_chat_tasks",
+        "list_chat_tasks",
+        "echo",
+        lambda c: {"chat_id": c.room(M)},
+        check=_tasks_listed,
+    ),
+    Call(
+        "agent_api_chat_tasks",
+        "update_chat_task",
+        "echo",
+        lambda c: {
+            "chat_id": c.room(M),
+            "id": c["task"],
+            "status": "in_progress",
+            "active_form": "Drafting",
+        },
+        check=_task_moved,
+    ),
+    Call(
+        "agent_api_chat_tasks",
+        "get_chat_task",
+        "echo",
+        lambda c: {"chat_id": c.room(M), "id": "1", "include": "history"},
+        check=_task_read,
+    ),
+    Call(
+        "agent_api_chat_tasks",
+        "get_chat_task_history",
+        "echo",
+        lambda c: {"chat_id": c.room(M), "id": c["task"]},
+        check=_task_history,
+    ),
+    Call(
+        "agent_api_chat_tasks",
+        "put_chat_board",
+        "echo",
+        lambda c: {"chat_id": c.room(M), "goal_title": "Ship Q3"},
+        check=_goal_set,
+    ),
+    Call(
+        "agent_api_chat_tasks",
+        "get_chat_board",
+        "echo",
+        lambda c: {"chat_id": c.room(M), "include": "history"},
+        check=_goal_read,
+    ),
     # --- an agent's contacts
     Call(
         "agent_api_contacts",

@@ -63,6 +63,8 @@ def run_row(row: Call, ctx: Ctx) -> tuple[str, str]:
         kwargs = row.args(ctx)
         method = getattr(getattr(ctx.client(row.as_), row.sub), row.method)
         answer = method(**kwargs)
+        if row.returns_bytes:  # a download: the request runs while the stream is read
+            answer = b"".join(answer)
     except ApiError as exc:
         return "HTTP", f"{exc.status_code}: {str(exc.body)[:600]}"
     except (ParsingError, pydantic.ValidationError) as exc:
@@ -74,6 +76,9 @@ def run_row(row: Call, ctx: Ctx) -> tuple[str, str]:
     if row.returns_none:
         if answer is not None:
             return "CHECK", f"expected no body model, got {type(answer).__name__}"
+    elif row.returns_bytes:
+        if not isinstance(answer, bytes):
+            return "PARSE", f"expected the file's bytes, got {type(answer).__name__}"
     elif not isinstance(answer, pydantic.BaseModel):
         return "PARSE", f"expected a parsed model, got {type(answer).__name__}: {answer!r:.300}"
     try:
