@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -430,3 +431,37 @@ async def test_files_survive_a_restart(settings: Settings, seeded: Seeded, w: Wo
 
 def _client(app: FastAPI) -> httpx.AsyncClient:
     return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://band.test")
+
+
+class _FullDisk:
+    """A file store whose disk is full."""
+
+    async def stage(self, chunks: AsyncIterator[bytes], *, max_bytes: int) -> Any:
+        async for _ in chunks:
+            pass
+        raise OSError(28, "No space left on device")
+
+    def read(self, sha256: str, start: int = 0, end: int | None = None) -> AsyncIterator[bytes]:
+        raise AssertionError("not read")
+
+
+async def test_a_full_disk_is_503_and_nothing_is_recorded(
+    client: httpx.AsyncClient, platform: Platform, w: World
+) -> None:
+    platform.files = _FullDisk()
+    r = await upload(client, w.echo_key, agent_files(w), b"data")
+    assert_error(r, 503, "file_unavailable")
+    assert await stored_files(platform) == 0
+
+
+async def test_openapi_declares_the_file_statuses_with_the_envelope(
+    client: httpx.AsyncClient,
+) -> None:
+    doc = (await client.get("/openapi.json")).json()
+    for surface in ("agent", "me"):
+        upload_op = doc["paths"][f"/api/v1/{surface}/chats/{{chat_id}}/files"]["put"]
+        download_op = doc["paths"][f"/api/v1/{surface}/chats/{{chat_id}}/files/{{file_id}}"]["get"]
+        assert {"401", "403", "404", "413", "422", "503"} <= set(upload_op["responses"])
+        assert {"401", "403", "404", "416", "503"} <= set(download_op["responses"])
+        envelope = upload_op["responses"]["413"]["content"]["application/json"]["schema"]
+        assert envelope == {"$ref": "#/components/schemas/ErrorEnvelope"}

@@ -58,6 +58,11 @@ def file_routes(principal: Any) -> APIRouter:
     @router.put(
         "/chats/{chat_id}/files",
         status_code=201,
+        responses={
+            200: {"description": "The same bytes were already stored in this room"},
+            413: {"description": "The file is larger than the limit"},
+            503: {"description": "The file store can't take the file right now"},
+        },
         openapi_extra={
             "requestBody": {
                 "required": True,
@@ -97,6 +102,8 @@ def file_routes(principal: Any) -> APIRouter:
         responses={
             200: {"content": {"application/octet-stream": {}}, "description": "File bytes"},
             206: {"content": {"application/octet-stream": {}}, "description": "Part of it"},
+            416: {"description": "The range starts past the end of the file"},
+            503: {"description": "The file's bytes can't be read right now; retry"},
         },
     )
     async def download_file(

@@ -8,6 +8,7 @@ row → answer. A refused upload keeps nothing; identical bytes in one room are 
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import AsyncIterable, AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -45,6 +46,7 @@ __all__ = [
 ]
 
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+log = logging.getLogger("band_server.files")
 
 
 class FileUnavailable(ApiError):
@@ -121,6 +123,9 @@ async def upload(
         staged = await platform.files.stage(chunks, max_bytes=limit)
     except FileTooLarge as exc:
         raise too_large(exc.limit) from exc
+    except OSError as exc:  # disk full, read-only, ...: nothing was kept
+        log.warning("file store refused an upload: %s", exc)
+        raise FileUnavailable("The file store can't take the file right now") from exc
     try:
         if staged.size == 0:
             raise _invalid("/", "empty_file", "The file is empty")
@@ -132,6 +137,9 @@ async def upload(
             staged.head, meta.declared_type, complete=staged.size <= HEAD_BYTES
         )
         await staged.keep()
+    except OSError as exc:
+        log.warning("file store could not keep an upload: %s", exc)
+        raise FileUnavailable("The file store can't take the file right now") from exc
     finally:
         await staged.discard()
     for attempt in range(2):
