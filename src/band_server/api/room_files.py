@@ -20,6 +20,7 @@ from .deps import PlatformDep
 __all__ = ["file_routes", "parse_range"]
 
 _RANGE = re.compile(r"bytes=(\d*)-(\d*)")
+_BYTES = {"type": "string", "format": "binary"}
 
 
 def parse_range(header: str | None, size: int) -> tuple[int, int] | bool | None:
@@ -67,7 +68,7 @@ def file_routes(principal: Any) -> APIRouter:
             "requestBody": {
                 "required": True,
                 "content": {
-                    "application/octet-stream": {"schema": {"type": "string", "format": "binary"}}
+                    "application/octet-stream": {"schema": _BYTES},
                 },
             }
         },
@@ -79,8 +80,9 @@ def file_routes(principal: Any) -> APIRouter:
         chat_id: str,
         x_file_name: Annotated[str | None, Header(max_length=2000)] = None,
         x_file_sha256: Annotated[str | None, Header(max_length=200)] = None,
-        content_type: Annotated[str | None, Header(max_length=200)] = None,
-        content_length: Annotated[int | None, Header(ge=0)] = None,
+        # Transport headers, read but not documented as parameters (a client sets them).
+        content_type: Annotated[str | None, Header(max_length=200, include_in_schema=False)] = None,
+        content_length: Annotated[int | None, Header(ge=0, include_in_schema=False)] = None,
     ) -> JSONResponse:
         """Store a file in the room (the body is the file); attach it to a message with
         ``attachment_ids``. The same bytes uploaded again to the room answer the same record."""
@@ -100,8 +102,9 @@ def file_routes(principal: Any) -> APIRouter:
         "/chats/{chat_id}/files/{file_id}",
         response_class=Response,
         responses={
-            200: {"content": {"application/octet-stream": {}}, "description": "File bytes"},
-            206: {"content": {"application/octet-stream": {}}, "description": "Part of it"},
+            # Served as the stored content type, whatever it is.
+            200: {"content": {"*/*": {"schema": _BYTES}}, "description": "File bytes"},
+            206: {"content": {"*/*": {"schema": _BYTES}}, "description": "Part of it"},
             416: {"description": "The range starts past the end of the file"},
             503: {"description": "The file's bytes can't be read right now; retry"},
         },
