@@ -10,7 +10,7 @@ from fastapi import FastAPI
 
 from . import __version__
 from .api import agent as agent_api
-from .api import errors, health, openapi
+from .api import delegation, errors, health, openapi
 from .api import human as human_api
 from .api.agent import router as agent_router
 from .api.fast_lane import FastLane, lanes_of
@@ -92,6 +92,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(IdempotencyMiddleware)
     app.include_router(agent_router, prefix="/api/v1/agent")
     app.include_router(human_router, prefix="/api/v1/me")
+    app.include_router(delegation.router, prefix="/api/v1/delegation")
     app.include_router(socket_router, prefix="/api/v1/socket")
     app.include_router(health.router)
     app.include_router(web_router)

@@ -41,6 +41,13 @@ class Settings:
     heartbeat_timeout: float = 60.0
     agent_loop_limit: int = 50
     max_file_bytes: int = field(default_factory=default_max_file_bytes)  # per uploaded file
+    # Delegated-token exchange (docs/delegation.md): how long after the person asked an agent
+    # may redeem the message, how long a token lives, how many tokens one message yields, and
+    # how often one agent may call the exchange.
+    delegation_window: float = 600.0
+    delegation_token_ttl: float = 300.0
+    delegation_exchanges_per_message: int = 3
+    delegation_exchange_rate: str = "30/minute"
 
     @property
     def resolved_database_url(self) -> str:

@@ -13,6 +13,7 @@ from .services.auth_cache import AuthCache
 from .services.bulk_deletions import JobRunner
 from .services.deliveries import ActivityBoard
 from .services.principals import Principal
+from .services.rate_limits import RateLimit
 from .services.roster_cache import RosterCache
 from .store.db import Database
 
@@ -35,9 +36,11 @@ class Platform:
     metrics: Metrics = field(default_factory=Metrics)  # this node's Prometheus registry
     file_store: InitVar[FileStore | None] = None  # default: the data folder
     files: FileStore = field(init=False)
+    exchange_limit: RateLimit = field(init=False)  # delegated-token exchanges per agent
 
     def __post_init__(self, file_store: FileStore | None) -> None:
         self.files = file_store or LocalFileStore(self.settings.data_dir / "files")
+        self.exchange_limit = RateLimit("delegation", self.settings.delegation_exchange_rate)
 
     async def authenticate(self, key: str | None) -> Principal:
         """The principal behind an API key (cached for seconds), or raise 401."""

@@ -127,6 +127,10 @@ ROWS: dict[str, Row] = {
     "GET /api/v1/agent/chats/{chat_id}/tasks/{task_id}/history": Row(),
     "GET /api/v1/agent/chats/{chat_id}/board": Row(),
     "PUT /api/v1/agent/chats/{chat_id}/board": Row({"goal_title": "outsider goal"}),
+    # Vera's mention, at the system where she consented to Otto: Otto was never delivered it.
+    "POST /api/v1/agent/delegation/token": Row(
+        {"audience": "{system_id}", "message_id": "{message_id}"}
+    ),
     # -- human surface -------------------------------------------------------------------
     "GET /api/v1/me/profile": Row(),
     "PUT /api/v1/me/profile": Row({"user": {"name": "Olga the Curious"}}),
@@ -178,6 +182,15 @@ ROWS: dict[str, Row] = {
     "GET /api/v1/me/chats/{chat_id}/tasks/{task_id}/history": Row(),
     "GET /api/v1/me/chats/{chat_id}/board": Row(),
     "PUT /api/v1/me/chats/{chat_id}/board": Row({"goal_title": "outsider goal"}),
+    # Systems are a public directory (names and ids, never keys); consents are private.
+    "GET /api/v1/me/delegation/systems": Row(),
+    "POST /api/v1/me/delegation/systems": Row({"system": {"name": "outsider system"}}),
+    "DELETE /api/v1/me/delegation/systems/{system_id}": Row(),
+    "GET /api/v1/me/delegation/consents": Row(),
+    "POST /api/v1/me/delegation/consents": Row(
+        {"consent": {"agent_id": "{caller}", "system_id": "{system_id}"}}
+    ),
+    "DELETE /api/v1/me/delegation/consents/{consent_id}": Row(),
 }
 
 # Path parameter (and body placeholder) name -> the attribute of ``Victim`` it names.
@@ -193,6 +206,8 @@ TARGETS: dict[str, str] = {
     "agent_request_id": "agent_request_id",
     "vega_handle": "vega_handle",
     "job_id": "job_id",
+    "system_id": "system_id",
+    "consent_id": "consent_id",
 }
 
 # Socket topic kind -> the attribute of ``Victim`` whose topic an outsider tries to join.
@@ -288,6 +303,8 @@ class Victim:
     file_id: str
     job_id: str
     task_id: str
+    system_id: str
+    consent_id: str
 
     def resource_ids(self) -> set[str]:
         return {
@@ -300,6 +317,7 @@ class Victim:
             self.file_id,
             self.job_id,
             self.task_id,
+            self.consent_id,
         }
 
     def secrets(self) -> set[str]:
@@ -318,7 +336,7 @@ class Victim:
 
     def owned_ids(self) -> set[str]:
         """Ids whose appearance in a changed row means the change touched Vera's world."""
-        return self.resource_ids() | {self.vera_id, self.vega_id, self.vik_id}
+        return self.resource_ids() | {self.vera_id, self.vega_id, self.vik_id, self.system_id}
 
 
 @dataclass
@@ -421,6 +439,16 @@ async def _seed(platform: Platform, c: httpx.AsyncClient) -> tuple[Victim, Outsi
         if shown["data"]["status"] == "completed":
             break
         await asyncio.sleep(0.05)
+    made = _ok(
+        await c.post(
+            "/api/v1/me/delegation/systems", json={"system": {"name": "Ledger"}}, headers=vera
+        ),
+        201,
+    )["data"]["system"]
+    consent = {"consent": {"agent_id": otto["agent"]["id"], "system_id": made["id"]}}
+    consent_id = _ok(
+        await c.post("/api/v1/me/delegation/consents", json=consent, headers=vera), 201
+    )["data"]["id"]
     victim = Victim(
         vera_id=vera_id,
         vera_key=vera_key,
@@ -439,6 +467,8 @@ async def _seed(platform: Platform, c: httpx.AsyncClient) -> tuple[Victim, Outsi
         file_id=file_id,
         job_id=job_id,
         task_id=task_id,
+        system_id=made["id"],
+        consent_id=consent_id,
     )
     return victim, Outsiders(olga_id, olga_key, otto["agent"]["id"], otto["credentials"]["api_key"])
 

@@ -4,7 +4,8 @@ Same key, same caller, same request line and same body: the first 2xx answer is 
 (status and body, plus ``Idempotent-Replayed: true``) and the work is not done again. Same key
 with another request: 422 ``idempotency_key_reused``. Same key while the first request is still
 running: 409 ``idempotency_key_in_use``. Requests without the header, or without a valid
-``X-API-Key``, pass through untouched. Keys expire after 24 hours.
+``X-API-Key``, pass through untouched. Keys expire after 24 hours. An answer marked
+``Cache-Control: no-store`` (it holds a secret) is never kept: the same key runs it again.
 """
 
 from __future__ import annotations
@@ -172,11 +173,14 @@ class IdempotencyMiddleware:
 
 
 def _keepable(start: Message | None, body: bytes) -> tuple[int, str] | None:
-    """The status and body to keep: only 2xx JSON answers are replayed."""
+    """The status and body to keep: only 2xx JSON answers are replayed, and never one marked
+    ``Cache-Control: no-store`` (it holds a secret that is stored only hashed)."""
     if start is None or not 200 <= int(start["status"]) < 300:
         return None
-    content_type = Headers(raw=start.get("headers", [])).get("content-type", "")
-    if not content_type.startswith("application/json"):
+    headers = Headers(raw=start.get("headers", []))
+    if not headers.get("content-type", "").startswith("application/json"):
+        return None
+    if "no-store" in headers.get("cache-control", ""):
         return None
     try:
         return int(start["status"]), body.decode("utf-8")

@@ -8,6 +8,7 @@ already checked membership (``rooms.room_for``). Writes run inside a :class:`Uni
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 from typing import Any, Literal
 
 from sqlalchemy import and_, bindparam, exists, func, or_, select, update
@@ -25,6 +26,7 @@ from band.protocol.messages import EventCreateFields, MessageCreateFields
 from ..errors import ApiError, ValidationFailed
 from ..fanout.bus import Broadcast
 from ..store.models import Base, Delivery, Message, MessageMention, Room, new_id
+from . import delegation
 from .files import attachments_for
 from .mentions import ResolvedMention, normalise_content, resolve_mentions
 from .paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder, page_of
@@ -84,10 +86,13 @@ async def _append(
     content: str,
     meta: dict[str, Any],
     attachments: list[dict[str, Any]] | None = None,
+    *,
+    msg_id: str | None = None,
+    now: datetime | None = None,
 ) -> Message:
-    now = utcnow()
+    now = now or utcnow()
     values: dict[str, Any] = {
-        "id": new_id(),
+        "id": msg_id or new_id(),
         "room_id": room.id,
         "seq": await _next_seq(session, room),
         "sender_id": sender.id,
@@ -195,8 +200,18 @@ async def post_message(
     if sender.is_agent:
         await _check_loop_guard(uow.session, room, routed, loop_limit)
     meta: dict[str, Any] = {"mentions": [m.metadata() for m in resolved], "status": "sent"}
+    msg_id, now = new_id(), utcnow()
+    sealed = delegation.envelope(sender, [m.member for m in routed], msg_id, now)
+    if sealed is None and sender.is_agent:
+        sealed = await delegation.forwarding_marker(
+            uow.session, sender, room.id, [m.member for m in routed]
+        )
+    if sealed is not None:
+        meta["delegation"] = sealed
     content = normalise_content(fields.content, resolved, roster)
-    msg = await _append(uow.session, room, sender, "text", content, meta, attachments)
+    msg = await _append(
+        uow.session, room, sender, "text", content, meta, attachments, msg_id=msg_id, now=now
+    )
     agent_ids = {m.id for m in routed if m.member.type == "Agent"}
     if routed:
         await uow.session.execute(
@@ -220,9 +235,9 @@ async def post_event(
 ) -> EventCreatedResponse:
     """Post an event (thought, tool call, ...): stored in the room, never delivered to agents."""
     _require_content(fields.content, "/event/content")
-    msg = await _append(
-        uow.session, room, sender, fields.message_type, fields.content, dict(fields.metadata or {})
-    )
+    meta = dict(fields.metadata or {})
+    meta.pop("delegation", None)  # minted by the platform only, never taken from a client
+    msg = await _append(uow.session, room, sender, fields.message_type, fields.content, meta)
     uow.emit(_created(msg, frozenset()))
     return EventCreatedResponse(id=msg.id, message_type=msg.message_type)
 

@@ -24,6 +24,7 @@ class Member:
     name: str
     handle: str
     description: str | None
+    owner_id: str | None = None  # an agent's owner (None for a person)
 
     @property
     def id(self) -> str:
@@ -143,7 +144,7 @@ async def members(session: AsyncSession, room_id: str) -> list[Member]:
     out: list[Member] = []
     for p, agent, user in rows:
         if agent is not None:
-            out.append(Member(p, agent.name, agent.handle, agent.description))
+            out.append(Member(p, agent.name, agent.handle, agent.description, agent.owner_id))
         elif user is not None:
             out.append(Member(p, user.name, user.handle, None))
     return out

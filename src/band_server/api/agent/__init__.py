@@ -2,8 +2,20 @@
 
 from fastapi import APIRouter
 
-from . import chats, contacts, files, me, memories, messages, participants, peers, tasks
+from . import (
+    chats,
+    contacts,
+    delegation,
+    files,
+    me,
+    memories,
+    messages,
+    participants,
+    peers,
+    tasks,
+)
 
 router = APIRouter(tags=["agent"])
-for _module in (me, chats, messages, participants, files, tasks, contacts, memories, peers):
+_MODULES = (me, chats, messages, participants, files, tasks, contacts, memories, peers)
+for _module in (*_MODULES, delegation):
     router.include_router(_module.router)

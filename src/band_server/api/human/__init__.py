@@ -7,6 +7,7 @@ from . import (
     bulk_deletions,
     chats,
     contacts,
+    delegation,
     files,
     memories,
     messages,
@@ -18,5 +19,5 @@ from . import (
 
 router = APIRouter(tags=["human"])
 _MODULES = (bulk_deletions, profile, agents, chats, messages, participants, files, tasks)
-for _module in (*_MODULES, contacts, memories, peers):
+for _module in (*_MODULES, contacts, memories, peers, delegation):
     router.include_router(_module.router)

@@ -1,0 +1,35 @@
+"""Success answers as the OpenAPI document declares them, without touching the hot path.
+
+Routes return plain dicts or pre-serialised responses (the fast lane and ``JSONResponse``
+skip FastAPI's response validation on purpose); ``answers(...)`` declares the answer's model
+for the document only (FastAPI's ``responses=``), so a generated client and schemathesis'
+``response_schema_conformance`` know it, and nothing re-validates it per request.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from band.protocol import Envelope, ListEnvelope
+
+Responses = dict[int | str, dict[str, Any]]
+
+
+def answers(model: type[BaseModel] | None, status: int = 200, description: str = "") -> Responses:
+    """``responses=`` for a route whose ``status`` answer is ``model`` (None: no body)."""
+    entry: dict[str, Any] = {"description": description or "Success"}
+    if model is not None:
+        entry["model"] = model
+    return {status: entry}
+
+
+def one(model: type[BaseModel], status: int = 200) -> Responses:
+    """The answer is ``{"data": <model>}``."""
+    return answers(Envelope[model], status)  # type: ignore[valid-type]
+
+
+def many(model: type[BaseModel], status: int = 200) -> Responses:
+    """The answer is ``{"data": [<model>], "metadata": {...}}``."""
+    return answers(ListEnvelope[model], status)  # type: ignore[valid-type]
