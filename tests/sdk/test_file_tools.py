@@ -197,3 +197,31 @@ async def test_agent_tools_share_a_file_a_person_downloads_and_read_a_persons_fi
     assert read["content_type"] == "text/markdown"
     with pytest.raises(BandToolError, match="File not found"):
         await tools.read_room_file("00000000-0000-0000-0000-000000000000")
+
+
+async def test_anthropic_adapter_passes_an_image_from_read_room_file_as_an_image_block() -> None:
+    pytest.importorskip("anthropic")
+    from band.adapters import AnthropicAdapter
+    from band.adapters._loop import ModelCall, ToolOutcome
+    from band.adapters._tool_events import as_text
+
+    tools = fake(
+        files=[{"id": "f-png", "name": "p.png", "content_type": "image/png", "content": PNG}]
+    )
+    output = as_text(await tools.read_room_file("f-png"))
+    adapter = AnthropicAdapter(client=object())  # type: ignore[arg-type]
+    call = ModelCall(id="t1", name="band_read_room_file", args={"file_id": "f-png"})
+    [message] = adapter.tool_results([ToolOutcome(call, output, False)])
+    [block] = message["content"]
+    assert block["content"] == [
+        {
+            "type": "image",
+            "source": {
+                "type": "base64",
+                "media_type": "image/png",
+                "data": base64.b64encode(PNG).decode(),
+            },
+        }
+    ]
+    [plain] = adapter.tool_results([ToolOutcome(call, '{"content": "text"}', False)])[0]["content"]
+    assert plain["content"] == '{"content": "text"}'

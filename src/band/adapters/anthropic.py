@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
@@ -20,6 +21,25 @@ if TYPE_CHECKING:
 __all__ = ["AnthropicAdapter"]
 
 INSTALL_HINT = "AnthropicAdapter needs anthropic: pip install 'openband[anthropic]'"
+
+
+def _result_content(output: str) -> str | list[dict[str, Any]]:
+    """An image band_read_room_file returned becomes image blocks; anything else stays text."""
+    if not output.startswith('{"content"'):
+        return output
+    try:
+        blocks = json.loads(output).get("content")
+    except (ValueError, AttributeError):
+        return output
+    if not isinstance(blocks, list) or not blocks:
+        return output
+    images = []
+    for b in blocks:
+        if not (isinstance(b, dict) and b.get("type") == "image" and b.get("data")):
+            return output
+        source = {"type": "base64", "media_type": b.get("mimeType"), "data": b["data"]}
+        images.append({"type": "image", "source": source})
+    return images
 
 
 def _new_client() -> AsyncAnthropic:
@@ -114,7 +134,7 @@ class AnthropicAdapter(ToolLoopAdapter):
             block: dict[str, Any] = {
                 "type": "tool_result",
                 "tool_use_id": outcome.call.id,
-                "content": outcome.output,
+                "content": _result_content(outcome.output),
             }
             if outcome.is_error:
                 block["is_error"] = True
