@@ -10,6 +10,7 @@ from agent_testkit import World, counts, make_room, make_world, recording
 from sqlalchemy import func, select
 
 from band_server.context import Platform
+from band_server.services import tasks
 from band_server.store.models import BoardHistory, TaskHistory
 from conftest import Seeded, make_user
 
@@ -463,3 +464,20 @@ async def test_wrong_kind_of_key_is_403(client: httpx.AsyncClient, w: World) -> 
 async def test_agent_me_says_room_tasks_are_served(client: httpx.AsyncClient, w: World) -> None:
     r = await client.get("/api/v1/agent/me", headers=w.echo_key)
     assert r.json()["data"]["feature_flags"]["ff_room_tasks"] is True
+
+
+async def test_task_counts_per_room_count_active_tasks_by_status(
+    client: httpx.AsyncClient, platform: Platform, w: World
+) -> None:
+    for n in range(3):
+        await create(client, w, f"Task {n + 1}")
+    await update(client, w, 1, w.echo_key, status="in_progress")
+    await update(client, w, 2, w.echo_key, status="completed")
+    await update(client, w, 3, w.echo_key, state="cancelled")
+    empty = await make_room(platform, w.alice, title="Empty")
+    async with platform.db.read() as session:
+        counts = await tasks.task_counts(session, [w.room_id, empty])
+    zero = dict.fromkeys(
+        ("pending", "in_progress", "blocked", "in_review", "failed", "completed"), 0
+    )
+    assert counts == {w.room_id: {**zero, "in_progress": 1, "completed": 1}, empty: zero}

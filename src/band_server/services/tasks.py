@@ -18,6 +18,7 @@ from band.protocol import Task, TaskEvent, utcnow
 from band.protocol.tasks import (
     STATE_MOVES,
     STATUS_MOVES,
+    TASK_STATUSES,
     TaskCreateBody,
     TaskUpdateBody,
     overall_status,
@@ -39,7 +40,15 @@ from .task_views import (
 )
 from .unit import UnitOfWork
 
-__all__ = ["TaskPage", "create_task", "get_task", "list_tasks", "task_history", "update_task"]
+__all__ = [
+    "TaskPage",
+    "create_task",
+    "get_task",
+    "list_tasks",
+    "task_counts",
+    "task_history",
+    "update_task",
+]
 
 
 @dataclass(frozen=True)
@@ -127,6 +136,21 @@ async def task_history(
     rows = rows[:limit]
     events = [task_event_view(r) for r in rows]
     return TaskPage([], events, more, encode_cursor(rows[-1].id) if more else None)
+
+
+async def task_counts(session: AsyncSession, room_ids: list[str]) -> dict[str, dict[str, int]]:
+    """Active tasks per room by overall status, every status key present (zeros included);
+    the ``task_counts`` of a room row."""
+    counts = {room_id: dict.fromkeys(TASK_STATUSES, 0) for room_id in room_ids}
+    if room_ids:
+        rows = await session.execute(
+            select(RoomTask.room_id, RoomTask.overall_status, func.count())
+            .where(RoomTask.room_id.in_(room_ids), RoomTask.state == "active")
+            .group_by(RoomTask.room_id, RoomTask.overall_status)
+        )
+        for room_id, status, count in rows:
+            counts[room_id][status] = int(count)
+    return counts
 
 
 class _Changes:
