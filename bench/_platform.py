@@ -52,7 +52,7 @@ async def seed(data_dir: Path, database_url: str | None = None) -> Seed:
     return result
 
 
-def wait_http(url: str, timeout: float = 20.0) -> None:
+def wait_http(url: str, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         try:

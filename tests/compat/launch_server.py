@@ -13,6 +13,7 @@ import uvicorn
 
 from band_server.app import create_app
 from band_server.config import Settings
+from band_server.server_stack import uvicorn_options
 
 
 def main(argv: list[str]) -> None:
@@ -25,8 +26,8 @@ def main(argv: list[str]) -> None:
         host="127.0.0.1",
         port=port,
         log_level="info",
-        ws_per_message_deflate=False,
         lifespan="on",
+        **uvicorn_options(),  # the stack `band serve` runs
     )
 
 

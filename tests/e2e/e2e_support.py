@@ -17,7 +17,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -289,3 +290,15 @@ class Person:
             for m in await self.timeline(room_id)
             if m["sender_id"] == sender_id and m["message_type"] == "text"
         ]
+
+
+@asynccontextmanager
+async def served_world(tmp_path: Path) -> AsyncIterator[tuple[ServerChild, World]]:
+    """A seeded data folder under ``tmp_path`` and our platform serving it (stopped after)."""
+    world = await seed_world(tmp_path / "data")
+    child = ServerChild(data_dir=tmp_path / "data", log_dir=tmp_path / "logs")
+    await child.start()
+    try:
+        yield child, world
+    finally:
+        child.stop()

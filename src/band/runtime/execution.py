@@ -58,6 +58,10 @@ class RetryTracker(MessageRetryTracker):
         self.pending_acks: set[str] = set()
 
 
+NEXT_IN_FLIGHT = 4
+"""``/next`` requests one agent keeps in flight at most (the rest wait their turn)."""
+
+
 @dataclass
 class TurnServices:
     """What every room's turns share: identity, REST, adapter, tuning, bookkeeping."""
@@ -68,9 +72,13 @@ class TurnServices:
     session: SessionConfig
     tools_factory: ToolsFactory
     retries: RetryTracker = field(init=False)
+    next_gate: asyncio.Semaphore = field(init=False)
 
     def __post_init__(self) -> None:
         self.retries = RetryTracker(self.session.max_message_retries)
+        # ``/next`` polls in flight at once across all rooms: starting with 50 rooms, or
+        # reconnecting, queues them instead of firing them in one burst at the platform.
+        self.next_gate = asyncio.Semaphore(NEXT_IN_FLIGHT)
 
 
 class TurnRunner:

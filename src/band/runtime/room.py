@@ -190,7 +190,9 @@ class RoomWorker:
     # -- the loop ----------------------------------------------------------------------------
 
     async def _run(self) -> None:
-        await self._drain(admission=True)
+        # The room's topics are joined before this first drain, so anything posted later
+        # arrives as a push: one drain at admission is enough (no second poll per room).
+        await self._drain()
         first = True
         while not self._closing:
             delay = self._next_idle_delay(first)
@@ -218,13 +220,14 @@ class RoomWorker:
             return cfg.stopped_resync_seconds or cfg.idle_resync_seconds
         return random.uniform(0, cfg.idle_resync_seconds) if first else self._idle
 
-    async def _drain(self, *, admission: bool = False) -> bool:
+    async def _drain(self) -> bool:
         """Handle ``/next`` until 204 or a repeated head; True when it found work."""
         found = False
         last: str | None = None
         while not self._closing:
             try:
-                payload = await self.s.rest.get_next(self.room_id)
+                async with self.s.next_gate:
+                    payload = await self.s.rest.get_next(self.room_id)
             except Exception as exc:
                 log.warning("Room %s: /next failed: %s", self.room_id, exc)
                 break
@@ -238,8 +241,6 @@ class RoomWorker:
             outcome = await self._handle(payload, source="next")
             if outcome is Outcome.STOPPED:
                 break
-        if admission and not self._closing:
-            self.request_drain()  # one queued resync after the startup drain
         return found
 
     async def _handle(self, payload: dict[str, Any], *, source: str) -> Outcome:

@@ -15,6 +15,7 @@ import contextlib
 import logging
 import time
 import uuid
+from collections import deque
 from typing import Final
 
 from starlette.websockets import WebSocket
@@ -30,7 +31,26 @@ _CLOSE: Final = object()
 
 
 class SocketConnection:
-    """A live socket as the :class:`~band_server.realtime.hub.Hub` sees it."""
+    """A live socket as the :class:`~band_server.realtime.hub.Hub` sees it.
+
+    An idle socket holds no queue and no task: the first frame queued starts a writer task,
+    which sends until the queue is empty and then ends (10,000 idle agents must stay cheap).
+    """
+
+    __slots__ = (
+        "_max_queued",
+        "_queue",
+        "_started",
+        "_writer",
+        "_ws",
+        "close_code",
+        "close_reason",
+        "frames_in",
+        "frames_out",
+        "id",
+        "opened_at",
+        "principal",
+    )
 
     def __init__(
         self, websocket: WebSocket, principal: Principal, *, max_queued: int = MAX_QUEUED_FRAMES
@@ -44,10 +64,11 @@ class SocketConnection:
         self.close_reason = ""
         self._ws = websocket
         self._max_queued = max_queued
-        # Unbounded on purpose: the bound is enforced in send_text, so the close marker always
-        # fits even when the queue is full of frames.
-        self._queue: asyncio.Queue[object] = asyncio.Queue()
+        # Made on the first frame (an empty deque alone is ~0.6 KiB). The bound is enforced in
+        # send_text, so the close marker always fits.
+        self._queue: deque[object] | None = None
         self._writer: asyncio.Task[None] | None = None
+        self._started = False
 
     @property
     def label(self) -> str:
@@ -61,19 +82,24 @@ class SocketConnection:
         return self.close_code is not None
 
     def start(self) -> None:
-        """Start the writer; call once the socket is accepted."""
-        self._writer = asyncio.create_task(self._write_loop(), name=f"socket-writer-{self.id}")
+        """The socket is accepted: frames queued before now may go out."""
+        self._started = True
+        self._kick()
 
     def send_text(self, frame: str) -> None:
         """Queue one text frame (never blocks); a hopelessly slow socket is closed instead."""
         if self.closing:
             return
-        if self._queue.qsize() >= self._max_queued:
-            log.warning("socket %s: %d frames unsent, closing", self.label, self._queue.qsize())
-            self._drop_queued()
+        queue = self._queue
+        if queue is None:
+            queue = self._queue = deque()
+        if len(queue) >= self._max_queued:
+            log.warning("socket %s: %d frames unsent, closing", self.label, len(queue))
+            queue.clear()
             self.close(SLOW_CONSUMER_CODE, "too slow to read its frames")
             return
-        self._queue.put_nowait(frame)
+        queue.append(frame)
+        self._kick()
 
     def close(self, code: int, reason: str = "") -> None:
         """Close the socket after the frames already queued (the first close wins)."""
@@ -81,7 +107,10 @@ class SocketConnection:
             return
         self.close_code = code
         self.close_reason = reason
-        self._queue.put_nowait(_CLOSE)
+        if self._queue is None:
+            self._queue = deque()
+        self._queue.append(_CLOSE)
+        self._kick()
 
     async def shutdown(self, code: int = 1000, reason: str = "", grace: float = 1.0) -> None:
         """Close (if nobody did yet), let the writer flush for ``grace`` seconds, then stop it."""
@@ -95,15 +124,21 @@ class SocketConnection:
             with contextlib.suppress(asyncio.CancelledError):
                 await writer
 
-    def _drop_queued(self) -> None:
-        while not self._queue.empty():
-            self._queue.get_nowait()
+    def _kick(self) -> None:
+        if not self._started or not self._queue:
+            return
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.get_running_loop().create_task(self._write_loop())
 
     async def _write_loop(self) -> None:
+        queue = self._queue
+        if queue is None:
+            return
         try:
-            while True:
-                item = await self._queue.get()
+            while queue:
+                item = queue.popleft()
                 if item is _CLOSE:
+                    queue.clear()
                     await self._ws.close(self.close_code or 1000, self.close_reason)
                     return
                 assert isinstance(item, str)
@@ -111,4 +146,10 @@ class SocketConnection:
                 self.frames_out += 1
         except Exception as exc:
             # The peer vanished or the socket closed under us; the reader notices and cleans up.
+            queue.clear()
             log.debug("socket %s: writer stopped: %r", self.label, exc)
+        finally:
+            # Back to idle: an idle socket keeps neither its queue nor its finished task.
+            if not queue and self._queue is queue and not self.closing:
+                self._queue = None
+                self._writer = None

@@ -46,7 +46,9 @@ class ChannelSession:
         timeout = self._platform.settings.heartbeat_timeout
         while True:
             try:
-                message = await asyncio.wait_for(self._ws.receive(), timeout)
+                # asyncio.timeout, not wait_for: no extra task per idle socket.
+                async with asyncio.timeout(timeout):
+                    message = await self._ws.receive()
             except TimeoutError:
                 self._conn.close(HEARTBEAT_TIMEOUT_CODE, "heartbeat timeout")
                 return f"no frame for {timeout:g}s"

@@ -12,6 +12,7 @@ import time
 import uuid
 
 from fastapi import APIRouter, WebSocket
+from starlette.types import Receive, Scope, Send
 
 from band.protocol import Supersede, topic
 
@@ -92,3 +93,16 @@ async def socket_endpoint(websocket: WebSocket) -> None:
             conn.frames_in,
             conn.frames_out,
         )
+
+
+SOCKET_PATH = "/api/v1/socket/websocket"
+
+
+def is_socket_upgrade(scope: Scope) -> bool:
+    """The Phoenix socket's upgrade request (the app serves it outside its HTTP layers)."""
+    return bool(scope["type"] == "websocket" and scope["path"] == SOCKET_PATH)
+
+
+async def serve_socket(scope: Scope, receive: Receive, send: Send) -> None:
+    """Serve the socket directly: every layer in between would keep a frame alive for hours."""
+    await socket_endpoint(WebSocket(scope, receive, send))
