@@ -20,13 +20,14 @@ from typing import Any
 
 import httpx
 import pytest
-from e2e_support import (  # server, world: fixtures
+from e2e_support import (
     E2E_DIR,
     AgentChild,
     Person,
     ServerChild,
     World,
     clean_env,
+    seed_world,
     until,
 )
 
@@ -51,6 +52,21 @@ FAST_SOCKET = SocketTimings(
 )
 # No periodic /next probe may stand in for the reconnect path under test.
 NO_IDLE_RESYNC = SessionConfig(idle_resync_seconds=3600.0, idle_resync_max_seconds=3600.0)
+
+
+@pytest.fixture
+async def world(tmp_path: Path) -> World:
+    return await seed_world(tmp_path / "data")
+
+
+@pytest.fixture
+async def server(tmp_path: Path, world: World) -> AsyncIterator[ServerChild]:
+    child = ServerChild(data_dir=tmp_path / "data", log_dir=tmp_path / "logs")
+    await child.start()
+    try:
+        yield child
+    finally:
+        child.stop()
 
 
 @pytest.fixture
