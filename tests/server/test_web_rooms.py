@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import httpx
+from agent_testkit import recording
 from web_testkit import JSON, act, sign_in, token
 
+from band_sdk_core import validate_event_payload
 from band_server.context import Platform
 from band_server.services import accounts, contacts
 from band_server.services.unit import write
@@ -22,15 +24,23 @@ async def _befriend(platform: Platform, a: str, b: str) -> None:
         await contacts.respond(uow, two, action="approve", request_id=request_id)
 
 
-async def test_create_room_with_an_agent_and_a_person_opens_it(
+async def _signed_in_with_bob(
     client: httpx.AsyncClient, platform: Platform, seeded: Seeded
-) -> None:
+) -> tuple[str, str, str]:
+    """Bob is the seeded person's contact; the client is signed in as that person.
+    Returns Bob's id and key and the session's CSRF token."""
     bob_id, bob_key = await make_user(platform, "bob", "Bob")
     await _befriend(platform, seeded.user_id, bob_id)
     await sign_in(client, seeded.user_key)
+    return bob_id, bob_key, await token(client)
+
+
+async def test_create_room_with_an_agent_and_a_person_opens_it(
+    client: httpx.AsyncClient, platform: Platform, seeded: Seeded
+) -> None:
+    bob_id, bob_key, csrf = await _signed_in_with_bob(client, platform, seeded)
     page = await client.get("/rooms")
     assert "<legend>Agents</legend>" in page.text and "<legend>People</legend>" in page.text
-    csrf = await token(client)
 
     made = await act(
         client, "/rooms", {"title": "", "participant": [seeded.agent_id, bob_id]}, csrf=csrf
@@ -43,6 +53,36 @@ async def test_create_room_with_an_agent_and_a_person_opens_it(
     assert [p["id"] for p in state["participants"]] == [seeded.user_id, seeded.agent_id, bob_id]
     bob_rooms = await client.get("/api/v1/me/chats", headers={"X-API-Key": bob_key})
     assert [r["id"] for r in bob_rooms.json()["data"]] == [state["room"]["id"]]
+
+
+async def test_every_room_added_of_an_untitled_room_carries_its_name(
+    client: httpx.AsyncClient, platform: Platform, seeded: Seeded
+) -> None:
+    """The owner's list, each guest's list and the agent's SDK all hear the same name."""
+    bob_id, bob_key, csrf = await _signed_in_with_bob(client, platform, seeded)
+    with recording(platform) as rec:
+        made = await act(
+            client, "/rooms", {"participant": [seeded.agent_id, "bob", bob_id]}, csrf=csrf
+        )
+    assert made.status_code == 201, made.text
+    room_id = made.json()["id"]
+
+    added = {b.topic: b.payload for b in rec.items if b.event == "room_added"}
+    assert set(added) == {
+        f"user_rooms:{seeded.user_id}",
+        f"agent_rooms:{seeded.agent_id}",
+        f"user_rooms:{bob_id}",
+    }
+    for payload in added.values():
+        assert payload["id"] == room_id and payload["title"] == "Echo, Bob"
+        assert validate_event_payload("room_added", payload)["title"] == "Echo, Bob"
+    seen_by_bob = await client.get(f"/api/v1/me/chats/{room_id}", headers={"X-API-Key": bob_key})
+    assert seen_by_bob.json()["data"]["title"] == "Echo, Bob"
+    seen_by_echo = await client.get(
+        f"/api/v1/agent/chats/{room_id}", headers={"X-API-Key": seeded.agent_key}
+    )
+    assert seen_by_echo.json()["data"]["title"] == "Echo, Bob"
+    assert ">Echo, Bob<" in (await client.get("/rooms")).text
 
 
 async def test_a_stranger_cannot_be_put_in_a_room(
@@ -58,10 +98,7 @@ async def test_a_stranger_cannot_be_put_in_a_room(
 async def test_unread_counts_others_texts_until_read(
     client: httpx.AsyncClient, platform: Platform, seeded: Seeded
 ) -> None:
-    bob_id, bob_key = await make_user(platform, "bob", "Bob")
-    await _befriend(platform, seeded.user_id, bob_id)
-    await sign_in(client, seeded.user_key)
-    csrf = await token(client)
+    bob_id, bob_key, csrf = await _signed_in_with_bob(client, platform, seeded)
     made = await act(client, "/rooms", {"title": "Chat", "participant": bob_id}, csrf=csrf)
     room = made.json()["id"]
     bob = {"X-API-Key": bob_key}

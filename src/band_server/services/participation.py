@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from ..errors import NotFound, ValidationFailed
 from ..store.models import Room
-from .parties import party_by_handle, party_by_id
+from .parties import Party, party_by_handle, party_by_id
 from .peers import can_reach
 from .principals import Principal
 from .rooms import Member, add_participant, create_room, room_for
 from .unit import UnitOfWork
+
+TITLE_MAX = 200
+"""The longest title a room is created with (the web form's limit)."""
 
 
 async def invite(
@@ -25,35 +30,50 @@ async def invite(
     return await invite_member(uow, actor, room, who, role)
 
 
+async def _reachable(session: AsyncSession, actor: Principal, who: str) -> Party:
+    """A peer of the caller named by id or handle; 404 for anyone else (never says who exists)."""
+    party = await party_by_id(session, who) or await party_by_handle(session, who)
+    if party is None or not await can_reach(session, actor, party.id):
+        raise NotFound("Participant not found")
+    return party
+
+
 async def invite_member(
     uow: UnitOfWork, actor: Principal, room: Room, who: str, role: str = "member"
 ) -> Member:
     """Add a peer of the caller (an id or a handle) to ``room``; 404 for anyone else."""
-    session = uow.session
-    party = await party_by_id(session, who) or await party_by_handle(session, who)
-    if party is None or not await can_reach(session, actor, party.id):
-        raise NotFound("Participant not found")
-    member, broadcasts = await add_participant(session, actor, room, party.id, role)
+    party = await _reachable(uow.session, actor, who)
+    member, broadcasts = await add_participant(uow.session, actor, room, party.id, role)
     uow.emit(*broadcasts)
     return member
+
+
+def participants_title(names: Sequence[str]) -> str | None:
+    """The name of a room created without a title: the others in it, in the order chosen."""
+    return ", ".join(names)[:TITLE_MAX] or None
 
 
 async def create_room_with(
     uow: UnitOfWork, owner: Principal, *, title: str | None, invite: Sequence[str]
 ) -> Room:
     """A new room owned by ``owner`` with the given peers in it (all or nothing). Without a
-    title the room is named after the others in it."""
+    title the room is named after the others in it, before anything is pushed, so every
+    ``room_added`` (the owner's, each guest's) carries the name the room list shows."""
     title = (title or "").strip() or None
-    if title is not None and len(title) > 200:
-        raise ValidationFailed("title is too long", {"/chat/title": ["is too long (max 200)"]})
+    if title is not None and len(title) > TITLE_MAX:
+        raise ValidationFailed(
+            "title is too long", {"/chat/title": [f"is too long (max {TITLE_MAX})"]}
+        )
+    guests: dict[str, Party] = {}
+    for who in dict.fromkeys(invite):
+        party = await _reachable(uow.session, owner, who)
+        if party.id != owner.id:
+            guests.setdefault(party.id, party)
+    if title is None:
+        title = participants_title([p.name for p in guests.values()])
     room, broadcasts = await create_room(uow.session, owner, title=title, task_id=None)
     uow.emit(*broadcasts)
-    names = [
-        (await invite_member(uow, owner, room, who)).name
-        for who in dict.fromkeys(invite)
-        if who != owner.id
-    ]
-    if title is None and names:
-        room.title = ", ".join(names)[:200]
-        await uow.session.flush()
+    for party in guests.values():
+        _, added = await add_participant(uow.session, owner, room, party.id)
+        uow.emit(*added)
     return room
