@@ -38,14 +38,21 @@ SCREENSHOTS = Path(
 )
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 TIMEOUT_MS = 20_000
+FILE_LIMIT = 1024 * 1024
+"""The shared platform's upload limit (``BAND_MAX_FILE_BYTES``): small, so that refusing an
+oversized file needs no big file."""
 
 __all__ = [
     "CHROMIUM",
     "CHROMIUM_ARGS",
+    "FILE_LIMIT",
     "SCREENSHOTS",
+    "AgentRoom",
     "Platform",
     "ServerChild",
     "Shots",
+    "agent_room",
+    "sign_in",
     "web_client",
 ]
 
@@ -102,6 +109,51 @@ async def web_client(url: str, key: str) -> AsyncIterator[tuple[httpx.AsyncClien
         token = CSRF.search(page.text)
         assert token, page.text
         yield web, token[1]
+
+
+async def sign_in(page: Any, url: str, key: str) -> None:
+    """The sign-in form, as a person fills it; ends on the Rooms page."""
+    from playwright.async_api import expect
+
+    await page.goto(url + "/")
+    await page.get_by_label("API key").fill(key)
+    await page.get_by_role("button", name="Sign in").click()
+    await expect(page.get_by_role("heading", name="Rooms", exact=True)).to_be_visible()
+
+
+@dataclass(frozen=True)
+class AgentRoom:
+    """A room made through the web app with one new agent of the person's in it."""
+
+    url: str  # the room page's path
+    id: str
+    agent_id: str
+    agent_key: str
+
+
+async def agent_room(
+    url: str,
+    key: str,
+    name: str = "Helper Bot",
+    description: str = "Summarises long threads.",
+    title: str = "",
+) -> AgentRoom:
+    """Connect an agent and create a room with it (no browser: the steps are tested elsewhere)."""
+    async with web_client(url, key) as (web, csrf):
+        made = await web.post(
+            "/agents",
+            data={"name": name, "description": description, "csrf": csrf},
+            headers={"Accept": "application/json"},
+        )
+        assert made.status_code == 201, made.text
+        agent_id, agent_key = made.json()["agent_id"], made.json()["api_key"]
+        room = await web.post(
+            "/rooms",
+            data={"participant": agent_id, "title": title, "csrf": csrf},
+            headers={"Accept": "application/json"},
+        )
+        assert room.status_code == 201, room.text
+        return AgentRoom(room.json()["url"], room.json()["id"], agent_id, agent_key)
 
 
 async def bootstrap(server: ServerChild) -> str:

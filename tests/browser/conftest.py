@@ -13,6 +13,7 @@ import pytest_asyncio
 from .browser_support import (
     CHROMIUM,
     CHROMIUM_ARGS,
+    FILE_LIMIT,
     SCREENSHOTS,
     TIMEOUT_MS,
     Platform,
@@ -52,7 +53,7 @@ async def browser() -> AsyncIterator[Browser]:
 async def band(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Platform]:
     """One server for the tests that do not restart it (each uses its own people)."""
     base = tmp_path_factory.mktemp("browser-platform")
-    server = ServerChild(base / "data", base / "logs")
+    server = ServerChild(base / "data", base / "logs", env={"BAND_MAX_FILE_BYTES": str(FILE_LIMIT)})
     try:
         yield Platform(server, await bootstrap(server))
     finally:

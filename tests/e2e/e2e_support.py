@@ -104,6 +104,7 @@ class ServerChild:
     port: int = field(default_factory=free_port)
     proc: subprocess.Popen[bytes] | None = None
     starts: int = 0
+    env: dict[str, str] = field(default_factory=dict)  # extra settings, e.g. BAND_MAX_FILE_BYTES
 
     @property
     def url(self) -> str:
@@ -124,7 +125,7 @@ class ServerChild:
         argv = [str(PROJECT_PYTHON), str(LAUNCH_SERVER), str(self.data_dir), str(self.port)]
         with self.log_path.open("wb") as log:
             self.proc = subprocess.Popen(
-                argv, stdout=log, stderr=subprocess.STDOUT, env=clean_env()
+                argv, stdout=log, stderr=subprocess.STDOUT, env=clean_env(**self.env)
             )
         return self.proc
 

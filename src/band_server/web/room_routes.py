@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from urllib.parse import quote
-
 from fastapi import APIRouter, Request
-from fastapi.responses import Response, StreamingResponse
+from fastapi.responses import Response
 from pydantic import ValidationError
 
-from band.protocol.messages import MessageCreateFields
+from band.protocol import MAX_ATTACHMENTS
+from band.protocol.messages import MAX_MESSAGE_CHARS, MessageCreateFields
 
 from ..errors import ValidationFailed
-from ..services import files, participation, peers, posting, reading, rooms
+from ..services import participation, peers, posting, reading, rooms
 from ..services.unit import write
 from ..services.web_sessions import SignedIn
 from .render import page
 from .respond import Form, action, done, field, json, platform_of, view
-from .security import secure_headers
 from .views import room_state, room_title
 
 router = APIRouter()
@@ -74,7 +72,15 @@ async def room_page(request: Request, room_id: str) -> Response:
     async def run(me: SignedIn) -> Response:
         async with platform_of(request).db.read() as session:
             room = await rooms.room_for(session, me.person, room_id)
-        return page("room.html", me, section="rooms", room=room, title=room_title(room))
+        return page(
+            "room.html",
+            me,
+            section="rooms",
+            room=room,
+            title=room_title(room),
+            max_file_bytes=platform_of(request).settings.max_file_bytes,
+            max_attachments=MAX_ATTACHMENTS,
+        )
 
     return await view(request, run)
 
@@ -94,17 +100,31 @@ async def timeline(request: Request, room_id: str) -> Response:
     return await view(request, run)
 
 
+def _refused(exc: ValidationError) -> ValidationFailed:
+    """The composer's message broke a limit: which one, in words."""
+    if any(e["loc"][:1] == ("attachment_ids",) for e in exc.errors()):
+        return ValidationFailed(
+            f"A message can carry at most {MAX_ATTACHMENTS} files",
+            {"/message/attachment_ids": [f"at most {MAX_ATTACHMENTS} files"]},
+        )
+    return ValidationFailed(
+        f"The message is too long (at most {MAX_MESSAGE_CHARS} characters)",
+        {"/message/content": ["is too long"]},
+    )
+
+
 @router.post("/rooms/{room_id}/messages")
 async def post_message(request: Request, room_id: str) -> Response:
-    """Post the composer's text as the signed-in person (``@Name`` and ``@handle`` mention)."""
+    """Post the composer's text as the signed-in person (``@Name`` and ``@handle`` mention),
+    with the files it uploaded to the room (``attachment``, one field per file)."""
 
     async def run(me: SignedIn, form: Form) -> Response:
         try:
-            fields = MessageCreateFields(content=field(form, "content"))
-        except ValidationError:
-            raise ValidationFailed(
-                "The message is too long", {"/message/content": ["is too long"]}
-            ) from None
+            fields = MessageCreateFields(
+                content=field(form, "content"), attachment_ids=form.get("attachment", [])
+            )
+        except ValidationError as exc:
+            raise _refused(exc) from None
         platform = platform_of(request)
         snap = await platform.rosters.room_for(platform.db, me.person, room_id)
         async with write(platform) as uow:
@@ -156,23 +176,3 @@ async def remove_participant(request: Request, room_id: str, participant_id: str
         return done(request, to, {"id": member.id, "url": to})
 
     return await action(request, run)
-
-
-@router.get("/rooms/{room_id}/files/{file_id}")
-async def download(request: Request, room_id: str, file_id: str) -> Response:
-    """A file shared in the room, always as a download (never rendered by the browser)."""
-
-    async def run(me: SignedIn) -> Response:
-        platform = platform_of(request)
-        snap = await platform.rosters.room_for(platform.db, me.person, room_id)
-        found = await files.find_file(platform, snap.room, file_id)
-        opened = await files.open_file(platform, found)
-        headers = {
-            "Content-Disposition": f"attachment; filename*=UTF-8''{quote(found.name, safe='')}",
-            "Content-Length": str(opened.length),
-        }
-        return secure_headers(
-            StreamingResponse(opened.chunks, headers=headers, media_type=opened.file.content_type)
-        )
-
-    return await view(request, run)

@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
-from . import agent_routes, auth_routes, contact_routes, people_routes, room_routes
+from . import (
+    agent_routes,
+    auth_routes,
+    contact_routes,
+    file_routes,
+    people_routes,
+    room_routes,
+)
 
 router = APIRouter(include_in_schema=False)
-for _module in (auth_routes, agent_routes, room_routes, contact_routes, people_routes):
+for _module in (auth_routes, agent_routes, room_routes, file_routes, contact_routes, people_routes):
     router.include_router(_module.router)

@@ -152,17 +152,11 @@
       link.href = "/rooms/" + roomId + "/files/" + encodeURIComponent(file.id);
       link.setAttribute("download", "");
       item.appendChild(link);
-      var size = typeof file.bytes === "number" ? formatBytes(file.bytes) : "";
+      var size = typeof file.bytes === "number" ? Band.formatBytes(file.bytes) : "";
       item.appendChild(el("span", "file-meta", [file.content_type, size].filter(Boolean).join(" · ")));
       list.appendChild(item);
     });
     return list;
-  }
-
-  function formatBytes(n) {
-    if (n < 1024) return n + " B";
-    if (n < 1024 * 1024) return (n / 1024).toFixed(1) + " KB";
-    return (n / 1024 / 1024).toFixed(1) + " MB";
   }
 
   function renderText(msg) {
@@ -635,24 +629,55 @@
     }
   });
 
+  var composerError = composer.querySelector("[data-form-error]");
+  function composerSays(text) {
+    composerError.textContent = text;
+    composerError.hidden = !text;
+  }
+
+  var files = Band.Attachments({
+    url: "/rooms/" + roomId + "/files",
+    tray: document.getElementById("attachments"),
+    input: document.getElementById("attach-input"),
+    button: document.getElementById("attach-button"),
+    zone: document.getElementById("drop-zone"),
+    overlay: document.getElementById("drop-overlay"),
+    paste: textarea,
+    maxBytes: Number(root.getAttribute("data-max-file-bytes")) || 25 * 1024 * 1024,
+    maxFiles: Number(root.getAttribute("data-max-attachments")) || 10,
+    refuse: composerSays,
+  });
+
+  function sharedText(names) {
+    return names.length === 1 ? "Shared a file: " + names[0] : "Shared " + names.length + " files: " + names.join(", ");
+  }
+
   composer.addEventListener("submit", function (event) {
     event.preventDefault();
-    var error = composer.querySelector("[data-form-error]");
-    error.hidden = true;
-    if (!textarea.value.trim()) return;
-    var body = new URLSearchParams(new FormData(composer));
+    composerSays("");
+    if (!textarea.value.trim() && !files.count()) return;
     var button = composer.querySelector("[type=submit]");
     button.disabled = true;
-    Band.post(composer.action, body).then(function (result) {
-      button.disabled = false;
-      if (!result.ok) {
-        error.textContent = Band.errorMessage(result);
-        error.hidden = false;
+    files.settled().then(function (uploaded) {
+      if (uploaded.failed) {
+        button.disabled = false;
+        composerSays("A file could not be uploaded: retry it or remove it, then send again.");
         return;
       }
-      textarea.value = "";
-      textarea.focus();
-      if (statusNode.getAttribute("data-state") !== "live") catchUp();
+      var body = new URLSearchParams(new FormData(composer));
+      if (!textarea.value.trim()) body.set("content", sharedText(uploaded.names));
+      uploaded.ids.forEach(function (id) { body.append("attachment", id); });
+      Band.post(composer.action, body).then(function (result) {
+        button.disabled = false;
+        if (!result.ok) {
+          composerSays(Band.errorMessage(result));
+          return;
+        }
+        textarea.value = "";
+        files.clear();
+        textarea.focus();
+        if (statusNode.getAttribute("data-state") !== "live") catchUp();
+      });
     });
   });
 })();

@@ -1,0 +1,79 @@
+"""Room files in the web app: the composer's upload and the timeline's download links.
+
+An upload is the file itself as the request body (streamed, never buffered), named by the
+``X-File-Name`` header (percent-encoded UTF-8, as the script sends it) and protected by the
+session's CSRF token in ``X-CSRF-Token``: there is no form body to carry it. The same service
+as ``PUT /api/v1/me/chats/{id}/files`` stores it, with the same limit (413) and name rules.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response, StreamingResponse
+from starlette.requests import ClientDisconnect
+
+from ..errors import ApiError
+from ..services import files
+from ..services.web_sessions import SignedIn
+from .respond import api_failure, forbidden_form, json, platform_of, session_of, signed_out, view
+from .security import secure_headers, tokens_match
+
+router = APIRouter()
+
+
+def _declared_length(request: Request) -> int | None:
+    raw = request.headers.get("content-length", "")
+    return int(raw) if raw.isascii() and raw.isdigit() and len(raw) <= 18 else None
+
+
+async def _store(request: Request, me: SignedIn, room_id: str) -> Response:
+    platform = platform_of(request)
+    snap = await platform.rosters.room_for(platform.db, me.person, room_id)
+    meta = files.UploadMeta.parse(
+        request.headers.get("x-file-name"), None, request.headers.get("content-type")
+    )
+    limit = platform.settings.max_file_bytes
+    declared = _declared_length(request)
+    if declared is not None and declared > limit:
+        raise files.too_large(limit)
+    try:
+        stored, created = await files.upload(platform, me.person, snap.room, meta, request.stream())
+    except ClientDisconnect as exc:
+        raise ApiError("The upload was interrupted", code="upload_interrupted") from exc
+    return json({"data": stored.model_dump(mode="json")}, 201 if created else 200)
+
+
+@router.post("/rooms/{room_id}/files")
+async def upload(request: Request, room_id: str) -> Response:
+    """Store a file in the room for the composer; the message that shows it comes next."""
+    me = await session_of(request)
+    if me is None:
+        return signed_out(request)
+    if not tokens_match(me.csrf_token, request.headers.get("x-csrf-token")):
+        return forbidden_form(request, me)
+    try:
+        return await _store(request, me, room_id)
+    except ApiError as exc:
+        return api_failure(request, me, exc)
+
+
+@router.get("/rooms/{room_id}/files/{file_id}")
+async def download(request: Request, room_id: str, file_id: str) -> Response:
+    """A file shared in the room, always as a download (never rendered by the browser)."""
+
+    async def run(me: SignedIn) -> Response:
+        platform = platform_of(request)
+        snap = await platform.rosters.room_for(platform.db, me.person, room_id)
+        found = await files.find_file(platform, snap.room, file_id)
+        opened = await files.open_file(platform, found)
+        headers = {
+            "Content-Disposition": f"attachment; filename*=UTF-8''{quote(found.name, safe='')}",
+            "Content-Length": str(opened.length),
+        }
+        return secure_headers(
+            StreamingResponse(opened.chunks, headers=headers, media_type=opened.file.content_type)
+        )
+
+    return await view(request, run)
