@@ -137,15 +137,28 @@ class ProviderPool:
         raise RuntimeError(f"provider for room {provider.room_id} did not answer /ping")
 
     async def _reap(self) -> None:
-        while True:
-            await asyncio.sleep(min(1.0, self.idle_timeout / 2))
-            now = time.monotonic()
-            for key, provider in list(self._providers.items()):
-                lock = self._locks.get(key)
-                if lock is not None and lock.locked():
-                    continue
-                if now - provider.last_used >= self.idle_timeout:
+        async with httpx.AsyncClient(timeout=2.0) as client:
+            while True:
+                await asyncio.sleep(min(1.0, self.idle_timeout / 2))
+                now = time.monotonic()
+                for key, provider in list(self._providers.items()):
+                    lock = self._locks.get(key)
+                    idle = now - provider.last_used >= self.idle_timeout
+                    if not idle or (lock is not None and lock.locked()):
+                        continue
+                    if await self._busy(client, provider):
+                        provider.last_used = now  # a long turn is work, not idleness
+                        continue
                     self._stop(key, f"idle for {self.idle_timeout:.0f}s")
+
+    @staticmethod
+    async def _busy(client: httpx.AsyncClient, provider: _Provider) -> bool:
+        """The runtime contract's ``/ping`` says ``HealthyBusy`` while an invocation runs."""
+        try:
+            response = await client.get(f"http://127.0.0.1:{provider.port}/ping")
+            return bool(response.json().get("status") == "HealthyBusy")
+        except (httpx.HTTPError, ValueError, AttributeError):
+            return False
 
     def _stop(self, key: tuple[str, str], why: str) -> None:
         provider = self._providers.pop(key, None)
