@@ -3,6 +3,7 @@ method names, request models and ``.data`` answers, on the agent and the people 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import AsyncIterator
 
 import pytest
@@ -80,6 +81,25 @@ async def test_agent_and_people_namespaces_answer_with_data(platform: LocalPlatf
         assert profile.data.handle == "alice"
         agents = await person.human_api_agents.list_my_agents()
         assert [a.id for a in agents.data] == [echo.id]
+
+        data = b"hello file\n"
+        stored = await agent.agent_api_files.upload_agent_chat_file(
+            room_id,
+            request=data,
+            request_options={
+                "additional_headers": {
+                    "x-file-name": "note.txt",
+                    "content-type": "text/plain",
+                    "x-file-sha256": hashlib.sha256(data).hexdigest(),
+                }
+            },
+        )
+        chunks = await agent.agent_api_files.download_agent_chat_file(room_id, stored.data.id)
+        assert b"".join([c async for c in chunks]) == data
+        part = await agent.agent_api_files.download_agent_chat_file(
+            room_id, stored.data.id, range="bytes=0-4"
+        )
+        assert b"".join([c async for c in part]) == b"hello"
 
         with pytest.raises(ApiError) as refused:
             await agent.agent_api_chats.get_agent_chat(

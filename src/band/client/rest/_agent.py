@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 from band.protocol import (
@@ -36,6 +37,7 @@ __all__ = [
     "AgentContextApi",
     "AgentDelegationApi",
     "AgentEventsApi",
+    "AgentFilesApi",
     "AgentIdentityApi",
     "AgentMemoriesApi",
     "AgentMessagesApi",
@@ -401,6 +403,34 @@ class AgentChatTasksApi(_Namespace):
         path = f"{_chat(chat_id)}/board"
         body = _fields(goal_summary=goal_summary, goal_title=goal_title)
         return await self._c.one(Record, "PUT", path, json=body, options=request_options)
+
+
+class AgentFilesApi(_Namespace):
+    async def upload_agent_chat_file(
+        self, chat_id: str, *, request: bytes, request_options: Options = None
+    ) -> Answer:
+        """Store bytes as a room file; name, type and SHA-256 go in ``additional_headers``
+        (``x-file-name``, ``content-type``, ``x-file-sha256``)."""
+        path = f"{_chat(chat_id)}/files"
+        body = await self._c.send("PUT", path, content=bytes(request), options=request_options)
+        return ApiResponse(data=Record.model_validate((body or {}).get("data") or {}))
+
+    async def download_agent_chat_file(
+        self, chat_id: str, id: str, *, range: str | None = None, request_options: Options = None
+    ) -> AsyncIterator[bytes]:
+        """The file's bytes (a ``range`` such as ``bytes=0-99`` asks for one span)."""
+        options: RequestOptions = dict(request_options or {})  # type: ignore[assignment]
+        if range is not None:
+            options["additional_headers"] = {
+                **options.get("additional_headers", {}),
+                "range": range,
+            }
+        response = await self._c.raw("GET", f"{_chat(chat_id)}/files/{id}", options=options)
+
+        async def chunks() -> AsyncIterator[bytes]:
+            yield response.content
+
+        return chunks()
 
 
 class AgentDelegationApi(_Namespace):

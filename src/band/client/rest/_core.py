@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Generic, NotRequired, TypedDict, TypeVar
 
+import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from band.platform._http import HttpCore
@@ -104,8 +105,28 @@ class Caller:
         params: dict[str, Any] | None = None,
         json: Any = None,
         options: RequestOptions | None = None,
+        content: bytes | None = None,
     ) -> dict[str, Any] | None:
         """The whole success body, None for 204; non-2xx raises ``ApiError``."""
+        response = await self.raw(
+            method, path, params=params, json=json, options=options, content=content
+        )
+        if response.status_code == 204 or not response.content:
+            return None
+        body = response.json()
+        return body if isinstance(body, dict) else {"data": body}
+
+    async def raw(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: dict[str, Any] | None = None,
+        json: Any = None,
+        options: RequestOptions | None = None,
+        content: bytes | None = None,
+    ) -> httpx.Response:
+        """The successful response itself (file downloads); non-2xx raises ``ApiError``."""
         opts = options or {}
         query = _drop_none({**(params or {}), **opts.get("additional_query_parameters", {})})
         if isinstance(json, dict) and opts.get("additional_body_parameters"):
@@ -118,6 +139,8 @@ class Caller:
             json=json,
             retry=opts.get("max_retries", 1) != 0,
             request_timeout=float(timeout) if timeout is not None else None,
+            content=content,
+            extra_headers={k: str(v) for k, v in opts.get("additional_headers", {}).items()},
         )
         if not response.is_success:
             from band.platform._http import error_from_response
@@ -127,10 +150,7 @@ class Caller:
             except ValueError:
                 body = response.text
             raise ApiError(error_from_response(response), body)
-        if response.status_code == 204 or not response.content:
-            return None
-        body = response.json()
-        return body if isinstance(body, dict) else {"data": body}
+        return response
 
     async def one(
         self,

@@ -62,6 +62,7 @@ class AsyncRestClient:
         self.agent_api_memories = agent.AgentMemoriesApi(c)
         self.agent_api_chat_tasks = agent.AgentChatTasksApi(c)
         self.agent_api_delegation = agent.AgentDelegationApi(c)
+        self.agent_api_files = agent.AgentFilesApi(c)
         self.human_api_profile = human.HumanProfileApi(c)
         self.human_api_agents = human.HumanAgentsApi(c)
         self.human_api_bulk_deletions = human.HumanBulkDeletionsApi(c)
