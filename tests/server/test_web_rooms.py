@@ -110,6 +110,10 @@ async def test_unread_counts_others_texts_until_read(
     await act(client, f"/rooms/{room}/messages", {"content": "mine"}, csrf=csrf)
 
     assert 'aria-label="2 unread"' in (await client.get("/rooms")).text
+    # The same list as JSON, for the page's script when the socket says something changed.
+    listed = (await client.get("/rooms", headers=JSON)).json()["rooms"]
+    assert [(r["id"], r["title"], r["unread"]) for r in listed] == [(room, "Chat", 2)]
+    assert listed[0]["last_activity"].endswith("+00:00")
     marked = await act(client, f"/rooms/{room}/read", {"seq": "999"}, csrf=csrf)
     assert marked.json() == {"last_read_seq": 3}
     assert "unread" not in (await client.get("/rooms")).text

@@ -14,7 +14,7 @@ from ..services import participation, peers, posting, reading, rooms
 from ..services.unit import write
 from ..services.web_sessions import SignedIn
 from .render import page
-from .respond import Form, action, done, field, json, platform_of, view
+from .respond import Form, action, done, field, json, platform_of, view, wants_json
 from .views import room_state, room_title
 
 router = APIRouter()
@@ -30,12 +30,15 @@ def _int(text: str | None, pointer: str) -> int | None:
 
 @router.get("/rooms")
 async def room_list(request: Request) -> Response:
-    """The person's rooms (last activity, unread) and the Create room dialog."""
+    """The person's rooms (last activity, unread) and the Create room dialog; as JSON for the
+    page's script, which asks again whenever the socket says a room changed."""
 
     async def run(me: SignedIn) -> Response:
         platform = platform_of(request)
         async with platform.db.read() as session:
             summaries = await reading.room_summaries(session, me.person)
+            if wants_json(request):
+                return json({"rooms": [_summary(s) for s in summaries]})
             candidates = await peers.all_peers(session, me.person, platform.hub.is_online)
         return page(
             "rooms.html",
@@ -43,11 +46,27 @@ async def room_list(request: Request) -> Response:
             section="rooms",
             summaries=summaries,
             title_of=room_title,
+            follow_max=FOLLOW_MAX,
             agents=[p for p in candidates if p.type == "Agent"],
             people=[p for p in candidates if p.type == "User"],
         )
 
     return await view(request, run)
+
+
+FOLLOW_MAX = 100
+"""How many rooms (the most recently active) the Rooms page follows message by message. A room
+past it moves up when any other change makes the page ask again (a message in a followed
+room, a room added or removed, a reconnect), never later than that."""
+
+
+def _summary(s: reading.RoomSummary) -> dict[str, object]:
+    return {
+        "id": s.room.id,
+        "title": room_title(s.room),
+        "unread": s.unread,
+        "last_activity": s.last_activity.isoformat(),
+    }
 
 
 @router.post("/rooms")

@@ -5,17 +5,27 @@
 
   var Band = (window.Band = window.Band || {});
 
+  // An element with a class and a text (never HTML).
+  Band.el = function (tag, cls, text) {
+    var node = document.createElement(tag);
+    if (cls) node.className = cls;
+    if (text !== undefined && text !== null) node.textContent = String(text);
+    return node;
+  };
+
   Band.csrf = function () {
     var main = document.getElementById("main");
     return (main && main.getAttribute("data-csrf")) || "";
   };
 
   // POST a form body (URLSearchParams) and answer {ok, status, data}; never throws.
-  Band.post = function (url, body) {
+  // keepalive: the request outlives the page (a read marker sent while leaving it).
+  Band.post = function (url, body, keepalive) {
     return fetch(url, {
       method: "POST",
       body: body,
       credentials: "same-origin",
+      keepalive: !!keepalive,
       headers: { Accept: "application/json", "X-CSRF-Token": Band.csrf() },
     }).then(
       function (response) {
@@ -251,6 +261,15 @@
     return then.toLocaleDateString();
   };
 
+  // The realtime socket (the vendored Phoenix client), signed in by the session cookie. It
+  // reconnects and rejoins its channels by itself; pages fetch what they missed on each join.
+  Band.socket = function () {
+    return new window.Phoenix.Socket("/api/v1/socket", {
+      reconnectAfterMs: function (tries) { return [250, 500, 1000, 2000][tries - 1] || 3000; },
+      rejoinAfterMs: function (tries) { return [500, 1000, 2000][tries - 1] || 3000; },
+    });
+  };
+
   function refreshTimes() {
     document.querySelectorAll("time[data-relative]").forEach(function (node) {
       var iso = node.getAttribute("datetime");
@@ -264,6 +283,8 @@
   document.addEventListener("keydown", onKeydown);
   document.addEventListener("input", onInput);
   document.addEventListener("close", onClose, true);
+  Band.refreshTimes = refreshTimes;
+
   document.addEventListener("DOMContentLoaded", function () {
     refreshTimes();
     setInterval(refreshTimes, 30000);

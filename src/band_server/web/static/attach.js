@@ -5,13 +5,8 @@
 (function () {
   "use strict";
   var Band = (window.Band = window.Band || {});
+  var el = Band.el;
 
-  function el(tag, cls, text) {
-    var node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
 
   Band.formatBytes = function (n) {
     if (n < 1024) return n + " B";

@@ -4,6 +4,7 @@
 (function () {
   "use strict";
   var Band = window.Band;
+  var el = Band.el;
   var root = document.getElementById("room");
   if (!root || !window.Phoenix) return;
 
@@ -34,12 +35,6 @@
 
   // -- small helpers ----------------------------------------------------------------------
 
-  function el(tag, cls, text) {
-    var node = document.createElement(tag);
-    if (cls) node.className = cls;
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    return node;
-  }
 
   function parseJSON(text) {
     try {
@@ -454,7 +449,7 @@
           state.readSent = data.last_read_seq || 0;
           if (!(data.items || []).length) timeline.appendChild(el("li", "empty", "No messages yet. Say hello, and @mention an agent to bring it in."));
           timeline.scrollTop = timeline.scrollHeight;
-          markRead();
+          markRead(true);
         }
         if (data.has_more) again = true;
       })
@@ -471,26 +466,34 @@
     return fetching;
   }
 
+  // The read marker follows what the person has seen: at once when the room opens, then at
+  // most every 800 ms while messages stream in, and whatever is left when the page goes.
   var readTimer = null;
-  function markRead() {
+  function sendRead() {
+    clearTimeout(readTimer);
+    readTimer = null;
+    var seq = state.lastSeq;
+    if (seq <= state.readSent) return;
+    var before = state.readSent;
+    state.readSent = seq;
+    var body = new URLSearchParams({ seq: String(seq), csrf: Band.csrf() });
+    Band.post("/rooms/" + roomId + "/read", body, true).then(function (result) {
+      if (!result.ok && state.readSent === seq) state.readSent = before;
+    });
+  }
+  function markRead(now) {
     if (!state.loaded || document.visibilityState !== "visible" || state.lastSeq <= state.readSent) return;
-    if (readTimer) return;
-    readTimer = setTimeout(function () {
-      readTimer = null;
-      var seq = state.lastSeq;
-      Band.post("/rooms/" + roomId + "/read", new URLSearchParams({ seq: String(seq), csrf: Band.csrf() })).then(function (result) {
-        if (result.ok) state.readSent = Math.max(state.readSent, seq);
-      });
-    }, 800);
+    if (now === true) sendRead();
+    else if (!readTimer) readTimer = setTimeout(sendRead, 800);
   }
   document.addEventListener("visibilitychange", markRead);
+  window.addEventListener("pagehide", function () {
+    if (readTimer) sendRead();
+  });
 
   // -- the socket -------------------------------------------------------------------------
 
-  var socket = new window.Phoenix.Socket("/api/v1/socket", {
-    reconnectAfterMs: function (tries) { return [250, 500, 1000, 2000][tries - 1] || 3000; },
-    rejoinAfterMs: function (tries) { return [500, 1000, 2000][tries - 1] || 3000; },
-  });
+  var socket = Band.socket();
   socket.onOpen(function () { setStatus("connecting", "Joining…"); });
   socket.onError(function () { setStatus("offline", "Reconnecting…"); });
   socket.onClose(function () { setStatus("offline", "Reconnecting…"); });
