@@ -20,6 +20,7 @@ import uvicorn
 
 from band_server.app import create_app
 from band_server.config import Settings
+from band_server.server_stack import uvicorn_options
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -83,8 +84,8 @@ def main(argv: list[str]) -> None:
         port=port,
         log_level="warning",
         access_log=False,
-        ws_per_message_deflate=False,
         lifespan="on",
+        **uvicorn_options(),
     )
 
 

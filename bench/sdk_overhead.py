@@ -340,7 +340,11 @@ class Run:
 
 
 async def bench_sdk(
-    label: str, python: Path, openai_base: str, args: argparse.Namespace
+    label: str,
+    python: Path,
+    openai_base: str,
+    args: argparse.Namespace,
+    env: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix=f"band-sdk-overhead-{label}-"))
     progress(f"{label}: seeding {args.rooms + 1} rooms in {workdir}")
@@ -348,7 +352,7 @@ async def bench_sdk(
     run = Run(label, python, workdir, args)
     try:
         run.start_server(workdir / "data")
-        startup = await run.start_agent(world, openai_base)
+        startup = await run.start_agent(world, openai_base, **(env or {}))
         progress(f"{label}: agent ready in {startup:.2f}s")
         async with (
             httpx.AsyncClient(
@@ -458,18 +462,31 @@ async def amain(args: argparse.Namespace) -> None:
     results: dict[str, dict[str, Any]] = {}
     with serve_fake_models() as fake:
         progress(f"fake OpenAI endpoint at {fake.openai_base_url} (zero latency, default policy)")
-        for label, python in (("ours", ours_python), ("band-sdk", official)):
-            if args.sdk not in ("both", label):
+        variants = (
+            ("ours", ours_python, {}),
+            # The same SDK on httpx (the well-kept client) instead of its small HTTP/1.1 client.
+            ("ours-httpx", ours_python, {"BAND_HTTP_CLIENT": "httpx"}),
+            ("band-sdk", official, {}),
+        )
+        for label, python, env in variants:
+            if args.sdk not in ("all", label) and not (
+                args.sdk == "both" and label != "ours-httpx"
+            ):
                 continue
             print(f"{label} ({python}):", flush=True)
-            results[label] = await bench_sdk(label, python, fake.openai_base_url, args)
-    if args.sdk != "both":
+            results[label] = await bench_sdk(label, python, fake.openai_base_url, args, env)
+    if "ours" not in results or "band-sdk" not in results:
         for label, r in results.items():
             for phase in ("one_room", "many_rooms"):
                 shown = {k: v for k, v in r[phase].items() if k != "calls"}
                 print(f"{label} {phase}: {shown}")
         return
     rows = print_table(results["ours"], results["band-sdk"], args.rooms)
+    if "ours-httpx" in results:
+        print("\nours on httpx (BAND_HTTP_CLIENT=httpx) against band-sdk:")
+        rows_httpx = print_table(results["ours-httpx"], results["band-sdk"], args.rooms)
+    else:
+        rows_httpx = []
     cpu = (
         results["ours"]["one_room"]["cpu_ms_per_turn"]
         / results["band-sdk"]["one_room"]["cpu_ms_per_turn"]
@@ -487,16 +504,52 @@ async def amain(args: argparse.Namespace) -> None:
         f"\ntarget (issue): CPU/turn <= 0.5x band-sdk -> {target['cpu_at_most_half']} ({cpu:.2f}x);"
     )
     print(f"                REST calls/turn <= band-sdk -> {calls_ok}")
+    target.update(issue9_targets(results))
+    for name, verdict in issue9_targets(results).items():
+        print(f"issue 9: {name} -> {verdict}")
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / "sdk_overhead.json"
     payload = {
         "config": {**vars(args), "cpus": os.cpu_count()},
         "rows": rows,
+        "rows_ours_on_httpx": rows_httpx,
         "target": target,
         "runs": results,
     }
     out.write_text(json.dumps(payload, indent=2))
     print(f"wrote {out}")
+
+
+def next_calls(phase: dict[str, Any]) -> int:
+    return sum(n for route, n in phase["calls"].items() if "/messages/next" in route)
+
+
+def issue9_targets(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Issue 9, target 3 (and 2): each SDK variant of ours against band-sdk, same run."""
+    theirs = results["band-sdk"]
+    out: dict[str, Any] = {}
+    for label in ("ours", "ours-httpx"):
+        r = results.get(label)
+        if r is None:
+            continue
+        for phase in ("one_room", "many_rooms"):
+            mine, base = r[phase], theirs[phase]
+            out[f"{label} {phase}: turns/s >= band-sdk"] = (
+                f"{mine['turns_per_s']} vs {base['turns_per_s']}: "
+                f"{(mine['turns_per_s'] or 0) >= (base['turns_per_s'] or 0)}"
+            )
+            out[f"{label} {phase}: server CPU/turn <= band-sdk"] = (
+                f"{mine['server_cpu_ms_per_turn']} vs {base['server_cpu_ms_per_turn']} ms: "
+                f"{mine['server_cpu_ms_per_turn'] <= base['server_cpu_ms_per_turn']}"
+            )
+            per_call = mine["server_cpu_ms_per_turn"] / max(mine["rest_calls_per_turn"], 1e-9)
+            out[f"{label} {phase}: server CPU per REST call"] = f"{per_call:.2f} ms"
+        out[f"{label}: /next calls in the warm-up turn"] = next_calls(r["warmup"])
+        out[f"{label}: /next calls over the {r['many_rooms']['rooms']}-room phase"] = next_calls(
+            r["many_rooms"]
+        )
+    out["band-sdk: /next calls in the warm-up turn"] = next_calls(theirs["warmup"])
+    return out
 
 
 def main() -> None:
@@ -514,7 +567,10 @@ def main() -> None:
         help="agent logging: the SDK's configure_logging() (as the seed) or plain WARNING",
     )
     parser.add_argument(
-        "--sdk", choices=("both", "ours", "band-sdk"), default="both", help="which SDK(s) to run"
+        "--sdk",
+        choices=("all", "both", "ours", "ours-httpx", "band-sdk"),
+        default="all",
+        help="which SDK(s) to run: all = ours, ours on httpx, band-sdk; both = ours, band-sdk",
     )
     parser.add_argument(
         "--profile",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import timedelta
 from typing import Any
 
@@ -146,3 +147,31 @@ async def test_bad_keys_and_bad_api_keys(client: httpx.AsyncClient, w: World) ->
     assert "/Idempotency-Key" in long.json()["error"]["details"]
     nobody = await send(client, w, body("x"), "k-6", api_key="band_nope")
     assert nobody.status_code == 401
+
+
+async def test_racing_requests_with_one_key_do_the_work_once(
+    client: httpx.AsyncClient, platform: Platform, w: World
+) -> None:
+    # Both pass the first look (no record yet); the claim written with the work decides.
+    answers = await asyncio.gather(*(send(client, w, body("racing"), "k-race") for _ in range(8)))
+    statuses = sorted(r.status_code for r in answers)
+    assert statuses.count(201) >= 1
+    assert set(statuses) <= {201, 409}
+    created = {r.json()["data"]["id"] for r in answers if r.status_code == 201}
+    assert len(created) == 1  # later ones replay the first answer
+    assert (await counts(platform, w.room_id))[0] == 1
+    for r in answers:
+        if r.status_code == 409:
+            assert r.json()["error"]["code"] == "idempotency_key_in_use"
+    replay = await send(client, w, body("racing"), "k-race")
+    assert replay.status_code == 201 and replay.json()["data"]["id"] in created
+
+
+async def test_a_refused_post_leaves_no_claim_behind(client: httpx.AsyncClient, w: World) -> None:
+    refused = await send(client, w, {"message": {"content": "   ", "mentions": []}}, "k-blank")
+    assert refused.status_code == 422
+    # The key is free again: the same key with a good body does the work.
+    ok = await send(client, w, body("now fine"), "k-blank-2")
+    assert ok.status_code == 201
+    retry = await send(client, w, {"message": {"content": "   ", "mentions": []}}, "k-blank")
+    assert retry.status_code == 422 and "idempotent-replayed" not in retry.headers

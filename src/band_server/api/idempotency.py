@@ -15,7 +15,6 @@ import json
 import logging
 from typing import TYPE_CHECKING
 
-from sqlalchemy.exc import IntegrityError
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
@@ -89,11 +88,10 @@ class IdempotencyMiddleware:
         request.state.principal = principal  # the route's dependency reuses it
         body = await read_body(receive)
         fp = records.Fingerprint(principal.id, key, "POST", scope["path"], body_hash(scope, body))
-        try:
-            async with platform.db.write() as session:
-                outcome = await records.claim(session, fp)
-        except IntegrityError:
-            outcome = records.InFlight()
+        # A read decides what to do; the claim itself is written by the request's own unit
+        # of work (services.unit.write), in the same transaction as the work.
+        async with platform.db.read() as session:
+            outcome = await records.lookup(session, fp)
 
         if isinstance(outcome, records.Claimed):
             await self._run(platform, fp, scope, body, receive, send)
@@ -146,27 +144,36 @@ class IdempotencyMiddleware:
         async def capture(message: Message) -> None:
             messages.append(message)
 
-        try:
-            await self.app(scope, receive_again, capture)
-        except BaseException:
-            await self._settle(platform, fp, None)
-            raise
+        with records.deferred_claim(fp) as pending:
+            try:
+                await self.app(scope, receive_again, capture)
+            except BaseException:
+                if pending.claimed:
+                    await self._settle(platform, fp, None, claimed=True)
+                raise
         start = next((m for m in messages if m["type"] == "http.response.start"), None)
         answer = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
-        await self._settle(platform, fp, _keepable(start, answer))
+        keep = _keepable(start, answer)
+        if pending.claimed or keep is not None:
+            await self._settle(platform, fp, keep, claimed=pending.claimed)
         for message in messages:
             await send(message)
 
     @staticmethod
     async def _settle(
-        platform: Platform, fp: records.Fingerprint, keep: tuple[int, str] | None
+        platform: Platform, fp: records.Fingerprint, keep: tuple[int, str] | None, *, claimed: bool
     ) -> None:
+        """Keep a 2xx answer (claiming first if no unit of work did), else drop the claim."""
         try:
             async with platform.db.write() as session:
                 if keep is None:
                     await records.release(session, fp)
-                else:
-                    await records.complete(session, fp, *keep)
+                    return
+                if not claimed and not isinstance(
+                    await records.claim(session, fp), records.Claimed
+                ):
+                    return  # a concurrent request with the key got there first
+                await records.complete(session, fp, *keep)
         except Exception:
             # The answer still goes out; the claim expires as abandoned after a few minutes.
             log.exception("idempotency record for key %s could not be settled", fp.key)

@@ -1,12 +1,19 @@
-"""Idempotency records: claim a key before the work, keep the answer after it (Stripe semantics).
+"""Idempotency records: claim a key with the work, keep the answer after it (Stripe semantics).
 
 A record is first written as a *claim* (``status_code`` 0) so that a concurrent request with
 the same key, on any node, sees it in flight instead of doing the work twice. A 2xx answer
-completes the claim; any other outcome releases it so the client may retry with the same key.
+completes the claim; any other outcome leaves no claim, so the client may retry with the key.
+
+The claim is written inside the request's own first unit of work (:func:`defer_claim`, then
+``services.unit.write``): it commits with the work or rolls back with it, which saves a
+durable write per keyed request.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -15,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from band.protocol import utcnow
 
+from ..errors import ApiError
 from ..store.models import IdempotencyRecord
 
 TTL = timedelta(hours=24)
@@ -132,3 +140,67 @@ async def release(session: AsyncSession, fp: Fingerprint) -> None:
             IdempotencyRecord.status_code == IN_FLIGHT,
         )
     )
+
+
+# -- the claim taken inside the request's own unit of work ---------------------------------
+
+
+@dataclass
+class PendingClaim:
+    """A keyed request's claim, to be written by its first unit of work."""
+
+    fingerprint: Fingerprint
+    claimed: bool = False  # the unit that wrote the claim has committed
+
+
+_pending: ContextVar[PendingClaim | None] = ContextVar("band_idempotency_claim", default=None)
+
+
+@contextmanager
+def deferred_claim(fp: Fingerprint) -> Iterator[PendingClaim]:
+    """Within the block, the request's first unit of work claims ``fp``."""
+    pending = PendingClaim(fp)
+    token = _pending.set(pending)
+    try:
+        yield pending
+    finally:
+        _pending.reset(token)
+
+
+def pending_claim() -> PendingClaim | None:
+    """The claim this request still has to write, if any."""
+    pending = _pending.get()
+    return pending if pending is not None and not pending.claimed else None
+
+
+class ClaimRefused(ApiError):
+    """The key turned out to be taken once inside the unit of work (a concurrent request)."""
+
+
+def refusal(outcome: Outcome) -> ClaimRefused:
+    if isinstance(outcome, Reused):
+        return ClaimRefused(
+            "This Idempotency-Key was already used for a different request",
+            code="idempotency_key_reused",
+            status_code=422,
+        )
+    return ClaimRefused(
+        "A request with this Idempotency-Key is still being processed",
+        code="idempotency_key_in_use",
+        status_code=409,
+    )
+
+
+async def lookup(session: AsyncSession, fp: Fingerprint) -> Outcome:
+    """What :func:`claim` would decide, without writing: ``Claimed`` means go ahead."""
+    now = utcnow()
+    row = await session.get(IdempotencyRecord, (fp.principal_id, fp.key))
+    if row is None or _aware(row.created_at) <= now - TTL:
+        return Claimed()
+    if (row.method, row.path, row.body_hash) != (fp.method, fp.path[:MAX_PATH], fp.body_hash):
+        return Reused()
+    if row.status_code != IN_FLIGHT:
+        return Replay(row.status_code, row.response_body)
+    if _aware(row.created_at) > now - ABANDONED:
+        return InFlight()
+    return Claimed()

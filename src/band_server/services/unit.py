@@ -7,9 +7,11 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..fanout.bus import Broadcast
+from . import idempotency
 
 if TYPE_CHECKING:
     from ..context import Platform
@@ -26,9 +28,27 @@ class UnitOfWork:
 
 @asynccontextmanager
 async def write(platform: Platform) -> AsyncIterator[UnitOfWork]:
-    """Persist first, fan out second: a broadcast never announces uncommitted data."""
+    """Persist first, fan out second: a broadcast never announces uncommitted data.
+
+    In a request with an ``Idempotency-Key``, the first unit also writes the key's claim, so
+    the claim commits (or rolls back) with the work.
+    """
+    pending = idempotency.pending_claim()
     async with platform.db.write() as session:
+        if pending is not None:
+            await _claim(session, pending)
         uow = UnitOfWork(session)
         yield uow
+    if pending is not None:
+        pending.claimed = True
     for b in uow.broadcasts:
         await platform.bus.publish(b)
+
+
+async def _claim(session: AsyncSession, pending: idempotency.PendingClaim) -> None:
+    try:
+        outcome = await idempotency.claim(session, pending.fingerprint)
+    except IntegrityError:
+        outcome = idempotency.InFlight()  # a concurrent request wrote the same key first
+    if not isinstance(outcome, idempotency.Claimed):
+        raise idempotency.refusal(outcome)
