@@ -27,17 +27,6 @@ pytestmark = pytest.mark.compat
 VERSIONS = ("0.0.46", "0.0.51")
 CALLS_DIR = COMPAT_DIR / "rest_calls"
 PASSING = {"OK", "PENDING"}
-# Transitional, while issue 7's fixes land group by group: these still fail and are reported
-# as such without failing the test. The set only shrinks: a listed method that passes fails the
-# test until it is taken off the list.
-NOT_YET: frozenset[str] = frozenset()
-NOT_YET_051: frozenset[str] = frozenset(
-    {
-        "agent_api_chats.list_agent_chats",
-        "human_api_chats.list_my_chats",
-        "human_api_chats.get_my_chat_room",
-    }
-)
 STATUSES = ("OK", "PARSE", "HTTP", "CHECK", "ERROR", "NO ROW", "PENDING")
 
 
@@ -180,14 +169,7 @@ async def test_every_method_of_the_rest_client_parses(
     say("\n" + _table(version, methods))
     assert len(methods) >= 70, f"introspection found only {len(methods)} methods"
     assert not report["stray_rows"], f"rows for methods the client lacks: {report['stray_rows']}"
-    not_yet = NOT_YET | (NOT_YET_051 if version == "0.0.51" else frozenset())
-    failing = {
-        n: r["status"]
-        for n, r in methods.items()
-        if r["status"] not in PASSING and n not in not_yet
-    }
-    fixed = sorted(n for n in not_yet if methods.get(n, {}).get("status") == "OK")
-    assert not fixed, f"now OK, take them off NOT_YET: {fixed}"
+    failing = {n: r["status"] for n, r in methods.items() if r["status"] not in PASSING}
     server_log = server.log_path.read_text(errors="replace")
     assert "Traceback" not in server_log, f"the server logged a traceback:\n{server_log[-4000:]}"
     assert not failing, f"{len(failing)} methods are not OK: {failing}"

@@ -30,9 +30,12 @@ async def test_create_list_and_get_chats(client: httpx.AsyncClient, seeded: Seed
     room_id = await new_room(client, seeded.user_key)
     untitled = await client.post("/api/v1/me/chats", headers=h(seeded.user_key))
     assert untitled.status_code == 201 and untitled.json()["data"]["title"] is None
-    r = await client.get("/api/v1/me/chats?page_size=1", headers=h(seeded.user_key))
+    r = await client.get("/api/v1/me/chats?page_size=1&order=asc", headers=h(seeded.user_key))
     assert [c["id"] for c in r.json()["data"]] == [room_id]
-    assert r.json()["metadata"] == {"page": 1, "page_size": 1, "total_count": 2, "total_pages": 2}
+    offset = {"page": 1, "page_size": 1, "total_count": 2, "total_pages": 2, "has_more": True}
+    assert offset.items() <= r.json()["metadata"].items()
+    newest = await client.get("/api/v1/me/chats?page_size=1", headers=h(seeded.user_key))
+    assert [c["id"] for c in newest.json()["data"]] == [untitled.json()["data"]["id"]]
     one = await client.get(f"/api/v1/me/chats/{room_id}", headers=h(seeded.user_key))
     assert one.json()["data"]["title"] == "Plans" and one.json()["data"]["inserted_at"]
 

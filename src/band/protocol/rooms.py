@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field
 
 from ._base import RequestModel, WireModel
+from .messages import ChatMessage
 
 Role = Literal["owner", "admin", "member"]
 ParticipantType = Literal["User", "Agent"]
@@ -78,3 +79,58 @@ class ParticipantEvent(WireModel):
     type: ParticipantType
     handle: str | None = None
     description: str | None = None
+
+
+RoomType = Literal["direct", "group", "task"]
+RoomStatus = Literal["active", "archived", "closed"]
+
+
+class MeChatRoom(ChatRoom):
+    """A room as a person sees it (``/me/chats``): the agent's ``ChatRoom`` plus its kind,
+    state and the time of its newest message."""
+
+    type: RoomType | None = None
+    status: RoomStatus | None = None
+    last_message_at: str | None = None
+
+
+class MessageCounts(WireModel):
+    """Messages in a room per ``message_type``; a type with none is absent (read it as 0)."""
+
+    text: int | None = None
+    tool_call: int | None = None
+    tool_result: int | None = None
+    thought: int | None = None
+    error: int | None = None
+    task: int | None = None
+    attention: int | None = None
+    system: int | None = None
+    participant: int | None = None
+
+
+class MeChatRoomDetail(MeChatRoom):
+    """``GET /me/chats/{id}``; ``message_counts`` only with ``include=message_counts``."""
+
+    message_counts: MessageCounts | None = None
+
+
+class RosterFields(WireModel):
+    """What ``include=participants`` adds to a room row (omitted without it)."""
+
+    participants: list[ChatParticipant] | None = None
+    participant_count: int | None = None
+    participants_truncated: bool | None = None
+
+
+class AgentChatRoomListItem(ChatRoom, RosterFields):
+    """A ``GET /agent/chats`` row."""
+
+
+class MeChatRoomListItem(MeChatRoom, RosterFields):
+    """A ``GET /me/chats`` row; each include's fields are omitted, never null, without it."""
+
+    last_message: ChatMessage | None = None
+    membership: Literal["participant", "via_agent"] | None = None
+    my_role: Role | None = None
+    my_status: str | None = None
+    via_agent_ids: list[str] | None = None

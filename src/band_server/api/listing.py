@@ -9,6 +9,8 @@ from typing import Annotated, Any
 from fastapi import Depends, Query
 from pydantic import BaseModel
 
+from ..errors import ValidationFailed
+
 
 @dataclass(frozen=True)
 class Paging:
@@ -46,3 +48,24 @@ def data(model: BaseModel | dict[str, Any]) -> dict[str, Any]:
 def listing(items: Iterable[BaseModel], metadata: dict[str, Any]) -> dict[str, Any]:
     """``{"data": [...], "metadata": {...}}``."""
     return {"data": [m.model_dump(mode="json") for m in items], "metadata": metadata}
+
+
+def listed_values(
+    raw: list[str] | None, allowed: tuple[str, ...], name: str
+) -> frozenset[str] | None:
+    """A list query parameter sent comma-separated (``a,b``) or as repeated keys, each value
+    one of ``allowed`` (else 422 at ``/<name>/<index>``); None when it was not sent."""
+    if raw is None:
+        return None
+    values = [part for item in raw for part in item.split(",")]
+    errors = {
+        f"/{name}/{i}": [f"must be one of {', '.join(allowed)}"]
+        for i, value in enumerate(values)
+        if value not in allowed
+    }
+    if errors:
+        raise ValidationFailed(f"{name} has an unsupported value", errors)
+    return frozenset(values)
+
+
+IncludeQuery = Annotated[list[str] | None, Query(max_length=200)]

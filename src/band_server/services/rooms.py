@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import InstrumentedAttribute
 
 from band.protocol import ChatParticipant, ParticipantEvent, topic, utcnow
 
@@ -129,6 +131,19 @@ async def resolve_identity(
 
 async def members(session: AsyncSession, room_id: str) -> list[Member]:
     """Active participants with the identity each stands for, in joining order (one query)."""
+    return await members_where(
+        session,
+        Participant.room_id == room_id,
+        order_by=(Participant.created_at, Participant.id),
+    )
+
+
+async def members_where(
+    session: AsyncSession,
+    *where: ColumnElement[bool],
+    order_by: tuple[ColumnElement[Any] | InstrumentedAttribute[Any], ...],
+) -> list[Member]:
+    """Active participants matching ``where``, with their identities, in ``order_by``."""
     rows = await session.execute(
         select(Participant, Agent, User)
         .outerjoin(
@@ -138,8 +153,8 @@ async def members(session: AsyncSession, room_id: str) -> list[Member]:
         .outerjoin(
             User, (Participant.participant_type == "User") & (User.id == Participant.participant_id)
         )
-        .where(Participant.room_id == room_id, Participant.status == "active")
-        .order_by(Participant.created_at, Participant.id)
+        .where(*where, Participant.status == "active")
+        .order_by(*order_by)
     )
     out: list[Member] = []
     for p, agent, user in rows:

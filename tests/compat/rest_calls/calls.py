@@ -610,6 +610,86 @@ def _left_room(answer: Any, c: Ctx) -> None:
     assert c.id("other") not in ids(roster.data)
 
 
+# a person reading the timeline the agent wrote, and walking their rooms
+
+
+def _timeline(c: Ctx) -> list[Any]:
+    rows = c.client("alice").human_api_messages.list_my_chat_messages(chat_id=c.room(M), limit=200)
+    return list(rows.data)
+
+
+def _only_thoughts(answer: Any, c: Ctx) -> None:
+    kinds = {m.message_type for m in answer.data}
+    assert kinds == {"thought"}, kinds
+
+
+def _no_tool_traffic(answer: Any, c: Ctx) -> None:
+    kinds = {m.message_type for m in answer.data}
+    assert "thought" not in kinds and "text" in kinds, kinds
+    assert c["msg:hello"] in ids(answer.data)
+    everything = _timeline(c)
+    assert len(answer.data) == sum(m.message_type != "thought" for m in everything)
+
+
+def _since_hello(c: Ctx) -> dict[str, Any]:
+    hello = next(m for m in _timeline(c) if m.id == c["msg:hello"])
+    c["at:hello"] = hello.inserted_at
+    return {"chat_id": c.room(M), "since": hello.inserted_at, "limit": 200}
+
+
+def _after_since(answer: Any, c: Ctx) -> None:
+    got = ids(answer.data)
+    later = [m.id for m in _timeline(c) if m.inserted_at > c["at:hello"]]
+    assert got == later and c["msg:hello"] not in got and later, (got, later)
+
+
+def _after_hello(answer: Any, c: Ctx) -> None:
+    timeline = ids(_timeline(c))
+    at = timeline.index(c["msg:hello"])
+    assert ids(answer.data) == timeline[at + 1 : at + 3], (ids(answer.data), timeline)
+    assert answer.metadata.has_more == (len(timeline) > at + 3) and not answer.metadata.next_cursor
+
+
+def _before_args(c: Ctx) -> dict[str, Any]:
+    return {"chat_id": c.room(M), "before": _timeline(c)[-1].id, "limit": 2}
+
+
+def _before_last(answer: Any, c: Ctx) -> None:
+    timeline = ids(_timeline(c))
+    assert ids(answer.data) == timeline[-3:-1][::-1], (ids(answer.data), timeline)
+
+
+def _walked(answer: Any, c: Ctx) -> None:
+    chats = c.client("alice").human_api_chats
+    seen, page = ids(answer.data), answer
+    while page.metadata.has_more:
+        page = chats.list_my_chats(limit=1, cursor=page.metadata.next_cursor)
+        assert len(page.data) == 1, page
+        seen += ids(page.data)
+    everyone = chats.list_my_chats(limit=100)
+    assert seen == ids(everyone.data) and len(seen) >= 2, (seen, ids(everyone.data))
+    newest_first = sorted(everyone.data, key=lambda r: (r.inserted_at, r.id), reverse=True)
+    assert ids(everyone.data) == ids(newest_first), "the default order is newest first"
+
+
+def _by_update(answer: Any, c: Ctx) -> None:
+    stamps = [(r.updated_at, r.id) for r in answer.data]
+    assert stamps == sorted(stamps) and len(stamps) >= 2, stamps
+
+
+def _groups(answer: Any, c: Ctx) -> None:
+    assert c.room(M) in ids(answer.data) and all(r.type == "group" for r in answer.data)
+    direct = c.client("alice").human_api_chats.list_my_chats(type="direct")
+    assert c.room("contract") in ids(direct.data), ids(direct.data)
+    assert c.room(M) not in ids(direct.data)
+
+
+def _active_only(answer: Any, c: Ctx) -> None:
+    assert c.room(M) in ids(answer.data) and all(r.status == "active" for r in answer.data)
+    archived = c.client("alice").human_api_chats.list_my_chats(status="archived")
+    assert archived.data == [], "nothing is archived"
+
+
 # ----------------------------------------------------------------------------- the table
 
 M = "main"
@@ -952,6 +1032,81 @@ CALLS: list[Call] = [
         "echo",
         lambda c: {"chat_id": c.room(M), "include": "history"},
         check=_goal_read,
+    ),
+    # --- a person reads what the agent wrote, and walks their rooms
+    Call(
+        "human_api_messages",
+        "list_my_chat_messages",
+        "alice",
+        lambda c: {"chat_id": c.room(M), "message_type": "thought", "limit": 50},
+        check=_only_thoughts,
+        label="one type",
+    ),
+    Call(
+        "human_api_messages",
+        "list_my_chat_messages",
+        "alice",
+        lambda c: {"chat_id": c.room(M), "exclude_message_types": ["thought"], "limit": 200},
+        check=_no_tool_traffic,
+        label="types excluded",
+    ),
+    Call(
+        "human_api_messages",
+        "list_my_chat_messages",
+        "alice",
+        _since_hello,
+        check=_after_since,
+        label="since a time",
+    ),
+    Call(
+        "human_api_messages",
+        "list_my_chat_messages",
+        "alice",
+        lambda c: {"chat_id": c.room(M), "after": c["msg:hello"], "limit": 2},
+        check=_after_hello,
+        versions=("0.0.51",),
+        label="after a message",
+    ),
+    Call(
+        "human_api_messages",
+        "list_my_chat_messages",
+        "alice",
+        _before_args,
+        check=_before_last,
+        versions=("0.0.51",),
+        label="before a message",
+    ),
+    Call(
+        "human_api_chats",
+        "list_my_chats",
+        "alice",
+        lambda c: {"limit": 1},
+        check=_walked,
+        label="cursor walk",
+    ),
+    Call(
+        "human_api_chats",
+        "list_my_chats",
+        "alice",
+        lambda c: {"sort_by": "updated_at", "order": "asc", "limit": 100},
+        check=_by_update,
+        label="sorted by update",
+    ),
+    Call(
+        "human_api_chats",
+        "list_my_chats",
+        "alice",
+        lambda c: {"type": "group"},
+        check=_groups,
+        label="by type",
+    ),
+    Call(
+        "human_api_chats",
+        "list_my_chats",
+        "alice",
+        lambda c: {"status": "active"},
+        check=_active_only,
+        label="by status",
     ),
     # --- an agent's contacts
     Call(

@@ -7,27 +7,40 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from band.protocol import ChatCreateBody, ChatRenameBody
+from band.protocol import AgentChatRoomListItem, ChatCreateBody, ChatRenameBody, ChatRoom
 
-from ...services import rooms, unit
+from ...services import room_listing, rooms, unit
 from ...services.views import room_view
+from ..answers import many, one
 from ..deps import AgentDep, PlatformDep
+from ..listing import IncludeQuery, listed_values
 
 router = APIRouter()
 
 
-@router.get("/chats")
+@router.get("/chats", responses=many(AgentChatRoomListItem))
 async def list_chats(
     platform: PlatformDep,
     agent: AgentDep,
     page: Annotated[int, Query(ge=1)] = 1,
     page_size: Annotated[int, Query(ge=1, le=200)] = 50,
+    include: IncludeQuery = None,
 ) -> dict[str, Any]:
-    """Rooms where the agent is an active participant, offset-paged."""
+    """Rooms where the agent is an active participant, offset-paged; ``include=participants``
+    adds each room's roster (the first 100 by id), ``participant_count`` and
+    ``participants_truncated``."""
+    wanted = listed_values(include, ("participants",), "include") or frozenset()
     async with platform.db.read() as session:
-        found, total = await rooms.list_rooms(session, agent, page=page, page_size=page_size)
+        found, total = await room_listing.agent_rooms(
+            session,
+            agent,
+            page=page,
+            page_size=page_size,
+            include=wanted,
+            online=platform.hub.is_online,
+        )
     return {
-        "data": [room_view(r).model_dump(mode="json") for r in found],
+        "data": [r.model_dump(mode="json", exclude=room_listing.omitted(wanted)) for r in found],
         "metadata": {
             "page": page,
             "page_size": page_size,
@@ -37,7 +50,7 @@ async def list_chats(
     }
 
 
-@router.post("/chats", status_code=201)
+@router.post("/chats", status_code=201, responses=one(ChatRoom, 201))
 async def create_chat(
     platform: PlatformDep, agent: AgentDep, body: ChatCreateBody | None = None
 ) -> dict[str, Any]:
@@ -51,7 +64,7 @@ async def create_chat(
     return {"data": room_view(room).model_dump(mode="json")}
 
 
-@router.get("/chats/{chat_id}")
+@router.get("/chats/{chat_id}", responses=one(ChatRoom))
 async def get_chat(platform: PlatformDep, agent: AgentDep, chat_id: str) -> dict[str, Any]:
     """One room the agent is in; 404 otherwise (existence is never revealed)."""
     async with platform.db.read() as session:
@@ -59,7 +72,7 @@ async def get_chat(platform: PlatformDep, agent: AgentDep, chat_id: str) -> dict
     return {"data": room_view(room).model_dump(mode="json")}
 
 
-@router.patch("/chats/{chat_id}")
+@router.patch("/chats/{chat_id}", responses=one(ChatRoom))
 async def rename_chat(
     platform: PlatformDep, agent: AgentDep, chat_id: str, body: ChatRenameBody
 ) -> dict[str, Any]:

@@ -2,32 +2,70 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 
-from band.protocol import ChatCreateBody, ChatRenameBody
+from band.protocol import (
+    ChatCreateBody,
+    ChatRenameBody,
+    ChatRoom,
+    MeChatRoomDetail,
+    MeChatRoomListItem,
+)
 
-from ...services import rooms
+from ...services import room_listing, rooms
 from ...services.unit import write
 from ...services.views import room_view
+from ..answers import many, one
 from ..deps import PlatformDep, UserDep
-from ..listing import PagingDep, data, listing
+from ..listing import IncludeQuery, data, listed_values
 
 router = APIRouter()
 
 
-@router.get("/chats")
-async def list_chats(platform: PlatformDep, me: UserDep, paging: PagingDep) -> dict[str, Any]:
-    """Rooms the caller participates in, oldest first."""
+@router.get("/chats", responses=many(MeChatRoomListItem))
+async def list_chats(
+    platform: PlatformDep,
+    me: UserDep,
+    cursor: Annotated[str | None, Query(max_length=500)] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    page: Annotated[int | None, Query(ge=1, le=1_000_000)] = None,
+    page_size: Annotated[int | None, Query(ge=1, le=100)] = None,
+    status: Literal["active", "archived", "closed"] | None = None,
+    type: Literal["direct", "group", "task"] | None = None,
+    sort_by: Literal["inserted_at", "updated_at"] = "inserted_at",
+    order: Literal["asc", "desc"] = "desc",
+    include: IncludeQuery = None,
+) -> dict[str, Any]:
+    """Rooms the caller participates in, newest first by default: keyset-paged by
+    ``cursor``/``limit`` (or the deprecated ``page``/``page_size``), filtered by ``status``
+    and ``type``; ``include`` adds ``participants``, ``last_message``, ``membership`` to
+    each row and ``total_count`` to the first page's metadata."""
+    query = room_listing.RoomQuery(
+        status=status,
+        type=type,
+        sort_by=sort_by,
+        order=order,
+        cursor=cursor,
+        limit=limit,
+        page=page,
+        page_size=page_size,
+        include=listed_values(include, room_listing.ROOM_INCLUDES, "include") or frozenset(),
+    )
     async with platform.db.read() as session:
-        found, total = await rooms.list_rooms(
-            session, me, page=paging.page, page_size=paging.page_size
+        found, meta = await room_listing.list_my_rooms(
+            session, me, query, online=platform.hub.is_online
         )
-    return listing([room_view(r) for r in found], paging.meta(total))
+    return {
+        "data": [
+            r.model_dump(mode="json", exclude=room_listing.omitted(query.include)) for r in found
+        ],
+        "metadata": meta,
+    }
 
 
-@router.post("/chats", status_code=201)
+@router.post("/chats", status_code=201, responses=one(ChatRoom, 201))
 async def create_chat(
     platform: PlatformDep, me: UserDep, body: ChatCreateBody | None = None
 ) -> dict[str, Any]:
@@ -41,15 +79,20 @@ async def create_chat(
     return data(room_view(room))
 
 
-@router.get("/chats/{chat_id}")
-async def get_chat(platform: PlatformDep, me: UserDep, chat_id: str) -> dict[str, Any]:
-    """One room the caller is in (404 otherwise, whether or not it exists)."""
+@router.get("/chats/{chat_id}", responses=one(MeChatRoomDetail))
+async def get_chat(
+    platform: PlatformDep, me: UserDep, chat_id: str, include: IncludeQuery = None
+) -> dict[str, Any]:
+    """One room the caller is in (404 otherwise, whether or not it exists);
+    ``include=message_counts`` adds its messages per type."""
+    wanted = listed_values(include, ("message_counts",), "include") or frozenset()
     async with platform.db.read() as session:
         room = await rooms.room_for(session, me, chat_id)
-    return data(room_view(room))
+        detail = await room_listing.my_room(session, room, include=wanted)
+    return {"data": detail.model_dump(mode="json", exclude=room_listing.omitted(wanted))}
 
 
-@router.patch("/chats/{chat_id}")
+@router.patch("/chats/{chat_id}", responses=one(ChatRoom))
 async def rename_chat(
     platform: PlatformDep, me: UserDep, chat_id: str, body: ChatRenameBody
 ) -> dict[str, Any]:

@@ -2,24 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from band.protocol import MessageCreateBody
+from band.protocol import ChatMessage, MessageCreateBody, MessageSentResponse
 
-from ...services import messages, posting, rooms
+from ...services import messages, posting, rooms, timeline
 from ...services.messages import SortOrder
 from ...services.unit import write
 from ..agent.messages import Cursor, Limit, Page, PageSize, page_response
+from ..answers import many, one
 from ..deps import PlatformDep, UserDep
-from ..listing import data
+from ..listing import IncludeQuery, data, listed_values
 
 router = APIRouter()
 
 
-@router.get("/chats/{chat_id}/messages")
+Anchor = Annotated[str | None, Query(max_length=200)]
+
+
+@router.get("/chats/{chat_id}/messages", responses=many(ChatMessage))
 async def list_messages(
     platform: PlatformDep,
     me: UserDep,
@@ -29,23 +34,40 @@ async def list_messages(
     cursor: Cursor = None,
     page: Page = None,
     page_size: PageSize = None,
+    message_type: timeline.MessageTypeName | None = None,
+    message_types: IncludeQuery = None,
+    exclude_message_types: IncludeQuery = None,
+    since: datetime | None = None,
+    after: Anchor = None,
+    before: Anchor = None,
+    around: Anchor = None,
 ) -> JSONResponse:
-    """Every message and event of the room in order, keyset-paged by ``cursor``/``limit``."""
+    """Every message and event of the room in order, keyset-paged by ``cursor``/``limit``;
+    filtered by type (``message_type``, ``message_types`` or ``exclude_message_types``) or by
+    time (``since``); or read relative to a message (``after``, ``before``, ``around``)."""
+    query = timeline.TimelineQuery(
+        sort_order=sort_order,
+        limit=limit,
+        cursor=cursor,
+        page=page,
+        page_size=page_size,
+        message_type=message_type,
+        message_types=listed_values(message_types, timeline.MESSAGE_TYPES, "message_types"),
+        exclude_message_types=listed_values(
+            exclude_message_types, timeline.MESSAGE_TYPES, "exclude_message_types"
+        ),
+        since=since,
+        after=after,
+        before=before,
+        around=around,
+    )
     async with platform.db.read() as session:
         room = await rooms.room_for(session, me, chat_id)
-        found = await messages.list_messages(
-            session,
-            room,
-            sort_order=sort_order,
-            limit=limit,
-            cursor=cursor,
-            page=page,
-            page_size=page_size,
-        )
+        found = await timeline.read(session, room, query)
     return page_response(found)
 
 
-@router.post("/chats/{chat_id}/messages", status_code=201)
+@router.post("/chats/{chat_id}/messages", status_code=201, responses=one(MessageSentResponse, 201))
 async def post_message(
     platform: PlatformDep, me: UserDep, chat_id: str, body: MessageCreateBody
 ) -> dict[str, Any]:
