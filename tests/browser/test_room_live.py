@@ -125,6 +125,6 @@ async def test_the_pages_fit_400px_and_work_by_keyboard(
     await expect(page.get_by_role("list", name="Messages").locator("li.msg")).to_have_count(1)
     assert await page.evaluate("document.documentElement.scrollWidth") <= 400
     await shots.take(page, "room-400px")
-    await page.get_by_role("button", name="Participants").click()
+    await page.get_by_role("button", name="Room details").click()
     await expect(page.get_by_role("heading", name="Participants")).to_be_visible()
     await shots.take(page, "participants-400px")

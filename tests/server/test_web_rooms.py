@@ -142,3 +142,32 @@ async def test_participants_are_added_and_removed_from_the_room_page(
     assert removed.status_code == 200
     state = (await client.get(f"/rooms/{room}/timeline", headers=JSON)).json()
     assert [p["id"] for p in state["participants"]] == [seeded.user_id]
+
+
+async def test_the_board_panel_reads_the_goal_and_active_tasks(
+    client: httpx.AsyncClient, platform: Platform, seeded: Seeded
+) -> None:
+    _, bob_key, csrf = await _signed_in_with_bob(client, platform, seeded)
+    room = (await act(client, "/rooms", {"title": "Plan"}, csrf=csrf)).json()["id"]
+    empty = (await client.get(f"/rooms/{room}/board", headers=JSON)).json()
+    assert (empty["board"]["goal_title"], empty["tasks"], empty["has_more"]) == (None, [], False)
+
+    alice = {"X-API-Key": seeded.user_key}
+    base = f"/api/v1/me/chats/{room}"
+    await client.put(f"{base}/board", headers=alice, json={"goal_title": "Ship v1"})
+    for subject in ("Write", "Review"):
+        made = await client.post(f"{base}/tasks", headers=alice, json={"subject": subject})
+        assert made.status_code == 201, made.text
+    await client.post(f"{base}/tasks/1", headers=alice, json={"status": "in_progress"})
+    await client.post(f"{base}/tasks/2", headers=alice, json={"state": "cancelled"})
+
+    shown = (await client.get(f"/rooms/{room}/board", headers=JSON)).json()
+    assert shown["board"]["goal_title"] == "Ship v1"
+    assert [(t["number"], t["subject"], t["overall_status"]) for t in shown["tasks"]] == [
+        (1, "Write", "in_progress")
+    ]
+    # Bob is Alice's contact but not in the room: the same 404 as for a room that isn't there.
+    client.cookies.clear()
+    assert (await client.get(f"/rooms/{room}/board", headers=JSON)).status_code == 401
+    await sign_in(client, bob_key)
+    assert (await client.get(f"/rooms/{room}/board", headers=JSON)).status_code == 404

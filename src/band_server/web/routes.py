@@ -7,6 +7,7 @@ from fastapi import APIRouter
 from . import (
     agent_routes,
     auth_routes,
+    board_routes,
     contact_routes,
     file_routes,
     people_routes,
@@ -14,5 +15,14 @@ from . import (
 )
 
 router = APIRouter(include_in_schema=False)
-for _module in (auth_routes, agent_routes, room_routes, file_routes, contact_routes, people_routes):
+_MODULES = (
+    auth_routes,
+    agent_routes,
+    room_routes,
+    file_routes,
+    board_routes,
+    contact_routes,
+    people_routes,
+)
+for _module in _MODULES:
     router.include_router(_module.router)

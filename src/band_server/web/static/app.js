@@ -261,6 +261,40 @@
     return then.toLocaleDateString();
   };
 
+  // Keeps a view in step with the server: call the returned function whenever the socket
+  // says something changed; a burst within `delay` ms is one GET of `url` (JSON), and a
+  // change while that request runs asks once more after it. `show` gets the answer.
+  Band.follower = function (url, show, delay) {
+    var timer = null;
+    var asking = false;
+    var again = false;
+    function ask() {
+      if (asking) {
+        again = true;
+        return;
+      }
+      asking = true;
+      fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
+        .then(function (response) { return response.ok ? response.json() : null; })
+        .then(function (data) { if (data) show(data); })
+        .catch(function () { /* the next change or the next join asks again */ })
+        .then(function () {
+          asking = false;
+          if (again) {
+            again = false;
+            ask();
+          }
+        });
+    }
+    return function changed() {
+      if (timer) return;
+      timer = setTimeout(function () {
+        timer = null;
+        ask();
+      }, delay);
+    };
+  };
+
   // The realtime socket (the vendored Phoenix client), signed in by the session cookie. It
   // reconnects and rejoins its channels by itself; pages fetch what they missed on each join.
   Band.socket = function () {

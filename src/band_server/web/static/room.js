@@ -19,6 +19,7 @@
   var composer = document.getElementById("composer");
   var textarea = document.getElementById("composer-text");
   var mentionList = document.getElementById("mention-list");
+  var board = Band.Board(document.getElementById("board"), roomId);
 
   var TOKEN = /@\[\[([0-9A-Za-z-]{1,64})\]\]/g;
   var TERMINAL = { processed: true };
@@ -230,10 +231,28 @@
 
   var EVENT_LABELS = { thought: "thought", error: "error", task: "task", attention: "attention" };
 
+  // What a task event is about: a task of the board (its number and status), the room's
+  // goal, or the agent's own record (token usage). Only ever read from the message itself.
+  function taskTopic(msg) {
+    var meta = msg.metadata || {};
+    var task = meta.band_task;
+    if (task && typeof task === "object") {
+      var number = typeof task.number === "number" ? " #" + task.number : "";
+      return { kind: "board", label: "task" + number, status: task.state === "active" ? task.overall_status : task.state };
+    }
+    if (meta.band_board && typeof meta.band_board === "object") return { kind: "board", label: "goal" };
+    if (meta.band_usage) return { kind: "usage", label: "usage" };
+    return null;
+  }
+
   function renderEvent(msg) {
     var kind = String(msg.message_type).replace(/[^a-z_]/g, "");
     var li = el("li", "msg event event-" + kind);
-    li.appendChild(header(msg, EVENT_LABELS[kind] || kind));
+    var topic = kind === "task" ? taskTopic(msg) : null;
+    var head = header(msg, topic ? topic.label : EVENT_LABELS[kind] || kind);
+    if (topic && topic.status) head.insertBefore(Band.statusPill(topic.status), head.querySelector("time"));
+    if (topic) li.classList.add("task-" + topic.kind);
+    li.appendChild(head);
     li.appendChild(richText(el("div", "body"), msg.content, msg));
     if (kind === "error") li.setAttribute("role", "note");
     return li;
@@ -289,6 +308,7 @@
       if (msg.message_type === "tool_result" && callId) state.orphanResults[callId] = { msg: msg, node: node };
     }
     if ((msg.seq || 0) > state.lastSeq) state.lastSeq = msg.seq || 0;
+    if (msg.message_type === "task" && state.loaded) board.refresh();
     if (stick) timeline.scrollTop = timeline.scrollHeight;
     markRead();
   }
@@ -396,9 +416,20 @@
     });
   });
 
-  document.querySelector("[data-toggle-panel]").addEventListener("click", function (event) {
-    var open = root.classList.toggle("show-participants");
-    event.currentTarget.setAttribute("aria-expanded", open ? "true" : "false");
+  // On a narrow screen the side panel covers the timeline: the toggle opens it, and the
+  // toggle again or Escape closes it, back on the toggle.
+  var toggle = document.querySelector("[data-toggle-panel]");
+  function showPanel(open) {
+    root.classList.toggle("show-panel", open);
+    toggle.setAttribute("aria-expanded", open ? "true" : "false");
+  }
+  toggle.addEventListener("click", function () {
+    showPanel(!root.classList.contains("show-panel"));
+  });
+  document.getElementById("side-panel").addEventListener("keydown", function (event) {
+    if (event.key !== "Escape" || !root.classList.contains("show-panel")) return;
+    showPanel(false);
+    toggle.focus();
   });
 
   // -- catching up ------------------------------------------------------------------------
@@ -440,6 +471,7 @@
       .then(function (data) {
         if (!data) return;
         renderPeople(data.participants || [], data.addable || []);
+        if (!state.loaded) board.refresh();
         (data.items || []).forEach(add);
         state.working = {};
         (data.working || []).forEach(function (id) { state.working[id] = true; });

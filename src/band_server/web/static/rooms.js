@@ -87,42 +87,11 @@
     });
   }
 
-  var timer = null;
-  var asking = null;
-  var again = false;
-
-  function ask() {
-    if (asking) {
-      again = true;
-      return;
-    }
-    asking = fetch("/rooms", { credentials: "same-origin", headers: { Accept: "application/json" } })
-      .then(function (response) { return response.ok ? response.json() : null; })
-      .then(function (data) {
-        if (!data) return;
-        render(data.rooms || []);
-        follow((data.rooms || []).map(function (room) { return room.id; }));
-      })
-      .catch(function () {
-        /* the next change or the next join asks again */
-      })
-      .then(function () {
-        asking = null;
-        if (again) {
-          again = false;
-          ask();
-        }
-      });
-  }
-
   // A burst of pushes (an agent's tool calls) is one question.
-  function changed() {
-    if (timer) return;
-    timer = setTimeout(function () {
-      timer = null;
-      ask();
-    }, 250);
-  }
+  var changed = Band.follower("/rooms", function (data) {
+    render(data.rooms || []);
+    follow((data.rooms || []).map(function (room) { return room.id; }));
+  }, 250);
 
   follow(Array.prototype.map.call(root.querySelectorAll("[data-room-id]"), function (node) {
     return node.getAttribute("data-room-id");
