@@ -17,6 +17,7 @@ from band.core.exceptions import BandConnectionError
 
 from ._fasthttp import FastHttp, fast_path_allowed
 from .errors import BandRestError
+from .turn_keys import KEY_IN_USE, KEY_REUSED, error_code, settled_reuse, turn_post_key
 
 __all__ = ["API_PREFIX", "HttpCore", "error_from_response"]
 
@@ -25,6 +26,8 @@ RETRY_STATUSES = frozenset({408, 429})
 # The platform is restarting or unreachable: worth waiting out, not only retrying thrice.
 OUTAGE_STATUSES = frozenset({502, 503, 504})
 OUTAGE_DELAY_CAP = 5.0
+# A turn key still held by a request in flight (a re-run racing its first run's post).
+IN_USE_WAITS = (0.25, 0.5, 1.0, 2.0, 4.0)
 Params = Mapping[str, Any] | None
 
 
@@ -181,7 +184,38 @@ class HttpCore:
 
         ``content`` sends raw bytes instead of ``json`` (with ``extra_headers`` saying what
         they are). Raises ``BandConnectionError`` when the platform stays unreachable.
+        A post made while a message is handled carries that turn's key (``turn_keys``).
         """
+        own_key = extra_headers is not None and "Idempotency-Key" in extra_headers
+        key = None if own_key else turn_post_key(method, path, json)
+        if key is None:
+            return await self._send(
+                method, path, params, json, retry, request_timeout, content, extra_headers
+            )
+        headers = {**(extra_headers or {}), "Idempotency-Key": key}
+        for wait in (*IN_USE_WAITS, None):
+            response = await self._send(
+                method, path, params, json, retry, request_timeout, content, headers
+            )
+            code = error_code(response)
+            if code == KEY_REUSED:
+                return settled_reuse(json)  # an earlier run of this turn made the post
+            if code != KEY_IN_USE or wait is None:
+                return response
+            await self.sleep(wait)  # the earlier run's post is still being written
+        raise AssertionError("unreachable")
+
+    async def _send(
+        self,
+        method: str,
+        path: str,
+        params: Params,
+        json: Any,
+        retry: bool,
+        request_timeout: float | None,
+        content: bytes | None,
+        extra_headers: Mapping[str, str] | None,
+    ) -> httpx.Response:
         # The key exists so a retried POST cannot land twice; a request sent once
         # (``retry=False``, e.g. the activity indicator) needs none, and every key costs
         # the platform an idempotency record (two extra writes).

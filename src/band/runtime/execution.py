@@ -23,6 +23,7 @@ from band.core.protocols import (
 )
 from band.core.types import AgentInput, HistoryProvider, PlatformMessage
 from band.platform.rest import BandRestClient, MarkResult
+from band.platform.turn_keys import turn_scope
 from band_sdk_core import AgentFailure
 
 from .config import SessionConfig
@@ -132,6 +133,13 @@ class TurnRunner:
             await s.rest.mark_failed(rid, message_id, f"unreadable message: {exc}")
             s.retries.done.add(message_id)
             return Outcome.FAILED
+        # Posts of this turn carry keys derived from the message: a re-run after a crash
+        # between the reply and /processed does not answer twice (platform.turn_keys).
+        with turn_scope(s.agent_id, message_id):
+            return await self._turn(msg, count)
+
+    async def _turn(self, msg: PlatformMessage, count: int) -> Outcome:
+        s, room, rid = self.s, self.room, self.room.room_id
         tools = s.tools_factory(room)
         last_attempt = count >= s.session.max_message_retries
         error: BaseException | None = None

@@ -17,6 +17,7 @@ from typing import Any
 from band.core.exceptions import InputNotAccepted
 from band.core.types import AgentInput, HistoryProvider
 from band.platform.link import BandLink
+from band.platform.turn_keys import turn_scope
 
 from .history import (
     build_participants_message,
@@ -242,7 +243,8 @@ class OneShotInvoker:
             room_id=room_id,
         )
         try:
-            await self.adapter.on_event(inp)
+            with turn_scope(self.agent_id, message_id):  # a re-run posts nothing twice
+                await self.adapter.on_event(inp)
         except InputNotAccepted:
             await self._link.mark_failed(room_id, message_id, "input not accepted")
             return {"status": OneShotStatus.NOT_ACCEPTED, "message_id": message_id}

@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from band.platform.event import MessageEvent, PlatformEvent, event_from_push
+from band.platform.turn_keys import turn_scope
 
 from .config import SessionConfig
 from .context import ConversationContext
@@ -230,7 +231,8 @@ class ExecutionContext:
             return False
         self._processing = True
         try:
-            await self.on_execute(self, event)
+            with turn_scope(self._agent_id, message_id):  # a re-run posts nothing twice
+                await self.on_execute(self, event)
         except Exception as exc:
             log.error("Error processing message_created", exc_info=exc)
             await self.link.mark_failed(self.room_id, message_id, str(exc) or type(exc).__name__)

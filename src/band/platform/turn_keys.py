@@ -1,0 +1,118 @@
+"""Deterministic ``Idempotency-Key``s for what an agent posts while it handles one message.
+
+A process killed after posting its reply but before ``/processed`` leaves the message open;
+the platform serves it again and the next run would answer twice. Inside
+``turn_scope(agent_id, message_id)`` every post to a room's ``messages`` or ``events`` route
+carries a key derived from (agent, message, route and event type, position among the turn's
+posts of that kind), so the re-run's n-th reply carries the first run's n-th key:
+
+- same body: the platform replays the first answer (the post is not made again);
+- other body (a model rarely says the same twice): the platform answers 422
+  ``idempotency_key_reused``; the post was already made, so ``settled_reuse`` turns that
+  into a success answer marked ``already_posted`` and the turn goes on as if it posted.
+
+Posts past the first run's count of a kind (a partial turn) get new keys and are made. See
+``docs/decisions.md`` ("Answered once across a crash").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+__all__ = [
+    "KEY_IN_USE",
+    "KEY_REUSED",
+    "TurnKeys",
+    "current_turn",
+    "error_code",
+    "settled_reuse",
+    "turn_post_key",
+    "turn_scope",
+]
+
+KEY_REUSED = "idempotency_key_reused"
+KEY_IN_USE = "idempotency_key_in_use"
+# The room's speech: what a re-run must not say twice.
+_SPEECH = re.compile(r"^/agent/chats/[^/]+/(messages|events)$")
+
+
+@dataclass
+class TurnKeys:
+    """The key source of one message's turn: counts posts per kind, shared by its tasks."""
+
+    agent_id: str
+    message_id: str
+    counts: dict[str, int] = field(default_factory=dict)
+
+    def next_key(self, kind: str) -> str:
+        """The key of the next post of ``kind`` in this turn."""
+        position = self.counts.get(kind, 0)
+        self.counts[kind] = position + 1
+        seed = "\x00".join((self.agent_id, self.message_id, kind, str(position)))
+        return "band-turn-" + hashlib.sha256(seed.encode()).hexdigest()[:40]
+
+
+_current: ContextVar[TurnKeys | None] = ContextVar("band_turn_keys", default=None)
+
+
+@contextmanager
+def turn_scope(agent_id: str, message_id: str) -> Iterator[TurnKeys]:
+    """Within the block (and in tasks created in it) speech posts carry turn keys."""
+    keys = TurnKeys(agent_id, message_id)
+    token = _current.set(keys)
+    try:
+        yield keys
+    finally:
+        _current.reset(token)
+
+
+def current_turn() -> TurnKeys | None:
+    """The turn whose posts are being keyed, if any."""
+    return _current.get()
+
+
+def turn_post_key(method: str, path: str, body: Any) -> str | None:
+    """The deterministic key for this request, or None when it is not turn speech."""
+    keys = _current.get()
+    if keys is None or method != "POST" or _SPEECH.match(path) is None:
+        return None
+    kind = path
+    event = body.get("event") if isinstance(body, dict) else None
+    if isinstance(event, dict):
+        kind = f"{path}#{event.get('message_type')}"
+    return keys.next_key(kind)
+
+
+def error_code(response: httpx.Response) -> str | None:
+    """The envelope's ``error.code`` of a non-2xx answer (None when there is none)."""
+    if response.is_success:
+        return None
+    try:
+        error = response.json().get("error")
+    except (ValueError, AttributeError):
+        return None
+    return str(error.get("code")) if isinstance(error, dict) else None
+
+
+def settled_reuse(body: Any) -> httpx.Response:
+    """A reused turn key means the first run made this post: answer as a success."""
+    data: dict[str, Any] = {"id": None, "success": True, "already_posted": True}
+    event = body.get("event") if isinstance(body, dict) else None
+    if isinstance(event, dict):
+        data["message_type"] = event.get("message_type")
+    else:
+        data["recipients"] = []
+    return httpx.Response(
+        200,
+        content=json.dumps({"data": data}).encode(),
+        headers={"content-type": "application/json", "idempotent-replayed": "true"},
+    )
