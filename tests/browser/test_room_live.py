@@ -9,11 +9,10 @@ import httpx
 import pytest
 from playwright.async_api import Page, expect
 
-from .browser_support import Platform, Shots, web_client
+from .browser_support import Platform, Shots, agent_room, sign_in
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(120)]
 
-JSON = {"Accept": "application/json"}
 REPORT = b"quarterly numbers: all green\n"
 
 
@@ -21,21 +20,10 @@ async def test_delivery_status_working_and_files_update_live(
     page: Page, band: Platform, shots: Shots
 ) -> None:
     key = await band.add_person("Katherine Johnson", "katherine")
-    async with web_client(band.url, key) as (web, csrf):
-        made = await web.post(
-            "/agents",
-            data={"name": "Helper Bot", "description": "Summarises long threads.", "csrf": csrf},
-            headers=JSON,
-        )
-        agent_id, agent_key = made.json()["agent_id"], made.json()["api_key"]
-        room = await web.post("/rooms", data={"participant": agent_id, "csrf": csrf}, headers=JSON)
-        room_url = room.json()["url"]
-    room_id = room_url.rsplit("/", 1)[1]
-
-    await page.goto(band.url + "/")
-    await page.get_by_label("API key").fill(key)
-    await page.get_by_role("button", name="Sign in").click()
-    await page.goto(band.url + room_url)
+    made = await agent_room(band.url, key)
+    room_id, agent_key = made.id, made.agent_key
+    await sign_in(page, band.url, key)
+    await page.goto(band.url + made.url)
     await expect(page.locator("#live-status")).to_have_text("Live")
     composer = page.get_by_label("Message", exact=True)
     await composer.fill("@Helper Bot please summarise the thread")

@@ -12,18 +12,11 @@ from playwright.async_api import Browser, Page, expect
 from band_server.admin import send
 from band_server.config import Settings
 
-from .browser_support import Platform, ServerChild, Shots, bootstrap
+from .browser_support import Platform, ServerChild, Shots, bootstrap, sign_in
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(120)]
 
 SCRIPT = "<script>window.__band_pwned = 1</script><b>not bold</b><img src=x onerror=alert(1)>"
-
-
-async def sign_in(page: Page, url: str, key: str) -> None:
-    await page.goto(url + "/")
-    await page.get_by_label("API key").fill(key)
-    await page.get_by_role("button", name="Sign in").click()
-    await expect(page.get_by_role("heading", name="Rooms", exact=True)).to_be_visible()
 
 
 async def new_room(page: Page, title: str) -> str:

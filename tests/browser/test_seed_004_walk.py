@@ -22,7 +22,7 @@ from playwright.async_api import Page, expect
 
 from band.testing import FakeModel, fake_openai_server
 
-from .browser_support import Platform, Shots
+from .browser_support import Platform, Shots, sign_in
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(180)]
 
@@ -37,13 +37,6 @@ def fake_model() -> Iterator[tuple[FakeModel, str]]:
     fake = FakeModel()
     with fake_openai_server(fake) as base_url:
         yield fake, base_url
-
-
-async def sign_in(page: Page, url: str, key: str) -> None:
-    await page.goto(url + "/")
-    await page.get_by_label("API key").fill(key)
-    await page.get_by_role("button", name="Sign in").click()
-    await expect(page.get_by_role("heading", name="Rooms", exact=True)).to_be_visible()
 
 
 async def test_seed_004_in_the_web_app(

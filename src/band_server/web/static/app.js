@@ -47,13 +47,27 @@
 
   // -- dialogs ---------------------------------------------------------------------------
 
+  // Where the focus goes back when a dialog closes: what opened it, or, for an item of a menu
+  // (which closes as the dialog opens), the menu's button.
+  var openers = new WeakMap();
+
   function openDialog(dialog) {
     if (!dialog || dialog.open) return;
+    var from = document.activeElement;
+    var menu = from && from.closest && from.closest("[role=menu]");
+    if (menu) from = document.querySelector('[aria-controls="' + menu.id + '"]');
+    if (from && from !== document.body) openers.set(dialog, from);
     dialog.showModal();
     var first = dialog.querySelector("input:not([type=hidden]):not([readonly]), textarea:not([readonly]), select");
     if (first) first.focus();
   }
   Band.openDialog = openDialog;
+
+  function returnFocus(dialog) {
+    var to = openers.get(dialog);
+    openers.delete(dialog);
+    if (to && to.isConnected && to.getClientRects().length) to.focus();
+  }
 
   function clearErrors(form) {
     form.querySelectorAll("[data-error-for]").forEach(function (node) {
@@ -150,7 +164,11 @@
   // A key dialog forgets its values when it closes, and the page reloads to list what changed.
   function onClose(event) {
     var dialog = event.target;
-    if (!dialog.hasAttribute || !dialog.hasAttribute("data-key-dialog")) return;
+    if (!dialog.hasAttribute || dialog.tagName !== "DIALOG") return;
+    if (!dialog.hasAttribute("data-key-dialog")) {
+      returnFocus(dialog);
+      return;
+    }
     fillKeyDialog(dialog, {});
     window.location.reload();
   }
@@ -176,7 +194,33 @@
     if (items.length) items[focusLast ? items.length - 1 : 0].focus();
   }
 
+  // Tab and Shift+Tab go round inside an open dialog instead of leaving the page.
+  var FOCUSABLE = "a[href], button:not([disabled]), input:not([type=hidden]):not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex='-1'])";
+
+  function trapTab(event) {
+    var dialog = event.target.closest && event.target.closest("dialog[open]");
+    if (event.key !== "Tab" || !dialog) return false;
+    var all = Array.prototype.filter.call(dialog.querySelectorAll(FOCUSABLE), function (node) {
+      return node.getClientRects().length > 0;
+    });
+    if (!all.length) return false;
+    var first = all[0];
+    var last = all[all.length - 1];
+    if (event.shiftKey && document.activeElement === first) {
+      event.preventDefault();
+      last.focus();
+      return true;
+    }
+    if (!event.shiftKey && document.activeElement === last) {
+      event.preventDefault();
+      first.focus();
+      return true;
+    }
+    return false;
+  }
+
   function onKeydown(event) {
+    if (trapTab(event)) return;
     var item = event.target.closest && event.target.closest("[role=menuitem]");
     var trigger = event.target.closest && event.target.closest("[data-menu]");
     if (trigger && (event.key === "ArrowDown" || event.key === "ArrowUp")) {

@@ -90,10 +90,11 @@
 
     function remove(item) {
       if (item.xhr && item.state === "uploading") item.xhr.abort();
+      var hadFocus = item.node.contains(document.activeElement);
       items = items.filter(function (other) { return other !== item; });
       item.node.remove();
       tray.hidden = !items.length;
-      options.button.focus(); // the removed row took the focus with it
+      if (hadFocus) options.button.focus(); // the removed row took the focus with it
     }
 
     function add(file) {
@@ -190,24 +191,43 @@
       addAll(files);
     });
 
+    // A message being sent claims the files in the tray at that moment; files added while it
+    // is on its way wait for the next one.
     return {
-      count: function () { return items.length; },
-      // Resolves once no upload is running: the ids and names of the ready files, and
-      // whether any failed (the message waits for the person to retry or remove it).
-      settled: function () {
-        return Promise.all(items.map(function (item) { return item.done; })).then(function () {
-          var ready = items.filter(function (item) { return item.state === "ready"; });
+      unclaimed: function () {
+        return items.filter(function (item) { return !item.claimed; }).length;
+      },
+      claim: function () {
+        var mine = items.filter(function (item) { return !item.claimed; });
+        mine.forEach(function (item) {
+          item.claimed = true;
+          item.node.setAttribute("data-claimed", "");
+        });
+        return mine;
+      },
+      // Resolves once the claimed uploads are over: the ready files' ids and names, and how
+      // many failed (the message then waits for the person to retry or remove them).
+      settle: function (mine) {
+        return Promise.all(mine.map(function (item) { return item.done; })).then(function () {
+          var kept = mine.filter(function (item) { return items.indexOf(item) >= 0; });
+          var ready = kept.filter(function (item) { return item.state === "ready"; });
           return {
             ids: ready.map(function (item) { return item.id; }),
             names: ready.map(function (item) { return item.file.name; }),
-            failed: items.length - ready.length,
+            failed: kept.length - ready.length,
           };
         });
       },
-      clear: function () {
-        items.forEach(function (item) { item.node.remove(); });
-        items = [];
-        tray.hidden = true;
+      release: function (mine) {
+        mine.forEach(function (item) {
+          item.claimed = false;
+          item.node.removeAttribute("data-claimed");
+        });
+      },
+      drop: function (mine) {
+        mine.forEach(function (item) { item.node.remove(); });
+        items = items.filter(function (item) { return mine.indexOf(item) < 0; });
+        tray.hidden = !items.length;
       },
     };
   };

@@ -58,7 +58,10 @@
   function clock(iso) {
     var when = new Date(iso);
     if (isNaN(when.getTime())) return "";
-    return when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    var time = when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+    // Only today's messages go by the time alone.
+    if (when.toDateString() === new Date().toDateString()) return time;
+    return when.toLocaleDateString([], { month: "short", day: "numeric" }) + ", " + time;
   }
 
   function nameOf(id, msg) {
@@ -351,6 +354,10 @@
   // -- participants -----------------------------------------------------------------------
 
   function renderPeople(participants, addable) {
+    // A focus on a row that is drawn again (or on a control that hides) goes to the panel's
+    // heading, not to the start of the page.
+    var panel = document.getElementById("side-panel");
+    var hadFocus = panel.contains(document.activeElement);
     state.people = {};
     peopleNode.textContent = "";
     participants.forEach(function (p) {
@@ -360,7 +367,9 @@
       var dot = el("span", "presence-dot " + (p.online ? "online" : "offline"));
       dot.title = p.online ? "Online" : "Offline";
       who.appendChild(dot);
-      who.appendChild(el("span", "who", p.name || p.handle));
+      var name = el("span", "who", p.name || p.handle);
+      name.title = p.name || p.handle; // the full name when it is cut short
+      who.appendChild(name);
       if (p.id === meId) who.appendChild(el("span", "pill", "you"));
       else if (p.type === "Agent") who.appendChild(el("span", "pill agent-pill", "Agent"));
       li.appendChild(who);
@@ -384,15 +393,20 @@
     addForm.querySelector(".inline-form").hidden = none;
     addForm.querySelector("[data-nobody]").hidden = !none;
     renderWorking();
+    var at = document.activeElement;
+    if (hadFocus && (!panel.contains(at) || !at.getClientRects().length)) {
+      document.getElementById("participants-title").focus();
+    }
   }
 
   function removePerson(p, button) {
     var question = p.id === meId ? "Leave this room?" : "Remove " + (p.name || p.handle) + " from this room?";
-    if (!window.confirm(question)) return;
-    button.disabled = true;
+    if (button.getAttribute("aria-disabled") === "true" || !window.confirm(question)) return;
+    // aria-disabled, not disabled: a disabled button would drop the keyboard focus.
+    button.setAttribute("aria-disabled", "true");
     var body = new URLSearchParams({ csrf: Band.csrf() });
     Band.post("/rooms/" + roomId + "/participants/" + encodeURIComponent(p.id) + "/remove", body).then(function (result) {
-      button.disabled = false;
+      button.removeAttribute("aria-disabled");
       if (!result.ok) {
         window.alert(Band.errorMessage(result));
         return;
@@ -533,6 +547,12 @@
   var room = socket.channel("chat_room:" + roomId, {});
   room.on("message_created", add);
   room.on("message_updated", update);
+  room.on("room_updated", function (payload) {
+    if (!payload || !payload.title) return;
+    var heading = root.querySelector(".room-head h1");
+    heading.textContent = payload.title;
+    document.title = payload.title + " · Band";
+  });
   room.on("agent_activity", function (payload) {
     if (payload && payload.agent_id) stopWorking(payload.agent_id, !!payload.working);
   });
@@ -687,32 +707,48 @@
     return names.length === 1 ? "Shared a file: " + names[0] : "Shared " + names.length + " files: " + names.join(", ");
   }
 
-  composer.addEventListener("submit", function (event) {
-    event.preventDefault();
-    composerSays("");
-    if (!textarea.value.trim() && !files.count()) return;
-    var button = composer.querySelector("[type=submit]");
-    button.disabled = true;
-    files.settled().then(function (uploaded) {
+  // Sending never loses what is typed next: the text leaves the box at once, messages go out
+  // one after another in the order sent, and a refused one comes back with its files.
+  var sending = Promise.resolve();
+
+  function giveBack(text, claimed, why) {
+    files.release(claimed);
+    if (!textarea.value.trim()) textarea.value = text;
+    else if (text.trim()) textarea.value = text + "\n" + textarea.value;
+    composerSays(why);
+  }
+
+  function send(text, claimed) {
+    return files.settle(claimed).then(function (uploaded) {
       if (uploaded.failed) {
-        button.disabled = false;
-        composerSays("A file could not be uploaded: retry it or remove it, then send again.");
-        return;
+        giveBack(text, claimed, "A file could not be uploaded: retry it or remove it, then send again.");
+        return null;
       }
-      var body = new URLSearchParams(new FormData(composer));
-      if (!textarea.value.trim()) body.set("content", sharedText(uploaded.names));
+      if (!text.trim() && !uploaded.ids.length) {
+        files.release(claimed);
+        return null;
+      }
+      var body = new URLSearchParams({ csrf: Band.csrf(), content: text.trim() ? text : sharedText(uploaded.names) });
       uploaded.ids.forEach(function (id) { body.append("attachment", id); });
-      Band.post(composer.action, body).then(function (result) {
-        button.disabled = false;
+      return Band.post(composer.action, body).then(function (result) {
         if (!result.ok) {
-          composerSays(Band.errorMessage(result));
+          giveBack(text, claimed, Band.errorMessage(result));
           return;
         }
-        textarea.value = "";
-        files.clear();
-        textarea.focus();
+        files.drop(claimed);
         if (statusNode.getAttribute("data-state") !== "live") catchUp();
       });
     });
+  }
+
+  composer.addEventListener("submit", function (event) {
+    event.preventDefault();
+    composerSays("");
+    var text = textarea.value;
+    if (!text.trim() && !files.unclaimed()) return;
+    var claimed = files.claim();
+    textarea.value = "";
+    textarea.focus();
+    sending = sending.then(function () { return send(text, claimed); });
   });
 })();
