@@ -14,6 +14,7 @@ from .api import agent as agent_api
 from .api import delegation, errors, health, openapi
 from .api import human as human_api
 from .api.agent import router as agent_router
+from .api.body_limit import BodyLimit
 from .api.fast_lane import FastLane, lanes_of
 from .api.human import router as human_router
 from .api.idempotency import IdempotencyMiddleware
@@ -109,6 +110,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ],
     )
     app.add_middleware(IdempotencyMiddleware)
+    app.add_middleware(BodyLimit)  # outside idempotency: nothing oversized is buffered
     app.include_router(agent_router, prefix="/api/v1/agent")
     app.include_router(human_router, prefix="/api/v1/me")
     app.include_router(delegation.router, prefix="/api/v1/delegation")

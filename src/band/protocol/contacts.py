@@ -80,7 +80,7 @@ class PersonContact(WireModel):
     description: str | None = None
     user: ContactUser | None = None
     online: bool
-    status: Literal["active"] = "active"
+    status: Literal["active", "removed"] = "active"  # "removed" in the answer to a removal
     source: Literal["request"] = "request"
     inserted_at: str
 
@@ -146,3 +146,36 @@ class MemoryCreateFields(RequestModel):
 
 class MemoryCreateBody(RequestModel):
     memory: MemoryCreateFields
+
+
+class ContactAdded(WireModel):
+    """``POST /agent/contacts/add``: the request made, or ``approved`` when none was needed."""
+
+    id: str
+    status: str
+
+
+class ContactRemoved(WireModel):
+    """``POST /agent/contacts/remove``."""
+
+    id: str
+    handle: str | None = None
+    status: Literal["removed"] = "removed"
+
+
+class HandleResolved(WireModel):
+    """``POST /me/contacts/resolve``: who a handle names."""
+
+    id: str
+    handle: str
+    name: str
+    type: Literal["User", "Agent"]
+    description: str | None = None
+    is_contact: bool
+
+
+class ContactRequestLists(WireModel):
+    """``GET /agent/contacts/requests``: requests received and sent, one page of each."""
+
+    received: list[ContactRequest]
+    sent: list[ContactRequest]

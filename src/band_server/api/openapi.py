@@ -5,8 +5,8 @@ What each route can answer is derived from its shape: an authenticated route can
 (no or dead key) and 403 (the other surface's key, or a refusal); a path parameter means 404;
 parameters or a body mean 422 (``validation_error``); a JSON body means 400
 (``malformed_json``); a write can answer 409 (a conflicting concurrent change, an idempotency
-key in flight). Statuses a route declares itself (``responses=``) are kept, and every error
-status gets the envelope's schema.
+key in flight) and 413 (a body past ``api.body_limit``). Statuses a route declares itself
+(``responses=``) are kept, and every error status gets the envelope's schema.
 """
 
 from __future__ import annotations
@@ -62,8 +62,20 @@ def route_statuses(path: str, route: APIRoute) -> set[int]:
     if dependant.body_params:
         statuses.add(400)
     if (route.methods or set()) & WRITES:
-        statuses.add(409)
+        statuses |= {409, 413}  # 413: a body past api.body_limit (or a file past its limit)
     return statuses
+
+
+def _only_declared_models(responses: dict[str, Any]) -> None:
+    """A success answer declared with a model (``answers``) keeps only the model's ``$ref``:
+    FastAPI also writes the return annotation's untyped ``dict`` schema beside it."""
+    for code, entry in responses.items():
+        if not code.startswith("2"):
+            continue
+        for media in entry.get("content", {}).values():
+            schema = media.get("schema", {})
+            if "$ref" in schema:
+                media["schema"] = {"$ref": schema["$ref"]}
 
 
 def _envelope_schemas() -> dict[str, Any]:
@@ -87,6 +99,7 @@ def build(app: FastAPI) -> dict[str, Any]:
             if op is None:
                 continue
             responses: dict[str, Any] = op.setdefault("responses", {})
+            _only_declared_models(responses)
             declared = {int(code) for code in responses if code.isdigit()}
             for status in route_statuses(path, route) | declared:
                 if status < 400:

@@ -12,9 +12,12 @@ from fastapi import APIRouter, Depends, Header, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.requests import ClientDisconnect
 
+from band.protocol import Attachment, Envelope
+
 from ..errors import ApiError
 from ..services import files
 from ..services.principals import Principal
+from .answers import one
 from .deps import PlatformDep
 
 __all__ = ["file_routes", "parse_range"]
@@ -60,7 +63,11 @@ def file_routes(principal: Any) -> APIRouter:
         "/chats/{chat_id}/files",
         status_code=201,
         responses={
-            200: {"description": "The same bytes were already stored in this room"},
+            **one(Attachment, 201),
+            200: {
+                "model": Envelope[Attachment],
+                "description": "The same bytes were already stored in this room",
+            },
             413: {"description": "The file is larger than the limit"},
             503: {"description": "The file store can't take the file right now"},
         },

@@ -8,11 +8,19 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query
 
-from band.protocol.tasks import BoardUpdateBody, TaskCreateBody, TaskUpdateBody
+from band.protocol.tasks import (
+    Board,
+    BoardUpdateBody,
+    Task,
+    TaskCreateBody,
+    TaskEvent,
+    TaskUpdateBody,
+)
 
 from ..services import board, tasks
 from ..services.principals import Principal
 from ..services.unit import write
+from .answers import many, one
 from .deps import PlatformDep
 from .listing import data
 
@@ -30,7 +38,7 @@ def task_routes(principal: Any) -> APIRouter:
     router = APIRouter()
     Caller = Annotated[Principal, Depends(principal)]
 
-    @router.get("/chats/{chat_id}/tasks")
+    @router.get("/chats/{chat_id}/tasks", responses=many(Task))
     async def list_tasks(
         platform: PlatformDep,
         me: Caller,
@@ -50,7 +58,7 @@ def task_routes(principal: Any) -> APIRouter:
             "metadata": page.metadata(limit),
         }
 
-    @router.post("/chats/{chat_id}/tasks", status_code=201)
+    @router.post("/chats/{chat_id}/tasks", status_code=201, responses=one(Task, 201))
     async def create_task(
         platform: PlatformDep, me: Caller, chat_id: str, body: TaskCreateBody
     ) -> dict[str, Any]:
@@ -60,7 +68,7 @@ def task_routes(principal: Any) -> APIRouter:
             task = await tasks.create_task(uow, me, snap.room, body)
         return data(task)
 
-    @router.get("/chats/{chat_id}/tasks/{task_id}")
+    @router.get("/chats/{chat_id}/tasks/{task_id}", responses=one(Task))
     async def get_task(
         platform: PlatformDep, me: Caller, chat_id: str, task_id: TaskRef, include: Include = None
     ) -> dict[str, Any]:
@@ -69,7 +77,7 @@ def task_routes(principal: Any) -> APIRouter:
         async with platform.db.read() as session:
             return data(await tasks.get_task(session, snap.room, task_id, include))
 
-    @router.post("/chats/{chat_id}/tasks/{task_id}")
+    @router.post("/chats/{chat_id}/tasks/{task_id}", responses=one(Task))
     async def update_task(
         platform: PlatformDep, me: Caller, chat_id: str, task_id: TaskRef, body: TaskUpdateBody
     ) -> dict[str, Any]:
@@ -79,7 +87,7 @@ def task_routes(principal: Any) -> APIRouter:
             task = await tasks.update_task(uow, me, snap.room, task_id, body)
         return data(task)
 
-    @router.get("/chats/{chat_id}/tasks/{task_id}/history")
+    @router.get("/chats/{chat_id}/tasks/{task_id}/history", responses=many(TaskEvent))
     async def task_history(
         platform: PlatformDep,
         me: Caller,
@@ -97,7 +105,7 @@ def task_routes(principal: Any) -> APIRouter:
             "metadata": page.metadata(limit),
         }
 
-    @router.get("/chats/{chat_id}/board")
+    @router.get("/chats/{chat_id}/board", responses=one(Board))
     async def get_board(
         platform: PlatformDep, me: Caller, chat_id: str, include: Include = None
     ) -> dict[str, Any]:
@@ -106,7 +114,7 @@ def task_routes(principal: Any) -> APIRouter:
         async with platform.db.read() as session:
             return data(await board.get_board(session, snap.room, include))
 
-    @router.put("/chats/{chat_id}/board")
+    @router.put("/chats/{chat_id}/board", responses=one(Board))
     async def put_board(
         platform: PlatformDep, me: Caller, chat_id: str, body: BoardUpdateBody
     ) -> dict[str, Any]:

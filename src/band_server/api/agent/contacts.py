@@ -6,17 +6,27 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from band.protocol import ContactAddBody, ContactRemoveBody, ContactRespondBody
+from band.protocol import (
+    AgentContact,
+    ContactAddBody,
+    ContactAdded,
+    ContactRemoveBody,
+    ContactRemoved,
+    ContactRequest,
+    ContactRequestLists,
+    ContactRespondBody,
+)
 
 from ...services import contacts
 from ...services.unit import write
+from ..answers import many, one
 from ..deps import AgentDep, PlatformDep
 from ..listing import PagingDep, data, listing
 
 router = APIRouter()
 
 
-@router.get("/contacts")
+@router.get("/contacts", responses=many(AgentContact))
 async def list_contacts(platform: PlatformDep, me: AgentDep, paging: PagingDep) -> dict[str, Any]:
     """The agent's contacts, oldest first, with presence."""
     async with platform.db.read() as session:
@@ -26,7 +36,7 @@ async def list_contacts(platform: PlatformDep, me: AgentDep, paging: PagingDep) 
     return listing(items, paging.meta(total))
 
 
-@router.post("/contacts/add")
+@router.post("/contacts/add", responses=one(ContactAdded))
 async def add_contact(platform: PlatformDep, me: AgentDep, body: ContactAddBody) -> dict[str, Any]:
     """Send a contact request; ``status`` is ``pending`` or, when no consent is needed,
     ``approved``."""
@@ -37,7 +47,7 @@ async def add_contact(platform: PlatformDep, me: AgentDep, body: ContactAddBody)
     return data({"id": request_id, "status": status})
 
 
-@router.post("/contacts/remove")
+@router.post("/contacts/remove", responses=one(ContactRemoved))
 async def remove_contact(
     platform: PlatformDep, me: AgentDep, body: ContactRemoveBody
 ) -> dict[str, Any]:
@@ -49,7 +59,7 @@ async def remove_contact(
     return data({"id": gone.id, "handle": gone.handle, "status": "removed"})
 
 
-@router.get("/contacts/requests")
+@router.get("/contacts/requests", responses=one(ContactRequestLists))
 async def list_requests(
     platform: PlatformDep,
     me: AgentDep,
@@ -73,7 +83,7 @@ async def list_requests(
     }
 
 
-@router.post("/contacts/requests/respond")
+@router.post("/contacts/requests/respond", responses=one(ContactRequest))
 async def respond(platform: PlatformDep, me: AgentDep, body: ContactRespondBody) -> dict[str, Any]:
     """Approve or reject a received request, or cancel a sent one."""
     async with write(platform) as uow:

@@ -10,6 +10,7 @@ from band.protocol import AgentMe, iso
 
 from ...errors import Unauthorized
 from ...store.models import Agent
+from ..answers import one
 from ..deps import AgentDep, PlatformDep
 
 router = APIRouter()
@@ -18,7 +19,7 @@ router = APIRouter()
 FEATURE_FLAGS = {"ff_file_transfer": True, "ff_room_tasks": True}
 
 
-@router.get("/me")
+@router.get("/me", responses=one(AgentMe))
 async def get_me(platform: PlatformDep, agent: AgentDep) -> dict[str, Any]:
     """The agent behind the key (the official client refuses to start without a description)."""
     async with platform.db.read() as session:

@@ -6,10 +6,11 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from band.protocol import MemoryCreateBody
+from band.protocol import AgentMemory, MemoryCreateBody
 
 from ...services import memories
 from ...services.unit import write
+from ..answers import many, one
 from ..deps import AgentDep, PlatformDep
 from ..listing import data
 from ..memory_query import MemoryQueryDep, memory_page
@@ -17,7 +18,7 @@ from ..memory_query import MemoryQueryDep, memory_page
 router = APIRouter()
 
 
-@router.get("/memories")
+@router.get("/memories", responses=many(AgentMemory))
 async def list_memories(
     platform: PlatformDep, me: AgentDep, query: MemoryQueryDep
 ) -> dict[str, Any]:
@@ -25,7 +26,7 @@ async def list_memories(
     return await memory_page(platform, me, query)
 
 
-@router.post("/memories", status_code=201)
+@router.post("/memories", status_code=201, responses=one(AgentMemory, 201))
 async def store_memory(
     platform: PlatformDep, me: AgentDep, body: MemoryCreateBody
 ) -> dict[str, Any]:
@@ -35,14 +36,14 @@ async def store_memory(
     return data(view)
 
 
-@router.get("/memories/{memory_id}")
+@router.get("/memories/{memory_id}", responses=one(AgentMemory))
 async def get_memory(platform: PlatformDep, me: AgentDep, memory_id: str) -> dict[str, Any]:
     """One of the agent's memories (404 for anyone else's)."""
     async with platform.db.read() as session:
         return data(await memories.get_memory(session, me, memory_id))
 
 
-@router.post("/memories/{memory_id}/supersede")
+@router.post("/memories/{memory_id}/supersede", responses=one(AgentMemory))
 async def supersede(platform: PlatformDep, me: AgentDep, memory_id: str) -> dict[str, Any]:
     """Mark a memory outdated (kept, but no longer listed by default)."""
     async with write(platform) as uow:
@@ -50,7 +51,7 @@ async def supersede(platform: PlatformDep, me: AgentDep, memory_id: str) -> dict
     return data(view)
 
 
-@router.post("/memories/{memory_id}/archive")
+@router.post("/memories/{memory_id}/archive", responses=one(AgentMemory))
 async def archive(platform: PlatformDep, me: AgentDep, memory_id: str) -> dict[str, Any]:
     """Hide a memory but keep it."""
     async with write(platform) as uow:

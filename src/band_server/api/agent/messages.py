@@ -7,14 +7,27 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, Response
 from fastapi.responses import JSONResponse
 
-from band.protocol import ActivityBody, EventCreateBody, FailedBody, MessageCreateBody
+from band.protocol import (
+    ActivityBody,
+    ActivityResponse,
+    ChatMessage,
+    EventCreateBody,
+    EventCreatedResponse,
+    FailedBody,
+    MessageCreateBody,
+    MessageSentResponse,
+    MessageStatusResponse,
+)
 
 from ...services import deliveries, messages, rooms, unit
 from ...services.messages import QueueStatus
 from ...services.paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder
+from ..answers import answers, many, one
 from ..deps import AgentDep, PlatformDep
 
 router = APIRouter()
+
+NEXT = {**one(ChatMessage), **answers(None, 204, "No message waits for the agent")}
 
 SUNSET = "Thu, 01 Oct 2026 00:00:00 GMT"
 """When offset paging on messages and context goes away (API 2.0.0)."""
@@ -32,7 +45,7 @@ def page_response(page: MessagePage) -> JSONResponse:
     return JSONResponse(body, headers=headers)
 
 
-@router.post("/chats/{chat_id}/messages", status_code=201)
+@router.post("/chats/{chat_id}/messages", status_code=201, responses=one(MessageSentResponse, 201))
 async def post_message(
     platform: PlatformDep, agent: AgentDep, chat_id: str, body: MessageCreateBody
 ) -> dict[str, Any]:
@@ -50,7 +63,7 @@ async def post_message(
     return {"data": sent.model_dump(mode="json")}
 
 
-@router.post("/chats/{chat_id}/events", status_code=201)
+@router.post("/chats/{chat_id}/events", status_code=201, responses=one(EventCreatedResponse, 201))
 async def post_event(
     platform: PlatformDep, agent: AgentDep, chat_id: str, body: EventCreateBody
 ) -> dict[str, Any]:
@@ -61,7 +74,7 @@ async def post_event(
     return {"data": created.model_dump(mode="json")}
 
 
-@router.get("/chats/{chat_id}/messages")
+@router.get("/chats/{chat_id}/messages", responses=many(ChatMessage))
 async def list_messages(
     platform: PlatformDep,
     agent: AgentDep,
@@ -90,7 +103,7 @@ async def list_messages(
     return page_response(found)
 
 
-@router.get("/chats/{chat_id}/context")
+@router.get("/chats/{chat_id}/context", responses=many(ChatMessage))
 async def get_context(
     platform: PlatformDep,
     agent: AgentDep,
@@ -109,7 +122,11 @@ async def get_context(
     return page_response(found)
 
 
-@router.get("/chats/{chat_id}/messages/next", response_model=None)
+@router.get(
+    "/chats/{chat_id}/messages/next",
+    response_model=None,
+    responses={**one(ChatMessage), **answers(None, 204, "No message waits for the agent")},
+)
 async def next_message(
     platform: PlatformDep, agent: AgentDep, chat_id: str
 ) -> JSONResponse | Response:
@@ -122,7 +139,9 @@ async def next_message(
     return JSONResponse({"data": msg.model_dump(mode="json")})
 
 
-@router.post("/chats/{chat_id}/messages/{message_id}/processing")
+@router.post(
+    "/chats/{chat_id}/messages/{message_id}/processing", responses=one(MessageStatusResponse)
+)
 async def mark_processing(
     platform: PlatformDep, agent: AgentDep, chat_id: str, message_id: str
 ) -> dict[str, Any]:
@@ -133,7 +152,9 @@ async def mark_processing(
     return {"data": status.model_dump(mode="json")}
 
 
-@router.post("/chats/{chat_id}/messages/{message_id}/processed")
+@router.post(
+    "/chats/{chat_id}/messages/{message_id}/processed", responses=one(MessageStatusResponse)
+)
 async def mark_processed(
     platform: PlatformDep, agent: AgentDep, chat_id: str, message_id: str
 ) -> dict[str, Any]:
@@ -144,7 +165,7 @@ async def mark_processed(
     return {"data": status.model_dump(mode="json")}
 
 
-@router.post("/chats/{chat_id}/messages/{message_id}/failed")
+@router.post("/chats/{chat_id}/messages/{message_id}/failed", responses=one(MessageStatusResponse))
 async def mark_failed(
     platform: PlatformDep,
     agent: AgentDep,
@@ -161,7 +182,7 @@ async def mark_failed(
     return {"data": status.model_dump(mode="json")}
 
 
-@router.post("/chats/{chat_id}/activity")
+@router.post("/chats/{chat_id}/activity", responses=one(ActivityResponse))
 async def report_activity(
     platform: PlatformDep, agent: AgentDep, chat_id: str, body: ActivityBody
 ) -> dict[str, Any]:

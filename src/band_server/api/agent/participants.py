@@ -6,15 +6,16 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from band.protocol import ParticipantAddBody
+from band.protocol import ChatParticipant, ParticipantAddBody
 
 from ...services import rooms, unit
+from ..answers import many, one
 from ..deps import AgentDep, PlatformDep
 
 router = APIRouter()
 
 
-@router.get("/chats/{chat_id}/participants")
+@router.get("/chats/{chat_id}/participants", responses=many(ChatParticipant))
 async def list_participants(platform: PlatformDep, agent: AgentDep, chat_id: str) -> dict[str, Any]:
     """The active roster, with live presence."""
     async with platform.db.read() as session:
@@ -24,7 +25,7 @@ async def list_participants(platform: PlatformDep, agent: AgentDep, chat_id: str
     return {"data": [m.view(online=hub.is_online(m.id)).model_dump(mode="json") for m in roster]}
 
 
-@router.post("/chats/{chat_id}/participants", status_code=201)
+@router.post("/chats/{chat_id}/participants", status_code=201, responses=one(ChatParticipant, 201))
 async def add_participant(
     platform: PlatformDep, agent: AgentDep, chat_id: str, body: ParticipantAddBody
 ) -> dict[str, Any]:
@@ -40,7 +41,7 @@ async def add_participant(
     return {"data": view.model_dump(mode="json")}
 
 
-@router.delete("/chats/{chat_id}/participants/{participant_id}")
+@router.delete("/chats/{chat_id}/participants/{participant_id}", responses=one(ChatParticipant))
 async def remove_participant(
     platform: PlatformDep, agent: AgentDep, chat_id: str, participant_id: str
 ) -> dict[str, Any]:

@@ -6,17 +6,18 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from band.protocol import AgentRegisterBody
+from band.protocol import AgentDeleted, AgentInfo, AgentRegisterBody, AgentRegistered
 
 from ...services import accounts, registry
 from ...services.unit import write
+from ..answers import many, one
 from ..deps import PlatformDep, UserDep
 from ..listing import data, listing
 
 router = APIRouter()
 
 
-@router.get("/agents")
+@router.get("/agents", responses=many(AgentInfo))
 async def list_agents(
     platform: PlatformDep,
     me: UserDep,
@@ -48,7 +49,7 @@ async def list_agents(
     return listing(items, meta)
 
 
-@router.post("/agents/register", status_code=201)
+@router.post("/agents/register", status_code=201, responses=one(AgentRegistered, 201))
 async def register_agent(
     platform: PlatformDep, me: UserDep, body: AgentRegisterBody
 ) -> dict[str, Any]:
@@ -60,7 +61,7 @@ async def register_agent(
     return data(created)
 
 
-@router.get("/agents/{agent_id}")
+@router.get("/agents/{agent_id}", responses=one(AgentInfo))
 async def get_agent(platform: PlatformDep, me: UserDep, agent_id: str) -> dict[str, Any]:
     """One of the caller's agents (404 for anyone else's)."""
     async with platform.db.read() as session:
@@ -68,7 +69,7 @@ async def get_agent(platform: PlatformDep, me: UserDep, agent_id: str) -> dict[s
     return data(registry.agent_info(agent, platform.hub.is_online(agent.id)))
 
 
-@router.delete("/agents/{agent_id}")
+@router.delete("/agents/{agent_id}", responses=one(AgentDeleted))
 async def delete_agent(
     platform: PlatformDep, me: UserDep, agent_id: str, force: bool = False
 ) -> dict[str, Any]:
@@ -79,7 +80,7 @@ async def delete_agent(
     return data(info)
 
 
-@router.post("/agents/{agent_id}/regenerate-key")
+@router.post("/agents/{agent_id}/regenerate-key", responses=one(AgentRegistered))
 async def regenerate_key(platform: PlatformDep, me: UserDep, agent_id: str) -> dict[str, Any]:
     """Replace the agent's key: the old one stops working at once; the new one is shown once."""
     async with write(platform) as uow:

@@ -5,14 +5,23 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from band.protocol import BulkDeleteAgentsBody, BulkDeleteChatsBody, BulkDeletionJob
+from band.protocol import BulkDeleteAgentsBody, BulkDeleteChatsBody, BulkDeletionJob, Envelope
 
 from ...services import bulk_deletions
 from ...services.unit import write
+from ..answers import Responses, one
 from ..deps import PlatformDep, UserDep
 from ..listing import data
 
 router = APIRouter()
+
+ACCEPTED: Responses = {
+    202: {
+        "model": Envelope[BulkDeletionJob],
+        "description": "Accepted: the job, to poll at its Location",
+        "headers": {"Location": {"description": "The job", "schema": {"type": "string"}}},
+    }
+}
 
 
 def _accepted(request: Request, job: BulkDeletionJob) -> JSONResponse:
@@ -20,7 +29,7 @@ def _accepted(request: Request, job: BulkDeletionJob) -> JSONResponse:
     return JSONResponse(data(job), status_code=202, headers={"Location": location})
 
 
-@router.post("/chats/bulk-delete", status_code=202)
+@router.post("/chats/bulk-delete", status_code=202, responses=ACCEPTED)
 async def bulk_delete_chats(
     request: Request, platform: PlatformDep, me: UserDep, body: BulkDeleteChatsBody
 ) -> JSONResponse:
@@ -31,7 +40,7 @@ async def bulk_delete_chats(
     return _accepted(request, job)
 
 
-@router.post("/agents/bulk-delete", status_code=202)
+@router.post("/agents/bulk-delete", status_code=202, responses=ACCEPTED)
 async def bulk_delete_agents(
     request: Request, platform: PlatformDep, me: UserDep, body: BulkDeleteAgentsBody
 ) -> JSONResponse:
@@ -42,7 +51,7 @@ async def bulk_delete_agents(
     return _accepted(request, job)
 
 
-@router.get("/bulk-deletions/{job_id}", name="show_bulk_deletion")
+@router.get("/bulk-deletions/{job_id}", name="show_bulk_deletion", responses=one(BulkDeletionJob))
 async def show_bulk_deletion(platform: PlatformDep, me: UserDep, job_id: str) -> JSONResponse:
     """The caller's job with per-target results in request order (404 for anyone else's)."""
     async with platform.db.read() as session:

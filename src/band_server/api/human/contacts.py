@@ -6,11 +6,19 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from band.protocol import ContactRemoveBody, ContactRequestBody, RequestModel
+from band.protocol import (
+    ContactRemoveBody,
+    ContactRequest,
+    ContactRequestBody,
+    HandleResolved,
+    PersonContact,
+    RequestModel,
+)
 
 from ...errors import NotFound, ValidationFailed
 from ...services import contacts, parties, person_contacts
 from ...services.unit import write
+from ..answers import many, one
 from ..deps import PlatformDep, UserDep
 from ..listing import PagingDep, data, listing
 
@@ -21,7 +29,7 @@ class ResolveBody(RequestModel):
     handle: str
 
 
-@router.get("/contacts")
+@router.get("/contacts", responses=many(PersonContact))
 async def list_contacts(platform: PlatformDep, me: UserDep, paging: PagingDep) -> dict[str, Any]:
     """The person's contacts (records naming a person or an agent), oldest first, with
     presence and, for people, their email."""
@@ -32,7 +40,7 @@ async def list_contacts(platform: PlatformDep, me: UserDep, paging: PagingDep) -
     return listing(items, paging.meta(total))
 
 
-@router.post("/contacts/remove")
+@router.post("/contacts/remove", responses=one(PersonContact))
 async def remove_contact(
     platform: PlatformDep, me: UserDep, body: ContactRemoveBody
 ) -> dict[str, Any]:
@@ -42,7 +50,7 @@ async def remove_contact(
     return data({**gone.model_dump(mode="json"), "status": "removed"})
 
 
-@router.post("/contacts/resolve")
+@router.post("/contacts/resolve", responses=one(HandleResolved))
 async def resolve(platform: PlatformDep, me: UserDep, body: ResolveBody) -> dict[str, Any]:
     """Who a handle names, and whether they are already a contact."""
     async with platform.db.read() as session:
@@ -62,7 +70,7 @@ async def resolve(platform: PlatformDep, me: UserDep, body: ResolveBody) -> dict
     )
 
 
-@router.get("/contacts/requests")
+@router.get("/contacts/requests", responses=many(ContactRequest))
 async def received_requests(
     platform: PlatformDep, me: UserDep, paging: PagingDep
 ) -> dict[str, Any]:
@@ -74,7 +82,7 @@ async def received_requests(
     return listing(received, paging.meta(total))
 
 
-@router.get("/contacts/requests/sent")
+@router.get("/contacts/requests/sent", responses=many(ContactRequest))
 async def sent_requests(
     platform: PlatformDep,
     me: UserDep,
@@ -89,7 +97,7 @@ async def sent_requests(
     return listing(sent, paging.meta(total))
 
 
-@router.post("/contacts/requests", status_code=201)
+@router.post("/contacts/requests", status_code=201, responses=one(ContactRequest, 201))
 async def send_request(
     platform: PlatformDep, me: UserDep, body: ContactRequestBody
 ) -> dict[str, Any]:
@@ -115,19 +123,19 @@ async def _respond(
     return data(view)
 
 
-@router.post("/contacts/requests/{request_id}/approve")
+@router.post("/contacts/requests/{request_id}/approve", responses=one(ContactRequest))
 async def approve(platform: PlatformDep, me: UserDep, request_id: str) -> dict[str, Any]:
     """Approve a request the person received."""
     return await _respond(platform, me, request_id, "approve")
 
 
-@router.post("/contacts/requests/{request_id}/reject")
+@router.post("/contacts/requests/{request_id}/reject", responses=one(ContactRequest))
 async def reject(platform: PlatformDep, me: UserDep, request_id: str) -> dict[str, Any]:
     """Reject a request the person received."""
     return await _respond(platform, me, request_id, "reject")
 
 
-@router.delete("/contacts/requests/{request_id}")
+@router.delete("/contacts/requests/{request_id}", responses=one(ContactRequest))
 async def cancel(platform: PlatformDep, me: UserDep, request_id: str) -> dict[str, Any]:
     """Withdraw a request the person sent."""
     return await _respond(platform, me, request_id, "cancel")

@@ -6,8 +6,11 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from band.protocol import AgentMemory
+
 from ...services import memories
 from ...services.unit import write
+from ..answers import many, one
 from ..deps import PlatformDep, UserDep
 from ..listing import data
 from ..memory_query import MemoryQueryDep, memory_page
@@ -15,7 +18,7 @@ from ..memory_query import MemoryQueryDep, memory_page
 router = APIRouter()
 
 
-@router.get("/memories")
+@router.get("/memories", responses=many(AgentMemory))
 async def list_memories(
     platform: PlatformDep, me: UserDep, query: MemoryQueryDep
 ) -> dict[str, Any]:
@@ -23,14 +26,14 @@ async def list_memories(
     return await memory_page(platform, me, query)
 
 
-@router.get("/memories/{memory_id}")
+@router.get("/memories/{memory_id}", responses=one(AgentMemory))
 async def get_memory(platform: PlatformDep, me: UserDep, memory_id: str) -> dict[str, Any]:
     """One memory of one of the person's agents."""
     async with platform.db.read() as session:
         return data(await memories.get_memory(session, me, memory_id))
 
 
-@router.delete("/memories/{memory_id}")
+@router.delete("/memories/{memory_id}", responses=one(AgentMemory))
 async def delete_memory(platform: PlatformDep, me: UserDep, memory_id: str) -> dict[str, Any]:
     """Erase a memory for good; the answer shows what was erased."""
     async with write(platform) as uow:
@@ -46,19 +49,19 @@ async def _status(
     return data(view)
 
 
-@router.post("/memories/{memory_id}/supersede")
+@router.post("/memories/{memory_id}/supersede", responses=one(AgentMemory))
 async def supersede(platform: PlatformDep, me: UserDep, memory_id: str) -> dict[str, Any]:
     """Mark a memory outdated."""
     return await _status(platform, me, memory_id, "superseded")
 
 
-@router.post("/memories/{memory_id}/archive")
+@router.post("/memories/{memory_id}/archive", responses=one(AgentMemory))
 async def archive(platform: PlatformDep, me: UserDep, memory_id: str) -> dict[str, Any]:
     """Hide a memory but keep it."""
     return await _status(platform, me, memory_id, "archived")
 
 
-@router.post("/memories/{memory_id}/restore")
+@router.post("/memories/{memory_id}/restore", responses=one(AgentMemory))
 async def restore(platform: PlatformDep, me: UserDep, memory_id: str) -> dict[str, Any]:
     """Make an archived or superseded memory active again."""
     return await _status(platform, me, memory_id, "active")

@@ -6,10 +6,11 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 
-from band.protocol import ParticipantAddBody
+from band.protocol import ChatParticipant, ParticipantAddBody
 
 from ...services import participation, rooms
 from ...services.unit import write
+from ..answers import many, one
 from ..deps import PlatformDep, UserDep
 from ..listing import data
 from ..roster_page import roster_page
@@ -17,7 +18,7 @@ from ..roster_page import roster_page
 router = APIRouter()
 
 
-@router.get("/chats/{chat_id}/participants")
+@router.get("/chats/{chat_id}/participants", responses=many(ChatParticipant))
 async def list_participants(
     platform: PlatformDep,
     me: UserDep,
@@ -43,7 +44,7 @@ async def list_participants(
     }
 
 
-@router.post("/chats/{chat_id}/participants", status_code=201)
+@router.post("/chats/{chat_id}/participants", status_code=201, responses=one(ChatParticipant, 201))
 async def add_participant(
     platform: PlatformDep, me: UserDep, chat_id: str, body: ParticipantAddBody
 ) -> dict[str, Any]:
@@ -54,7 +55,7 @@ async def add_participant(
     return data(member.view(platform.hub.is_online(member.id)))
 
 
-@router.delete("/chats/{chat_id}/participants/{participant_id}")
+@router.delete("/chats/{chat_id}/participants/{participant_id}", responses=one(ChatParticipant))
 async def remove_participant(
     platform: PlatformDep, me: UserDep, chat_id: str, participant_id: str
 ) -> dict[str, Any]:

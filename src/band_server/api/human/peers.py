@@ -6,14 +6,17 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 
+from band.protocol import Peer
+
 from ...services import peers
+from ..answers import many
 from ..deps import PlatformDep, UserDep
 from ..listing import PagingDep, listing
 
 router = APIRouter()
 
 
-@router.get("/peers")
+@router.get("/peers", responses=many(Peer))
 async def list_peers(
     platform: PlatformDep,
     me: UserDep,

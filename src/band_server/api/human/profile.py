@@ -6,24 +6,25 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from band.protocol import ProfileUpdateBody
+from band.protocol import ProfileUpdateBody, UserProfile
 
 from ...services import profile
 from ...services.unit import write
+from ..answers import one
 from ..deps import PlatformDep, UserDep
 from ..listing import data
 
 router = APIRouter()
 
 
-@router.get("/profile")
+@router.get("/profile", responses=one(UserProfile))
 async def get_profile(platform: PlatformDep, me: UserDep) -> dict[str, Any]:
     """The calling person's profile."""
     async with platform.db.read() as session:
         return data(await profile.get_profile(session, me))
 
 
-@router.put("/profile")
+@router.put("/profile", responses=one(UserProfile))
 async def put_profile(
     platform: PlatformDep, me: UserDep, body: ProfileUpdateBody
 ) -> dict[str, Any]:
