@@ -57,6 +57,11 @@ async def test_every_success_answer_of_the_api_names_its_model(client: httpx.Asy
     token = doc["paths"]["/api/v1/agent/delegation/token"]["post"]["responses"]
     assert token["200"]["content"]["application/json"]["schema"]["$ref"].endswith("DelegatedToken")
     assert {"413", "429"} <= set(token)
+    assert doc["components"]["securitySchemes"]["ApiKey"]["name"] == "X-API-Key"
+    for ops in doc["paths"].values():
+        for op in ops.values():
+            assert all(p["name"].lower() != "x-api-key" for p in op.get("parameters", []))
+    assert doc["paths"]["/api/v1/me/chats"]["get"]["security"] == [{"ApiKey": []}]
     nothing = doc["paths"]["/api/v1/agent/chats/{chat_id}/messages/next"]["get"]["responses"]
     assert "204" in nothing and "content" not in nothing["204"]
 

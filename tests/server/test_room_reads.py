@@ -251,3 +251,14 @@ async def test_anchored_reads_after_before_around(
     stranger = await _say(client, seeded, other, "elsewhere")
     r = await _read(client, seeded, room, after=stranger)
     assert r.status_code == 404, "an anchor from another room is not a message of this room"
+
+
+async def test_since_takes_only_an_rfc3339_date_time(
+    client: httpx.AsyncClient, seeded: Seeded
+) -> None:
+    room = await _room(client, seeded, seeded.agent_id)
+    await _say(client, seeded, room, "one")
+    for bad in ("0.5", "1700000000", "2026-01-01", "2026-13-01T00:00:00Z", "2026-01-01T00:00:00"):
+        r = await _read(client, seeded, room, since=bad)
+        assert r.status_code == 422 and "/since" in r.json()["error"]["details"], (bad, r.text)
+    assert len(_ids(await _read(client, seeded, room, since="2000-01-01T00:00:00.5+02:00"))) == 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, StrictBool
 
 from ._base import RequestModel, WireModel
 from .files import MAX_ATTACHMENTS, Attachment
@@ -101,7 +101,7 @@ class FailedBody(RequestModel):
 
 
 class ActivityBody(RequestModel):
-    working: bool
+    working: StrictBool  # a JSON boolean: 0 or "true" is refused
 
 
 class ActivityResponse(WireModel):

@@ -33,3 +33,9 @@ def one(model: type[BaseModel], status: int = 200) -> Responses:
 def many(model: type[BaseModel], status: int = 200) -> Responses:
     """The answer is ``{"data": [<model>], "metadata": {...}}``."""
     return answers(ListEnvelope[model], status)  # type: ignore[valid-type]
+
+
+def not_found(what: str) -> Responses:
+    """``responses=`` entry for a route without path parameters that still names something
+    (in its body or query) that may not exist or not be visible to the caller: 404."""
+    return {404: {"description": f"No such {what}, or one the caller may not see"}}

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import Depends, Query
 from pydantic import BaseModel
 
 from ..errors import ValidationFailed
+
+MAX_PAGE = 1_000_000
+"""The highest ``page`` accepted anywhere (beyond it an offset overflows the database)."""
+
+INSTANT = re.compile(r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
 
 
 @dataclass(frozen=True)
@@ -31,7 +38,7 @@ class Paging:
 
 
 async def paging(
-    page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
+    page: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 1,
     page_size: Annotated[int, Query(ge=1, le=100)] = 50,
 ) -> Paging:
     return Paging(page, page_size)
@@ -69,3 +76,29 @@ def listed_values(
 
 
 IncludeQuery = Annotated[list[str] | None, Query(max_length=200)]
+
+
+InstantQuery = Annotated[
+    str | None,
+    Query(
+        max_length=64,
+        description="An RFC 3339 date-time",
+        json_schema_extra={"format": "date-time"},
+    ),
+]
+
+
+def parse_instant(value: str | None, name: str) -> datetime | None:
+    """An RFC 3339 date-time (with its offset), else 422 at ``/<name>``. FastAPI's own
+    ``datetime`` would also take a bare number as a Unix time, which the document does not
+    promise."""
+    if value is None:
+        return None
+    if INSTANT.fullmatch(value):
+        try:
+            return datetime.fromisoformat(value.upper().replace("Z", "+00:00"))
+        except ValueError:
+            pass
+    raise ValidationFailed(
+        f"{name} is not a date-time", {f"/{name}": ["must be an RFC 3339 date-time"]}
+    )

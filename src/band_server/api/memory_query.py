@@ -10,7 +10,7 @@ from fastapi import Depends, Query, Response
 from ..context import Platform
 from ..services.memories import MemoryFilters, list_memories
 from ..services.principals import Principal
-from .listing import listing
+from .listing import MAX_PAGE, listing
 
 SUNSET = "Thu, 01 Oct 2026 00:00:00 GMT"
 Text = Annotated[str | None, Query(max_length=200)]
@@ -37,7 +37,7 @@ async def memory_query(
     memory_scope: Text = None,
     cursor: Annotated[str | None, Query(max_length=500)] = None,
     limit: Annotated[int | None, Query(ge=1, le=100)] = None,
-    page: Annotated[int | None, Query(ge=1, le=1_000_000)] = None,
+    page: Annotated[int | None, Query(ge=1, le=MAX_PAGE)] = None,
     page_size: Annotated[int | None, Query(ge=1, le=100)] = None,
 ) -> MemoryQuery:
     """Parse the filters; ``status`` defaults to ``active`` and ``all`` lifts a filter.

@@ -34,6 +34,16 @@ DESCRIPTIONS = {
     429: "Too many requests",
 }
 ENVELOPE_REF = {"$ref": "#/components/schemas/ErrorEnvelope"}
+KEY_HEADER = "x-api-key"
+SECURITY_SCHEMES = {
+    "ApiKey": {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-API-Key",
+        "description": "A person's key on /me, an agent's key on /agent, a system's key on "
+        "/delegation/introspect",
+    }
+}
 
 
 def walk(routes: Iterable[Any], prefix: str = "") -> Iterator[tuple[str, APIRoute]]:
@@ -66,6 +76,18 @@ def route_statuses(path: str, route: APIRoute) -> set[int]:
     return statuses
 
 
+def _key_as_security(op: dict[str, Any]) -> None:
+    """The API key is a security scheme, not a parameter a client fills in per call."""
+    params = op.get("parameters", [])
+    kept = [p for p in params if not (p.get("in") == "header" and p["name"].lower() == KEY_HEADER)]
+    if len(kept) != len(params):
+        op["security"] = [{"ApiKey": []}]
+        if kept:
+            op["parameters"] = kept
+        else:
+            op.pop("parameters", None)
+
+
 def _only_declared_models(responses: dict[str, Any]) -> None:
     """A success answer declared with a model (``answers``) keeps only the model's ``$ref``:
     FastAPI also writes the return annotation's untyped ``dict`` schema beside it."""
@@ -88,6 +110,7 @@ def build(app: FastAPI) -> dict[str, Any]:
     doc = get_openapi(title=app.title, version=app.version, routes=app.routes)
     components = doc.setdefault("components", {}).setdefault("schemas", {})
     components.update(_envelope_schemas())
+    doc["components"]["securitySchemes"] = SECURITY_SCHEMES
     components.pop("HTTPValidationError", None)
     components.pop("ValidationError", None)
     for path, route in walk(app.routes):
@@ -98,6 +121,7 @@ def build(app: FastAPI) -> dict[str, Any]:
             op = ops.get(method.lower())
             if op is None:
                 continue
+            _key_as_security(op)
             responses: dict[str, Any] = op.setdefault("responses", {})
             _only_declared_models(responses)
             declared = {int(code) for code in responses if code.isdigit()}

@@ -13,7 +13,7 @@ from ...services import room_listing, rooms, unit
 from ...services.views import room_view
 from ..answers import many, one
 from ..deps import AgentDep, PlatformDep
-from ..listing import IncludeQuery, listed_values
+from ..listing import MAX_PAGE, IncludeQuery, listed_values
 
 router = APIRouter()
 
@@ -22,7 +22,7 @@ router = APIRouter()
 async def list_chats(
     platform: PlatformDep,
     agent: AgentDep,
-    page: Annotated[int, Query(ge=1)] = 1,
+    page: Annotated[int, Query(ge=1, le=MAX_PAGE)] = 1,
     page_size: Annotated[int, Query(ge=1, le=200)] = 50,
     include: IncludeQuery = None,
 ) -> dict[str, Any]:

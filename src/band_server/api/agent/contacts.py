@@ -19,7 +19,7 @@ from band.protocol import (
 
 from ...services import contacts
 from ...services.unit import write
-from ..answers import many, one
+from ..answers import many, not_found, one
 from ..deps import AgentDep, PlatformDep
 from ..listing import PagingDep, data, listing
 
@@ -36,7 +36,7 @@ async def list_contacts(platform: PlatformDep, me: AgentDep, paging: PagingDep) 
     return listing(items, paging.meta(total))
 
 
-@router.post("/contacts/add", responses=one(ContactAdded))
+@router.post("/contacts/add", responses={**one(ContactAdded), **not_found("handle")})
 async def add_contact(platform: PlatformDep, me: AgentDep, body: ContactAddBody) -> dict[str, Any]:
     """Send a contact request; ``status`` is ``pending`` or, when no consent is needed,
     ``approved``."""
@@ -47,7 +47,7 @@ async def add_contact(platform: PlatformDep, me: AgentDep, body: ContactAddBody)
     return data({"id": request_id, "status": status})
 
 
-@router.post("/contacts/remove", responses=one(ContactRemoved))
+@router.post("/contacts/remove", responses={**one(ContactRemoved), **not_found("contact")})
 async def remove_contact(
     platform: PlatformDep, me: AgentDep, body: ContactRemoveBody
 ) -> dict[str, Any]:
@@ -83,7 +83,9 @@ async def list_requests(
     }
 
 
-@router.post("/contacts/requests/respond", responses=one(ContactRequest))
+@router.post(
+    "/contacts/requests/respond", responses={**one(ContactRequest), **not_found("request")}
+)
 async def respond(platform: PlatformDep, me: AgentDep, body: ContactRespondBody) -> dict[str, Any]:
     """Approve or reject a received request, or cancel a sent one."""
     async with write(platform) as uow:

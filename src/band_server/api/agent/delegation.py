@@ -15,7 +15,7 @@ from ...config import Settings
 from ...errors import ApiError
 from ...services import delegation, unit
 from ...services.principals import Principal
-from ..answers import answers
+from ..answers import answers, not_found
 from ..deps import AgentDep, PlatformDep
 
 router = APIRouter()
@@ -48,7 +48,11 @@ async def within_exchange_limit(platform: PlatformDep, agent: AgentDep) -> Princ
 
 @router.post(
     "/delegation/token",
-    responses={**answers(DelegatedToken), 429: {"description": "Too many exchanges"}},
+    responses={
+        **answers(DelegatedToken),
+        **not_found("message (delivered to this agent)"),
+        429: {"description": "Too many exchanges"},
+    },
 )
 async def exchange_token(
     platform: PlatformDep,

@@ -24,6 +24,7 @@ from ...services.messages import QueueStatus
 from ...services.paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder
 from ..answers import answers, many, one
 from ..deps import AgentDep, PlatformDep
+from ..listing import MAX_PAGE
 
 router = APIRouter()
 
@@ -33,7 +34,7 @@ SUNSET = "Thu, 01 Oct 2026 00:00:00 GMT"
 """When offset paging on messages and context goes away (API 2.0.0)."""
 
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT)]
-Page = Annotated[int | None, Query(ge=1)]
+Page = Annotated[int | None, Query(ge=1, le=MAX_PAGE)]
 PageSize = Annotated[int | None, Query(ge=1, le=MAX_LIMIT)]
 Cursor = Annotated[str | None, Query(max_length=200)]
 

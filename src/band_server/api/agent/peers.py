@@ -9,14 +9,14 @@ from fastapi import APIRouter, Query
 from band.protocol import Peer
 
 from ...services import peers
-from ..answers import many
+from ..answers import many, not_found
 from ..deps import AgentDep, PlatformDep
 from ..listing import PagingDep, listing
 
 router = APIRouter()
 
 
-@router.get("/peers", responses=many(Peer))
+@router.get("/peers", responses={**many(Peer), **not_found("room (not_in_chat)")})
 async def list_peers(
     platform: PlatformDep,
     me: AgentDep,

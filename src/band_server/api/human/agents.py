@@ -12,7 +12,7 @@ from ...services import accounts, registry
 from ...services.unit import write
 from ..answers import many, one
 from ..deps import PlatformDep, UserDep
-from ..listing import data, listing
+from ..listing import MAX_PAGE, data, listing
 
 router = APIRouter()
 
@@ -28,7 +28,7 @@ async def list_agents(
     order: Annotated[str, Query(pattern="^(asc|desc)$")] = "asc",
     cursor: Annotated[str | None, Query(max_length=500)] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
-    page: Annotated[int | None, Query(ge=1, le=1_000_000)] = None,
+    page: Annotated[int | None, Query(ge=1, le=MAX_PAGE)] = None,
     page_size: Annotated[int | None, Query(ge=1, le=100)] = None,
 ) -> dict[str, Any]:
     """The caller's live agents: filter by ``name``, sort by ``sort``/``order``, page by

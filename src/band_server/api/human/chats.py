@@ -19,7 +19,7 @@ from ...services.unit import write
 from ...services.views import room_view
 from ..answers import many, one
 from ..deps import PlatformDep, UserDep
-from ..listing import IncludeQuery, data, listed_values
+from ..listing import MAX_PAGE, IncludeQuery, data, listed_values
 
 router = APIRouter()
 
@@ -30,7 +30,7 @@ async def list_chats(
     me: UserDep,
     cursor: Annotated[str | None, Query(max_length=500)] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    page: Annotated[int | None, Query(ge=1, le=1_000_000)] = None,
+    page: Annotated[int | None, Query(ge=1, le=MAX_PAGE)] = None,
     page_size: Annotated[int | None, Query(ge=1, le=100)] = None,
     status: Literal["active", "archived", "closed"] | None = None,
     type: Literal["direct", "group", "task"] | None = None,

@@ -18,7 +18,7 @@ from band.protocol import (
 from ...errors import NotFound, ValidationFailed
 from ...services import contacts, parties, person_contacts
 from ...services.unit import write
-from ..answers import many, one
+from ..answers import many, not_found, one
 from ..deps import PlatformDep, UserDep
 from ..listing import PagingDep, data, listing
 
@@ -40,7 +40,7 @@ async def list_contacts(platform: PlatformDep, me: UserDep, paging: PagingDep) -
     return listing(items, paging.meta(total))
 
 
-@router.post("/contacts/remove", responses=one(PersonContact))
+@router.post("/contacts/remove", responses={**one(PersonContact), **not_found("contact")})
 async def remove_contact(
     platform: PlatformDep, me: UserDep, body: ContactRemoveBody
 ) -> dict[str, Any]:
@@ -50,7 +50,7 @@ async def remove_contact(
     return data({**gone.model_dump(mode="json"), "status": "removed"})
 
 
-@router.post("/contacts/resolve", responses=one(HandleResolved))
+@router.post("/contacts/resolve", responses={**one(HandleResolved), **not_found("handle")})
 async def resolve(platform: PlatformDep, me: UserDep, body: ResolveBody) -> dict[str, Any]:
     """Who a handle names, and whether they are already a contact."""
     async with platform.db.read() as session:
@@ -97,7 +97,11 @@ async def sent_requests(
     return listing(sent, paging.meta(total))
 
 
-@router.post("/contacts/requests", status_code=201, responses=one(ContactRequest, 201))
+@router.post(
+    "/contacts/requests",
+    status_code=201,
+    responses={**one(ContactRequest, 201), **not_found("handle")},
+)
 async def send_request(
     platform: PlatformDep, me: UserDep, body: ContactRequestBody
 ) -> dict[str, Any]:

@@ -18,7 +18,7 @@ from band.protocol.delegation import (
 from ...services import delegation_consents as consents
 from ...services.unit import write
 from ..agent.delegation import NO_STORE
-from ..answers import many, one
+from ..answers import many, not_found, one
 from ..deps import PlatformDep, UserDep
 from ..listing import PagingDep, data, listing
 
@@ -56,7 +56,11 @@ async def delete_system(platform: PlatformDep, me: UserDep, system_id: str) -> d
     return data(gone)
 
 
-@router.post("/delegation/consents", status_code=201, responses=one(Consent, 201))
+@router.post(
+    "/delegation/consents",
+    status_code=201,
+    responses={**one(Consent, 201), **not_found("agent or system")},
+)
 async def grant_consent(platform: PlatformDep, me: UserDep, body: ConsentBody) -> dict[str, Any]:
     """Let another owner's agent act for you at one system (granting twice is one consent)."""
     async with write(platform) as uow:

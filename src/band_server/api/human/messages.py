@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
@@ -16,7 +15,7 @@ from ...services.unit import write
 from ..agent.messages import Cursor, Limit, Page, PageSize, page_response
 from ..answers import many, one
 from ..deps import PlatformDep, UserDep
-from ..listing import IncludeQuery, data, listed_values
+from ..listing import IncludeQuery, InstantQuery, data, listed_values, parse_instant
 
 router = APIRouter()
 
@@ -37,7 +36,7 @@ async def list_messages(
     message_type: timeline.MessageTypeName | None = None,
     message_types: IncludeQuery = None,
     exclude_message_types: IncludeQuery = None,
-    since: datetime | None = None,
+    since: InstantQuery = None,
     after: Anchor = None,
     before: Anchor = None,
     around: Anchor = None,
@@ -56,7 +55,7 @@ async def list_messages(
         exclude_message_types=listed_values(
             exclude_message_types, timeline.MESSAGE_TYPES, "exclude_message_types"
         ),
-        since=since,
+        since=parse_instant(since, "since"),
         after=after,
         before=before,
         around=around,

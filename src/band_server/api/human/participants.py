@@ -12,7 +12,7 @@ from ...services import participation, rooms
 from ...services.unit import write
 from ..answers import many, one
 from ..deps import PlatformDep, UserDep
-from ..listing import data
+from ..listing import MAX_PAGE, data
 from ..roster_page import roster_page
 
 router = APIRouter()
@@ -26,7 +26,7 @@ async def list_participants(
     participant_type: Literal["User", "Agent"] | None = None,
     cursor: Annotated[str | None, Query(max_length=500)] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 50,
-    page: Annotated[int | None, Query(ge=1, le=1_000_000)] = None,
+    page: Annotated[int | None, Query(ge=1, le=MAX_PAGE)] = None,
     page_size: Annotated[int | None, Query(ge=1, le=100)] = None,
 ) -> dict[str, Any]:
     """The room's current participants in joining order, with presence; ``participant_type``

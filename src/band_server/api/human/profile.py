@@ -10,21 +10,21 @@ from band.protocol import ProfileUpdateBody, UserProfile
 
 from ...services import profile
 from ...services.unit import write
-from ..answers import one
+from ..answers import not_found, one
 from ..deps import PlatformDep, UserDep
 from ..listing import data
 
 router = APIRouter()
 
 
-@router.get("/profile", responses=one(UserProfile))
+@router.get("/profile", responses={**one(UserProfile), **not_found("person")})
 async def get_profile(platform: PlatformDep, me: UserDep) -> dict[str, Any]:
     """The calling person's profile."""
     async with platform.db.read() as session:
         return data(await profile.get_profile(session, me))
 
 
-@router.put("/profile", responses=one(UserProfile))
+@router.put("/profile", responses={**one(UserProfile), **not_found("person")})
 async def put_profile(
     platform: PlatformDep, me: UserDep, body: ProfileUpdateBody
 ) -> dict[str, Any]:
