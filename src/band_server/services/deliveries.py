@@ -31,7 +31,6 @@ from ..errors import NotFound, ValidationFailed
 from ..fanout.bus import Broadcast
 from ..store.models import Delivery, DeliveryAttempt, Message, Room
 from .principals import Principal
-from .rooms import room_for
 from .unit import UnitOfWork
 from .views import message_view
 
@@ -141,19 +140,22 @@ async def _delivery(
 ) -> tuple[Delivery, Message]:
     # A message of another room, one not addressed to this agent and an unknown id all look
     # the same from outside: 404.
-    delivery = await session.scalar(
-        select(Delivery)
-        .where(
-            Delivery.message_id == message_id,
-            Delivery.agent_id == agent_id,
-            Delivery.room_id == room.id,
+    # One query for both rows; the lock is on the delivery (PostgreSQL), the message is read.
+    row = (
+        await session.execute(
+            select(Delivery, Message)
+            .join(Message, Message.id == Delivery.message_id)
+            .where(
+                Delivery.message_id == message_id,
+                Delivery.agent_id == agent_id,
+                Delivery.room_id == room.id,
+            )
+            .with_for_update(of=Delivery)
         )
-        .with_for_update()
-    )
-    message = await session.get(Message, message_id) if delivery is not None else None
-    if delivery is None or message is None:
+    ).first()
+    if row is None:
         raise NotFound("Message not found")
-    return delivery, message
+    return row[0], row[1]
 
 
 async def _live_attempt(session: AsyncSession, delivery: Delivery) -> DeliveryAttempt | None:
@@ -296,8 +298,8 @@ async def report_activity(
     platform: Platform, agent: Principal, room_id: str, working: bool
 ) -> ActivityResponse:
     """Record the agent's working flag in a room it belongs to; tell people when it flips."""
-    async with platform.db.read() as session:
-        await room_for(session, agent, room_id)
+    # The roster cache answers membership (dropped on every membership change, cluster-wide).
+    await platform.rosters.room_for(platform.db, agent, room_id)
     if platform.activity.report(room_id, agent.id, working):
         await platform.bus.publish(
             Broadcast(

@@ -132,9 +132,9 @@ async def next_message(
     platform: PlatformDep, agent: AgentDep, chat_id: str
 ) -> JSONResponse | Response:
     """The oldest message for this agent that is not processed, or 204 with no body."""
+    snap = await platform.rosters.room_for(platform.db, agent, chat_id)
     async with platform.db.read() as session:
-        room = await rooms.room_for(session, agent, chat_id)
-        msg = await deliveries.next_message(session, room, agent.id)
+        msg = await deliveries.next_message(session, snap.room, agent.id)
     if msg is None:
         return Response(status_code=204)
     return JSONResponse({"data": msg.model_dump(mode="json")})
