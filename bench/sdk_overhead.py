@@ -482,11 +482,7 @@ async def amain(args: argparse.Namespace) -> None:
                 print(f"{label} {phase}: {shown}")
         return
     rows = print_table(results["ours"], results["band-sdk"], args.rooms)
-    if "ours-httpx" in results:
-        print("\nours on httpx (BAND_HTTP_CLIENT=httpx) against band-sdk:")
-        rows_httpx = print_table(results["ours-httpx"], results["band-sdk"], args.rooms)
-    else:
-        rows_httpx = []
+
     cpu = (
         results["ours"]["one_room"]["cpu_ms_per_turn"]
         / results["band-sdk"]["one_room"]["cpu_ms_per_turn"]
@@ -512,7 +508,6 @@ async def amain(args: argparse.Namespace) -> None:
     payload = {
         "config": {**vars(args), "cpus": os.cpu_count()},
         "rows": rows,
-        "rows_ours_on_httpx": rows_httpx,
         "target": target,
         "runs": results,
     }
@@ -528,7 +523,7 @@ def issue9_targets(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """Issue 9, target 3 (and 2): each SDK variant of ours against band-sdk, same run."""
     theirs = results["band-sdk"]
     out: dict[str, Any] = {}
-    for label in ("ours", "ours-httpx"):
+    for label in ("ours",):
         r = results.get(label)
         if r is None:
             continue
@@ -568,9 +563,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--sdk",
-        choices=("all", "both", "ours", "ours-httpx", "band-sdk"),
-        default="all",
-        help="which SDK(s) to run: all = ours, ours on httpx, band-sdk; both = ours, band-sdk",
+        choices=("all", "both", "ours", "band-sdk"),
+        default="both",
+        help="which SDK(s) to run (all and both: ours and band-sdk)",
     )
     parser.add_argument(
         "--profile",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
-import json as jsonlib
 import random
 import time
 import uuid
@@ -15,7 +14,6 @@ import httpx
 
 from band.core.exceptions import BandConnectionError
 
-from ._fasthttp import FastHttp, fast_path_allowed
 from .errors import BandRestError
 from .turn_keys import KEY_IN_USE, KEY_REUSED, error_code, settled_reuse, turn_post_key
 
@@ -107,29 +105,23 @@ class HttpCore:
         self.request_count = 0
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
         headers = {"X-API-Key": api_key, "Accept": "application/json"}
-        # The default network path uses the small keep-alive client (far less CPU per
-        # request); a custom transport (tests, in-process platforms) or a proxy uses httpx.
-        self._fast: FastHttp | None = None
-        self._client: httpx.AsyncClient | None = None
-        if transport is None and fast_path_allowed(self.base_url):
-            self._fast = FastHttp(self.base_url, headers, timeout)
-        else:
-            self._client = httpx.AsyncClient(
-                base_url=self.base_url, headers=headers, transport=transport, timeout=timeout
-            )
+        # httpx, kept: measured against our former hand-written HTTP/1.1 client in one run of
+        # bench.sdk_overhead, it reaches band-sdk's turns/s at 1 and 50 rooms (docs/decisions.md).
+        self._client = httpx.AsyncClient(
+            base_url=self.base_url,
+            headers=headers,
+            transport=transport,
+            timeout=timeout,
+            limits=httpx.Limits(max_connections=32, max_keepalive_connections=16),
+        )
 
     async def aclose(self) -> None:
         """Close the connection pool."""
-        if self._fast is not None:
-            await self._fast.aclose()
-        if self._client is not None:
-            await self._client.aclose()
+        await self._client.aclose()
 
     @property
     def is_closed(self) -> bool:
-        if self._fast is not None:
-            return self._fast.is_closed
-        return self._client is None or self._client.is_closed
+        return self._client.is_closed
 
     async def _request(
         self,
@@ -141,20 +133,6 @@ class HttpCore:
         timeout: float | None,  # noqa: ASYNC109
         content: bytes | None = None,
     ) -> httpx.Response:
-        if self._fast is not None:
-            if json is not None:
-                content = jsonlib.dumps(
-                    json, ensure_ascii=False, separators=(",", ":"), allow_nan=False
-                ).encode()
-            return await self._fast.request(
-                method,
-                API_PREFIX + path,
-                params=params,
-                content=content,
-                headers=headers,
-                timeout=timeout,
-            )
-        assert self._client is not None
         extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
         if content is not None:
             extra["content"] = content
@@ -179,6 +157,7 @@ class HttpCore:
         request_timeout: float | None = None,
         content: bytes | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        keyed: bool | None = None,
     ) -> httpx.Response:
         """Send one logical request (with retries); return the last response.
 
@@ -219,7 +198,10 @@ class HttpCore:
         # The key exists so a retried POST cannot land twice; a request sent once
         # (``retry=False``, e.g. the activity indicator) needs none, and every key costs
         # the platform an idempotency record (two extra writes).
-        keyed = method == "POST" and retry
+        # ``keyed=False``: the request is idempotent by itself (a delivery mark), so a retry
+        # needs no key.
+        if keyed is None:
+            keyed = method == "POST" and retry
         headers = {"Idempotency-Key": uuid.uuid4().hex} if keyed else {}
         headers.update(extra_headers or {})
         query = _drop_none(params)

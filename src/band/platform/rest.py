@@ -165,7 +165,9 @@ class BandRestClient(SocialCalls, WorkspaceCalls):
     async def _mark(self, room_id: str, message_id: str, step: str, body: Any) -> MarkResult:
         path = f"/agent/chats/{room_id}/messages/{message_id}/{step}"
         try:
-            response = await self.http.send("POST", path, json=body)
+            # No Idempotency-Key: a mark is idempotent on the platform (a replayed mark answers
+            # unchanged), and a key would cost the platform two more writes per mark.
+            response = await self.http.send("POST", path, json=body, keyed=False)
         except BandConnectionError:
             return MarkResult.UNCONFIRMED
         return _classify_mark(response)
