@@ -11,6 +11,7 @@ durable write per keyed request.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -23,9 +24,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from band.protocol import utcnow
 
 from ..errors import ApiError
-from ..store.models import IdempotencyRecord
+from ..store.models import Base, IdempotencyRecord
 
 TTL = timedelta(hours=24)
+SWEEP_CHANCE = 1 / 64
+"""How often a claim also deletes the caller's expired keys."""
 # A claim older than this belongs to a request that died mid-way; a retry may take it over.
 ABANDONED = timedelta(minutes=5)
 IN_FLIGHT = 0
@@ -69,6 +72,9 @@ class InFlight:
 Outcome = Claimed | Replay | Reused | InFlight
 
 
+_INSERT = Base.metadata.tables[IdempotencyRecord.__tablename__].insert()
+
+
 def _aware(dt: datetime) -> datetime:
     # SQLite hands timestamps back without a zone; they were written in UTC.
     return dt if dt.tzinfo is not None else dt.replace(tzinfo=UTC)
@@ -88,25 +94,28 @@ async def claim(session: AsyncSession, fp: Fingerprint) -> Outcome:
         row = None
     path = fp.path[:MAX_PATH]
     if row is None:
+        if random.random() < SWEEP_CHANCE:
+            # Expired keys are swept now and then, not on every claim: the sweep reads all of
+            # the caller's keys of the last day.
+            await session.execute(
+                delete(IdempotencyRecord).where(
+                    IdempotencyRecord.principal_id == fp.principal_id,
+                    IdempotencyRecord.created_at <= now - TTL,
+                )
+            )
         await session.execute(
-            delete(IdempotencyRecord).where(
-                IdempotencyRecord.principal_id == fp.principal_id,
-                IdempotencyRecord.created_at <= now - TTL,
-            )
+            _INSERT,
+            {
+                "principal_id": fp.principal_id,
+                "key": fp.key,
+                "method": fp.method,
+                "path": path,
+                "body_hash": fp.body_hash,
+                "status_code": IN_FLIGHT,
+                "response_body": "",
+                "created_at": now,
+            },
         )
-        session.add(
-            IdempotencyRecord(
-                principal_id=fp.principal_id,
-                key=fp.key,
-                method=fp.method,
-                path=path,
-                body_hash=fp.body_hash,
-                status_code=IN_FLIGHT,
-                response_body="",
-                created_at=now,
-            )
-        )
-        await session.flush()
         return Claimed()
     if (row.method, row.path, row.body_hash) != (fp.method, path, fp.body_hash):
         return Reused()
