@@ -14,7 +14,7 @@ never at once. Measured per SDK:
   hydration), same measures.
 
     .venv/bin/python -m bench.sdk_overhead [--turns 40] [--multi-turns 100] [--rooms 50]
-        [--sdk both|ours|band-sdk] [--profile DIR]   (DIR: py-spy stacks, needs py-spy)
+        [--sdk both|ours|band-sdk] [--repeat 3] [--profile DIR]   (DIR: py-spy stacks)
 
 Prints a table and writes bench/results/sdk_overhead.json.
 """
@@ -26,6 +26,7 @@ import asyncio
 import json
 import os
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -462,19 +463,17 @@ async def amain(args: argparse.Namespace) -> None:
     results: dict[str, dict[str, Any]] = {}
     with serve_fake_models() as fake:
         progress(f"fake OpenAI endpoint at {fake.openai_base_url} (zero latency, default policy)")
-        variants = (
-            ("ours", ours_python, {}),
-            # The same SDK on httpx (the well-kept client) instead of its small HTTP/1.1 client.
-            ("ours-httpx", ours_python, {"BAND_HTTP_CLIENT": "httpx"}),
-            ("band-sdk", official, {}),
-        )
-        for label, python, env in variants:
-            if args.sdk not in ("all", label) and not (
-                args.sdk == "both" and label != "ours-httpx"
-            ):
-                continue
-            print(f"{label} ({python}):", flush=True)
-            results[label] = await bench_sdk(label, python, fake.openai_base_url, args, env)
+        labels = [x for x in ("ours", "band-sdk") if args.sdk in ("all", "both", x)]
+        pythons = {"ours": ours_python, "band-sdk": official}
+        runs: dict[str, list[dict[str, Any]]] = {label: [] for label in labels}
+        for rep in range(args.repeat):
+            # Alternate the order, so a drift in the machine's load hits both SDKs alike.
+            for label in labels if rep % 2 == 0 else labels[::-1]:
+                print(f"{label} ({pythons[label]}), run {rep + 1}/{args.repeat}:", flush=True)
+                runs[label].append(
+                    await bench_sdk(label, pythons[label], fake.openai_base_url, args)
+                )
+        results = {label: median_run(rs) for label, rs in runs.items()}
     if "ours" not in results or "band-sdk" not in results:
         for label, r in results.items():
             for phase in ("one_room", "many_rooms"):
@@ -513,6 +512,24 @@ async def amain(args: argparse.Namespace) -> None:
     }
     out.write_text(json.dumps(payload, indent=2))
     print(f"wrote {out}")
+
+
+def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """One run's shape, every number the median over the runs (call counts from the first)."""
+    if len(runs) == 1:
+        return runs[0]
+    out = dict(runs[0])
+    for key in ("startup_s", "rss_mib_after_warmup", "rss_mib_at_end"):
+        out[key] = round(statistics.median(r[key] for r in runs), 3)
+    for phase in ("warmup", "one_room", "many_rooms"):
+        merged = dict(runs[0][phase])
+        for key, value in runs[0][phase].items():
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                merged[key] = round(statistics.median(r[phase][key] for r in runs), 2)
+        merged["runs"] = [{k: v for k, v in r[phase].items() if k != "calls"} for r in runs]
+        out[phase] = merged
+    out["repeat"] = len(runs)
+    return out
 
 
 def next_calls(phase: dict[str, Any]) -> int:
@@ -554,6 +571,9 @@ def main() -> None:
         "--multi-turns", type=int, default=100, help="mentions in the many-room phase"
     )
     parser.add_argument("--rooms", type=int, default=50, help="rooms in the many-room phase")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="runs per SDK, alternating; medians are reported"
+    )
     parser.add_argument("--timeout", type=float, default=180.0, help="seconds to wait per phase")
     parser.add_argument(
         "--logging",
