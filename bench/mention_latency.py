@@ -145,7 +145,8 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def start_services(stack: ExitStack, args: argparse.Namespace) -> tuple[str | None, str | None]:
+def start_services(stack: ExitStack, args: argparse.Namespace) -> tuple[Any, str | None]:
+    """A throwaway durable PostgreSQL cluster (and Redis for two nodes), when asked for."""
     if args.database == "sqlite" and args.nodes == 1:
         return None, None
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -154,14 +155,18 @@ def start_services(stack: ExitStack, args: argparse.Namespace) -> tuple[str | No
     pg = PostgresServer(durable=True)
     pg.start()
     stack.callback(pg.stop)
-    url = asyncio.run(pg.create_database())
     redis_url = None
     if args.nodes == 2:
         redis = RedisServer(Path(tempfile.mkdtemp(prefix="band-redis-")))
         redis.start()
         stack.callback(redis.stop)
         redis_url = redis.url
-    return url, redis_url
+    return pg, redis_url
+
+
+def database_for(pg: Any) -> str | None:
+    """A fresh database of the cluster for one target (None: SQLite in its data folder)."""
+    return None if pg is None else str(asyncio.run(pg.create_database()))
 
 
 def main() -> None:
@@ -179,13 +184,13 @@ def main() -> None:
     print(f"load average before: {load:.2f} on {os.cpu_count()} cores", flush=True)
     results: dict[str, dict[int, list[dict[str, Any]]]] = {}
     with ExitStack() as stack:
-        database_url, redis_url = start_services(stack, args)
+        pg, redis_url = start_services(stack, args)
         targets = [floor_target(stack)]
         if args.nodes == 2:
-            targets.append(platform_target(stack, "band 1 node", database_url, None, 1))
-            targets.append(platform_target(stack, "band 2 nodes", database_url, redis_url, 2))
+            targets.append(platform_target(stack, "band 1 node", database_for(pg), None, 1))
+            targets.append(platform_target(stack, "band 2 nodes", database_for(pg), redis_url, 2))
         else:
-            targets.append(platform_target(stack, "band", database_url, None, 1))
+            targets.append(platform_target(stack, "band", database_for(pg), None, 1))
         for t in targets:  # warm-up: imports, caches, the first connections
             drive(t, 50, 1.0, f"warm-{t.name}")
         for rep in range(args.repeat):

@@ -154,7 +154,9 @@ class IdempotencyMiddleware:
         start = next((m for m in messages if m["type"] == "http.response.start"), None)
         answer = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
         keep = _keepable(start, answer)
-        if pending.claimed or keep is not None:
+        if pending.kept and keep is not None:
+            pass  # the unit of work kept the answer with the work, in one transaction
+        elif pending.claimed or keep is not None:
             await self._settle(platform, fp, keep, claimed=pending.claimed)
         for message in messages:
             await send(message)

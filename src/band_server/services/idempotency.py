@@ -11,12 +11,14 @@ durable write per keyed request.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from sqlalchemy import delete, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -160,6 +162,7 @@ class PendingClaim:
 
     fingerprint: Fingerprint
     claimed: bool = False  # the unit that wrote the claim has committed
+    kept: bool = False  # ... and it kept the answer too (``UnitOfWork.keep_answer``)
 
 
 _pending: ContextVar[PendingClaim | None] = ContextVar("band_idempotency_claim", default=None)
@@ -213,3 +216,8 @@ async def lookup(session: AsyncSession, fp: Fingerprint) -> Outcome:
     if _aware(row.created_at) > now - ABANDONED:
         return InFlight()
     return Claimed()
+
+
+def answer_text(body: dict[str, Any]) -> str:
+    """A JSON answer exactly as the app sends it (``JSONResponse``), to be replayed as is."""
+    return json.dumps(body, ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -21,9 +21,19 @@ if TYPE_CHECKING:
 class UnitOfWork:
     session: AsyncSession
     broadcasts: list[Broadcast] = field(default_factory=list)
+    answer: tuple[int, dict[str, Any]] | None = None
 
     def emit(self, *broadcasts: Broadcast) -> None:
         self.broadcasts.extend(broadcasts)
+
+    def keep_answer(self, status_code: int, body: dict[str, Any]) -> dict[str, Any]:
+        """The request's 2xx answer, kept for its ``Idempotency-Key`` in this transaction.
+
+        Call it last in the block, with exactly what the route returns; returns ``body``.
+        Without a key (or in a later unit of the request) it changes nothing.
+        """
+        self.answer = (status_code, body)
+        return body
 
 
 @asynccontextmanager
@@ -39,8 +49,13 @@ async def write(platform: Platform) -> AsyncIterator[UnitOfWork]:
             await _claim(session, pending)
         uow = UnitOfWork(session)
         yield uow
+        if pending is not None and uow.answer is not None:
+            status, body = uow.answer
+            text = idempotency.answer_text(body)
+            await idempotency.complete(session, pending.fingerprint, status, text)
     if pending is not None:
         pending.claimed = True
+        pending.kept = uow.answer is not None
     for b in uow.broadcasts:
         await platform.bus.publish(b)
 

@@ -61,7 +61,7 @@ async def post_message(
             loop_limit=platform.settings.agent_loop_limit,
             roster=snap.roster,
         )
-    return {"data": sent.model_dump(mode="json")}
+        return uow.keep_answer(201, {"data": sent.model_dump(mode="json")})
 
 
 @router.post("/chats/{chat_id}/events", status_code=201, responses=one(EventCreatedResponse, 201))
@@ -72,7 +72,7 @@ async def post_event(
     snap = await platform.rosters.room_for(platform.db, agent, chat_id)
     async with unit.write(platform) as uow:
         created = await messages.post_event(uow, agent, snap.room, body.event)
-    return {"data": created.model_dump(mode="json")}
+        return uow.keep_answer(201, {"data": created.model_dump(mode="json")})
 
 
 @router.get("/chats/{chat_id}/messages", responses=many(ChatMessage))
