@@ -165,6 +165,11 @@ class HttpCore:
         they are). Raises ``BandConnectionError`` when the platform stays unreachable.
         A post made while a message is handled carries that turn's key (``turn_keys``).
         """
+        if keyed is False:
+            # The request is idempotent by itself (a delivery mark): no key, no turn key.
+            return await self._send(
+                method, path, params, json, retry, request_timeout, content, extra_headers, False
+            )
         own_key = extra_headers is not None and "Idempotency-Key" in extra_headers
         key = None if own_key else turn_post_key(method, path, json)
         if key is None:
@@ -194,12 +199,11 @@ class HttpCore:
         request_timeout: float | None,
         content: bytes | None,
         extra_headers: Mapping[str, str] | None,
+        keyed: bool | None = None,
     ) -> httpx.Response:
         # The key exists so a retried POST cannot land twice; a request sent once
         # (``retry=False``, e.g. the activity indicator) needs none, and every key costs
         # the platform an idempotency record (two extra writes).
-        # ``keyed=False``: the request is idempotent by itself (a delivery mark), so a retry
-        # needs no key.
         if keyed is None:
             keyed = method == "POST" and retry
         headers = {"Idempotency-Key": uuid.uuid4().hex} if keyed else {}
