@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "sdk"))
 
 from e2e_support import World, clean_env, free_port, seed_world, tail
-from runtime_support import Person, until
+from runtime_support import Person, delivery_status, until
 
 __all__ = ["BandServe", "Room", "alice", "band_serve", "room"]
 
@@ -38,7 +38,7 @@ class BandServe:
     log: Path
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def band_serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BandServe]:
     base = tmp_path_factory.mktemp("band-serve")
     world = asyncio.run(seed_world(base / "data", agent_name="Coder"))
@@ -92,6 +92,23 @@ class Room:
 
     async def say(self, text: str) -> str:
         return await self.person.say(self.id, text, self.agent_id)
+
+    async def ask(self, text: str, status: str = "processed") -> str:
+        """Say ``text`` and wait until the agent's delivery of it reaches ``status``."""
+        message_id = await self.say(text)
+        await self.wait_status(message_id, status)
+        return message_id
+
+    async def wait_status(self, message_id: str, wanted: str, limit: float = 90) -> None:
+        async def reached() -> bool:
+            found = await delivery_status(self.person, self.id, message_id, self.agent_id)
+            return found == wanted
+
+        await until(reached, limit=limit, every=0.2)
+
+    async def texts(self) -> list[str]:
+        """The agent's text messages (replies and notices), oldest first."""
+        return await self.person.replies(self.id, self.agent_id)
 
     async def wait_text(self, check: Callable[[str], bool], limit: float = 90) -> str:
         """The first text message of the agent that passes ``check``."""

@@ -18,11 +18,11 @@ from typing import Any, ClassVar, Unpack
 
 from band.core.delivery import relay_reply
 from band.core.protocols import AgentToolsProtocol, HistoryConverter
-from band.core.simple_adapter import SimpleAdapter
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage, TurnUsage
 from band.runtime.custom_tools import CustomToolDef, custom_tools_to_schemas
-from band.runtime.prompts import render_system_prompt, system_updates
+from band.runtime.prompts import system_updates
 
+from ._prompt import PromptedAdapter
 from ._tool_events import UsageTotal, report_tool_call, report_tool_result, run_band_tool
 
 __all__ = ["Messages", "ModelCall", "ModelTurn", "ToolLoopAdapter", "ToolOutcome"]
@@ -64,7 +64,7 @@ class ToolOutcome:
     is_error: bool
 
 
-class ToolLoopAdapter(SimpleAdapter[Messages]):
+class ToolLoopAdapter(PromptedAdapter[Messages]):
     """Base of adapters that run their own model tool loop, one conversation per room."""
 
     SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset(
@@ -87,15 +87,17 @@ class ToolLoopAdapter(SimpleAdapter[Messages]):
         history_converter: HistoryConverter[Messages],
         **features: Unpack[FeatureKwargs],
     ) -> None:
-        super().__init__(history_converter=history_converter, **features)
+        super().__init__(
+            system_prompt=system_prompt,
+            custom_section=custom_section,
+            include_base_instructions=include_base_instructions,
+            history_converter=history_converter,
+            **features,
+        )
         self.model = model
-        self.custom_section = custom_section
-        self.include_base_instructions = include_base_instructions
         self.max_tool_rounds = max_tool_rounds
         self.stream = stream
         self.additional_tools = list(additional_tools)
-        self.system_prompt = system_prompt or ""
-        self._fixed_prompt = system_prompt is not None
         self.rooms: dict[str, Messages] = {}
 
     # -- provider hooks ----------------------------------------------------------------------
@@ -116,17 +118,6 @@ class ToolLoopAdapter(SimpleAdapter[Messages]):
         return list(history)
 
     # -- lifecycle ---------------------------------------------------------------------------
-
-    async def on_started(self, agent_name: str, agent_description: str) -> None:
-        await super().on_started(agent_name, agent_description)
-        if not self._fixed_prompt:
-            self.system_prompt = render_system_prompt(
-                agent_name=agent_name,
-                agent_description=agent_description,
-                custom_section=self.custom_section,
-                include_base_instructions=self.include_base_instructions,
-                features=self.features,
-            )
 
     async def on_cleanup(self, room_id: str) -> None:
         self.rooms.pop(room_id, None)

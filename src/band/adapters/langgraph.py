@@ -13,11 +13,11 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Unpack
 
 from band.core.protocols import AgentToolsProtocol, HistoryConverter
-from band.core.simple_adapter import SimpleAdapter
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage, TurnUsage
 from band.runtime.custom_tools import CustomToolDef
-from band.runtime.prompts import render_system_prompt, system_updates
+from band.runtime.prompts import system_updates
 
+from ._prompt import PromptedAdapter
 from ._tool_events import UsageTotal, as_text, report_tool_call, report_tool_result
 
 try:
@@ -157,7 +157,7 @@ def _content_text(content: Any) -> str:
     return as_text(content)
 
 
-class LangGraphAdapter(SimpleAdapter[list[BaseMessage]]):
+class LangGraphAdapter(PromptedAdapter[list[BaseMessage]]):
     """Runs a LangGraph agent per Band message, one LangGraph thread per room.
 
     Give exactly one of:
@@ -195,34 +195,23 @@ class LangGraphAdapter(SimpleAdapter[list[BaseMessage]]):
         if sum(x is not None for x in (llm, graph_factory, graph)) != 1:
             raise ValueError("Set exactly one of llm, graph_factory or graph")
         super().__init__(
-            history_converter=history_converter or LangChainHistoryConverter(), **features
+            system_prompt=system_prompt,
+            custom_section=custom_section,
+            include_base_instructions=include_base_instructions,
+            history_converter=history_converter or LangChainHistoryConverter(),
+            **features,
         )
         self.llm = llm
         self.graph_factory = graph_factory
         self.graph = graph
         self.checkpointer = checkpointer if checkpointer is not None else InMemorySaver()
-        self.custom_section = custom_section
-        self.include_base_instructions = include_base_instructions
         self.recursion_limit = recursion_limit
         self.additional_tools = list(additional_tools)
-        self.system_prompt = system_prompt or ""
-        self._fixed_prompt = system_prompt is not None
         self._seeded: set[str] = set()
 
     @property
     def judges_turns(self) -> bool:
         return self.graph is None
-
-    async def on_started(self, agent_name: str, agent_description: str) -> None:
-        await super().on_started(agent_name, agent_description)
-        if not self._fixed_prompt:
-            self.system_prompt = render_system_prompt(
-                agent_name=agent_name,
-                agent_description=agent_description,
-                custom_section=self.custom_section,
-                include_base_instructions=self.include_base_instructions,
-                features=self.features,
-            )
 
     async def on_cleanup(self, room_id: str) -> None:
         # The checkpointer keeps the thread; only this process forgets it was seeded.

@@ -13,11 +13,11 @@ from typing import Any, ClassVar, Unpack, cast
 
 from band.core.delivery import relay_reply
 from band.core.protocols import AgentToolsProtocol, HistoryConverter
-from band.core.simple_adapter import SimpleAdapter
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage, TurnUsage
 from band.runtime.custom_tools import CustomToolDef, custom_tools_to_schemas
-from band.runtime.prompts import render_system_prompt, system_updates
+from band.runtime.prompts import system_updates
 
+from ._prompt import PromptedAdapter
 from ._tool_events import report_tool_call, report_tool_result, run_band_tool
 
 try:
@@ -70,7 +70,7 @@ def _replayable(message: ModelMessage) -> bool:
     return any(not isinstance(p, TextPart) or p.content.strip() for p in message.parts)
 
 
-class PydanticAIAdapter(SimpleAdapter[list[ModelMessage]]):
+class PydanticAIAdapter(PromptedAdapter[list[ModelMessage]]):
     """Runs a Pydantic AI ``Agent`` per Band message, one message history per room.
 
     ``llm`` is a Pydantic AI ``Model`` or a model name such as ``"openai-chat:gpt-5-mini"``.
@@ -96,28 +96,20 @@ class PydanticAIAdapter(SimpleAdapter[list[ModelMessage]]):
         **features: Unpack[FeatureKwargs],
     ) -> None:
         super().__init__(
-            history_converter=history_converter or PydanticAIHistoryConverter(), **features
+            system_prompt=system_prompt,
+            custom_section=custom_section,
+            include_base_instructions=include_base_instructions,
+            history_converter=history_converter or PydanticAIHistoryConverter(),
+            **features,
         )
         self.llm = llm
-        self.custom_section = custom_section
-        self.include_base_instructions = include_base_instructions
         self.tool_retries = tool_retries
         self.additional_tools = list(additional_tools)
-        self.system_prompt = system_prompt or ""
-        self._fixed_prompt = system_prompt is not None
         self.agent: Agent[None, str | None] | None = None
         self.rooms: dict[str, list[ModelMessage]] = {}
 
     async def on_started(self, agent_name: str, agent_description: str) -> None:
         await super().on_started(agent_name, agent_description)
-        if not self._fixed_prompt:
-            self.system_prompt = render_system_prompt(
-                agent_name=agent_name,
-                agent_description=agent_description,
-                custom_section=self.custom_section,
-                include_base_instructions=self.include_base_instructions,
-                features=self.features,
-            )
         # ``instructions`` are sent with every request and never stored in the history.
         # ``None`` output: after replying through a tool the model may have nothing to add.
         self.agent = Agent(

@@ -78,10 +78,12 @@ class ToolCall:
 
 @dataclass(frozen=True)
 class Reply:
-    """A successful model answer: text, tool calls, or both."""
+    """A successful model answer: text, tool calls, or both. ``reasoning`` is a reasoning
+    summary the model shows before them (only the Responses wire carries it)."""
 
     text: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
+    reasoning: str | None = None
     delay: float = 0.0  # seconds the endpoint waits before answering
 
 

@@ -91,13 +91,23 @@ def parse_request(path: str, headers: Mapping[str, str], body: dict[str, Any]) -
 
 def _items(fake: FakeModel, reply: Reply) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
+    if reply.reasoning:
+        items.append(
+            {
+                "type": "reasoning",
+                "id": fake.next_id("rs_fake"),
+                "summary": [{"type": "summary_text", "text": reply.reasoning}],
+            }
+        )
     if reply.text:
+        # Text before tool calls is commentary; text alone is the final answer.
         items.append(
             {
                 "type": "message",
                 "id": fake.next_id("msg_fake"),
                 "status": "completed",
                 "role": "assistant",
+                "phase": "commentary" if reply.tool_calls else "final_answer",
                 "content": [{"type": "output_text", "text": reply.text, "annotations": []}],
             }
         )
@@ -117,14 +127,18 @@ def _items(fake: FakeModel, reply: Reply) -> list[dict[str, Any]]:
 
 def _usage(request: ModelRequest, reply: Reply) -> dict[str, Any]:
     prompt = estimate_tokens(json.dumps(request.body.get("input", [])))
-    completion = estimate_tokens(reply.text or "") + sum(
-        estimate_tokens(arguments_json(c.arguments)) for c in reply.tool_calls
+    # As the real API counts them, reasoning tokens are part of the output tokens.
+    reasoning = estimate_tokens(reply.reasoning) if reply.reasoning else 0
+    completion = (
+        estimate_tokens(reply.text or "")
+        + sum(estimate_tokens(arguments_json(c.arguments)) for c in reply.tool_calls)
+        + reasoning
     )
     return {
         "input_tokens": prompt,
         "input_tokens_details": {"cached_tokens": 0},
         "output_tokens": completion,
-        "output_tokens_details": {"reasoning_tokens": 0},
+        "output_tokens_details": {"reasoning_tokens": reasoning},
         "total_tokens": prompt + completion,
     }
 
@@ -161,7 +175,18 @@ def stream_events(fake: FakeModel, request: ModelRequest, reply: Reply) -> Itera
 
 def _item_events(index: int, item: dict[str, Any]) -> Iterator[bytes]:
     where = {"output_index": index, "item_id": item["id"]}
-    if item["type"] == "message":
+    if item["type"] == "reasoning":
+        text = item["summary"][0]["text"]
+        empty = {**item, "summary": []}
+        yield _event("response.output_item.added", {"output_index": index, "item": empty})
+        part = {**where, "summary_index": 0}
+        blank = {"type": "summary_text", "text": ""}
+        yield _event("response.reasoning_summary_part.added", {**part, "part": blank})
+        for piece in pieces(text):
+            yield _event("response.reasoning_summary_text.delta", {**part, "delta": piece})
+        yield _event("response.reasoning_summary_text.done", {**part, "text": text})
+        yield _event("response.reasoning_summary_part.done", {**part, "part": item["summary"][0]})
+    elif item["type"] == "message":
         text = item["content"][0]["text"]
         yield _event(
             "response.output_item.added",

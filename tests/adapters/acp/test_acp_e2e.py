@@ -9,23 +9,21 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from runtime_support import make_agent, until
+from runtime_support import until
 
 from band.adapters import ACPClientAdapter, ACPClientAdapterConfig
-from band.testing import FakeModel, ModelRequest, Reply, ToolCall, default_policy, serve_fake_models
+from band.testing import FakeModel, ModelRequest, ToolCall
 
 from ..band_serve import Room
+from ..coding_e2e import PROOF, AgentStarter, agent_starter, proof_policy, workspaces
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
 
 AGENT = Path(__file__).with_name("scripted_agent.py")
-PROOF = "echo band-proof > proof.txt && cat proof.txt"
 
 
 def last_call(request: ModelRequest) -> str | None:
@@ -37,26 +35,6 @@ def last_call(request: ModelRequest) -> str | None:
     return calls[-1] if calls else None
 
 
-def acp_policy(request: ModelRequest) -> Reply:
-    last = request.last
-    if last is not None and last.role == "tool":
-        if last_call(request) != "run_command":
-            return Reply(text="")
-        content = (
-            "I ran the proof command; it printed band-proof."
-            if "band-proof" in last.text
-            else f"I did not run the proof command: {last.text.strip()[:120]}"
-        )
-        return Reply(
-            tool_calls=(ToolCall("band_send_message", {"content": content, "mentions": ["alice"]}),)
-        )
-    if last is not None and "run the proof command" in last.text:
-        return Reply(tool_calls=(ToolCall("run_command", {"command": PROOF}),))
-    outcome = default_policy(request)
-    assert isinstance(outcome, Reply)
-    return outcome
-
-
 def acp_config(model_url: str, **fields: Any) -> ACPClientAdapterConfig:
     return ACPClientAdapterConfig(
         command=[sys.executable, str(AGENT)], env={"BAND_FAKE_MODEL_URL": model_url}, **fields
@@ -65,32 +43,17 @@ def acp_config(model_url: str, **fields: Any) -> ACPClientAdapterConfig:
 
 @pytest.fixture
 def fake() -> FakeModel:
-    return FakeModel(acp_policy)
+    return FakeModel(proof_policy(ToolCall("run_command", {"command": PROOF}), last_call))
 
 
 @pytest.fixture
-def model_url(fake: FakeModel) -> Any:
-    with serve_fake_models(fake) as server:
-        yield server.openai_base_url
-
-
-@pytest.fixture
-def start_agent(band_serve: Any, model_url: str, tmp_path: Path) -> Callable[..., Any]:
-    @asynccontextmanager
-    async def start(**fields: Any) -> AsyncIterator[ACPClientAdapter]:
+def start_agent(band_serve: Any, model_url: str, tmp_path: Path) -> AgentStarter:
+    def build(**fields: Any) -> ACPClientAdapter:
         fields.setdefault("approval_mode", "manual")
-        adapter = ACPClientAdapter(
-            acp_config(model_url, **fields), workspace_for_room=lambda room: tmp_path / room
-        )
-        world = band_serve.world
-        agent = make_agent(band_serve, world.agent_id, world.agent_key, adapter)
-        await agent.start()
-        try:
-            yield adapter
-        finally:
-            await agent.stop(10)
+        config = acp_config(model_url, **fields)
+        return ACPClientAdapter(config, workspace_for_room=workspaces(tmp_path))
 
-    return start
+    return agent_starter(band_serve, build)
 
 
 async def test_a_mention_is_answered_through_the_band_mcp_server(

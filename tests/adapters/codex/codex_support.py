@@ -10,6 +10,7 @@ provider whose base URL is the fake endpoint.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,8 +53,9 @@ def codex_env(home: Path) -> dict[str, str]:
     }
 
 
-def codex_command(binary: Path, base_url: str) -> list[str]:
-    """``codex app-server`` with a provider ``band-fake`` at ``base_url`` (ends in /v1)."""
+def codex_command(binary: Path, base_url: str, extra: Sequence[str] = ()) -> list[str]:
+    """``codex app-server`` with a provider ``band-fake`` at ``base_url`` (ends in /v1),
+    plus ``extra`` ``-c`` settings."""
     settings = [
         'model_provider="band-fake"',
         'model_providers.band-fake.name="Band fake model"',
@@ -61,6 +63,7 @@ def codex_command(binary: Path, base_url: str) -> list[str]:
         'model_providers.band-fake.wire_api="responses"',
         "model_providers.band-fake.request_max_retries=0",
         "model_providers.band-fake.stream_max_retries=0",
+        *extra,
     ]
     argv = [str(binary), "app-server", "--listen", "stdio://"]
     for setting in settings:
@@ -68,10 +71,12 @@ def codex_command(binary: Path, base_url: str) -> list[str]:
     return argv
 
 
-def codex_config(binary: Path, base_url: str, home: Path, **fields: Any) -> CodexAdapterConfig:
+def codex_config(
+    binary: Path, base_url: str, home: Path, settings: Sequence[str] = (), **fields: Any
+) -> CodexAdapterConfig:
+    fields.setdefault("model", "fake-model")
     return CodexAdapterConfig(
-        model="fake-model",
-        codex_command=codex_command(binary, base_url),
+        codex_command=codex_command(binary, base_url, settings),
         codex_env=codex_env(home),
         **fields,
     )

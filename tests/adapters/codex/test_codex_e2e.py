@@ -8,82 +8,44 @@ after ``/decline``), clear notices for bad tokens, and the same thread after a r
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
-from runtime_support import make_agent, until
+from runtime_support import until
 
 from band.adapters import CodexAdapter, CodexAdapterConfig
 from band.core.exceptions import BandConfigError
-from band.testing import FakeModel, ModelRequest, Reply, ToolCall, default_policy, serve_fake_models
+from band.testing import FakeModel, ToolCall
 
 from ..band_serve import Room
+from ..coding_e2e import PROOF, AgentStarter, agent_starter, proof_policy, workspaces
 from .codex_support import codex_config, last_call_name
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
 
-PROOF = "echo band-proof > proof.txt && cat proof.txt"
-
-
-def coder_policy(request: ModelRequest) -> Reply:
-    """Runs the proof command when asked, then reports what happened to it."""
-    last = request.last
-    if last is not None and last.role == "tool":
-        if last_call_name(request) != "exec_command":
-            return Reply(text="")
-        ran = "band-proof" in last.text
-        content = (
-            "I ran the proof command; it printed band-proof."
-            if ran
-            else f"I did not run the proof command: {last.text.strip().splitlines()[0][:120]}"
-        )
-        call = ToolCall("band_send_message", {"content": content, "mentions": ["alice"]})
-        return Reply(tool_calls=(call,))
-    if last is not None and "run the proof command" in last.text:
-        args = {
-            "cmd": PROOF,
-            "sandbox_permissions": "require_escalated",
-            "justification": "write the proof file",
-        }
-        return Reply(tool_calls=(ToolCall("exec_command", args),))
-    outcome = default_policy(request)
-    assert isinstance(outcome, Reply)
-    return outcome
+ESCALATED = {
+    "cmd": PROOF,
+    "sandbox_permissions": "require_escalated",
+    "justification": "write the proof file",
+}
 
 
 @pytest.fixture
 def fake() -> FakeModel:
-    return FakeModel(coder_policy)
-
-
-@pytest.fixture
-def model_url(fake: FakeModel) -> Any:
-    with serve_fake_models(fake) as server:
-        yield server.openai_base_url
+    return FakeModel(proof_policy(ToolCall("exec_command", ESCALATED), last_call_name))
 
 
 @pytest.fixture
 def start_coder(
     band_serve: Any, codex_bin: Path, codex_home: Path, model_url: str, tmp_path: Path
-) -> Callable[..., Any]:
-    @asynccontextmanager
-    async def start(**fields: Any) -> AsyncIterator[CodexAdapter]:
+) -> AgentStarter:
+    def build(**fields: Any) -> CodexAdapter:
         fields.setdefault("approval_policy", "on-request")
         config = codex_config(codex_bin, model_url, codex_home, **fields)
-        adapter = CodexAdapter(config, workspace_for_room=lambda room: tmp_path / room)
-        agent = make_agent(
-            band_serve, band_serve.world.agent_id, band_serve.world.agent_key, adapter
-        )
-        await agent.start()
-        try:
-            yield adapter
-        finally:
-            await agent.stop(10)
+        return CodexAdapter(config, workspace_for_room=workspaces(tmp_path))
 
-    return start
+    return agent_starter(band_serve, build)
 
 
 async def test_a_mention_is_answered_with_tool_events_usage_and_the_thread(

@@ -3,8 +3,9 @@
 ``manual`` posts a notice with a short token; the room answers ``/approve <token>``,
 ``/decline <token>`` or ``/approve-session <token>`` (the last also accepts later requests
 with the same session key). Without an answer in time the configured decision applies.
-``auto_accept`` / ``auto_decline`` decide at once and say so in the room, once. Every
-decision leaves a ``task`` event behind as an audit trail (when TASK_EVENTS is on).
+``auto_accept`` / ``auto_decline`` decide at once and, with ``text_notifications``, say so
+in the room for each request. Every decision leaves a ``task`` event behind as an audit
+trail (when TASK_EVENTS is on) and is kept (the latest few) for ``/permissions``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -22,7 +25,7 @@ from band.core.protocols import AgentToolsProtocol
 from .commands import RoomCommand
 from .events import Reporter
 
-__all__ = ["ApprovalMode", "ApprovalRelay", "ApprovalRequest", "Decision"]
+__all__ = ["ApprovalMode", "ApprovalRelay", "ApprovalRequest", "AuditEntry", "Decision"]
 
 logger = logging.getLogger("band.adapters.approvals")
 
@@ -65,12 +68,26 @@ class _Pending:
     reporter: Reporter
 
 
+@dataclass(frozen=True)
+class AuditEntry:
+    """One decision: when, about what, what was decided and by whom."""
+
+    at: float
+    kind: str
+    summary: str
+    decision: Decision
+    by: str
+
+
 @dataclass
 class _Room:
     pending: dict[str, _Pending] = field(default_factory=dict)
     closed: dict[str, str] = field(default_factory=dict)
     session_keys: set[str] = field(default_factory=set)
-    policy_told: bool = False
+    audit: deque[AuditEntry] = field(default_factory=lambda: deque(maxlen=AUDIT_KEPT))
+
+
+AUDIT_KEPT = 20
 
 
 class ApprovalRelay:
@@ -82,20 +99,25 @@ class ApprovalRelay:
         *,
         wait_timeout_s: float = 300.0,
         timeout_decision: Decision | str = Decision.DECLINE,
+        text_notifications: bool = True,
     ) -> None:
         self.mode = ApprovalMode(mode)
         self.wait_timeout_s = wait_timeout_s
         self.timeout_decision = Decision(timeout_decision)
+        self.text_notifications = text_notifications
         self._rooms: dict[str, _Room] = {}
 
     @classmethod
     def from_config(cls, config: Any) -> ApprovalRelay:
         """From a config with ``approval_mode``, ``approval_wait_timeout_s`` and
-        ``approval_timeout_decision`` (both adapters' configs have them)."""
+        ``approval_timeout_decision`` (both adapters' configs have them), and
+        ``approval_text_notifications`` where there is one (otherwise automatic decisions
+        are not announced)."""
         return cls(
             config.approval_mode,
             wait_timeout_s=config.approval_wait_timeout_s,
             timeout_decision=config.approval_timeout_decision,
+            text_notifications=getattr(config, "approval_text_notifications", False),
         )
 
     def _room(self, room_id: str) -> _Room:
@@ -119,14 +141,15 @@ class ApprovalRelay:
         token = secrets.token_hex(4)
         audit = {"approval_id": token, "kind": request.kind, "summary": request.summary}
         if request.session_key in room.session_keys:
+            self._record(room, request, Decision.ACCEPT_SESSION, "session approval")
             await reporter.task(f"Approval `{token}` accepted for the session", audit)
             return Decision.ACCEPT_SESSION
         if self.mode is not ApprovalMode.MANUAL:
             auto = self.mode is ApprovalMode.AUTO_ACCEPT
             decision = Decision.ACCEPT if auto else Decision.DECLINE
-            if not room.policy_told:
-                room.policy_told = True
-                await reporter.notice(self._policy_text())
+            self._record(room, request, decision, f"policy {self.mode}")
+            if self.text_notifications:
+                await reporter.notice(self._policy_text(request, decision))
             await reporter.task(f"Approval `{token}` {decision} by policy {self.mode}", audit)
             return decision
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
@@ -139,6 +162,7 @@ class ApprovalRelay:
         except TimeoutError:
             decision = self.timeout_decision
             room.closed[token] = f"it timed out and `{decision}` was applied"
+            self._record(room, request, decision, "timeout")
             await reporter.notice(f"Approval `{token}` timed out; applied `{decision}`.")
         finally:
             room.pending.pop(token, None)
@@ -163,6 +187,7 @@ class ApprovalRelay:
         if decision is Decision.ACCEPT_SESSION:
             room.session_keys.add(pending.request.session_key)
         room.closed[token] = f"it was already resolved as `{decision}`"  # type: ignore[index]
+        self._record(room, pending.request, decision, "the room")
         pending.future.set_result(decision)
         await tools.send_notice(f"Approval `{token}` resolved as `{decision}`.", mentions=mentions)
 
@@ -172,6 +197,27 @@ class ApprovalRelay:
         for pending in room.pending.values() if room else ():
             if not pending.future.done():
                 pending.future.set_result(Decision.DECLINE)
+
+    @staticmethod
+    def _record(room: _Room, request: ApprovalRequest, decision: Decision, by: str) -> None:
+        room.audit.append(AuditEntry(time.time(), request.kind, request.summary, decision, by))
+
+    def permissions(self, room_id: str, recent: int = 5) -> list[str]:
+        """Session approvals and the latest decisions of ``room_id``, for ``/permissions``."""
+        room = self._room(room_id)
+        lines = [f"Approved for this session: {len(room.session_keys) or 'nothing'}."]
+        lines += [f"- `{key}`" for key in sorted(room.session_keys)]
+        entries = list(room.audit)[-recent:]
+        if entries:
+            lines.append(f"Latest decisions ({len(entries)}):")
+            for entry in entries:
+                when = time.strftime("%H:%M:%S", time.gmtime(entry.at))
+                lines.append(
+                    f"- {when} UTC {entry.kind} `{entry.summary}`: `{entry.decision}` ({entry.by})"
+                )
+        else:
+            lines.append("No approval has been decided in this room yet.")
+        return lines
 
     def describe(self, room_id: str) -> str:
         """The approval settings and what is pending, for ``/approvals`` and ``/status``."""
@@ -195,11 +241,10 @@ class ApprovalRelay:
 
     # -- texts ------------------------------------------------------------------------------
 
-    def _policy_text(self) -> str:
-        verb = "run without asking" if self.mode is ApprovalMode.AUTO_ACCEPT else "are declined"
+    def _policy_text(self, request: ApprovalRequest, decision: Decision) -> str:
         return (
-            f"Approvals in this room follow the `{self.mode}` policy: commands and file "
-            f"changes {verb}."
+            f"Approval requested ({request.kind}): `{request.summary}`. Policy "
+            f"`{self.mode}` decided `{decision}`."
         )
 
     def _ask_text(self, token: str, request: ApprovalRequest) -> str:

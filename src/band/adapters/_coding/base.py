@@ -1,26 +1,28 @@
 """``CodingAgentAdapter``: what Codex and ACP rooms share.
 
-One agent process per room (:class:`RoomSupervisor`), room commands (approvals, ``/help``,
-``/status``, ``/model``, ``/approvals``), the approvals relay, turns that may detach while
-an approval waits, and a lost process reported once. A subclass starts its process and
-runs one prompt on it.
+One agent process per room (:class:`RoomSupervisor`, each start bounded by
+``start_timeout_s``), room commands (approvals, ``/approvals``, ``/permissions``, ``/help``,
+``/status``, ``/model``, plus the subclass's own), the approvals relay, turns that may
+detach while an approval waits, and a lost process reported once. A subclass starts its
+process and runs one prompt on it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from abc import abstractmethod
 from collections.abc import Sequence
 from typing import Any, ClassVar, Generic, TypeVar, Unpack
 
-from band.core.exceptions import TurnResultAlreadyReported
+from band.core.exceptions import BandError, TurnResultAlreadyReported
 from band.core.protocols import AgentToolsProtocol
-from band.core.simple_adapter import SimpleAdapter
 from band.core.types import FeatureKwargs, PlatformMessage
 from band.runtime.custom_tools import CustomToolDef
-from band.runtime.prompts import render_system_prompt, system_updates
+from band.runtime.prompts import system_updates
 from band_sdk_core import AgentFailure
 
+from .._prompt import PromptedAdapter
 from .approvals import ApprovalRelay
 from .commands import APPROVAL_COMMANDS, RoomCommand, parse_command
 from .events import Reporter
@@ -59,7 +61,7 @@ class Prompt:
         return self.reporter.tools
 
 
-class CodingAgentAdapter(SimpleAdapter[CodingHistory], Generic[P]):
+class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
     """Base of adapters that drive a coding agent process per room."""
 
     PROVIDER: ClassVar[str] = "coding-agent"
@@ -75,17 +77,18 @@ class CodingAgentAdapter(SimpleAdapter[CodingHistory], Generic[P]):
         include_base_instructions: bool = True,
         additional_tools: Sequence[CustomToolDef] = (),
         history_converter: Any = None,
+        start_timeout_s: float = 60.0,
         **features: Unpack[FeatureKwargs],
     ) -> None:
         super().__init__(
+            system_prompt=system_prompt,
+            custom_section=custom_section,
+            include_base_instructions=include_base_instructions,
             history_converter=history_converter or CodingHistoryConverter(session_key),
             **features,
         )
         self.relay = relay
-        self.custom_section = custom_section
-        self.include_base_instructions = include_base_instructions
-        self.system_prompt = system_prompt or ""
-        self._fixed_prompt = system_prompt is not None
+        self.start_timeout_s = start_timeout_s
         self.additional_tools = list(additional_tools)
         self.processes: RoomSupervisor[P] = RoomSupervisor(self.LABEL)
         self.turns = TurnTasks()
@@ -109,21 +112,20 @@ class CodingAgentAdapter(SimpleAdapter[CodingHistory], Generic[P]):
     async def model_command(self, room_id: str, args: tuple[str, ...]) -> str:
         return f"{type(self).__name__} cannot switch models from the room."
 
+    async def room_command(
+        self, command: RoomCommand, room_id: str, reporter: Reporter
+    ) -> str | None:
+        """The notice answering a subclass's own command; None when it is not one."""
+        return None
+
+    def command_help(self) -> list[str]:
+        """Help lines of the subclass's own commands."""
+        return []
+
     async def forget_room(self, room_id: str) -> None:
         """Drop subclass state of a room (its process is closed already)."""
 
     # -- lifecycle -----------------------------------------------------------------------------
-
-    async def on_started(self, agent_name: str, agent_description: str) -> None:
-        await super().on_started(agent_name, agent_description)
-        if not self._fixed_prompt:
-            self.system_prompt = render_system_prompt(
-                agent_name=agent_name,
-                agent_description=agent_description,
-                custom_section=self.custom_section,
-                include_base_instructions=self.include_base_instructions,
-                features=self.features,
-            )
 
     async def on_cleanup(self, room_id: str) -> None:
         await self.turns.cancel(room_id)
@@ -162,9 +164,7 @@ class CodingAgentAdapter(SimpleAdapter[CodingHistory], Generic[P]):
             )
             tools.turn.settle()
             return
-        proc = await self.processes.get(
-            room_id, lambda: self.start_process(room_id, reporter), reporter.notice
-        )
+        proc = await self._process(room_id, reporter)
         turn = DetachableTurn(tools, self.PROVIDER)
         prompt = Prompt(
             msg, room_id, history, system_updates(participants_msg, contacts_msg), reporter, turn
@@ -173,6 +173,24 @@ class CodingAgentAdapter(SimpleAdapter[CodingHistory], Generic[P]):
             await turn.run(self._guarded(proc, prompt))
         finally:
             self.turns.keep(room_id, turn)
+
+    async def _process(self, room_id: str, reporter: Reporter) -> P:
+        """The room's live process; a start that fails or overruns is reported once."""
+
+        async def start() -> P:
+            return await asyncio.wait_for(
+                self.start_process(room_id, reporter), self.start_timeout_s
+            )
+
+        try:
+            return await self.processes.get(room_id, start, reporter.notice)
+        except TimeoutError:
+            message = f"The {self.LABEL} did not start within {self.start_timeout_s:g} s."
+        except (OSError, BandError) as exc:
+            message = f"The {self.LABEL} could not start: {exc}"
+        logger.warning("Room %s: %s", room_id, message)
+        await reporter.tools.send_failure(AgentFailure(self.PROVIDER, message))
+        raise TurnResultAlreadyReported(message)
 
     async def _guarded(self, proc: P, prompt: Prompt) -> None:
         try:
@@ -198,6 +216,9 @@ class CodingAgentAdapter(SimpleAdapter[CodingHistory], Generic[P]):
             await self.relay.answer(room_id, tools, command, reporter.mentions)
         elif command.name == "approvals":
             await reporter.notice(self.relay.describe(room_id))
+        elif command.name == "permissions":
+            lines = [*self.permission_lines(room_id), *self.relay.permissions(room_id)]
+            await reporter.notice("\n".join(lines))
         elif command.name == "help":
             await reporter.notice(self._help())
         elif command.name == "status":
@@ -206,8 +227,15 @@ class CodingAgentAdapter(SimpleAdapter[CodingHistory], Generic[P]):
         elif command.name in ("model", "models"):
             await reporter.notice(await self.model_command(room_id, command.args))
         else:
-            return False
+            answer = await self.room_command(command, room_id, reporter)
+            if answer is None:
+                return False
+            await reporter.notice(answer)
         return True
+
+    def permission_lines(self, room_id: str) -> list[str]:
+        """What the agent may do in ``room_id`` (the head of ``/permissions``)."""
+        return [f"Approval mode: `{self.relay.mode}`."]
 
     def _help(self) -> str:
         return "\n".join(
@@ -216,8 +244,12 @@ class CodingAgentAdapter(SimpleAdapter[CodingHistory], Generic[P]):
                 "- `/approve <id>`, `/decline <id>`, `/approve-session <id>`: answer an "
                 "approval request (the session form also accepts the same request later)",
                 "- `/approvals`: the approval mode and what is pending",
+                "- `/permissions`: what the agent may do here, session approvals and the "
+                "latest decisions",
                 "- `/status`: the agent process, session and model of this room",
-                "- `/model [<id>]`: show the model, or use another one in this room",
+                "- `/model [list|<id>]`: show the model, list the models, or use another one "
+                "in this room",
+                *self.command_help(),
                 "- `/help`: this list",
             ]
         )

@@ -58,6 +58,18 @@ class Reporter:
             except Exception as exc:
                 logger.warning("Failed to send thought event: %s", exc)
 
+    async def stream_thought(self, delta: str, metadata: dict[str, Any]) -> bool:
+        """One streamed chunk as a ``thought`` with ``streaming: true`` (kept verbatim);
+        True when it was posted."""
+        if Emit.THOUGHTS not in self.emit or not delta:
+            return False
+        try:
+            await self.tools.send_event(delta, "thought", {"streaming": True, **metadata})
+        except Exception as exc:
+            logger.warning("Failed to send a streamed thought: %s", exc)
+            return False
+        return True
+
     async def task(self, text: str, metadata: dict[str, Any], *, always: bool = False) -> None:
         """A ``task`` event; ``always`` posts it even with TASK_EVENTS off (resume state)."""
         if not always and Emit.TASK_EVENTS not in self.emit:

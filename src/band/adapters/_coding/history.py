@@ -1,7 +1,8 @@
 """Room history for coding agents: the provider session to resume, and a replay transcript.
 
-The session id lives in the metadata of the agent's own ``task`` events (the latest wins);
-the transcript is the room's text messages as ``[Name]: text`` lines, injected into a new
+The session id lives in the metadata of the agent's own ``task`` events (the latest wins;
+one that sets it to null, posted when a session is archived, means "no session"). The
+transcript is the room's text messages as ``[Name]: text`` lines, injected into a new
 session when the old one cannot be resumed.
 """
 
@@ -19,6 +20,7 @@ class CodingHistory:
 
     session_id: str | None = None
     transcript: tuple[str, ...] = field(default_factory=tuple)
+    session_metadata: dict[str, Any] = field(default_factory=dict)
 
 
 class CodingHistoryConverter:
@@ -33,17 +35,20 @@ class CodingHistoryConverter:
 
     def convert(self, raw: list[dict[str, Any]]) -> CodingHistory:
         session_id: str | None = None
+        found: dict[str, Any] = {}
         lines: list[str] = []
         for item in raw:
             kind = item.get("message_type")
             metadata = item.get("metadata") or {}
-            if kind == "task" and isinstance(metadata, dict):
-                value = metadata.get(self.session_key)
-                if isinstance(value, str) and value:
-                    session_id = value
+            if kind == "task" and isinstance(metadata, dict) and self.session_key in metadata:
+                value = metadata[self.session_key]
+                if value is None:
+                    session_id, found = None, {}
+                elif isinstance(value, str) and value:
+                    session_id, found = value, dict(metadata)
             elif kind == "text" and str(item.get("content") or "").strip():
                 lines.append(f"[{item.get('sender_name') or 'Unknown'}]: {item['content']}")
-        return CodingHistory(session_id, tuple(lines))
+        return CodingHistory(session_id, tuple(lines), found)
 
 
 def history_block(transcript: tuple[str, ...], limit: int) -> str | None:

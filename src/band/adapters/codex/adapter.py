@@ -1,41 +1,50 @@
 """``CodexAdapter``: each room drives its own ``codex app-server`` over stdio.
 
 One process per room, started in the room's workspace folder; one Codex thread per room,
-its id posted as a ``task`` event (the resume state) and resumed after a restart, with the
-room's history injected into a new thread when resuming fails. Band's room tools are
-Codex dynamic tools; approvals are relayed to the room.
+its id posted as a ``task`` event (the resume state, with a fingerprint of the thread's
+tools) and resumed after a restart, with the room's history injected into a new thread
+when resuming fails. Band's room tools are Codex dynamic tools; approvals are relayed to
+the room. A resumed thread keeps the tools it was started with (``thread/resume`` takes
+none), so a room whose tools have changed since is refused until ``/thread archive``.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import os
 import shutil
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, ClassVar, NoReturn, Unpack
 
 from band.adapters._coding.approvals import ApprovalRelay
 from band.adapters._coding.base import CodingAgentAdapter, Prompt
+from band.adapters._coding.commands import RoomCommand
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
 from band.adapters._coding.workspace import WorkspaceForRoom, room_workspace
-from band.core.exceptions import BandConfigError, ProviderRunError, TurnResultAlreadyReported
+from band.core.exceptions import (
+    BandConfigError,
+    BandError,
+    ProviderRunError,
+    TurnResultAlreadyReported,
+)
 from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
 from band.core.types import Capability, Emit, FeatureKwargs
 from band.runtime.custom_tools import CustomToolDef, custom_tools_to_schemas
 from band_sdk_core import AgentFailure
 
+from . import commands
 from .config import DEFAULT_MODEL, INSTALL_COMMAND, CodexAdapterConfig
-from .rpc import RpcError, StdioRpc, TransportClosed
+from .process import CodexProcess
+from .room import DIGEST_KEY, NAMES_KEY, THREAD_KEY, CodexRoom, tools_digest
+from .rpc import RpcError, TransportClosed
+from .self_config import self_config_specs
 from .turn import CodexTurn
 
-__all__ = ["CodexAdapter", "CodexProcess"]
+__all__ = ["CodexAdapter", "CodexContinuityError", "CodexProcess"]
 
 logger = logging.getLogger("band.adapters.codex")
-THREAD_KEY = "codex_thread_id"
 _SANDBOX_POLICY = {
     "read-only": "readOnly",
     "workspace-write": "workspaceWrite",
@@ -43,78 +52,12 @@ _SANDBOX_POLICY = {
 }
 
 
-class CodexProcess:
-    """A room's ``codex app-server``: the RPC channel, its thread and the active turn."""
+class CodexContinuityError(BandError):
+    """The room's thread cannot go on as it was started (its id is kept)."""
 
-    def __init__(self, room_id: str, workspace: Path) -> None:
-        self.room_id = room_id
-        self.workspace = workspace
-        self.rpc: StdioRpc | None = None
-        self.thread_id: str | None = None
-        self.active: CodexTurn | None = None
-
-    @property
-    def alive(self) -> bool:
-        return self.rpc is not None and self.rpc.alive
-
-    @property
-    def exit_description(self) -> str:
-        return self.rpc.exit_description if self.rpc is not None else "not started"
-
-    @property
-    def channel(self) -> StdioRpc:
-        if self.rpc is None:
-            raise TransportClosed("codex app-server is not running")
-        return self.rpc
-
-    async def start(self, argv: Sequence[str], env: dict[str, str]) -> None:
-        self.rpc = await StdioRpc.spawn(
-            argv,
-            cwd=str(self.workspace),
-            env=env,
-            on_notification=self._notification,
-            on_request=self._request,
-            label="codex app-server",
-        )
-        await self.rpc.request(
-            "initialize",
-            {
-                "clientInfo": {"name": "band", "title": "Band", "version": "0.1.0"},
-                "capabilities": {"experimentalApi": True},
-            },
-        )
-        await self.rpc.notify("initialized")
-
-    async def _notification(self, method: str, params: dict[str, Any]) -> None:
-        if self.active is not None:
-            await self.active.on_notification(method, params)
-
-    async def _request(self, method: str, params: dict[str, Any]) -> Any:
-        if self.active is None:
-            raise ValueError(f"no turn is running to answer {method}")
-        return await self.active.on_request(method, params)
-
-    async def wait(self, turn: CodexTurn, limit: float) -> dict[str, Any] | None:
-        """The completed turn; None on timeout (time spent on approvals is not counted)."""
-        closed = asyncio.create_task(self.channel.closed.wait())
-        waiters: set[asyncio.Future[Any]] = {turn.done, closed}
-        try:
-            while True:
-                done, _ = await asyncio.wait(
-                    waiters, timeout=limit, return_when=asyncio.FIRST_COMPLETED
-                )
-                if turn.done in done:
-                    return turn.done.result()
-                if closed in done:
-                    raise TransportClosed(f"codex app-server exited ({self.exit_description})")
-                if not turn.awaiting_approval:
-                    return None
-        finally:
-            closed.cancel()
-
-    async def close(self) -> None:
-        if self.rpc is not None:
-            await self.rpc.close()
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 class CodexAdapter(CodingAgentAdapter[CodexProcess]):
@@ -150,14 +93,17 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
             include_base_instructions=config.include_base_instructions,
             additional_tools=additional_tools or (),
             history_converter=history_converter,
+            start_timeout_s=config.retention.transition_timeout_s,
             **features,
         )
         self.config = config
         self.workspace_for_room = workspace_for_room
         self.argv: list[str] = []
         self.model = config.model
-        self._threads: dict[str, str] = {}
-        self._room_models: dict[str, str] = {}
+        self.rooms: dict[str, CodexRoom] = {}
+
+    def room(self, room_id: str) -> CodexRoom:
+        return self.rooms.setdefault(room_id, CodexRoom(room_id))
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -186,28 +132,16 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         proc = CodexProcess(room_id, room_workspace(room_id, self.workspace_for_room))
         env = {**os.environ, **self.config.codex_env}
         try:
-            await proc.start(self.argv, env)
+            await proc.start(self.argv, env, self.config.skill_roots)
+            if self.model is None:
+                self.model = await commands.first_model(proc)
         except BaseException:
             await proc.close()
             raise
-        if self.model is None:
-            self.model = await self._first_model(proc)
         return proc
 
-    async def _first_model(self, proc: CodexProcess) -> str:
-        try:
-            listing = await proc.channel.request("model/list", {})
-        except RpcError as exc:
-            logger.info("model/list failed (%s); using %s", exc, DEFAULT_MODEL)
-            return DEFAULT_MODEL
-        for entry in (listing or {}).get("data") or []:
-            if isinstance(entry, dict) and not entry.get("hidden") and entry.get("id"):
-                return str(entry.get("model") or entry["id"])
-        return DEFAULT_MODEL
-
     async def forget_room(self, room_id: str) -> None:
-        self._threads.pop(room_id, None)
-        self._room_models.pop(room_id, None)
+        self.rooms.pop(room_id, None)
 
     async def on_interrupt(self, room_id: str, mode: str) -> None:
         proc = self.processes.current(room_id)
@@ -221,13 +155,18 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
 
     # -- one prompt -----------------------------------------------------------------------------
 
-    def _room_model(self, room_id: str) -> str:
-        return self._room_models.get(room_id) or self.model or DEFAULT_MODEL
+    def room_model(self, room_id: str) -> str:
+        return self.room(room_id).model or self.model or DEFAULT_MODEL
 
-    def _dynamic_tools(self, tools: AgentToolsProtocol) -> list[dict[str, Any]]:
+    def room_sandbox(self, room_id: str) -> str | None:
+        return self.room(room_id).sandbox or self.config.thread_sandbox
+
+    def dynamic_tools(self, tools: AgentToolsProtocol) -> list[dict[str, Any]]:
+        """Band's room tools, custom tools, the self-config tools and the configured
+        additional specs, as Codex dynamic tools (first of each name wins)."""
         schemas = tools.get_tool_schemas("openai", capabilities=self.features.capabilities)
         schemas += custom_tools_to_schemas(self.additional_tools, "openai")
-        return [
+        specs = [
             {
                 "type": "function",
                 "name": s["function"]["name"],
@@ -236,88 +175,137 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
             }
             for s in schemas
         ]
+        if self.config.enable_self_config_tools:
+            specs += self_config_specs()
+        specs += self.config.additional_dynamic_tools
+        seen: set[str] = set()
+        unique = []
+        for spec in specs:
+            if spec["name"] not in seen:
+                seen.add(spec["name"])
+                unique.append(spec)
+        return unique
+
+    def _thread_params(self, proc: CodexProcess) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "cwd": str(proc.workspace),
+            "approvalPolicy": self.config.approval_policy,
+            "personality": self.config.personality,
+            "model": self.room_model(proc.room_id),
+        }
+        sandbox = self.room_sandbox(proc.room_id)
+        if sandbox is not None:
+            params["sandbox"] = sandbox
+        return params
+
+    def _check_tools(self, room: CodexRoom, thread: str, specs: list[dict[str, Any]]) -> None:
+        """Refuse a thread whose recorded tools differ from this turn's."""
+        if room.tools_digest is None or room.tools_digest == tools_digest(specs):
+            return
+        now = {s["name"] for s in specs}
+        changed = sorted(now ^ set(room.tool_names)) if room.tool_names else []
+        what = f" ({', '.join(changed)})" if changed else " (their schemas)"
+        raise CodexContinuityError(
+            f"Codex thread `{thread}` keeps the tools it was started with, and this room's "
+            f"tools have changed since{what}. Send `/thread archive` to start a new thread."
+        )
 
     async def _ensure_thread(self, proc: CodexProcess, prompt: Prompt) -> list[str]:
         """Map the room to a thread (resume, else start); the extra input a new one needs."""
+        room = self.room(prompt.room_id)
+        if prompt.history.session_id is not None and room.thread_id is None:
+            room.thread_id = prompt.history.session_id
+            room.tools_digest = prompt.history.session_metadata.get(DIGEST_KEY)
+            room.tool_names = tuple(prompt.history.session_metadata.get(NAMES_KEY) or ())
+        if prompt.history.transcript:
+            room.transcript = prompt.history.transcript
+        specs = self.dynamic_tools(prompt.tools)
         if proc.thread_id is not None:
+            self._check_tools(room, proc.thread_id, specs)
             return []
-        rpc, room_id, config = proc.channel, prompt.room_id, self.config
-        known = self._threads.get(room_id) or prompt.history.session_id
-        common = {
-            "cwd": str(proc.workspace),
-            "approvalPolicy": config.approval_policy,
-            "personality": config.personality,
-            "sandbox": config.sandbox,
-            "model": self._room_model(room_id),
-        }
+        rpc, common = proc.channel, self._thread_params(proc)
         state, extra = "resumed", []
-        if known is not None:
+        if room.thread_id is not None:
+            self._check_tools(room, room.thread_id, specs)
             try:
-                await rpc.request("thread/resume", {"threadId": known, **common})
-                proc.thread_id = known
+                await rpc.request("thread/resume", {"threadId": room.thread_id, **common})
+                proc.thread_id = room.thread_id
             except RpcError as exc:
-                logger.warning("Room %s: thread/resume %s failed: %s", room_id, known, exc)
+                logger.warning("Room %s: thread/resume failed: %s", room.room_id, exc)
         if proc.thread_id is None:
-            started = await rpc.request(
-                "thread/start", {**common, "dynamicTools": self._dynamic_tools(prompt.tools)}
-            )
+            started = await rpc.request("thread/start", {**common, "dynamicTools": specs})
             proc.thread_id = str(started["thread"]["id"])
+            room.tools_digest = tools_digest(specs)
+            room.tool_names = tuple(s["name"] for s in specs)
             state, extra = "mapped", [f"[System Instructions]\n{self.system_prompt}"]
-            block = history_block(prompt.history.transcript, config.max_history_messages)
-            if block and config.inject_history_on_resume_failure:
+            block = history_block(room.transcript, self.config.max_history_messages)
+            if block and self.config.inject_history_on_resume_failure:
                 extra.append(block)
-        self._threads[room_id] = proc.thread_id
-        await prompt.reporter.task(
-            f"Codex thread {state}",
-            {
-                THREAD_KEY: proc.thread_id,
-                "codex_room_id": room_id,
-                "codex_created_at": int(time.time()),
-                "codex_transport": "stdio",
-            },
-            always=True,
-        )
+        room.thread_id, room.transcript = proc.thread_id, ()
+        metadata: dict[str, Any] = {
+            THREAD_KEY: proc.thread_id,
+            "codex_room_id": room.room_id,
+            "codex_created_at": int(time.time()),
+            "codex_transport": "stdio",
+        }
+        if room.tools_digest is not None:
+            metadata |= {DIGEST_KEY: room.tools_digest, NAMES_KEY: list(room.tool_names)}
+        await prompt.reporter.task(f"Codex thread {state}", metadata, always=True)
         return extra
 
     async def run_prompt(self, proc: CodexProcess, prompt: Prompt) -> None:
-        extra = await self._ensure_thread(proc, prompt)
+        try:
+            extra = await self._ensure_thread(proc, prompt)
+        except CodexContinuityError as exc:
+            await prompt.tools.send_failure(AgentFailure(self.PROVIDER, exc.message))
+            raise TurnResultAlreadyReported(exc.message) from exc
         assert proc.thread_id is not None
         texts = [*extra, *prompt.updates, prompt.msg.format_for_llm()]
-        turn = CodexTurn(self, prompt, proc.thread_id)
+        turn = CodexTurn(self, prompt, self.room(prompt.room_id), proc.thread_id)
         proc.active = turn
+        status, error = "failed", None
         try:
             started = await proc.channel.request("turn/start", self._turn_params(proc, texts))
             turn.turn_id = str((started or {}).get("turn", {}).get("id") or "") or None
+            await turn.extras.started()
             completed = await proc.wait(turn, self.config.turn_timeout_s)
             if completed is None:
+                status = "timed_out"
                 await self._timed_out(proc, turn)
+            status = str(completed.get("status") or "completed")
+            error = str((completed.get("error") or {}).get("message") or "") or None
         finally:
             proc.active = None
             await prompt.reporter.finish_text()
             await prompt.reporter.usage(turn.usage.total())
-        status = completed.get("status")
+            await turn.extras.finished(status, error)
         if status == "failed":
-            error = completed.get("error") or {}
-            raise ProviderRunError("turn_failed", str(error.get("message") or "Codex turn failed"))
+            raise ProviderRunError("turn_failed", error or "Codex turn failed")
         if status == "interrupted":
             await prompt.reporter.notice("I couldn't complete this request: it was interrupted.")
             prompt.tools.turn.settle()
 
     def _turn_params(self, proc: CodexProcess, texts: list[str]) -> dict[str, Any]:
-        config = self.config
+        config, room = self.config, self.room(proc.room_id)
         params: dict[str, Any] = {
             "threadId": proc.thread_id,
             "input": [{"type": "text", "text": t} for t in texts if t.strip()],
             "cwd": str(proc.workspace),
             "approvalPolicy": config.approval_policy,
             "personality": config.personality,
-            "sandboxPolicy": {"type": _SANDBOX_POLICY[config.sandbox]},
-            "model": self._room_model(proc.room_id),
+            "model": self.room_model(proc.room_id),
         }
-        if config.reasoning_effort is not None:
-            params["effort"] = config.reasoning_effort
-        if config.reasoning_summary is not None:
-            params["summary"] = config.reasoning_summary
+        if config.sandbox_policy is not None:
+            params["sandboxPolicy"] = dict(config.sandbox_policy)
+        else:
+            mode = self.room_sandbox(proc.room_id) or "workspace-write"
+            params["sandboxPolicy"] = {"type": _SANDBOX_POLICY[mode]}
+        effort = room.effort or config.reasoning_effort
+        if effort is not None:
+            params["effort"] = effort
+        summary = room.summary or config.reasoning_summary
+        if summary is not None:
+            params["summary"] = summary
         return params
 
     async def _timed_out(self, proc: CodexProcess, turn: CodexTurn) -> NoReturn:
@@ -327,31 +315,21 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         await turn.prompt.tools.send_failure(AgentFailure("codex", message, FAILURE_CODE_TIMEOUT))
         raise TurnResultAlreadyReported(message)
 
-    # -- room commands --------------------------------------------------------------------------
+    # -- room commands (codex/commands.py) ------------------------------------------------------
 
     def status_lines(self, room_id: str) -> list[str]:
-        proc = self.processes.current(room_id)
-        if proc is None or not proc.alive:
-            running = "not running (it starts with the next message)"
-        else:
-            running = f"running (pid {proc.channel.proc.pid})"
-        thread = self._threads.get(room_id)
-        return [
-            f"Codex app-server: {running}.",
-            f"Thread: `{thread}`." if thread else "Thread: none yet.",
-            f"Model: `{self._room_model(room_id)}`; approval policy "
-            f"`{self.config.approval_policy}`; sandbox `{self.config.sandbox}`.",
-        ]
+        return commands.status_lines(self, room_id)
+
+    def permission_lines(self, room_id: str) -> list[str]:
+        return commands.permission_lines(self, room_id)
 
     async def model_command(self, room_id: str, args: tuple[str, ...]) -> str:
-        if not args:
-            return f"Model in this room: `{self._room_model(room_id)}`."
-        if args[0] == "list":
-            proc = self.processes.current(room_id)
-            if proc is None or not proc.alive:
-                return "Codex is not running in this room yet; mention me once, then ask again."
-            listing = await proc.channel.request("model/list", {})
-            ids = [str(m.get("id")) for m in (listing or {}).get("data") or [] if m.get("id")]
-            return "Models: " + (", ".join(f"`{i}`" for i in ids) or "(none listed)")
-        self._room_models[room_id] = args[0]
-        return f"Model in this room is now `{args[0]}` (from the next message on)."
+        return await commands.model(self, room_id, args)
+
+    async def room_command(
+        self, command: RoomCommand, room_id: str, reporter: Reporter
+    ) -> str | None:
+        return await commands.dispatch(self, command, room_id, reporter)
+
+    def command_help(self) -> list[str]:
+        return commands.HELP

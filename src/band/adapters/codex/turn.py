@@ -5,7 +5,10 @@
 * items Codex runs itself (commands, file changes, MCP calls, web searches, ...) become a
   ``tool_call`` when they start and a ``tool_result`` when they complete; reasoning, plans
   and compactions become thoughts; agent text is held (see :class:`Reporter`);
-* ``thread/tokenUsage/updated`` adds up the turn's usage; ``turn/completed`` ends it.
+* ``thread/tokenUsage/updated`` adds up the turn's usage (Codex's output tokens already
+  include reasoning tokens) and keeps the thread's totals; ``turn/completed`` ends it;
+* the opt-in extra events are :class:`TurnExtras`'s; ``setmodel`` / ``setreasoning`` (with
+  ``enable_self_config_tools``) change the room's own settings.
 """
 
 from __future__ import annotations
@@ -20,6 +23,10 @@ from band.adapters._coding.approvals import ApprovalRequest, Decision
 from band.adapters._tool_events import UsageTotal, run_band_tool
 from band.core.types import TurnUsage
 
+from .extras import TurnExtras
+from .room import CodexRoom, ThreadUsage
+from .self_config import SELF_CONFIG_TOOLS, run_self_config
+
 if TYPE_CHECKING:
     from band.adapters._coding.base import Prompt
 
@@ -29,6 +36,12 @@ __all__ = ["CodexTurn"]
 
 logger = logging.getLogger("band.adapters.codex")
 
+_DELTAS = (
+    "item/reasoning/summaryTextDelta",
+    "item/reasoning/textDelta",
+    "item/plan/delta",
+    "item/agentMessage/delta",
+)
 _APPROVALS = {
     "item/commandExecution/requestApproval": "command",
     "item/fileChange/requestApproval": "file change",
@@ -79,15 +92,19 @@ def _result(item: dict[str, Any]) -> tuple[Any, bool]:
 class CodexTurn:
     """Routes one turn's traffic; ``done`` resolves with the completed ``turn`` object."""
 
-    def __init__(self, adapter: CodexAdapter, prompt: Prompt, thread_id: str) -> None:
+    def __init__(
+        self, adapter: CodexAdapter, prompt: Prompt, room: CodexRoom, thread_id: str
+    ) -> None:
         self.adapter = adapter
         self.prompt = prompt
+        self.room = room
         self.reporter = prompt.reporter
         self.thread_id = thread_id
         self.turn_id: str | None = None
         self.usage = UsageTotal()
         self.done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.awaiting_approval = 0
+        self.extras = TurnExtras(self)
         self._file_paths: dict[str, list[str]] = {}
 
     def _ours(self, params: dict[str, Any]) -> bool:
@@ -103,25 +120,40 @@ class CodexTurn:
             return
         item = params.get("item") if isinstance(params.get("item"), dict) else None
         if method == "item/started" and item is not None:
+            self.extras.item_started(item)
             await self._started(item)
         elif method == "item/completed" and item is not None:
             await self._completed(item)
+        elif method in _DELTAS:
+            await self.extras.delta(method, params)
         elif method == "thread/tokenUsage/updated":
-            last = (params.get("tokenUsage") or {}).get("last") or {}
-            self.usage.add(
-                TurnUsage(
-                    input_tokens=int(last.get("inputTokens") or 0),
-                    output_tokens=int(last.get("outputTokens") or 0),
-                    cache_read_tokens=int(last.get("cachedInputTokens") or 0),
-                    cache_write_tokens=int(last.get("cacheWriteInputTokens") or 0),
-                )
-            )
+            await self._token_usage(params.get("tokenUsage") or {})
+        elif method == "turn/plan/updated":
+            await self.extras.plan(params)
+        elif method == "turn/diff/updated":
+            self.extras.diff(params)
+        elif method in ("thread/compacted", "context/compacted"):
+            await self.extras.compacted()
         elif method == "turn/completed":
             turn = params.get("turn") or {}
             if not self.done.done():
                 self.done.set_result(turn if isinstance(turn, dict) else {})
         elif method == "error":
             logger.warning("Codex error in room %s: %s", self.prompt.room_id, params.get("error"))
+
+    async def _token_usage(self, usage: dict[str, Any]) -> None:
+        last = usage.get("last") or {}
+        self.usage.add(
+            TurnUsage(
+                input_tokens=int(last.get("inputTokens") or 0),
+                output_tokens=int(last.get("outputTokens") or 0),
+                cache_read_tokens=int(last.get("cachedInputTokens") or 0),
+                cache_write_tokens=int(last.get("cacheWriteInputTokens") or 0),
+            )
+        )
+        total = ThreadUsage.from_codex(usage.get("total") or {}, usage.get("modelContextWindow"))
+        self.room.usage[self.thread_id] = total
+        await self.extras.token_usage(total, ThreadUsage.from_codex(last))
 
     async def _started(self, item: dict[str, Any]) -> None:
         if item.get("type") == "fileChange":
@@ -139,7 +171,8 @@ class CodexTurn:
             output, is_error = _result(item)
             await self.reporter.tool_result(call[0], output, str(item.get("id")), is_error=is_error)
         elif kind == "agentMessage":
-            self.reporter.hold_text(str(item.get("text") or ""))
+            if str(item.get("id")) not in self.extras.streamed:  # already shown as chunks
+                self.reporter.hold_text(str(item.get("text") or ""))
         elif kind == "reasoning":
             parts = list(item.get("summary") or []) or list(item.get("content") or [])
             await self.reporter.thought("\n\n".join(str(p) for p in parts))
@@ -170,9 +203,12 @@ class CodexTurn:
         args = raw if isinstance(raw, dict) else {}
         call_id = str(params.get("callId") or "")
         await self.reporter.tool_call(name, args, call_id)
-        output, is_error = await run_band_tool(
-            self.prompt.tools, name, args, self.adapter.additional_tools
-        )
+        if name in SELF_CONFIG_TOOLS and self.adapter.config.enable_self_config_tools:
+            output, is_error = run_self_config(self.room, name, args)
+        else:
+            output, is_error = await run_band_tool(
+                self.prompt.tools, name, args, self.adapter.additional_tools
+            )
         await self.reporter.tool_result(name, output, call_id, is_error=is_error)
         return {"contentItems": [{"type": "inputText", "text": output}], "success": not is_error}
 

@@ -1,0 +1,32 @@
+"""``RoomRetention``: how long a room's agent process may take to start, and idle suspension.
+
+Suspending an idle room (stopping its process and restoring it on the next message) is not
+offered by the coding adapters, so ``idle_timeout_s`` must stay unset; a config that sets it
+is refused with the adapter's reason. ``transition_timeout_s`` bounds each process start.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = ["RoomRetention"]
+
+
+class RoomRetention(BaseModel):
+    """Residency of a room's process: no idle suspension; starts bounded in time."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    idle_timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
+    transition_timeout_s: float = Field(default=60.0, gt=0, allow_inf_nan=False)
+
+    @classmethod
+    def disabled(cls, value: Any, reason: str) -> RoomRetention:
+        """``value`` (None, a mapping or a RoomRetention) as a RoomRetention without idle
+        suspension; ValueError naming ``reason`` when it asks for one."""
+        retention = cls() if value is None else cls.model_validate(value)
+        if retention.idle_timeout_s is not None:
+            raise ValueError(f"{reason} Leave retention.idle_timeout_s unset.")
+        return retention

@@ -1,0 +1,105 @@
+"""A room's ``codex app-server`` process: started, initialised, waited on, closed."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .rpc import RpcError, StdioRpc, TransportClosed
+
+if TYPE_CHECKING:
+    from .turn import CodexTurn
+
+__all__ = ["CodexProcess", "SkillRootsRefused"]
+
+CLIENT_INFO = {"name": "band", "title": "Band", "version": "0.1.0"}
+
+
+class SkillRootsRefused(RpcError):
+    """Codex did not accept the configured ``skill_roots``."""
+
+
+class CodexProcess:
+    """A room's ``codex app-server``: the RPC channel, its thread and the active turn."""
+
+    def __init__(self, room_id: str, workspace: Path) -> None:
+        self.room_id = room_id
+        self.workspace = workspace
+        self.rpc: StdioRpc | None = None
+        self.thread_id: str | None = None
+        self.active: CodexTurn | None = None
+
+    @property
+    def alive(self) -> bool:
+        return self.rpc is not None and self.rpc.alive
+
+    @property
+    def pid(self) -> int | None:
+        return self.rpc.proc.pid if self.rpc is not None else None
+
+    @property
+    def exit_description(self) -> str:
+        return self.rpc.exit_description if self.rpc is not None else "not started"
+
+    @property
+    def channel(self) -> StdioRpc:
+        if self.rpc is None:
+            raise TransportClosed("codex app-server is not running")
+        return self.rpc
+
+    async def start(
+        self, argv: Sequence[str], env: dict[str, str], skill_roots: Sequence[str] = ()
+    ) -> None:
+        """Spawn, ``initialize`` and register ``skill_roots`` (``skills/extraRoots/set``)."""
+        self.rpc = await StdioRpc.spawn(
+            argv,
+            cwd=str(self.workspace),
+            env=env,
+            on_notification=self._notification,
+            on_request=self._request,
+            label="codex app-server",
+        )
+        await self.rpc.request(
+            "initialize", {"clientInfo": CLIENT_INFO, "capabilities": {"experimentalApi": True}}
+        )
+        await self.rpc.notify("initialized")
+        if skill_roots:
+            try:
+                await self.rpc.request("skills/extraRoots/set", {"extraRoots": list(skill_roots)})
+            except RpcError as exc:
+                raise SkillRootsRefused(
+                    "skills/extraRoots/set", {"message": f"skill_roots {list(skill_roots)}: {exc}"}
+                ) from exc
+
+    async def _notification(self, method: str, params: dict[str, Any]) -> None:
+        if self.active is not None:
+            await self.active.on_notification(method, params)
+
+    async def _request(self, method: str, params: dict[str, Any]) -> Any:
+        if self.active is None:
+            raise ValueError(f"no turn is running to answer {method}")
+        return await self.active.on_request(method, params)
+
+    async def wait(self, turn: CodexTurn, limit: float) -> dict[str, Any] | None:
+        """The completed turn; None on timeout (time spent on approvals is not counted)."""
+        closed = asyncio.create_task(self.channel.closed.wait())
+        waiters: set[asyncio.Future[Any]] = {turn.done, closed}
+        try:
+            while True:
+                done, _ = await asyncio.wait(
+                    waiters, timeout=limit, return_when=asyncio.FIRST_COMPLETED
+                )
+                if turn.done in done:
+                    return turn.done.result()
+                if closed in done:
+                    raise TransportClosed(f"codex app-server exited ({self.exit_description})")
+                if not turn.awaiting_approval:
+                    return None
+        finally:
+            closed.cancel()
+
+    async def close(self) -> None:
+        if self.rpc is not None:
+            await self.rpc.close()
