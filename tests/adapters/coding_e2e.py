@@ -4,20 +4,34 @@ script, the fake model endpoint, and starting the agent under test against ``ban
 
 from __future__ import annotations
 
+import os
+import signal
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
-from runtime_support import make_agent
+from runtime_support import make_agent, until
 
 from band.core import SimpleAdapter
 from band.testing import FakeModel, ModelRequest, Reply, ToolCall, default_policy, serve_fake_models
 
-from .band_serve import BandServe
+from .band_serve import BandServe, Room
 
-__all__ = ["PROOF", "AgentStarter", "agent_starter", "model_url", "proof_policy"]
+__all__ = [
+    "PROOF",
+    "AgentStarter",
+    "CrashCase",
+    "agent_starter",
+    "crash_between_turns",
+    "crash_mid_turn",
+    "kill_agent",
+    "model_url",
+    "proof_policy",
+    "workspaces",
+]
 
 A = TypeVar("A", bound=SimpleAdapter[Any])
 PROOF = "echo band-proof > proof.txt && cat proof.txt"
@@ -81,3 +95,78 @@ def agent_starter(serve: BandServe, build: Callable[..., A]) -> AgentStarter:
 def workspaces(root: Path) -> Callable[[str], Path]:
     """``workspace_for_room`` putting each room's folder under ``root``."""
     return lambda room: root / room
+
+
+async def kill_agent(adapter: Any, room_id: str, name: str | None = None) -> int:
+    """``kill -9`` the room's agent process: the descendant called ``name`` when given (the
+    native ``codex`` under its npm wrapper), else the process the adapter started; waits
+    until the adapter sees it gone. Returns the killed pid."""
+    import psutil  # a dev dependency (the framework venvs import this module too)
+
+    proc = adapter.processes.current(room_id)
+    assert proc is not None and proc.alive and proc.pid is not None
+    target = proc.pid
+    if name is not None:
+        found = [c for c in psutil.Process(target).children(recursive=True) if c.name() == name]
+        assert found, f"no {name} process under {target}"
+        target = found[0].pid
+    os.kill(target, signal.SIGKILL)
+    await until(lambda: not proc.alive, limit=30)
+    return target
+
+
+@dataclass(frozen=True)
+class CrashCase:
+    """How one coding adapter shows up after its process is killed."""
+
+    label: str  # the adapter's LABEL, as its notices name it
+    session_key: str  # the resume-state metadata key
+    native: str | None = None  # the process to kill under the one started, if any
+
+
+async def crash_mid_turn(start: AgentStarter, room: Room, fake: FakeModel, case: CrashCase) -> None:
+    """Killed while the model is thinking: the message fails with one report, and the next
+    one is answered once by a new process on the same session."""
+    async with start() as adapter:
+        await room.ask("hello")
+        fake.queue(Reply(text="too late", delay=5))
+        asked = len(fake.requests)
+        slow = await room.say("take your time")
+        await until(lambda: len(fake.requests) > asked, limit=60)
+        await kill_agent(adapter, room.id, case.native)
+        await room.wait_status(slow, "failed")
+        await room.ask("are you back?")
+        texts, errors = await room.texts(), await room.events("error")
+    assert [e["content"] for e in errors] == [
+        f"The {case.label} process of this room stopped ({errors[0]['content'].split('(')[1]}"
+    ]
+    assert "a new one starts with the next message" in errors[0]["content"]
+    assert not any("had exited" in t for t in texts)  # reported once, by the failed turn
+    assert sum("You said: are you back?" in t for t in texts) == 1
+    assert not any("take your time" in t or "too late" in t for t in texts)
+    await _same_session(room, case)
+
+
+async def crash_between_turns(
+    start: AgentStarter, room: Room, fake: FakeModel, case: CrashCase
+) -> None:
+    """Killed while idle: the next message says so once and is answered once."""
+    async with start() as adapter:
+        await room.ask("hello")
+        await kill_agent(adapter, room.id, case.native)
+        await room.ask("still there?")
+        await room.ask("and again?")
+        texts, errors = await room.texts(), await room.events("error")
+    assert errors == []
+    exited = [t for t in texts if "had exited" in t]
+    assert len(exited) == 1 and f"The {case.label} process of this room had exited" in exited[0]
+    assert exited[0].endswith("starting a new one.")
+    assert sum("You said: still there?" in t for t in texts) == 1
+    assert sum("You said: and again?" in t for t in texts) == 1
+    await _same_session(room, case)
+
+
+async def _same_session(room: Room, case: CrashCase) -> None:
+    tasks = await room.events("task")
+    sessions = {t["metadata"][case.session_key] for t in tasks if case.session_key in t["metadata"]}
+    assert len(sessions) == 1, sessions

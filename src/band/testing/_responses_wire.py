@@ -89,7 +89,19 @@ def parse_request(path: str, headers: Mapping[str, str], body: dict[str, Any]) -
     return ModelRequest("responses", path, dict(headers), body, tuple(entries), names)
 
 
-def _items(fake: FakeModel, reply: Reply) -> list[dict[str, Any]]:
+def _namespaces(tools: Any) -> dict[str, str]:
+    """Function name -> its namespace, for tools offered inside a namespace (MCP servers)."""
+    found: dict[str, str] = {}
+    for tool in tools or []:
+        if isinstance(tool, Mapping) and tool.get("type") == "namespace":
+            for inner in tool.get("tools") or []:
+                if isinstance(inner, Mapping) and inner.get("name"):
+                    found.setdefault(str(inner["name"]), str(tool.get("name")))
+    return found
+
+
+def _items(fake: FakeModel, request: ModelRequest, reply: Reply) -> list[dict[str, Any]]:
+    namespaces = _namespaces(request.body.get("tools"))
     items: list[dict[str, Any]] = []
     if reply.reasoning:
         items.append(
@@ -112,16 +124,17 @@ def _items(fake: FakeModel, reply: Reply) -> list[dict[str, Any]]:
             }
         )
     for call in reply.tool_calls:
-        items.append(
-            {
-                "type": "function_call",
-                "id": fake.next_id("fc_fake"),
-                "call_id": call.id or fake.next_id("call_fake"),
-                "name": call.name,
-                "arguments": arguments_json(call.arguments),
-                "status": "completed",
-            }
-        )
+        item = {
+            "type": "function_call",
+            "id": fake.next_id("fc_fake"),
+            "call_id": call.id or fake.next_id("call_fake"),
+            "name": call.name,
+            "arguments": arguments_json(call.arguments),
+            "status": "completed",
+        }
+        if call.name in namespaces:  # a namespaced tool is called with its namespace
+            item["namespace"] = namespaces[call.name]
+        items.append(item)
     return items
 
 
@@ -157,7 +170,7 @@ def _envelope(ident: str, request: ModelRequest, status: str) -> dict[str, Any]:
 def response(fake: FakeModel, request: ModelRequest, reply: Reply) -> dict[str, Any]:
     """A non-streamed ``response`` object."""
     body = _envelope(fake.next_id("resp_fake"), request, "completed")
-    body.update(output=_items(fake, reply), usage=_usage(request, reply))
+    body.update(output=_items(fake, request, reply), usage=_usage(request, reply))
     return body
 
 
@@ -165,7 +178,7 @@ def stream_events(fake: FakeModel, request: ModelRequest, reply: Reply) -> Itera
     """``response.created``, per output item added/deltas/done, then ``response.completed``."""
     ident = fake.next_id("resp_fake")
     yield _event("response.created", {"response": _envelope(ident, request, "in_progress")})
-    items = _items(fake, reply)
+    items = _items(fake, request, reply)
     for index, item in enumerate(items):
         yield from _item_events(index, item)
     done = _envelope(ident, request, "completed")

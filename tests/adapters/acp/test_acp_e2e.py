@@ -16,6 +16,7 @@ import pytest
 from runtime_support import until
 
 from band.adapters import ACPClientAdapter, ACPClientAdapterConfig
+from band.adapters.acp import ACPConfigRequest
 from band.testing import FakeModel, ModelRequest, ToolCall
 
 from ..band_serve import Room
@@ -126,3 +127,91 @@ def test_bad_configurations_are_refused() -> None:
         ACPClientAdapterConfig(command="agent", host="127.0.0.1", port=9)  # type: ignore[call-arg]
     with pytest.raises(ValueError, match="custom ACP transports cannot guarantee"):
         ACPClientAdapter(ACPClientAdapterConfig(command="agent"), spawn_process=lambda: None)
+    with pytest.raises(ValueError, match=r"Leave retention\.idle_timeout_s unset\."):
+        ACPClientAdapterConfig(command="agent", retention={"idle_timeout_s": 60})
+    with pytest.raises(ValueError, match="model/reasoning_effort or resolve_session_config"):
+        config = ACPClientAdapterConfig(command="agent", model="m")
+        ACPClientAdapter(config, resolve_session_config=lambda request: None)  # type: ignore[arg-type,return-value]
+    with pytest.raises(ValueError, match="either cwd or workspace_for_room"):
+        config = ACPClientAdapterConfig(command="agent", cwd="/srv/rooms")
+        ACPClientAdapter(config, workspace_for_room=lambda room: room)
+    assert ACPClientAdapterConfig(command="agent").retention.transition_timeout_s == 30
+
+
+async def test_model_and_effort_are_chosen_from_the_sessions_options(
+    start_agent: AgentStarter, room: Room, fake: FakeModel
+) -> None:
+    async with start_agent(model="fake-model-large", reasoning_effort="high"):
+        await room.ask("hello")
+    assert fake.requests[0].body["model"] == "fake-model-large"
+    assert fake.requests[0].body["reasoning_effort"] == "high"
+
+
+async def test_a_model_the_session_does_not_offer_fails_the_turn_with_the_choices(
+    start_agent: AgentStarter, room: Room, fake: FakeModel
+) -> None:
+    async with start_agent(model="gpt-unknown"):
+        await room.ask("hello", status="failed")
+        errors = [e["content"] for e in await room.events("error")]
+    assert errors == [
+        "ACP session configuration failed: model `gpt-unknown` is not offered; the session "
+        "offers `fake-model`, `fake-model-large`"
+    ]
+    assert fake.requests == []
+
+
+async def test_model_command_switches_the_rooms_live_session(
+    start_agent: AgentStarter, room: Room, fake: FakeModel
+) -> None:
+    async with start_agent():
+        early = await command(room, "/model")
+        await room.ask("hello")
+        shown = await command(room, "/model")
+        refused = await command(room, "/model gpt-unknown")
+        switched = await command(room, "/model fake-model-large")
+        before = len(fake.requests)
+        await room.ask("again")
+    assert "no session in this room yet" in early
+    assert shown.endswith(
+        "Model in this room: `fake-model`; offered: `fake-model`, `fake-model-large`. "
+        "Reasoning effort `medium` (of low, medium, high)."
+    )
+    assert "Could not switch the model: model `gpt-unknown` is not offered" in refused
+    assert switched.endswith("Model in this room is now `fake-model-large`.")
+    assert {r.body["model"] for r in fake.requests[:before]} == {"fake-model"}
+    assert {r.body["model"] for r in fake.requests[before:]} == {"fake-model-large"}
+
+
+async def test_resolve_session_config_picks_the_options(
+    band_serve: Any, model_url: str, tmp_path: Path, room: Room, fake: FakeModel
+) -> None:
+    seen: list[ACPConfigRequest] = []
+
+    async def resolve(request: ACPConfigRequest) -> dict[str, str]:
+        seen.append(request)
+        return {"effort": "low"}
+
+    def build() -> ACPClientAdapter:
+        config = acp_config(model_url)
+        return ACPClientAdapter(
+            config, resolve_session_config=resolve, workspace_for_room=workspaces(tmp_path)
+        )
+
+    async with agent_starter(band_serve, build)():
+        await room.ask("hello")
+        refused = await command(room, "/model fake-model-large")
+    assert fake.requests[0].body["reasoning_effort"] == "low"
+    assert seen[0].room_id == room.id and {o.id for o in seen[0].config_options} == {
+        "model",
+        "effort",
+    }
+    assert "cannot be combined with resolve_session_config" in refused
+
+
+async def command(room: Room, text: str) -> str:
+    """The agent's notice answering ``text``."""
+    before = len(await room.texts())
+    await room.ask(text)
+    texts = await room.texts()
+    assert len(texts) == before + 1, texts[before:]
+    return texts[-1]

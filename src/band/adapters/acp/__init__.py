@@ -5,12 +5,17 @@ Importing this package needs nothing beyond the SDK; starting the adapter needs
 """
 
 from .adapter import ACPClientAdapter
-from .client import ACPPermissionRequest, PermissionResolver
+from .client import ACPClientProfile, ACPPermissionRequest, PermissionResolver
 from .config import ACPClientAdapterConfig
+from .session_config import ACPConfigError, ACPConfigRequest, SessionConfigResolver
 
 __all__ = [
     "ACPClientAdapter",
     "ACPClientAdapterConfig",
+    "ACPClientProfile",
+    "ACPConfigError",
+    "ACPConfigRequest",
     "ACPPermissionRequest",
     "PermissionResolver",
+    "SessionConfigResolver",
 ]

@@ -4,14 +4,15 @@ The session id is posted after every clean prompt as a ``task`` event "ACP clien
 (always: it is the resume state); a new process loads it (``session/load``, when the agent
 advertises ``loadSession``), else a new session starts and the room's history is replayed.
 Band's tools reach the agent through the loopback MCP server ``band``, bound to the room.
+Each new or restored session gets the configured model and reasoning effort (or what
+``resolve_session_config`` picks); ``/model`` switches a room's live session.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Unpack
 
@@ -19,106 +20,25 @@ from band.adapters._coding.approvals import ApprovalRelay
 from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
-from band.adapters._coding.supervisor import TransportClosed
 from band.adapters._coding.workspace import WorkspaceForRoom, room_workspace
-from band.core.exceptions import TurnResultAlreadyReported
+from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
 from band.core.protocols import FAILURE_CODE_TIMEOUT
 from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
 from band.runtime.custom_tools import CustomToolDef
 from band_sdk_core import AgentFailure
 
+from . import session_config
 from .band_mcp import SERVER_NAME, BandMcpServer, RoomBinding
-from .client import PermissionResolver, RoomClient
+from .client import ACPClientProfile, PermissionResolver, RoomClient
 from .config import ACPClientAdapterConfig
+from .process import INSTALL_HINT, ACPProcess, require_acp
+from .session_config import EFFORT, MODEL, ACPConfigError, ACPConfigRequest, SessionConfigResolver
 
 __all__ = ["INSTALL_HINT", "ACPClientAdapter", "ACPProcess"]
 
 logger = logging.getLogger("band.adapters.acp")
-INSTALL_HINT = "ACPClientAdapter needs the ACP SDK: pip install 'openband[acp]'"
 SESSION_KEY = "acp_client_session_id"
-STDIO_LIMIT = 50 * 1024 * 1024
-
-
-def _require_acp() -> Any:
-    try:
-        import acp
-        import mcp  # noqa: F401  (the Band MCP server needs it)
-    except ImportError:
-        raise ImportError(INSTALL_HINT) from None
-    return acp
-
-
-class ACPProcess:
-    """A room's ACP agent: the connection, its child process and the room's session."""
-
-    def __init__(self, room_id: str, workspace: Path, client: RoomClient) -> None:
-        self.room_id = room_id
-        self.workspace = workspace
-        self.client = client
-        self.stack = contextlib.AsyncExitStack()
-        self.conn: Any = None
-        self.proc: asyncio.subprocess.Process | None = None
-        self.session_id: str | None = None
-        self.mcp_url: str | None = None
-        self.can_load = False
-
-    @property
-    def alive(self) -> bool:
-        return self.proc is not None and self.proc.returncode is None
-
-    @property
-    def exit_description(self) -> str:
-        if self.proc is None:
-            return "not started"
-        code = self.proc.returncode
-        return "running" if code is None else f"exit code {code}"
-
-    async def start(self, config: ACPClientAdapterConfig) -> None:
-        acp = _require_acp()
-        argv = config.command
-        self.conn, self.proc = await self.stack.enter_async_context(
-            acp.spawn_agent_process(
-                self.client,
-                argv[0],
-                *argv[1:],
-                env=config.env,
-                cwd=self.workspace,
-                transport_kwargs={"limit": STDIO_LIMIT, "stderr": asyncio.subprocess.DEVNULL},
-                use_unstable_protocol=config.use_unstable_protocol,
-            )
-        )
-        from acp.schema import ClientCapabilities, Implementation
-
-        init = await self.conn.initialize(
-            protocol_version=acp.PROTOCOL_VERSION,
-            client_capabilities=ClientCapabilities(),
-            client_info=Implementation(name="band", version="0.1.0"),
-        )
-        self.can_load = bool(init.agent_capabilities and init.agent_capabilities.load_session)
-        if config.auth_method:
-            await self.conn.authenticate(method_id=config.auth_method)
-
-    async def call(self, work: Any, limit: float) -> Any:
-        """Await an ACP request; TransportClosed if the process dies first, None on timeout."""
-        assert self.proc is not None
-        request = asyncio.ensure_future(work)
-        exited = asyncio.create_task(self.proc.wait())
-        try:
-            done, _ = await asyncio.wait(
-                {request, exited}, timeout=limit, return_when=asyncio.FIRST_COMPLETED
-            )
-        finally:
-            exited.cancel()
-        if request in done:
-            return request.result()
-        request.cancel()
-        if exited in done:
-            raise TransportClosed(f"the ACP agent exited ({self.exit_description})")
-        return None
-
-    async def close(self) -> None:
-        with contextlib.suppress(Exception):
-            await self.stack.aclose()
+CONFIG_FAILED = "ACP session configuration failed: "
 
 
 class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
@@ -138,12 +58,21 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         additional_tools: Sequence[CustomToolDef] | None = None,
         history_converter: Any = None,
         workspace_for_room: WorkspaceForRoom | None = None,
+        profile: ACPClientProfile | None = None,
+        resolve_session_config: SessionConfigResolver | None = None,
         resolve_permission: PermissionResolver | None = None,
+        client_capabilities: Any = None,
         spawn_process: Callable[..., Any] | None = None,
         **features: Unpack[FeatureKwargs],
     ) -> None:
         if spawn_process is not None:
             raise ValueError("custom ACP transports cannot guarantee room process isolation")
+        if resolve_session_config is not None and (config.model or config.reasoning_effort):
+            raise ValueError(
+                "set either model/reasoning_effort or resolve_session_config, not both"
+            )
+        if workspace_for_room is not None and config.cwd is not None:
+            raise ValueError("set either cwd or workspace_for_room, not both")
         super().__init__(
             relay=ApprovalRelay.from_config(config),
             session_key=SESSION_KEY,
@@ -151,19 +80,24 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
             system_prompt=config.system_prompt,
             additional_tools=additional_tools or (),
             history_converter=history_converter,
+            start_timeout_s=config.retention.transition_timeout_s,
             **features,
         )
         self.config = config
+        self.profile = profile
+        self.resolve_session_config = resolve_session_config
         self.resolve_permission = resolve_permission
+        self.client_capabilities = client_capabilities
         root = Path(config.cwd) if config.cwd else None
         self.workspace_for_room = workspace_for_room or (
             (lambda room: root / room) if root is not None else None
         )
         self.mcp = BandMcpServer()
         self._sessions: dict[str, str] = {}
+        self._selections: dict[str, dict[str, str]] = {}
 
     async def on_started(self, agent_name: str, agent_description: str) -> None:
-        _require_acp()
+        require_acp()
         await super().on_started(agent_name, agent_description)
 
     async def start_process(self, room_id: str, reporter: Reporter) -> ACPProcess:
@@ -172,7 +106,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         workspace = room_workspace(room_id, self.workspace_for_room)
         proc = ACPProcess(room_id, workspace, RoomClient(self, room_id))
         try:
-            await proc.start(self.config)
+            await proc.start(self.config, self.client_capabilities)
         except BaseException:
             await proc.close()
             raise
@@ -184,20 +118,85 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
 
     async def forget_room(self, room_id: str) -> None:
         self._sessions.pop(room_id, None)
+        self._selections.pop(room_id, None)
         self.mcp.bindings.pop(room_id, None)
 
     def status_lines(self, room_id: str) -> list[str]:
         proc = self.processes.current(room_id)
         running = (
-            f"running (pid {proc.proc.pid})"
-            if proc is not None and proc.alive and proc.proc is not None
+            f"running (pid {proc.pid})"
+            if proc is not None and proc.alive
             else "not running (it starts with the next message)"
         )
         session = self._sessions.get(room_id)
-        return [
+        lines = [
             f"ACP agent `{' '.join(self.config.command)}`: {running}.",
             f"Session: `{session}`." if session else "Session: none yet.",
         ]
+        if proc is not None and session_config.select(proc.config_options, MODEL) is not None:
+            lines.append(session_config.describe(proc.config_options))
+        return lines
+
+    # -- model selection ------------------------------------------------------------------------
+
+    @property
+    def model_selection(self) -> Mapping[str, Any]:
+        wanted = {"model": self.config.model, "reasoning_effort": self.config.reasoning_effort}
+        return {k: v for k, v in wanted.items() if v is not None}
+
+    def _wanted(self, room_id: str) -> dict[str, str | None]:
+        chosen = {MODEL: self.config.model, EFFORT: self.config.reasoning_effort}
+        return {**chosen, **self._selections.get(room_id, {})}
+
+    async def apply_model_selection(self, selection: Mapping[str, Any], *, room_id: str) -> None:
+        """Switch ``room_id``'s live session (``{"model": ..., "reasoning_effort": ...}``);
+        later sessions of the room start there. ACPConfigError names what is offered."""
+        if self.resolve_session_config is not None:
+            raise BandConfigError(
+                "a runtime model switch cannot be combined with resolve_session_config"
+            )
+        given = {MODEL: selection.get("model"), EFFORT: selection.get("reasoning_effort")}
+        wanted = {k: str(v) for k, v in given.items() if v is not None}
+        if not wanted:
+            return
+        proc = self.processes.current(room_id)
+        if proc is None or not proc.alive or proc.session_id is None:
+            raise ACPConfigError(f"room {room_id} has no live ACP session to switch")
+        proc.config_options = await session_config.apply(
+            proc.conn, proc.session_id, proc.config_options, dict(wanted)
+        )
+        self._selections.setdefault(room_id, {}).update(wanted)
+
+    async def model_command(self, room_id: str, args: tuple[str, ...]) -> str:
+        proc = self.processes.current(room_id)
+        if proc is None or not proc.alive or proc.session_id is None:
+            return "The ACP agent has no session in this room yet; mention me once, then ask again."
+        if not args or args[0].lower() in ("list", "ls"):
+            return session_config.describe(proc.config_options)
+        try:
+            await self.apply_model_selection({"model": args[0]}, room_id=room_id)
+        except BandConfigError as exc:
+            return f"Could not switch the model: {exc}."
+        return f"Model in this room is now `{args[0]}`."
+
+    async def _configure(self, proc: ACPProcess, room_id: str) -> None:
+        """Apply the wanted model/effort (or the resolver's picks) to a fresh session."""
+        assert proc.session_id is not None
+        try:
+            if self.resolve_session_config is not None:
+                request = ACPConfigRequest(room_id, proc.session_id, tuple(proc.config_options))
+                for config_id, value in (await self.resolve_session_config(request) or {}).items():
+                    if value is not None:
+                        proc.config_options = await session_config.set_option(
+                            proc.conn, proc.session_id, proc.config_options, config_id, value
+                        )
+            else:
+                proc.config_options = await session_config.apply(
+                    proc.conn, proc.session_id, proc.config_options, self._wanted(room_id)
+                )
+        except ACPConfigError:
+            proc.session_id = None  # the next message tries again
+            raise
 
     # -- one prompt -----------------------------------------------------------------------------
 
@@ -224,18 +223,26 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         proc.session_id, proc.mcp_url = None, url
         cwd, servers = str(proc.workspace), self._mcp_servers(prompt.room_id)
         known = self._sessions.get(prompt.room_id) or prompt.history.session_id
+        context: list[str] = []
         if known is not None and proc.can_load:
             try:
-                await proc.conn.load_session(cwd=cwd, session_id=known, mcp_servers=servers)
+                loaded = await proc.call(
+                    proc.conn.load_session(cwd=cwd, session_id=known, mcp_servers=servers)
+                )
                 proc.session_id = known
-                return []
+                proc.config_options = list(getattr(loaded, "config_options", None) or [])
             except RequestError as exc:
                 logger.info("Room %s: session/load %s refused: %s", prompt.room_id, known, exc)
-        created = await proc.conn.new_session(cwd=cwd, mcp_servers=servers)
-        proc.session_id = str(created.session_id)
-        context = [self._system_context(prompt)]
-        block = history_block(prompt.history.transcript, self.config.max_history_messages)
-        return [*context, block] if block else context
+        if proc.session_id is None:
+            created = await proc.call(proc.conn.new_session(cwd=cwd, mcp_servers=servers))
+            proc.session_id = str(created.session_id)
+            proc.config_options = list(created.config_options or [])
+            context = [self._system_context(prompt)]
+            block = history_block(prompt.history.transcript, self.config.max_history_messages)
+            if block:
+                context.append(block)
+        await self._configure(proc, prompt.room_id)
+        return context
 
     def _system_context(self, prompt: Prompt) -> str:
         msg = prompt.msg
@@ -255,7 +262,12 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         )
         proc.client.prompt = prompt
         try:
-            extra = await self._ensure_session(proc, prompt)
+            try:
+                extra = await self._ensure_session(proc, prompt)
+            except ACPConfigError as exc:
+                message = f"{CONFIG_FAILED}{exc}"
+                await prompt.tools.send_failure(AgentFailure(self.PROVIDER, message))
+                raise TurnResultAlreadyReported(message) from exc
             texts = [*extra, *prompt.updates, prompt.msg.format_for_llm()]
             blocks = [text_block(t) for t in texts if t.strip()]
             work = proc.conn.prompt(session_id=proc.session_id, prompt=blocks)

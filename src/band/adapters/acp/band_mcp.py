@@ -46,7 +46,6 @@ class BandMcpServer:
         self._server: Any = None
         self._task: asyncio.Task[None] | None = None
         self._manager: Any = None
-        self._manager_cm: Any = None
 
     def url(self, room_id: str) -> str:
         return f"http://127.0.0.1:{self.port}/rooms/{room_id}/mcp"
@@ -62,13 +61,11 @@ class BandMcpServer:
         mcp.list_tools()(self._list_tools)
         mcp.call_tool(validate_input=False)(self._call_tool)
         self._manager = StreamableHTTPSessionManager(app=mcp, stateless=True, json_response=True)
-        self._manager_cm = self._manager.run()
-        await self._manager_cm.__aenter__()
         config = uvicorn.Config(
             self._asgi, host="127.0.0.1", port=0, log_level="warning", interface="asgi3"
         )
         self._server = uvicorn.Server(config)
-        self._task = asyncio.create_task(self._server.serve())
+        self._task = asyncio.create_task(self._serve(self._manager, self._server))
         while not self._server.started:
             if self._task.done():
                 await self._task
@@ -77,15 +74,18 @@ class BandMcpServer:
         self.port = int(self._server.servers[0].sockets[0].getsockname()[1])
         logger.info("Band MCP server on 127.0.0.1:%d", self.port)
 
+    @staticmethod
+    async def _serve(manager: Any, server: Any) -> None:
+        # One task enters and leaves the manager's task group (anyio requires it).
+        async with manager.run():
+            await server.serve()
+
     async def close(self) -> None:
         if self._server is not None and self._task is not None:
             self._server.should_exit = True
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(self._task, 10)
-        if self._manager_cm is not None:
-            with contextlib.suppress(Exception):
-                await self._manager_cm.__aexit__(None, None, None)
-        self._task = self._server = self._manager_cm = None
+        self._task = self._server = self._manager = None
 
     async def _asgi(self, scope: Scope, receive: Callable[[], Awaitable[Any]], send: Any) -> None:
         parts = str(scope.get("path", "")).strip("/").split("/")

@@ -3,7 +3,9 @@ requests are resolved by a callback or relayed to the room.
 
 Updates map in stream order: thought chunks to ``thought`` events, tool calls to
 ``tool_call`` / ``tool_result`` pairs (MCP-prefixed names mapped back to Band's), plans to
-``task`` events; assistant text is held (see :class:`Reporter`).
+``task`` events; assistant text is held (see :class:`Reporter`); config option updates
+refresh the session's settings. An agent's ACP extension methods and notifications
+(``_name``) go to the adapter's :class:`ACPClientProfile`, if it has one.
 """
 
 from __future__ import annotations
@@ -12,10 +14,12 @@ import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from band.adapters._coding.approvals import ApprovalRequest, Decision
 from band.runtime.tools.names import canonical_tool_name
+
+from .band_mcp import SERVER_NAME
 
 if TYPE_CHECKING:
     from band.adapters._coding.base import Prompt
@@ -23,7 +27,7 @@ if TYPE_CHECKING:
 
     from .adapter import ACPClientAdapter
 
-__all__ = ["ACPPermissionRequest", "PermissionResolver", "RoomClient"]
+__all__ = ["ACPClientProfile", "ACPPermissionRequest", "PermissionResolver", "RoomClient"]
 
 logger = logging.getLogger("band.adapters.acp")
 
@@ -42,13 +46,53 @@ PermissionResolver = Callable[[ACPPermissionRequest], Awaitable[str | None]]
 """Returns an offered ``option_id``, or None to cancel the request."""
 
 
+class ACPClientProfile(Protocol):
+    """An agent's ACP extensions: methods and notifications named ``_<name>``."""
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]: ...
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None: ...
+
+
 def _text(content: Any) -> str:
     text = getattr(content, "text", None)
     return text if isinstance(text, str) else ""
 
 
-def _tool_name(title: str | None, fallback: str) -> str:
-    return canonical_tool_name((title or fallback).strip())
+def _mcp_call(raw: Any) -> tuple[str, str, dict[str, Any]] | None:
+    """``(server, tool, arguments)`` of an MCP call an agent reports as
+    ``{"server", "tool", "arguments"}`` (Codex does)."""
+    if isinstance(raw, dict) and isinstance(raw.get("server"), str) and raw.get("tool"):
+        args = raw.get("arguments")
+        return raw["server"], str(raw["tool"]), args if isinstance(args, dict) else {}
+    return None
+
+
+def _tool_name(title: str | None, fallback: str, raw: Any = None) -> str:
+    """The tool's name, Band's own spelling for Band tools (``mcp__band__x``,
+    ``Tool: band/x`` and an MCP call on the ``band`` server all become ``x``)."""
+    call = _mcp_call(raw)
+    if call is not None and call[0] == SERVER_NAME:
+        return call[1]
+    name = (title or fallback).strip().removeprefix("Tool: ")
+    name = name.removeprefix(f"{SERVER_NAME}/")
+    return canonical_tool_name(name)
+
+
+def _args(raw: Any) -> dict[str, Any]:
+    call = _mcp_call(raw)
+    if call is not None and call[0] == SERVER_NAME:
+        return call[2]
+    return raw if isinstance(raw, dict) else {}
+
+
+def _band_permission(tool_call: Any) -> bool:
+    """A permission request about one of Band's own tools (the ``band`` MCP server)."""
+    raw = tool_call.raw_input
+    if isinstance(raw, dict) and SERVER_NAME in (raw.get("server_name"), raw.get("server")):
+        return True
+    title = str(tool_call.title or "")
+    return title.startswith((f"{SERVER_NAME}/", f"Tool: {SERVER_NAME}/", "mcp__band__"))
 
 
 def _output(update: Any) -> Any:
@@ -80,11 +124,28 @@ class RoomClient:
             text, self._thought = "".join(self._thought), []
             await self.reporter.thought(text)
 
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        profile = self.adapter.profile
+        if profile is None:
+            from acp import RequestError
+
+            raise RequestError.method_not_found(method)
+        return await profile.ext_method(method, params)
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        if self.adapter.profile is not None:
+            await self.adapter.profile.ext_notification(method, params)
+
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        kind = getattr(update, "session_update", "")
+        if kind == "config_option_update":
+            proc = self.adapter.processes.current(self.room_id)
+            if proc is not None and proc.session_id == session_id:
+                proc.config_options = list(update.config_options)
+            return
         reporter = self.reporter
         if reporter is None:
             return
-        kind = getattr(update, "session_update", "")
         if kind == "agent_thought_chunk":
             self._thought.append(_text(update.content))
             return
@@ -92,10 +153,9 @@ class RoomClient:
         if kind == "agent_message_chunk":
             reporter.hold_text(_text(update.content), delta=True)
         elif kind == "tool_call":
-            name = _tool_name(update.title, update.tool_call_id)
+            name = _tool_name(update.title, update.tool_call_id, update.raw_input)
             self._names[update.tool_call_id] = name
-            args = update.raw_input if isinstance(update.raw_input, dict) else {}
-            await reporter.tool_call(name, args, update.tool_call_id)
+            await reporter.tool_call(name, _args(update.raw_input), update.tool_call_id)
             if update.status in ("completed", "failed"):
                 await self._result(update)
         elif kind == "tool_call_update" and update.status in ("completed", "failed"):
@@ -139,13 +199,15 @@ class RoomClient:
             return await resolver(
                 ACPPermissionRequest(self.room_id, session_id, tool_call, options)
             )
+        if _band_permission(tool_call):  # the room's own tools need no approval of the room
+            return _pick(options, ("allow_once", "allow_always"))
         prompt = self.prompt
         if prompt is None:
             return None
-        title = tool_call.title or "tool call"
+        # The agent's title is written for people; the raw input only stands in for it.
         raw = tool_call.raw_input
-        summary = f"{title} {json.dumps(raw, default=str)}" if raw else title
-        request = ApprovalRequest("permission", summary, f"tool:{title}", None)
+        title = tool_call.title or (json.dumps(raw, default=str)[:500] if raw else "tool call")
+        request = ApprovalRequest("permission", title, f"tool:{title}", None)
         decision = await self.adapter.relay.request(
             self.room_id, prompt.reporter, request, on_wait=prompt.turn.release
         )
@@ -156,8 +218,13 @@ class RoomClient:
             if decision is Decision.ACCEPT
             else ("reject_once", "reject_always")
         )
-        for wanted in kinds:
-            for option in options:
-                if option.kind == wanted:
-                    return str(option.option_id)
-        return None
+        return _pick(options, kinds)
+
+
+def _pick(options: list[Any], kinds: tuple[str, ...]) -> str | None:
+    """The first offered option of the first wanted kind; None when none is offered."""
+    for wanted in kinds:
+        for option in options:
+            if option.kind == wanted:
+                return str(option.option_id)
+    return None

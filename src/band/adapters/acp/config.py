@@ -15,8 +15,14 @@ from pydantic import (
 )
 
 from band.adapters._coding.approvals import ApprovalMode, Decision
+from band.adapters._coding.retention import RoomRetention
 
 __all__ = ["ACPClientAdapterConfig"]
+
+RETENTION_REFUSED = (
+    "ACP rooms cannot be suspended when idle: a prompt's end and session/load do not prove "
+    "the agent is idle, and stopping it could cancel its work."
+)
 
 
 class ACPClientAdapterConfig(BaseModel):
@@ -28,13 +34,19 @@ class ACPClientAdapterConfig(BaseModel):
     * ``inject_band_tools``: offer Band's room tools as the loopback MCP server ``band``;
       ``mcp_servers`` are passed to every session as well (ACP ``McpServer`` objects).
     * ``auth_method``: an ``authenticate`` method id to call after ``initialize``.
+    * ``model`` / ``reasoning_effort``: chosen from each new or restored session's config
+      options (its ``model`` and ``thought_level`` selects); a value the session does not
+      offer fails the turn with the choices. Not combinable with ``resolve_session_config``.
     * ``approval_mode``: how permission requests are decided without a
       ``resolve_permission`` callback (``auto_accept`` picks the agent's allow option).
+    * ``retention``: ``transition_timeout_s`` bounds each agent start (default 30 s); idle
+      suspension (``idle_timeout_s``) is not offered and is refused.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     command: list[str]
+    retention: RoomRetention = Field(default_factory=lambda: RoomRetention(transition_timeout_s=30))
     env: dict[str, str] = Field(default_factory=dict)
     cwd: str | None = None
     mcp_servers: list[dict[str, Any]] = Field(default_factory=list)
@@ -44,6 +56,8 @@ class ACPClientAdapterConfig(BaseModel):
     system_prompt: str | None = None
     use_unstable_protocol: bool = False
     turn_timeout_s: PositiveFloat = 300.0
+    model: str | None = None
+    reasoning_effort: str | None = None
     approval_mode: ApprovalMode = ApprovalMode.AUTO_ACCEPT
     approval_wait_timeout_s: PositiveFloat = 300.0
     approval_timeout_decision: Literal[Decision.ACCEPT, Decision.DECLINE] = Decision.DECLINE
@@ -55,6 +69,13 @@ class ACPClientAdapterConfig(BaseModel):
         if isinstance(data, dict) and ({"host", "port"} & set(data)):
             raise ValueError("TCP ACP transport cannot guarantee room process isolation")
         return data
+
+    @field_validator("retention", mode="before")
+    @classmethod
+    def _retention(cls, value: Any) -> Any:
+        if value is None:
+            return RoomRetention(transition_timeout_s=30)
+        return RoomRetention.disabled(value, RETENTION_REFUSED)
 
     @field_validator("command", mode="before")
     @classmethod

@@ -11,10 +11,10 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+from band.adapters._coding.child import ChildProcess, spawn_child
 from band.adapters._coding.supervisor import TransportClosed
 from band.core.exceptions import BandError
 
@@ -39,22 +39,17 @@ class StdioRpc:
     """One child process and the JSON-RPC conversation over its stdin/stdout."""
 
     def __init__(
-        self,
-        proc: asyncio.subprocess.Process,
-        on_notification: Handler,
-        on_request: Handler,
-        label: str,
+        self, child: ChildProcess, on_notification: Handler, on_request: Handler, label: str
     ) -> None:
-        self.proc = proc
+        self.child = child
+        self.proc = child.proc
         self.label = label
         self._on_notification = on_notification
         self._on_request = on_request
         self._next_id = 0
         self._waiting: dict[int, tuple[str, asyncio.Future[Any]]] = {}
-        self._stderr: deque[str] = deque(maxlen=20)
         self._tasks: set[asyncio.Task[Any]] = set()
         self._reader = asyncio.create_task(self._read())
-        self._err_reader = asyncio.create_task(self._read_stderr())
         self.closed = asyncio.Event()
 
     @classmethod
@@ -68,16 +63,8 @@ class StdioRpc:
         on_request: Handler,
         label: str,
     ) -> StdioRpc:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-            cwd=cwd,
-            env=dict(env),
-            limit=LINE_LIMIT,
-        )
-        return cls(proc, on_notification, on_request, label)
+        child = await spawn_child(argv, cwd=cwd, env=env, label=label, limit=LINE_LIMIT)
+        return cls(child, on_notification, on_request, label)
 
     @property
     def alive(self) -> bool:
@@ -85,10 +72,7 @@ class StdioRpc:
 
     @property
     def exit_description(self) -> str:
-        code = self.proc.returncode
-        text = f"exit code {code}" if code is not None else "stdout closed"
-        last = next((line for line in reversed(self._stderr) if line.strip()), "")
-        return f"{text}: {last[:300]}" if last else text
+        return self.child.exit_description
 
     async def request(self, method: str, params: Mapping[str, Any]) -> Any:
         """Send a request and wait for its result; RpcError or TransportClosed otherwise."""
@@ -177,35 +161,10 @@ class StdioRpc:
         with contextlib.suppress(TransportClosed):
             await self._send(reply)
 
-    async def _read_stderr(self) -> None:
-        stderr = self.proc.stderr
-        assert stderr is not None
-        with contextlib.suppress(Exception):
-            while line := await stderr.readline():
-                text = line.decode(errors="replace").rstrip()
-                self._stderr.append(text)
-                logger.debug("%s stderr: %s", self.label, text)
-
     async def close(self) -> None:
-        """Close stdin, then terminate and finally kill the child."""
+        """Stop answering, then stop the process group (stdin closed, terminate, kill)."""
         for task in list(self._tasks):
             task.cancel()
-        if self.proc.returncode is None:
-            stdin = self.proc.stdin
-            if stdin is not None:
-                with contextlib.suppress(Exception):
-                    stdin.close()
-            try:
-                await asyncio.wait_for(self.proc.wait(), 3)
-            except TimeoutError:
-                with contextlib.suppress(ProcessLookupError):
-                    self.proc.terminate()
-                try:
-                    await asyncio.wait_for(self.proc.wait(), 3)
-                except TimeoutError:
-                    with contextlib.suppress(ProcessLookupError):
-                        self.proc.kill()
-                    await self.proc.wait()
-        for task in (self._reader, self._err_reader):
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(task, 5)
+        await self.child.stop()
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(self._reader, 5)
