@@ -17,7 +17,7 @@ from runtime_support import until
 
 from band.adapters import ACPClientAdapter, ACPClientAdapterConfig
 from band.adapters.acp import ACPConfigRequest
-from band.testing import FakeModel, ModelRequest, ToolCall
+from band.testing import FakeModel, ModelRequest, Reply, ToolCall
 
 from ..band_serve import Room
 from ..coding_e2e import PROOF, AgentStarter, agent_starter, proof_policy, workspaces
@@ -66,12 +66,13 @@ async def test_a_mention_is_answered_through_the_band_mcp_server(
         calls = await until(lambda: room.events("tool_call"))
         results = await until(lambda: room.events("tool_result"))
 
-        tasks = await room.wait_task(lambda t: t["content"] == "ACP client session")
+        # The usage event follows the session event: wait for it rather than race it.
+        tasks = await room.wait_task(lambda t: "band_usage" in (t["metadata"] or {}))
     assert "Hi Alice!" in reply
     call, result = json.loads(calls[0]["content"]), json.loads(results[0]["content"])
     assert call["name"] == result["name"] == "band_send_message"
     assert call["tool_call_id"] == result["tool_call_id"]
-    assert any("band_usage" in (t["metadata"] or {}) for t in tasks)
+    assert any(t["content"] == "ACP client session" for t in tasks)
 
 
 async def test_approve_lets_the_agent_run_the_command(start_agent: Any, room: Room) -> None:
@@ -215,3 +216,22 @@ async def command(room: Room, text: str) -> str:
     texts = await room.texts()
     assert len(texts) == before + 1, texts[before:]
     return texts[-1]
+
+
+async def test_a_prompt_that_overruns_is_cancelled_and_the_next_message_recovers(
+    start_agent: AgentStarter, room: Room, fake: FakeModel
+) -> None:
+    fake.queue(Reply(text="too late", delay=10))
+    async with start_agent(turn_timeout_s=1):
+        await room.ask("take your time", status="failed")
+        errors = [e["content"] for e in await room.events("error")]
+        await room.ask("are you back?")
+        texts = await room.texts()
+    assert errors == ["The ACP agent did not finish within 1 s; the prompt was cancelled."]
+    assert sum("You said: are you back?" in t for t in texts) == 1
+    sessions = {
+        t["metadata"]["acp_client_session_id"]
+        for t in await room.events("task")
+        if "acp_client_session_id" in t["metadata"]
+    }
+    assert len(sessions) == 1

@@ -134,3 +134,20 @@ async def test_missing_codex_binary_fails_on_started_with_the_install_command(
     message = str(info.value)
     assert "\n" not in message
     assert "npm install -g @openai/codex@0.169.0" in message
+
+
+async def test_a_message_sent_while_an_approval_waits_is_answered_after_it(
+    start_coder: Any, room: Room
+) -> None:
+    async with start_coder():
+        await room.say("please run the proof command")
+        token = await room.approval_token("command")
+        await room.say("hello meanwhile")
+        queued = await room.wait_text(lambda t: "I'll take this one up when it is done" in t)
+        await room.say(f"/approve {token}")
+        await room.wait_text(lambda t: "You said: hello meanwhile" in t)
+        texts = await room.texts()
+    assert f"(waiting for approval `{token}`)" in queued
+    ran = next(i for i, t in enumerate(texts) if "I ran the proof command" in t)
+    answered = [i for i, t in enumerate(texts) if "You said: hello meanwhile" in t]
+    assert len(answered) == 1 and answered[0] > ran

@@ -155,24 +155,30 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
         if command is not None and await self._command(command, room_id, tools, reporter):
             tools.turn.settle()
             return
-        if self.turns.running(room_id) is not None:
-            waiting = ", ".join(f"`{t}`" for t in self.relay.pending(room_id))
-            what = f" (waiting for approval {waiting})" if waiting else ""
-            await reporter.notice(
-                f"I'm still working on the previous request in this room{what}; "
-                "send this again once it is done."
-            )
-            tools.turn.settle()
-            return
-        proc = await self._process(room_id, reporter)
+        earlier = self.turns.running(room_id)
         turn = DetachableTurn(tools, self.PROVIDER)
         prompt = Prompt(
             msg, room_id, history, system_updates(participants_msg, contacts_msg), reporter, turn
         )
+        if earlier is not None:  # it waits for an approval: this one goes after it
+            waiting = ", ".join(f"`{t}`" for t in self.relay.pending(room_id))
+            what = f" (waiting for approval {waiting})" if waiting else ""
+            await reporter.notice(
+                f"I'm still working on the previous request in this room{what}; "
+                "I'll take this one up when it is done."
+            )
+            turn.release()
         try:
-            await turn.run(self._guarded(proc, prompt))
+            await turn.run(self._after(earlier, prompt))
         finally:
             self.turns.keep(room_id, turn)
+
+    async def _after(self, earlier: DetachableTurn | None, prompt: Prompt) -> None:
+        """Run ``prompt`` once the room's ``earlier`` turn (if any) has ended."""
+        if earlier is not None:
+            await earlier.finished()
+        proc = await self._process(prompt.room_id, prompt.reporter)
+        await self._guarded(proc, prompt)
 
     async def _process(self, room_id: str, reporter: Reporter) -> P:
         """The room's live process; a start that fails or overruns is reported once."""

@@ -4,7 +4,8 @@ Band hands a room one message at a time, so ``/approve`` can only arrive once
 ``on_message`` has returned. A turn therefore runs as a task: ``on_message`` waits for it,
 unless the turn calls :meth:`DetachableTurn.release` (an approval notice went out). Then
 the runtime's turn is detached, and the task is judged when it really ends: an error or a
-turn that never replied is reported to the room once.
+turn that never replied is reported to the room once. A message arriving meanwhile becomes
+a detached turn queued behind it, so it is answered in order rather than lost.
 """
 
 from __future__ import annotations
@@ -35,6 +36,11 @@ class DetachableTurn:
 
     def release(self) -> None:
         self._released.set()
+
+    async def finished(self) -> None:
+        """Wait until this turn's work has ended, however it ended."""
+        if self.task is not None:
+            await asyncio.wait({self.task})
 
     @property
     def detached(self) -> bool:
@@ -82,28 +88,31 @@ class DetachableTurn:
 
 
 class TurnTasks:
-    """The detached turns still running, per room (at most one each)."""
+    """The detached turns still running, per room, oldest first."""
 
     def __init__(self) -> None:
-        self._turns: dict[str, DetachableTurn] = {}
+        self._turns: dict[str, list[DetachableTurn]] = {}
 
     def running(self, room_id: str) -> DetachableTurn | None:
-        turn = self._turns.get(room_id)
-        if turn is None or turn.task is None or turn.task.done():
+        """The room's latest turn still running (a new message queues behind it)."""
+        live = [t for t in self._turns.get(room_id, []) if t.task is not None and not t.task.done()]
+        if live:
+            self._turns[room_id] = live
+        else:
             self._turns.pop(room_id, None)
-            return None
-        return turn
+        return live[-1] if live else None
 
     def keep(self, room_id: str, turn: DetachableTurn) -> None:
         if turn.detached:
-            self._turns[room_id] = turn
+            self.running(room_id)
+            self._turns.setdefault(room_id, []).append(turn)
 
     async def cancel(self, room_id: str) -> None:
-        turn = self._turns.pop(room_id, None)
-        if turn is not None and turn.task is not None and not turn.task.done():
-            turn.task.cancel()
-            with contextlib.suppress(BaseException):
-                await turn.task
+        for turn in reversed(self._turns.pop(room_id, [])):
+            if turn.task is not None and not turn.task.done():
+                turn.task.cancel()
+                with contextlib.suppress(BaseException):
+                    await turn.task
 
     async def cancel_all(self) -> None:
         for room_id in list(self._turns):

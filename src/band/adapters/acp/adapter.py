@@ -303,6 +303,11 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
     async def _timed_out(self, proc: ACPProcess, prompt: Prompt) -> None:
         with contextlib.suppress(Exception):
             await proc.conn.cancel(session_id=proc.session_id)
+        # Recover: an agent that overran may ignore the cancel; the next message starts a new
+        # process, which loads the session.
+        if proc.session_id is not None:
+            self._sessions[prompt.room_id] = proc.session_id
+        await self.processes.discard(prompt.room_id)
         limit = self.config.turn_timeout_s
         message = f"The ACP agent did not finish within {limit:g} s; the prompt was cancelled."
         await prompt.tools.send_failure(AgentFailure("acp", message, FAILURE_CODE_TIMEOUT))
