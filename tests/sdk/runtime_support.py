@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -182,3 +183,19 @@ async def until_status(
         return await delivery_status(person, room_id, message_id, agent_id) == wanted
 
     await until(check)
+
+
+async def control(live_server: Any, agent_id: str, room_id: str | None, mode: str) -> None:
+    """Push an ``agent.control`` as the platform does (room-scoped, or agent-wide)."""
+    from band_server.fanout.bus import Broadcast
+
+    payload = {
+        "mode": mode,
+        "scope": "room" if room_id else "agent",
+        "agent_id": agent_id,
+        "execution_id": None,
+        "room_id": room_id,
+        "correlation_id": str(uuid.uuid4()),
+    }
+    topic = f"agent_control:{agent_id}"
+    await live_server.platform.hub.deliver(Broadcast(topic, "agent.control", payload))

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import asyncio
-import uuid
 from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
-from runtime_support import EchoAdapter, Person, delivery_status, make_agent, until, until_status
+from runtime_support import (
+    EchoAdapter,
+    Person,
+    control,
+    delivery_status,
+    make_agent,
+    until,
+    until_status,
+)
 
 from band.core.exceptions import AgentAlreadyRunningError
 from band.core.types import ConflictPolicy
 from band.runtime.config import AgentConfig
-from band_server.fanout.bus import Broadcast
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -24,19 +30,6 @@ async def alice(live_server: Any, seeded: Any) -> AsyncIterator[Person]:
     headers = {"x-api-key": seeded.user_key}
     async with httpx.AsyncClient(base_url=live_server.url, headers=headers) as http:
         yield Person(http, seeded.user_id)
-
-
-async def control(live_server: Any, agent_id: str, room_id: str | None, mode: str) -> None:
-    payload = {
-        "mode": mode,
-        "scope": "room" if room_id else "agent",
-        "agent_id": agent_id,
-        "execution_id": None,
-        "room_id": room_id,
-        "correlation_id": str(uuid.uuid4()),
-    }
-    topic = f"agent_control:{agent_id}"
-    await live_server.platform.hub.deliver(Broadcast(topic, "agent.control", payload))
 
 
 async def test_interrupt_cancels_the_turn_and_consumes_the_message(
@@ -71,7 +64,10 @@ async def test_stop_leaves_the_message_and_play_replays_it(
         await until(lambda: len(adapter.turns) == 1)
         await control(live_server, seeded.agent_id, room, "stop")
         await until(
-            lambda: agent.runtime.workers[room].stopped and not agent.runtime.workers[room].busy
+            lambda: (
+                agent.runtime.workers[room].is_stopped
+                and not agent.runtime.workers[room].is_processing
+            )
         )
         await asyncio.sleep(0.2)
         assert await delivery_status(alice, room, message_id, seeded.agent_id) == "processing"

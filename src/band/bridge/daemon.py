@@ -4,7 +4,9 @@
 starting it from the configured command when it is not running (never started, stopped
 after ``idle_timeout`` seconds without work, or dead). A provider is any process that
 serves the runtime contract on ``$BAND_RUNTIME_PORT`` (``band runtime`` with an adapter,
-for instance); the command may use ``{port}``, ``{room_id}`` and ``{agent_id}``.
+for instance); the command may use ``{port}``, ``{room_id}`` and ``{agent_id}``. Providers
+are asyncio child processes: stopping one (SIGTERM, then SIGKILL after ``STOP_GRACE``
+seconds) never blocks the bridge's event loop, whose sockets and other rooms go on.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ import logging
 import os
 import shlex
 import socket
-import subprocess
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,7 @@ __all__ = ["ProviderPool"]
 log = logging.getLogger("band.bridge.daemon")
 
 START_TIMEOUT = 60.0
+STOP_GRACE = 10.0
 
 
 def _free_port() -> int:
@@ -39,7 +41,7 @@ def _free_port() -> int:
 class _Provider:
     room_id: str
     port: int
-    proc: subprocess.Popen[bytes]
+    proc: asyncio.subprocess.Process
     last_used: float = field(default_factory=time.monotonic)
 
     @property
@@ -72,7 +74,7 @@ class ProviderPool:
         key = (agent_id, room_id)
         async with self._locks.setdefault(key, asyncio.Lock()):
             provider = self._providers.get(key)
-            if provider is not None and provider.proc.poll() is not None:
+            if provider is not None and provider.proc.returncode is not None:
                 log.warning(
                     "Provider for room %s exited with code %s; restarting",
                     room_id,
@@ -99,8 +101,8 @@ class ProviderPool:
             self._reaper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._reaper
-        for key in list(self._providers):
-            self._stop(key, "the bridge stopped")
+        keys = list(self._providers)
+        await asyncio.gather(*(self._stop(key, "the bridge stopped") for key in keys))
 
     async def _start(self, agent_id: str, room_id: str) -> _Provider:
         port = _free_port()
@@ -115,7 +117,7 @@ class ProviderPool:
         }
         if agent_id in self.credentials:
             env["BAND_API_KEY"] = self.credentials[agent_id]
-        proc = subprocess.Popen(argv, env=env)  # noqa: ASYNC220 (Popen itself does not block)
+        proc = await asyncio.create_subprocess_exec(*argv, env=env)
         self.starts += 1
         provider = _Provider(room_id, port, proc)
         await self._wait_ready(provider)
@@ -126,14 +128,16 @@ class ProviderPool:
         deadline = time.monotonic() + START_TIMEOUT
         async with httpx.AsyncClient(timeout=2.0) as client:
             while time.monotonic() < deadline:
-                if provider.proc.poll() is not None:
+                if provider.proc.returncode is not None:
                     raise RuntimeError(f"provider exited with {provider.proc.returncode} at start")
                 with contextlib.suppress(httpx.HTTPError):
                     response = await client.get(f"http://127.0.0.1:{provider.port}/ping")
                     if response.status_code == 200:
                         return
                 await asyncio.sleep(0.1)
-        provider.proc.kill()
+        with contextlib.suppress(ProcessLookupError):
+            provider.proc.kill()
+        await provider.proc.wait()
         raise RuntimeError(f"provider for room {provider.room_id} did not answer /ping")
 
     async def _reap(self) -> None:
@@ -149,7 +153,7 @@ class ProviderPool:
                     if await self._busy(client, provider):
                         provider.last_used = now  # a long turn is work, not idleness
                         continue
-                    self._stop(key, f"idle for {self.idle_timeout:.0f}s")
+                    await self._stop(key, f"idle for {self.idle_timeout:.0f}s")
 
     @staticmethod
     async def _busy(client: httpx.AsyncClient, provider: _Provider) -> bool:
@@ -160,15 +164,19 @@ class ProviderPool:
         except (httpx.HTTPError, ValueError, AttributeError):
             return False
 
-    def _stop(self, key: tuple[str, str], why: str) -> None:
+    async def _stop(self, key: tuple[str, str], why: str) -> None:
+        """SIGTERM, and SIGKILL after ``STOP_GRACE`` s; the loop keeps serving meanwhile."""
         provider = self._providers.pop(key, None)
         if provider is None:
             return
-        if provider.proc.poll() is None:
-            provider.proc.terminate()
+        proc = provider.proc
+        if proc.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                proc.terminate()
             try:
-                provider.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                provider.proc.kill()
-                provider.proc.wait(timeout=5)
+                await asyncio.wait_for(proc.wait(), STOP_GRACE)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+                await proc.wait()
         log.info("Provider stopped for room %s (%s)", provider.room_id, why)

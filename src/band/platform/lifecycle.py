@@ -129,9 +129,11 @@ class MessageLifecycle:
     ) -> bool:
         """Show or clear the working indicator; True when the platform took it.
 
-        When the platform answers that the room's execution is stopped, ``on_stopped()`` runs.
+        ``timeout_seconds`` bounds the request (sent once, never retried: the next keep-alive
+        is the retry, and the platform lets an unrefreshed indicator lapse on its own). When
+        the platform answers that the room's execution is stopped, ``on_stopped()`` runs.
         """
-        answer = await self.api.send_activity(room_id, working)
+        answer = await self.api.send_activity(room_id, working, timeout=float(timeout_seconds))
         if working and answer is False and callable(on_stopped):
             on_stopped()
         return answer is not None

@@ -213,10 +213,16 @@ class BandRestClient(SocialCalls, WorkspaceCalls):
         body = await self.http.call_full("GET", f"/agent/chats/{room_id}/messages", params=params)
         return list(body.get("data") or []), dict(body.get("metadata") or {})
 
-    async def send_activity(self, room_id: str, working: bool) -> bool | None:
+    async def send_activity(
+        self,
+        room_id: str,
+        working: bool,
+        *,
+        timeout: float = ACTIVITY_TIMEOUT,  # noqa: ASYNC109 (one request's bound)
+    ) -> bool | None:
         """Report the working indicator; returns the platform's ``working`` or None.
 
-        Best effort: a 2 s timeout, no retry, and never raises.
+        Best effort: bounded by ``timeout`` seconds (2 by default), no retry, never raises.
         """
         path = f"/agent/chats/{room_id}/activity"
         try:
@@ -225,7 +231,7 @@ class BandRestClient(SocialCalls, WorkspaceCalls):
                 path,
                 json={"working": working},
                 retry=False,
-                request_timeout=ACTIVITY_TIMEOUT,
+                request_timeout=timeout,
             )
             if not response.is_success:
                 return None

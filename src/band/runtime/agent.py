@@ -27,7 +27,7 @@ from band.platform.socket import SocketTimings
 from .config import AgentConfig, SessionConfig, load_agent_config, resolve_urls
 from .lock import InstanceLock
 from .platform_runtime import ParticipantCallback, PlatformRuntime
-from .room import RoomState
+from .room_execution import ExecutionContext
 from .toolkit import make_room_tools
 
 __all__ = ["SDK_API_VERSION", "Agent", "running_agents"]
@@ -180,13 +180,13 @@ class Agent:
         else:
             await self.adapter.on_started(rt.agent_name, rt.agent_description)
 
-    def _make_tools(self, room: RoomState) -> AgentToolsProtocol:
+    def _make_tools(self, ctx: ExecutionContext) -> AgentToolsProtocol:
         link = self._runtime.link
         assert link is not None, "tools are built only while the runtime runs"
         return make_room_tools(
             link.api,
-            room.room_id,
-            participants=room.participants,
+            ctx.room_id,
+            participants=ctx.participants,
             agent_id=self.agent_id,
             agent_name=self.agent_name,
             adapter=self.adapter,

@@ -1,8 +1,9 @@
-"""One turn, start to ack: claim, keep the working indicator alive, call the adapter, judge, ack.
+"""One message, start to ack: claim, keep the working indicator alive, run the handler, settle.
 
-``TurnRunner.run`` never raises for adapter errors: it turns every ending into an
-``Outcome`` and the matching platform writes (``/processed``, ``/failed`` + error event, or
-nothing when the room's execution was stopped).
+``TurnRunner.run`` never raises for handler errors: it turns every ending into an ``Outcome``
+and the matching platform writes (``/processed``; ``/failed`` plus, on the last attempt, the
+generic error event; or nothing when the room's execution was stopped or the input was not
+accepted). The handler is the room's ``on_execute``: the ``Agent``'s adapter turn or host code.
 """
 
 from __future__ import annotations
@@ -10,34 +11,31 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+import time
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from band.core.exceptions import RoomExecutionStoppedError, TurnResultAlreadyReported
-from band.core.protocols import (
-    GENERIC_PROVIDER_FAILURE_MESSAGE,
-    TURN_FAILURE_PROVIDER,
-    AgentToolsProtocol,
+from band.core.exceptions import (
+    InputNotAccepted,
+    RoomExecutionStoppedError,
+    TurnResultAlreadyReported,
 )
-from band.core.types import AgentInput, HistoryProvider, PlatformMessage
+from band.core.protocols import GENERIC_PROVIDER_FAILURE_MESSAGE, TURN_FAILURE_PROVIDER
+from band.platform.event import MessageEvent, event_from_push
 from band.platform.rest import BandRestClient, MarkResult
 from band.platform.turn_keys import turn_scope
 from band_sdk_core import AgentFailure
 
 from .config import SessionConfig
-from .history import build_platform_message
 from .retry_tracker import MessageRetryTracker
 
 if TYPE_CHECKING:
-    from .room import RoomState
+    from .room_execution import ExecutionContext
 
-__all__ = ["Outcome", "RetryTracker", "TurnRunner", "TurnServices"]
+__all__ = ["NEXT_IN_FLIGHT", "Outcome", "RetryTracker", "TurnRunner", "TurnServices"]
 
 log = logging.getLogger("band.runtime.execution")
-
-ToolsFactory = Callable[["RoomState"], AgentToolsProtocol]
 
 
 class Outcome(StrEnum):
@@ -48,6 +46,7 @@ class Outcome(StrEnum):
     SKIPPED = "skipped"
     STOPPED = "stopped"
     INTERRUPTED = "interrupted"
+    DEFERRED = "deferred"  # the handler did not accept the input; it stays open
 
 
 class RetryTracker(MessageRetryTracker):
@@ -65,13 +64,11 @@ NEXT_IN_FLIGHT = 4
 
 @dataclass
 class TurnServices:
-    """What every room's turns share: identity, REST, adapter, tuning, bookkeeping."""
+    """What every room of one agent shares: identity, REST, tuning, bookkeeping."""
 
     agent_id: str
     rest: BandRestClient
-    adapter: Any
     session: SessionConfig
-    tools_factory: ToolsFactory
     retries: RetryTracker = field(init=False)
     next_gate: asyncio.Semaphore = field(init=False)
 
@@ -82,24 +79,33 @@ class TurnServices:
         self.next_gate = asyncio.Semaphore(NEXT_IN_FLIGHT)
 
 
-class TurnRunner:
-    """Runs one message of one room; ``interrupt(mode)`` cancels the adapter call."""
+def message_event(room_id: str, payload: dict[str, Any]) -> MessageEvent:
+    """The typed event for a message served by ``/next`` (pushes arrive typed already)."""
+    event = event_from_push("message_created", room_id, payload)
+    assert isinstance(event, MessageEvent)
+    return event
 
-    def __init__(self, services: TurnServices, room: RoomState) -> None:
+
+class TurnRunner:
+    """Runs one message of one room; ``interrupt(mode)`` cancels the handler call."""
+
+    def __init__(self, services: TurnServices, ctx: ExecutionContext) -> None:
         self.s = services
-        self.room = room
-        self._adapter_task: asyncio.Task[None] | None = None
+        self.ctx = ctx
+        self.failure_reported = False
+        self.stop_notified = False
+        self._task: asyncio.Future[None] | None = None
         self._cancel_mode: str | None = None
 
     def interrupt(self, mode: str) -> None:
-        """Cancel the running adapter call (``interrupt`` consumes, ``stop`` leaves it)."""
+        """Cancel the running handler (``interrupt`` consumes the message, ``stop`` leaves it)."""
         self._cancel_mode = mode
-        if self._adapter_task is not None:
-            self._adapter_task.cancel()
+        if self._task is not None:
+            self._task.cancel()
 
-    async def run(self, payload: dict[str, Any]) -> Outcome:
-        """Run the message in ``payload`` (already de-duplicated by the room worker)."""
-        s, room, rid = self.s, self.room, self.room.room_id
+    async def run(self, payload: dict[str, Any], event: MessageEvent | None = None) -> Outcome:
+        """Run the message in ``payload`` (already de-duplicated by the room's loop)."""
+        s, state, rid = self.s, self.ctx.room, self.ctx.room_id
         message_id = str(payload.get("id"))
         if message_id in s.retries.pending_acks:
             # A turn that ran but whose ack was lost: retry only the ack.
@@ -120,84 +126,72 @@ class TurnRunner:
             log.warning("Room %s: could not claim message %s (%s)", rid, message_id, claim)
             s.retries.discard_attempt(message_id)
             return Outcome.SKIPPED
-        await room.ensure_hydrated()
-        if room.context_says_processed(message_id):
+        await state.ensure_hydrated()
+        if state.context_says_processed(message_id):
             s.retries.done.add(message_id)
             await s.rest.mark_processed(rid, message_id)
             return Outcome.SKIPPED
-        try:
-            msg = build_platform_message(payload, rid, room.roster)
-        except (ValueError, KeyError) as exc:
-            # e.g. an inserted_at Python cannot parse: the turn fails, visibly, once.
-            log.error("Room %s: unreadable message %s: %s", rid, message_id, exc)
-            await s.rest.mark_failed(rid, message_id, f"unreadable message: {exc}")
-            s.retries.done.add(message_id)
-            return Outcome.FAILED
+        event = event or message_event(rid, payload)
         # Posts of this turn carry keys derived from the message: a re-run after a crash
         # between the reply and /processed does not answer twice (platform.turn_keys).
         with turn_scope(s.agent_id, message_id):
-            return await self._turn(msg, count)
+            error = await self._call(event)
+            return await self._finish(message_id, error, count >= s.session.max_message_retries)
 
-    async def _turn(self, msg: PlatformMessage, count: int) -> Outcome:
-        s, room, rid = self.s, self.room, self.room.room_id
-        tools = s.tools_factory(room)
-        last_attempt = count >= s.session.max_message_retries
-        error: BaseException | None = None
+    async def _call(self, event: MessageEvent) -> BaseException | None:
+        """The handler, under the working indicator and ``max_cycle_seconds``."""
+        s, rid = self.s, self.ctx.room_id
         keep_alive: asyncio.Task[None] | None = None
         if s.session.enable_working_state:
-            await s.rest.send_activity(rid, True)
+            await self._activity(True)
             keep_alive = asyncio.create_task(self._keep_alive())
         try:
-            inp = self._input(msg, tools)
-            self._adapter_task = asyncio.create_task(s.adapter.on_event(inp))
-            # wait_for cancels the adapter call on timeout and when this task is cancelled.
-            await asyncio.wait_for(self._adapter_task, s.session.max_cycle_seconds)
+            self._task = asyncio.ensure_future(self.ctx.on_execute(self.ctx, event))
+            # wait_for cancels the handler on timeout and when this task is cancelled.
+            await asyncio.wait_for(self._task, s.session.max_cycle_seconds)
         except asyncio.CancelledError:
             if self._cancel_mode is None:
-                raise  # the worker itself is being cancelled (hard stop)
+                raise  # the loop itself is being cancelled (hard stop)
         except Exception as exc:
-            error = exc
+            return exc
         finally:
             if keep_alive is not None:
                 keep_alive.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await keep_alive
             if s.session.enable_working_state:
-                await s.rest.send_activity(rid, False)
-        room.bootstrap_done()
-        return await self._finish(msg, tools, error, last_attempt)
+                await s.rest.send_activity(rid, False, timeout=self._activity_timeout)
+        return None
 
-    async def _finish(
-        self,
-        msg: PlatformMessage,
-        tools: AgentToolsProtocol,
-        error: BaseException | None,
-        last_attempt: bool,
-    ) -> Outcome:
-        s, rid = self.s, self.room.room_id
+    async def _finish(self, message_id: str, error: BaseException | None, last: bool) -> Outcome:
+        s, rid = self.s, self.ctx.room_id
         if self._cancel_mode == "stop" or isinstance(error, RoomExecutionStoppedError):
-            s.retries.discard_attempt(msg.id)
-            log.info("Room %s: turn for %s stopped by the platform", rid, msg.id)
+            s.retries.discard_attempt(message_id)
+            log.info("Room %s: turn for %s stopped by the platform", rid, message_id)
             return Outcome.STOPPED
         if self._cancel_mode == "interrupt":
-            s.retries.discard_attempt(msg.id)
-            await self._ack(msg.id)
-            log.info("Room %s: turn for %s interrupted", rid, msg.id)
+            s.retries.discard_attempt(message_id)
+            await self._ack(message_id)
+            log.info("Room %s: turn for %s interrupted", rid, message_id)
             return Outcome.INTERRUPTED
+        if isinstance(error, InputNotAccepted):
+            s.retries.discard_attempt(message_id)
+            log.info("Room %s: input %s not accepted (%s); kept open", rid, message_id, error)
+            return Outcome.DEFERRED
         if error is None:
-            await self._ack(msg.id)
+            await self._ack(message_id)
             return Outcome.PROCESSED
         text = str(error).strip() or type(error).__name__
         if isinstance(error, TurnResultAlreadyReported):
-            log.debug("Room %s: message %s failed: %s", rid, msg.id, text)
+            log.debug("Room %s: message %s failed: %s", rid, message_id, text)
         else:
             log.error("Error processing message_created", exc_info=error)
-        await s.rest.mark_failed(rid, msg.id, text)
+        await s.rest.mark_failed(rid, message_id, text)
         report = (
-            last_attempt
+            last
             and s.session.report_turn_failures_to_room
             and not isinstance(error, TurnResultAlreadyReported)
-            and not tools.turn.failure_reported
+            and not self.failure_reported
         )
         if report:
             failure = AgentFailure(TURN_FAILURE_PROVIDER, GENERIC_PROVIDER_FAILURE_MESSAGE)
@@ -207,39 +201,39 @@ class TurnRunner:
                 )
             except Exception as exc:
                 log.warning("Room %s: could not post the failure notice: %s", rid, exc)
-        if last_attempt:
-            s.retries.done.add(msg.id)
+        if last:
+            s.retries.done.add(message_id)
         return Outcome.FAILED
 
     async def _ack(self, message_id: str) -> None:
-        result = await self.s.rest.mark_processed(self.room.room_id, message_id)
+        result = await self.s.rest.mark_processed(self.ctx.room_id, message_id)
         self.s.retries.done.add(message_id)
+        self.s.retries.mark_success(message_id)
         if not result.ok and result is not MarkResult.STOPPED:
-            log.warning(
-                "Room %s: ack of %s unconfirmed (%s)", self.room.room_id, message_id, result
-            )
+            log.warning("Room %s: ack of %s unconfirmed (%s)", self.ctx.room_id, message_id, result)
             self.s.retries.done.discard(message_id)
             self.s.retries.pending_acks.add(message_id)
 
-    def _input(self, msg: PlatformMessage, tools: AgentToolsProtocol) -> AgentInput:
-        room = self.room
-        bootstrap = room.bootstrap
-        raw = room.history_for(msg.id) if bootstrap else []
-        return AgentInput(
-            msg=msg,
-            tools=tools,
-            history=HistoryProvider(raw),
-            participants_msg=room.take_participants_message(),
-            contacts_msg=None,
-            is_session_bootstrap=bootstrap,
-            room_id=room.room_id,
+    # -- the working indicator ---------------------------------------------------------------
+
+    @property
+    def _activity_timeout(self) -> float:
+        return self.s.session.working_request_timeout_seconds
+
+    async def _activity(self, working: bool) -> bool | None:
+        return await self.s.rest.send_activity(
+            self.ctx.room_id, working, timeout=self._activity_timeout
         )
 
     async def _keep_alive(self) -> None:
-        rid = self.room.room_id
+        cfg = self.s.session
+        started = time.monotonic()
         while True:
-            await asyncio.sleep(self.s.session.working_keep_alive_seconds)
-            if await self.s.rest.send_activity(rid, True) is False:
-                log.info("Room %s: platform reports the execution stopped", rid)
-                self.interrupt("stop")
+            await asyncio.sleep(cfg.working_keep_alive_seconds)
+            cap = cfg.max_working_state_seconds
+            if cap is not None and time.monotonic() - started >= cap:
+                return  # the indicator lapses on the platform; the turn goes on
+            if await self._activity(True) is False:
+                log.info("Room %s: platform reports the execution stopped", self.ctx.room_id)
+                await self.ctx.platform_stopped()
                 return

@@ -1,4 +1,4 @@
-"""``PlatformRuntime``: the link plus one worker per room, driven by the link's event stream.
+"""``PlatformRuntime``: the link plus one ``ExecutionContext`` per room, driven by its events.
 
 It fetches the agent's identity, admits rooms (join topics, then drain ``/next``), routes
 pushes to room workers, applies controls, reconciles after reconnects, and on stop settles
@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -18,13 +17,16 @@ import httpx
 
 from band.core.exceptions import BandConnectionError
 from band.platform.errors import BandRestError
-from band.platform.event import PlatformEvent
+from band.platform.event import MessageEvent, PlatformEvent
 from band.platform.link import BandLink
 from band.platform.socket import SocketTimings
 
+from .adapter_turn import AdapterTurn, ToolsFactory
 from .config import AgentConfig, SessionConfig
-from .execution import ToolsFactory, TurnServices
-from .room import RoomState, RoomWorker
+from .control import ControlDeduplicator, apply_control, targets
+from .execution import TurnServices
+from .room import RoomState
+from .room_execution import ExecutionContext
 
 __all__ = ["ParticipantCallback", "PlatformRuntime"]
 
@@ -67,11 +69,12 @@ class PlatformRuntime:
         self.agent_name = ""
         self.agent_description = ""
         self.feature_flags: dict[str, Any] = {}
-        self.workers: dict[str, RoomWorker] = {}
+        self.workers: dict[str, ExecutionContext] = {}
         self._services: TurnServices | None = None
+        self._turn: AdapterTurn | None = None
         self._pump: asyncio.Task[None] | None = None
         self._removals: dict[str, asyncio.Task[None]] = {}
-        self._controls: deque[str] = deque(maxlen=256)
+        self._controls = ControlDeduplicator()
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -103,15 +106,14 @@ class PlatformRuntime:
     async def start(self, adapter: Any, tools_factory: ToolsFactory) -> None:
         """Connect, admit the agent's rooms and start routing events."""
         link = self._require_link()
-        self._services = TurnServices(
-            self.agent_id, link.api, adapter, self.session_config, tools_factory
-        )
+        self._services = TurnServices(self.agent_id, link.api, self.session_config)
+        self._turn = AdapterTurn(adapter, tools_factory)
         await link.connect()
         room_ids = await link.list_room_ids() if self.config.auto_subscribe_existing_rooms else []
         for room_id in room_ids:
             await link.subscribe_room(room_id)
         for room_id in room_ids:
-            self._add_worker(room_id)
+            await self._add_worker(room_id)
         self._pump = asyncio.create_task(self._pump_events(), name="band-events")
         log.info("Platform runtime started for agent: %s", self.agent_name)
 
@@ -148,14 +150,34 @@ class PlatformRuntime:
 
     def room(self, room_id: str) -> RoomState | None:
         worker = self.workers.get(room_id)
-        return worker.state if worker is not None else None
+        return worker.room if worker is not None else None
 
-    def _add_worker(self, room_id: str) -> RoomWorker:
-        worker = RoomWorker(room_id, self._require_services())
+    async def _add_worker(self, room_id: str) -> ExecutionContext:
+        turn = self._require_turn()
+        worker = ExecutionContext(
+            room_id,
+            self._require_link(),
+            turn,
+            self.session_config,
+            self.agent_id,
+            self.on_participant_added,
+            self.on_participant_removed,
+            on_message_control=turn.control,
+            on_platform_stop=self._platform_stop,
+            services=self._require_services(),
+        )
         self.workers[room_id] = worker
         presence_log.info("Agent joined room: %s", room_id)
-        worker.start()
+        await worker.start()
         return worker
+
+    async def _platform_stop(self, ctx: ExecutionContext) -> None:
+        await self._on_interrupt(ctx.room_id, "stop")
+
+    async def _on_interrupt(self, room_id: str, mode: str) -> None:
+        hook = getattr(self._require_turn().adapter, "on_interrupt", None)
+        if callable(hook):
+            await hook(room_id, mode)
 
     async def _admit(self, room_id: str) -> None:
         pending = self._removals.get(room_id)
@@ -166,7 +188,7 @@ class PlatformRuntime:
         link = self._require_link()
         if not link.is_room_subscribed(room_id):
             await link.subscribe_room(room_id)
-        self._add_worker(room_id)
+        await self._add_worker(room_id)
 
     async def _remove(self, room_id: str, via: str) -> None:
         worker = self.workers.pop(room_id, None)
@@ -183,8 +205,7 @@ class PlatformRuntime:
             log.exception("Room %s: on_cleanup failed", room_id)
 
     async def _cleanup_room(self, room_id: str) -> None:
-        adapter = self._require_services().adapter
-        hook = getattr(adapter, "on_cleanup", None)
+        hook = getattr(self._require_turn().adapter, "on_cleanup", None)
         if callable(hook):
             await hook(room_id)
 
@@ -205,8 +226,8 @@ class PlatformRuntime:
         kind, room_id, payload = event.type, event.room_id, event.raw or {}
         worker = self.workers.get(room_id) if room_id else None
         if kind == "message_created":
-            if worker is not None:
-                worker.push(payload)
+            if worker is not None and isinstance(event, MessageEvent):
+                worker.push(event)
         elif kind == "room_added" and room_id:
             await self._admit(room_id)
         elif kind in ("room_removed", "room_deleted") and room_id:
@@ -214,12 +235,12 @@ class PlatformRuntime:
             self._removals[room_id] = task
             task.add_done_callback(self._removal_done)
         elif kind in ("participant_added", "participant_removed") and worker is not None:
-            await self._participant(kind, worker, payload)
+            await worker.on_event(event)
         elif kind == "agent.control":
-            self._control(payload)
+            await self._control(payload)
         elif kind == "reconnected":
             for w in self.workers.values():
-                w.request_drain()
+                await w.request_resync()
         elif kind == "supersede":
             log.warning("This connection was superseded: %s", payload.get("message"))
 
@@ -228,32 +249,13 @@ class PlatformRuntime:
             if pending is task:
                 del self._removals[room_id]
 
-    async def _participant(self, kind: str, worker: RoomWorker, payload: dict[str, Any]) -> None:
-        if kind == "participant_added":
-            worker.state.participant_added(payload)
-            callback = self.on_participant_added
-        else:
-            worker.state.participant_removed(payload)
-            callback = self.on_participant_removed
-        if callback is not None:
-            result = callback(worker.room_id, payload)
-            if asyncio.iscoroutine(result):
-                await result
-
-    def _control(self, payload: dict[str, Any]) -> None:
-        correlation = str(payload.get("correlation_id"))
-        if correlation in self._controls:
+    async def _control(self, payload: dict[str, Any]) -> None:
+        if not self._controls.first_sighting(payload):
             return  # the platform may repeat a control; apply it once
-        self._controls.append(correlation)
         mode, room_id = str(payload.get("mode")), payload.get("room_id")
         log.info("Control %s (scope=%s, room=%s)", mode, payload.get("scope"), room_id)
-        if room_id is None:
-            targets = list(self.workers.values()) if payload.get("scope") == "agent" else []
-        else:
-            worker = self.workers.get(str(room_id))
-            targets = [worker] if worker is not None else []
-        for worker in targets:
-            worker.control(mode)
+        for worker in targets(payload, self.workers):
+            await apply_control(worker, mode, self._on_interrupt)
 
     # -- helpers -----------------------------------------------------------------------------
 
@@ -266,3 +268,8 @@ class PlatformRuntime:
         if self._services is None:
             raise BandConnectionError("runtime not started")
         return self._services
+
+    def _require_turn(self) -> AdapterTurn:
+        if self._turn is None:
+            raise BandConnectionError("runtime not started")
+        return self._turn

@@ -1,10 +1,14 @@
-"""``ExecutionContext``: one room's serial worker for host code that has no adapter.
+"""``ExecutionContext``: the one serial loop of a room, for the ``Agent`` and ``AgentRuntime``.
 
-Events for the room queue up and run one at a time through ``on_execute(ctx, event)``.
-For a message the context first claims it (``/processing``), then calls the handler, then
-acknowledges (``/processed``, or ``/failed`` with the error text when the handler raised).
-At start, after ``request_resync()`` and after every message it drains ``/next``, so a
-message pushed while nobody listened is still handled, once.
+Events for the room run one at a time in arrival order (rooms run concurrently). A message is
+claimed (``/processing``), handed to ``on_execute(ctx, event)`` (the ``Agent``'s adapter turn,
+or host code) and settled (``/processed``; ``/failed`` with the error text and, on the last
+attempt, one error event) by ``TurnRunner``. The loop drains ``/next`` at start, on
+``request_resync()`` (a reconnect, a play) and on an idle timer (first fire random within
+``idle_resync_seconds``, then doubling while idle up to ``idle_resync_max_seconds``), so a lost
+push is recovered by the platform, never by luck. A handler that raises ``InputNotAccepted``
+leaves its message open and holds the room's queue; newer messages are then offered to
+``on_message_control(ctx, event)``, and one it consumes (True) is acknowledged without a turn.
 """
 
 from __future__ import annotations
@@ -12,34 +16,49 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
+from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from band.platform.event import MessageEvent, PlatformEvent, event_from_push
+from band.platform.event import MessageEvent, PlatformEvent, ReconnectedEvent
 from band.platform.turn_keys import turn_scope
 
 from .config import SessionConfig
 from .context import ConversationContext
-from .history import build_participants_message, history_before, is_self_echo, roster_entry
-from .retry_tracker import MessageRetryTracker
+from .control import ControlMode
+from .execution import Outcome, RetryTracker, TurnRunner, TurnServices, message_event
+from .history import delivery_processed, is_self_echo
+from .room import RoomState
 
 if TYPE_CHECKING:
     from band.platform.link import BandLink
 
-__all__ = ["Execution", "ExecutionContext", "ExecutionHandler"]
+__all__ = ["Execution", "ExecutionContext", "ExecutionHandler", "ExecutionState"]
 
 log = logging.getLogger("band.runtime.execution")
 
 ExecutionHandler = Callable[["ExecutionContext", PlatformEvent], Awaitable[None]]
+MessageControl = Callable[["ExecutionContext", PlatformEvent], Awaitable[bool]]
 ParticipantHook = Callable[[str, dict[str, Any]], Any]
-_RESYNC = object()
+StopHook = Callable[["ExecutionContext"], Awaitable[None]]
+_DRAIN = object()
 _STOP = object()
+
+
+class ExecutionState(StrEnum):
+    """Where a room's execution is in its life."""
+
+    STARTING = "starting"
+    IDLE = "idle"
+    PROCESSING = "processing"
 
 
 @runtime_checkable
 class Execution(Protocol):
-    """What ``AgentRuntime`` needs of a room's execution."""
+    """What ``AgentRuntime`` needs of a room's execution (``execution_factory`` builds one)."""
+
+    room_id: str
 
     async def start(self) -> None: ...
 
@@ -47,7 +66,7 @@ class Execution(Protocol):
 
     async def on_event(self, event: PlatformEvent) -> None: ...
 
-    def request_resync(self) -> None: ...
+    async def request_resync(self) -> None: ...
 
 
 class ExecutionContext:
@@ -62,112 +81,157 @@ class ExecutionContext:
         agent_id: str | None = None,
         on_participant_added: ParticipantHook | None = None,
         on_participant_removed: ParticipantHook | None = None,
+        *,
+        hub_room_id: str | None = None,
+        on_message_control: MessageControl | None = None,
+        on_platform_stop: StopHook | None = None,
+        services: TurnServices | None = None,
     ) -> None:
         self.room_id = room_id
         self.link = link
         self.on_execute = on_execute
-        self.config = config or SessionConfig()
-        self._agent_id = agent_id or link.agent_id
+        self.config = config or (services.session if services else SessionConfig())
         self.on_participant_added = on_participant_added
         self.on_participant_removed = on_participant_removed
-        self.retries = MessageRetryTracker(self.config.max_message_retries, room_id)
+        self.on_message_control = on_message_control
+        self.on_platform_stop = on_platform_stop
+        self.hub_room_id = hub_room_id
+        self.s = services or TurnServices(agent_id or link.agent_id, link.api, self.config)
+        self.room = RoomState(room_id, self.s.agent_id, self.s.rest, self.config)
+        self.state = ExecutionState.STARTING
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
-        self._roster: dict[str, dict[str, Any]] = {}
-        self._context: ConversationContext | None = None
-        self._done: set[str] = set()
-        self._system: list[str] = []
-        self._processing = False
-        self._participants_sent: list[dict[str, Any]] | None = None
+        self._runner: TurnRunner | None = None
+        self._closing = False
+        self._stopped = False
+        self._deferred: str | None = None  # a message the handler did not accept yet
+        self._drain_queued = False
+        self._idle = self.config.idle_resync_seconds
 
-    # -- state -------------------------------------------------------------------------------
+    # -- identity and state ------------------------------------------------------------------
 
     @property
     def agent_id(self) -> str:
-        return self._agent_id
+        return self.s.agent_id
 
     @property
-    def participants(self) -> list[dict[str, Any]]:
-        return [dict(p) for p in self._roster.values()]
+    def thread_id(self) -> str:
+        """The room id (what frameworks with threads key their memory by)."""
+        return self.room_id
+
+    @property
+    def retries(self) -> RetryTracker:
+        return self.s.retries
 
     @property
     def is_processing(self) -> bool:
-        return self._processing
+        return self._runner is not None
 
     @property
     def is_running(self) -> bool:
         return self._task is not None and not self._task.done()
 
+    @property
+    def is_stopped(self) -> bool:
+        """The platform stopped this room; it waits for play (or runnable work on ``/next``)."""
+        return self._stopped
+
+    @property
+    def adapter_stop_notified(self) -> bool:
+        """The running turn's stop already reached ``on_platform_stop`` (not told twice)."""
+        return self._runner is not None and self._runner.stop_notified
+
+    @property
+    def is_llm_initialized(self) -> bool:
+        """The model of this room's session has had its bootstrap (history, prompt)."""
+        return not self.room.bootstrap
+
+    def mark_llm_initialized(self) -> None:
+        self.room.bootstrap_done()
+
+    def note_turn_failure_reported(self) -> None:
+        """The running turn told the room about its failure: no generic notice after it."""
+        if self._runner is not None:
+            self._runner.failure_reported = True
+
+    # -- participants, context, system notes (the room's RoomState) --------------------------
+
+    @property
+    def participants(self) -> list[dict[str, Any]]:
+        return self.room.participants
+
     def set_participants(self, participants: list[dict[str, Any]]) -> None:
-        entries = (roster_entry(p) for p in participants)
-        self._roster = {e["id"]: e for e in entries if e is not None}
+        self.room.set_roster(participants)
 
     def add_participant(self, participant: dict[str, Any]) -> bool:
-        entry = roster_entry(participant)
-        if entry is None or self._roster.get(entry["id"]) == entry:
-            return False
-        self._roster[entry["id"]] = entry
-        return True
+        return self.room.participant_added(participant)
 
     def remove_participant(self, participant_id: str) -> bool:
-        return self._roster.pop(participant_id, None) is not None
+        return self.room.participant_removed(participant_id)
 
     def participants_changed(self) -> bool:
-        return self._participants_sent != self.participants
+        return self.room.participants_changed()
 
     def mark_participants_sent(self, snapshot: list[dict[str, Any]] | None = None) -> None:
-        self._participants_sent = snapshot if snapshot is not None else self.participants
+        self.room.mark_participants_sent(snapshot)
 
     def build_participants_message(self) -> str:
-        return build_participants_message(self._roster.values(), self._agent_id)
+        return self.room.participants_message()
 
     def inject_system_message(self, message: str) -> None:
-        """Queue a ``[System]`` line for the next turn of this room."""
-        self._system.append(message)
+        """Queue a system note for the next turn of this room."""
+        self.room.system_messages.append(message)
+
+    def peek_pending_system_messages(self) -> list[str]:
+        """The pending notes, left pending (``commit_system_messages`` consumes them)."""
+        return list(self.room.system_messages)
+
+    def commit_system_messages(self, prepared: list[str]) -> None:
+        """Consume the notes a turn used, keeping any that arrived meanwhile."""
+        self.room.commit_system_messages(prepared)
 
     def get_pending_system_messages(self) -> list[str]:
-        pending, self._system = self._system, []
+        """Take the pending notes (peek and commit in one)."""
+        pending = self.peek_pending_system_messages()
+        self.commit_system_messages(pending)
         return pending
 
     async def load_participants(self) -> list[dict[str, Any]]:
         """Fetch the roster from the platform (and keep it)."""
-        self.set_participants(await self.link.api.get_participants(self.room_id))
-        return self.participants
+        return await self.room.load_participants()
 
     async def hydrate(self) -> None:
-        await self.get_context(force_refresh=True)
+        """Fetch participants and context now."""
+        await self.room.ensure_hydrated(force=True)
+
+    def build_context(self) -> ConversationContext:
+        """What is known now, without a request (empty before the first hydration)."""
+        return self.room.conversation()
 
     async def get_context(self, force_refresh: bool = False) -> ConversationContext:
-        """Participants and the agent's context in the room, fetched once (or on demand)."""
-        if self._context is None or force_refresh:
-            await self.load_participants()
-            items, _meta = await self.link.api.get_context(self.room_id)
-            keep = items[-self.config.max_context_messages :]
-            self._context = ConversationContext(
-                self.room_id, keep, self.participants, datetime.now(UTC)
-            )
-        return self._context
+        """Participants and context, fetched on first use, after the TTL, or when forced."""
+        await self.room.ensure_hydrated(force=force_refresh)
+        return self.build_context()
 
-    async def get_history_for_llm(
-        self, exclude_message_id: str | None = None
-    ) -> list[dict[str, Any]]:
-        """Raw history items (role, content, sender_name, ...) before ``exclude_message_id``."""
-        context = await self.get_context()
-        return history_before(context.messages, exclude_message_id or "", self._roster)
+    def get_history_for_llm(self, exclude_message_id: str | None = None) -> list[dict[str, Any]]:
+        """Raw history items (role, content, sender_name, ...) before ``exclude_message_id``;
+        the context is hydrated before every turn."""
+        return self.room.history_for(exclude_message_id)
 
     async def claim_message(self, message_id: str) -> bool:
         """Mark the message processing; False when the platform did not confirm."""
-        return await self.link.mark_processing(self.room_id, message_id)
+        return (await self.s.rest.mark_processing(self.room_id, message_id)).ok
 
     # -- lifecycle ---------------------------------------------------------------------------
 
     async def start(self) -> None:
         if self._task is None:
             log.info("Starting ExecutionContext for room: %s", self.room_id)
-            self._task = asyncio.create_task(self._run(), name=f"band-exec-{self.room_id}")
+            self._task = asyncio.create_task(self._run(), name=f"band-room-{self.room_id}")
 
     async def stop(self, timeout: float | None = None) -> bool:  # noqa: ASYNC109
-        """Finish the current event (up to ``timeout``), then end; True when nothing was cut."""
+        """Stop taking work; wait for the current turn up to ``timeout``, else cancel it."""
+        self._closing = True
         if self._task is None:
             return True
         self._queue.put_nowait(_STOP)
@@ -181,79 +245,178 @@ class ExecutionContext:
             return False
 
     async def on_event(self, event: PlatformEvent) -> None:
-        self._queue.put_nowait(event)
+        """Queue a room event; roster changes apply at once, their hooks run in order."""
+        if isinstance(event, ReconnectedEvent):
+            await self.request_resync()
+            return
+        raw = event.raw or {}
+        if event.type == "participant_added":
+            self.room.participant_added(raw)
+        elif event.type == "participant_removed":
+            self.room.participant_removed(str(raw.get("id")))
+        if not self._closing:
+            self._queue.put_nowait(event)
 
-    def request_resync(self) -> None:
-        """Drain ``/next`` at the next opportunity (after a reconnect, for instance)."""
-        self._queue.put_nowait(_RESYNC)
+    def push(self, event: MessageEvent) -> None:
+        """A ``message_created`` from the socket (``on_event`` without a wait)."""
+        if not self._closing:
+            self._queue.put_nowait(event)
+
+    async def request_resync(self) -> None:
+        """Drain ``/next`` at the next opportunity (after a reconnect or a play)."""
+        if not self._closing and not self._drain_queued:
+            self._drain_queued = True
+            self._queue.put_nowait(_DRAIN)
+
+    # -- controls ----------------------------------------------------------------------------
+
+    def interrupt(self, *, kind: str = ControlMode.INTERRUPT) -> bool:
+        """Cancel the running turn: ``interrupt`` consumes its message, ``stop`` leaves it open.
+
+        True when a turn was running. ``play`` is ``resume_room()``'s job.
+        """
+        mode = ControlMode(kind)
+        if mode is ControlMode.PLAY:
+            raise ValueError("interrupt() does not take kind='play'; use resume_room()")
+        if self._runner is None:
+            return False
+        self._runner.interrupt(mode)
+        return True
+
+    def stop_room(self) -> None:
+        """Pause the room until play (or runnable work found by a probe) and stop its turn."""
+        self._stopped = True
+        self.interrupt(kind=ControlMode.STOP)
+
+    async def resume_room(self) -> None:
+        """Clear the pause and catch up through ``/next``."""
+        if self._stopped:
+            log.info("Room %s: resumed", self.room_id)
+        self._stopped = False
+        await self.request_resync()
+
+    async def platform_stopped(self) -> None:
+        """The platform answered the working indicator with stopped: pause, and tell once."""
+        runner = self._runner
+        self.stop_room()
+        if runner is not None and not runner.stop_notified and self.on_platform_stop is not None:
+            runner.stop_notified = True
+            await self.on_platform_stop(self)
 
     # -- the loop ----------------------------------------------------------------------------
 
     async def _run(self) -> None:
+        # The room's topics are joined before this first drain, so anything posted later
+        # arrives as a push: one drain at admission is enough (no second poll per room).
         await self._drain()
-        while True:
-            item = await self._queue.get()
+        self.state = ExecutionState.IDLE
+        first = True
+        while not self._closing:
+            delay = self._next_idle_delay(first)
+            first = False
+            try:
+                item = await asyncio.wait_for(self._queue.get(), delay)
+            except TimeoutError:
+                found = await self._drain()
+                cap = self.config.idle_resync_max_seconds
+                self._idle = self.config.idle_resync_seconds if found else min(cap, self._idle * 2)
+                continue
             if item is _STOP:
                 return
-            if item is _RESYNC:
+            if item is _DRAIN:
+                self._drain_queued = False
                 await self._drain()
             elif isinstance(item, MessageEvent):
-                if await self._message(item):
-                    await self._drain()
+                await self._handle(item.raw or {}, item, source="ws")
+                self._idle = self.config.idle_resync_seconds
             else:
                 await self._other(item)
 
-    async def _drain(self) -> None:
+    def _next_idle_delay(self, first: bool) -> float:
+        cfg = self.config
+        if self._stopped:
+            return cfg.stopped_resync_seconds or cfg.idle_resync_seconds
+        return random.uniform(0, cfg.idle_resync_seconds) if first else self._idle
+
+    async def _drain(self) -> bool:
+        """Handle ``/next`` until 204 or a repeated head; True when it found work."""
+        found = False
         last: str | None = None
-        while True:
+        while not self._closing:
             try:
-                payload = await self.link.api.get_next(self.room_id)
+                async with self.s.next_gate:
+                    payload = await self.s.rest.get_next(self.room_id)
             except Exception as exc:
                 log.warning("Room %s: /next failed: %s", self.room_id, exc)
-                return
-            if payload is None or payload.get("id") == last:
-                return
+                break
+            if payload is None or str(payload.get("id")) == last:
+                break
             last = str(payload.get("id"))
-            event = event_from_push("message_created", self.room_id, payload)
-            if isinstance(event, MessageEvent):
-                await self._message(event)
+            if self._stopped:
+                log.info("Room %s: runnable work found while stopped; resuming", self.room_id)
+                self._stopped = False
+            found = True
+            outcome = await self._handle(payload, None, source="next")
+            if outcome in (Outcome.STOPPED, Outcome.DEFERRED):
+                break
+        return found
 
-    async def _message(self, event: MessageEvent) -> bool:
-        raw = event.raw or {}
-        message_id = str(raw.get("id") or "")
-        if not message_id or message_id in self._done or is_self_echo(raw, self._agent_id):
-            return False
-        _count, exceeded = self.retries.record_attempt(message_id)
-        if exceeded:
-            return False
-        if not await self.claim_message(message_id):
-            self.retries.discard_attempt(message_id)
-            return False
-        self._processing = True
+    async def _handle(
+        self, payload: dict[str, Any], event: MessageEvent | None, *, source: str
+    ) -> Outcome:
+        s = self.s
+        message_id = str(payload.get("id") or "")
+        if not message_id or is_self_echo(payload, s.agent_id):
+            return Outcome.SKIPPED
+        if message_id in s.retries.done and message_id not in s.retries.pending_acks:
+            return Outcome.SKIPPED
+        if delivery_processed(payload, s.agent_id):
+            s.retries.done.add(message_id)
+            return Outcome.SKIPPED
+        if self._deferred is not None and message_id != self._deferred:
+            await self._offer_control(payload, event)  # the deferred head goes first
+            return Outcome.DEFERRED
+        if self._stopped and source == "ws":
+            return Outcome.STOPPED  # left for /next after play
+        self._runner = TurnRunner(s, self)
+        self.state = ExecutionState.PROCESSING
         try:
-            with turn_scope(self._agent_id, message_id):  # a re-run posts nothing twice
-                await self.on_execute(self, event)
-        except Exception as exc:
-            log.error("Error processing message_created", exc_info=exc)
-            await self.link.mark_failed(self.room_id, message_id, str(exc) or type(exc).__name__)
-        else:
-            self._done.add(message_id)
-            self.retries.mark_success(message_id)
-            await self.link.mark_processed(self.room_id, message_id)
+            outcome = await self._runner.run(payload, event)
         finally:
-            self._processing = False
-        return True
+            self._runner = None
+            self.state = ExecutionState.IDLE
+        if outcome is Outcome.STOPPED:
+            self._stopped = True
+        self._deferred = message_id if outcome is Outcome.DEFERRED else None
+        return outcome
+
+    async def _offer_control(self, payload: dict[str, Any], event: MessageEvent | None) -> None:
+        """While the queue is held, a message may still be a control the handler consumes."""
+        if self.on_message_control is None or self._stopped:
+            return
+        s, message_id = self.s, str(payload["id"])
+        event = event or message_event(self.room_id, payload)
+        if not await self.claim_message(message_id):
+            return
+        await self.room.ensure_hydrated()
+        try:
+            with turn_scope(s.agent_id, message_id):
+                consumed = await self.on_message_control(self, event)
+        except Exception as exc:
+            log.error("Room %s: control handling of %s failed", self.room_id, message_id)
+            await s.rest.mark_failed(self.room_id, message_id, str(exc) or type(exc).__name__)
+            return
+        if consumed:
+            await s.rest.mark_processed(self.room_id, message_id)
+            s.retries.done.add(message_id)
+            await self.request_resync()  # the held message may be accepted now
 
     async def _other(self, event: PlatformEvent) -> None:
         raw = event.raw or {}
-        if event.type == "participant_added":
-            self.add_participant(raw)
-            hook = self.on_participant_added
-        elif event.type == "participant_removed":
-            self.remove_participant(str(raw.get("id")))
-            hook = self.on_participant_removed
-        else:
-            hook = None
+        hook = {
+            "participant_added": self.on_participant_added,
+            "participant_removed": self.on_participant_removed,
+        }.get(event.type)
         try:
             if hook is not None:
                 result = hook(self.room_id, raw)

@@ -1,15 +1,19 @@
 """``AgentRuntime``: rooms and per-room executions for host code without an adapter.
 
 ``AgentRuntime(link, agent_id, on_execute)`` joins the agent's rooms (``RoomPresence``),
-gives each one an ``ExecutionContext`` (serial inside a room, concurrent across rooms) and
-calls ``on_execute(ctx, event)`` for each event; messages are claimed and acknowledged
-around the handler. A reconnect drains ``/next`` in every room; ``stop()`` settles every
-room (``on_session_cleanup(room_id)``) before the link disconnects.
+gives each one an ``ExecutionContext`` (the same serial room loop the ``Agent`` runs:
+serial inside a room, concurrent across rooms) and calls ``on_execute(ctx, event)`` for each
+event; messages are claimed and acknowledged around the handler. ``on_message_control(ctx,
+event) -> bool`` may consume a message while the room's queue is held by one the handler did
+not accept (``InputNotAccepted``). Controls (interrupt / stop / play) reach the room's
+execution and ``on_control(room_id, mode)``. A reconnect drains ``/next`` in every room;
+``stop()`` settles every room (``on_session_cleanup(room_id)``) before the link disconnects.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -17,8 +21,16 @@ from typing import TYPE_CHECKING, Any
 from band.platform.event import PlatformEvent
 
 from .config import SessionConfig
+from .control import ControlCallback, ControlDeduplicator, apply_control, targets
+from .execution import TurnServices
 from .presence import RoomPresence
-from .room_execution import Execution, ExecutionContext, ExecutionHandler, ParticipantHook
+from .room_execution import (
+    Execution,
+    ExecutionContext,
+    ExecutionHandler,
+    MessageControl,
+    ParticipantHook,
+)
 
 if TYPE_CHECKING:
     from band.platform.link import BandLink
@@ -42,8 +54,8 @@ class AgentRuntime:
         room_filter: Callable[[dict[str, Any]], bool] | None = None,
         session_config: SessionConfig | None = None,
         on_session_cleanup: Callable[[str], Awaitable[None]] | None = None,
-        on_control: Callable[[str, str], Awaitable[None]] | None = None,
-        on_message_control: Any = None,
+        on_control: ControlCallback | None = None,
+        on_message_control: MessageControl | None = None,
         on_participant_added: ParticipantHook | None = None,
         on_participant_removed: ParticipantHook | None = None,
     ) -> None:
@@ -64,6 +76,9 @@ class AgentRuntime:
         self.presence.on_agent_event = self._agent_event
         self._executions: dict[str, Execution] = {}
         self._unsettled: set[str] = set()
+        self._controls = ControlDeduplicator()
+        # Shared by the default executions: one agent's retries, acks and /next budget.
+        self._services = TurnServices(agent_id, link.api, self.session_config)
 
     @property
     def executions(self) -> dict[str, Execution]:
@@ -105,15 +120,15 @@ class AgentRuntime:
             await self.stop()
 
     async def handle_control(self, payload: dict[str, Any]) -> None:
-        """Apply an ``agent.control`` payload: report it, and resync rooms on ``play``."""
-        mode, room_id = str(payload.get("mode")), payload.get("room_id")
-        targets = [str(room_id)] if room_id else list(self._executions)
-        for rid in targets:
-            if self.on_control is not None:
-                await self.on_control(rid, mode)
-            execution = self._executions.get(rid)
-            if mode == "play" and execution is not None:
-                execution.request_resync()
+        """Apply an ``agent.control`` payload (interrupt / stop / play) to its rooms, once per
+        ``correlation_id``; interrupt and stop also reach ``on_control(room_id, mode)``."""
+        reached = targets(payload, self._executions)
+        if not reached or not self._controls.first_sighting(payload):
+            return
+        mode = str(payload.get("mode"))
+        log.info("Applying control %s to %d room(s)", mode, len(reached))
+        for execution in reached:
+            await apply_control(execution, mode, self.on_control)
 
     async def _joined(self, room_id: str) -> None:
         if self.execution_factory is not None:
@@ -127,6 +142,9 @@ class AgentRuntime:
                 self.agent_id,
                 self.on_participant_added,
                 self.on_participant_removed,
+                on_message_control=self.on_message_control,
+                on_platform_stop=self._platform_stop,
+                services=self._services,
             )
         self._executions[room_id] = execution
         await execution.start()
@@ -136,6 +154,10 @@ class AgentRuntime:
         if execution is not None:
             await execution.stop(5.0)
             await self._cleanup(room_id)
+
+    async def _platform_stop(self, ctx: ExecutionContext) -> None:
+        if self.on_control is not None:
+            await self.on_control(ctx.room_id, "stop")
 
     async def _cleanup(self, room_id: str) -> None:
         if self.on_session_cleanup is None:
@@ -154,7 +176,16 @@ class AgentRuntime:
 
     async def _agent_event(self, event: PlatformEvent) -> None:
         if event.type == "reconnected":
-            for execution in self._executions.values():
-                execution.request_resync()
+            for execution in list(self._executions.values()):
+                await _resync(execution)
         elif event.type == "agent.control":
             await self.handle_control(event.raw or {})
+
+
+async def _resync(execution: Execution) -> None:
+    """``request_resync()``, sync or async (custom executions may have either, or none)."""
+    method = getattr(execution, "request_resync", None)
+    if method is not None:
+        result = method()
+        if inspect.isawaitable(result):
+            await result
