@@ -8,7 +8,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
@@ -16,7 +15,7 @@ from sqlalchemy import inspect, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from band_server.store.migrate import alembic_config
+from band_server.store.migrate import alembic_config, migrate
 from band_server.store.models import Base
 
 
@@ -27,17 +26,6 @@ async def engine(pg_url: str) -> AsyncIterator[AsyncEngine]:
         yield made
     finally:
         await made.dispose()
-
-
-async def migrate(engine: AsyncEngine, direction: str, revision: str) -> None:
-    cfg = alembic_config(engine.url.render_as_string(hide_password=False))
-    async with engine.begin() as conn:
-
-        def run(sync_conn: Any) -> None:
-            cfg.attributes["connection"] = sync_conn
-            getattr(command, direction)(cfg, revision)
-
-        await conn.run_sync(run)
 
 
 def heads() -> list[str]:

@@ -10,11 +10,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
 from band.protocol import Envelope, ListEnvelope
 
 Responses = dict[int | str, dict[str, Any]]
+
+NO_STORE = {"Cache-Control": "no-store"}
+_NO_STORE_DOC = {
+    "Cache-Control": {
+        "description": "`no-store`: the answer holds a secret shown once",
+        "schema": {"type": "string", "enum": ["no-store"]},
+    }
+}
 
 
 def answers(model: type[BaseModel] | None, status: int = 200, description: str = "") -> Responses:
@@ -33,6 +42,20 @@ def one(model: type[BaseModel], status: int = 200) -> Responses:
 def many(model: type[BaseModel], status: int = 200) -> Responses:
     """The answer is ``{"data": [<model>], "metadata": {...}}``."""
     return answers(ListEnvelope[model], status)  # type: ignore[valid-type]
+
+
+def secret(model: type[BaseModel], status: int = 200, *, enveloped: bool = True) -> Responses:
+    """Like :func:`one` (or :func:`answers` when not ``enveloped``), for an answer that holds
+    a secret shown once: it is sent by :func:`secret_answer` and says ``no-store``."""
+    declared = one(model, status) if enveloped else answers(model, status)
+    declared[status]["headers"] = _NO_STORE_DOC
+    return declared
+
+
+def secret_answer(body: dict[str, Any], status: int = 200) -> JSONResponse:
+    """An answer holding a secret (an API key, a token): never kept by a cache. An
+    ``Idempotency-Key`` replay of it is sealed like every replay (``services.replay_seal``)."""
+    return JSONResponse(body, status_code=status, headers=NO_STORE)
 
 
 def not_found(what: str) -> Responses:

@@ -15,8 +15,7 @@ from band.protocol import utcnow
 from band.protocol.delegation import IntrospectBody, TokenIntrospection
 
 from ..services import delegation
-from .agent.delegation import NO_STORE
-from .answers import answers
+from .answers import NO_STORE, answers
 from .deps import PlatformDep
 
 router = APIRouter(tags=["delegation"])

@@ -4,8 +4,12 @@ Same key, same caller, same request line and same body: the first 2xx answer is 
 (status and body, plus ``Idempotent-Replayed: true``) and the work is not done again. Same key
 with another request: 422 ``idempotency_key_reused``. Same key while the first request is still
 running: 409 ``idempotency_key_in_use``. Requests without the header, or without a valid
-``X-API-Key``, pass through untouched. Keys expire after 24 hours. An answer marked
-``Cache-Control: no-store`` (it holds a secret) is never kept: the same key runs it again.
+``X-API-Key``, pass through untouched. Keys expire after 24 hours.
+
+Every kept answer is sealed with the client's key (``services.replay_seal``): answers that hold
+a secret shown once (an agent's API key, a delegated token) are kept and replayed like any
+other, so a retried create never makes a second agent, yet the database holds no secret.
+Replays carry ``Cache-Control: no-store``.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ log = logging.getLogger("band_server.api")
 
 HEADER = "idempotency-key"
 MAX_KEY = 200
+# A replay may hold a secret shown once (a new API key): no cache keeps it.
+REPLAY_HEADERS = {"Idempotent-Replayed": "true", "Cache-Control": "no-store"}
 
 
 def body_hash(scope: Scope, body: bytes) -> str:
@@ -87,7 +93,7 @@ class IdempotencyMiddleware:
             return
         request.state.principal = principal  # the route's dependency reuses it
         body = await read_body(receive)
-        fp = records.Fingerprint(principal.id, key, "POST", scope["path"], body_hash(scope, body))
+        fp = records.fingerprint(principal.id, key, "POST", scope["path"], body_hash(scope, body))
         # A read decides what to do; the claim itself is written by the request's own unit
         # of work (services.unit.write), in the same transaction as the work.
         async with platform.db.read() as session:
@@ -97,12 +103,12 @@ class IdempotencyMiddleware:
             await self._run(platform, fp, scope, body, receive, send)
             return
         if isinstance(outcome, records.Replay):
-            log.info("idempotent replay: %s %s key=%s", principal.handle, fp.path, key)
+            log.info("idempotent replay: %s %s", principal.handle, fp.path)
             response = Response(
                 outcome.body,
                 status_code=outcome.status_code,
                 media_type="application/json",
-                headers={"Idempotent-Replayed": "true"},
+                headers=REPLAY_HEADERS,
             )
         elif isinstance(outcome, records.Reused):
             response = error_response(
@@ -178,18 +184,15 @@ class IdempotencyMiddleware:
                 await records.complete(session, fp, *keep)
         except Exception:
             # The answer still goes out; the claim expires as abandoned after a few minutes.
-            log.exception("idempotency record for key %s could not be settled", fp.key)
+            log.exception("idempotency record %s could not be settled", fp.key[:12])
 
 
 def _keepable(start: Message | None, body: bytes) -> tuple[int, str] | None:
-    """The status and body to keep: only 2xx JSON answers are replayed, and never one marked
-    ``Cache-Control: no-store`` (it holds a secret that is stored only hashed)."""
+    """The status and body to keep (sealed): only 2xx JSON answers are replayed."""
     if start is None or not 200 <= int(start["status"]) < 300:
         return None
     headers = Headers(raw=start.get("headers", []))
     if not headers.get("content-type", "").startswith("application/json"):
-        return None
-    if "no-store" in headers.get("cache-control", ""):
         return None
     try:
         return int(start["status"]), body.decode("utf-8")

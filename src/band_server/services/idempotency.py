@@ -7,6 +7,9 @@ completes the claim; any other outcome leaves no claim, so the client may retry 
 The claim is written inside the request's own first unit of work (:func:`defer_claim`, then
 ``services.unit.write``): it commits with the work or rolls back with it, which saves a
 durable write per keyed request.
+
+A record holds neither the client's key nor the answer in the clear (``replay_seal``): it is
+found by the key's hash, and the answer is sealed with a key only the client holds.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -27,6 +30,7 @@ from band.protocol import utcnow
 
 from ..errors import ApiError
 from ..store.models import Base, IdempotencyRecord
+from .replay_seal import Seal, key_id
 
 TTL = timedelta(hours=24)
 SWEEP_CHANCE = 1 / 64
@@ -39,13 +43,27 @@ MAX_PATH = 500
 
 @dataclass(frozen=True)
 class Fingerprint:
-    """What a key is bound to: the caller, the key, the request line and the body's hash."""
+    """What a key is bound to: the caller, the key, the request line and the body's hash.
+
+    ``key`` is what the record stores: the hash of the client's key (:func:`fingerprint`).
+    """
 
     principal_id: str
     key: str
     method: str
     path: str
     body_hash: str
+    seal: Seal = field(compare=False)
+
+
+def fingerprint(
+    principal_id: str, client_key: str, method: str, path: str, body_hash: str
+) -> Fingerprint:
+    """The fingerprint of a keyed request; the client's key itself goes no further."""
+    seal = Seal.for_request(principal_id, client_key, method, path[:MAX_PATH], body_hash)
+    return Fingerprint(
+        principal_id, key_id(principal_id, client_key), method, path, body_hash, seal
+    )
 
 
 @dataclass(frozen=True)
@@ -75,6 +93,13 @@ Outcome = Claimed | Replay | Reused | InFlight
 
 
 _INSERT = Base.metadata.tables[IdempotencyRecord.__tablename__].insert()
+
+
+def _replay(fp: Fingerprint, row: IdempotencyRecord) -> Replay | Reused:
+    """The kept answer, opened with the client's key; one that does not open was not kept for
+    this key and request (a hash collision, or a tampered row): refused, never redone."""
+    answer = fp.seal.open(row.sealed_body)
+    return Reused() if answer is None else Replay(row.status_code, answer)
 
 
 def _aware(dt: datetime) -> datetime:
@@ -114,7 +139,7 @@ async def claim(session: AsyncSession, fp: Fingerprint) -> Outcome:
                 "path": path,
                 "body_hash": fp.body_hash,
                 "status_code": IN_FLIGHT,
-                "response_body": "",
+                "sealed_body": "",
                 "created_at": now,
             },
         )
@@ -122,7 +147,7 @@ async def claim(session: AsyncSession, fp: Fingerprint) -> Outcome:
     if (row.method, row.path, row.body_hash) != (fp.method, path, fp.body_hash):
         return Reused()
     if row.status_code != IN_FLIGHT:
-        return Replay(row.status_code, row.response_body)
+        return _replay(fp, row)
     if _aware(row.created_at) > now - ABANDONED:
         return InFlight()
     row.created_at = now
@@ -130,7 +155,7 @@ async def claim(session: AsyncSession, fp: Fingerprint) -> Outcome:
 
 
 async def complete(session: AsyncSession, fp: Fingerprint, status_code: int, body: str) -> None:
-    """Keep the answer of a claimed request, to be replayed for 24 hours."""
+    """Keep the answer of a claimed request (sealed), to be replayed for 24 hours."""
     await session.execute(
         update(IdempotencyRecord)
         .where(
@@ -138,7 +163,7 @@ async def complete(session: AsyncSession, fp: Fingerprint, status_code: int, bod
             IdempotencyRecord.key == fp.key,
             IdempotencyRecord.status_code == IN_FLIGHT,
         )
-        .values(status_code=status_code, response_body=body)
+        .values(status_code=status_code, sealed_body=fp.seal.seal(body))
     )
 
 
@@ -212,7 +237,7 @@ async def lookup(session: AsyncSession, fp: Fingerprint) -> Outcome:
     if (row.method, row.path, row.body_hash) != (fp.method, fp.path[:MAX_PATH], fp.body_hash):
         return Reused()
     if row.status_code != IN_FLIGHT:
-        return Replay(row.status_code, row.response_body)
+        return _replay(fp, row)
     if _aware(row.created_at) > now - ABANDONED:
         return InFlight()
     return Claimed()

@@ -34,3 +34,18 @@ async def upgrade(engine: AsyncEngine) -> None:
             command.upgrade(cfg, "head")
 
         await conn.run_sync(_upgrade)
+
+
+async def migrate(engine: AsyncEngine, direction: str, revision: str) -> None:
+    """Run ``alembic upgrade|downgrade <revision>`` on the engine's database (for tests and
+    operators stepping through revisions; ``upgrade`` is what a node runs at start)."""
+    if direction not in ("upgrade", "downgrade"):
+        raise ValueError(f"direction must be upgrade or downgrade, not {direction!r}")
+    cfg = alembic_config(engine.url.render_as_string(hide_password=False))
+    async with engine.begin() as conn:
+
+        def _run(sync_conn: object) -> None:
+            cfg.attributes["connection"] = sync_conn
+            getattr(command, direction)(cfg, revision)
+
+        await conn.run_sync(_run)

@@ -280,7 +280,11 @@ class BoardHistory(Audit, Base):
 
 
 class IdempotencyRecord(Base):
-    """A stored answer for an ``Idempotency-Key``: same key and body replay it."""
+    """A stored answer for an ``Idempotency-Key``: same key and body replay it.
+
+    ``key`` is the hash of the client's key and ``sealed_body`` the answer encrypted with a key
+    derived from it (``services.replay_seal``): neither is readable from the database alone.
+    """
 
     __tablename__ = "idempotency_keys"
     principal_id: Mapped[str] = mapped_column(String(36), primary_key=True)
@@ -289,7 +293,7 @@ class IdempotencyRecord(Base):
     path: Mapped[str] = mapped_column(String(500))
     body_hash: Mapped[str] = mapped_column(String(64))
     status_code: Mapped[int] = mapped_column(Integer)
-    response_body: Mapped[str] = mapped_column(Text)
+    sealed_body: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 

@@ -15,13 +15,10 @@ from ...config import Settings
 from ...errors import ApiError
 from ...services import delegation, unit
 from ...services.principals import Principal
-from ..answers import answers, not_found
+from ..answers import not_found, secret, secret_answer
 from ..deps import AgentDep, PlatformDep
 
 router = APIRouter()
-
-NO_STORE = {"Cache-Control": "no-store"}
-"""The answer holds a secret: never cached, and never kept for an ``Idempotency-Key`` replay."""
 
 
 def policy(settings: Settings) -> delegation.Policy:
@@ -49,7 +46,7 @@ async def within_exchange_limit(platform: PlatformDep, agent: AgentDep) -> Princ
 @router.post(
     "/delegation/token",
     responses={
-        **answers(DelegatedToken),
+        **secret(DelegatedToken, enveloped=False),
         **not_found("message (delivered to this agent)"),
         429: {"description": "Too many exchanges"},
     },
@@ -70,4 +67,4 @@ async def exchange_token(
             policy=policy(platform.settings),
             now=utcnow(),
         )
-    return JSONResponse(token.model_dump(mode="json"), headers=NO_STORE)
+    return secret_answer(token.model_dump(mode="json"))

@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
+from fastapi.responses import JSONResponse
 
 from band.protocol import AgentDeleted, AgentInfo, AgentRegisterBody, AgentRegistered
 
 from ...services import accounts, registry
 from ...services.unit import write
-from ..answers import many, one
+from ..answers import many, one, secret, secret_answer
 from ..deps import PlatformDep, UserDep
 from ..listing import MAX_PAGE, data, listing
 
@@ -49,16 +50,16 @@ async def list_agents(
     return listing(items, meta)
 
 
-@router.post("/agents/register", status_code=201, responses=one(AgentRegistered, 201))
+@router.post("/agents/register", status_code=201, responses=secret(AgentRegistered, 201))
 async def register_agent(
     platform: PlatformDep, me: UserDep, body: AgentRegisterBody
-) -> dict[str, Any]:
+) -> JSONResponse:
     """Create an agent; the answer holds its API key, shown this once."""
     async with write(platform) as uow:
         created = await registry.register_agent(
             uow.session, me, name=body.agent.name, description=body.agent.description
         )
-    return data(created)
+    return secret_answer(data(created), 201)
 
 
 @router.get("/agents/{agent_id}", responses=one(AgentInfo))
@@ -80,9 +81,9 @@ async def delete_agent(
     return data(info)
 
 
-@router.post("/agents/{agent_id}/regenerate-key", responses=one(AgentRegistered))
-async def regenerate_key(platform: PlatformDep, me: UserDep, agent_id: str) -> dict[str, Any]:
+@router.post("/agents/{agent_id}/regenerate-key", responses=secret(AgentRegistered))
+async def regenerate_key(platform: PlatformDep, me: UserDep, agent_id: str) -> JSONResponse:
     """Replace the agent's key: the old one stops working at once; the new one is shown once."""
     async with write(platform) as uow:
         created = await registry.regenerate_key(uow, me, agent_id)
-    return data(created)
+    return secret_answer(data(created))

@@ -17,15 +17,14 @@ from band.protocol.delegation import (
 
 from ...services import delegation_consents as consents
 from ...services.unit import write
-from ..agent.delegation import NO_STORE
-from ..answers import many, not_found, one
+from ..answers import many, not_found, one, secret, secret_answer
 from ..deps import PlatformDep, UserDep
 from ..listing import PagingDep, data, listing
 
 router = APIRouter()
 
 
-@router.post("/delegation/systems", status_code=201, responses=one(SystemRegistered, 201))
+@router.post("/delegation/systems", status_code=201, responses=secret(SystemRegistered, 201))
 async def register_system(
     platform: PlatformDep, me: UserDep, body: SystemRegisterBody
 ) -> JSONResponse:
@@ -35,7 +34,7 @@ async def register_system(
         made = await consents.register_system(
             uow.session, me, name=body.system.name, description=body.system.description
         )
-    return JSONResponse(data(made), status_code=201, headers=NO_STORE)
+    return secret_answer(data(made), 201)
 
 
 @router.get("/delegation/systems", responses=many(TargetSystem))

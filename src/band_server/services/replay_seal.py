@@ -1,0 +1,74 @@
+"""Sealed idempotency replays: a stored answer can be read only by whoever holds the client's key.
+
+An ``Idempotency-Key`` record keeps the first 2xx answer of a keyed POST for a retry to replay.
+Some of those answers carry a secret shown once (an agent's new API key, a target system's key,
+a delegated token), and the platform keeps secrets only as hashes. So a record never holds the
+client's ``Idempotency-Key`` or the answer in the clear:
+
+- the record is found by :func:`key_id`, a SHA-256 of the caller and the key;
+- the answer is encrypted with AES-256-GCM (``cryptography``) under a key derived by HKDF-SHA256
+  from the client's ``Idempotency-Key`` (salted by the caller), bound to the request it answers
+  (caller, method, path, body hash as associated data).
+
+A retry presents the key again, so it can open its own answer; a copy of the database (or of a
+backup) cannot, as long as the client's keys are unpredictable (the SDKs send UUID4s; the
+deterministic turn keys of ``band.platform.turn_keys`` key only speech, whose answers hold
+message ids). See docs/decisions.md ("Idempotency records hold no secret").
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+from dataclasses import dataclass
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+VERSION = "v1"
+_INFO = b"band idempotency replay v1"
+_NONCE = 12
+
+
+def key_id(principal_id: str, key: str) -> str:
+    """What a record stores instead of the client's key: a hash, per caller."""
+    seed = b"band idempotency key\x00" + principal_id.encode() + b"\x00" + key.encode()
+    return hashlib.sha256(seed).hexdigest()
+
+
+@dataclass(frozen=True, repr=False)
+class Seal:
+    """Encrypts and opens the answer of one keyed request."""
+
+    _aead: AESGCM
+    _bound: bytes  # associated data: the request the answer belongs to
+
+    @classmethod
+    def for_request(
+        cls, principal_id: str, key: str, method: str, path: str, body_hash: str
+    ) -> Seal:
+        derived = HKDF(
+            algorithm=hashes.SHA256(), length=32, salt=principal_id.encode(), info=_INFO
+        ).derive(key.encode())
+        bound = "\x00".join((principal_id, method, path, body_hash)).encode()
+        return cls(AESGCM(derived), bound)
+
+    def seal(self, answer: str) -> str:
+        """``v1.<base64url(nonce + ciphertext + tag)>``."""
+        nonce = os.urandom(_NONCE)
+        sealed = nonce + self._aead.encrypt(nonce, answer.encode(), self._bound)
+        return f"{VERSION}.{base64.urlsafe_b64encode(sealed).decode()}"
+
+    def open(self, stored: str) -> str | None:
+        """The answer, or None when ``stored`` was not sealed for this key and request."""
+        version, _, text = stored.partition(".")
+        if version != VERSION:
+            return None
+        try:
+            raw = base64.urlsafe_b64decode(text)
+            return self._aead.decrypt(raw[:_NONCE], raw[_NONCE:], self._bound).decode()
+        except (InvalidTag, ValueError):  # binascii and Unicode errors are ValueErrors
+            return None
