@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from agent_testkit import make_world
 from fastapi import FastAPI
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import create_async_engine
@@ -233,3 +234,23 @@ async def test_records_kept_before_the_upgrade_are_sealed_in_place(tmp_path: Pat
             )
     assert r.status_code == 201 and r.headers["idempotent-replayed"] == "true"
     assert r.json() == json.loads(answer)
+
+
+async def test_an_agents_keyed_post_is_sealed_like_every_answer(
+    client: httpx.AsyncClient, platform: Platform, settings: Settings, seeded: Seeded
+) -> None:
+    """The agent's message route keeps its answer inside its own transaction: sealed too."""
+    w = await make_world(platform, seeded)
+    body = {"message": {"content": "sealed reply", "mentions": [{"handle": "alice"}]}}
+    headers = {"X-API-Key": seeded.agent_key, "Idempotency-Key": "turn-5e0b"}
+    first = await client.post(w.url("/messages"), json=body, headers=headers)
+    again = await client.post(w.url("/messages"), json=body, headers=headers)
+    assert first.status_code == again.status_code == 201
+    assert again.json() == first.json() and again.headers["idempotent-replayed"] == "true"
+    stored = await database_bytes(platform, settings)
+    assert b"sealed reply" in stored  # the message itself is stored, of course
+    assert first.json()["data"]["id"].encode() in stored
+    async with platform.db.read() as session:
+        sealed = (await session.execute(text("SELECT sealed_body FROM idempotency_keys"))).scalar()
+    assert sealed is not None and sealed.startswith("v1.")
+    assert first.json()["data"]["id"] not in sealed
