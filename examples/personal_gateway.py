@@ -60,7 +60,8 @@ class Gateway:
             elif event.type == "reconnected":
                 for room_id in sorted(self.link.rooms):
                     await self.drain(room_id)
-        log.info("Link ended (%s); gateway stopping", self.link.last_disconnect_reason)
+        why = self.link.last_disconnect_reason
+        log.info("Link ended (%s); gateway stopping", why.reason if why else "closed")
         await self.link.disconnect()
 
     async def drain(self, room_id: str) -> None:

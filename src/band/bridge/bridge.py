@@ -83,7 +83,7 @@ class Bridge:
                 log.info("Agent %s: reconnected; forwarding open messages", link.agent_id)
                 await self._backlog(link)
             self._forward(link, event)
-        log.info("Agent %s: link ended (%s)", link.agent_id, link.last_disconnect_reason)
+        log.info("Agent %s: link ended (%s)", link.agent_id, _why(link))
 
     def _forward(self, link: BandLink, event: PlatformEvent) -> None:
         if event.type in FORWARDED_EVENTS and event.room_id:
@@ -105,3 +105,8 @@ class Bridge:
             event = event_from_push("message_created", room_id, item)
             if isinstance(event, MessageEvent):
                 self._forward(link, event)
+
+
+def _why(link: BandLink) -> str:
+    reason = link.last_disconnect_reason
+    return reason.reason if reason is not None else "closed"

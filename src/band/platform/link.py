@@ -10,7 +10,9 @@ tells consumers to drain ``/next`` in every room. Iteration ends when the socket
 for good (``disconnect()``, or a non-retryable supersede).
 
 ``link.rest`` is the namespaced ``band.client.rest.AsyncRestClient`` host plugins call;
-``link.api`` is the SDK runtime's own REST client. Both share one HTTP core.
+``link.api`` is the SDK runtime's own REST client. Both share one HTTP core. A host that sets
+``link.on_control`` gets ``agent.control`` signals there, one at a time in arrival order, ahead
+of the event queue (so a control reaches a turn already in flight); otherwise they are events.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import httpx
@@ -27,6 +29,7 @@ import httpx
 from band.client.rest import AsyncRestClient
 from band.core.exceptions import AgentAlreadyRunningError, BandConnectionError
 from band.core.types import ConflictPolicy, PlatformConnection
+from band.protocol.socket import AgentControl
 from band_sdk_core import PayloadValidationError, validate_event_payload
 
 from .event import (
@@ -65,6 +68,7 @@ _CONTACT_EVENTS = {
     "contact_removed",
 }
 _END = object()
+ControlHook = Callable[[AgentControl], Awaitable[None]]
 
 
 class BandLink(MessageLifecycle):
@@ -85,7 +89,8 @@ class BandLink(MessageLifecycle):
         self.agent_id = agent_id
         self.ws_url = ws_url
         self.rest_url = rest_url
-        self._api_key = api_key
+        self.api_key = api_key
+        self.conflict_policy = conflict_policy
         self.api = api or BandRestClient(rest_url, api_key, transport=transport)
         self.rest = AsyncRestClient(api_key=api_key, http=self.api.http)
         initial = {"on_conflict": "reject"} if conflict_policy == ConflictPolicy.REJECT else {}
@@ -106,6 +111,9 @@ class BandLink(MessageLifecycle):
         self._contacts_topic: str | None = None
         self.dropped_invalid = 0
         self.superseded = False
+        self.on_control: ControlHook | None = None
+        self._control_lane: asyncio.Task[None] | None = None
+        self._last_disconnect: WebSocketDisconnectReason | None = None
 
     # -- connection --------------------------------------------------------------------------
 
@@ -114,12 +122,13 @@ class BandLink(MessageLifecycle):
         return self.socket.connected
 
     @property
-    def last_disconnect_reason(self) -> str | None:
-        return self.socket.last_disconnect_reason
+    def last_disconnect_reason(self) -> WebSocketDisconnectReason | None:
+        """Why the socket last dropped (``reason``, ``retryable``), None before any drop."""
+        return self._last_disconnect
 
     def to_platform_connection(self, agent_id: str) -> PlatformConnection:
         """How an adapter reaches the platform as ``agent_id`` (``adapter.platform``)."""
-        return PlatformConnection(agent_id, self._api_key, self.rest_url, self.ws_url)
+        return PlatformConnection(agent_id, self.api_key, self.rest_url, self.ws_url)
 
     async def connect(self) -> None:
         """Open the socket and join the agent's control and rooms topics."""
@@ -149,6 +158,8 @@ class BandLink(MessageLifecycle):
         for task in self._retries.values():
             task.cancel()
         self._retries.clear()
+        if self._control_lane is not None:
+            self._control_lane.cancel()
         if self.socket.connected:
             for room_id in sorted(self._rooms):
                 await self._leave_room_topics(room_id)
@@ -330,6 +341,9 @@ class BandLink(MessageLifecycle):
         elif kind == "agent_control":
             if event == "supersede":
                 self._on_supersede(payload)
+            elif self.on_control is not None:
+                self._preempt(payload)
+                return
             room_id = payload.get("room_id")
         elif kind == "agent_contacts":
             room_id = None
@@ -358,6 +372,23 @@ class BandLink(MessageLifecycle):
             return event in _CONTACT_EVENTS
         return False
 
+    def _preempt(self, payload: dict[str, Any]) -> None:
+        """Hand a control to ``on_control`` after the ones before it (never in the queue)."""
+        hook, before = self.on_control, self._control_lane
+        assert hook is not None
+        control = AgentControl.model_validate(payload)
+
+        async def apply() -> None:
+            if before is not None:
+                with contextlib.suppress(BaseException):
+                    await before
+            try:
+                await hook(control)
+            except Exception:
+                log.exception("on_control failed for %s", control.mode)
+
+        self._control_lane = asyncio.ensure_future(apply())
+
     def _on_supersede(self, payload: dict[str, Any]) -> None:
         if payload.get("retryable") is True:
             log.warning("Superseded (retryable): %s", payload.get("message"))
@@ -369,6 +400,7 @@ class BandLink(MessageLifecycle):
     def _on_disconnect(self, code: int | None, reason: str) -> None:
         final = code == 1008
         detail = WebSocketDisconnectReason(reason=reason, message=reason, retryable=not final)
+        self._last_disconnect = detail
         raw = {"code": code, "reason": reason}
         self.queue_event(WebSocketDisconnectedEvent(payload=detail, raw=raw))
 

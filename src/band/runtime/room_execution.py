@@ -44,6 +44,7 @@ ParticipantHook = Callable[[str, dict[str, Any]], Any]
 StopHook = Callable[["ExecutionContext"], Awaitable[None]]
 _DRAIN = object()
 _STOP = object()
+STOP_WHEN_IDLE = 5.0  # an idle loop ends at its next step; this only bounds a stuck drain
 
 
 class ExecutionState(StrEnum):
@@ -56,7 +57,11 @@ class ExecutionState(StrEnum):
 
 @runtime_checkable
 class Execution(Protocol):
-    """What ``AgentRuntime`` needs of a room's execution (``execution_factory`` builds one)."""
+    """A room's execution as ``AgentRuntime`` drives it (``execution_factory`` builds one).
+
+    ``interrupt``, ``stop_room``, ``resume_room`` and ``request_resync`` are looked up before
+    use, so a custom execution without them degrades to a no-op for that signal.
+    """
 
     room_id: str
 
@@ -67,6 +72,14 @@ class Execution(Protocol):
     async def on_event(self, event: PlatformEvent) -> None: ...
 
     async def request_resync(self) -> None: ...
+
+    def inject_system_message(self, message: str) -> None: ...
+
+    def interrupt(self, *, kind: str = ControlMode.INTERRUPT) -> bool: ...
+
+    def stop_room(self) -> None: ...
+
+    async def resume_room(self) -> None: ...
 
 
 class ExecutionContext:
@@ -230,13 +243,16 @@ class ExecutionContext:
             self._task = asyncio.create_task(self._run(), name=f"band-room-{self.room_id}")
 
     async def stop(self, timeout: float | None = None) -> bool:  # noqa: ASYNC109
-        """Stop taking work; wait for the current turn up to ``timeout``, else cancel it."""
+        """Stop taking work; wait for the current turn up to ``timeout`` seconds (None: not at
+        all), else cancel it. True when no turn had to be cut."""
         self._closing = True
         if self._task is None:
             return True
         self._queue.put_nowait(_STOP)
+        if timeout is None and self._runner is None:
+            timeout = STOP_WHEN_IDLE  # nothing to wait for: just let the loop see _STOP
         try:
-            await asyncio.wait_for(asyncio.shield(self._task), timeout)
+            await asyncio.wait_for(asyncio.shield(self._task), timeout or 0)
             return True
         except TimeoutError:
             self._task.cancel()

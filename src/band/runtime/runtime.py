@@ -15,8 +15,10 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
 
 from band.platform.event import PlatformEvent
 
@@ -39,7 +41,8 @@ __all__ = ["AgentRuntime"]
 
 log = logging.getLogger("band.runtime.runtime")
 
-ExecutionFactory = Callable[[str, "BandLink"], Execution]
+ExecutionFactory = Callable[..., Execution]
+"""``factory(room_id, link, *, hub_room_id=None)``; two-argument factories work too."""
 
 
 class AgentRuntime:
@@ -73,6 +76,7 @@ class AgentRuntime:
         self.presence.on_room_joined = self._joined
         self.presence.on_room_left = self._left
         self.presence.on_room_event = self._room_event
+        self.presence.on_reconnected = self._reconnected
         self.presence.on_agent_event = self._agent_event
         self._executions: dict[str, Execution] = {}
         self._unsettled: set[str] = set()
@@ -85,29 +89,31 @@ class AgentRuntime:
         return dict(self._executions)
 
     @property
-    def active_sessions(self) -> list[str]:
-        return list(self._executions)
+    def active_sessions(self) -> dict[str, Execution]:
+        """The rooms' executions by room id (a copy)."""
+        return dict(self._executions)
 
     @property
-    def unsettled_rooms(self) -> frozenset[str]:
-        """Rooms whose cleanup failed at the last stop."""
-        return frozenset(self._unsettled)
+    def unsettled_rooms(self) -> list[str]:
+        """Rooms whose cleanup failed (retried at the next stop)."""
+        return sorted(self._unsettled)
 
     async def start(self) -> None:
         """Connect (if needed), join the rooms, start their executions."""
         log.info("Starting AgentRuntime for agent %s", self.agent_id)
-        if not self.link.is_connected:
-            await self.link.connect()
+        # Controls reach the rooms ahead of the event stream (a turn in flight can be cut).
+        self.link.on_control = self.handle_control
         await self.presence.start()
 
     async def stop(self, timeout: float | None = None) -> bool:  # noqa: ASYNC109
-        """Settle every room, then disconnect; True when no event had to be cut."""
+        """Settle every room (up to ``timeout`` each, then cut), clean up, leave, disconnect;
+        True when no turn had to be cut."""
         log.info("Stopping AgentRuntime for agent %s", self.agent_id)
-        await self.presence.stop()
         executions, self._executions = self._executions, {}
         results = await asyncio.gather(*(e.stop(timeout) for e in executions.values()))
         for room_id in executions:
             await self._cleanup(room_id)
+        await self.presence.stop()
         await self.link.disconnect()
         return all(results)
 
@@ -119,9 +125,10 @@ class AgentRuntime:
         finally:
             await self.stop()
 
-    async def handle_control(self, payload: dict[str, Any]) -> None:
-        """Apply an ``agent.control`` payload (interrupt / stop / play) to its rooms, once per
+    async def handle_control(self, control: Mapping[str, Any] | BaseModel) -> None:
+        """Apply an ``agent.control`` signal (interrupt / stop / play) to its rooms, once per
         ``correlation_id``; interrupt and stop also reach ``on_control(room_id, mode)``."""
+        payload = control.model_dump() if isinstance(control, BaseModel) else control
         reached = targets(payload, self._executions)
         if not reached or not self._controls.first_sighting(payload):
             return
@@ -130,9 +137,9 @@ class AgentRuntime:
         for execution in reached:
             await apply_control(execution, mode, self.on_control)
 
-    async def _joined(self, room_id: str) -> None:
+    async def _joined(self, room_id: str, _payload: dict[str, Any]) -> None:
         if self.execution_factory is not None:
-            execution = self.execution_factory(room_id, self.link)
+            execution = _build(self.execution_factory, room_id, self.link)
         else:
             execution = ExecutionContext(
                 room_id,
@@ -174,11 +181,12 @@ class AgentRuntime:
         if execution is not None:
             await execution.on_event(event)
 
+    async def _reconnected(self) -> None:
+        for execution in list(self._executions.values()):
+            await _resync(execution)
+
     async def _agent_event(self, event: PlatformEvent) -> None:
-        if event.type == "reconnected":
-            for execution in list(self._executions.values()):
-                await _resync(execution)
-        elif event.type == "agent.control":
+        if event.type == "agent.control":  # a link without on_control (set by start())
             await self.handle_control(event.raw or {})
 
 
@@ -189,3 +197,11 @@ async def _resync(execution: Execution) -> None:
         result = method()
         if inspect.isawaitable(result):
             await result
+
+
+def _build(factory: ExecutionFactory, room_id: str, link: BandLink) -> Execution:
+    try:
+        takes_hub = "hub_room_id" in inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        takes_hub = False
+    return factory(room_id, link, hub_room_id=None) if takes_hub else factory(room_id, link)
