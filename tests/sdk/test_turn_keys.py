@@ -131,6 +131,32 @@ async def test_rerun_after_a_crash_before_processed_posts_nothing_again(world: W
     assert (await again.handle_event(envelope))["status"] in ("already_processed", "no_pending")
 
 
+class RefuseOnce(DieAt):
+    """The network, except that the first request ``when`` picks gets an unconfirming 409."""
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if self.when(request):
+            self.when = lambda _r: False
+            body = {"error": {"code": "conflict", "message": "try again", "request_id": "r"}}
+            return httpx.Response(409, json=body, request=request)
+        return await self.inner.handle_async_request(request)
+
+
+async def test_an_unconfirmed_ack_leaves_the_message_open_and_a_retry_finishes_it(
+    world: World,
+) -> None:
+    platform, alice, echo, room = world
+    await platform.post(alice, room, "hi", echo)
+    envelope = await _envelope(platform, alice, room)
+    invoker, _ = await _invoker(platform, echo, RefuseOnce(_path_ends("/processed")))
+    assert (await invoker.handle_event(envelope))["status"] == "done"
+    posted = await _speech(platform, alice, room, echo)
+    # Not acknowledged: the same envelope again runs the turn again, posting nothing twice.
+    assert (await invoker.handle_event(envelope))["status"] == "done"
+    assert await _speech(platform, alice, room, echo) == posted
+    assert (await invoker.handle_event(envelope))["status"] in ("already_processed", "no_pending")
+
+
 async def test_partial_turn_posts_only_what_the_first_run_did_not(world: World) -> None:
     platform, alice, echo, room = world
     await platform.post(alice, room, "hi", echo)

@@ -252,8 +252,12 @@ class OneShotInvoker:
             text = (str(exc).strip() or type(exc).__name__)[:FAILURE_DETAIL_LIMIT]
             await self._link.mark_failed(room_id, message_id, text)
             raise
-        await self._link.mark_processed(room_id, message_id)
-        self._done.add(message_id)
+        if await self._link.mark_processed(room_id, message_id):
+            self._done.add(message_id)
+        else:
+            # Still open on the platform: a retried envelope runs the turn again, and its
+            # turn keys make that re-run post nothing twice.
+            log.warning("Room %s: ack of %s unconfirmed; left open", room_id, message_id)
         result: dict[str, Any] = {
             "status": OneShotStatus.DONE,
             "room_id": room_id,
