@@ -23,6 +23,7 @@ from .context import Platform
 from .fanout.bus import Broadcast, Bus, InProcessBus
 from .observability import Metrics, RequestMetrics, metrics
 from .realtime.hub import Hub
+from .realtime.presence import Presence
 from .realtime.socket import is_socket_upgrade, serve_socket
 from .realtime.socket import router as socket_router
 from .store.db import Database
@@ -31,6 +32,17 @@ from .web import router as web_router
 from .web import static_files
 
 log = logging.getLogger("band_server")
+
+
+def make_presence(settings: Settings, hub: Hub) -> Presence | None:
+    """Cluster-wide presence when nodes share Redis; None: the hub alone judges."""
+    if not settings.redis_url:
+        return None
+    from .fanout.redis_presence import ClusterPresence
+
+    return ClusterPresence(
+        hub, settings.redis_url, ttl=settings.presence_ttl, interval=settings.presence_interval
+    )
 
 
 def make_bus(settings: Settings) -> Bus:
@@ -72,7 +84,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         hub = Hub()
         bus = make_bus(settings)
         platform = Platform(
-            settings=settings, db=db, bus=bus, hub=hub, started=True, metrics=node_metrics
+            settings=settings,
+            db=db,
+            bus=bus,
+            hub=hub,
+            started=True,
+            metrics=node_metrics,
+            cluster=make_presence(settings, hub),
         )
         db.batches.listeners.append(node_metrics.batch_units.observe)
 
@@ -83,6 +101,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await hub.deliver(broadcast)
 
         await bus.start(deliver)
+        await platform.presence.start()
         app.state.platform = platform
         log.info("platform ready: database=%s bus=%s", db.engine.url.drivername, type(bus).__name__)
         await platform.jobs.resume(platform)
@@ -90,6 +109,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             await platform.jobs.stop()
+            await platform.presence.stop()
             await bus.stop()
             await db.dispose()
 

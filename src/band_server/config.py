@@ -29,6 +29,20 @@ def default_max_file_bytes() -> int:
     return value
 
 
+def _seconds(name: str, default: float) -> float:
+    """A positive number of seconds from the environment variable ``name``, else ``default``."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
+    if not value > 0:
+        raise ValueError(f"{name} must be more than 0")
+    return value
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything the platform needs to start. Defaults give a one-laptop SQLite node."""
@@ -39,6 +53,12 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8080
     heartbeat_timeout: float = 60.0
+    # Nodes sharing Redis: a node's sockets count as online elsewhere until `presence_ttl`
+    # seconds after its last refresh; it refreshes every `presence_interval` seconds.
+    presence_ttl: float = field(default_factory=lambda: _seconds("BAND_PRESENCE_TTL", 10.0))
+    presence_interval: float = field(
+        default_factory=lambda: _seconds("BAND_PRESENCE_INTERVAL", 1.0)
+    )
     agent_loop_limit: int = 50
     max_file_bytes: int = field(default_factory=default_max_file_bytes)  # per uploaded file
     # Delegated-token exchange (docs/delegation.md): how long after the person asked an agent

@@ -20,6 +20,7 @@ from .store.db import Database
 if TYPE_CHECKING:
     from .fanout.bus import Bus
     from .realtime.hub import Hub
+    from .realtime.presence import Presence
 
 
 @dataclass
@@ -35,11 +36,16 @@ class Platform:
     jobs: JobRunner = field(default_factory=JobRunner)  # background jobs of this node
     metrics: Metrics = field(default_factory=Metrics)  # this node's Prometheus registry
     file_store: InitVar[FileStore | None] = None  # default: the data folder
+    cluster: InitVar[Presence | None] = None  # default: this node's hub alone
     files: FileStore = field(init=False)
+    presence: Presence = field(init=False)  # who is online, on any node
     exchange_limit: RateLimit = field(init=False)  # delegated-token exchanges per agent
 
-    def __post_init__(self, file_store: FileStore | None) -> None:
+    def __post_init__(self, file_store: FileStore | None, cluster: Presence | None) -> None:
+        from .realtime.presence import LocalPresence
+
         self.files = file_store or LocalFileStore(self.settings.data_dir / "files")
+        self.presence = cluster or LocalPresence(self.hub)
         self.exchange_limit = RateLimit("delegation", self.settings.delegation_exchange_rate)
 
     async def authenticate(self, key: str | None) -> Principal:

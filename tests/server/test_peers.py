@@ -34,7 +34,7 @@ async def test_agent_peers_are_owner_siblings_then_contacts(
     bob_id, _ = await make_user(platform, "bob")
     scout_id, scout_key, scout_handle = await make_agent(platform, bob_id, "Scout")
     await befriend(client, seeded.agent_key, scout_key, scout_handle)
-    monkeypatch.setattr(platform.hub, "is_online", lambda pid: pid == helper_id)
+    monkeypatch.setattr(platform.presence, "is_online", lambda pid: pid == helper_id)
 
     r = await client.get("/api/v1/agent/peers", headers=h(seeded.agent_key))
     assert r.status_code == 200

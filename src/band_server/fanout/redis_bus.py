@@ -34,6 +34,17 @@ def _redis_class() -> type[Redis]:
     return Redis
 
 
+async def connect(url: str, **options: Any) -> Redis:
+    """A Redis client that answered a PING, else ``RuntimeError`` naming the (redacted) URL."""
+    client = _redis_class().from_url(url, **options)
+    try:
+        await client.ping()
+    except Exception as exc:
+        await client.aclose()
+        raise RuntimeError(f"cannot reach Redis at {redact(url)}: {exc}") from exc
+    return client
+
+
 def redact(url: str) -> str:
     """The URL without its password, for log lines."""
     parts = urlsplit(url)
@@ -73,13 +84,7 @@ class RedisBus:
 
     async def start(self, deliver: Deliver) -> None:
         """Connect, subscribe, and return once broadcasts are being received."""
-        client = _redis_class().from_url(self.url, health_check_interval=15, socket_keepalive=True)
-        try:
-            await client.ping()
-        except Exception as exc:
-            await client.aclose()
-            raise RuntimeError(f"cannot reach Redis at {redact(self.url)}: {exc}") from exc
-        self._client = client
+        self._client = await connect(self.url, health_check_interval=15, socket_keepalive=True)
         self._deliver = deliver
         self._task = asyncio.create_task(self._subscriber(), name="band-redis-subscriber")
         try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from typing import Protocol
 
 from ..fanout.bus import Broadcast
@@ -38,6 +39,8 @@ class Hub:
         self._conns: dict[str, Connection] = {}
         self._topics_of: dict[str, set[str]] = {}
         self._by_principal: dict[str, set[str]] = {}
+        # Told the principal's id whenever its count of local sockets changes (cluster presence).
+        self.on_presence: Callable[[str], None] | None = None
 
     # -- connections -------------------------------------------------------------------------
 
@@ -45,6 +48,8 @@ class Hub:
         self._conns[conn.id] = conn
         self._topics_of[conn.id] = set()
         self._by_principal.setdefault(conn.principal.id, set()).add(conn.id)
+        if self.on_presence is not None:
+            self.on_presence(conn.principal.id)
 
     def unregister(self, conn: Connection) -> None:
         for name in self._topics_of.pop(conn.id, set()):
@@ -53,12 +58,15 @@ class Hub:
                 subs.pop(conn.id, None)
                 if not subs:
                     del self._subs[name]
-        self._conns.pop(conn.id, None)
+        if self._conns.pop(conn.id, None) is None:
+            return
         ids = self._by_principal.get(conn.principal.id)
         if ids is not None:
             ids.discard(conn.id)
             if not ids:
                 del self._by_principal[conn.principal.id]
+        if self.on_presence is not None:
+            self.on_presence(conn.principal.id)
 
     def connections_of(self, principal_id: str) -> list[Connection]:
         return [
@@ -66,7 +74,16 @@ class Hub:
         ]
 
     def is_online(self, principal_id: str) -> bool:
+        """Whether the principal holds a socket on this node (see ``Platform.presence``)."""
         return bool(self._by_principal.get(principal_id))
+
+    def count_of(self, principal_id: str) -> int:
+        """How many sockets the principal holds on this node."""
+        return len(self._by_principal.get(principal_id, ()))
+
+    def online_counts(self) -> dict[str, int]:
+        """Every principal with a socket on this node, and how many it holds."""
+        return {p: len(ids) for p, ids in self._by_principal.items()}
 
     @property
     def connection_count(self) -> int:

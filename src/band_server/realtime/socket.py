@@ -1,8 +1,9 @@
 """The socket endpoint ``/api/v1/socket/websocket`` (Phoenix Channels v2).
 
 Lifecycle of one socket: admit the upgrade (or refuse it with an HTTP error envelope), register
-with the hub (which is what makes the principal "online"), supersede any older socket of the
-same agent on every node, serve frames until the socket ends, unregister.
+with the hub (which is what makes the principal "online", on every node through
+``Platform.presence``), supersede any older socket of the same agent on every node, serve frames
+until the socket ends, unregister.
 """
 
 from __future__ import annotations
@@ -48,6 +49,14 @@ def supersede_broadcast(agent_id: str, new_conn_id: str) -> Broadcast:
     )
 
 
+async def _claim(platform: Platform, principal_id: str) -> bool:
+    try:
+        return await platform.presence.claim(principal_id)
+    except Exception:
+        log.exception("socket upgrade: presence check failed")
+        raise Denial(503, "unavailable", "The platform can't check connections right now") from None
+
+
 @router.websocket("/websocket")
 async def socket_endpoint(websocket: WebSocket) -> None:
     """Serve one Phoenix v2 socket for an agent or a person."""
@@ -55,8 +64,8 @@ async def socket_endpoint(websocket: WebSocket) -> None:
     try:
         admission = await admit(websocket, platform)
         principal = admission.principal
-        # No await between this check and register(): two "reject" sockets can't both pass.
-        if admission.reject_on_conflict and platform.hub.is_online(principal.id):
+        # claim() is judged on every node; no await between it and register().
+        if admission.reject_on_conflict and not await _claim(platform, principal.id):
             raise Denial(409, "connection_conflict", "Another connection for this agent is live")
     except Denial as denial:
         await deny(websocket, denial)

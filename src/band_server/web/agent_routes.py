@@ -48,7 +48,7 @@ async def agents_page(request: Request) -> Response:
         async with platform.db.read() as session:
             agents = await registry.owned_agents(session, me.person)
         return page(
-            "agents.html", me, section="agents", agents=agents, online=platform.hub.is_online
+            "agents.html", me, section="agents", agents=agents, online=platform.presence.is_online
         )
 
     return await view(request, run)

@@ -24,7 +24,7 @@ async def contacts_page(request: Request) -> Response:
         platform = platform_of(request)
         async with platform.db.read() as session:
             found, _ = await contacts.list_contacts(
-                session, me.person, page=1, page_size=PAGE, online=platform.hub.is_online
+                session, me.person, page=1, page_size=PAGE, online=platform.presence.is_online
             )
             received, _, sent, _ = await contacts.list_requests(
                 session, me.person, page=1, page_size=PAGE

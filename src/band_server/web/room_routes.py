@@ -39,7 +39,7 @@ async def room_list(request: Request) -> Response:
             summaries = await reading.room_summaries(session, me.person)
             if wants_json(request):
                 return json({"rooms": [_summary(s) for s in summaries]})
-            candidates = await peers.all_peers(session, me.person, platform.hub.is_online)
+            candidates = await peers.all_peers(session, me.person, platform.presence.is_online)
         return page(
             "rooms.html",
             me,

@@ -38,7 +38,7 @@ async def room_state(
     roster = await rooms.members(session, room.id)
     mine = next((m for m in roster if m.id == me.id), None)
     my_role = mine.participant.role if mine else "member"
-    online = platform.hub.is_online
+    online = platform.presence.is_online
     present = {m.id for m in roster}
     addable = [p for p in await peers.all_peers(session, me, online) if p.id not in present]
     return {

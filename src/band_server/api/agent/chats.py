@@ -37,7 +37,7 @@ async def list_chats(
             page=page,
             page_size=page_size,
             include=wanted,
-            online=platform.hub.is_online,
+            online=platform.presence.is_online,
         )
     return {
         "data": [r.model_dump(mode="json", exclude=room_listing.omitted(wanted)) for r in found],

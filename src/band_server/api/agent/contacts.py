@@ -31,7 +31,11 @@ async def list_contacts(platform: PlatformDep, me: AgentDep, paging: PagingDep) 
     """The agent's contacts, oldest first, with presence."""
     async with platform.db.read() as session:
         items, total = await contacts.list_contacts(
-            session, me, page=paging.page, page_size=paging.page_size, online=platform.hub.is_online
+            session,
+            me,
+            page=paging.page,
+            page_size=paging.page_size,
+            online=platform.presence.is_online,
         )
     return listing(items, paging.meta(total))
 

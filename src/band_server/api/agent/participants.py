@@ -21,8 +21,8 @@ async def list_participants(platform: PlatformDep, agent: AgentDep, chat_id: str
     async with platform.db.read() as session:
         room = await rooms.room_for(session, agent, chat_id)
         roster = await rooms.members(session, room.id)
-    hub = platform.hub
-    return {"data": [m.view(online=hub.is_online(m.id)).model_dump(mode="json") for m in roster]}
+    online = platform.presence.is_online
+    return {"data": [m.view(online=online(m.id)).model_dump(mode="json") for m in roster]}
 
 
 @router.post("/chats/{chat_id}/participants", status_code=201, responses=one(ChatParticipant, 201))
@@ -37,7 +37,7 @@ async def add_participant(
             uow.session, agent, room, fields.participant_id.strip(), fields.role
         )
         uow.emit(*broadcasts)
-    view = member.view(online=platform.hub.is_online(member.id))
+    view = member.view(online=platform.presence.is_online(member.id))
     return {"data": view.model_dump(mode="json")}
 
 
@@ -52,5 +52,5 @@ async def remove_participant(
             uow.session, agent, room, participant_id
         )
         uow.emit(*broadcasts)
-    view = member.view(online=platform.hub.is_online(member.id))
+    view = member.view(online=platform.presence.is_online(member.id))
     return {"data": view.model_dump(mode="json")}

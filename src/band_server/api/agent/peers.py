@@ -31,7 +31,7 @@ async def list_peers(
             me,
             page=paging.page,
             page_size=paging.page_size,
-            online=platform.hub.is_online,
+            online=platform.presence.is_online,
             not_in_chat=not_in_chat,
         )
     return listing(items, paging.meta(total))

@@ -46,7 +46,9 @@ async def list_agents(
         page_size=page_size,
     )
     async with platform.db.read() as session:
-        items, meta = await registry.list_agents(session, me, query, online=platform.hub.is_online)
+        items, meta = await registry.list_agents(
+            session, me, query, online=platform.presence.is_online
+        )
     return listing(items, meta)
 
 
@@ -67,7 +69,7 @@ async def get_agent(platform: PlatformDep, me: UserDep, agent_id: str) -> dict[s
     """One of the caller's agents (404 for anyone else's)."""
     async with platform.db.read() as session:
         agent = await accounts.owned_agent(session, me.id, agent_id)
-    return data(registry.agent_info(agent, platform.hub.is_online(agent.id)))
+    return data(registry.agent_info(agent, platform.presence.is_online(agent.id)))
 
 
 @router.delete("/agents/{agent_id}", responses=one(AgentDeleted))

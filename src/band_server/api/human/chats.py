@@ -55,7 +55,7 @@ async def list_chats(
     )
     async with platform.db.read() as session:
         found, meta = await room_listing.list_my_rooms(
-            session, me, query, online=platform.hub.is_online
+            session, me, query, online=platform.presence.is_online
         )
     return {
         "data": [

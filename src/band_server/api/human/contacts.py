@@ -35,7 +35,11 @@ async def list_contacts(platform: PlatformDep, me: UserDep, paging: PagingDep) -
     presence and, for people, their email."""
     async with platform.db.read() as session:
         items, total = await person_contacts.list_contacts(
-            session, me, page=paging.page, page_size=paging.page_size, online=platform.hub.is_online
+            session,
+            me,
+            page=paging.page,
+            page_size=paging.page_size,
+            online=platform.presence.is_online,
         )
     return listing(items, paging.meta(total))
 

@@ -37,7 +37,7 @@ async def list_participants(
     if participant_type is not None:
         found = [m for m in found if m.type == participant_type]
     window, meta = roster_page(found, cursor=cursor, limit=limit, page=page, page_size=page_size)
-    online = platform.hub.is_online
+    online = platform.presence.is_online
     return {
         "data": [m.view(online(m.id)).model_dump(mode="json") for m in window],
         "metadata": meta,
@@ -52,7 +52,7 @@ async def add_participant(
     fields = body.participant
     async with write(platform) as uow:
         member = await participation.invite(uow, me, chat_id, fields.participant_id, fields.role)
-    return data(member.view(platform.hub.is_online(member.id)))
+    return data(member.view(platform.presence.is_online(member.id)))
 
 
 @router.delete("/chats/{chat_id}/participants/{participant_id}", responses=one(ChatParticipant))

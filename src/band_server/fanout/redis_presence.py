@@ -1,0 +1,270 @@
+"""Presence across nodes sharing one Redis (needs the ``redis`` extra).
+
+Each node keeps, in Redis, one hash of its own sockets (principal id -> how many it holds
+there, plus a version field) and its entry in a sorted set of live nodes scored by when it
+expires. One task per node (none per socket) runs a short cycle every ``interval`` seconds,
+or at once when the hub reports a change: write the changed counts, refresh the expiry of
+the node's hash and of its entry, and reload the hash of every other live node whose version
+moved. ``is_online`` then answers from the node's own hub and that mirror, with no round
+trip. A node that dies stops refreshing: its entry's score passes, every other node drops
+its sockets from the mirror, and Redis expires the hash. While Redis is away, each node
+keeps what it last read until the expiry it last read, then forgets it; once Redis is back,
+the node rewrites its whole hash (Redis may have restarted empty).
+
+``claim`` (``on_conflict=reject``) is one Lua script, so two nodes can't both admit a
+"reject" socket of the same agent: it looks for the principal in every live node's hash
+and, when no other node holds it, writes it into this node's hash in the same step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from typing import TYPE_CHECKING
+
+from ..realtime.hub import Hub
+from .redis_bus import connect
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+log = logging.getLogger("band_server.fanout")
+
+PREFIX = "band:presence:"
+NODES_KEY = PREFIX + "nodes"
+VERSION_FIELD = "~v"
+
+# KEYS[1] the live-node set, KEYS[2] this node's hash.
+# ARGV: now, principal, this node, hash prefix, count to write, new version, ttl (ms).
+_CLAIM = """
+local live = redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], '+inf')
+for _, node in ipairs(live) do
+  if node ~= ARGV[3] and redis.call('HEXISTS', ARGV[4] .. node, ARGV[2]) == 1 then
+    return 0
+  end
+end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[5], '~v', ARGV[6])
+redis.call('PEXPIRE', KEYS[2], ARGV[7])
+return 1
+"""
+
+
+def node_key(node_id: str) -> str:
+    return PREFIX + "node:" + node_id
+
+
+class _NodeView:
+    """What this node last read of another node's sockets."""
+
+    __slots__ = ("expires_at", "principals", "version")
+
+    def __init__(self) -> None:
+        self.version: str | None = None
+        self.expires_at = 0.0
+        self.principals: frozenset[str] = frozenset()
+
+
+class ClusterPresence:
+    """Presence judged over every node that shares this Redis."""
+
+    def __init__(self, hub: Hub, url: str, *, ttl: float = 10.0, interval: float = 1.0) -> None:
+        if interval * 2 >= ttl:
+            raise ValueError("the presence interval must be well under the ttl")
+        self.url = url
+        self.ttl = ttl
+        self.interval = interval
+        self.node_id = uuid.uuid4().hex
+        self._hub = hub
+        self._key = node_key(self.node_id)
+        self._client: Redis | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+        self._dirty: set[str] = set()
+        self._rewrite = True  # the whole hash must be written (at start, after an outage)
+        self._version = 0
+        self._others: dict[str, _NodeView] = {}
+        self._remote: dict[str, int] = {}  # principal -> how many other nodes hold it
+        self._claiming: set[str] = set()
+        self._failing = False
+        self.synced = asyncio.Event()  # set after each cycle that reached Redis
+
+    # -- what the platform asks ---------------------------------------------------------------
+
+    def is_online(self, principal_id: str) -> bool:
+        return self._hub.is_online(principal_id) or principal_id in self._remote
+
+    async def claim(self, principal_id: str) -> bool:
+        if self._hub.is_online(principal_id) or principal_id in self._claiming:
+            return False
+        if self._client is None:
+            raise RuntimeError("cluster presence is not started")
+        self._claiming.add(principal_id)
+        try:
+            self._version += 1
+            admitted = await self._client.eval(
+                _CLAIM,
+                2,
+                NODES_KEY,
+                self._key,
+                repr(time.time()),
+                principal_id,
+                self.node_id,
+                PREFIX + "node:",
+                str(self._hub.count_of(principal_id) + 1),
+                self._version_tag(),
+                str(int(self.ttl * 1000)),
+            )
+        finally:
+            self._claiming.discard(principal_id)
+        # The caller registers before its next await; the cycle then writes the exact count.
+        return bool(admitted)
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Connect and run one cycle, so this node's view is complete before it serves."""
+        self._client = await connect(self.url, socket_timeout=self.ttl / 2)
+        self._hub.on_presence = self._changed
+        await self._cycle()
+        self._task = asyncio.create_task(self._run(), name="band-presence")
+        log.info("cluster presence started: node %s ttl=%gs", self.node_id, self.ttl)
+
+    async def stop(self) -> None:
+        """Stop the cycle and take this node's sockets out of Redis at once."""
+        self._hub.on_presence = None
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        client, self._client = self._client, None
+        if client is None:
+            return
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(2.0):
+                pipe = client.pipeline(transaction=True)
+                pipe.delete(self._key)
+                pipe.zrem(NODES_KEY, self.node_id)
+                await pipe.execute()
+        await client.aclose()
+
+    # -- the cycle ----------------------------------------------------------------------------
+
+    def _changed(self, principal_id: str) -> None:
+        self._dirty.add(principal_id)
+        self._wake.set()
+
+    def _version_tag(self) -> str:
+        return f"{self.node_id[:8]}.{self._version}"
+
+    async def _run(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.interval):
+                    await self._wake.wait()
+            try:
+                await self._cycle()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self._rewrite = True
+                if not self._failing:
+                    log.warning("cluster presence: Redis unreachable (%r)", exc)
+                self._failing = True
+                self._forget_expired(time.time())
+
+    async def _cycle(self) -> None:
+        assert self._client is not None
+        self._wake.clear()
+        dirty, self._dirty = self._dirty, set()
+        try:
+            live = await self._write(dirty)
+        except BaseException:
+            self._dirty |= dirty
+            raise
+        await self._read(live)
+        if self._failing:
+            log.info("cluster presence: Redis is back")
+            self._failing = False
+        self.synced.set()
+
+    async def _write(self, dirty: set[str]) -> dict[str, float]:
+        """Write this node's changes and refresh its expiry; the live nodes and their expiry."""
+        assert self._client is not None
+        now = time.time()
+        self._version += 1
+        pipe = self._client.pipeline(transaction=True)
+        if self._rewrite:
+            counts = self._hub.online_counts()
+            pipe.delete(self._key)
+            if counts:
+                pipe.hset(self._key, mapping={p: str(n) for p, n in counts.items()})
+        else:
+            gone = [p for p in dirty if not self._hub.count_of(p)]
+            kept = {p: str(self._hub.count_of(p)) for p in dirty if self._hub.count_of(p)}
+            if gone:
+                pipe.hdel(self._key, *gone)
+            if kept:
+                pipe.hset(self._key, mapping=kept)  # type: ignore[arg-type]
+        pipe.hset(self._key, VERSION_FIELD, self._version_tag())
+        pipe.pexpire(self._key, int(self.ttl * 1000))
+        pipe.zadd(NODES_KEY, {self.node_id: now + self.ttl})
+        pipe.zremrangebyscore(NODES_KEY, "-inf", now)
+        pipe.zrangebyscore(NODES_KEY, now, "+inf", withscores=True)
+        results = await pipe.execute()
+        self._rewrite = False
+        return {_text(node): float(score) for node, score in results[-1]}
+
+    async def _read(self, live: dict[str, float]) -> None:
+        """Reload the hash of every other live node whose version moved."""
+        assert self._client is not None
+        others = [n for n in live if n != self.node_id]
+        changed = False
+        for gone in set(self._others) - set(others):
+            del self._others[gone]
+            changed = True
+        for node in others:
+            self._others.setdefault(node, _NodeView()).expires_at = live[node]
+        if others:
+            pipe = self._client.pipeline(transaction=False)
+            for node in others:
+                pipe.hget(node_key(node), VERSION_FIELD)
+            versions = await pipe.execute()
+            stale = [
+                n
+                for n, v in zip(others, versions, strict=True)
+                if v is None or _text(v) != self._others[n].version
+            ]
+            if stale:
+                pipe = self._client.pipeline(transaction=False)
+                for node in stale:
+                    pipe.hgetall(node_key(node))
+                for node, raw in zip(stale, await pipe.execute(), strict=True):
+                    view = self._others[node]
+                    fields = {_text(k): _text(v) for k, v in raw.items()}
+                    view.version = fields.pop(VERSION_FIELD, None)
+                    view.principals = frozenset(p for p, n in fields.items() if n != "0")
+                changed = True
+        if changed:
+            self._reindex()
+
+    def _forget_expired(self, now: float) -> None:
+        """While Redis is away: drop every node whose last read expiry has passed."""
+        expired = [n for n, view in self._others.items() if view.expires_at < now]
+        for node in expired:
+            del self._others[node]
+        if expired:
+            self._reindex()
+
+    def _reindex(self) -> None:
+        remote: dict[str, int] = {}
+        for view in self._others.values():
+            for principal in view.principals:
+                remote[principal] = remote.get(principal, 0) + 1
+        self._remote = remote
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
