@@ -26,6 +26,7 @@ from .realtime.hub import Hub
 from .realtime.presence import Presence
 from .realtime.socket import is_socket_upgrade, serve_socket
 from .realtime.socket import router as socket_router
+from .server_stack import steady_heap
 from .store.db import Database
 from .store.migrate import upgrade
 from .web import router as web_router
@@ -106,7 +107,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         log.info("platform ready: database=%s bus=%s", db.engine.url.drivername, type(bus).__name__)
         await platform.jobs.resume(platform)
         try:
-            yield
+            with steady_heap():
+                yield
         finally:
             await platform.jobs.stop()
             await platform.presence.stop()

@@ -25,6 +25,7 @@ from band.protocol.messages import EventCreateFields, MessageCreateFields
 
 from ..errors import ApiError, ValidationFailed
 from ..fanout.bus import Broadcast
+from ..store import direct
 from ..store.models import Base, Delivery, Message, MessageMention, Room, new_id
 from . import delegation
 from .files import attachments_for
@@ -72,7 +73,7 @@ _INSERT_DELIVERIES = _DELIVERIES.insert()
 
 async def _next_seq(session: AsyncSession, room: Room) -> int:
     # One atomic increment: concurrent writers on PostgreSQL serialise on the room row.
-    seq = await session.scalar(_NEXT_SEQ, {"room_id": room.id})
+    seq = await direct.scalar(session, _NEXT_SEQ, {"room_id": room.id})
     assert seq is not None  # the room was loaded in this transaction
     set_committed_value(room, "last_seq", seq)
     return int(seq)
@@ -107,7 +108,7 @@ async def _append(
         values["attachments"] = attachments
     # A Core insert: the ORM's unit-of-work flush costs more than the whole SQL statement on
     # this hot path. The returned Message is transient, only used to shape the answer.
-    await session.execute(_INSERT_MESSAGE, {"metadata": meta, **values})
+    await direct.execute(session, _INSERT_MESSAGE, {"metadata": meta, **values})
     return Message(meta=meta, **values)
 
 
@@ -214,12 +215,14 @@ async def post_message(
     )
     agent_ids = {m.id for m in routed if m.member.type == "Agent"}
     if routed:
-        await uow.session.execute(
+        await direct.execute(
+            uow.session,
             _INSERT_MENTIONS,
             [{"message_id": msg.id, "participant_id": m.id, "room_id": room.id} for m in routed],
         )
     if agent_ids:
-        await uow.session.execute(
+        await direct.execute(
+            uow.session,
             _INSERT_DELIVERIES,
             [
                 {"message_id": msg.id, "room_id": room.id, "agent_id": agent, "seq": msg.seq}

@@ -14,6 +14,7 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 
+from .direct import direct_savepoints
 from .group_commit import BatchStats, GroupCommitter
 from .sqlite_inline import creator, explicit_begin
 
@@ -44,6 +45,7 @@ class Database:
             # IMMEDIATE takes the file's write lock up front: a unit never fails half-way on
             # a lock another process (a CLI command) holds.
             explicit_begin(writer_engine, "BEGIN IMMEDIATE")
+            direct_savepoints(writer_engine)
             self._writer_engine: AsyncEngine | None = writer_engine
             self._writer = GroupCommitter(writer_engine, on_batch=self.batches.record)
         else:

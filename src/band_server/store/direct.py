@@ -1,0 +1,194 @@
+"""The hottest Core statements, executed straight on SQLite's driver connection.
+
+Through ``AsyncSession.execute`` a one-row insert costs ~90 µs of CPU here, of which SQLite's
+own work is under 10 µs: a greenlet per call, the execution context, parameter processing,
+the result object (measured in docs/decisions.md). Posting a message runs four such
+statements. :func:`execute` and :func:`scalar` take the *same* SQLAlchemy Core statement and
+parameters the session would, compile each statement once per set of parameter names, and run
+it on the session's own ``sqlite3`` connection, in the session's transaction (and savepoint):
+
+- parameters go through the column types' own bind processors (JSON, timestamps), so the
+  rows are exactly what the session would have written;
+- columns the statement leaves out get their Python-side ``default`` (inserts) or
+  ``onupdate`` (updates), as SQLAlchemy applies them;
+- driver errors are raised as SQLAlchemy's ``DBAPIError`` subclasses (``IntegrityError``...),
+  as the session raises them.
+
+:func:`direct_savepoints` does the same for the ``SAVEPOINT`` / ``RELEASE`` / ``ROLLBACK TO``
+statements of an engine (each unit of work of the group commit has one savepoint; SQLAlchemy
+runs them as compiled Core statements, ~50 µs each).
+
+Anything else (PostgreSQL, a statement with SQL-expression defaults or ``IN`` lists, pending
+ORM changes that the session would flush first) goes through ``session.execute`` unchanged.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Column
+from sqlalchemy.engine import Connection as SyncConnection
+from sqlalchemy.engine import Dialect
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy.sql.dml import UpdateBase
+
+__all__ = ["direct_savepoints", "execute", "scalar"]
+
+Params = Mapping[str, Any]
+_Processor = Callable[[Any], Any] | None
+
+
+@dataclass(frozen=True)
+class _Plan:
+    sql: str
+    binds: tuple[tuple[str, _Processor], ...]  # positional order, with each type's processor
+    fixed: tuple[tuple[str, Any], ...]  # literals of the statement itself (``last_seq + 1``)
+    defaults: tuple[tuple[str, Callable[[], Any]], ...]  # columns the parameters leave out
+
+    def arguments(self, params: Params) -> tuple[Any, ...]:
+        values = dict(self.fixed)
+        for key, default in self.defaults:
+            values[key] = default()
+        values.update(params)
+        return tuple(v if p is None else p(v) for v, p in ((values[n], p) for n, p in self.binds))
+
+
+# Keyed by the statement object itself: the hot statements are built once, at import.
+_plans: dict[tuple[UpdateBase, Dialect, frozenset[str]], _Plan | None] = {}
+
+
+def _default_of(column: Column[Any], update: bool) -> Callable[[], Any] | None:
+    default = column.onupdate if update else column.default
+    if default is None:
+        return None
+    if getattr(default, "is_scalar", False):
+        value = default.arg  # type: ignore[attr-defined]
+        return lambda: value
+    if getattr(default, "is_callable", False):
+        # SQLAlchemy wraps a zero-argument default to take the execution context.
+        fn = default.arg  # type: ignore[attr-defined]
+        return lambda: fn(None)
+    raise LookupError("a SQL-expression default needs the session")
+
+
+def _plan(stmt: UpdateBase, dialect: Dialect, keys: frozenset[str], sample: Params) -> _Plan | None:
+    cache_key = (stmt, dialect, keys)
+    if cache_key in _plans:
+        return _plans[cache_key]
+    compiled = stmt.compile(dialect=dialect, column_keys=sorted(keys))
+    plan: _Plan | None = None
+    try:
+        if compiled.positiontup is None or any(b.expanding for b in compiled.binds.values()):
+            raise LookupError("not a plain positional statement")
+        defaults = []
+        prefetch = [(c, False) for c in compiled.insert_prefetch]
+        prefetch += [(c, True) for c in compiled.update_prefetch]
+        for column, update in prefetch:
+            default = _default_of(column, update)
+            if default is not None:
+                defaults.append((column.key, default))
+        skip = keys | {k for k, _ in defaults}
+        fixed = tuple(
+            (name, value)
+            for name, value in compiled.construct_params(dict(sample)).items()
+            if name not in skip
+        )
+        binds = tuple(
+            (name, compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect))
+            for name in compiled.positiontup
+        )
+        plan = _Plan(compiled.string, binds, fixed, tuple(defaults))
+    except LookupError:
+        plan = None
+    _plans[cache_key] = plan
+    return plan
+
+
+def _sqlite_of(conn: SyncConnection) -> sqlite3.Connection | None:
+    """The ``sqlite3`` connection under an (aiosqlite-adapted) SQLAlchemy connection."""
+    driver = getattr(conn.connection.driver_connection, "_connection", None)
+    return driver if isinstance(driver, sqlite3.Connection) else None
+
+
+_INFO = "band.direct.sqlite"
+
+
+async def _driver(session: AsyncSession) -> tuple[sqlite3.Connection, Dialect] | None:
+    if session.new or session.dirty or session.deleted:
+        return None  # the session would flush these first: let it
+    known: tuple[sqlite3.Connection, Dialect] | None = session.info.get(_INFO)
+    if known is not None and session.in_transaction():
+        return known
+    if session.bind is None or session.bind.dialect.name != "sqlite":
+        return None
+    conn = await session.connection()  # begins the session's transaction (or savepoint)
+    driver = _sqlite_of(conn.sync_connection) if conn.sync_connection else None
+    if driver is None:
+        return None
+    session.info[_INFO] = found = (driver, conn.dialect)
+    return found
+
+
+def _run(driver: sqlite3.Connection, plan: _Plan, rows: Sequence[Params]) -> sqlite3.Cursor:
+    args = [plan.arguments(p) for p in rows]
+    try:
+        if len(args) == 1:
+            return driver.execute(plan.sql, args[0])
+        return driver.executemany(plan.sql, args)
+    except sqlite3.Error as exc:
+        raise DBAPIError.instance(plan.sql, args, exc, sqlite3.Error) from exc
+
+
+async def execute(
+    session: AsyncSession, stmt: UpdateBase, params: Params | Sequence[Params]
+) -> None:
+    """``await session.execute(stmt, params)`` for an insert, update or delete (no result)."""
+    rows = [params] if isinstance(params, Mapping) else list(params)
+    found = await _driver(session) if rows else None
+    plan = _plan(stmt, found[1], frozenset(rows[0]), rows[0]) if found else None
+    if found is None or plan is None or any(frozenset(r) != frozenset(rows[0]) for r in rows):
+        await session.execute(stmt, params)
+        return
+    _run(found[0], plan, rows)
+
+
+async def scalar(session: AsyncSession, stmt: UpdateBase, params: Params) -> Any:
+    """``await session.scalar(stmt, params)`` for a statement with ``RETURNING`` one column."""
+    found = await _driver(session)
+    plan = _plan(stmt, found[1], frozenset(params), params) if found else None
+    if found is None or plan is None:
+        return await session.scalar(stmt, params)
+    # Read to the end: a statement left stepping would keep its savepoint from being released.
+    rows = _run(found[0], plan, [params]).fetchall()
+    return rows[0][0] if rows else None
+
+
+def direct_savepoints(engine: AsyncEngine) -> None:
+    """Run the engine's savepoint statements straight on its ``sqlite3`` connections."""
+    dialect = engine.sync_engine.dialect
+    quote = dialect.identifier_preparer.quote
+
+    def statement(verb: str) -> Callable[[SyncConnection, str], None]:
+        def run(conn: SyncConnection, name: str) -> None:
+            driver = _sqlite_of(conn)
+            sql = f"{verb} {quote(name)}"
+            if driver is None:
+                conn.exec_driver_sql(sql)
+                return
+            try:
+                driver.execute(sql)
+            except sqlite3.Error as exc:
+                raise DBAPIError.instance(sql, (), exc, sqlite3.Error) from exc
+
+        return run
+
+    # Instance attributes of this engine's own dialect; other engines keep SQLAlchemy's.
+    dialect.do_savepoint = statement("SAVEPOINT")  # type: ignore[method-assign,assignment]
+    dialect.do_release_savepoint = statement("RELEASE SAVEPOINT")  # type: ignore[method-assign,assignment]
+    dialect.do_rollback_to_savepoint = statement(  # type: ignore[method-assign,assignment]
+        "ROLLBACK TO SAVEPOINT"
+    )

@@ -1,0 +1,144 @@
+"""Hot Core statements run straight on SQLite (store.direct) write exactly what the session
+would: same rows, same defaults and types, same errors, and inside the unit's savepoint."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import bindparam, select, update
+from sqlalchemy.exc import IntegrityError
+
+from band_server.store import direct
+from band_server.store.db import Database
+from band_server.store.migrate import upgrade
+from band_server.store.models import Base, Delivery, Message, Room, User
+
+MESSAGES = Base.metadata.tables["messages"]
+DELIVERIES = Base.metadata.tables["deliveries"]
+ROOMS = Base.metadata.tables["rooms"]
+INSERT_MESSAGE = MESSAGES.insert()
+INSERT_DELIVERY = DELIVERIES.insert()
+NEXT_SEQ = (
+    update(ROOMS)
+    .where(ROOMS.c.id == bindparam("room_id"))
+    .values(last_seq=ROOMS.c.last_seq + 1)
+    .returning(ROOMS.c.last_seq)
+)
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> Database:
+    database = Database(f"sqlite+aiosqlite:///{tmp_path / 'direct.db'}")
+    await upgrade(database.engine)
+    async with database.write() as session:
+        session.add(User(id="u1", name="Ann", handle="ann", email="ann@example.org"))
+        session.add(Room(id="r1", owner_id="u1", owner_type="User"))
+    yield database  # type: ignore[misc]
+    await database.dispose()
+
+
+def message_row(msg_id: str, seq: int) -> dict[str, Any]:
+    at = datetime(2026, 1, 2, 3, 4, 5, 678000, tzinfo=UTC)
+    return {
+        "id": msg_id,
+        "room_id": "r1",
+        "seq": seq,
+        "sender_id": "u1",
+        "sender_type": "User",
+        "sender_name": "Ann",
+        "message_type": "text",
+        "content": "hé @Bot",
+        "metadata": {"mentions": [{"id": "a1"}], "status": "sent"},
+        "created_at": at,
+        "updated_at": at,
+    }
+
+
+async def read_message(db: Database, msg_id: str) -> dict[str, Any]:
+    async with db.read() as session:
+        msg = await session.get(Message, msg_id)
+        assert msg is not None
+        return {c.key: getattr(msg, c.key) for c in Message.__mapper__.column_attrs}
+
+
+async def test_an_insert_writes_what_the_session_writes(db: Database) -> None:
+    async with db.write() as session:
+        await session.execute(INSERT_MESSAGE, message_row("via-session", 1))
+    async with db.write() as session:
+        await direct.execute(session, INSERT_MESSAGE, message_row("direct", 2))
+    by_session = await read_message(db, "via-session")
+    by_direct = await read_message(db, "direct")
+    assert {**by_direct, "id": "via-session", "seq": 1} == by_session
+    assert by_direct["meta"] == {"mentions": [{"id": "a1"}], "status": "sent"}
+
+
+async def test_left_out_columns_get_their_defaults(db: Database) -> None:
+    async with db.write() as session:
+        await direct.execute(session, INSERT_MESSAGE, message_row("m1", 1))
+        await direct.execute(
+            session,
+            INSERT_DELIVERY,
+            [
+                {"message_id": "m1", "room_id": "r1", "agent_id": agent, "seq": 1}
+                for agent in ("a1", "a2")
+            ],
+        )
+    async with db.read() as session:
+        rows = (await session.scalars(select(Delivery).order_by(Delivery.agent_id))).all()
+    assert [(r.agent_id, r.status, r.attempt_number) for r in rows] == [
+        ("a1", "delivered", 0),
+        ("a2", "delivered", 0),
+    ]
+    assert all(len(r.id) == 36 and r.delivered_at is not None for r in rows)
+    assert rows[0].id != rows[1].id
+
+
+async def test_returning_gives_the_new_value_and_applies_onupdate(db: Database) -> None:
+    async with db.read() as session:
+        room = await session.get(Room, "r1")
+        assert room is not None
+        before = room.updated_at
+    await asyncio.sleep(0.01)
+    async with db.write() as session:
+        assert await direct.scalar(session, NEXT_SEQ, {"room_id": "r1"}) == 1
+        assert await direct.scalar(session, NEXT_SEQ, {"room_id": "r1"}) == 2
+        assert await direct.scalar(session, NEXT_SEQ, {"room_id": "nowhere"}) is None
+    async with db.read() as session:
+        room = await session.get(Room, "r1")
+        assert room is not None
+        assert room.last_seq == 2
+        assert room.updated_at > before
+
+
+async def test_errors_are_sqlalchemy_errors_and_the_unit_rolls_back_alone(db: Database) -> None:
+    async with db.write() as session:
+        await direct.execute(session, INSERT_MESSAGE, message_row("m1", 1))
+
+    async def duplicate() -> None:
+        async with db.write() as session:
+            await direct.execute(session, INSERT_MESSAGE, message_row("m2", 2))
+            await direct.execute(session, INSERT_MESSAGE, message_row("m1", 3))
+
+    async def fine() -> None:
+        async with db.write() as session:
+            await direct.execute(session, INSERT_MESSAGE, message_row("m3", 4))
+
+    results = await asyncio.gather(duplicate(), fine(), return_exceptions=True)
+    assert isinstance(results[0], IntegrityError)
+    assert results[1] is None
+    async with db.read() as session:
+        ids = (await session.scalars(select(Message.id).order_by(Message.seq))).all()
+    assert ids == ["m1", "m3"]  # m2 went with its unit; m3's unit was untouched
+
+
+async def test_pending_orm_changes_are_flushed_first(db: Database) -> None:
+    async with db.write() as session:
+        session.add(Room(id="r2", owner_id="u1", owner_type="User"))
+        # The message's room only exists once the pending room is flushed (foreign key).
+        await direct.execute(session, INSERT_MESSAGE, {**message_row("m1", 1), "room_id": "r2"})
+    async with db.read() as session:
+        assert (await session.get(Message, "m1")) is not None
