@@ -106,6 +106,10 @@ class RequestMetrics:
     def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
         self.app = app
         self.metrics = metrics
+        # The labelled children, looked up once per (method, route, status): ``labels()``
+        # takes a lock and builds its key on every call.
+        self._counters: dict[tuple[str, str, int], Any] = {}
+        self._timers: dict[tuple[str, str], Any] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -123,10 +127,18 @@ class RequestMetrics:
         try:
             await self.app(scope, receive, timed_send)
         finally:
-            route = _route_of(scope)
-            method = str(scope["method"])
-            self.metrics.requests.labels(method, route, str(status)).inc()
-            self.metrics.latency.labels(method, route).observe(time.perf_counter() - started)
+            self._observe(str(scope["method"]), _route_of(scope), status, started)
+
+    def _observe(self, method: str, route: str, status: int, started: float) -> None:
+        counter = self._counters.get((method, route, status))
+        if counter is None:
+            counter = self.metrics.requests.labels(method, route, str(status))
+            self._counters[(method, route, status)] = counter
+        timer = self._timers.get((method, route))
+        if timer is None:
+            timer = self._timers[(method, route)] = self.metrics.latency.labels(method, route)
+        counter.inc()
+        timer.observe(time.perf_counter() - started)
 
 
 def _route_of(scope: Scope) -> str:

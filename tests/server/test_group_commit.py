@@ -114,3 +114,26 @@ async def test_reads_see_only_committed_writes(db: Database) -> None:
     await task
     async with db.read() as session:
         assert (await session.execute(text("SELECT count(*) FROM t"))).scalar() == 1
+
+
+async def test_a_write_lock_held_by_another_process_is_waited_for_off_the_loop(
+    db: Database,
+) -> None:
+    path = db.engine.url.database
+    assert path
+    other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    other.execute("BEGIN IMMEDIATE")  # a CLI command holding the file's write lock
+    seen: list[list[int]] = []
+    writing = asyncio.create_task(insert(db, 7, seen))
+    ticks = 0
+    while ticks < 20:  # the loop keeps running while the unit waits for the lock
+        await asyncio.sleep(0.01)
+        ticks += 1
+    assert not writing.done()
+    other.execute("COMMIT")
+    other.close()
+    await asyncio.wait_for(writing, timeout=30)
+    assert rows_on_disk(db) == [7]
+    # and with the lock free again, units go on as before
+    await insert(db, 8, seen)
+    assert rows_on_disk(db) == [7, 8]

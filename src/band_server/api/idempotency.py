@@ -100,7 +100,7 @@ class IdempotencyMiddleware:
             outcome = await records.lookup(session, fp)
 
         if isinstance(outcome, records.Claimed):
-            await self._run(platform, fp, scope, body, receive, send)
+            await self._run(platform, fp, outcome.fresh, scope, body, receive, send)
             return
         if isinstance(outcome, records.Replay):
             log.info("idempotent replay: %s %s", principal.handle, fp.path)
@@ -130,6 +130,7 @@ class IdempotencyMiddleware:
         self,
         platform: Platform,
         fp: records.Fingerprint,
+        fresh: bool,
         scope: Scope,
         body: bytes,
         receive: Receive,
@@ -150,7 +151,7 @@ class IdempotencyMiddleware:
         async def capture(message: Message) -> None:
             messages.append(message)
 
-        with records.deferred_claim(fp) as pending:
+        with records.deferred_claim(fp, fresh=fresh) as pending:
             try:
                 await self.app(scope, receive_again, capture)
             except BaseException:

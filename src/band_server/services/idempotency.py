@@ -23,12 +23,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, update
+from sqlalchemy import bindparam, delete, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band.protocol import utcnow
 
 from ..errors import ApiError
+from ..store import direct
 from ..store.models import Base, IdempotencyRecord
 from .replay_seal import Seal, key_id
 
@@ -68,7 +69,13 @@ def fingerprint(
 
 @dataclass(frozen=True)
 class Claimed:
-    """The key is new (or expired, or abandoned): do the work."""
+    """The key is new (or expired, or abandoned): do the work.
+
+    ``fresh``: no record of the key was found at all, so the claim is a plain insert (a
+    concurrent first request with the same key makes it fail on the primary key).
+    """
+
+    fresh: bool = False
 
 
 @dataclass(frozen=True)
@@ -92,7 +99,17 @@ class InFlight:
 Outcome = Claimed | Replay | Reused | InFlight
 
 
-_INSERT = Base.metadata.tables[IdempotencyRecord.__tablename__].insert()
+_RECORDS = Base.metadata.tables[IdempotencyRecord.__tablename__]
+_INSERT = _RECORDS.insert()
+_COMPLETE = (
+    update(_RECORDS)
+    .where(
+        _RECORDS.c.principal_id == bindparam("principal"),
+        _RECORDS.c.key == bindparam("key_id"),
+        _RECORDS.c.status_code == IN_FLIGHT,
+    )
+    .values(status_code=bindparam("answer_status"), sealed_body=bindparam("sealed"))
+)
 
 
 def _replay(fp: Fingerprint, row: IdempotencyRecord) -> Replay | Reused:
@@ -107,14 +124,15 @@ def _aware(dt: datetime) -> datetime:
     return dt if dt.tzinfo is not None else dt.replace(tzinfo=UTC)
 
 
-async def claim(session: AsyncSession, fp: Fingerprint) -> Outcome:
+async def claim(session: AsyncSession, fp: Fingerprint, *, fresh: bool = False) -> Outcome:
     """Decide what to do with a keyed request; on :class:`Claimed` the claim row is written.
 
-    Two first requests racing on the same key make the loser's flush raise ``IntegrityError``
-    (the primary key); the caller treats that as :class:`InFlight`.
+    Two first requests racing on the same key make the loser's insert raise
+    ``IntegrityError`` (the primary key); the caller treats that as :class:`InFlight`.
+    ``fresh``: a read just found no record of the key, so go straight to the insert.
     """
     now = utcnow()
-    row = await session.get(IdempotencyRecord, (fp.principal_id, fp.key))
+    row = None if fresh else await session.get(IdempotencyRecord, (fp.principal_id, fp.key))
     if row is not None and _aware(row.created_at) <= now - TTL:
         await session.delete(row)
         await session.flush()
@@ -130,7 +148,8 @@ async def claim(session: AsyncSession, fp: Fingerprint) -> Outcome:
                     IdempotencyRecord.created_at <= now - TTL,
                 )
             )
-        await session.execute(
+        await direct.execute(
+            session,
             _INSERT,
             {
                 "principal_id": fp.principal_id,
@@ -156,14 +175,15 @@ async def claim(session: AsyncSession, fp: Fingerprint) -> Outcome:
 
 async def complete(session: AsyncSession, fp: Fingerprint, status_code: int, body: str) -> None:
     """Keep the answer of a claimed request (sealed), to be replayed for 24 hours."""
-    await session.execute(
-        update(IdempotencyRecord)
-        .where(
-            IdempotencyRecord.principal_id == fp.principal_id,
-            IdempotencyRecord.key == fp.key,
-            IdempotencyRecord.status_code == IN_FLIGHT,
-        )
-        .values(status_code=status_code, sealed_body=fp.seal.seal(body))
+    await direct.execute(
+        session,
+        _COMPLETE,
+        {
+            "principal": fp.principal_id,
+            "key_id": fp.key,
+            "answer_status": status_code,
+            "sealed": fp.seal.seal(body),
+        },
     )
 
 
@@ -186,6 +206,7 @@ class PendingClaim:
     """A keyed request's claim, to be written by its first unit of work."""
 
     fingerprint: Fingerprint
+    fresh: bool = False  # the middleware's read found no record of the key
     claimed: bool = False  # the unit that wrote the claim has committed
     kept: bool = False  # ... and it kept the answer too (``UnitOfWork.keep_answer``)
 
@@ -194,9 +215,9 @@ _pending: ContextVar[PendingClaim | None] = ContextVar("band_idempotency_claim",
 
 
 @contextmanager
-def deferred_claim(fp: Fingerprint) -> Iterator[PendingClaim]:
+def deferred_claim(fp: Fingerprint, *, fresh: bool = False) -> Iterator[PendingClaim]:
     """Within the block, the request's first unit of work claims ``fp``."""
-    pending = PendingClaim(fp)
+    pending = PendingClaim(fp, fresh=fresh)
     token = _pending.set(pending)
     try:
         yield pending
@@ -232,7 +253,9 @@ async def lookup(session: AsyncSession, fp: Fingerprint) -> Outcome:
     """What :func:`claim` would decide, without writing: ``Claimed`` means go ahead."""
     now = utcnow()
     row = await session.get(IdempotencyRecord, (fp.principal_id, fp.key))
-    if row is None or _aware(row.created_at) <= now - TTL:
+    if row is None:
+        return Claimed(fresh=True)
+    if _aware(row.created_at) <= now - TTL:
         return Claimed()
     if (row.method, row.path, row.body_hash) != (fp.method, fp.path[:MAX_PATH], fp.body_hash):
         return Reused()

@@ -62,7 +62,7 @@ async def write(platform: Platform) -> AsyncIterator[UnitOfWork]:
 
 async def _claim(session: AsyncSession, pending: idempotency.PendingClaim) -> None:
     try:
-        outcome = await idempotency.claim(session, pending.fingerprint)
+        outcome = await idempotency.claim(session, pending.fingerprint, fresh=pending.fresh)
     except IntegrityError:
         outcome = idempotency.InFlight()  # a concurrent request wrote the same key first
     if not isinstance(outcome, idempotency.Claimed):
