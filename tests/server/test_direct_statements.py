@@ -142,3 +142,20 @@ async def test_pending_orm_changes_are_flushed_first(db: Database) -> None:
         await direct.execute(session, INSERT_MESSAGE, {**message_row("m1", 1), "room_id": "r2"})
     async with db.read() as session:
         assert (await session.get(Message, "m1")) is not None
+
+
+LOOKUP = select(MESSAGES.c.seq, MESSAGES.c.metadata, MESSAGES.c.created_at).where(
+    MESSAGES.c.id == bindparam("msg_id")
+)
+
+
+async def test_peek_reads_committed_rows_as_the_session_does(db: Database) -> None:
+    assert await db.peek(LOOKUP, {"msg_id": "m1"}) is None
+    async with db.write() as session:
+        await direct.execute(session, INSERT_MESSAGE, message_row("m1", 1))
+    async with db.read() as session:
+        expected = tuple((await session.execute(LOOKUP, {"msg_id": "m1"})).one())
+    found = await db.peek(LOOKUP, {"msg_id": "m1"})
+    assert found == expected
+    assert found is not None and isinstance(found[2], datetime)
+    assert found[1] == {"mentions": [{"id": "a1"}], "status": "sent"}

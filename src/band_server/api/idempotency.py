@@ -96,8 +96,7 @@ class IdempotencyMiddleware:
         fp = records.fingerprint(principal.id, key, "POST", scope["path"], body_hash(scope, body))
         # A read decides what to do; the claim itself is written by the request's own unit
         # of work (services.unit.write), in the same transaction as the work.
-        async with platform.db.read() as session:
-            outcome = await records.lookup(session, fp)
+        outcome = await records.lookup(platform.db, fp)
 
         if isinstance(outcome, records.Claimed):
             await self._run(platform, fp, outcome.fresh, scope, body, receive, send)

@@ -23,13 +23,14 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, delete, update
+from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band.protocol import utcnow
 
 from ..errors import ApiError
 from ..store import direct
+from ..store.db import Database
 from ..store.models import Base, IdempotencyRecord
 from .replay_seal import Seal, key_id
 
@@ -101,6 +102,14 @@ Outcome = Claimed | Replay | Reused | InFlight
 
 _RECORDS = Base.metadata.tables[IdempotencyRecord.__tablename__]
 _INSERT = _RECORDS.insert()
+_LOOKUP = select(
+    _RECORDS.c.method,
+    _RECORDS.c.path,
+    _RECORDS.c.body_hash,
+    _RECORDS.c.status_code,
+    _RECORDS.c.sealed_body,
+    _RECORDS.c.created_at,
+).where(_RECORDS.c.principal_id == bindparam("principal"), _RECORDS.c.key == bindparam("key_id"))
 _COMPLETE = (
     update(_RECORDS)
     .where(
@@ -112,11 +121,11 @@ _COMPLETE = (
 )
 
 
-def _replay(fp: Fingerprint, row: IdempotencyRecord) -> Replay | Reused:
+def _replay(fp: Fingerprint, status_code: int, sealed_body: str) -> Replay | Reused:
     """The kept answer, opened with the client's key; one that does not open was not kept for
     this key and request (a hash collision, or a tampered row): refused, never redone."""
-    answer = fp.seal.open(row.sealed_body)
-    return Reused() if answer is None else Replay(row.status_code, answer)
+    answer = fp.seal.open(sealed_body)
+    return Reused() if answer is None else Replay(status_code, answer)
 
 
 def _aware(dt: datetime) -> datetime:
@@ -166,7 +175,7 @@ async def claim(session: AsyncSession, fp: Fingerprint, *, fresh: bool = False) 
     if (row.method, row.path, row.body_hash) != (fp.method, path, fp.body_hash):
         return Reused()
     if row.status_code != IN_FLIGHT:
-        return _replay(fp, row)
+        return _replay(fp, row.status_code, row.sealed_body)
     if _aware(row.created_at) > now - ABANDONED:
         return InFlight()
     row.created_at = now
@@ -249,19 +258,20 @@ def refusal(outcome: Outcome) -> ClaimRefused:
     )
 
 
-async def lookup(session: AsyncSession, fp: Fingerprint) -> Outcome:
+async def lookup(db: Database, fp: Fingerprint) -> Outcome:
     """What :func:`claim` would decide, without writing: ``Claimed`` means go ahead."""
     now = utcnow()
-    row = await session.get(IdempotencyRecord, (fp.principal_id, fp.key))
+    row = await db.peek(_LOOKUP, {"principal": fp.principal_id, "key_id": fp.key})
     if row is None:
         return Claimed(fresh=True)
-    if _aware(row.created_at) <= now - TTL:
+    method, path, body_hash, status_code, sealed_body, created_at = row
+    if _aware(created_at) <= now - TTL:
         return Claimed()
-    if (row.method, row.path, row.body_hash) != (fp.method, fp.path[:MAX_PATH], fp.body_hash):
+    if (method, path, body_hash) != (fp.method, fp.path[:MAX_PATH], fp.body_hash):
         return Reused()
-    if row.status_code != IN_FLIGHT:
-        return _replay(fp, row)
-    if _aware(row.created_at) > now - ABANDONED:
+    if status_code != IN_FLIGHT:
+        return _replay(fp, status_code, sealed_body)
+    if _aware(created_at) > now - ABANDONED:
         return InFlight()
     return Claimed()
 

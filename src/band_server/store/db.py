@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -13,10 +14,12 @@ from sqlalchemy.ext.asyncio import (
     async_sessionmaker,
     create_async_engine,
 )
+from sqlalchemy.sql import Select
 
+from . import direct
 from .direct import direct_savepoints
 from .group_commit import BatchStats, GroupCommitter
-from .sqlite_inline import creator, explicit_begin
+from .sqlite_inline import connect_reader, creator, explicit_begin
 
 
 class Database:
@@ -33,8 +36,11 @@ class Database:
         self.is_sqlite = url.startswith("sqlite")
         self.batches = BatchStats()
         self._writer: GroupCommitter | None = None
+        self._peeker: sqlite3.Connection | None = None
+        self._path: str | None = None
         if self.is_sqlite:
             path = make_url(url).database or ":memory:"
+            self._path = None if path == ":memory:" else path
             self.engine: AsyncEngine = create_async_engine(
                 url, async_creator=creator(path, writer=False)
             )
@@ -69,7 +75,24 @@ class Database:
         async with self._sessions() as session:
             yield session
 
+    async def peek(self, stmt: Select[Any], params: dict[str, Any]) -> tuple[Any, ...] | None:
+        """The first row of a select built once at import (bound by ``params``), or None.
+
+        On SQLite it runs straight on a plain reader connection of the loop's thread
+        (``store.direct``), for lookups on hot paths; elsewhere in a read session.
+        """
+        if self._path is None:
+            async with self.read() as session:
+                row = (await session.execute(stmt, params)).first()
+            return None if row is None else tuple(row)
+        if self._peeker is None:
+            self._peeker = connect_reader(self._path)
+        return direct.first(self._peeker, self.engine.dialect, stmt, params)
+
     async def dispose(self) -> None:
+        if self._peeker is not None:
+            self._peeker.close()
+            self._peeker = None
         if self._writer is not None:
             await self._writer.close()
         if self._writer_engine is not None:

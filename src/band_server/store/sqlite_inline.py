@@ -32,7 +32,7 @@ from sqlalchemy import event
 from sqlalchemy.engine import Connection as SyncConnection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-__all__ = ["InlineConnection", "creator", "explicit_begin"]
+__all__ = ["InlineConnection", "connect_reader", "creator", "explicit_begin"]
 
 WRITER_BUSY_MS = 10_000
 
@@ -118,6 +118,13 @@ def _without_waiting(
         return fn(*args, **kwargs)
     finally:
         conn.execute(f"PRAGMA busy_timeout={WRITER_BUSY_MS}")
+
+
+def connect_reader(path: str) -> sqlite3.Connection:
+    """A plain reader connection on the loop's thread (autocommit: one snapshot per statement)."""
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    _pragmas(conn, writer=False)
+    return conn
 
 
 def creator(path: str, *, writer: bool) -> Callable[[], Awaitable[InlineConnection]]:
