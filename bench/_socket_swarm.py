@@ -1,11 +1,16 @@
 """Hold many idle agent sockets: `python -m bench._socket_swarm SPEC_FILE` (bench-only).
 
-SPEC: {"ws_url", "agents": [[agent_id, key], ...], "in_flight", "hold_seconds", "control"}.
-Each agent connects, joins ``agent_control`` and ``agent_rooms`` (join latency measured while
-the others are still connecting), and stays idle, sending a Phoenix heartbeat every 25 s as
-the official client does. Once all are connected, one heartbeat round checks that every
-socket is answered. Between phases it prints one JSON line and waits for a line on stdin
-(so the orchestrator can read the server's memory); at the end it prints the results.
+SPEC: {"ws_url", "agents": [[agent_id, key], ...], "in_flight", "rate", "hold_seconds"}.
+Each agent connects, joins ``agent_control`` and ``agent_rooms`` as the SDK does (join latency
+measured while the others are still connecting), and stays idle, sending a Phoenix heartbeat
+every 25 s after its own connect, as the official client does (so heartbeats are spread, not a
+burst). ``rate`` > 0 paces the connects: agent i starts at ``i / rate`` seconds (open loop,
+at most ``in_flight`` at a time; how far the client fell behind its schedule is reported);
+``rate`` 0 connects as fast as ``in_flight`` handshakes at a time allow, which measures the
+highest connect rate the server (and this client) sustain. Once all are connected, one
+heartbeat round checks that every socket is answered. Between phases it prints one JSON line
+and waits for a line on stdin (so the orchestrator can read the server's memory); at the end it
+prints the results.
 """
 
 from __future__ import annotations
@@ -37,12 +42,20 @@ def percentile(values: list[float], q: float) -> float | None:
     return round(ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))], 2)
 
 
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 class Agent:
+    __slots__ = ("agent_id", "key", "last_beat", "ref", "waiting", "ws")
+
     def __init__(self, agent_id: str, key: str) -> None:
         self.agent_id = agent_id
         self.key = key
         self.ws: ClientConnection | None = None
         self.ref = 10
+        self.last_beat = 0.0
         self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
     async def call(self, frame: list[Any]) -> dict[str, Any]:
@@ -68,16 +81,35 @@ class Agent:
         self.ref += 1
         return str(self.ref)
 
+    async def beat(self) -> bool:
+        self.last_beat = time.monotonic()
+        try:
+            reply = await asyncio.wait_for(
+                self.call([None, self.next_ref(), "phoenix", "heartbeat", {}]), 30
+            )
+        except Exception:
+            return False
+        return reply.get("status") == "ok"
+
 
 async def run(spec: dict[str, Any]) -> None:
     agents = [Agent(a, k) for a, k in spec["agents"]]
     gate = asyncio.Semaphore(int(spec["in_flight"]))
+    rate = float(spec.get("rate") or 0)
+    open_ms: list[float] = []
     join_ms: list[float] = []
+    lag_ms: list[float] = []
     failures: list[str] = []
     readers: list[asyncio.Task[None]] = []
+    background: set[asyncio.Task[bool]] = set()
 
-    async def connect(agent: Agent) -> None:
+    async def connect(agent: Agent, due: float) -> None:
+        if rate:
+            await asyncio.sleep(max(0.0, due - time.perf_counter()))
         async with gate:
+            t_open = time.perf_counter()
+            if rate:
+                lag_ms.append((t_open - due) * 1000)
             url = f"{spec['ws_url']}?vsn=2.0.0&agent_id={agent.agent_id}"
             try:
                 agent.ws = await websockets.connect(
@@ -87,6 +119,8 @@ async def run(spec: dict[str, Any]) -> None:
                     ping_interval=None,
                     open_timeout=60,
                 )
+                open_ms.append((time.perf_counter() - t_open) * 1000)
+                agent.last_beat = time.monotonic()
                 readers.append(asyncio.create_task(agent.read()))
                 for topic in ("agent_control", "agent_rooms"):
                     ref = agent.next_ref()
@@ -100,33 +134,30 @@ async def run(spec: dict[str, Any]) -> None:
             except Exception as exc:
                 failures.append(repr(exc)[:200])
 
-    async def heartbeats(only_once: bool = False) -> tuple[int, int]:
+    async def heartbeats() -> tuple[int, int]:
         live = [a for a in agents if a.ws is not None]
-        answered = 0
-
-        async def beat(agent: Agent) -> bool:
-            ref = agent.next_ref()
-            try:
-                reply = await asyncio.wait_for(
-                    agent.call([None, ref, "phoenix", "heartbeat", {}]), 30
-                )
-            except Exception:
-                return False
-            return reply.get("status") == "ok"
-
-        results = await asyncio.gather(*(beat(a) for a in live))
-        answered = sum(results)
-        return answered, len(live)
+        results = await asyncio.gather(*(a.beat() for a in live))
+        return sum(results), len(live)
 
     async def keep_alive() -> None:
+        # Each socket beats 25 s after its previous beat: spread like real clients.
         while True:
-            await asyncio.sleep(HEARTBEAT_EVERY)
-            await heartbeats()
+            await asyncio.sleep(1.0)
+            due = time.monotonic() - HEARTBEAT_EVERY
+            for agent in agents:
+                if agent.ws is not None and agent.last_beat < due:
+                    task = asyncio.create_task(agent.beat())
+                    background.add(task)
+                    task.add_done_callback(background.discard)
 
-    started = time.perf_counter()
     alive = asyncio.create_task(keep_alive())
-    await asyncio.gather(*(connect(a) for a in agents))
+    cpu0 = cpu_seconds()
+    started = time.perf_counter()
+    await asyncio.gather(
+        *(connect(a, started + i / rate if rate else 0.0) for i, a in enumerate(agents))
+    )
     connect_s = time.perf_counter() - started
+    client_cpu = cpu_seconds() - cpu0
     answered, live = await heartbeats()
     print(json.dumps({"phase": "connected", "live": live}), flush=True)
     await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
@@ -136,10 +167,16 @@ async def run(spec: dict[str, Any]) -> None:
     result = {
         "phase": "done",
         "sockets": len(agents),
+        "offered_rate": rate or None,
         "connected": live,
-        "connect_seconds": round(connect_s, 1),
+        "connect_seconds": round(connect_s, 2),
+        "connects_per_s": round(live / connect_s, 1) if connect_s else None,
+        "open_p50_ms": percentile(open_ms, 0.5),
+        "open_p99_ms": percentile(open_ms, 0.99),
         "join_p50_ms": percentile(join_ms, 0.5),
         "join_p99_ms": percentile(join_ms, 0.99),
+        "schedule_lag_p99_ms": percentile(lag_ms, 0.99),
+        "client_cpu_ms_per_connect": round(1000 * client_cpu / max(1, live), 3),
         "heartbeats_answered": answered,
         "heartbeats_answered_after_hold": answered_after,
         "live_after_hold": live_after,
@@ -147,9 +184,10 @@ async def run(spec: dict[str, Any]) -> None:
         "first_failures": failures[:5],
         "client_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
-    for a in agents:
-        if a.ws is not None:
-            await a.ws.close()
+    await asyncio.gather(
+        *(asyncio.wait_for(a.ws.close(), 10) for a in agents if a.ws is not None),
+        return_exceptions=True,
+    )
     for r in readers:
         r.cancel()
     print(json.dumps(result), flush=True)

@@ -3,6 +3,8 @@
 Same server stack as the platform (uvicorn with server_stack's options, Starlette, aiosqlite,
 SQLite WAL with synchronous=FULL). Each POST does one durable insert, then pushes one
 WebSocket frame to the connected listener. Nothing else: no auth, no validation, no fan-out rules.
+``/socket`` is the floor of an idle Phoenix socket: accept, answer every ``phx_join`` and
+heartbeat with an ``ok`` reply, hold nothing else (no key check, no topics kept).
 """
 
 from __future__ import annotations
@@ -68,8 +70,23 @@ async def socket(ws: WebSocket) -> None:
         listeners.discard(ws)
 
 
+async def phoenix_socket(ws: WebSocket) -> None:
+    await ws.accept()
+    try:
+        while True:
+            join_ref, ref, topic, _event, _payload = json.loads(await ws.receive_text())
+            reply = {"status": "ok", "response": {}}
+            await ws.send_text(json.dumps([join_ref, ref, topic, "phx_reply", reply]))
+    except WebSocketDisconnect:
+        pass
+
+
 app = Starlette(
-    routes=[Route("/post", post, methods=["POST"]), WebSocketRoute("/ws", socket)],
+    routes=[
+        Route("/post", post, methods=["POST"]),
+        WebSocketRoute("/ws", socket),
+        WebSocketRoute("/socket", phoenix_socket),
+    ],
     lifespan=lifespan,
 )
 

@@ -2,13 +2,25 @@
 
 N agents (each with its own key) connect to one platform node, join ``agent_control`` and
 ``agent_rooms`` as the SDK does, and stay idle; the client swarm runs in its own process
-(``bench/_socket_swarm.py``) with ``in_flight`` handshakes at a time. Measured: the server's
-RSS per socket (RSS with N sockets held and settled, minus the RSS after a warm-up, over N),
-join latency while the others connect (p50/p99), heartbeats answered once all are connected
-and again after an idle hold (the server pings every socket meanwhile), and the server's CPU
-while idle. Both processes raise their open-file limit to the hard limit.
+(``bench/_socket_swarm.py``). Beside the platform, in the same run, the floor: a bare
+Phoenix-style socket on the same server stack (``bench/floor_app.py``: accept, answer joins and
+heartbeats, nothing else). For each target, two fresh server processes:
 
-    .venv/bin/python -m bench.idle_sockets [--sockets 10000] [--in-flight 100] [--hold 30]
+- ``probe``: ``--probe`` agents connect as fast as ``--in-flight`` handshakes at a time allow;
+  the connects per second reached is the most this server (and this client, on the same
+  cores) sustains, and the server's CPU per connect (handshake + two joins) is measured;
+- ``paced``: N agents connect at ``--rate`` connects per second (open loop). Measured: join
+  latency while the others connect (p50/p99), the server's RSS per socket (RSS with N held and
+  settled, minus the RSS after a warm-up, over N), heartbeats answered once all are connected
+  and again after an idle hold (the server pings every socket meanwhile), and the server's CPU
+  while idle.
+
+A client that opens sockets faster than the server accepts them measures its own queue, so
+the latency figure is given at a stated rate, beside the highest rate sustained. Both
+processes raise their open-file limit to the hard limit; every server is killed at the end.
+
+    .venv/bin/python -m bench.idle_sockets [--sockets 10000] [--rate 200] [--probe 2000]
+        [--in-flight 100] [--hold 30]
 
 Prints a table and writes bench/results/idle_sockets.json.
 """
@@ -24,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -32,10 +45,11 @@ import psutil  # type: ignore[import-untyped]
 from band_server.services import accounts
 from band_server.store.db import Database
 from band_server.store.migrate import upgrade
-from bench._platform import free_port, serve_platform
+from bench._platform import free_port, serve_floor, serve_platform
 
 RESULTS = Path(__file__).parent / "results"
 ROOT = Path(__file__).resolve().parent.parent
+WARM_UP = 3
 
 
 async def seed_agents(data_dir: Path, n: int) -> list[tuple[str, str]]:
@@ -59,6 +73,11 @@ def rss_kib(pid: int) -> int:
     return int(psutil.Process(pid).memory_info().rss // 1024)
 
 
+def cpu_s(pid: int) -> float:
+    t = psutil.Process(pid).cpu_times()
+    return float(t.user + t.system)
+
+
 def settled_rss(pid: int, window: float = 4.0, quiet_kib: int = 256, limit: float = 60) -> int:
     """RSS once it moves by less than ``quiet_kib`` over ``window`` seconds."""
     deadline = time.monotonic() + limit
@@ -73,17 +92,20 @@ def settled_rss(pid: int, window: float = 4.0, quiet_kib: int = 256, limit: floa
 
 
 def swarm(
-    port: int,
+    ws_url: str,
     agents: list[tuple[str, str]],
+    *,
     in_flight: int,
+    rate: float,
     hold: float,
     work: Path,
-    on_connected: Any,
+    on_connected: Callable[[dict[str, Any]], dict[str, Any]],
 ) -> dict[str, Any]:
     spec = {
-        "ws_url": f"ws://127.0.0.1:{port}/api/v1/socket/websocket",
+        "ws_url": ws_url,
         "agents": agents,
         "in_flight": in_flight,
+        "rate": rate,
         "hold_seconds": hold,
     }
     spec_file = work / f"swarm-{len(agents)}.json"
@@ -96,73 +118,171 @@ def swarm(
         cwd=ROOT,
     )
     assert proc.stdin is not None and proc.stdout is not None
-    first = json.loads(proc.stdout.readline())
-    extra = on_connected(first)
-    proc.stdin.write("\n")
-    proc.stdin.flush()
-    result: dict[str, Any] = json.loads(proc.stdout.readline())
-    proc.wait(60)
+    try:
+        first = json.loads(proc.stdout.readline())
+        extra = on_connected(first)
+        proc.stdin.write("\n")
+        proc.stdin.flush()
+        result: dict[str, Any] = json.loads(proc.stdout.readline())
+        proc.wait(120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
     result.update(extra)
+    return result
+
+
+class Target:
+    """One kind of server under test: how to start it and where its socket is."""
+
+    def __init__(self, name: str, work: Path) -> None:
+        self.name = name
+        self.work = work
+
+    def start(self) -> tuple[subprocess.Popen[bytes], str]:
+        port = free_port()
+        if self.name == "floor":
+            return serve_floor(self.work, port), f"ws://127.0.0.1:{port}/socket"
+        return serve_platform(self.work, port), f"ws://127.0.0.1:{port}/api/v1/socket/websocket"
+
+
+def probe(
+    target: Target, agents: list[tuple[str, str]], args: argparse.Namespace
+) -> dict[str, Any]:
+    """As fast as ``in_flight`` handshakes allow: the highest connect rate sustained."""
+    server, url = target.start()
+    try:
+        # The warm-up (first sockets, caches), then the probe itself.
+        for agents_now in (agents[:WARM_UP], agents[WARM_UP : WARM_UP + args.probe]):
+            cpu0 = cpu_s(server.pid)
+            result = swarm(
+                url,
+                agents_now,
+                in_flight=args.in_flight,
+                rate=0,
+                hold=0,
+                work=target.work,
+                on_connected=lambda _: {"cpu": cpu_s(server.pid)},
+            )
+        cpu = result.pop("cpu") - cpu0
+        result["server_cpu_ms_per_connect"] = round(1000 * cpu / max(1, result["connected"]), 3)
+        return result
+    finally:
+        server.kill()
+        server.wait()
+
+
+def paced(
+    target: Target, agents: list[tuple[str, str]], args: argparse.Namespace
+) -> dict[str, Any]:
+    """N sockets at ``rate`` connects/s, held idle: latency, memory, heartbeats, idle CPU."""
+    server, url = target.start()
+    pid = server.pid
+    try:
+        swarm(
+            url,
+            agents[:WARM_UP],
+            in_flight=WARM_UP,
+            rate=0,
+            hold=0,
+            work=target.work,
+            on_connected=lambda _: {},
+        )
+        base = settled_rss(pid)
+        cpu0 = cpu_s(pid)
+
+        def measure(_first: dict[str, Any]) -> dict[str, Any]:
+            cpu_connected = cpu_s(pid)
+            held = settled_rss(pid)
+            return {
+                "rss_held_kib": held,
+                "cpu_connect": cpu_connected - cpu0,
+                "cpu_at_connected": cpu_s(pid),
+                "t_connected": time.monotonic(),
+            }
+
+        result = swarm(
+            url,
+            agents[WARM_UP : WARM_UP + args.sockets],
+            in_flight=args.in_flight,
+            rate=args.rate,
+            hold=args.hold,
+            work=target.work,
+            on_connected=measure,
+        )
+        idle_cpu = (cpu_s(pid) - result.pop("cpu_at_connected")) / max(
+            1e-9, time.monotonic() - result.pop("t_connected")
+        )
+    finally:
+        server.kill()
+        server.wait()
+    connected = max(1, result["connected"])
+    result.update(
+        baseline_rss_kib=base,
+        kib_per_socket=round((result["rss_held_kib"] - base) / connected, 1),
+        server_cpu_ms_per_connect=round(1000 * result.pop("cpu_connect") / connected, 3),
+        idle_cpu_pct_of_core=round(100 * idle_cpu, 1),
+    )
     return result
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--sockets", type=int, default=10_000, help="idle agent sockets")
+    parser.add_argument("--sockets", type=int, default=10_000, help="idle agent sockets held")
+    parser.add_argument("--rate", type=float, default=200.0, help="paced connects per second")
+    parser.add_argument("--probe", type=int, default=2000, help="sockets of the max-rate probe")
     parser.add_argument("--in-flight", type=int, default=100, help="handshakes at a time")
     parser.add_argument("--hold", type=float, default=30.0, help="idle seconds once connected")
+    parser.add_argument("--targets", default="floor,band", help="comma-separated: floor,band")
     args = parser.parse_args()
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # inherited by the server
-    load = os.getloadavg()[0]
-    print(f"load average before: {load:.2f} on {os.cpu_count()} cores; file limit {hard}")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # inherited by the servers
+    if hard < args.sockets + 1000:
+        sys.exit(f"the hard open-file limit ({hard}) is too low for {args.sockets} sockets")
     work = Path(tempfile.mkdtemp(prefix="band-sockets-"))
-    print(f"seeding {args.sockets + 3} agents ...", flush=True)
-    agents = asyncio.run(seed_agents(work, args.sockets + 3))
-    port = free_port()
-    server = serve_platform(work, port)
-    try:
-        pid = server.pid
-        swarm(port, agents[:3], 3, 0, work, lambda _: {})  # warm-up: first sockets, caches
-        base = settled_rss(pid)
-        print(f"baseline RSS {base / 1024:.1f} MiB; connecting {args.sockets} agents ...")
-
-        def measure(first: dict[str, Any]) -> dict[str, Any]:
-            held = settled_rss(pid)
-            t = psutil.Process(pid).cpu_times()
-            return {"rss_held_kib": held, "cpu_at_connected": t.user + t.system}
-
-        t0 = time.monotonic()
-        result = swarm(port, agents[3:], args.in_flight, args.hold, work, measure)
-        t = psutil.Process(pid).cpu_times()
-        idle_cpu = (t.user + t.system - result.pop("cpu_at_connected")) / max(
-            1e-9, time.monotonic() - t0 - result["connect_seconds"]
-        )
-    finally:
-        server.kill()
-        server.wait()
-    held = result["rss_held_kib"]
-    per_socket = (held - base) / max(1, result["connected"])
-    result.update(
-        baseline_rss_kib=base,
-        kib_per_socket=round(per_socket, 1),
-        idle_cpu_pct_of_core=round(100 * idle_cpu, 1),
-        load_average_before=load,
-    )
+    n = WARM_UP + max(args.sockets, args.probe)
+    print(f"seeding {n} agents ...", flush=True)
+    agents = asyncio.run(seed_agents(work, n))
+    rows: list[dict[str, Any]] = []
+    for name in args.targets.split(","):
+        target = Target(name, work)
+        for phase, run in (("probe", probe), ("paced", paced)):
+            load = os.getloadavg()[0]
+            print(f"{name} {phase} (load average {load:.2f}) ...", flush=True)
+            row = run(target, agents, args)
+            row.update(target=name, phase=phase, load_average_before=round(load, 2))
+            rows.append(row)
     print()
-    print(
-        f"{'sockets':>8} {'connected':>9} {'KiB/socket':>10} {'RSS MiB':>8} {'join p50':>8} "
-        f"{'join p99':>8} {'heartbeats':>11} {'after hold':>11} {'idle CPU %':>10}"
-    )
-    print(
-        f"{result['sockets']:>8} {result['connected']:>9} {result['kib_per_socket']:>10} "
-        f"{held / 1024:>8.1f} {result['join_p50_ms']!s:>8} {result['join_p99_ms']!s:>8} "
-        f"{result['heartbeats_answered']:>11} {result['heartbeats_answered_after_hold']:>11} "
-        f"{result['idle_cpu_pct_of_core']:>10}"
-    )
+    cols = [
+        ("target", "target", 6),
+        ("phase", "phase", 6),
+        ("sockets", "sockets", 7),
+        ("rate", "offered_rate", 6),
+        ("conn/s", "connects_per_s", 7),
+        ("join p50", "join_p50_ms", 8),
+        ("join p99", "join_p99_ms", 8),
+        ("open p99", "open_p99_ms", 8),
+        ("srv ms/conn", "server_cpu_ms_per_connect", 11),
+        ("cli ms/conn", "client_cpu_ms_per_connect", 11),
+        ("KiB/sock", "kib_per_socket", 8),
+        ("beats", "heartbeats_answered", 6),
+        ("after hold", "heartbeats_answered_after_hold", 10),
+        ("idle CPU%", "idle_cpu_pct_of_core", 9),
+        ("load", "load_average_before", 5),
+    ]
+    print(" ".join(f"{title:>{width}}" for title, _, width in cols))
+    for row in rows:
+        print(" ".join(f"{row.get(key, '-')!s:>{width}}" for _, key, width in cols))
+    for row in rows:
+        if row["failures"]:
+            print(
+                f"{row['target']} {row['phase']}: {row['failures']} failures, e.g. "
+                f"{row['first_failures'][:2]}"
+            )
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / "idle_sockets.json"
-    out.write_text(json.dumps({"args": vars(args), "result": result}, indent=2))
+    out.write_text(json.dumps({"args": vars(args), "rows": rows}, indent=2))
     print(f"wrote {out}")
 
 

@@ -21,6 +21,7 @@ from .api.idempotency import IdempotencyMiddleware
 from .config import Settings
 from .context import Platform
 from .fanout.bus import Broadcast, Bus, InProcessBus
+from .gc_policy import FrozenSurvivors
 from .observability import Metrics, RequestMetrics, metrics
 from .realtime.hub import Hub
 from .realtime.presence import Presence
@@ -106,10 +107,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.platform = platform
         log.info("platform ready: database=%s bus=%s", db.engine.url.drivername, type(bus).__name__)
         await platform.jobs.resume(platform)
+        heap = FrozenSurvivors()  # long-lived sockets: see gc_policy
+        heap.install()
         try:
             with steady_heap():
                 yield
         finally:
+            heap.uninstall()
             await platform.jobs.stop()
             await platform.presence.stop()
             await bus.stop()

@@ -19,6 +19,7 @@ from band.protocol import Supersede, topic
 
 from ..context import Platform
 from ..fanout.bus import Broadcast
+from ..services.auth_cache import SUPERSEDE_ONLY
 from .connection import SocketConnection
 from .handshake import Denial, admit, deny
 from .session import ChannelSession
@@ -32,20 +33,25 @@ router = APIRouter(tags=["socket"])
 SUPERSEDED_CODE = 1008
 
 
+_SUPERSEDED = Supersede(
+    reason="superseded", message="Another connection for this agent took over", retryable=False
+).model_dump(mode="json")
+
+
 def supersede_broadcast(agent_id: str, new_conn_id: str) -> Broadcast:
     """Tell every other socket of ``agent_id`` (on any node) that it was replaced, then close it."""
-    payload = Supersede(
-        reason="superseded",
-        message="Another connection for this agent took over",
-        correlation_id=str(uuid.uuid4()),
-        retryable=False,
-    ).model_dump(mode="json")
     return Broadcast(
         topic=topic("agent_control", agent_id),
         event="supersede",
-        payload=payload,
+        # Once per connect: the model's answer copied, not validated and dumped again.
+        payload={**_SUPERSEDED, "correlation_id": str(uuid.uuid4())},
         exclude_conn=new_conn_id,
-        meta={"close_principal": agent_id, "close_code": SUPERSEDED_CODE},
+        # Not a revocation: the agent's cached keys stay (services/auth_cache.py).
+        meta={
+            "close_principal": agent_id,
+            "close_code": SUPERSEDED_CODE,
+            SUPERSEDE_ONLY: True,
+        },
     )
 
 
@@ -80,7 +86,8 @@ async def socket_endpoint(websocket: WebSocket) -> None:
         log.info("socket %s: upgrade failed: %r", conn.label, exc)
         return
     conn.start()
-    log.info("socket open: %s", conn.label)
+    if log.isEnabledFor(logging.INFO):
+        log.info("socket open: %s", conn.label)
 
     why = "unknown"
     try:
@@ -94,14 +101,15 @@ async def socket_endpoint(websocket: WebSocket) -> None:
     finally:
         platform.hub.unregister(conn)
         await conn.shutdown()
-        log.info(
-            "socket closed: %s after %.1fs, %s, %d frames in, %d out",
-            conn.label,
-            time.monotonic() - conn.opened_at,
-            why,
-            conn.frames_in,
-            conn.frames_out,
-        )
+        if log.isEnabledFor(logging.INFO):
+            log.info(
+                "socket closed: %s after %.1fs, %s, %d frames in, %d out",
+                conn.label,
+                time.monotonic() - conn.opened_at,
+                why,
+                conn.frames_in,
+                conn.frames_out,
+            )
 
 
 SOCKET_PATH = "/api/v1/socket/websocket"

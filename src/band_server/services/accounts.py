@@ -5,13 +5,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from sqlalchemy import select, update
+from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band.protocol import utcnow
 
 from ..errors import Conflict, NotFound, Unauthorized, ValidationFailed
-from ..store.models import Agent, ApiKey, User
+from ..store.models import Agent, ApiKey, Base, User
 from .keys import hash_key, key_prefix, new_key
 from .principals import Principal
 
@@ -167,24 +167,50 @@ async def regenerate_agent_key(session: AsyncSession, agent: Agent) -> str:
     return await issue_key(session, "agent", agent.id)
 
 
+_KEYS = Base.metadata.tables[ApiKey.__tablename__]
+_AGENTS = Base.metadata.tables[Agent.__tablename__]
+_USERS = Base.metadata.tables[User.__tablename__]
+# Built once (bound per call: SQLAlchemy's compiled cache, no cache key built per request):
+# the live key and the principal it belongs to, in one statement.
+_PRINCIPAL_OF_KEY = (
+    select(
+        _KEYS.c.principal_type,
+        _KEYS.c.principal_id,
+        _AGENTS.c.name,
+        _AGENTS.c.handle,
+        _AGENTS.c.owner_id,
+        _AGENTS.c.deleted_at,
+        _USERS.c.name,
+        _USERS.c.handle,
+        _USERS.c.disabled_at,
+    )
+    .select_from(_KEYS)
+    .outerjoin(
+        _AGENTS, and_(_KEYS.c.principal_type == "agent", _AGENTS.c.id == _KEYS.c.principal_id)
+    )
+    .outerjoin(_USERS, and_(_KEYS.c.principal_type == "user", _USERS.c.id == _KEYS.c.principal_id))
+    .where(_KEYS.c.key_hash == bindparam("key_hash"), _KEYS.c.revoked_at.is_(None))
+)
+
+
 async def authenticate(session: AsyncSession, key: str | None) -> Principal:
-    """Resolve a plain API key to a principal, or raise 401."""
+    """Resolve a plain API key to a principal, or raise 401.
+
+    Refused: a missing, unknown or revoked key, a deleted agent's, a disabled person's.
+    """
     if not key:
         raise Unauthorized("Missing API key (send it in the X-API-Key header)")
-    row = await session.scalar(
-        select(ApiKey).where(ApiKey.key_hash == hash_key(key), ApiKey.revoked_at.is_(None))
-    )
+    row = (await session.execute(_PRINCIPAL_OF_KEY, {"key_hash": hash_key(key)})).first()
     if row is None:
         raise Unauthorized("Invalid or revoked API key")
-    if row.principal_type == "agent":
-        agent = await session.get(Agent, row.principal_id)
-        if agent is None or agent.deleted_at is not None:
+    kind, principal_id, a_name, a_handle, owner_id, deleted_at, u_name, u_handle, disabled = row
+    if kind == "agent":
+        if a_name is None or deleted_at is not None:
             raise Unauthorized("Invalid or revoked API key")
-        return agent_principal(agent)
-    user = await session.get(User, row.principal_id)
-    if user is None or is_disabled(user):
+        return Principal("agent", principal_id, a_name, a_handle, owner_id=owner_id)
+    if kind != "user" or u_name is None or disabled is not None:
         raise Unauthorized("Invalid or revoked API key")
-    return user_principal(user)
+    return Principal("user", principal_id, u_name, u_handle)
 
 
 def is_disabled(user: User) -> bool:

@@ -1,8 +1,12 @@
-"""A short-lived, in-process cache of key -> principal, so each request skips two queries.
+"""A short-lived, in-process cache of key -> principal, so each request skips the key query.
 
-Entries live ``ttl`` seconds. Revoking a key (regenerating it, deleting the agent) emits a
-broadcast that closes the principal's sockets; every node sees it through the bus and drops
-that principal's entries at once, so a revoked key stops working immediately everywhere.
+Entries are found by the key's SHA-256 (the plain key is not kept) and live ``ttl`` seconds.
+Revoking a key (regenerating it, deleting the agent, disabling the person) emits a broadcast
+that closes the principal's sessions; every node sees it through the bus and drops that
+principal's entries at once, so a revoked key stops working immediately everywhere. The one
+broadcast that closes sessions without revoking anything, a new socket superseding the
+agent's older ones (``meta["superseded_by_new_socket"]``), leaves the entries alone; any other
+closing broadcast drops them.
 """
 
 from __future__ import annotations
@@ -13,12 +17,19 @@ from ..fanout.bus import Broadcast
 from .keys import hash_key
 from .principals import Principal
 
+# Set on the broadcast by which a new socket replaces the agent's older ones (not a revocation).
+SUPERSEDE_ONLY = "superseded_by_new_socket"
+
 
 class AuthCache:
     def __init__(self, ttl: float = 10.0, max_entries: int = 10_000) -> None:
         self.ttl = ttl
         self.max_entries = max_entries
         self._entries: dict[str, tuple[Principal, float]] = {}
+        self._digests_of: dict[str, set[str]] = {}  # principal id -> its cached digests
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
     def get(self, key: str) -> Principal | None:
         digest = hash_key(key)
@@ -27,21 +38,33 @@ class AuthCache:
             return None
         principal, expires = entry
         if expires < time.monotonic():
-            del self._entries[digest]
+            self._drop(digest, principal.id)
             return None
         return principal
 
     def put(self, key: str, principal: Principal) -> None:
         if len(self._entries) >= self.max_entries:
-            self._entries.clear()  # crude but bounded: the next requests refill it
-        self._entries[hash_key(key)] = (principal, time.monotonic() + self.ttl)
+            # Crude but bounded: the next requests refill it.
+            self._entries.clear()
+            self._digests_of.clear()
+        digest = hash_key(key)
+        self._entries[digest] = (principal, time.monotonic() + self.ttl)
+        self._digests_of.setdefault(principal.id, set()).add(digest)
 
     def forget(self, principal_id: str) -> None:
-        for digest in [d for d, (p, _) in self._entries.items() if p.id == principal_id]:
-            del self._entries[digest]
+        for digest in self._digests_of.pop(principal_id, ()):
+            self._entries.pop(digest, None)
 
     def observe(self, broadcast: Broadcast) -> None:
         """Drop a principal's entries when a broadcast ends its sessions (key revoked)."""
         principal_id = broadcast.meta.get("close_principal")
-        if principal_id:
+        if principal_id and not broadcast.meta.get(SUPERSEDE_ONLY):
             self.forget(str(principal_id))
+
+    def _drop(self, digest: str, principal_id: str) -> None:
+        self._entries.pop(digest, None)
+        digests = self._digests_of.get(principal_id)
+        if digests is not None:
+            digests.discard(digest)
+            if not digests:
+                del self._digests_of[principal_id]
