@@ -107,7 +107,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.platform = platform
         log.info("platform ready: database=%s bus=%s", db.engine.url.drivername, type(bus).__name__)
         await platform.jobs.resume(platform)
-        heap = FrozenSurvivors()  # long-lived sockets: see gc_policy
+        heap = FrozenSurvivors()  # thousands of long-lived sockets: see gc_policy
         heap.install()
         try:
             with steady_heap():

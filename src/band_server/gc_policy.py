@@ -8,9 +8,10 @@ connect storm does: with 5,000 sockets connecting, full collections took 1.4 s o
 and paused the loop up to 0.4 s (of CPU) each, longer than a join may take
 (docs/decisions.md, "Idle sockets").
 
-Policy, installed by the app's lifespan:
-- at start-up, and after every full collection, the survivors are frozen (``gc.freeze``): the
-  next full collection walks only objects made since. Frozen objects are still freed by
+Policy, installed by the app's lifespan beside ``server_stack.steady_heap`` (which freezes what
+start-up built and raises the young threshold):
+- after every full collection, the survivors are frozen too (``gc.freeze``): the next full
+  collection walks only objects made since. Frozen objects are still freed by
   reference counting, which is how a closed socket's objects go (a closed socket leaves no
   cyclic garbage: 0 objects over 4,000 closed sockets in the measurement);
 - every ``full_every`` seconds everything is unfrozen and collected once, so cyclic garbage
@@ -80,7 +81,6 @@ def collect_everything() -> None:
 def _acquire(user: FrozenSurvivors) -> None:
     if not _users:
         gc.callbacks.append(_after_collection)
-        gc.collect()  # start-up's objects: the callback freezes them
     _users.append(user)
 
 
