@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band.protocol import (
@@ -42,6 +42,41 @@ Mark = Literal["processing", "processed", "failed"]
 UNKNOWN_ERROR = "Unknown error"
 ACTIVITY_TTL = 10.0
 """Seconds a ``working: true`` report lasts without a refresh (the client refreshes ~3 s)."""
+
+
+# Built once, values bound per call: building a statement costs more than running it here
+# (see "Performance (issue 9)" in docs/decisions.md).
+_DELIVERIES_OF = select(Delivery).where(Delivery.message_id.in_(bindparam("message_ids")))
+_DELIVERIES_OF_AGENT = _DELIVERIES_OF.where(Delivery.agent_id == bindparam("agent_id"))
+_ATTEMPTS_OF = select(DeliveryAttempt).where(
+    DeliveryAttempt.delivery_id.in_(bindparam("delivery_ids"))
+)
+_NEXT = (
+    select(Message)
+    .join(Delivery, Delivery.message_id == Message.id)
+    .where(
+        Delivery.agent_id == bindparam("agent_id"),
+        Delivery.room_id == bindparam("room_id"),
+        Delivery.status != "processed",
+    )
+    .order_by(Delivery.seq)
+    .limit(1)
+)
+# One query for both rows; the lock is on the delivery (PostgreSQL), the message is read.
+_DELIVERY = (
+    select(Delivery, Message)
+    .join(Message, Message.id == Delivery.message_id)
+    .where(
+        Delivery.message_id == bindparam("message_id"),
+        Delivery.agent_id == bindparam("agent_id"),
+        Delivery.room_id == bindparam("room_id"),
+    )
+    .with_for_update(of=Delivery)
+)
+_LIVE_ATTEMPT = select(DeliveryAttempt).where(
+    DeliveryAttempt.delivery_id == bindparam("delivery_id"),
+    DeliveryAttempt.attempt_number == bindparam("attempt_number"),
+)
 
 
 # -- views ------------------------------------------------------------------------------------
@@ -74,16 +109,17 @@ async def delivery_statuses(
     """``{message_id: {agent_id: status}}`` for the given messages (optionally one agent)."""
     if not message_ids:
         return {}
-    stmt = select(Delivery).where(Delivery.message_id.in_(list(message_ids)))
-    if agent_id is not None:
-        stmt = stmt.where(Delivery.agent_id == agent_id)
-    deliveries = list(await session.scalars(stmt))
+    if agent_id is None:
+        found = await session.scalars(_DELIVERIES_OF, {"message_ids": list(message_ids)})
+    else:
+        found = await session.scalars(
+            _DELIVERIES_OF_AGENT, {"message_ids": list(message_ids), "agent_id": agent_id}
+        )
+    deliveries = list(found)
     if not deliveries:
         return {}
     attempts: dict[str, list[DeliveryAttempt]] = {}
-    rows = await session.scalars(
-        select(DeliveryAttempt).where(DeliveryAttempt.delivery_id.in_([d.id for d in deliveries]))
-    )
+    rows = await session.scalars(_ATTEMPTS_OF, {"delivery_ids": [d.id for d in deliveries]})
     for a in rows:
         attempts.setdefault(a.delivery_id, []).append(a)
     out: dict[str, dict[str, dict[str, Any]]] = {}
@@ -116,17 +152,7 @@ async def next_message(session: AsyncSession, room: Room, agent_id: str) -> Chat
     ``delivered``, ``processing`` (crash recovery, a stopped turn) and ``failed`` (retry) all
     count. The agent's own messages never have a delivery, so they are never served.
     """
-    msg = await session.scalar(
-        select(Message)
-        .join(Delivery, Delivery.message_id == Message.id)
-        .where(
-            Delivery.agent_id == agent_id,
-            Delivery.room_id == room.id,
-            Delivery.status != "processed",
-        )
-        .order_by(Delivery.seq)
-        .limit(1)
-    )
+    msg = await session.scalar(_NEXT, {"agent_id": agent_id, "room_id": room.id})
     if msg is None:
         return None
     return (await chat_messages(session, [msg], agent_id=agent_id))[0]
@@ -140,19 +166,8 @@ async def _delivery(
 ) -> tuple[Delivery, Message]:
     # A message of another room, one not addressed to this agent and an unknown id all look
     # the same from outside: 404.
-    # One query for both rows; the lock is on the delivery (PostgreSQL), the message is read.
-    row = (
-        await session.execute(
-            select(Delivery, Message)
-            .join(Message, Message.id == Delivery.message_id)
-            .where(
-                Delivery.message_id == message_id,
-                Delivery.agent_id == agent_id,
-                Delivery.room_id == room.id,
-            )
-            .with_for_update(of=Delivery)
-        )
-    ).first()
+    params = {"message_id": message_id, "agent_id": agent_id, "room_id": room.id}
+    row = (await session.execute(_DELIVERY, params)).first()
     if row is None:
         raise NotFound("Message not found")
     return row[0], row[1]
@@ -162,10 +177,8 @@ async def _live_attempt(session: AsyncSession, delivery: Delivery) -> DeliveryAt
     if delivery.status != "processing":
         return None
     attempt: DeliveryAttempt | None = await session.scalar(
-        select(DeliveryAttempt).where(
-            DeliveryAttempt.delivery_id == delivery.id,
-            DeliveryAttempt.attempt_number == delivery.attempt_number,
-        )
+        _LIVE_ATTEMPT,
+        {"delivery_id": delivery.id, "attempt_number": delivery.attempt_number},
     )
     return attempt
 
