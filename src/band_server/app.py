@@ -18,6 +18,7 @@ from .api.body_limit import BodyLimit
 from .api.fast_lane import FastLane, lanes_of
 from .api.human import router as human_router
 from .api.idempotency import IdempotencyMiddleware
+from .api.unavailable import UnavailableGuard
 from .config import Settings
 from .context import Platform
 from .fanout.bus import Broadcast, Bus, InProcessBus
@@ -137,6 +138,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.add_middleware(IdempotencyMiddleware)
     app.add_middleware(BodyLimit)  # outside idempotency: nothing oversized is buffered
+    app.add_middleware(UnavailableGuard)  # a database out of reach before any route: 503
     app.include_router(agent_router, prefix="/api/v1/agent")
     app.include_router(human_router, prefix="/api/v1/me")
     app.include_router(delegation.router, prefix="/api/v1/delegation")

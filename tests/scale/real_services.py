@@ -135,15 +135,28 @@ class PostgresServer:
         if prefix:
             shutil.chown(self.root, "postgres")
             shutil.chown(sockets, "postgres")
-        run = [*prefix]
-        _run([*run, initdb, "-D", str(data), "-A", "trust", "-U", "band", "-E", "UTF8"])
+        _run([*prefix, initdb, "-D", str(data), "-A", "trust", "-U", "band", "-E", "UTF8"])
+        self._pg_ctl("start")
+        self.started = True
+
+    def _pg_ctl(self, action: str) -> None:
+        pg_ctl = pg_binary("pg_ctl") or "pg_ctl"
+        data, sockets = self.root / "data", self.root / "sockets"
         options = f"-p {self.port} -k {sockets} -c listen_addresses=127.0.0.1"
         if not self.durable:
             options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         log = str(self.root / "pg.log")
-        start = [*run, pg_ctl, "-D", str(data), "-w", "-l", log, "-o", options, "start"]
-        _run(start)
-        self.started = True
+        command = [pg_ctl, "-D", str(data), "-w", "-l", log, "-o", options]
+        if action == "stop":
+            command = [pg_ctl, "-D", str(data), "-m", "fast", "-w"]
+        _run([*_as_cluster_owner(), *command, action])
+
+    def pause(self) -> None:
+        """Stop the server (connections cut, the data kept); :meth:`resume` starts it again."""
+        self._pg_ctl("stop")
+
+    def resume(self) -> None:
+        self._pg_ctl("start")
 
     def stop(self) -> None:
         if self.started:

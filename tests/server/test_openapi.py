@@ -20,7 +20,8 @@ async def test_every_route_declares_its_error_statuses_with_the_envelope(
             continue
         for method, op in ops.items():
             responses = op["responses"]
-            assert {"401", "403"} <= set(responses), (method, path)
+            assert {"401", "403", "503"} <= set(responses), (method, path)
+            assert "Retry-After" in responses["503"]["headers"], (method, path)
             if "{" in path:
                 assert "404" in responses, (method, path)
             if method in ("post", "put", "patch", "delete"):

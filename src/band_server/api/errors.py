@@ -13,6 +13,8 @@ from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ..errors import ApiError
+from ..store.outage import dependency_unavailable
+from .unavailable import unavailable_response
 
 log = logging.getLogger("band_server.api")
 
@@ -75,7 +77,7 @@ def api_error_response(request: Request, exc: ApiError) -> JSONResponse:
 
 
 def database_error_response(request: Request, exc: DBAPIError) -> JSONResponse:
-    """The envelope of a database refusal: 409, 422, or (our fault) 500."""
+    """The envelope of a database refusal: 409, 422, 503 (unreachable), or (our fault) 500."""
     # The transaction rolled back, so nothing changed. A unique constraint that lost a race
     # with a concurrent request is a conflict; a value the database refuses (a NUL
     # character on PostgreSQL) is bad input. Anything else is our fault.
@@ -90,7 +92,17 @@ def database_error_response(request: Request, exc: DBAPIError) -> JSONResponse:
         return error_response(
             request, 422, "validation_error", "A value is not accepted by the database", {}
         )
+    if dependency_unavailable(exc):
+        return unavailable_response(request, exc)
     log.exception("database error on %s %s", request.method, request.url.path)
+    return error_response(request, 500, "internal_error", "Internal server error")
+
+
+def unexpected_response(request: Request, exc: Exception) -> JSONResponse:
+    """The envelope of any other error: 503 when the database is out of reach, else 500."""
+    if dependency_unavailable(exc):
+        return unavailable_response(request, exc)
+    log.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return error_response(request, 500, "internal_error", "Internal server error")
 
 
@@ -128,5 +140,4 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error on %s %s", request.method, request.url.path)
-        return error_response(request, 500, "internal_error", "Internal server error")
+        return unexpected_response(request, exc)

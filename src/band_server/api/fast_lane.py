@@ -39,7 +39,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import ApiError
 from . import deps
-from .errors import api_error_response, database_error_response, error_response
+from .errors import api_error_response, database_error_response, unexpected_response
 
 if TYPE_CHECKING:
     from ..context import Platform
@@ -206,9 +206,8 @@ class FastLane:
             return api_error_response(Request(scope), exc)
         except DBAPIError as exc:
             return database_error_response(Request(scope), exc)
-        except Exception:
-            log.exception("unhandled error on %s %s", scope["method"], scope["path"])
-            return error_response(Request(scope), 500, "internal_error", "Internal server error")
+        except Exception as exc:
+            return unexpected_response(Request(scope), exc)
         if isinstance(result, Response):
             return result
         return JSONResponse(result, status_code=lane.route.status_code or 200)

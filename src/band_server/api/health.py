@@ -19,11 +19,11 @@ from sqlalchemy import text
 
 from ..context import Platform
 from .errors import error_response
+from .unavailable import RETRY_AFTER_SECONDS
 
 router = APIRouter(tags=["health"])
 
 CHECK_TIMEOUT = 2.0
-RETRY_AFTER_SECONDS = 5
 
 
 async def _timed(probe: Any) -> dict[str, Any]:

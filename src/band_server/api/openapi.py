@@ -2,11 +2,12 @@
 one place for every route (including routes added later), not by hand per route.
 
 What each route can answer is derived from its shape: an authenticated route can answer 401
-(no or dead key) and 403 (the other surface's key, or a refusal); a path parameter means 404;
-parameters or a body mean 422 (``validation_error``); a JSON body means 400
-(``malformed_json``); a write can answer 409 (a conflicting concurrent change, an idempotency
-key in flight) and 413 (a body past ``api.body_limit``). Statuses a route declares itself
-(``responses=``) are kept, and every error status gets the envelope's schema.
+(no or dead key), 403 (the other surface's key, or a refusal) and 503 (the database out of
+reach, with ``Retry-After``); a path parameter means 404; parameters or a body mean 422
+(``validation_error``); a JSON body means 400 (``malformed_json``); a write can answer 409 (a
+conflicting concurrent change, an idempotency key in flight) and 413 (a body past
+``api.body_limit``). Statuses a route declares itself (``responses=``) are kept, and every
+error status gets the envelope's schema.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ DESCRIPTIONS = {
     416: "Range not satisfiable",
     422: "Validation error (JSON-pointer keys in error.details)",
     429: "Too many requests",
+    503: "The database can't be reached right now; retry after `Retry-After` seconds",
+}
+RETRY_AFTER_HEADER = {
+    "Retry-After": {"description": "Seconds to wait before retrying", "schema": {"type": "integer"}}
 }
 ENVELOPE_REF = {"$ref": "#/components/schemas/ErrorEnvelope"}
 KEY_HEADER = "x-api-key"
@@ -60,7 +65,7 @@ def route_statuses(path: str, route: APIRoute) -> set[int]:
     """The error statuses a route can answer, from its shape."""
     statuses: set[int] = set()
     if path.startswith(API_PREFIX):
-        statuses |= {401, 403}
+        statuses |= {401, 403, 503}  # 503: every API route needs the database
     dependant = route.dependant
     params = [*dependant.query_params, *dependant.path_params, *dependant.body_params]
     for sub in dependant.dependencies:
@@ -133,6 +138,8 @@ def build(app: FastAPI) -> dict[str, Any]:
                 if entry["description"] == "Validation Error":
                     entry["description"] = DESCRIPTIONS[422]
                 entry["content"] = {"application/json": {"schema": ENVELOPE_REF}}
+                if status == 503:
+                    entry.setdefault("headers", {}).update(RETRY_AFTER_HEADER)
     return doc
 
 

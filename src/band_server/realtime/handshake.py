@@ -23,6 +23,7 @@ from ..errors import Unauthorized
 from ..services.accounts import authenticate
 from ..services.principals import Principal
 from ..services.web_sessions import COOKIE_NAME, signed_in
+from ..store.outage import dependency_unavailable
 from .phoenix import VSN
 
 log = logging.getLogger("band_server.realtime")
@@ -92,8 +93,11 @@ async def admit(websocket: WebSocket, platform: Platform) -> Admission:
             principal = await _principal_of(websocket, session)
     except Unauthorized as exc:
         raise Denial(401, exc.code, exc.message) from None
-    except Exception:
-        log.exception("socket upgrade: key check failed")
+    except Exception as exc:
+        if dependency_unavailable(exc):
+            log.warning("socket upgrade: the database is out of reach (%r)", exc)
+        else:
+            log.exception("socket upgrade: key check failed")
         raise Denial(503, "unavailable", "The platform can't check keys right now") from None
     agent_id = query.get("agent_id")
     if agent_id is not None and (not principal.is_agent or agent_id != principal.id):

@@ -21,6 +21,9 @@ from .direct import direct_savepoints
 from .group_commit import BatchStats, GroupCommitter
 from .sqlite_inline import connect_reader, creator, explicit_begin
 
+CONNECT_TIMEOUT = 5.0  # seconds for a new PostgreSQL connection
+POOL_TIMEOUT = 10.0  # seconds to wait for a pooled connection
+
 
 class Database:
     """Owns the engines.
@@ -55,7 +58,16 @@ class Database:
             self._writer_engine: AsyncEngine | None = writer_engine
             self._writer = GroupCommitter(writer_engine, on_batch=self.batches.record)
         else:
-            kwargs: dict[str, Any] = {"pool_size": 10, "max_overflow": 20, "pool_pre_ping": True}
+            kwargs: dict[str, Any] = {
+                "pool_size": 10,
+                "max_overflow": 20,
+                "pool_pre_ping": True,
+                # A database that stopped answering costs a request seconds, not minutes: the
+                # request is answered 503 (api.unavailable) instead of hanging.
+                "pool_timeout": POOL_TIMEOUT,
+            }
+            if make_url(url).get_driver_name() == "asyncpg":
+                kwargs["connect_args"] = {"timeout": CONNECT_TIMEOUT}
             self.engine = create_async_engine(url, **kwargs)
             self._writer_engine = None
         self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)

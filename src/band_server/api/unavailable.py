@@ -1,0 +1,63 @@
+"""A dependency that can't be reached (the database stopped, its connections cut, its pool
+exhausted) is answered 503 with the error envelope and ``Retry-After``: never a 500, and never
+a hang (connects to PostgreSQL time out, see ``store.db``).
+
+Errors raised inside a route reach :func:`~band_server.api.errors.database_error_response`
+or the catch-all handler; errors raised before any route runs (the API key check in the
+idempotency middleware or the fast lane) reach :class:`UnavailableGuard`, which sits outside
+our other middlewares. All of them ask :func:`~band_server.store.outage.dependency_unavailable`.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..store.outage import dependency_unavailable
+
+log = logging.getLogger("band_server.api")
+
+RETRY_AFTER_SECONDS = 5
+
+
+def unavailable_response(request: Request, exc: BaseException) -> JSONResponse:
+    """503 in the envelope, with ``Retry-After``."""
+    from .errors import error_response
+
+    log.warning("database unavailable on %s %s: %r", request.method, request.url.path, exc)
+    return error_response(
+        request,
+        503,
+        "unavailable",
+        "The platform can't reach its database right now; retry shortly",
+        headers={"retry-after": str(RETRY_AFTER_SECONDS)},
+    )
+
+
+class UnavailableGuard:
+    """Pure ASGI middleware: an unreachable database before a response started becomes 503."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracked(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except Exception as exc:
+            if started or not dependency_unavailable(exc):
+                raise
+            await unavailable_response(Request(scope), exc)(scope, receive, send)
