@@ -76,6 +76,7 @@ class RedisBus:
         self._deliver: Deliver | None = None
         self._task: asyncio.Task[None] | None = None
         self._subscribed = asyncio.Event()
+        self._stopping = False
 
     @property
     def subscribed(self) -> bool:
@@ -85,6 +86,7 @@ class RedisBus:
     async def start(self, deliver: Deliver) -> None:
         """Connect, subscribe, and return once broadcasts are being received."""
         self._client = await connect(self.url, health_check_interval=15, socket_keepalive=True)
+        self._stopping = False
         self._deliver = deliver
         self._task = asyncio.create_task(self._subscriber(), name="band-redis-subscriber")
         try:
@@ -114,10 +116,13 @@ class RedisBus:
 
     async def stop(self) -> None:
         """Stop the subscriber and close the connection pool."""
+        self._stopping = True
         task, self._task = self._task, None
         if task is not None:
+            # redis-py can turn a cancellation inside a command into a connection error; the
+            # flag ends the loop anyway, and stopping never waits long.
             task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+            await asyncio.wait({task}, timeout=self.backoff_max + 2.0)
         client, self._client = self._client, None
         if client is not None:
             await client.aclose()
@@ -131,7 +136,7 @@ class RedisBus:
         assert self._client is not None
         delay = self.backoff_min
         lost = False
-        while True:
+        while not self._stopping:
             pubsub = self._client.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(self.channel)

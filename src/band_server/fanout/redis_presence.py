@@ -89,6 +89,7 @@ class ClusterPresence:
         self._remote: dict[str, int] = {}  # principal -> how many other nodes hold it
         self._claiming: set[str] = set()
         self._failing = False
+        self._stopping = False
         self.synced = asyncio.Event()  # set after each cycle that reached Redis
 
     # -- what the platform asks ---------------------------------------------------------------
@@ -127,6 +128,7 @@ class ClusterPresence:
     async def start(self) -> None:
         """Connect and run one cycle, so this node's view is complete before it serves."""
         self._client = await connect(self.url, socket_timeout=self.ttl / 2)
+        self._stopping = False
         self._hub.on_presence = self._changed
         await self._cycle()
         self._task = asyncio.create_task(self._run(), name="band-presence")
@@ -135,10 +137,13 @@ class ClusterPresence:
     async def stop(self) -> None:
         """Stop the cycle and take this node's sockets out of Redis at once."""
         self._hub.on_presence = None
+        self._stopping = True
         task, self._task = self._task, None
         if task is not None:
+            # redis-py can turn a cancellation inside a command into a connection error; the
+            # flag ends the loop anyway, and stopping never waits long.
             task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+            await asyncio.wait({task}, timeout=self.interval + 2.0)
         client, self._client = self._client, None
         if client is None:
             return
@@ -160,7 +165,7 @@ class ClusterPresence:
         return f"{self.node_id[:8]}.{self._version}"
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.interval):
                     await self._wake.wait()
