@@ -79,7 +79,7 @@ class Person:
         return [m for m in await self.listing(room_id) if m["message_type"] == message_type]
 
 
-async def until(check: Callable[[], Any], limit: float = 10.0, every: float = 0.05) -> Any:
+async def until(check: Callable[[], Any], limit: float = 45.0, every: float = 0.05) -> Any:
     """Poll ``check`` (sync or async) until it returns something truthy."""
 
     async def loop() -> Any:
