@@ -188,13 +188,14 @@ def run(groups: list[Group], jobs: int, limit: float, logs: Path, scratch: Path)
     last_progress = began
     while pending or running:
         used = sum(g.weight for g in running)
-        for group in list(pending):
-            if not running or used + group.weight <= jobs:
-                pending.remove(group)
-                start(group, logs, scratch, env)
-                running.append(group)
-                used += group.weight
-                print(f"[{elapsed(began)}] start {group.name}", flush=True)
+        # Strictly longest first: a heavy group next in line waits for room rather than
+        # letting shorter ones pass it again and again (it would then end the run late).
+        while pending and (not running or used + pending[0].weight <= jobs):
+            group = pending.pop(0)
+            start(group, logs, scratch, env)
+            running.append(group)
+            used += group.weight
+            print(f"[{elapsed(began)}] start {group.name}", flush=True)
         time.sleep(0.5)
         for group in list(running):
             assert group.proc is not None
