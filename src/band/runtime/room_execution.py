@@ -392,6 +392,11 @@ class ExecutionContext:
         if self._deferred is not None and message_id != self._deferred:
             await self._offer_control(payload, event)  # the deferred head goes first
             return Outcome.DEFERRED
+        if message_id == self._deferred and source == "ws":
+            # The held message's own push, queued while a drain already ran it: it is tried
+            # again on a resync (a consumed control, play, reconnect, the idle timer), not
+            # once more for the same arrival.
+            return Outcome.DEFERRED
         if self._stopped and source == "ws":
             return Outcome.STOPPED  # left for /next after play
         self._runner = TurnRunner(s, self)
