@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from .config import Settings
 from .files import FileStore, LocalFileStore
 from .observability import Metrics
-from .services.accounts import authenticate
+from .services.accounts import authenticate_key
 from .services.auth_cache import AuthCache
 from .services.bulk_deletions import JobRunner
 from .services.deliveries import ActivityBoard
@@ -52,7 +52,6 @@ class Platform:
         """The principal behind an API key (cached for seconds), or raise 401."""
         principal = self.auth.get(key) if key else None
         if principal is None:
-            async with self.db.read() as session:
-                principal = await authenticate(session, key)
+            principal = await authenticate_key(self.db, key)
             self.auth.put(key or "", principal)
         return principal

@@ -14,15 +14,15 @@ import uuid
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket
 
 from ..context import Platform
 from ..errors import Unauthorized
-from ..services.accounts import authenticate
+from ..services.accounts import authenticate_key
 from ..services.principals import Principal
 from ..services.web_sessions import COOKIE_NAME, signed_in
+from ..store.db import Database
 from ..store.outage import dependency_unavailable
 from .phoenix import VSN
 
@@ -63,15 +63,22 @@ def _same_origin(websocket: WebSocket) -> bool:
     return urlsplit(origin).netloc.lower() == websocket.headers.get("host", "").lower()
 
 
-async def _principal_of(websocket: WebSocket, session: AsyncSession) -> Principal:
-    """The key's principal; without a key, the person of a web session cookie."""
+async def _principal_of(websocket: WebSocket, db: Database) -> Principal:
+    """The key's principal; without a key, the person of a web session cookie.
+
+    The key is checked against the database at every upgrade, not a cache: a socket may live
+    for hours, and a revoked key must not open one.
+    """
     key = api_key_of(websocket)
+    if key:
+        return await authenticate_key(db, key)
     token = websocket.cookies.get(COOKIE_NAME)
-    if key or not token:
-        return await authenticate(session, key)
+    if not token:
+        return await authenticate_key(db, None)
     if not _same_origin(websocket):
         raise Unauthorized("Cross-site socket with a session cookie", code="bad_origin")
-    me = await signed_in(session, token)
+    async with db.read() as session:
+        me = await signed_in(session, token)
     if me is None:
         raise Unauthorized("The web session expired; sign in again")
     return me.person
@@ -89,8 +96,7 @@ async def admit(websocket: WebSocket, platform: Platform) -> Admission:
     if policy not in CONFLICT_POLICIES:
         raise Denial(400, "bad_request", "on_conflict must be 'supersede' or 'reject'")
     try:
-        async with platform.db.read() as session:
-            principal = await _principal_of(websocket, session)
+        principal = await _principal_of(websocket, platform.db)
     except Unauthorized as exc:
         raise Denial(401, exc.code, exc.message) from None
     except Exception as exc:
