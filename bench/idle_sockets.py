@@ -32,6 +32,8 @@ import asyncio
 import json
 import os
 import resource
+import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -134,17 +136,43 @@ def swarm(
 
 
 class Target:
-    """One kind of server under test: how to start it and where its socket is."""
+    """One kind of server under test: how to start it and where its socket is.
 
-    def __init__(self, name: str, work: Path) -> None:
+    ``band-redis`` is the platform configured for several nodes (one node here): the Redis
+    fan-out bus and cluster-wide presence, on a redis-server the benchmark starts.
+    """
+
+    def __init__(self, name: str, work: Path, redis_url: str | None = None) -> None:
         self.name = name
         self.work = work
+        self.redis_url = redis_url if name == "band-redis" else None
 
     def start(self) -> tuple[subprocess.Popen[bytes], str]:
         port = free_port()
         if self.name == "floor":
             return serve_floor(self.work, port), f"ws://127.0.0.1:{port}/socket"
-        return serve_platform(self.work, port), f"ws://127.0.0.1:{port}/api/v1/socket/websocket"
+        server = serve_platform(self.work, port, redis_url=self.redis_url)
+        return server, f"ws://127.0.0.1:{port}/api/v1/socket/websocket"
+
+
+def start_redis(work: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """A redis-server without persistence on a free port (for the ``band-redis`` target)."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        sys.exit("the band-redis target needs redis-server")
+    port = free_port()
+    command = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", ""]
+    proc = subprocess.Popen(
+        [*command, "--appendonly", "no", "--dir", str(work)], stdout=subprocess.DEVNULL
+    )
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return proc, f"redis://127.0.0.1:{port}/0"
+        time.sleep(0.05)
+    proc.kill()
+    sys.exit("redis-server did not start")
 
 
 def probe(
@@ -234,7 +262,9 @@ def main() -> None:
     parser.add_argument("--probe", type=int, default=2000, help="sockets of the max-rate probe")
     parser.add_argument("--in-flight", type=int, default=100, help="handshakes at a time")
     parser.add_argument("--hold", type=float, default=30.0, help="idle seconds once connected")
-    parser.add_argument("--targets", default="floor,band", help="comma-separated: floor,band")
+    parser.add_argument(
+        "--targets", default="floor,band", help="comma-separated: floor,band,band-redis"
+    )
     args = parser.parse_args()
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # inherited by the servers
@@ -245,17 +275,23 @@ def main() -> None:
     print(f"seeding {n} agents ...", flush=True)
     agents = asyncio.run(seed_agents(work, n))
     rows: list[dict[str, Any]] = []
-    for name in args.targets.split(","):
-        target = Target(name, work)
-        for phase, run in (("probe", probe), ("paced", paced)):
-            load = os.getloadavg()[0]
-            print(f"{name} {phase} (load average {load:.2f}) ...", flush=True)
-            row = run(target, agents, args)
-            row.update(target=name, phase=phase, load_average_before=round(load, 2))
-            rows.append(row)
+    redis, redis_url = start_redis(work) if "band-redis" in args.targets else (None, None)
+    try:
+        for name in args.targets.split(","):
+            target = Target(name, work, redis_url)
+            for phase, run in (("probe", probe), ("paced", paced)):
+                load = os.getloadavg()[0]
+                print(f"{name} {phase} (load average {load:.2f}) ...", flush=True)
+                row = run(target, agents, args)
+                row.update(target=name, phase=phase, load_average_before=round(load, 2))
+                rows.append(row)
+    finally:
+        if redis is not None:
+            redis.kill()
+            redis.wait()
     print()
     cols = [
-        ("target", "target", 6),
+        ("target", "target", 10),
         ("phase", "phase", 6),
         ("sockets", "sockets", 7),
         ("rate", "offered_rate", 6),

@@ -3,13 +3,14 @@
 Each node keeps, in Redis, one hash of its own sockets (principal id -> how many it holds
 there, plus a version field) and its entry in a sorted set of live nodes scored by when it
 expires. One task per node (none per socket) runs a short cycle every ``interval`` seconds,
-or at once when the hub reports a change: write the changed counts, refresh the expiry of
-the node's hash and of its entry, and reload the hash of every other live node whose version
-moved. ``is_online`` then answers from the node's own hub and that mirror, with no round
-trip. A node that dies stops refreshing: its entry's score passes, every other node drops
-its sockets from the mirror, and Redis expires the hash. While Redis is away, each node
-keeps what it last read until the expiry it last read, then forgets it; once Redis is back,
-the node rewrites its whole hash (Redis may have restarted empty).
+and 50 ms after the hub reports a change (a burst of connects is one write): write the
+changed counts, refresh the expiry of the node's hash and of its entry, and, once an
+interval, reload the hash of every other live node whose version moved. ``is_online`` then
+answers from the node's own hub and that mirror, with no round trip. A node that dies stops
+refreshing: its entry's score passes, every other node drops its sockets from the mirror,
+and Redis expires the hash. While Redis is away, each node keeps what it last read until the
+expiry it last read, then forgets it; once Redis is back, the node rewrites its whole hash
+(Redis may have restarted empty).
 
 ``claim`` (``on_conflict=reject``) is one Lua script, so two nodes can't both admit a
 "reject" socket of the same agent: it looks for the principal in every live node's hash
@@ -76,6 +77,7 @@ class ClusterPresence:
         self.url = url
         self.ttl = ttl
         self.interval = interval
+        self.coalesce = min(0.05, interval / 5)
         self.node_id = uuid.uuid4().hex
         self._hub = hub
         self._key = node_key(self.node_id)
@@ -90,6 +92,7 @@ class ClusterPresence:
         self._claiming: set[str] = set()
         self._failing = False
         self._stopping = False
+        self._next_read = 0.0
         self.synced = asyncio.Event()  # set after each cycle that reached Redis
 
     # -- what the platform asks ---------------------------------------------------------------
@@ -169,6 +172,8 @@ class ClusterPresence:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.interval):
                     await self._wake.wait()
+                # Woken by a change: gather the rest of a burst (a connect storm) into one write.
+                await asyncio.sleep(self.coalesce)
             try:
                 await self._cycle()
             except asyncio.CancelledError:
@@ -189,7 +194,10 @@ class ClusterPresence:
         except BaseException:
             self._dirty |= dirty
             raise
-        await self._read(live)
+        # Other nodes are read once an interval, however often this node's changes are written.
+        if time.monotonic() >= self._next_read:
+            self._next_read = time.monotonic() + self.interval * 0.9
+            await self._read(live)
         if self._failing:
             log.info("cluster presence: Redis is back")
             self._failing = False
