@@ -10,6 +10,12 @@ unit returns only after the commit of its batch is on disk, so an answer sent af
 
 Under light load every unit commits alone (no added latency); under heavy load a batch holds
 everything that arrived during the previous commit (the fsync is shared).
+
+The writer's connection stays inside one SQLAlchemy transaction for its whole life; each batch
+is a SQLite transaction under it, begun and committed straight on the driver connection
+(``BEGIN IMMEDIATE`` / ``COMMIT``, see ``store.sqlite_inline``). Going through SQLAlchemy's
+transaction objects for both cost about half of a lone unit's CPU (an agent's calls come one
+at a time, so each is a batch of one; measured in docs/decisions.md).
 """
 
 from __future__ import annotations
@@ -21,6 +27,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, AsyncTransaction
+
+from .sqlite_inline import InlineConnection
 
 log = logging.getLogger("band_server.store")
 
@@ -45,7 +53,6 @@ class BatchStats:
 
 @dataclass
 class _Batch:
-    transaction: AsyncTransaction
     done: asyncio.Future[None]
     size: int = 0
 
@@ -62,6 +69,8 @@ class GroupCommitter:
         self._turn = asyncio.Lock()
         self._waiting = 0
         self._conn: AsyncConnection | None = None
+        self._outer: AsyncTransaction | None = None  # SQLAlchemy's view: one long transaction
+        self._driver: InlineConnection | None = None
         self._batch: _Batch | None = None
 
     @asynccontextmanager
@@ -103,22 +112,33 @@ class GroupCommitter:
     def _closes(self, batch: _Batch) -> bool:
         """Commit now: nobody is waiting, the batch is full, or its transaction broke."""
         full = batch.size >= self._max_batch
-        return self._waiting == 0 or full or not batch.transaction.is_active
+        broken = self._outer is None or not self._outer.is_active
+        return self._waiting == 0 or full or broken
 
     async def _open(self) -> _Batch:
-        if self._conn is None or self._conn.closed:
+        if self._conn is None or self._conn.closed or self._outer is None:
+            await self._discard()
             self._conn = await self._engine.connect()
-        transaction = await self._conn.begin()
-        batch = _Batch(transaction, asyncio.get_running_loop().create_future())
+            self._outer = await self._conn.begin()  # the first batch: BEGIN IMMEDIATE
+            driver = self._conn.sync_connection.connection.driver_connection  # type: ignore[union-attr]
+            assert isinstance(driver, InlineConnection)
+            self._driver = driver
+        else:
+            assert self._driver is not None
+            await self._driver.execute("BEGIN IMMEDIATE")
+        batch = _Batch(asyncio.get_running_loop().create_future())
         self._batch = batch
         return batch
 
     async def _commit(self, batch: _Batch) -> None:
         try:
+            assert self._driver is not None and self._outer is not None
+            if not self._outer.is_active:
+                raise RuntimeError("the writer's transaction was rolled back")
             if batch.size == 0:
-                await batch.transaction.rollback()
+                await self._driver.execute("ROLLBACK")
             else:
-                await batch.transaction.commit()
+                await self._driver.commit()  # on the writer's thread: the fsync
         except BaseException as exc:
             log.error("group commit of %d units failed: %r", batch.size, exc)
             await self._discard()
@@ -137,6 +157,7 @@ class GroupCommitter:
 
     async def _discard(self) -> None:
         conn, self._conn = self._conn, None
+        self._outer = self._driver = None
         if conn is not None:
             try:
                 await conn.invalidate()
@@ -146,5 +167,6 @@ class GroupCommitter:
     async def close(self) -> None:
         async with self._turn:
             conn, self._conn = self._conn, None
+            self._outer = self._driver = None
             if conn is not None:
                 await conn.close()
