@@ -52,6 +52,7 @@ class Platform:
         """The principal behind an API key (cached for seconds), or raise 401."""
         principal = self.auth.get(key) if key else None
         if principal is None:
+            changes = self.auth.changes
             principal = await authenticate_key(self.db, key)
-            self.auth.put(key or "", principal)
+            self.auth.put(key or "", principal, changes=changes)
         return principal

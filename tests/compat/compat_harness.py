@@ -23,7 +23,7 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import httpx
 
@@ -129,6 +129,7 @@ class ServerProcess:
     port: int = field(default_factory=free_port)
     proc: subprocess.Popen[bytes] | None = None
     starts: int = 0
+    env: dict[str, str] = field(default_factory=dict)  # extra settings for the child
 
     @property
     def url(self) -> str:
@@ -155,7 +156,7 @@ class ServerProcess:
                 self._argv(),
                 stdout=log,
                 stderr=subprocess.STDOUT,
-                env=clean_env(),
+                env=clean_env(**self.env),
                 cwd=str(self.log_dir),
             )
         return self.proc
@@ -198,6 +199,16 @@ class ServerProcess:
 
 
 # ----------------------------------------------------------------------------- agents
+
+
+class Endpoint(Protocol):
+    """Where an agent connects: a server, or a balancer in front of several."""
+
+    @property
+    def url(self) -> str: ...
+
+    @property
+    def ws_url(self) -> str: ...
 
 
 @dataclass
@@ -289,7 +300,7 @@ def start_agent(
     script: str,
     *,
     name: str,
-    server: ServerProcess,
+    server: Endpoint,
     agent_id: str,
     api_key: str,
     workdir: Path,
@@ -302,20 +313,20 @@ def start_agent(
     log_path = workdir / f"{name}.log"
     tmp = workdir / f"{name}.tmp"
     tmp.mkdir(exist_ok=True)
-    env = clean_env(
-        COMPAT_AGENT_ID=agent_id,
-        COMPAT_API_KEY=api_key,
-        COMPAT_EVENTS=str(events),
-        COMPAT_SINGLE_INSTANCE="1" if single_instance else "0",
-        COMPAT_CONFLICT_POLICY=conflict_policy,
-        BAND_REST_URL=server.url,
-        BAND_WS_URL=server.ws_url,
+    settings = {
+        "COMPAT_AGENT_ID": agent_id,
+        "COMPAT_API_KEY": api_key,
+        "COMPAT_EVENTS": str(events),
+        "COMPAT_SINGLE_INSTANCE": "1" if single_instance else "0",
+        "COMPAT_CONFLICT_POLICY": conflict_policy,
+        "BAND_REST_URL": server.url,
+        "BAND_WS_URL": server.ws_url,
         # Deterministic runs: no periodic /next probe may stand in for a lost push.
-        IDLE_RESYNC_SECONDS="3600",
-        IDLE_RESYNC_MAX_SECONDS="3600",
-        TMPDIR=str(tmp),
-        **(extra_env or {}),
-    )
+        "IDLE_RESYNC_SECONDS": "3600",
+        "IDLE_RESYNC_MAX_SECONDS": "3600",
+        "TMPDIR": str(tmp),
+    }
+    env = clean_env(**{**settings, **(extra_env or {})})
     log = log_path.open("wb")
     proc = subprocess.Popen(
         [str(compat_python), str(AGENTS_DIR / script)],

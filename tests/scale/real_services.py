@@ -110,13 +110,15 @@ class PostgresServer:
     """A throwaway PostgreSQL cluster (trust auth, role ``band``, fsync off) on loopback.
 
     ``durable=True`` keeps PostgreSQL's durable defaults (fsync, synchronous commit), as the
-    benchmarks need.
+    benchmarks need. ``fast_commits=False`` keeps synchronous commit with fsync off: what was
+    committed survives a crash of PostgreSQL (not of the machine), as the fault tests need.
     """
 
     root: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="band-pg-")))
     port: int = field(default_factory=free_port)
     started: bool = False
     durable: bool = False
+    fast_commits: bool = True
 
     @property
     def admin_url(self) -> str:
@@ -139,16 +141,20 @@ class PostgresServer:
         self._pg_ctl("start")
         self.started = True
 
-    def _pg_ctl(self, action: str) -> None:
+    def _pg_ctl(self, action: str, mode: str = "fast") -> None:
         pg_ctl = pg_binary("pg_ctl") or "pg_ctl"
         data, sockets = self.root / "data", self.root / "sockets"
         options = f"-p {self.port} -k {sockets} -c listen_addresses=127.0.0.1"
         if not self.durable:
-            options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+            options += " -c fsync=off -c full_page_writes=off"
+            # A commit still reaches the OS before it is answered unless ``fast_commits``:
+            # the fault tests crash PostgreSQL (not the machine) and must keep what it answered.
+            if self.fast_commits:
+                options += " -c synchronous_commit=off"
         log = str(self.root / "pg.log")
         command = [pg_ctl, "-D", str(data), "-w", "-l", log, "-o", options]
         if action == "stop":
-            command = [pg_ctl, "-D", str(data), "-m", "fast", "-w"]
+            command = [pg_ctl, "-D", str(data), "-m", mode, "-w"]
         _run([*_as_cluster_owner(), *command, action])
 
     def pause(self) -> None:
@@ -156,6 +162,13 @@ class PostgresServer:
         self._pg_ctl("stop")
 
     def resume(self) -> None:
+        self._pg_ctl("start")
+
+    def crash_and_restart(self, down_seconds: float = 0.0) -> None:
+        """Stop like a crash (``-m immediate``: every connection dropped, no checkpoint),
+        stay down ``down_seconds``, then start again on the same data and port."""
+        self._pg_ctl("stop", mode="immediate")
+        time.sleep(down_seconds)
         self._pg_ctl("start")
 
     def stop(self) -> None:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
-from band_server.fanout.bus import Broadcast
+from band_server.fanout.bus import Broadcast, gap_since
 from band_server.fanout.redis_bus import RedisBus, redact
 
 from .real_services import RedisServer, free_port
@@ -26,6 +27,12 @@ class Inbox:
     async def wait_for(self, count: int) -> None:
         async with asyncio.timeout(5):
             while len(self.got) < count:
+                self.arrived.clear()
+                await self.arrived.wait()
+
+    async def wait_gap_note(self, within: float = 10) -> None:
+        async with asyncio.timeout(within):
+            while not any(gap_since(b) is not None for b in self.got):
                 self.arrived.clear()
                 await self.arrived.wait()
 
@@ -65,11 +72,88 @@ async def test_resubscribes_after_redis_restarts(redis_server: RedisServer) -> N
         async with asyncio.timeout(10):
             while True:
                 await bus.publish(sample(7))
-                if inbox.got:
+                if any(gap_since(b) is None for b in inbox.got):
                     break
                 await asyncio.sleep(0.1)
-        assert inbox.got[0] == sample(7)
+        assert next(b for b in inbox.got if gap_since(b) is None) == sample(7)
         assert bus.subscribed
+    finally:
+        await bus.stop()
+
+
+async def test_a_lost_subscription_hands_the_hub_a_gap_note(redis_server: RedisServer) -> None:
+    """Whatever was published while this node was not subscribed is missed: once subscribed
+    again, the bus tells its own hub (which makes the agents drain /next)."""
+    bus = RedisBus(redis_server.url, backoff_max=0.3)
+    inbox = Inbox()
+    await bus.start(inbox.deliver)
+    try:
+        started = time.time()
+        redis_server.stop()
+        await asyncio.sleep(0.5)
+        redis_server.start()
+        await inbox.wait_gap_note()
+        notes = [gap_since(b) for b in inbox.got if gap_since(b) is not None]
+        assert len(notes) == 1
+        assert notes[0] is not None and started <= notes[0] <= time.time()
+    finally:
+        await bus.stop()
+
+
+async def test_a_lost_publish_is_announced_to_every_node(redis_server: RedisServer) -> None:
+    """A publish that Redis did not take while the other nodes stayed subscribed: they never
+    hear it, so the publisher sends every node a gap note dated from that loss as soon as
+    Redis takes a publish again."""
+    one = RedisBus(redis_server.url, backoff_max=0.3)
+    two = RedisBus(redis_server.url, backoff_max=0.3)
+    inbox_two = Inbox()
+    await one.start(Inbox().deliver)
+    await two.start(inbox_two.deliver)
+    assert one._client is not None
+    client = one._client
+    real_publish = client.publish
+    failures = iter([ConnectionError("Redis went away"), ConnectionError("still away")])
+
+    async def flaky_publish(channel: str, message: str) -> int:
+        failure = next(failures, None)
+        if failure is not None:
+            raise failure
+        return int(await real_publish(channel, message))
+
+    client.publish = flaky_publish  # type: ignore[method-assign]
+    try:
+        lost_at = time.time()
+        await one.publish(sample(1))  # lost: logged, not raised
+        await inbox_two.wait_for(1)
+        assert [gap_since(b) is not None for b in inbox_two.got] == [True]
+        note = gap_since(inbox_two.got[0])
+        assert note is not None and lost_at <= note <= time.time()
+        await one.publish(sample(2))
+        await inbox_two.wait_for(2)
+        assert inbox_two.got[1] == sample(2)  # nothing more to announce
+        await asyncio.sleep(0.3)
+        assert len(inbox_two.got) == 2
+    finally:
+        await one.stop()
+        await two.stop()
+
+
+async def test_no_publish_is_lost_on_stale_pooled_connections(redis_server: RedisServer) -> None:
+    """After a Redis restart every pooled connection is dead: each publish on one is retried
+    on a fresh connection instead of being lost (which would cost every node a resync)."""
+    bus = RedisBus(redis_server.url, backoff_max=0.3)
+    inbox = Inbox()
+    await bus.start(inbox.deliver)
+    try:
+        await asyncio.gather(*(bus.publish(sample(n)) for n in range(10)))  # several in the pool
+        await inbox.wait_for(10)
+        redis_server.stop()
+        redis_server.start()
+        await inbox.wait_gap_note()  # resubscribed (its gap note says so)
+        inbox.got.clear()
+        await asyncio.gather(*(bus.publish(sample(n)) for n in range(20)))
+        await inbox.wait_for(20)
+        assert sorted(b.payload["n"] for b in inbox.got) == list(range(20))
     finally:
         await bus.stop()
 

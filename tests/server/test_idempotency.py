@@ -175,3 +175,34 @@ async def test_a_refused_post_leaves_no_claim_behind(client: httpx.AsyncClient, 
     assert ok.status_code == 201
     retry = await send(client, w, {"message": {"content": "   ", "mentions": []}}, "k-blank")
     assert retry.status_code == 422 and "idempotent-replayed" not in retry.headers
+
+
+@pytest.mark.parametrize("surface", ["agent", "person"])
+async def test_a_message_post_interrupted_after_its_commit_replays_on_retry(
+    client: httpx.AsyncClient,
+    platform: Platform,
+    w: World,
+    monkeypatch: pytest.MonkeyPatch,
+    surface: str,
+) -> None:
+    """A node killed between the message's commit and any later write (issue 12's node kill):
+    the retry on another node must replay the answer, not wait out a claim (409) and then post
+    a second message. The answer rides in the message's own transaction on both surfaces."""
+    from band_server.api.idempotency import IdempotencyMiddleware
+
+    async def crashed(*args: Any, **kwargs: Any) -> None:
+        raise AssertionError("a second write after the work: lost if the node dies here")
+
+    monkeypatch.setattr(IdempotencyMiddleware, "_settle", staticmethod(crashed))
+    if surface == "agent":
+        url, key = w.url("/messages"), w.seeded.agent_key
+    else:
+        url, key = f"/api/v1/me/chats/{w.room_id}/messages", w.seeded.user_key
+    headers = {"X-API-Key": key, "Idempotency-Key": f"crash-{surface}"}
+    first = await client.post(url, json=body("once across a crash"), headers=headers)
+    assert first.status_code == 201, first.text
+    again = await client.post(url, json=body("once across a crash"), headers=headers)
+    assert again.status_code == 201, again.text
+    assert again.headers["idempotent-replayed"] == "true"
+    assert again.json()["data"]["id"] == first.json()["data"]["id"]
+    assert (await counts(platform, w.room_id))[0] == 1

@@ -167,3 +167,32 @@ async def test_push_payload_is_plain_json(live_server: LiveServer, s: Seeded) ->
         await live_server.platform.bus.publish(Broadcast(topic, "room_added", payload))
         raw = await asyncio.wait_for(person.ws.recv(), 3)
         assert json.loads(raw)[4] == payload
+
+
+async def test_a_fan_out_gap_makes_agent_sockets_resync_once(
+    live_server: LiveServer, s: Seeded
+) -> None:
+    """A node that may have missed broadcasts (its Redis subscription was down, or another
+    node could not publish) closes its agent sockets with 1012, so each reconnects and drains
+    /next; people's sockets stay; a note about a gap already resynced changes nothing."""
+    import time
+
+    from band_server.fanout.bus import gap_note
+
+    hub = live_server.platform.hub
+    async with (
+        phx(live_server.ws_url, s.agent_key, agent_id=s.agent_id) as agent,
+        phx(live_server.ws_url, s.user_key) as person,
+    ):
+        await agent.join(f"agent_control:{s.agent_id}")
+        before = time.time()
+        await hub.deliver(gap_note(before - 5))
+        with pytest.raises(ConnectionClosed) as closed:
+            await asyncio.wait_for(agent.ws.recv(), 3)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012
+        assert (await person.heartbeat())[4]["status"] == "ok"
+    async with phx(live_server.ws_url, s.agent_key, agent_id=s.agent_id) as again:
+        await again.join(f"agent_control:{s.agent_id}")
+        assert hub.resync_agents(before - 1) == 0  # that gap was resynced already
+        await hub.deliver(gap_note(before - 1))
+        assert (await again.heartbeat())[4]["status"] == "ok"

@@ -65,6 +65,23 @@ class Broadcast:
 
 Deliver = Callable[[Broadcast], Awaitable[None]]
 
+GAP_TOPIC = "band:fanout"
+GAP_EVENT = "fanout_gap"
+
+
+def gap_note(since: float) -> Broadcast:
+    """ "Broadcasts since ``since`` (epoch seconds) may not have reached every socket": a note
+    for the nodes, never pushed to a socket. A node that reads it makes its agents resync."""
+    return Broadcast(
+        GAP_TOPIC, GAP_EVENT, {}, agents=frozenset(), users=False, meta={"fanout_gap": since}
+    )
+
+
+def gap_since(broadcast: Broadcast) -> float | None:
+    """The ``since`` of a gap note; None for any other broadcast."""
+    since = broadcast.meta.get("fanout_gap") if broadcast.topic == GAP_TOPIC else None
+    return float(since) if isinstance(since, int | float) else None
+
 
 class Bus(Protocol):
     async def start(self, deliver: Deliver) -> None: ...

@@ -4,7 +4,12 @@ Every node publishes each broadcast as JSON on one channel and runs one subscrib
 hands every broadcast it reads to the local hub. The publishing node hears its own broadcasts
 through Redis too, so each node (publisher included) delivers every broadcast exactly once.
 Pub/sub is fire-and-forget: a push lost while Redis is away is recovered by ``/next``, since
-the data was committed before it was announced.
+the data was committed before it was announced. So that the agents do call ``/next``, a gap is
+announced: a node whose subscription was lost hands a gap note (``bus.gap_note``) to its own
+hub once it is subscribed again (it may have missed anything published meanwhile), and a node
+whose publish failed publishes a gap note to every node as soon as Redis takes it (the others
+missed what it could not publish). A hub that reads a note makes its agent sockets reconnect,
+and a reconnect drains ``/next`` (docs/decisions.md, "Faults (issue 12)").
 """
 
 from __future__ import annotations
@@ -12,10 +17,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from .bus import Broadcast, Deliver
+from .bus import Broadcast, Deliver, gap_note
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -45,6 +51,20 @@ async def connect(url: str, **options: Any) -> Redis:
     return client
 
 
+def retry_options() -> dict[str, Any]:
+    """A command on a pooled connection that died (Redis restarted) is retried on a fresh
+    one: without this, every stale connection of the pool loses one publish after a restart."""
+    from redis.asyncio.retry import Retry
+    from redis.backoff import ExponentialBackoff
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    return {
+        "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
+        "retry_on_error": [RedisConnectionError, RedisTimeoutError, OSError],
+    }
+
+
 def redact(url: str) -> str:
     """The URL without its password, for log lines."""
     parts = urlsplit(url)
@@ -72,11 +92,14 @@ class RedisBus:
         self.backoff_min = backoff_min
         self.backoff_max = backoff_max
         self.start_timeout = start_timeout
-        self._client: Redis | None = None
+        self._client: Redis | None = None  # publishes and pings (retried on a dead connection)
+        self._listener: Redis | None = None  # the subscription
         self._deliver: Deliver | None = None
         self._task: asyncio.Task[None] | None = None
         self._subscribed = asyncio.Event()
         self._stopping = False
+        self._unsent_since: float | None = None  # first publish lost since the last gap note
+        self._announcer: asyncio.Task[None] | None = None
 
     @property
     def subscribed(self) -> bool:
@@ -85,7 +108,11 @@ class RedisBus:
 
     async def start(self, deliver: Deliver) -> None:
         """Connect, subscribe, and return once broadcasts are being received."""
-        self._client = await connect(self.url, health_check_interval=15, socket_keepalive=True)
+        options: dict[str, Any] = {"health_check_interval": 15, "socket_keepalive": True}
+        self._client = await connect(self.url, **options, **retry_options())
+        # The subscription has a client of its own that never retries behind our back: a
+        # silent reconnect would hide the gap in what it heard.
+        self._listener = _redis_class().from_url(self.url, **options)
         self._stopping = False
         self._deliver = deliver
         self._task = asyncio.create_task(self._subscriber(), name="band-redis-subscriber")
@@ -106,6 +133,29 @@ class RedisBus:
             log.warning(
                 "redis bus: publish of %s on %s lost: %r", broadcast.event, broadcast.topic, exc
             )
+            if self._unsent_since is None:
+                self._unsent_since = time.time()
+            if self._announcer is None or self._announcer.done():
+                self._announcer = asyncio.create_task(self._announce_gap(), name="band-redis-gap")
+
+    async def _announce_gap(self) -> None:
+        """Publish a gap note for every node once Redis takes it again (backing off).
+
+        Not before this node is subscribed again: a node whose subscription was lost too
+        hands itself a note when it resubscribes, and one that kept it hears this one."""
+        delay = self.backoff_min
+        while not self._stopping and self._client is not None and self._unsent_since is not None:
+            await self._subscribed.wait()
+            since = self._unsent_since
+            try:
+                await self._client.publish(self.channel, gap_note(since).to_json())
+            except Exception:
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, self.backoff_max)
+                continue
+            log.info("redis bus: announced a gap since %.3f to every node", since)
+            if self._unsent_since == since:
+                self._unsent_since = None
 
     async def health(self) -> str | None:
         """None when Redis answers a PING and the subscription is live."""
@@ -117,13 +167,17 @@ class RedisBus:
     async def stop(self) -> None:
         """Stop the subscriber and close the connection pool."""
         self._stopping = True
-        task, self._task = self._task, None
-        if task is not None:
-            # redis-py can turn a cancellation inside a command into a connection error; the
-            # flag ends the loop anyway, and stopping never waits long.
-            task.cancel()
-            await asyncio.wait({task}, timeout=self.backoff_max + 2.0)
+        for task in (self._task, self._announcer):
+            if task is not None:
+                # redis-py can turn a cancellation inside a command into a connection error;
+                # the flag ends the loops anyway, and stopping never waits long.
+                task.cancel()
+                await asyncio.wait({task}, timeout=self.backoff_max + 2.0)
+        self._task = self._announcer = None
         client, self._client = self._client, None
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            await listener.aclose()
         if client is not None:
             await client.aclose()
             log.info("redis bus stopped")
@@ -133,24 +187,27 @@ class RedisBus:
 
     async def _subscriber(self) -> None:
         """Subscribe and deliver forever; on a dropped connection, back off and resubscribe."""
-        assert self._client is not None
+        assert self._listener is not None
         delay = self.backoff_min
-        lost = False
+        lost: float | None = None  # when the subscription was lost
         while not self._stopping:
-            pubsub = self._client.pubsub(ignore_subscribe_messages=True)
+            pubsub = self._listener.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(self.channel)
                 self._subscribed.set()
-                if lost:
+                if lost is not None:
                     log.info("redis bus: resubscribed to %s", self.channel)
-                lost, delay = False, self.backoff_min
+                    if self._deliver is not None:  # what was published meanwhile is missed
+                        await self._deliver(gap_note(lost))
+                lost, delay = None, self.backoff_min
                 async for message in pubsub.listen():
                     await self._hand(message)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
                 self._subscribed.clear()
-                lost = True
+                if lost is None:
+                    lost = time.time()
                 log.warning("redis bus: subscription lost (%r); retry in %.1fs", exc, delay)
             finally:
                 with contextlib.suppress(Exception):

@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Callable
 from typing import Protocol
 
-from ..fanout.bus import Broadcast
+from ..fanout.bus import Broadcast, gap_since
 from ..services.principals import Principal
 
 log = logging.getLogger("band_server.realtime")
+
+# "Service restart": both SDKs reconnect after a second or a few, then drain ``/next``.
+RESYNC_CLOSE_CODE = 1012
 
 
 class Connection(Protocol):
@@ -41,6 +45,7 @@ class Hub:
         self._by_principal: dict[str, set[str]] = {}
         # Told the principal's id whenever its count of local sockets changes (cluster presence).
         self.on_presence: Callable[[str], None] | None = None
+        self._resynced_at = 0.0  # epoch seconds of the last resync after a fan-out gap
 
     # -- connections -------------------------------------------------------------------------
 
@@ -116,8 +121,24 @@ class Hub:
 
     # -- delivery ----------------------------------------------------------------------------
 
+    def resync_agents(self, since: float) -> int:
+        """After a fan-out gap: close every local agent socket (1012), so each reconnects and
+        drains ``/next``, unless they were all closed for a gap already since ``since``."""
+        if self._resynced_at >= since:
+            return 0
+        self._resynced_at = time.time()
+        agents = [conn for conn in self._conns.values() if conn.principal.is_agent]
+        for conn in agents:
+            conn.close(RESYNC_CLOSE_CODE)
+        log.warning("fan-out gap since %.3f: %d agent sockets told to resync", since, len(agents))
+        return len(agents)
+
     async def deliver(self, b: Broadcast) -> None:
         """Push a broadcast to every matching local subscriber, then apply its side effects."""
+        since = gap_since(b)
+        if since is not None:
+            self.resync_agents(since)
+            return
         subs = self._subs.get(b.topic)
         if subs:
             payload_json = json.dumps(b.payload, separators=(",", ":"))

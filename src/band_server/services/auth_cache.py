@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 
-from ..fanout.bus import Broadcast
+from ..fanout.bus import Broadcast, gap_since
 from .keys import hash_key
 from .principals import Principal
 
@@ -27,6 +27,7 @@ class AuthCache:
         self.max_entries = max_entries
         self._entries: dict[str, tuple[Principal, float]] = {}
         self._digests_of: dict[str, set[str]] = {}  # principal id -> its cached digests
+        self.changes = 0  # bumped by every forget: see ``put``
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -42,7 +43,11 @@ class AuthCache:
             return None
         return principal
 
-    def put(self, key: str, principal: Principal) -> None:
+    def put(self, key: str, principal: Principal, *, changes: int | None = None) -> None:
+        """Keep ``principal`` for ``key``, unless entries were forgotten since the read began
+        (``changes`` is ``self.changes`` from before it): that read may predate a revocation."""
+        if changes is not None and changes != self.changes:
+            return
         if len(self._entries) >= self.max_entries:
             # Crude but bounded: the next requests refill it.
             self._entries.clear()
@@ -52,11 +57,18 @@ class AuthCache:
         self._digests_of.setdefault(principal.id, set()).add(digest)
 
     def forget(self, principal_id: str) -> None:
+        self.changes += 1
         for digest in self._digests_of.pop(principal_id, ()):
             self._entries.pop(digest, None)
 
     def observe(self, broadcast: Broadcast) -> None:
-        """Drop a principal's entries when a broadcast ends its sessions (key revoked)."""
+        """Drop a principal's entries when a broadcast ends its sessions (key revoked); drop
+        everything after a fan-out gap (a revocation may have been missed)."""
+        if gap_since(broadcast) is not None:
+            self.changes += 1
+            self._entries.clear()
+            self._digests_of.clear()
+            return
         principal_id = broadcast.meta.get("close_principal")
         if principal_id and not broadcast.meta.get(SUPERSEDE_ONLY):
             self.forget(str(principal_id))

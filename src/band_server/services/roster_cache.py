@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 
 from ..errors import NotFound
-from ..fanout.bus import Broadcast
+from ..fanout.bus import Broadcast, gap_since
 from ..store.db import Database
 from ..store.models import Room
 from .principals import Principal
@@ -35,16 +35,22 @@ class RosterCache:
         self.ttl = ttl
         self.max_rooms = max_rooms
         self._rooms: dict[str, tuple[RoomSnapshot, float]] = {}
+        # Bumped by every invalidation: a read that was in flight across one is not kept (it
+        # may predate the change it was told about, and would stay stale for ``ttl``).
+        self._changes = 0
 
     async def snapshot(self, db: Database, room_id: str) -> RoomSnapshot:
         """The room and its roster, from the cache or read once (404 for an unknown room)."""
         entry = self._rooms.get(room_id)
         if entry is not None and entry[1] > time.monotonic():
             return entry[0]
+        changes = self._changes
         async with db.read() as session:
             room = await get_room(session, room_id)
             roster = tuple(await members(session, room_id))
         snap = RoomSnapshot(room, roster, frozenset(m.id for m in roster))
+        if changes != self._changes:
+            return snap  # a change was announced meanwhile: use it once, keep nothing
         if len(self._rooms) >= self.max_rooms:
             self._rooms.clear()
         self._rooms[room_id] = (snap, time.monotonic() + self.ttl)
@@ -58,10 +64,16 @@ class RosterCache:
         return snap
 
     def invalidate(self, room_id: str) -> None:
+        self._changes += 1
         self._rooms.pop(room_id, None)
 
     def observe(self, broadcast: Broadcast) -> None:
-        """Drop a room's entry when its membership changes (on every node, via the bus)."""
+        """Drop a room's entry when its membership changes (on every node, via the bus); drop
+        every room after a fan-out gap (a change may have been missed)."""
+        if gap_since(broadcast) is not None:
+            self._changes += 1
+            self._rooms.clear()
+            return
         kind, _, ident = broadcast.topic.partition(":")
         if kind == "room_participants":
             self.invalidate(ident)

@@ -1,11 +1,15 @@
 """An official-SDK agent that reports a tool call and its result, then replies to the sender.
 
-Runs ONLY inside the compat venv: `python echo_agent.py` (configuration in _common.py).
+Runs ONLY inside the compat venv: `python echo_agent.py` (configuration in _common.py), or
+with the project's interpreter, where the same source runs on our SDK (tests/faults).
+`COMPAT_TURN_SECONDS` (default 0) makes each turn wait that long before it posts anything.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 from typing import Any
 
 from _common import emit, run
@@ -36,6 +40,7 @@ class EchoAdapter(SimpleAdapter[Any]):
             history=len(history) if hasattr(history, "__len__") else None,
             participants=participants_msg,
         )
+        await asyncio.sleep(float(os.environ.get("COMPAT_TURN_SECONDS", "0")))
         call_id = f"call_{msg.id.replace('-', '')[:12]}"
         call = {"name": "echo", "args": {"text": msg.content}, "tool_call_id": call_id}
         await tools.send_event(content=json.dumps(call), message_type="tool_call", metadata=call)

@@ -70,8 +70,11 @@ async def list_messages(
 async def post_message(
     platform: PlatformDep, me: UserDep, chat_id: str, body: MessageCreateBody
 ) -> dict[str, Any]:
-    """Post a text message; mentions are optional, and ``@handle`` in the text counts."""
+    """Post a text message; mentions are optional, and ``@handle`` in the text counts.
+
+    With an ``Idempotency-Key`` the answer is kept in the message's own transaction: a node
+    that dies after the commit leaves a replayable answer, not a claim that blocks retries."""
     snap = await platform.rosters.room_for(platform.db, me, chat_id)
     async with write(platform) as uow:
         sent = await posting.post_as_person(uow, me, snap.room, body.message, roster=snap.roster)
-    return data(sent)
+        return uow.keep_answer(201, data(sent))

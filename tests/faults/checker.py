@@ -1,0 +1,220 @@
+"""What was acknowledged against what the rooms hold afterwards.
+
+Read through the human REST surface (every page of every room's timeline, by a person who is
+in every room), after the faults are over and the agents are back:
+
+- **found / lost**: an acknowledged message id present in its room's timeline, or not;
+- **duplicated**: a mention with more than one reply from the agent it mentioned (a reply
+  carries the mention's token);
+- **exactly once or visibly failed**: every mention in the rooms (acknowledged or not: a post
+  whose answer was cut may still have committed) has one reply and delivery ``processed``, or
+  delivery ``failed``; **unanswered** counts the others, **processing** those left claimed;
+- **order**: each room's seqs are unique and, in each room, the acknowledged posts (made one
+  after the other) carry increasing seqs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import re
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from compat.compat_harness import wait_for
+
+from .load import TOKEN_PATTERN, Ack, BurstResult
+
+TOKEN = re.compile(TOKEN_PATTERN)
+RESULTS_DIR = Path(__file__).resolve().parents[2] / "bench" / "results"
+
+
+async def timeline(http: httpx.AsyncClient, url: str, room_id: str) -> list[dict[str, Any]]:
+    """Every message and event of a room, by seq."""
+    out: list[dict[str, Any]] = []
+    cursor: str | None = None
+    while True:
+        params: dict[str, Any] = {"limit": 200}
+        if cursor:
+            params["cursor"] = cursor
+        r = await http.get(f"{url}/api/v1/me/chats/{room_id}/messages", params=params)
+        assert r.status_code == 200, f"GET messages: {r.status_code} {r.text}"
+        body = r.json()
+        out.extend(body["data"])
+        cursor = (body.get("metadata") or {}).get("next_cursor")
+        if not cursor:
+            return sorted(out, key=lambda m: int(m["seq"]))
+
+
+def _status(message: dict[str, Any], agent_id: str) -> str | None:
+    entry = ((message.get("metadata") or {}).get("delivery_status") or {}).get(agent_id)
+    return str(entry.get("status")) if isinstance(entry, dict) else None
+
+
+@dataclass
+class Report:
+    scenario: str
+    acknowledged: int = 0
+    found: int = 0
+    lost: int = 0
+    duplicated: int = 0
+    mentions_in_rooms: int = 0  # acknowledged or not
+    answered_once: int = 0
+    failed_visibly: int = 0
+    unanswered: int = 0
+    processing: int = 0
+    order_violations: int = 0
+    unacknowledged_posts: int = 0
+    post_retries: int = 0
+    burst_seconds: float = 0.0
+    settle_seconds: float = 0.0
+    notes: dict[str, Any] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def line(self) -> str:
+        return (
+            f"[faults] {self.scenario}: acknowledged={self.acknowledged} found={self.found} "
+            f"lost={self.lost} duplicated={self.duplicated} "
+            f"once={self.answered_once} failed={self.failed_visibly} "
+            f"unanswered={self.unanswered} processing={self.processing} "
+            f"order_violations={self.order_violations} "
+            f"unacked_posts={self.unacknowledged_posts} retries={self.post_retries} "
+            f"burst={self.burst_seconds:.1f}s settle={self.settle_seconds:.1f}s"
+        )
+
+    def write(self, directory: Path = RESULTS_DIR) -> Path:
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"faults-{self.scenario}.json"
+        path.write_text(json.dumps(asdict(self), indent=2) + "\n", encoding="utf-8")
+        return path
+
+
+def judge(
+    scenario: str,
+    burst: BurstResult,
+    histories: dict[str, list[dict[str, Any]]],
+    agent_ids: set[str],
+) -> Report:
+    report = Report(scenario, acknowledged=len(burst.acks))
+    report.unacknowledged_posts = len(burst.unacknowledged)
+    report.post_retries = burst.retries
+    report.burst_seconds = round(burst.seconds, 2)
+    if burst.unacknowledged:
+        report.problems.append(f"{len(burst.unacknowledged)} posts never got a 2xx")
+    by_id = {m["id"]: m for messages in histories.values() for m in messages}
+
+    in_room = {room: {m["id"] for m in messages} for room, messages in histories.items()}
+    for ack in burst.acks:
+        if ack.message_id in in_room.get(ack.room_id, set()):
+            report.found += 1
+        else:
+            report.lost += 1
+    if report.lost:
+        report.problems.append(f"{report.lost} acknowledged messages are not in their rooms")
+
+    replies: Counter[str] = Counter()
+    mentions: list[tuple[str, str, dict[str, Any]]] = []  # token, agent id, message
+    for messages in histories.values():
+        for m in messages:
+            if m.get("message_type") != "text":
+                continue
+            tokens = TOKEN.findall(str(m.get("content") or ""))
+            if not tokens:
+                continue
+            if m.get("sender_id") in agent_ids:
+                replies[tokens[-1]] += 1
+            elif m.get("sender_type") != "Agent":
+                named = (m.get("metadata") or {}).get("mentions") or []
+                targets = [x["id"] for x in named if x.get("id") in agent_ids]
+                if targets:
+                    mentions.append((tokens[-1], targets[0], m))
+    report.mentions_in_rooms = len(mentions)
+    for token, agent_id, message in mentions:
+        status, count = _status(message, agent_id), replies.get(token, 0)
+        if count > 1:
+            report.duplicated += 1
+        if status == "processing":
+            report.processing += 1
+        if status == "failed":
+            report.failed_visibly += 1
+        elif status == "processed" and count == 1:
+            report.answered_once += 1
+        elif count == 0:
+            report.unanswered += 1
+    if report.duplicated:
+        report.problems.append(f"{report.duplicated} mentions were answered more than once")
+    if report.unanswered or report.processing:
+        report.problems.append(
+            f"{report.unanswered} mentions unanswered and not failed, "
+            f"{report.processing} left processing"
+        )
+    report.order_violations = _order_violations(burst.acks, histories, by_id)
+    if report.order_violations:
+        report.problems.append(f"{report.order_violations} order violations")
+    return report
+
+
+def _order_violations(
+    acks: list[Ack],
+    histories: dict[str, list[dict[str, Any]]],
+    by_id: dict[str, dict[str, Any]],
+) -> int:
+    violations = 0
+    for messages in histories.values():
+        seqs = [int(m["seq"]) for m in messages]
+        violations += len(seqs) - len(set(seqs))
+    lanes: dict[str, list[Ack]] = {}
+    for ack in acks:
+        lanes.setdefault(ack.room_id, []).append(ack)
+    for lane in lanes.values():
+        lane.sort(key=lambda a: a.position)
+        seqs = [int(by_id[a.message_id]["seq"]) for a in lane if a.message_id in by_id]
+        violations += sum(1 for a, b in itertools.pairwise(seqs) if b <= a)
+    return violations
+
+
+async def settle(
+    scenario: str,
+    burst: BurstResult,
+    url: str,
+    reader_key: str,
+    rooms: tuple[str, ...],
+    agent_ids: set[str],
+    *,
+    within: float = 120.0,
+    quiet: float = 2.0,
+) -> Report:
+    """Wait until every mention is answered or failed, then (after ``quiet`` s more, room for
+    a duplicate to appear) judge what the rooms hold."""
+    started = time.monotonic()
+    latest: list[Report] = []
+    async with httpx.AsyncClient(headers={"X-API-Key": reader_key}, timeout=30) as http:
+
+        async def read() -> Report:
+            histories = {room: await timeline(http, url, room) for room in rooms}
+            return judge(scenario, burst, histories, agent_ids)
+
+        async def done() -> bool:
+            report = await read()
+            latest[:] = [report]
+            return report.unanswered == 0 and report.processing == 0
+
+        try:
+            await wait_for(done, within=within, what="every mention answered or failed", interval=1)
+        except AssertionError:
+            pass  # judged below: the report says what is missing
+        else:
+            await asyncio.sleep(quiet)
+        report = await read()
+    report.settle_seconds = round(time.monotonic() - started, 2)
+    return report
