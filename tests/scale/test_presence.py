@@ -138,7 +138,7 @@ async def test_supersede_closes_the_socket_on_the_other_node(nodes: tuple[Node, 
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
         await until(lambda: _hub_empty(a, w), "A's hub let go of the old socket")
         # Still online (on B), seen from both nodes; reject on A is refused.
-        assert await online_on(a.url, w) == (True, True)
+        await until(shown(a.url, w, True), "online on A through B's socket")
         assert await refused_with(a.ws_url, w) == 409
 
 

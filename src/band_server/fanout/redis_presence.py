@@ -90,6 +90,7 @@ class ClusterPresence:
         self._others: dict[str, _NodeView] = {}
         self._remote: dict[str, int] = {}  # principal -> how many other nodes hold it
         self._claiming: set[str] = set()
+        self._writing = asyncio.Lock()  # a claim and a write of the counts, one at a time
         self._failing = False
         self._stopping = False
         self._next_read = 0.0
@@ -107,23 +108,27 @@ class ClusterPresence:
             raise RuntimeError("cluster presence is not started")
         self._claiming.add(principal_id)
         try:
-            self._version += 1
-            admitted = await self._client.eval(
-                _CLAIM,
-                2,
-                NODES_KEY,
-                self._key,
-                repr(time.time()),
-                principal_id,
-                self.node_id,
-                PREFIX + "node:",
-                str(self._hub.count_of(principal_id) + 1),
-                self._version_tag(),
-                str(int(self.ttl * 1000)),
-            )
+            # The lock keeps a write of this node's counts (built from the hub before this
+            # socket registers) from landing after the claim and deleting what it wrote.
+            async with self._writing:
+                self._version += 1
+                admitted = await self._client.eval(
+                    _CLAIM,
+                    2,
+                    NODES_KEY,
+                    self._key,
+                    repr(time.time()),
+                    principal_id,
+                    self.node_id,
+                    PREFIX + "node:",
+                    str(self._hub.count_of(principal_id) + 1),
+                    self._version_tag(),
+                    str(int(self.ttl * 1000)),
+                )
         finally:
             self._claiming.discard(principal_id)
-        # The caller registers before its next await; the cycle then writes the exact count.
+        # The caller registers before its next await (so before the next write of the counts,
+        # which waits for the lock), and that write keeps the exact count.
         return bool(admitted)
 
     # -- lifecycle ----------------------------------------------------------------------------
@@ -190,7 +195,8 @@ class ClusterPresence:
         self._wake.clear()
         dirty, self._dirty = self._dirty, set()
         try:
-            live = await self._write(dirty)
+            async with self._writing:
+                live = await self._write(dirty)
         except BaseException:
             self._dirty |= dirty
             raise
