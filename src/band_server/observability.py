@@ -8,6 +8,10 @@ Metrics, all per node:
 - ``band_deliveries{state}``: deliveries by state (``delivered``, ``processing``,
   ``processed``, ``failed``), counted in the database when scraped;
 - ``band_sockets{kind}``: live sockets on this node (``agent``, ``user``);
+- ``band_presence_other_nodes``, ``band_presence_remote_principals`` and
+  ``band_presence_sync_age_seconds`` (nodes sharing Redis only): the live nodes this node
+  sees besides itself, the principals online only through their sockets, and the seconds
+  since this node's presence last reached Redis (growing while Redis is away);
 - ``band_fanout_lag_seconds``: from a broadcast's publication to this node's hub pushing it;
 - ``band_db_commit_batch_units``: units of work per SQLite group commit;
 - the process collector's CPU, memory and file descriptor figures.
@@ -69,6 +73,7 @@ class Metrics:
             "band_deliveries", "Deliveries by state (all rooms)", ["state"], registry=r
         )
         self.sockets = Gauge("band_sockets", "Live sockets on this node", ["kind"], registry=r)
+        self._presence: tuple[Gauge, Gauge, Gauge] | None = None  # made on a cluster only
         self.fanout_lag = Histogram(
             "band_fanout_lag_seconds",
             "From a broadcast's publication to this node pushing it to its sockets",
@@ -97,7 +102,31 @@ class Metrics:
         by_kind = platform.hub.count_by_kind()
         for kind in ("agent", "user"):
             self.sockets.labels(kind).set(by_kind.get(kind, 0))
+        view = platform.presence.cluster_view()
+        if view is not None:
+            nodes, remote, age = self._presence_gauges()
+            nodes.set(view.other_nodes)
+            remote.set(view.remote_principals)
+            age.set(round(view.sync_age, 3))
         return generate_latest(self.registry)
+
+    def _presence_gauges(self) -> tuple[Gauge, Gauge, Gauge]:
+        if self._presence is None:
+            r = self.registry
+            self._presence = (
+                Gauge("band_presence_other_nodes", "Live nodes seen besides this one", registry=r),
+                Gauge(
+                    "band_presence_remote_principals",
+                    "Principals online only through other nodes' sockets",
+                    registry=r,
+                ),
+                Gauge(
+                    "band_presence_sync_age_seconds",
+                    "Seconds since this node's presence last reached Redis",
+                    registry=r,
+                ),
+            )
+        return self._presence
 
 
 class RequestMetrics:

@@ -169,13 +169,32 @@ async def test_presence_comes_back_after_redis_restarts_empty(
     w = await make_world(a)
     async with agent_socket(b.ws_url, w):
         await until(shown(a.url, w, True), "online on A")
+        seen = await presence_metrics(a)
+        assert seen["band_presence_other_nodes"] == 1, seen
+        assert seen["band_presence_remote_principals"] == 1, seen
+        assert seen["band_presence_sync_age_seconds"] < TTL, seen
         redis_server.stop()
         try:
             # Without Redis, A forgets B's sockets once their last read expiry passed.
             await until(shown(a.url, w, False), "A stops vouching for B's sockets")
             assert await online_on(b.url, w) == (True, True)
             assert await refused_with(a.ws_url, w) == 503
+            seen = await presence_metrics(a)
+            assert seen["band_presence_other_nodes"] == 0, seen
+            assert seen["band_presence_sync_age_seconds"] > INTERVAL, seen
         finally:
             redis_server.start()  # same port, no data
         await until(shown(a.url, w, True), "B rewrote its sockets into the new Redis")
     await until(shown(a.url, w, False), "offline on A")
+
+
+async def presence_metrics(node: Node) -> dict[str, float]:
+    """The node's ``band_presence_*`` samples from ``/metrics``."""
+    async with httpx.AsyncClient(base_url=node.url) as c:
+        text = (await c.get("/metrics")).text
+    found: dict[str, float] = {}
+    for line in text.splitlines():
+        if line.startswith("band_presence_"):
+            name, value = line.split()
+            found[name] = float(value)
+    return found

@@ -50,6 +50,7 @@ async def test_metrics_count_requests_by_route_template_and_deliveries_by_state(
     assert sample(text, "band_db_commit_batch_units_count") >= 2
     assert sample(text, "band_fanout_lag_seconds_count") >= 2
     assert "process_cpu_seconds_total" in text
+    assert "band_presence_" not in text  # a node alone: no cluster, no cluster gauges
 
 
 async def test_an_unknown_path_is_counted_without_its_raw_path(client: httpx.AsyncClient) -> None:

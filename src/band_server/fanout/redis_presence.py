@@ -27,6 +27,7 @@ import uuid
 from typing import TYPE_CHECKING
 
 from ..realtime.hub import Hub
+from ..realtime.presence import ClusterView
 from .redis_bus import connect
 
 if TYPE_CHECKING:
@@ -94,6 +95,7 @@ class ClusterPresence:
         self._failing = False
         self._stopping = False
         self._next_read = 0.0
+        self._synced_at = time.monotonic()
         self.synced = asyncio.Event()  # set after each cycle that reached Redis
 
     # -- what the platform asks ---------------------------------------------------------------
@@ -130,6 +132,10 @@ class ClusterPresence:
         # The caller registers before its next await (so before the next write of the counts,
         # which waits for the lock), and that write keeps the exact count.
         return bool(admitted)
+
+    def cluster_view(self) -> ClusterView:
+        remote = sum(1 for p in self._remote if not self._hub.is_online(p))
+        return ClusterView(len(self._others), remote, time.monotonic() - self._synced_at)
 
     # -- lifecycle ----------------------------------------------------------------------------
 
@@ -207,6 +213,7 @@ class ClusterPresence:
         if self._failing:
             log.info("cluster presence: Redis is back")
             self._failing = False
+        self._synced_at = time.monotonic()
         self.synced.set()
 
     async def _write(self, dirty: set[str]) -> dict[str, float]:

@@ -8,9 +8,19 @@ across nodes").
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol
 
 from .hub import Hub
+
+
+@dataclass(frozen=True)
+class ClusterView:
+    """What a node knows of the others (for ``/metrics``)."""
+
+    other_nodes: int  # live nodes besides this one
+    remote_principals: int  # principals online only through other nodes' sockets
+    sync_age: float  # seconds since the last cycle that reached Redis
 
 
 class Presence(Protocol):
@@ -21,6 +31,9 @@ class Presence(Protocol):
         """For a socket that refuses to replace another: True when no other socket of the
         principal is live anywhere, and the caller registers its socket before its next
         ``await``; False means refuse (409). Raises when presence can't be judged."""
+
+    def cluster_view(self) -> ClusterView | None:
+        """The cluster as this node sees it; None on a node alone."""
 
     async def start(self) -> None: ...
 
@@ -37,6 +50,9 @@ class LocalPresence:
     async def claim(self, principal_id: str) -> bool:
         # No await in here: two "reject" sockets of one node can't both pass.
         return not self._hub.is_online(principal_id)
+
+    def cluster_view(self) -> ClusterView | None:
+        return None
 
     async def start(self) -> None:
         return None
