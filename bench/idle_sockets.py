@@ -273,10 +273,11 @@ def main() -> None:
     work = Path(tempfile.mkdtemp(prefix="band-sockets-"))
     n = WARM_UP + max(args.sockets, args.probe)
     print(f"seeding {n} agents ...", flush=True)
-    agents = asyncio.run(seed_agents(work, n))
     rows: list[dict[str, Any]] = []
-    redis, redis_url = start_redis(work) if "band-redis" in args.targets else (None, None)
+    redis: subprocess.Popen[bytes] | None = None
     try:
+        agents = asyncio.run(seed_agents(work, n))
+        redis, redis_url = start_redis(work) if "band-redis" in args.targets else (None, None)
         for name in args.targets.split(","):
             target = Target(name, work, redis_url)
             for phase, run in (("probe", probe), ("paced", paced)):
@@ -289,6 +290,7 @@ def main() -> None:
         if redis is not None:
             redis.kill()
             redis.wait()
+        shutil.rmtree(work, ignore_errors=True)  # the seeded database, specs, server data
     print()
     cols = [
         ("target", "target", 10),
