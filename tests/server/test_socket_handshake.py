@@ -82,6 +82,21 @@ async def test_revoked_key_is_refused_with_401(
     assert_envelope(body, "unauthorized")
 
 
+async def test_a_key_revoked_behind_the_key_cache_opens_no_socket(
+    live_server: LiveServer, seeded_live: Seeded
+) -> None:
+    # The REST key cache holds the key (seconds-long), then the key is revoked straight in the
+    # database (as a CLI command would, with no broadcast): the upgrade still asks the database.
+    platform = live_server.platform
+    assert (await platform.authenticate(seeded_live.agent_key)).id == seeded_live.agent_id
+    assert platform.auth.get(seeded_live.agent_key) is not None
+    async with platform.db.write() as session:
+        await accounts.revoke_keys(session, seeded_live.agent_id)
+    status, body = await refused(live_server.ws_url, seeded_live.agent_key)
+    assert status == 401
+    assert_envelope(body, "unauthorized")
+
+
 async def test_agent_id_of_another_agent_is_refused_with_400(
     live_server: LiveServer, seeded_live: Seeded
 ) -> None:
