@@ -64,7 +64,8 @@ class Agent:
         fut = asyncio.get_running_loop().create_future()
         self.waiting[ref] = fut
         await self.ws.send(json.dumps(frame))
-        return await fut
+        reply: dict[str, Any] = await fut
+        return reply
 
     async def read(self) -> None:
         assert self.ws is not None
