@@ -8,6 +8,7 @@ already checked membership (``rooms.room_for``). Writes run inside a :class:`Uni
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
@@ -71,6 +72,28 @@ _INSERT_DELIVERIES = _DELIVERIES.insert()
 # -- writing ----------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class Posted:
+    """A message as just written: what its answer and its broadcast are shaped from.
+
+    Not an ORM ``Message``: building one (instrumented attributes, instance state) cost more
+    than the insert itself on this path.
+    """
+
+    id: str
+    room_id: str
+    seq: int
+    sender_id: str
+    sender_type: str
+    sender_name: str | None
+    message_type: str
+    content: str
+    meta: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+    attachments: list[dict[str, Any]] | None = None
+
+
 async def _next_seq(session: AsyncSession, room: Room) -> int:
     # One atomic increment: concurrent writers on PostgreSQL serialise on the room row.
     seq = await direct.scalar(session, _NEXT_SEQ, {"room_id": room.id})
@@ -90,7 +113,7 @@ async def _append(
     *,
     msg_id: str | None = None,
     now: datetime | None = None,
-) -> Message:
+) -> Posted:
     now = now or utcnow()
     values: dict[str, Any] = {
         "id": msg_id or new_id(),
@@ -107,12 +130,12 @@ async def _append(
     if attachments:
         values["attachments"] = attachments
     # A Core insert: the ORM's unit-of-work flush costs more than the whole SQL statement on
-    # this hot path. The returned Message is transient, only used to shape the answer.
+    # this hot path.
     await direct.execute(session, _INSERT_MESSAGE, {"metadata": meta, **values})
-    return Message(meta=meta, **values)
+    return Posted(meta=meta, **values)
 
 
-def _created(msg: Message, agents: frozenset[str]) -> Broadcast:
+def _created(msg: Posted, agents: frozenset[str]) -> Broadcast:
     return Broadcast(
         topic=topic("chat_room", msg.room_id),
         event="message_created",

@@ -2,9 +2,41 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any, Protocol
+
 from band.protocol import ChatMessage, ChatParticipant, ChatRoom, RoomEvent, iso
 
-from ..store.models import Message, Room
+from ..store.models import Room
+
+
+class MessageRow(Protocol):
+    """What a message view reads: a loaded ``Message`` or a just-written ``messages.Posted``."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def room_id(self) -> str: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def sender_id(self) -> str: ...
+    @property
+    def sender_type(self) -> str: ...
+    @property
+    def sender_name(self) -> str | None: ...
+    @property
+    def message_type(self) -> str: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def meta(self) -> dict[str, Any]: ...
+    @property
+    def attachments(self) -> list[dict[str, Any]] | None: ...
+    @property
+    def created_at(self) -> datetime: ...
+    @property
+    def updated_at(self) -> datetime: ...
 
 
 def room_view(room: Room) -> ChatRoom:
@@ -28,7 +60,7 @@ def room_event(room: Room) -> RoomEvent:
     )
 
 
-def message_view(msg: Message) -> ChatMessage:
+def message_view(msg: MessageRow) -> ChatMessage:
     return ChatMessage(
         id=msg.id,
         chat_room_id=msg.room_id,
@@ -45,4 +77,4 @@ def message_view(msg: Message) -> ChatMessage:
     )
 
 
-__all__ = ["ChatParticipant", "message_view", "room_event", "room_view"]
+__all__ = ["ChatParticipant", "MessageRow", "message_view", "room_event", "room_view"]

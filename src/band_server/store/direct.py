@@ -123,10 +123,11 @@ _INFO = "band.direct.sqlite"
 
 
 async def _driver(session: AsyncSession) -> tuple[sqlite3.Connection, Dialect] | None:
-    if session.new or session.dirty or session.deleted:
+    sync = session.sync_session  # (the async proxies' properties cost a call each)
+    if sync.new or sync.dirty or sync.deleted:
         return None  # the session would flush these first: let it
-    known: tuple[sqlite3.Connection, Dialect] | None = session.info.get(_INFO)
-    if known is not None and session.in_transaction():
+    known: tuple[sqlite3.Connection, Dialect] | None = sync.info.get(_INFO)
+    if known is not None and sync.in_transaction():
         return known
     if session.bind is None or session.bind.dialect.name != "sqlite":
         return None
