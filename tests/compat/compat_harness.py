@@ -430,7 +430,9 @@ class HumanApi(Api):
 
     async def messages(self, room_id: str) -> list[dict[str, Any]]:
         """The room's messages and events, oldest first (sorted by seq when served)."""
-        r = await self.client.get(f"/api/v1/me/chats/{room_id}/messages")
+        r = await self.client.get(
+            f"/api/v1/me/chats/{room_id}/messages", params={"sort_order": "asc"}
+        )
         assert r.status_code == 200, f"GET messages: {r.status_code} {r.text}"
         data: list[dict[str, Any]] = r.json()["data"]
         if data and all(isinstance(m.get("seq"), int) for m in data):

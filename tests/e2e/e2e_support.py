@@ -278,7 +278,9 @@ class Person:
 
     async def timeline(self, room_id: str) -> list[dict[str, Any]]:
         """Every message and event of the room, oldest first."""
-        r = await self.http.get(f"/api/v1/me/chats/{room_id}/messages", params={"limit": 100})
+        r = await self.http.get(
+            f"/api/v1/me/chats/{room_id}/messages", params={"limit": 100, "sort_order": "asc"}
+        )
         assert r.status_code == 200, f"GET messages: {r.status_code} {r.text}"
         data: list[dict[str, Any]] = r.json()["data"]
         if data and all(isinstance(m.get("seq"), int) for m in data):

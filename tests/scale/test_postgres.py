@@ -118,7 +118,9 @@ async def test_mention_next_processing_processed_and_failed(pg: Pg) -> None:
     retry = (await c.get(pg.room("/messages/next"), headers=pg.agent)).json()["data"]
     assert retry["metadata"]["delivery_status"][pg.agent_id]["status"] == "failed"
 
-    log = await c.get(f"/api/v1/me/chats/{pg.room_id}/messages", headers=pg.alice)
+    log = await c.get(
+        f"/api/v1/me/chats/{pg.room_id}/messages", params={"sort_order": "asc"}, headers=pg.alice
+    )
     items = log.json()["data"]
     assert [m["id"] for m in items][:2] == [first, reply.json()["data"]["id"]]
     stored = next(m for m in items if m["message_type"] == "tool_call")

@@ -57,5 +57,7 @@ async def test_concurrent_uploads_of_the_same_bytes_are_one_record(pg: Pg) -> No
         },
     )
     assert r.status_code == 201, r.text
-    log = await pg.client.get(f"/api/v1/me/chats/{pg.room_id}/messages", headers=pg.alice)
+    log = await pg.client.get(
+        f"/api/v1/me/chats/{pg.room_id}/messages", params={"sort_order": "asc"}, headers=pg.alice
+    )
     assert log.json()["data"][-1]["attachments"][0]["id"] == file_id

@@ -64,7 +64,9 @@ class Person:
         return str(r.json()["data"]["id"])
 
     async def listing(self, room_id: str) -> list[dict[str, Any]]:
-        r = await self.http.get(f"/api/v1/me/chats/{room_id}/messages", params={"limit": 100})
+        r = await self.http.get(
+            f"/api/v1/me/chats/{room_id}/messages", params={"limit": 100, "sort_order": "asc"}
+        )
         r.raise_for_status()
         return list(r.json()["data"])
 

@@ -576,7 +576,8 @@ async def test_outsiders_get_no_data_and_change_nothing(
             failures.append(problem)
     # Vera still sees her world exactly as she left it.
     vera = {"X-API-Key": victim.vera_key}
-    log = _ok(await client.get(f"/api/v1/me/chats/{victim.room_id}/messages", headers=vera))
+    url = f"/api/v1/me/chats/{victim.room_id}/messages"
+    log = _ok(await client.get(url, params={"sort_order": "asc"}, headers=vera))
     texts = [m["id"] for m in log["data"] if m["message_type"] == "text"]
     assert texts == [victim.mention_id, victim.reply_id]
     # Her task and her goal left one timeline event each, and nobody added another.

@@ -206,9 +206,11 @@ async def test_list_shows_messages_and_events_in_order_with_paging(
         headers=h(seeded.agent_key),
     )
     r = await client.get(url, headers=h(seeded.user_key))
-    items = r.json()["data"]
+    items = r.json()["data"]  # newest first, as band-client-rest documents the list
     assert [m["message_type"] for m in items] == ["text", "thought", "text"]
-    assert [m["sender_type"] for m in items] == ["User", "Agent", "Agent"]
+    assert [m["sender_type"] for m in items] == ["Agent", "Agent", "User"]
+    asc = await client.get(url, params={"sort_order": "asc"}, headers=h(seeded.user_key))
+    assert [m["id"] for m in asc.json()["data"]] == [m["id"] for m in reversed(items)]
     first = await client.get(url, params={"limit": 2}, headers=h(seeded.user_key))
     meta = first.json()["metadata"]
     assert meta["has_more"] is True and meta["limit"] == 2

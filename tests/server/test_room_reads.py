@@ -197,20 +197,23 @@ async def test_timeline_type_filters_and_since(client: httpx.AsyncClient, seeded
     thought = await _think(client, seeded, room, "thinking")
     last = await _say(client, seeded, room, "last")
     assert _ids(await _read(client, seeded, room, message_type="thought")) == [thought]
+    # Newest first, as the client's documentation says of the plain list.
     assert _ids(await _read(client, seeded, room, message_types="text,thought")) == [
-        first,
-        thought,
         last,
+        thought,
+        first,
     ]
-    assert _ids(await _read(client, seeded, room, exclude_message_types="thought")) == [first, last]
+    assert _ids(await _read(client, seeded, room, exclude_message_types="thought")) == [last, first]
     repeated = await client.get(
         f"/api/v1/me/chats/{room}/messages",
         params=[("exclude_message_types", "thought"), ("exclude_message_types", "text")],
         headers=h(seeded.user_key),
     )
     assert _ids(repeated) == []
-    at = (await _read(client, seeded, room)).json()["data"][0]["inserted_at"]
-    assert _ids(await _read(client, seeded, room, since=at)) == [thought, last]
+    at = (await _read(client, seeded, room)).json()["data"][-1]["inserted_at"]
+    assert _ids(await _read(client, seeded, room, since=at)) == [last, thought]
+    oldest_first = await _read(client, seeded, room, since=at, sort_order="asc")
+    assert _ids(oldest_first) == [thought, last]
 
     for params in (
         {"message_type": "text", "message_types": "text"},

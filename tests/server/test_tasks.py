@@ -358,7 +358,7 @@ async def test_board_starts_empty_then_records_only_real_changes(
         ("goal_edited", {"goal_summary": {"from": None, "to": "Everything by Friday"}}),
     ]
     log = await client.get(human_url(w, "/messages"), headers=w.alice_key)
-    [first, second] = [m for m in log.json()["data"] if "band_board" in m["metadata"]]
+    [second, first] = [m for m in log.json()["data"] if "band_board" in m["metadata"]]
     assert first["content"] == 'Echo set the room goal: "Ship v1"'
     assert second["metadata"]["band_board"]["event"] == "goal_edited"
 

@@ -159,7 +159,9 @@ class LocalPlatform:
     async def messages(self, person: Identity, room_id: str) -> list[dict[str, Any]]:
         """The room's messages and events, oldest first, as the human API shows them."""
         async with self._http(person) as http:
-            r = await http.get(f"/api/v1/me/chats/{room_id}/messages", params={"limit": 200})
+            r = await http.get(
+                f"/api/v1/me/chats/{room_id}/messages", params={"limit": 200, "sort_order": "asc"}
+            )
             r.raise_for_status()
             return list(r.json()["data"])
 

@@ -64,7 +64,9 @@ class Room:
         r.raise_for_status()
 
     async def messages(self) -> list[dict[str, Any]]:
-        r = await self.http.get(f"/api/v1/me/chats/{self.room_id}/messages", params={"limit": 100})
+        r = await self.http.get(
+            f"/api/v1/me/chats/{self.room_id}/messages", params={"limit": 100, "sort_order": "asc"}
+        )
         r.raise_for_status()
         return list(r.json()["data"])
 

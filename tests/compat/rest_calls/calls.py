@@ -614,8 +614,11 @@ def _left_room(answer: Any, c: Ctx) -> None:
 
 
 def _timeline(c: Ctx) -> list[Any]:
+    """The room oldest first. The client documents its list as newest first: checked here."""
     rows = c.client("alice").human_api_messages.list_my_chat_messages(chat_id=c.room(M), limit=200)
-    return list(rows.data)
+    stamps = [m.inserted_at for m in rows.data]
+    assert stamps == sorted(stamps, reverse=True), stamps
+    return list(reversed(rows.data))
 
 
 def _only_thoughts(answer: Any, c: Ctx) -> None:
@@ -640,7 +643,7 @@ def _since_hello(c: Ctx) -> dict[str, Any]:
 def _after_since(answer: Any, c: Ctx) -> None:
     got = ids(answer.data)
     later = [m.id for m in _timeline(c) if m.inserted_at > c["at:hello"]]
-    assert got == later and c["msg:hello"] not in got and later, (got, later)
+    assert got == later[::-1] and c["msg:hello"] not in got and later, (got, later)
 
 
 def _after_hello(answer: Any, c: Ctx) -> None:

@@ -121,7 +121,8 @@ class HumanMessagesApi(_Namespace):
     async def list_my_chat_messages(
         self, chat_id: str, *, request_options: Options = None, **filters: Any
     ) -> Answer:
-        """The room's timeline (filters: cursor, limit, page, page_size, message_type...)."""
+        """The room's timeline, newest first (filters: cursor, limit, sort_order, message_type,
+        since, after, before, around...)."""
         params = _fields(**filters)
         path = f"{_chat(chat_id)}/messages"
         return await self._c.many(ChatMessage, path, params=params, options=request_options)

@@ -28,7 +28,7 @@ async def list_messages(
     platform: PlatformDep,
     me: UserDep,
     chat_id: str,
-    sort_order: SortOrder = "asc",
+    sort_order: SortOrder = "desc",
     limit: Limit = messages.DEFAULT_LIMIT,
     cursor: Cursor = None,
     page: Page = None,
@@ -41,9 +41,10 @@ async def list_messages(
     before: Anchor = None,
     around: Anchor = None,
 ) -> JSONResponse:
-    """Every message and event of the room in order, keyset-paged by ``cursor``/``limit``;
-    filtered by type (``message_type``, ``message_types`` or ``exclude_message_types``) or by
-    time (``since``); or read relative to a message (``after``, ``before``, ``around``)."""
+    """Every message and event of the room, newest first as the contract says
+    (``sort_order=asc`` for oldest first), keyset-paged by ``cursor``/``limit``; filtered by
+    type (``message_type``, ``message_types`` or ``exclude_message_types``) or by time
+    (``since``); or read relative to a message (``after``, ``before``, ``around``)."""
     query = timeline.TimelineQuery(
         sort_order=sort_order,
         limit=limit,
