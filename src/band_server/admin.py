@@ -25,9 +25,10 @@ from band.protocol.messages import MessageCreateFields
 
 from .config import Settings
 from .context import Platform
-from .errors import ApiError, NotFound
+from .errors import ApiError, NotFound, ValidationFailed
 from .realtime.hub import Hub
 from .services import accounts, posting, rooms
+from .services.participation import new_room_title
 from .services.parties import Party, party_by_handle
 from .services.principals import Principal
 from .services.unit import write
@@ -121,15 +122,18 @@ async def create_room(
     """A room owned by ``owner`` with ``add`` (handles) in it; returns the room id."""
     async with open_platform(settings) as platform:
         actor = _principal(await _party(platform, owner))
-        guests = [await _party(platform, h) for h in add]
+        found = [await _party(platform, h) for h in add]
+        guests = list({g.id: g for g in found if g.id != actor.id}.values())
+        try:
+            title = new_room_title(title, actor.name, [g.name for g in guests])
+        except ValidationFailed as exc:
+            raise AdminError(f"--title {exc.message}") from exc
         async with write(platform) as uow:
             room, broadcasts = await rooms.create_room(
                 uow.session, actor, title=title, task_id=None
             )
             uow.emit(*broadcasts)
             for guest in guests:
-                if guest.id == actor.id:
-                    continue
                 _, added = await rooms.add_participant(uow.session, actor, room, guest.id)
                 uow.emit(*added)
             return room.id

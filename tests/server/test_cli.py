@@ -120,6 +120,42 @@ async def test_admin_commands_end_to_end(
     assert nxt.json()["data"]["id"] == field(out, "message_id")
 
 
+async def test_rooms_created_without_a_title_are_named_like_the_web_app_names_them(
+    client: httpx.AsyncClient, settings: Settings, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = str(settings.data_dir)
+    await band(
+        capsys, "users", "create", "Alice Ames", "--handle", "alice", "--email", "a@x.org",
+        "--data", data,
+    )  # fmt: skip
+    _, out, _ = await band(
+        capsys, "users", "create", "Bob Bell", "--handle", "bob", "--email", "b@x.org",
+        "--data", data,
+    )  # fmt: skip
+    bob_key = field(out, "api_key")
+    await band(
+        capsys, "agents", "create", "Echo Bot", "--owner", "alice", "--description",
+        "Repeats what it hears", "--data", data,
+    )  # fmt: skip
+
+    async def title_of(*argv: str) -> str:
+        code, out, err = await band(capsys, "rooms", "create", "--owner", *argv, "--data", data)
+        assert code == 0, err
+        room = await client.get(f"/api/v1/me/chats/{field(out, 'room_id')}", headers=h(bob_key))
+        return str(room.json()["data"]["title"])
+
+    # The others in it, in the order given (the owner and repeats left out), as the web app does.
+    named = await title_of("bob", "--add", "alice/echo-bot", "alice", "bob", "alice")
+    assert named == "Echo Bot, Alice Ames"
+    assert await title_of("bob", "--title", "  ", "--add", "alice") == "Alice Ames"
+    assert await title_of("bob", "--title", " Ops ") == "Ops"
+    assert await title_of("bob") == "Bob Bell"  # a room of one is named after its owner
+    code, _, err = await band(
+        capsys, "rooms", "create", "--owner", "bob", "--title", "x" * 201, "--data", data
+    )
+    assert code != 0 and "too long" in err and len(err.strip().splitlines()) == 1
+
+
 async def test_admin_errors_are_one_line(
     settings: Settings, capsys: pytest.CaptureFixture[str]
 ) -> None:

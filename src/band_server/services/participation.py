@@ -48,29 +48,31 @@ async def invite_member(
     return member
 
 
-def participants_title(names: Sequence[str]) -> str | None:
-    """The name of a room created without a title: the others in it, in the order chosen."""
-    return ", ".join(names)[:TITLE_MAX] or None
+def new_room_title(title: str | None, owner: str, others: Sequence[str]) -> str:
+    """The title a new room gets: the one given (trimmed), else the names of the others in
+    it in the order chosen, else (a room of one) the owner's name. Too long a title is 422."""
+    given = (title or "").strip()
+    if len(given) > TITLE_MAX:
+        raise ValidationFailed(
+            "title is too long", {"/chat/title": [f"is too long (max {TITLE_MAX})"]}
+        )
+    return given or ", ".join(others)[:TITLE_MAX] or owner[:TITLE_MAX]
 
 
 async def create_room_with(
     uow: UnitOfWork, owner: Principal, *, title: str | None, invite: Sequence[str]
 ) -> Room:
     """A new room owned by ``owner`` with the given peers in it (all or nothing). Without a
-    title the room is named after the others in it, before anything is pushed, so every
-    ``room_added`` (the owner's, each guest's) carries the name the room list shows."""
-    title = (title or "").strip() or None
-    if title is not None and len(title) > TITLE_MAX:
-        raise ValidationFailed(
-            "title is too long", {"/chat/title": [f"is too long (max {TITLE_MAX})"]}
-        )
+    title the room is named after the others in it (`new_room_title`), before anything is
+    pushed, so every ``room_added`` (the owner's, each guest's) carries the name the room
+    list shows."""
+    new_room_title(title, owner.name, [])  # a bad title is refused before anything else
     guests: dict[str, Party] = {}
     for who in dict.fromkeys(invite):
         party = await _reachable(uow.session, owner, who)
         if party.id != owner.id:
             guests.setdefault(party.id, party)
-    if title is None:
-        title = participants_title([p.name for p in guests.values()])
+    title = new_room_title(title, owner.name, [p.name for p in guests.values()])
     room, broadcasts = await create_room(uow.session, owner, title=title, task_id=None)
     uow.emit(*broadcasts)
     for party in guests.values():
