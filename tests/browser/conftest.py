@@ -31,7 +31,11 @@ if not CHROMIUM.exists():
         f"{CHROMIUM} is missing (scripts/test installs chromium with apt)", allow_module_level=True
     )
 
-from playwright.async_api import Browser, BrowserContext, Page, async_playwright
+from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
+
+# Assertions wait as long as actions do (Playwright's own default is 5 s): on a loaded 2-core
+# machine a live update can take longer to show, and a condition met early returns at once.
+expect.set_options(timeout=TIMEOUT_MS)
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

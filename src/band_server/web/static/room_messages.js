@@ -1,0 +1,204 @@
+// How each kind of timeline row looks: text messages (files, delivery per mentioned agent),
+// tool calls folded with their results by tool_call_id, and events (thought, error, task).
+// Band.MessageViews(room) returns { render, update, toolOutput }; `room` gives roomId, meId,
+// nameOf(id, msg), state.people, and the maps state.calls / state.orphanResults.
+(function () {
+  "use strict";
+  var Band = (window.Band = window.Band || {});
+  var el = Band.el;
+  var text = Band.RoomText;
+  var EVENT_LABELS = { thought: "thought", error: "error", task: "task", attention: "attention" };
+
+  // What a task event is about: a task of the board (its number and status), the room's
+  // goal, or the agent's own record (token usage). Only ever read from the message itself.
+  function taskTopic(msg) {
+    var meta = msg.metadata || {};
+    var task = meta.band_task;
+    if (task && typeof task === "object") {
+      var number = typeof task.number === "number" ? " #" + task.number : "";
+      return { kind: "board", label: "task" + number, status: task.state === "active" ? task.overall_status : task.state };
+    }
+    if (meta.band_board && typeof meta.band_board === "object") return { kind: "board", label: "goal" };
+    if (meta.band_usage) return { kind: "usage", label: "usage" };
+    return null;
+  }
+
+  function timeOf(msg) {
+    var time = el("time", "", text.clock(msg.inserted_at));
+    time.setAttribute("datetime", msg.inserted_at);
+    return time;
+  }
+
+  Band.MessageViews = function (room) {
+    var state = room.state;
+
+    function rich(container, content, msg) {
+      return text.richText(container, content, msg, room.nameOf, room.meId);
+    }
+
+    function header(msg, label) {
+      var head = el("div", "msg-head");
+      head.appendChild(el("span", "who", msg.sender_name || room.nameOf(msg.sender_id) || "Someone"));
+      if (msg.sender_type === "Agent") head.appendChild(el("span", "pill agent-pill", "Agent"));
+      if (label) head.appendChild(el("span", "kind", label));
+      var time = timeOf(msg);
+      time.title = new Date(msg.inserted_at).toLocaleString();
+      head.appendChild(time);
+      return head;
+    }
+
+    function deliveries(msg) {
+      var statuses = (msg.metadata && msg.metadata.delivery_status) || {};
+      if (!Object.keys(statuses).length && msg.message_type === "text") {
+        // A new message is pushed before any agent claims it: every mentioned agent has it.
+        ((msg.metadata && msg.metadata.mentions) || []).forEach(function (m) {
+          var who = m && state.people[m.id];
+          if (who && who.type === "Agent" && m.kind !== "reference") statuses[m.id] = { status: "delivered" };
+        });
+      }
+      var ids = Object.keys(statuses);
+      if (!ids.length) return null;
+      var list = el("ul", "deliveries");
+      list.setAttribute("aria-label", "Delivery");
+      ids.forEach(function (agentId) {
+        var status = statuses[agentId] || {};
+        var kind = String(status.status || "delivered");
+        var item = el("li", "delivery status-" + kind.replace(/[^a-z]/g, ""));
+        item.appendChild(el("span", "delivery-agent", room.nameOf(agentId, msg) || "Agent"));
+        item.appendChild(el("span", "delivery-state", kind));
+        if (kind === "failed") {
+          var attempts = status.attempts || [];
+          var last = attempts.length ? attempts[attempts.length - 1] : null;
+          if (last && last.error) item.appendChild(el("span", "delivery-error", last.error));
+        }
+        list.appendChild(item);
+      });
+      return list;
+    }
+
+    function attachments(msg) {
+      var files = msg.attachments || [];
+      if (!files.length) return null;
+      var list = el("ul", "files");
+      list.setAttribute("aria-label", "Files");
+      files.forEach(function (file) {
+        var item = el("li", "file");
+        var link = el("a", "file-name", file.name || "file");
+        link.href = "/rooms/" + room.roomId + "/files/" + encodeURIComponent(file.id);
+        link.setAttribute("download", "");
+        item.appendChild(link);
+        var size = typeof file.bytes === "number" ? Band.formatBytes(file.bytes) : "";
+        item.appendChild(el("span", "file-meta", [file.content_type, size].filter(Boolean).join(" · ")));
+        list.appendChild(item);
+      });
+      return list;
+    }
+
+    function renderText(msg) {
+      var li = el("li", "msg text");
+      var mentionsMe = ((msg.metadata && msg.metadata.mentions) || []).some(function (m) {
+        return m && m.id === room.meId;
+      });
+      if (mentionsMe) li.classList.add("mentions-me");
+      if (msg.sender_id === room.meId) li.classList.add("mine");
+      li.appendChild(header(msg));
+      li.appendChild(rich(el("div", "body"), msg.content, msg));
+      var files = attachments(msg);
+      if (files) li.appendChild(files);
+      var status = deliveries(msg);
+      if (status) li.appendChild(status);
+      return li;
+    }
+
+    function toolOutput(details, result) {
+      var body = text.parseJSON(result.content) || {};
+      var output = body.output !== undefined ? body.output : result.content;
+      var failed =
+        (result.metadata && (result.metadata.is_error || result.metadata.failure)) ||
+        (typeof output === "string" && /^Error\b/.test(output));
+      var section = details.querySelector(".tool-output");
+      section.textContent = "";
+      section.appendChild(el("span", "tool-section", "Result"));
+      section.appendChild(el("pre", "", text.pretty(output)));
+      section.hidden = false;
+      var badge = details.querySelector(".tool-state");
+      badge.textContent = failed ? "failed" : "done";
+      badge.className = "tool-state " + (failed ? "is-failed" : "is-done");
+    }
+
+    function renderTool(msg) {
+      var body = text.parseJSON(msg.content) || {};
+      var meta = msg.metadata || {};
+      var name = body.name || meta.tool_name || meta.name || "tool";
+      var isCall = msg.message_type === "tool_call";
+      var li = el("li", "msg event tool");
+      var details = el("details");
+      var summary = el("summary");
+      summary.appendChild(el("span", "tool-icon", "⚙"));
+      summary.appendChild(el("span", "who", msg.sender_name || "Agent"));
+      summary.appendChild(el("span", "kind", isCall ? "called" : "tool result"));
+      summary.appendChild(el("code", "tool-name", name));
+      summary.appendChild(el("span", "tool-state", isCall ? "running" : ""));
+      summary.appendChild(timeOf(msg));
+      details.appendChild(summary);
+      if (isCall) {
+        var args = el("div", "tool-args");
+        args.appendChild(el("span", "tool-section", "Arguments"));
+        args.appendChild(el("pre", "", text.pretty(body.args !== undefined ? body.args : msg.content)));
+        details.appendChild(args);
+      }
+      var output = el("div", "tool-output");
+      output.hidden = true;
+      details.appendChild(output);
+      li.appendChild(details);
+      var callId = body.tool_call_id || meta.tool_call_id;
+      if (!isCall) {
+        toolOutput(details, msg);
+        return li;
+      }
+      if (callId) state.calls[callId] = details;
+      var early = callId && state.orphanResults[callId];
+      if (early) {
+        toolOutput(details, early.msg);
+        early.node.remove();
+        delete state.orphanResults[callId];
+      }
+      return li;
+    }
+
+    function renderEvent(msg) {
+      var kind = String(msg.message_type).replace(/[^a-z_]/g, "");
+      var li = el("li", "msg event event-" + kind);
+      var topic = kind === "task" ? taskTopic(msg) : null;
+      var head = header(msg, topic ? topic.label : EVENT_LABELS[kind] || kind);
+      if (topic && topic.status) head.insertBefore(Band.statusPill(topic.status), head.querySelector("time"));
+      if (topic) li.classList.add("task-" + topic.kind);
+      li.appendChild(head);
+      li.appendChild(rich(el("div", "body"), msg.content, msg));
+      if (kind === "error") li.setAttribute("role", "note");
+      return li;
+    }
+
+    function render(msg) {
+      var node;
+      if (msg.message_type === "text") node = renderText(msg);
+      else if (msg.message_type === "tool_call" || msg.message_type === "tool_result") node = renderTool(msg);
+      else node = renderEvent(msg);
+      node.setAttribute("data-id", msg.id);
+      node.setAttribute("data-seq", String(msg.seq || 0));
+      return node;
+    }
+
+    // A text message drawn again when its delivery statuses change.
+    function update(node, msg) {
+      if (msg.message_type !== "text") return;
+      var old = node.querySelector(".deliveries");
+      var fresh = deliveries(msg);
+      if (old && fresh) old.replaceWith(fresh);
+      else if (old) old.remove();
+      else if (fresh) node.appendChild(fresh);
+    }
+
+    return { render: render, update: update, toolOutput: toolOutput };
+  };
+})();
