@@ -53,6 +53,9 @@ async def test_the_room_list_follows_the_socket(page: Page, band: Platform, shot
             assert sent.status_code == 201, sent.text
         await expect(listed.first).to_contain_text("Quiet corner")
         await expect(listed.first.get_by_label("2 unread")).to_have_text("2")
+        # Beside it, the last message, as text; a room without messages shows none.
+        await expect(listed.first.locator(".room-preview")).to_contain_text("second news")
+        await expect(listed.filter(has_text="Standup").locator(".room-preview")).to_have_count(0)
         await expect(standup_link).to_be_focused()
         await shots.take(page, "unread-on-top")
 

@@ -122,6 +122,39 @@ async def test_unread_counts_others_texts_until_read(
     assert "unread" not in (await client.get("/rooms")).text  # the marker never moves back
 
 
+async def test_room_rows_preview_the_last_text_message_as_plain_text(
+    client: httpx.AsyncClient, platform: Platform, seeded: Seeded
+) -> None:
+    bob_id, bob_key, csrf = await _signed_in_with_bob(client, platform, seeded)
+    made = await act(
+        client, "/rooms", {"title": "Chat", "participant": [bob_id, seeded.agent_id]}, csrf=csrf
+    )
+    room = made.json()["id"]
+    quiet = (await act(client, "/rooms", {"title": "Quiet"}, csrf=csrf)).json()["id"]
+    bob = {"X-API-Key": bob_key}
+    text = f"<b>bold</b>  @{seeded.user_handle}\n look   here " + "x" * 200
+    sent = await client.post(
+        f"/api/v1/me/chats/{room}/messages", headers=bob, json={"message": {"content": text}}
+    )
+    assert sent.status_code == 201, sent.text
+    # An event after it changes nothing: the preview is the newest text message.
+    thought = await client.post(
+        f"/api/v1/agent/chats/{room}/events",
+        headers={"X-API-Key": seeded.agent_key},
+        json={"event": {"content": "pondering", "message_type": "thought"}},
+    )
+    assert thought.status_code == 201, thought.text
+
+    listed = {r["id"]: r for r in (await client.get("/rooms", headers=JSON)).json()["rooms"]}
+    preview = listed[room]["preview"]
+    assert preview.startswith("Bob: <b>bold</b> @Alice look here xxx"), preview
+    assert preview.endswith("…") and len(preview) == len("Bob: ") + 120
+    assert "@[[" not in preview and listed[quiet]["preview"] is None
+    html = (await client.get("/rooms")).text
+    assert "Bob: &lt;b&gt;bold&lt;/b&gt; @Alice look here" in html and "<b>bold" not in html
+    assert html.count('class="room-preview"') == 1  # the quiet room shows none
+
+
 async def test_participants_are_added_and_removed_from_the_room_page(
     client: httpx.AsyncClient, platform: Platform, seeded: Seeded
 ) -> None:

@@ -1,11 +1,15 @@
-"""A person's room list: last activity and unread counts, and the read marker behind them.
+"""A person's room list: last activity, unread counts and a preview of the last message,
+and the read marker behind them.
 
 Unread counts text messages from others after the person's ``last_read_seq`` in that room;
 events (tool calls, thoughts) never count. The web app moves the marker as the person reads.
+The preview is the newest text message (events would say little), as plain text: mention
+tokens become ``@Name``, whitespace folds, and it is cut at ``PREVIEW_CHARS``.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -14,7 +18,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..store.models import Message, Participant, Room
 from .principals import Principal
+from .room_rows import newest_messages
 from .rooms import room_for
+
+PREVIEW_CHARS = 120
+_TOKEN = re.compile(r"@\[\[([0-9A-Za-z-]{1,64})\]\]")
 
 
 @dataclass(frozen=True)
@@ -24,6 +32,7 @@ class RoomSummary:
     room: Room
     last_activity: datetime
     unread: int
+    preview: str | None = None  # "Sender: text" of the newest text message
 
 
 def _aware(moment: datetime) -> datetime:
@@ -31,8 +40,23 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
+def preview_of(msg: Message) -> str:
+    """``Sender: text`` of a message, mentions named as the message names them, one line."""
+    mentions = (msg.meta or {}).get("mentions") or []
+    names = {
+        str(m.get("id")): str(m.get("name") or m.get("handle") or "someone")
+        for m in mentions
+        if isinstance(m, dict)
+    }
+    text = _TOKEN.sub(lambda t: "@" + names.get(t[1], "someone"), msg.content)
+    text = " ".join(text.split())
+    if len(text) > PREVIEW_CHARS:
+        text = text[: PREVIEW_CHARS - 1].rstrip() + "…"
+    return f"{msg.sender_name or 'Someone'}: {text}"
+
+
 async def room_summaries(session: AsyncSession, person: Principal) -> list[RoomSummary]:
-    """The person's rooms, most recently active first (three grouped queries in all)."""
+    """The person's rooms, most recently active first (four grouped queries in all)."""
     mine = (
         (Participant.participant_id == person.id)
         & (Participant.status == "active")
@@ -73,8 +97,12 @@ async def room_summaries(session: AsyncSession, person: Principal) -> list[RoomS
             .group_by(Message.room_id)
         )
     }
+    previews = {m.room_id: preview_of(m) for m in await newest_messages(session, ids, "text")}
     out = [
-        RoomSummary(r, _aware(last.get(r.id) or r.updated_at), unread.get(r.id, 0)) for r in rooms
+        RoomSummary(
+            r, _aware(last.get(r.id) or r.updated_at), unread.get(r.id, 0), previews.get(r.id)
+        )
+        for r in rooms
     ]
     out.sort(key=lambda s: (s.last_activity, s.room.id), reverse=True)
     return out

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Literal
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band.protocol import ChatMessage, ChatParticipant, MessageCounts, iso
@@ -71,23 +71,33 @@ async def last_message_times(session: AsyncSession, room_ids: Sequence[str]) -> 
     return {room_id: iso(at) for room_id, at in rows if at is not None}
 
 
-async def last_messages(session: AsyncSession, room_ids: Sequence[str]) -> dict[str, ChatMessage]:
-    """Each room's newest message, in the row shape of the room's message list."""
+async def newest_messages(
+    session: AsyncSession, room_ids: Sequence[str], message_type: str | None = None
+) -> list[Message]:
+    """Each room's newest message (of ``message_type`` when given); one grouped query."""
     if not room_ids:
-        return {}
+        return []
+    where: list[ColumnElement[bool]] = [Message.room_id.in_(list(room_ids))]
+    if message_type is not None:
+        where.append(Message.message_type == message_type)
     newest = (
         select(Message.room_id, func.max(Message.seq).label("seq"))
-        .where(Message.room_id.in_(list(room_ids)))
+        .where(*where)
         .group_by(Message.room_id)
         .subquery()
     )
-    rows = list(
+    return list(
         await session.scalars(
             select(Message).join(
                 newest, (Message.room_id == newest.c.room_id) & (Message.seq == newest.c.seq)
             )
         )
     )
+
+
+async def last_messages(session: AsyncSession, room_ids: Sequence[str]) -> dict[str, ChatMessage]:
+    """Each room's newest message, in the row shape of the room's message list."""
+    rows = await newest_messages(session, room_ids)
     return {m.chat_room_id: m for m in await chat_messages(session, rows)}
 
 

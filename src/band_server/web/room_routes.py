@@ -66,6 +66,7 @@ def _summary(s: reading.RoomSummary) -> dict[str, object]:
         "title": room_title(s.room),
         "unread": s.unread,
         "last_activity": s.last_activity.isoformat(),
+        "preview": s.preview,
     }
 
 

@@ -1,5 +1,5 @@
 // The Rooms page, live: a room I am added to appears, a room I leave goes, and a new message
-// moves its room up with its unread count, all without a reload. The socket says *that*
+// moves its room up with its unread count and its preview, all without a reload. The socket says *that*
 // something changed (user_rooms:<me> for membership, chat_room:<id> for messages); the page
 // then asks the server for the list, so the order and the counts are always the server's.
 (function () {
@@ -21,7 +21,10 @@
     li.setAttribute("data-room-id", room.id);
     var link = el("a", "room-row" + (room.unread ? " has-unread" : ""));
     link.href = "/rooms/" + encodeURIComponent(room.id);
-    link.appendChild(el("span", "room-name", room.title));
+    var text = el("span", "room-text");
+    text.appendChild(el("span", "room-name", room.title));
+    if (room.preview) text.appendChild(el("span", "room-preview", room.preview));
+    link.appendChild(text);
     if (room.unread) {
       var badge = el("span", "badge", room.unread);
       badge.setAttribute("aria-label", room.unread + " unread");
