@@ -39,7 +39,9 @@ async def _finished_turn(
     """The room's timeline once the sender's turn is over: reply, tool_result and usage."""
     deadline = asyncio.get_running_loop().time() + REPLY_WAIT
     while asyncio.get_running_loop().time() < deadline:
-        response = await client.get(f"/api/v1/me/chats/{room_id}/messages")
+        response = await client.get(
+            f"/api/v1/me/chats/{room_id}/messages", params={"sort_order": "asc"}
+        )
         assert response.status_code == 200, response.text
         timeline: list[dict[str, Any]] = response.json()["data"]
         kinds = {m["message_type"] for m in timeline if m["sender_id"] == sender_id}
