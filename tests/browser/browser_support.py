@@ -119,6 +119,9 @@ async def sign_in(page: Any, url: str, key: str) -> None:
     await page.get_by_label("API key").fill(key)
     await page.get_by_role("button", name="Sign in").click()
     await expect(page.get_by_role("heading", name="Rooms", exact=True)).to_be_visible()
+    # The heading shows before the deferred scripts have run: a key pressed on a loaded
+    # machine before then would reach a button with no handler yet.
+    await page.wait_for_load_state("load")
 
 
 @dataclass(frozen=True)
