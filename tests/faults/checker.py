@@ -64,6 +64,10 @@ class Report:
     found: int = 0
     lost: int = 0
     duplicated: int = 0
+    # Of the duplicated: turns band-sdk ran again after its process was killed mid-turn (it has
+    # no turn keys, so a reply posted before the kill is posted again). Not a platform fault.
+    duplicated_by_client_rerun: int = 0
+    duplicated_ids: list[str] = field(default_factory=list)  # message ids
     mentions_in_rooms: int = 0  # acknowledged or not
     answered_once: int = 0
     failed_visibly: int = 0
@@ -75,16 +79,27 @@ class Report:
     burst_seconds: float = 0.0
     settle_seconds: float = 0.0
     notes: dict[str, Any] = field(default_factory=dict)
+    # agent id -> {"once", "failed", "unanswered", "processing", "duplicated"}
+    per_agent: dict[str, dict[str, int]] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
         return not self.problems
 
+    def excuse_reruns(self, rerun_ids: set[str]) -> None:
+        """Duplicates that are all turns an SDK without turn keys ran again after its crash
+        stay in the figures (``duplicated``) but are not held against the platform."""
+        rerun = [m for m in self.duplicated_ids if m in rerun_ids]
+        self.duplicated_by_client_rerun = len(rerun)
+        if self.duplicated and len(rerun) == self.duplicated:
+            self.problems = [p for p in self.problems if "more than once" not in p]
+
     def line(self) -> str:
         return (
             f"[faults] {self.scenario}: acknowledged={self.acknowledged} found={self.found} "
             f"lost={self.lost} duplicated={self.duplicated} "
+            f"(client re-runs {self.duplicated_by_client_rerun}) "
             f"once={self.answered_once} failed={self.failed_visibly} "
             f"unanswered={self.unanswered} processing={self.processing} "
             f"order_violations={self.order_violations} "
@@ -141,16 +156,23 @@ def judge(
     report.mentions_in_rooms = len(mentions)
     for token, agent_id, message in mentions:
         status, count = _status(message, agent_id), replies.get(token, 0)
+        tally = report.per_agent.setdefault(agent_id, {})
         if count > 1:
             report.duplicated += 1
+            report.duplicated_ids.append(str(message["id"]))
+            tally["duplicated"] = tally.get("duplicated", 0) + 1
         if status == "processing":
             report.processing += 1
+            tally["processing"] = tally.get("processing", 0) + 1
         if status == "failed":
             report.failed_visibly += 1
+            tally["failed"] = tally.get("failed", 0) + 1
         elif status == "processed" and count == 1:
             report.answered_once += 1
+            tally["once"] = tally.get("once", 0) + 1
         elif count == 0:
             report.unanswered += 1
+            tally["unanswered"] = tally.get("unanswered", 0) + 1
     if report.duplicated:
         report.problems.append(f"{report.duplicated} mentions were answered more than once")
     if report.unanswered or report.processing:

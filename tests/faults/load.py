@@ -3,11 +3,12 @@
 One lane per room posts that room's mentions one after the other (each waits for its answer),
 so the order a lane was acknowledged in is the order the room must keep. Lanes run at once and
 are paced to a total rate, so a fault injected a few seconds in lands in the middle of the
-burst. Post k of a room goes to node (k + room) mod (live nodes): every person reaches every
-node. A post that fails in transport, answers 5xx, or 409 (its key still being written) is
-retried on the next live node with the **same** Idempotency-Key, so a post that committed
-before its answer was lost is answered once, not posted twice. Every 2xx is recorded with its
-message id; a post that never got a 2xx within its deadline is recorded as unacknowledged.
+burst. Post k of a room mentions agent (k + room) mod (agents) and goes to node
+(k div agents + room) mod (live nodes): every person reaches every node, and every agent hears
+from every node. A post that fails in transport, answers 5xx, or 409 (its key still being
+written) is retried on the next live node with the **same** Idempotency-Key, so a post that
+committed before its answer was lost is answered once, not posted twice. Every 2xx is recorded
+with its message id; a post that never got a 2xx within its deadline counts as unacknowledged.
 """
 
 from __future__ import annotations
@@ -129,7 +130,8 @@ class Burst:
             if not urls:
                 await asyncio.sleep(0.2)
                 continue
-            url = urls[(position + room_index + attempt) % len(urls)]
+            # Not (position + room) like the agent's choice: each agent hears from every node.
+            url = urls[(position // len(self.agents) + room_index + attempt) % len(urls)]
             attempt += 1
             try:
                 r = await http.post(

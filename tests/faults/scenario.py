@@ -25,6 +25,7 @@ async def run_scenario(
     per_room: int = PER_ROOM,
     rate: float = RATE,
     settle_within: float = 150.0,
+    client_reruns: Callable[[], set[str]] | None = None,
 ) -> Report:
     """Burst and fault at once; once both are over and the agents are back, judge the rooms.
     Prints one line of figures and writes them to ``bench/results/faults-<name>.json``."""
@@ -67,6 +68,10 @@ async def run_scenario(
         },
         setup_seconds=cluster.timings,
     )
+    if client_reruns is not None:
+        report.excuse_reruns(client_reruns())
+    names = {a.id: a.name for a in world.agents}
+    report.per_agent = {names.get(k, k): v for k, v in report.per_agent.items()}
     path = report.write()
     print(f"\n{report.line()}  ({path.name})", flush=True)
     assert result.refused == [], f"posts refused: {result.refused[:5]}"
