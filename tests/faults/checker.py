@@ -40,7 +40,7 @@ async def timeline(http: httpx.AsyncClient, url: str, room_id: str) -> list[dict
     out: list[dict[str, Any]] = []
     cursor: str | None = None
     while True:
-        params: dict[str, Any] = {"limit": 200}
+        params: dict[str, Any] = {"limit": 200, "sort_order": "asc"}
         if cursor:
             params["cursor"] = cursor
         r = await http.get(f"{url}/api/v1/me/chats/{room_id}/messages", params=params)
