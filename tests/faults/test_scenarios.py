@@ -24,7 +24,7 @@ from .scenario import run_scenario
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.faults,
-    pytest.mark.timeout(300),
+    pytest.mark.timeout(420),  # a burst, a fault, a bounded settle (150 s), on a loaded machine
     pytest.mark.asyncio(loop_scope="module"),
 ]
 
