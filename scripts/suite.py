@@ -75,7 +75,7 @@ def declared_groups() -> list[Group]:
         Group("scale", ["tests/scale"], 60, weight=2),
         Group("e2e", ["tests/e2e", "tests/integrations"], 260),
         Group("hermes", ["tests/hermes"], 145),  # most of it builds the Hermes venv
-        Group("faults", ["tests/faults"], 300, weight=2),
+        Group("faults", ["tests/faults"], 480, weight=2),  # up to ~8 min: starts first
     ]
     if not os.environ.get("BAND_SKIP_ADAPTER_ENVS"):  # most of each builds its venv
         for env, estimate in (("parlant", 440), ("langgraph", 160), ("pydantic-ai", 130)):
