@@ -113,3 +113,36 @@ async def test_shutdown_gives_up_on_a_writer_that_never_finishes() -> None:
     await asyncio.sleep(0)
     await asyncio.wait_for(conn.shutdown(grace=0.05), 1)
     assert ws.closed == []
+
+
+async def test_a_push_to_an_idle_socket_is_sent_at_once_without_a_task() -> None:
+    ws = StuckSocket()
+    ws.release.set()
+    conn = SocketConnection(cast(WebSocket, ws), AGENT)
+    conn.start()
+    tasks_before = asyncio.all_tasks()
+    conn.send_text("a")
+    conn.send_text("b")
+    assert ws.sent == ["a", "b"]  # written in the pusher's own call
+    assert asyncio.all_tasks() == tasks_before
+    assert conn.frames_out == 2
+
+
+async def test_a_send_that_waits_keeps_the_order_and_goes_back_to_idle() -> None:
+    ws = StuckSocket()
+    conn = SocketConnection(cast(WebSocket, ws), AGENT)
+    conn.start()
+    tasks_before = asyncio.all_tasks()
+    conn.send_text("first")  # the peer stopped reading: this send waits
+    conn.send_text("second")
+    conn.send_text("third")
+    await asyncio.sleep(0)
+    assert ws.sent == ["first"]
+    (writer,) = asyncio.all_tasks() - tasks_before  # the one task finishing the sends
+    ws.release.set()
+    await asyncio.wait_for(writer, 5)
+    assert conn.frames_out == 3
+    assert ws.sent == ["first", "second", "third"]
+    conn.send_text("fourth")  # idle again: sent at once
+    assert ws.sent[-1] == "fourth"
+    assert asyncio.all_tasks() == tasks_before

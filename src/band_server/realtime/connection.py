@@ -1,7 +1,10 @@
 """One accepted socket: its identity and its outbound queue.
 
 The hub pushes from whatever task publishes a broadcast, so :meth:`SocketConnection.send_text`
-must never block: frames go into a per-connection queue that one writer task drains. A socket
+must never block. A frame pushed to an idle socket is sent at once, in the pusher's call (the
+server's send only writes to the transport unless the transport paused writing); a send that has
+to wait, and every frame pushed while one is pending, goes to a per-connection queue that one
+writer task drains in order. A socket
 whose queue keeps growing (a client that stopped reading) is closed rather than allowed to hold
 memory; everything it missed is durable and recovered through ``/next`` after a reconnect.
 (uvicorn's default ws implementation buffers writes without backpressure, so a peer that
@@ -16,7 +19,8 @@ import logging
 import time
 import uuid
 from collections import deque
-from typing import Final
+from collections.abc import Coroutine, Generator
+from typing import Any, Final
 
 from starlette.websockets import WebSocket
 
@@ -33,8 +37,9 @@ _CLOSE: Final = object()
 class SocketConnection:
     """A live socket as the :class:`~band_server.realtime.hub.Hub` sees it.
 
-    An idle socket holds no queue and no task: the first frame queued starts a writer task,
-    which sends until the queue is empty and then ends (10,000 idle agents must stay cheap).
+    An idle socket holds no queue and no task (10,000 idle agents must stay cheap): a frame
+    pushed to it is sent in the caller's step; only a send that must wait starts a writer task,
+    which finishes that send, drains the frames queued meanwhile and ends.
     """
 
     __slots__ = (
@@ -91,6 +96,9 @@ class SocketConnection:
         if self.closing:
             return
         queue = self._queue
+        if queue is None and self._started and self._writer is None:
+            self._send_now(frame)
+            return
         if queue is None:
             queue = self._queue = deque()
         if len(queue) >= self._max_queued:
@@ -124,17 +132,40 @@ class SocketConnection:
             with contextlib.suppress(asyncio.CancelledError):
                 await writer
 
+    def _send_now(self, frame: str) -> None:
+        """Run the socket's send up to its first wait; a send that waits goes on in a task.
+
+        What Python 3.12's eagerly started tasks do, for 3.11: a push costs no task and no
+        loop iteration unless the transport is paused (the peer reads slowly).
+        """
+        send = self._ws.send_text(frame)
+        try:
+            waiting_on = send.send(None)
+        except StopIteration:
+            self.frames_out += 1
+            return
+        except Exception as exc:
+            log.debug("socket %s: send failed: %r", self.label, exc)
+            return
+        self._queue = deque()
+        self._writer = asyncio.get_running_loop().create_task(
+            self._write_loop(_Resumed(send, waiting_on))
+        )
+
     def _kick(self) -> None:
         if not self._started or not self._queue:
             return
         if self._writer is None or self._writer.done():
             self._writer = asyncio.get_running_loop().create_task(self._write_loop())
 
-    async def _write_loop(self) -> None:
+    async def _write_loop(self, pending: _Resumed | None = None) -> None:
         queue = self._queue
         if queue is None:
             return
         try:
+            if pending is not None:
+                await pending
+                self.frames_out += 1
             while queue:
                 item = queue.popleft()
                 if item is _CLOSE:
@@ -153,3 +184,37 @@ class SocketConnection:
             if not queue and self._queue is queue and not self.closing:
                 self._queue = None
                 self._writer = None
+
+
+class _Resumed:
+    """Awaits the rest of a coroutine already run up to its first wait (``waiting_on``).
+
+    The awaiting task gets what the coroutine yielded (the future it waits for) and passes
+    back whatever the loop sends or throws, as ``yield from`` would have from the start.
+    """
+
+    __slots__ = ("_coro", "_waiting_on")
+
+    def __init__(self, coro: Coroutine[Any, Any, None], waiting_on: Any) -> None:
+        self._coro = coro
+        self._waiting_on = waiting_on
+
+    def __await__(self) -> Generator[Any, Any, None]:
+        coro, step = self._coro, self._waiting_on
+        self._waiting_on = None
+        while True:
+            try:
+                sent = yield step
+            except GeneratorExit:
+                coro.close()
+                raise
+            except BaseException as exc:  # cancellation included: it belongs to the send
+                try:
+                    step = coro.throw(exc)
+                except StopIteration:
+                    return
+            else:
+                try:
+                    step = coro.send(sent)
+                except StopIteration:
+                    return
