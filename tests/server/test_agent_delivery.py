@@ -7,6 +7,7 @@ import pytest
 from agent_testkit import World, counts, key, make_room, make_world, person_posts, recording
 
 from band_server.context import Platform
+from band_server.services.deliveries import delivery_statuses
 from conftest import Seeded
 
 
@@ -266,3 +267,23 @@ async def test_overlong_failure_is_cut_not_refused(
     nxt = await client.get(w.url("/messages/next"), headers=w.echo_key)
     attempts = nxt.json()["data"]["metadata"]["delivery_status"][w.echo]["attempts"]
     assert len(attempts[0]["error"]) == 16_384
+
+
+async def test_each_announcement_shows_what_was_stored(
+    client: httpx.AsyncClient, platform: Platform, w: World
+) -> None:
+    """Marks build ``message_updated`` from what they wrote: it must match a fresh read."""
+    msg = await person_posts(platform, w, "hi both", w.echo, w.helper_id)
+    for what in ("processing", "failed", "processing", "processed"):
+        with recording(platform) as rec:
+            r = await mark(
+                client, w, msg, what, json={"error": "boom"} if what == "failed" else None
+            )
+            assert r.status_code == 200
+        (update,) = rec.events("message_updated")
+        async with platform.db.read() as session:
+            stored = await delivery_statuses(session, [msg])
+        announced = update.payload["metadata"]["delivery_status"]
+        assert announced == stored[msg]
+        assert set(announced) == {w.echo, w.helper_id}
+        assert announced[w.echo]["status"] == what

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from band.protocol import (
     MAX_EVENT_CHARS,
@@ -62,20 +63,22 @@ _NEXT = (
     .order_by(Delivery.seq)
     .limit(1)
 )
-# One query for both rows; the lock is on the delivery (PostgreSQL), the message is read.
-_DELIVERY = (
-    select(Delivery, Message)
-    .join(Message, Message.id == Delivery.message_id)
+# A mark's one read: the agent's delivery (locked on PostgreSQL), its message, and every
+# delivery of that message with its attempts (the announcement's statuses), one row per
+# attempt. The mark builds its announcement from these rows and what it writes, so nothing is
+# flushed or read again before the commit.
+_OWN = aliased(Delivery, name="own")
+_MARK_READ = (
+    select(_OWN, Message, Delivery, DeliveryAttempt)
+    .join(Message, Message.id == _OWN.message_id)
+    .join(Delivery, Delivery.message_id == _OWN.message_id)
+    .outerjoin(DeliveryAttempt, DeliveryAttempt.delivery_id == Delivery.id)
     .where(
-        Delivery.message_id == bindparam("message_id"),
-        Delivery.agent_id == bindparam("agent_id"),
-        Delivery.room_id == bindparam("room_id"),
+        _OWN.message_id == bindparam("message_id"),
+        _OWN.agent_id == bindparam("agent_id"),
+        _OWN.room_id == bindparam("room_id"),
     )
-    .with_for_update(of=Delivery)
-)
-_LIVE_ATTEMPT = select(DeliveryAttempt).where(
-    DeliveryAttempt.delivery_id == bindparam("delivery_id"),
-    DeliveryAttempt.attempt_number == bindparam("attempt_number"),
+    .with_for_update(of=_OWN)
 )
 
 
@@ -161,26 +164,41 @@ async def next_message(session: AsyncSession, room: Room, agent_id: str) -> Chat
 # -- marks ------------------------------------------------------------------------------------
 
 
-async def _delivery(
+@dataclass
+class _MarkRead:
+    """What a mark read: the agent's delivery and message, and the message's deliveries."""
+
+    delivery: Delivery
+    message: Message
+    deliveries: dict[str, Delivery]
+    attempts: dict[str, list[DeliveryAttempt]]
+
+    def live_attempt(self) -> DeliveryAttempt | None:
+        d = self.delivery
+        if d.status != "processing":
+            return None
+        for a in self.attempts.get(d.id, ()):
+            if a.attempt_number == d.attempt_number:
+                return a
+        return None
+
+
+async def _read_for_mark(
     session: AsyncSession, agent_id: str, room: Room, message_id: str
-) -> tuple[Delivery, Message]:
+) -> _MarkRead:
     # A message of another room, one not addressed to this agent and an unknown id all look
     # the same from outside: 404.
     params = {"message_id": message_id, "agent_id": agent_id, "room_id": room.id}
-    row = (await session.execute(_DELIVERY, params)).first()
-    if row is None:
+    rows = (await session.execute(_MARK_READ, params)).all()
+    if not rows:
         raise NotFound("Message not found")
-    return row[0], row[1]
-
-
-async def _live_attempt(session: AsyncSession, delivery: Delivery) -> DeliveryAttempt | None:
-    if delivery.status != "processing":
-        return None
-    attempt: DeliveryAttempt | None = await session.scalar(
-        _LIVE_ATTEMPT,
-        {"delivery_id": delivery.id, "attempt_number": delivery.attempt_number},
-    )
-    return attempt
+    deliveries: dict[str, Delivery] = {}
+    attempts: dict[str, list[DeliveryAttempt]] = {}
+    for _own, _msg, d, a in rows:
+        deliveries[d.id] = d
+        if a is not None:
+            attempts.setdefault(d.id, []).append(a)
+    return _MarkRead(rows[0][0], rows[0][1], deliveries, attempts)
 
 
 def _no_live_attempt(mark: str) -> ValidationFailed:
@@ -190,9 +208,16 @@ def _no_live_attempt(mark: str) -> ValidationFailed:
     )
 
 
-async def _announce(uow: UnitOfWork, message: Message) -> None:
-    await uow.session.flush()
-    view = (await chat_messages(uow.session, [message]))[0]
+def _announce(uow: UnitOfWork, read: _MarkRead) -> None:
+    message = read.message
+    view = message_view(message)
+    view.metadata = {
+        **view.metadata,
+        "delivery_status": {
+            d.agent_id: _status_view(d, read.attempts.get(d.id, []))
+            for d in read.deliveries.values()
+        },
+    }
     uow.emit(
         Broadcast(
             topic=topic("chat_room", message.room_id),
@@ -214,18 +239,25 @@ async def mark_processing(
     uow: UnitOfWork, agent: Principal, room: Room, message_id: str
 ) -> MessageStatusResponse:
     """Claim a message: open attempt N+1, or return the live attempt unchanged."""
-    delivery, message = await _delivery(uow.session, agent.id, room, message_id)
+    read = await _read_for_mark(uow.session, agent.id, room, message_id)
+    delivery = read.delivery
     if delivery.status == "processing":
         return _answer(delivery, "processing")
+    now = utcnow()
     delivery.attempt_number += 1
     delivery.status = "processing"
-    delivery.updated_at = utcnow()
-    uow.session.add(
-        DeliveryAttempt(
-            delivery_id=delivery.id, attempt_number=delivery.attempt_number, status="processing"
-        )
+    delivery.updated_at = now
+    attempt = DeliveryAttempt(
+        delivery_id=delivery.id,
+        attempt_number=delivery.attempt_number,
+        status="processing",
+        error=None,
+        started_at=now,
+        completed_at=None,
     )
-    await _announce(uow, message)
+    uow.session.add(attempt)
+    read.attempts.setdefault(delivery.id, []).append(attempt)
+    _announce(uow, read)
     return _answer(delivery, "processing")
 
 
@@ -233,10 +265,11 @@ async def mark_processed(
     uow: UnitOfWork, agent: Principal, room: Room, message_id: str
 ) -> MessageStatusResponse:
     """Acknowledge success: close the live attempt. A replay answers again, unchanged."""
-    delivery, message = await _delivery(uow.session, agent.id, room, message_id)
+    read = await _read_for_mark(uow.session, agent.id, room, message_id)
+    delivery = read.delivery
     if delivery.status == "processed":
         return _answer(delivery, "processed")
-    attempt = await _live_attempt(uow.session, delivery)
+    attempt = read.live_attempt()
     if attempt is None:
         raise _no_live_attempt("processed")
     now = utcnow()
@@ -245,7 +278,7 @@ async def mark_processed(
     delivery.status = "processed"
     delivery.processed_at = now
     delivery.updated_at = now
-    await _announce(uow, message)
+    _announce(uow, read)
     return _answer(delivery, "processed")
 
 
@@ -259,10 +292,11 @@ async def mark_failed(
     uow: UnitOfWork, agent: Principal, room: Room, message_id: str, error: str | None
 ) -> MessageStatusResponse:
     """Report a failed attempt; ``/next`` will serve the message again."""
-    delivery, message = await _delivery(uow.session, agent.id, room, message_id)
+    read = await _read_for_mark(uow.session, agent.id, room, message_id)
+    delivery = read.delivery
     if delivery.status == "failed":
         return _answer(delivery, "failed")
-    attempt = await _live_attempt(uow.session, delivery)
+    attempt = read.live_attempt()
     if attempt is None:
         raise _no_live_attempt("failed")
     now = utcnow()
@@ -271,7 +305,7 @@ async def mark_failed(
     attempt.completed_at = now
     delivery.status = "failed"
     delivery.updated_at = now
-    await _announce(uow, message)
+    _announce(uow, read)
     return _answer(delivery, "failed")
 
 
