@@ -37,6 +37,7 @@ class Ack:
     node: str
     position: int  # the post's place in its room's lane
     attempts: int
+    replayed: bool = False  # the 2xx was a replay of an earlier try's answer (Idempotency-Key)
 
 
 @dataclass
@@ -141,7 +142,10 @@ class Burst:
                 r = None
             if r is not None and r.status_code in (200, 201):
                 data = r.json()["data"]
-                ack = Ack(token, room_id, agent.id, str(data["id"]), url, position, attempt)
+                replayed = r.headers.get("idempotent-replayed") == "true"
+                ack = Ack(
+                    token, room_id, agent.id, str(data["id"]), url, position, attempt, replayed
+                )
                 self.result.acks.append(ack)
                 self.result.latencies.append(time.monotonic() - first)
                 return

@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 
 from .checker import Report, settle
 from .cluster import Cluster, wait_healthy
-from .load import Burst
+from .load import Burst, BurstResult
 
 ROOMS = 8
 PER_ROOM = 63  # x 8 rooms = 504 mentions
@@ -26,6 +26,7 @@ async def run_scenario(
     rate: float = RATE,
     settle_within: float = 150.0,
     client_reruns: Callable[[], set[str]] | None = None,
+    dead_node_posts: Callable[[BurstResult], set[str]] | None = None,
 ) -> Report:
     """Burst and fault at once; once both are over and the agents are back, judge the rooms.
     Prints one line of figures and writes them to ``bench/results/faults-<name>.json``."""
@@ -70,6 +71,8 @@ async def run_scenario(
     )
     if client_reruns is not None:
         report.excuse_reruns(client_reruns())
+    if dead_node_posts is not None:
+        report.excuse_unannounced(dead_node_posts(result))
     names = {a.id: a.name for a in world.agents}
     report.per_agent = {names.get(k, k): v for k, v in report.per_agent.items()}
     path = report.write()
