@@ -69,7 +69,7 @@ class Report:
     duplicated_by_client_rerun: int = 0
     duplicated_ids: list[str] = field(default_factory=list)  # message ids
     # Of the unanswered: mentions a node committed and then died before announcing them (see
-    # ``excuse_unannounced``); still counted in ``unanswered``.
+    # ``excuse_unannounced``); counted in ``unanswered`` too, and a failure like it.
     unannounced_by_dead_node: int = 0
     unanswered_ids: list[str] = field(default_factory=list)  # message ids
     mentions_in_rooms: int = 0  # acknowledged or not
@@ -92,14 +92,11 @@ class Report:
         return not self.problems
 
     def excuse_unannounced(self, dead_node_ids: set[str]) -> None:
-        """Mentions committed by a node killed before it published them: no push went out and
-        no node announces a gap for a dead one, so an agent hears of them only on its next
-        ``/next`` (docs/decisions.md, "Faults (issue 12)": known, not fixed). Counted and
-        reported, not held against the scenario."""
-        dead = [m for m in self.unanswered_ids if m in dead_node_ids]
-        self.unannounced_by_dead_node = len(dead)
-        if self.unanswered and len(dead) == self.unanswered and not self.processing:
-            self.problems = [p for p in self.problems if "unanswered" not in p]
+        """Count the mentions committed by a node killed before it published them. No push went
+        out for them; the other nodes announce the dead node's expiry as a fan-out gap, so the
+        agents drain ``/next`` and answer them. Counted for the figures, never excused: such a
+        mention left unanswered fails the scenario like any other."""
+        self.unannounced_by_dead_node = len([m for m in self.unanswered_ids if m in dead_node_ids])
 
     def excuse_reruns(self, rerun_ids: set[str]) -> None:
         """Duplicates that are all turns an SDK without turn keys ran again after its crash

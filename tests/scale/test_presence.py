@@ -162,6 +162,43 @@ async def test_agents_of_a_killed_node_go_offline(
     assert await refused_with(a.ws_url, w) is None
 
 
+async def _closed_with(ws: ClientConnection, within: float) -> int | None:
+    """The close code the server sent within ``within`` seconds; None if still open."""
+    try:
+        async with asyncio.timeout(within):
+            while True:
+                await ws.recv()
+    except TimeoutError:
+        return None
+    except ConnectionClosed as exc:
+        return exc.rcvd.code if exc.rcvd is not None else None
+
+
+async def test_a_killed_node_is_a_fanout_gap_for_the_others(
+    nodes: tuple[Node, Node], settings: Settings
+) -> None:
+    """A node that dies may have committed mentions it never published: once its presence
+    expires, the other nodes tell their agents to reconnect and drain ``/next`` (1012). A node
+    stopped cleanly is not a gap."""
+    a, _ = nodes
+    w = await make_world(a)
+    env = {"BAND_PRESENCE_TTL": str(TTL), "BAND_PRESENCE_INTERVAL": str(INTERVAL)}
+    async with agent_socket(a.ws_url, w) as ws:
+        async with serve_process(settings, **env):
+            await until(lambda: _sees_others(a, 2), "A sees B and the process node")
+        # A clean stop (SIGTERM) takes the node out before its expiry: no resync.
+        assert await _closed_with(ws, TTL + 2) is None
+        async with serve_process(settings, **env) as c:
+            await until(lambda: _sees_others(a, 2), "A sees B and the second process node")
+            c.kill()
+            assert await _closed_with(ws, TTL + 15) == 1012
+
+
+async def _sees_others(node: Node, others: int) -> bool:
+    view = getattr(node.platform.presence, "cluster_view", None)
+    return view is not None and view().other_nodes >= others
+
+
 async def test_presence_comes_back_after_redis_restarts_empty(
     nodes: tuple[Node, Node], redis_server: RedisServer
 ) -> None:

@@ -248,9 +248,12 @@ class ClusterPresence:
         assert self._client is not None
         others = [n for n in live if n != self.node_id]
         changed = False
+        now = time.time()
         for gone in set(self._others) - set(others):
-            del self._others[gone]
+            view = self._others.pop(gone)
             changed = True
+            if view.expires_at <= now:
+                self._node_died(gone, view)
         for node in others:
             self._others.setdefault(node, _NodeView()).expires_at = live[node]
         if others:
@@ -275,6 +278,15 @@ class ClusterPresence:
                 changed = True
         if changed:
             self._reindex()
+
+    def _node_died(self, node: str, view: _NodeView) -> None:
+        """A node left by expiry, not by ``stop``: it died, and what it committed after its
+        last publish was never announced. That is a fan-out gap since it was last seen alive:
+        this node's agents reconnect and drain ``/next`` (a clean stop leaves before its
+        expiry, so it costs no resync)."""
+        last_seen = view.expires_at - self.ttl
+        log.warning("cluster presence: node %s expired (last seen %.3f)", node, last_seen)
+        self._hub.resync_agents(last_seen)
 
     def _forget_expired(self, now: float) -> None:
         """While Redis is away: drop every node whose last read expiry has passed."""
