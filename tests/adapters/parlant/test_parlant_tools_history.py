@@ -119,6 +119,10 @@ async def test_a_restarted_agent_gets_the_room_history_in_its_new_session(
     try:
         await room.say("@Parlant Agent remember the number 7", agent_id)
         await wait_for(lambda: agent_texts(room, agent_id), 30)
+        # Stopped only once the turn is acknowledged: stopped between its reply and its
+        # /processed, the message is rightly served again to the next agent, whose first draft
+        # is then that re-run (without the reply, which came after it), not "what was it?".
+        await wait_for(lambda: _processed_by(room, agent_id), 30)
     finally:
         await agent.stop()
 
@@ -144,3 +148,11 @@ async def test_a_restarted_agent_gets_the_room_history_in_its_new_session(
 async def _texts_ending(room: Room, agent_id: str, *endings: str) -> list[str]:
     texts = [m["content"] for m in await agent_texts(room, agent_id)]
     return texts if any(t.endswith(endings) for t in texts) else []
+
+
+async def _processed_by(room: Room, agent_id: str) -> bool:
+    for m in await room.messages():
+        status = ((m.get("metadata") or {}).get("delivery_status") or {}).get(agent_id)
+        if isinstance(status, dict) and status.get("status") == "processed":
+            return True
+    return False
