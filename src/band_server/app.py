@@ -104,7 +104,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await hub.deliver(broadcast)
 
         await bus.start(deliver)
-        await platform.presence.start()
+        await platform.presence.start(deliver)
         app.state.platform = platform
         log.info("platform ready: database=%s bus=%s", db.engine.url.drivername, type(bus).__name__)
         await platform.jobs.resume(platform)

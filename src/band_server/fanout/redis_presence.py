@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from ..realtime.hub import Hub
 from ..realtime.presence import ClusterView
+from .bus import Deliver, gap_note
 from .redis_bus import connect
 
 if TYPE_CHECKING:
@@ -81,6 +82,7 @@ class ClusterPresence:
         self.coalesce = min(0.05, interval / 5)
         self.node_id = uuid.uuid4().hex
         self._hub = hub
+        self._deliver: Deliver | None = None
         self._key = node_key(self.node_id)
         self._client: Redis | None = None
         self._task: asyncio.Task[None] | None = None
@@ -139,8 +141,10 @@ class ClusterPresence:
 
     # -- lifecycle ----------------------------------------------------------------------------
 
-    async def start(self) -> None:
-        """Connect and run one cycle, so this node's view is complete before it serves."""
+    async def start(self, deliver: Deliver) -> None:
+        """Connect and run one cycle, so this node's view is complete before it serves.
+        ``deliver`` is the node's bus delivery: a dead node's gap goes through it."""
+        self._deliver = deliver
         self._client = await connect(self.url, socket_timeout=self.ttl / 2)
         self._stopping = False
         self._hub.on_presence = self._changed
@@ -253,7 +257,7 @@ class ClusterPresence:
             view = self._others.pop(gone)
             changed = True
             if view.expires_at <= now:
-                self._node_died(gone, view)
+                await self._node_died(gone, view)
         for node in others:
             self._others.setdefault(node, _NodeView()).expires_at = live[node]
         if others:
@@ -279,14 +283,15 @@ class ClusterPresence:
         if changed:
             self._reindex()
 
-    def _node_died(self, node: str, view: _NodeView) -> None:
+    async def _node_died(self, node: str, view: _NodeView) -> None:
         """A node left by expiry, not by ``stop``: it died, and what it committed after its
-        last publish was never announced. That is a fan-out gap since it was last seen alive:
-        this node's agents reconnect and drain ``/next`` (a clean stop leaves before its
-        expiry, so it costs no resync)."""
+        last publish was never announced. That is a fan-out gap since it was last seen alive,
+        delivered here as the bus delivers one (the caches drop what they hold, the agents
+        reconnect and drain ``/next``); a clean stop leaves before its expiry: no gap."""
         last_seen = view.expires_at - self.ttl
         log.warning("cluster presence: node %s expired (last seen %.3f)", node, last_seen)
-        self._hub.resync_agents(last_seen)
+        if self._deliver is not None:
+            await self._deliver(gap_note(last_seen))
 
     def _forget_expired(self, now: float) -> None:
         """While Redis is away: drop every node whose last read expiry has passed."""

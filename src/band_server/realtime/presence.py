@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..fanout.bus import Deliver
 from .hub import Hub
 
 
@@ -35,7 +36,8 @@ class Presence(Protocol):
     def cluster_view(self) -> ClusterView | None:
         """The cluster as this node sees it; None on a node alone."""
 
-    async def start(self) -> None: ...
+    async def start(self, deliver: Deliver) -> None:
+        """Start judging; ``deliver`` takes what this node must hear as if from the bus."""
 
     async def stop(self) -> None: ...
 
@@ -54,7 +56,7 @@ class LocalPresence:
     def cluster_view(self) -> ClusterView | None:
         return None
 
-    async def start(self) -> None:
+    async def start(self, deliver: Deliver) -> None:
         return None
 
     async def stop(self) -> None:

@@ -49,9 +49,7 @@ class AuthCache:
         if changes is not None and changes != self.changes:
             return
         if len(self._entries) >= self.max_entries:
-            # Crude but bounded: the next requests refill it.
-            self._entries.clear()
-            self._digests_of.clear()
+            self._clear()  # crude but bounded: the next requests refill it
         digest = hash_key(key)
         self._entries[digest] = (principal, time.monotonic() + self.ttl)
         self._digests_of.setdefault(principal.id, set()).add(digest)
@@ -66,8 +64,7 @@ class AuthCache:
         everything after a fan-out gap (a revocation may have been missed)."""
         if gap_since(broadcast) is not None:
             self.changes += 1
-            self._entries.clear()
-            self._digests_of.clear()
+            self._clear()
             return
         principal_id = broadcast.meta.get("close_principal")
         if principal_id and not broadcast.meta.get(SUPERSEDE_ONLY):
@@ -80,3 +77,7 @@ class AuthCache:
             digests.discard(digest)
             if not digests:
                 del self._digests_of[principal_id]
+
+    def _clear(self) -> None:
+        self._entries.clear()
+        self._digests_of.clear()
