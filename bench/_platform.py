@@ -65,9 +65,16 @@ def wait_http(url: str, timeout: float = 60.0) -> None:
 
 
 def serve_platform(
-    data_dir: Path, port: int, database_url: str | None = None, redis_url: str | None = None
+    data_dir: Path,
+    port: int,
+    database_url: str | None = None,
+    redis_url: str | None = None,
+    pythonpath: Path | None = None,
 ) -> subprocess.Popen[bytes]:
-    """``band serve``'s stack (server_stack.uvicorn_options), without the access log."""
+    """``band serve``'s stack (server_stack.uvicorn_options), without the access log.
+
+    ``pythonpath``: a source folder served instead of the installed one (another build).
+    """
     code = (
         "import uvicorn, pathlib;"
         "from band_server.app import create_app;"
@@ -81,6 +88,8 @@ def serve_platform(
     env = dict(os.environ, BAND_DATABASE_URL="", BAND_REDIS_URL="")
     env.pop("BAND_DATABASE_URL")
     env.pop("BAND_REDIS_URL")
+    if pythonpath is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(pythonpath), env.get("PYTHONPATH", "")])
     proc = subprocess.Popen([sys.executable, "-c", code], env=env)
     wait_http(f"http://127.0.0.1:{port}/healthz")
     return proc
