@@ -8,7 +8,6 @@ already checked membership (``rooms.room_for``). Writes run inside a :class:`Uni
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
@@ -35,7 +34,7 @@ from .paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder, page_of
 from .principals import Principal
 from .rooms import Member, members
 from .unit import UnitOfWork
-from .views import message_view
+from .views import Posted, message_view
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -70,28 +69,6 @@ _INSERT_DELIVERIES = _DELIVERIES.insert()
 
 
 # -- writing ----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Posted:
-    """A message as just written: what its answer and its broadcast are shaped from.
-
-    Not an ORM ``Message``: building one (instrumented attributes, instance state) cost more
-    than the insert itself on this path.
-    """
-
-    id: str
-    room_id: str
-    seq: int
-    sender_id: str
-    sender_type: str
-    sender_name: str | None
-    message_type: str
-    content: str
-    meta: dict[str, Any]
-    created_at: datetime
-    updated_at: datetime
-    attachments: list[dict[str, Any]] | None = None
 
 
 async def _next_seq(session: AsyncSession, room: Room) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
@@ -37,6 +38,29 @@ class MessageRow(Protocol):
     def created_at(self) -> datetime: ...
     @property
     def updated_at(self) -> datetime: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Posted:
+    """A message's row as plain values: as just written (its answer and broadcast are shaped
+    from it), or as a delivery mark read it.
+
+    Not an ORM ``Message``: building one (instrumented attributes, instance state) cost more
+    than the insert itself on the post path.
+    """
+
+    id: str
+    room_id: str
+    seq: int
+    sender_id: str
+    sender_type: str
+    sender_name: str | None
+    message_type: str
+    content: str
+    meta: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+    attachments: list[dict[str, Any]] | None = None
 
 
 def room_view(room: Room) -> ChatRoom:
@@ -77,4 +101,4 @@ def message_view(msg: MessageRow) -> ChatMessage:
     )
 
 
-__all__ = ["ChatParticipant", "MessageRow", "message_view", "room_event", "room_view"]
+__all__ = ["ChatParticipant", "MessageRow", "Posted", "message_view", "room_event", "room_view"]

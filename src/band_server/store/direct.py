@@ -16,7 +16,8 @@ it on the session's own ``sqlite3`` connection, in the session's transaction (an
 
 :func:`first` reads one row of a ``SELECT`` on a plain ``sqlite3`` connection the same way,
 with the selected columns' result processors (a read session costs ~0.25 ms before its first
-row: a session, a pooled connection, ``BEGIN``, ``ROLLBACK``).
+row: a session, a pooled connection, ``BEGIN``, ``ROLLBACK``); :func:`rows` reads every row of
+one in a write unit, on the session's own connection.
 
 :func:`direct_savepoints` does the same for the ``SAVEPOINT`` / ``RELEASE`` / ``ROLLBACK TO``
 statements of an engine (each unit of work of the group commit has one savepoint; SQLAlchemy
@@ -41,7 +42,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from sqlalchemy.sql import Select
 from sqlalchemy.sql.dml import UpdateBase
 
-__all__ = ["direct_savepoints", "execute", "first", "scalar"]
+__all__ = ["direct_savepoints", "execute", "first", "rows", "scalar"]
 
 Params = Mapping[str, Any]
 _Processor = Callable[[Any], Any] | None
@@ -233,18 +234,47 @@ def _read_plan(stmt: Select[Any], dialect: Dialect, params: Params) -> _ReadPlan
     return plan
 
 
-def first(
+def _select(
     driver: sqlite3.Connection, dialect: Dialect, stmt: Select[Any], params: Params
-) -> tuple[Any, ...] | None:
-    """The first row of ``stmt`` (a select built once, at import), or None."""
+) -> tuple[_ReadPlan, sqlite3.Cursor]:
     plan = _read_plan(stmt, dialect, params)
     values = dict(plan.fixed)
     values.update(params)
     args = tuple(v if p is None else p(v) for v, p in ((values[n], p) for n, p in plan.binds))
     try:
-        row = driver.execute(plan.sql, args).fetchone()
+        return plan, driver.execute(plan.sql, args)
     except sqlite3.Error as exc:
         raise DBAPIError.instance(plan.sql, args, exc, sqlite3.Error) from exc
-    if row is None:
-        return None
+
+
+def _processed(plan: _ReadPlan, row: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(v if p is None else p(v) for v, p in zip(row, plan.results, strict=True))
+
+
+def first(
+    driver: sqlite3.Connection, dialect: Dialect, stmt: Select[Any], params: Params
+) -> tuple[Any, ...] | None:
+    """The first row of ``stmt`` (a select built once, at import), or None."""
+    plan, cursor = _select(driver, dialect, stmt, params)
+    try:
+        row = cursor.fetchone()
+    except sqlite3.Error as exc:
+        raise DBAPIError.instance(plan.sql, (), exc, sqlite3.Error) from exc
+    return None if row is None else _processed(plan, row)
+
+
+async def rows(session: AsyncSession, stmt: Select[Any], params: Params) -> list[tuple[Any, ...]]:
+    """``(await session.execute(stmt, params)).all()`` for a Core select built once.
+
+    On SQLite it runs on the session's own connection, in its transaction (the unit's
+    savepoint: a write unit reads what it is about to change under the writer's lock).
+    """
+    found = await _driver(session)
+    if found is None:
+        return [tuple(r) for r in (await session.execute(stmt, params)).all()]
+    plan, cursor = _select(found[0], found[1], stmt, params)
+    try:
+        fetched = cursor.fetchall()
+    except sqlite3.Error as exc:
+        raise DBAPIError.instance(plan.sql, (), exc, sqlite3.Error) from exc
+    return [_processed(plan, r) for r in fetched]
