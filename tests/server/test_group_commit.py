@@ -8,9 +8,25 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import Column, Integer, MetaData, Table, Text, text
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
+from band_server.store import direct
 from band_server.store.db import Database
+
+T = Table("t", MetaData(), Column("n", Integer, primary_key=True), Column("body", Text))
+INSERT_T = T.insert()
+
+
+class _Base(DeclarativeBase):
+    pass
+
+
+class Row(_Base):
+    __tablename__ = "t"
+    n: Mapped[int] = mapped_column(primary_key=True)
+    body: Mapped[str | None]
 
 
 @pytest.fixture
@@ -76,6 +92,49 @@ async def test_a_failing_unit_rolls_back_alone(db: Database) -> None:
     assert isinstance(results[1], RuntimeError)
     assert "UNIQUE" in str(results[3])
     assert rows_on_disk(db) == [1, 2, 3]
+
+
+async def test_units_of_direct_statements_roll_back_alone_and_beside_orm_work(
+    db: Database,
+) -> None:
+    """A unit that runs only direct statements never begins its session; one that fails half-way
+    (a raise, or a flush refused at the end) undoes its direct rows and its ORM rows alone."""
+
+    async def direct_only(n: int) -> None:
+        async with db.write() as session:
+            await direct.execute(session, INSERT_T, {"n": n, "body": "direct"})
+            assert not session.sync_session.in_transaction()  # no SQLAlchemy savepoint
+
+    async def direct_then_raise() -> None:
+        async with db.write() as session:
+            await direct.execute(session, INSERT_T, {"n": 500, "body": "doomed"})
+            raise RuntimeError("refused half-way")
+
+    async def direct_then_bad_flush() -> None:
+        async with db.write() as session:
+            await direct.execute(session, INSERT_T, {"n": 600, "body": "doomed"})
+            session.add(Row(n=10, body="duplicate of a committed row"))  # fails at the end
+
+    async def mixed(n: int) -> None:
+        async with db.write() as session:
+            await direct.execute(session, INSERT_T, {"n": n, "body": "direct"})
+            session.add(Row(n=n + 1, body="orm"))
+            await session.flush()
+            await direct.execute(session, INSERT_T, {"n": n + 2, "body": "direct again"})
+
+    await direct_only(10)
+    results = await asyncio.gather(
+        direct_only(20),
+        direct_then_raise(),
+        mixed(30),
+        direct_then_bad_flush(),
+        direct_only(40),
+        return_exceptions=True,
+    )
+    assert results[0] is None and results[2] is None and results[4] is None, results
+    assert isinstance(results[1], RuntimeError)
+    assert isinstance(results[3], IntegrityError)
+    assert rows_on_disk(db) == [10, 20, 30, 31, 32, 40]
 
 
 async def test_a_cancelled_caller_leaves_the_writer_usable(db: Database) -> None:

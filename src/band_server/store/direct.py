@@ -42,7 +42,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from sqlalchemy.sql import Select
 from sqlalchemy.sql.dml import UpdateBase
 
-__all__ = ["direct_savepoints", "execute", "first", "rows", "scalar"]
+__all__ = ["adopt", "direct_savepoints", "execute", "first", "rows", "scalar"]
 
 Params = Mapping[str, Any]
 _Processor = Callable[[Any], Any] | None
@@ -121,12 +121,26 @@ def _sqlite_of(conn: SyncConnection) -> sqlite3.Connection | None:
 
 
 _INFO = "band.direct.sqlite"
+_UNIT = "band.direct.unit"
+
+
+def adopt(session: AsyncSession, driver: sqlite3.Connection, dialect: Dialect) -> None:
+    """Run this session's direct statements on ``driver`` without beginning its transaction.
+
+    For a unit of work that holds its own savepoint on ``driver`` for the session's whole
+    life (``store.group_commit``): a unit that only runs direct statements never begins the
+    session (no ``SAVEPOINT``, flush or ``RELEASE`` through SQLAlchemy's transaction objects).
+    """
+    session.sync_session.info[_UNIT] = (driver, dialect)
 
 
 async def _driver(session: AsyncSession) -> tuple[sqlite3.Connection, Dialect] | None:
     sync = session.sync_session  # (the async proxies' properties cost a call each)
     if sync.new or sync.dirty or sync.deleted:
         return None  # the session would flush these first: let it
+    adopted: tuple[sqlite3.Connection, Dialect] | None = sync.info.get(_UNIT)
+    if adopted is not None:
+        return adopted
     known: tuple[sqlite3.Connection, Dialect] | None = sync.info.get(_INFO)
     if known is not None and sync.in_transaction():
         return known

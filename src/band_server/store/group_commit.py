@@ -22,18 +22,24 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sqlite3
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, AsyncTransaction
 
+from . import direct
 from .sqlite_inline import InlineConnection
 
 log = logging.getLogger("band_server.store")
 
 MAX_BATCH = 256
 """Units in one transaction at most: bounds how long one batch holds its callers."""
+_SAVEPOINT = 'SAVEPOINT "band_unit"'
+_RELEASE = 'RELEASE SAVEPOINT "band_unit"'
+_ROLLBACK_TO = 'ROLLBACK TO SAVEPOINT "band_unit"'
 
 
 @dataclass
@@ -57,6 +63,13 @@ class _Batch:
     size: int = 0
 
 
+def _run(sqlite: sqlite3.Connection, sql: str) -> None:
+    try:
+        sqlite.execute(sql)
+    except sqlite3.Error as exc:
+        raise DBAPIError.instance(sql, (), exc, sqlite3.Error) from exc
+
+
 class GroupCommitter:
     """The single SQLite writer (see the module docstring)."""
 
@@ -71,6 +84,8 @@ class GroupCommitter:
         self._conn: AsyncConnection | None = None
         self._outer: AsyncTransaction | None = None  # SQLAlchemy's view: one long transaction
         self._driver: InlineConnection | None = None
+        self._sqlite: sqlite3.Connection | None = None  # the driver's own connection
+        self._broken = False  # a unit's savepoint could not be undone: fail the batch
         self._batch: _Batch | None = None
 
     @asynccontextmanager
@@ -86,14 +101,8 @@ class GroupCommitter:
         ok = False
         try:
             batch = self._batch or await self._open()
-            session = AsyncSession(
-                bind=self._conn, join_transaction_mode="create_savepoint", expire_on_commit=False
-            )
-            try:
-                async with session.begin():
-                    yield session
-            finally:
-                await session.close()
+            async with self._savepoint() as session:
+                yield session
             batch.size += 1
             ok = True
         finally:
@@ -109,10 +118,44 @@ class GroupCommitter:
             assert batch is not None
             await asyncio.shield(batch.done)
 
+    @asynccontextmanager
+    async def _savepoint(self) -> AsyncIterator[AsyncSession]:
+        """The unit's savepoint, issued on the driver; the session begins only if used.
+
+        Direct statements (``store.direct``) run in the savepoint at once; anything else makes
+        the session begin its own nested savepoint inside it, committed (flushed) or rolled
+        back before the unit's savepoint is released or rolled back to.
+        """
+        assert self._sqlite is not None
+        sqlite = self._sqlite
+        _run(sqlite, _SAVEPOINT)
+        session = AsyncSession(
+            bind=self._conn, join_transaction_mode="create_savepoint", expire_on_commit=False
+        )
+        direct.adopt(session, sqlite, self._engine.dialect)
+        sync = session.sync_session
+        try:
+            try:
+                yield session
+                if sync.in_transaction() or sync.new or sync.dirty or sync.deleted:
+                    await session.commit()
+            finally:
+                if sync.in_transaction():
+                    await session.close()  # rolls back the session's savepoint if still open
+        except BaseException:
+            try:
+                _run(sqlite, _ROLLBACK_TO)
+                _run(sqlite, _RELEASE)
+            except DBAPIError:
+                log.exception("a unit's savepoint could not be rolled back: the batch fails")
+                self._broken = True
+            raise
+        _run(sqlite, _RELEASE)
+
     def _closes(self, batch: _Batch) -> bool:
         """Commit now: nobody is waiting, the batch is full, or its transaction broke."""
         full = batch.size >= self._max_batch
-        broken = self._outer is None or not self._outer.is_active
+        broken = self._broken or self._outer is None or not self._outer.is_active
         return self._waiting == 0 or full or broken
 
     async def _open(self) -> _Batch:
@@ -123,6 +166,7 @@ class GroupCommitter:
             driver = self._conn.sync_connection.connection.driver_connection  # type: ignore[union-attr]
             assert isinstance(driver, InlineConnection)
             self._driver = driver
+            self._sqlite = driver._connection
         else:
             assert self._driver is not None
             await self._driver.execute("BEGIN IMMEDIATE")
@@ -133,7 +177,7 @@ class GroupCommitter:
     async def _commit(self, batch: _Batch) -> None:
         try:
             assert self._driver is not None and self._outer is not None
-            if not self._outer.is_active:
+            if self._broken or not self._outer.is_active:
                 raise RuntimeError("the writer's transaction was rolled back")
             if batch.size == 0:
                 await self._driver.execute("ROLLBACK")
@@ -157,7 +201,8 @@ class GroupCommitter:
 
     async def _discard(self) -> None:
         conn, self._conn = self._conn, None
-        self._outer = self._driver = None
+        self._broken = False
+        self._outer = self._driver = self._sqlite = None
         if conn is not None:
             try:
                 await conn.invalidate()
@@ -167,6 +212,6 @@ class GroupCommitter:
     async def close(self) -> None:
         async with self._turn:
             conn, self._conn = self._conn, None
-            self._outer = self._driver = None
+            self._outer = self._driver = self._sqlite = None
             if conn is not None:
                 await conn.close()
