@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import utcnow
+from band.protocol import AgentMe, iso, utcnow
 
 from ..errors import Conflict, NotFound, Unauthorized, ValidationFailed
 from ..store.db import Database
@@ -211,6 +211,36 @@ async def authenticate_key(db: Database, key: str | None) -> Principal:
     if not key:
         raise Unauthorized(MISSING_KEY)
     return principal_of_row(await db.peek(_PRINCIPAL_OF_KEY, {"key_hash": hash_key(key)}))
+
+
+_AGENT_ME = select(
+    _AGENTS.c.name,
+    _AGENTS.c.handle,
+    _AGENTS.c.description,
+    _AGENTS.c.owner_id,
+    _AGENTS.c.deleted_at,
+    _AGENTS.c.created_at,
+    _AGENTS.c.updated_at,
+).where(_AGENTS.c.id == bindparam("agent_id"))
+
+
+async def agent_me(db: Database, agent: Principal, feature_flags: dict[str, bool]) -> AgentMe:
+    """The calling agent as ``GET /agent/me`` shows it (one read, without a session); 401 for
+    an agent deleted since its key was checked."""
+    row = await db.peek(_AGENT_ME, {"agent_id": agent.id})
+    if row is None or row[4] is not None:
+        raise Unauthorized(BAD_KEY)
+    name, handle, description, owner_id, _deleted, created_at, updated_at = row
+    return AgentMe(
+        id=agent.id,
+        name=name,
+        handle=handle,
+        description=description,
+        owner_uuid=owner_id,
+        feature_flags=dict(feature_flags),
+        inserted_at=iso(created_at),
+        updated_at=iso(updated_at),
+    )
 
 
 def principal_of_row(row: tuple[Any, ...] | None) -> Principal:

@@ -6,10 +6,9 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from band.protocol import AgentMe, iso
+from band.protocol import AgentMe
 
-from ...errors import Unauthorized
-from ...store.models import Agent
+from ...services import accounts
 from ..answers import one
 from ..deps import AgentDep, PlatformDep
 
@@ -22,18 +21,5 @@ FEATURE_FLAGS = {"ff_file_transfer": True, "ff_room_tasks": True}
 @router.get("/me", responses=one(AgentMe))
 async def get_me(platform: PlatformDep, agent: AgentDep) -> dict[str, Any]:
     """The agent behind the key (the official client refuses to start without a description)."""
-    async with platform.db.read() as session:
-        row = await session.get(Agent, agent.id)
-    if row is None or row.deleted_at is not None:
-        raise Unauthorized("Invalid or revoked API key")
-    me = AgentMe(
-        id=row.id,
-        name=row.name,
-        handle=row.handle,
-        description=row.description,
-        owner_uuid=row.owner_id,
-        feature_flags=dict(FEATURE_FLAGS),
-        inserted_at=iso(row.created_at),
-        updated_at=iso(row.updated_at),
-    )
+    me = await accounts.agent_me(platform.db, agent, FEATURE_FLAGS)
     return {"data": me.model_dump(mode="json")}
