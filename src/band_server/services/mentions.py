@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Literal
 
 from band.protocol import Recipient
@@ -197,11 +198,24 @@ class InlineMentions:
         return self._pattern.sub(replace, content)
 
 
+@lru_cache(maxsize=256)
+def _inline_of_roster(roster: tuple[Member, ...]) -> InlineMentions:
+    return InlineMentions(roster)
+
+
+def inline_mentions(members: Sequence[Member]) -> InlineMentions:
+    """The finder for ``members``; a roster snapshot's (a tuple, as the roster cache keeps it)
+    is built once: its pattern cost more than the rest of a post's mention handling."""
+    if isinstance(members, tuple):
+        return _inline_of_roster(members)
+    return InlineMentions(members)
+
+
 def mentions_in_text(content: str, roster: Sequence[Member], sender_id: str) -> list[MentionRef]:
     """Participants a person named inline (``@handle`` or ``@Display Name``), never the sender."""
     return [
         MentionRef(id=m.id, handle=m.handle)
-        for m in InlineMentions(roster).find(content)
+        for m in inline_mentions(roster).find(content)
         if m.id != sender_id
     ]
 
@@ -214,7 +228,7 @@ def normalise_content(
     """Rewrite each inline form of a mentioned participant to ``@[[uuid]]`` and prepend a token
     per mention the text does not carry. With the ``roster``, a longer name of someone else
     (``@Bob Smith`` when only Bob is mentioned) is never cut short."""
-    inline = InlineMentions(roster if roster is not None else [m.member for m in mentions])
+    inline = inline_mentions(roster if roster is not None else [m.member for m in mentions])
     content = inline.rewrite(content, {m.id for m in mentions})
     missing = [token(m.id) for m in mentions if m.routes and token(m.id) not in content]
     if not missing:
