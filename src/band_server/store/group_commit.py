@@ -169,7 +169,7 @@ class GroupCommitter:
             self._sqlite = driver._connection
         else:
             assert self._driver is not None
-            await self._driver.execute("BEGIN IMMEDIATE")
+            await self._driver.begin_immediate()
         batch = _Batch(asyncio.get_running_loop().create_future())
         self._batch = batch
         return batch
