@@ -17,7 +17,7 @@ from .api.agent import router as agent_router
 from .api.body_limit import BodyLimit
 from .api.fast_lane import FastLane, lanes_of
 from .api.human import router as human_router
-from .api.idempotency import IdempotencyMiddleware
+from .api.idempotency import IdempotencyMiddleware, claimed_in_unit
 from .api.unavailable import UnavailableGuard
 from .config import Settings
 from .context import Platform
@@ -129,14 +129,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     errors.install(app)
     # Innermost first: the fast lane serves simple routes inside the idempotency middleware.
+    lanes = [*lanes_of("/api/v1/agent", agent_api), *lanes_of("/api/v1/me", human_api)]
+    app.add_middleware(FastLane, lanes=lanes)
     app.add_middleware(
-        FastLane,
-        lanes=[
-            *lanes_of("/api/v1/agent", agent_api),
-            *lanes_of("/api/v1/me", human_api),
+        IdempotencyMiddleware,
+        unit_claimed=[
+            lane.pattern
+            for lane in lanes
+            if "POST" in (lane.route.methods or ()) and claimed_in_unit(lane.route.endpoint)
         ],
     )
-    app.add_middleware(IdempotencyMiddleware)
     app.add_middleware(BodyLimit)  # outside idempotency: nothing oversized is buffered
     app.add_middleware(UnavailableGuard)  # a database out of reach before any route: 503
     app.include_router(agent_router, prefix="/api/v1/agent")

@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 from agent_testkit import World, counts, make_world, recording
-from sqlalchemy import update
+from sqlalchemy import select, update
 
 from band.protocol import utcnow
 from band_server.context import Platform
@@ -206,3 +206,40 @@ async def test_a_message_post_interrupted_after_its_commit_replays_on_retry(
     assert again.headers["idempotent-replayed"] == "true"
     assert again.json()["data"]["id"] == first.json()["data"]["id"]
     assert (await counts(platform, w.room_id))[0] == 1
+
+
+async def test_a_turn_post_reads_no_record_before_its_work_and_keeps_one_row(
+    client: httpx.AsyncClient, platform: Platform, w: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent's message and event posts (each keyed by our SDK) claim their key with one
+    insert in their own unit: no read first; a used key is read only once the insert found it.
+    Other keyed POSTs still read first (their work may not be one unit)."""
+    from band_server.services import idempotency as records
+
+    looked: list[str] = []
+    lookup = records.lookup
+
+    async def counted(db: Any, fp: records.Fingerprint) -> records.Outcome:
+        looked.append(fp.path)
+        return await lookup(db, fp)
+
+    monkeypatch.setattr(records, "lookup", counted)
+    event = {"event": {"content": "thinking", "message_type": "thought", "metadata": None}}
+    headers = {"X-API-Key": w.seeded.agent_key, "Idempotency-Key": "turn-event"}
+    first = await client.post(w.url("/events"), json=event, headers=headers)
+    assert (await send(client, w, body("a reply"), "turn-reply")).status_code == 201
+    assert first.status_code == 201 and looked == []
+    with recording(platform) as rec:
+        again = await client.post(w.url("/events"), json=event, headers=headers)
+    assert again.status_code == 201 and again.headers["idempotent-replayed"] == "true"
+    assert again.json() == first.json() and rec.items == []
+    assert looked == [w.url("/events")]  # the insert found the key: then it was read
+    async with platform.db.read() as session:
+        rows = (await session.execute(select(IdempotencyRecord))).scalars().all()
+    assert sorted(r.status_code for r in rows) == [201, 201]  # claim and answer in one row
+    activity = await client.post(
+        w.url("/activity"),
+        json={"working": True},
+        headers={"X-API-Key": w.seeded.agent_key, "Idempotency-Key": "not-a-turn-post"},
+    )
+    assert activity.status_code == 200 and looked[-1] == w.url("/activity")

@@ -17,7 +17,9 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from typing import TYPE_CHECKING
+import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from starlette.datastructures import Headers
 from starlette.requests import Request
@@ -37,6 +39,8 @@ HEADER = "idempotency-key"
 MAX_KEY = 200
 # A replay may hold a secret shown once (a new API key): no cache keeps it.
 REPLAY_HEADERS = {"Idempotent-Replayed": "true", "Cache-Control": "no-store"}
+_CLAIMS_IN_UNIT = "__band_claims_in_unit__"
+_Endpoint = TypeVar("_Endpoint", bound=Callable[..., Any])
 
 
 def body_hash(scope: Scope, body: bytes) -> str:
@@ -61,11 +65,32 @@ async def read_body(receive: Receive) -> bytes:
     return b"".join(chunks)
 
 
-class IdempotencyMiddleware:
-    """Wraps the API; see the module docstring for the rules."""
+def claims_in_its_unit(endpoint: _Endpoint) -> _Endpoint:
+    """Mark a POST endpoint whose work, side effects included, is one unit of work that keeps
+    its answer (``uow.keep_answer``), with nothing changed before that unit.
 
-    def __init__(self, app: ASGIApp) -> None:
+    A keyed request to it is not looked up first: the unit's insert of the key's record finds
+    a used key (and rolls the work back), and only then is the record read (see
+    ``IdempotencyMiddleware``). The agent's posts of a turn, each keyed by our SDK, take this
+    path."""
+    setattr(endpoint, _CLAIMS_IN_UNIT, True)
+    return endpoint
+
+
+def claimed_in_unit(endpoint: Callable[..., Any]) -> bool:
+    return bool(getattr(endpoint, _CLAIMS_IN_UNIT, False))
+
+
+class IdempotencyMiddleware:
+    """Wraps the API; see the module docstring for the rules.
+
+    ``unit_claimed``: paths (full-match patterns) of endpoints marked
+    :func:`claims_in_its_unit`; every other keyed POST reads the key's record before its work.
+    """
+
+    def __init__(self, app: ASGIApp, unit_claimed: Sequence[re.Pattern[str]] = ()) -> None:
         self.app = app
+        self._unit_claimed = tuple(unit_claimed)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
@@ -94,48 +119,34 @@ class IdempotencyMiddleware:
         request.state.principal = principal  # the route's dependency reuses it
         body = await read_body(receive)
         fp = records.fingerprint(principal.id, key, "POST", scope["path"], body_hash(scope, body))
+        path = scope["path"]
+        if any(p.fullmatch(path) for p in self._unit_claimed):
+            # Nothing is read first: the unit's insert of the record finds a used key.
+            await self._run(platform, request, fp, None, body, receive, send)
+            return
         # A read decides what to do; the claim itself is written by the request's own unit
         # of work (services.unit.write), in the same transaction as the work.
         outcome = await records.lookup(platform.db, fp)
-
         if isinstance(outcome, records.Claimed):
-            await self._run(platform, fp, outcome.fresh, scope, body, receive, send)
+            await self._run(platform, request, fp, outcome, body, receive, send)
             return
-        if isinstance(outcome, records.Replay):
-            log.info("idempotent replay: %s %s", principal.handle, fp.path)
-            response = Response(
-                outcome.body,
-                status_code=outcome.status_code,
-                media_type="application/json",
-                headers=REPLAY_HEADERS,
-            )
-        elif isinstance(outcome, records.Reused):
-            response = error_response(
-                request,
-                422,
-                "idempotency_key_reused",
-                "This Idempotency-Key was already used for a different request",
-            )
-        else:
-            response = error_response(
-                request,
-                409,
-                "idempotency_key_in_use",
-                "A request with this Idempotency-Key is still being processed",
-            )
-        await response(scope, receive, send)
+        await _refusal(request, outcome)(scope, receive, send)
 
     async def _run(
         self,
         platform: Platform,
+        request: Request,
         fp: records.Fingerprint,
-        fresh: bool,
-        scope: Scope,
+        looked: records.Claimed | None,
         body: bytes,
         receive: Receive,
         send: Send,
     ) -> None:
-        """Do the work with the buffered body, keep a 2xx JSON answer, then send it."""
+        """Do the work with the buffered body, keep a 2xx JSON answer, then send it.
+
+        ``looked``: what the read before the work found; None when nothing was read (an
+        endpoint marked :func:`claims_in_its_unit`)."""
+        scope = request.scope
         replayed = False
 
         async def receive_again() -> Message:
@@ -150,6 +161,7 @@ class IdempotencyMiddleware:
         async def capture(message: Message) -> None:
             messages.append(message)
 
+        fresh = looked is None or looked.fresh
         with records.deferred_claim(fp, fresh=fresh) as pending:
             try:
                 await self.app(scope, receive_again, capture)
@@ -160,6 +172,19 @@ class IdempotencyMiddleware:
         start = next((m for m in messages if m["type"] == "http.response.start"), None)
         answer = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
         keep = _keepable(start, answer)
+        if looked is None and not pending.kept and (pending.taken or keep is None):
+            # The key was not read first. Its unit found it taken, or the request failed
+            # before its unit kept an answer (another body with a used key, say): what holds
+            # the key decides, as the read before the work would have.
+            outcome = await records.lookup(platform.db, fp)
+            if isinstance(outcome, records.Claimed) and pending.taken:
+                if not outcome.fresh:  # an expired or abandoned record: take it over
+                    await self._run(platform, request, fp, outcome, body, receive, send)
+                    return
+                outcome = records.InFlight()  # its holder has not committed yet
+            if not isinstance(outcome, records.Claimed):
+                await _refusal(request, outcome)(scope, receive, send)
+                return
         if pending.kept and keep is not None:
             pass  # the unit of work kept the answer with the work, in one transaction
         elif pending.claimed or keep is not None:
@@ -185,6 +210,32 @@ class IdempotencyMiddleware:
         except Exception:
             # The answer still goes out; the claim expires as abandoned after a few minutes.
             log.exception("idempotency record %s could not be settled", fp.key[:12])
+
+
+def _refusal(request: Request, outcome: records.Outcome) -> Response:
+    """The answer to a keyed request whose key is not free: a replay or an error."""
+    if isinstance(outcome, records.Replay):
+        principal = request.state.principal
+        log.info("idempotent replay: %s %s", principal.handle, request.scope["path"])
+        return Response(
+            outcome.body,
+            status_code=outcome.status_code,
+            media_type="application/json",
+            headers=REPLAY_HEADERS,
+        )
+    if isinstance(outcome, records.Reused):
+        return error_response(
+            request,
+            422,
+            "idempotency_key_reused",
+            "This Idempotency-Key was already used for a different request",
+        )
+    return error_response(
+        request,
+        409,
+        "idempotency_key_in_use",
+        "A request with this Idempotency-Key is still being processed",
+    )
 
 
 def _keepable(start: Message | None, body: bytes) -> tuple[int, str] | None:

@@ -4,9 +4,10 @@ A record is first written as a *claim* (``status_code`` 0) so that a concurrent 
 the same key, on any node, sees it in flight instead of doing the work twice. A 2xx answer
 completes the claim; any other outcome leaves no claim, so the client may retry with the key.
 
-The claim is written inside the request's own first unit of work (:func:`defer_claim`, then
-``services.unit.write``): it commits with the work or rolls back with it, which saves a
-durable write per keyed request.
+The claim is written inside the request's own first unit of work (:func:`deferred_claim`,
+then ``services.unit.write``), as its last statement: it commits with the work or rolls back
+with it, and when that unit keeps the answer too (``UnitOfWork.keep_answer``) the record is
+one insert, claim and answer at once (:func:`record`).
 
 A record holds neither the client's key nor the answer in the clear (``replay_seal``): it is
 found by the key's hash, and the answer is sealed with a key only the client holds.
@@ -133,15 +134,14 @@ def _aware(dt: datetime) -> datetime:
     return dt if dt.tzinfo is not None else dt.replace(tzinfo=UTC)
 
 
-async def claim(session: AsyncSession, fp: Fingerprint, *, fresh: bool = False) -> Outcome:
+async def claim(session: AsyncSession, fp: Fingerprint) -> Outcome:
     """Decide what to do with a keyed request; on :class:`Claimed` the claim row is written.
 
     Two first requests racing on the same key make the loser's insert raise
     ``IntegrityError`` (the primary key); the caller treats that as :class:`InFlight`.
-    ``fresh``: a read just found no record of the key, so go straight to the insert.
     """
     now = utcnow()
-    row = None if fresh else await session.get(IdempotencyRecord, (fp.principal_id, fp.key))
+    row = await session.get(IdempotencyRecord, (fp.principal_id, fp.key))
     if row is not None and _aware(row.created_at) <= now - TTL:
         await session.delete(row)
         await session.flush()
@@ -149,14 +149,7 @@ async def claim(session: AsyncSession, fp: Fingerprint, *, fresh: bool = False) 
     path = fp.path[:MAX_PATH]
     if row is None:
         if random.random() < SWEEP_CHANCE:
-            # Expired keys are swept now and then, not on every claim: the sweep reads all of
-            # the caller's keys of the last day.
-            await session.execute(
-                delete(IdempotencyRecord).where(
-                    IdempotencyRecord.principal_id == fp.principal_id,
-                    IdempotencyRecord.created_at <= now - TTL,
-                )
-            )
+            await _sweep(session, fp, now)
         await direct.execute(
             session,
             _INSERT,
@@ -180,6 +173,52 @@ async def claim(session: AsyncSession, fp: Fingerprint, *, fresh: bool = False) 
         return InFlight()
     row.created_at = now
     return Claimed()
+
+
+async def record(
+    session: AsyncSession, fp: Fingerprint, answer: tuple[int, str] | None, *, fresh: bool
+) -> Outcome:
+    """Write the key's record in the request's unit of work: the claim, and the answer if the
+    unit kept one (sealed). ``fresh``: no record of the key was seen, so this is one insert,
+    which raises ``IntegrityError`` if the key is taken after all (a concurrent request, or a
+    record nobody read first); otherwise :func:`claim` decides, then :func:`complete`."""
+    if not fresh:
+        outcome = await claim(session, fp)
+        if isinstance(outcome, Claimed) and answer is not None:
+            await complete(session, fp, *answer)
+        return outcome
+    now = utcnow()
+    if random.random() < SWEEP_CHANCE:
+        await _sweep(session, fp, now)
+    status_code, sealed = IN_FLIGHT, ""
+    if answer is not None:
+        status_code, sealed = answer[0], fp.seal.seal(answer[1])
+    await direct.execute(
+        session,
+        _INSERT,
+        {
+            "principal_id": fp.principal_id,
+            "key": fp.key,
+            "method": fp.method,
+            "path": fp.path[:MAX_PATH],
+            "body_hash": fp.body_hash,
+            "status_code": status_code,
+            "sealed_body": sealed,
+            "created_at": now,
+        },
+    )
+    return Claimed(fresh=True)
+
+
+async def _sweep(session: AsyncSession, fp: Fingerprint, now: datetime) -> None:
+    # Expired keys are swept now and then, not on every claim: the sweep reads all of the
+    # caller's keys of the last day.
+    await session.execute(
+        delete(IdempotencyRecord).where(
+            IdempotencyRecord.principal_id == fp.principal_id,
+            IdempotencyRecord.created_at <= now - TTL,
+        )
+    )
 
 
 async def complete(session: AsyncSession, fp: Fingerprint, status_code: int, body: str) -> None:
@@ -215,9 +254,10 @@ class PendingClaim:
     """A keyed request's claim, to be written by its first unit of work."""
 
     fingerprint: Fingerprint
-    fresh: bool = False  # the middleware's read found no record of the key
+    fresh: bool = False  # no record of the key was seen (or none was looked for)
     claimed: bool = False  # the unit that wrote the claim has committed
     kept: bool = False  # ... and it kept the answer too (``UnitOfWork.keep_answer``)
+    taken: bool = False  # the fresh insert found the key taken; the unit was rolled back
 
 
 _pending: ContextVar[PendingClaim | None] = ContextVar("band_idempotency_claim", default=None)

@@ -40,19 +40,16 @@ class UnitOfWork:
 async def write(platform: Platform) -> AsyncIterator[UnitOfWork]:
     """Persist first, fan out second: a broadcast never announces uncommitted data.
 
-    In a request with an ``Idempotency-Key``, the first unit also writes the key's claim, so
-    the claim commits (or rolls back) with the work.
+    In a request with an ``Idempotency-Key``, the first unit also writes the key's record as
+    its last statement (the claim, with the answer when the unit kept one), so the record
+    commits (or rolls back) with the work.
     """
     pending = idempotency.pending_claim()
     async with platform.db.write() as session:
-        if pending is not None:
-            await _claim(session, pending)
         uow = UnitOfWork(session)
         yield uow
-        if pending is not None and uow.answer is not None:
-            status, body = uow.answer
-            text = idempotency.answer_text(body)
-            await idempotency.complete(session, pending.fingerprint, status, text)
+        if pending is not None:
+            await _record(session, pending, uow.answer)
     if pending is not None:
         pending.claimed = True
         pending.kept = uow.answer is not None
@@ -60,10 +57,16 @@ async def write(platform: Platform) -> AsyncIterator[UnitOfWork]:
         await platform.bus.publish(b)
 
 
-async def _claim(session: AsyncSession, pending: idempotency.PendingClaim) -> None:
+async def _record(
+    session: AsyncSession,
+    pending: idempotency.PendingClaim,
+    answer: tuple[int, dict[str, Any]] | None,
+) -> None:
+    kept = None if answer is None else (answer[0], idempotency.answer_text(answer[1]))
     try:
-        outcome = await idempotency.claim(session, pending.fingerprint, fresh=pending.fresh)
+        outcome = await idempotency.record(session, pending.fingerprint, kept, fresh=pending.fresh)
     except IntegrityError:
+        pending.taken = True  # the request's layer then reads what holds the key
         outcome = idempotency.InFlight()  # a concurrent request wrote the same key first
     if not isinstance(outcome, idempotency.Claimed):
-        raise idempotency.refusal(outcome)
+        raise idempotency.refusal(outcome)  # the unit rolls back, the work with it

@@ -24,6 +24,7 @@ from ...services.messages import QueueStatus
 from ...services.paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder
 from ..answers import answers, many, one
 from ..deps import AgentDep, PlatformDep
+from ..idempotency import claims_in_its_unit
 from ..listing import MAX_PAGE
 
 router = APIRouter()
@@ -47,6 +48,7 @@ def page_response(page: MessagePage) -> JSONResponse:
 
 
 @router.post("/chats/{chat_id}/messages", status_code=201, responses=one(MessageSentResponse, 201))
+@claims_in_its_unit
 async def post_message(
     platform: PlatformDep, agent: AgentDep, chat_id: str, body: MessageCreateBody
 ) -> dict[str, Any]:
@@ -65,6 +67,7 @@ async def post_message(
 
 
 @router.post("/chats/{chat_id}/events", status_code=201, responses=one(EventCreatedResponse, 201))
+@claims_in_its_unit
 async def post_event(
     platform: PlatformDep, agent: AgentDep, chat_id: str, body: EventCreateBody
 ) -> dict[str, Any]:

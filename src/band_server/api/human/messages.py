@@ -15,6 +15,7 @@ from ...services.unit import write
 from ..agent.messages import Cursor, Limit, Page, PageSize, page_response
 from ..answers import many, one
 from ..deps import PlatformDep, UserDep
+from ..idempotency import claims_in_its_unit
 from ..listing import IncludeQuery, InstantQuery, data, listed_values, parse_instant
 
 router = APIRouter()
@@ -68,6 +69,7 @@ async def list_messages(
 
 
 @router.post("/chats/{chat_id}/messages", status_code=201, responses=one(MessageSentResponse, 201))
+@claims_in_its_unit
 async def post_message(
     platform: PlatformDep, me: UserDep, chat_id: str, body: MessageCreateBody
 ) -> dict[str, Any]:
