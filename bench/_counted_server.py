@@ -2,8 +2,9 @@
 
 Run with the project's venv. A tiny ASGI middleware in front of ``create_app`` counts every
 HTTP request and WebSocket upgrade per API key, keyed ``"METHOD /path/with/{id} STATUS"``
-(UUIDs folded to ``{id}``). ``GET /__bench/counts`` answers the tallies as JSON; it is not
-counted itself. Bench-only: never part of the platform.
+(UUIDs folded to ``{id}``). ``GET /__bench/counts`` answers the tallies as JSON, and
+``GET /__bench/connections`` how many TCP connections (client address and port) each key's
+requests came over; neither is counted itself. Bench-only: never part of the platform.
 """
 
 from __future__ import annotations
@@ -30,12 +31,14 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 _UUID = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 COUNTS_PATH = "/__bench/counts"
+CONNECTIONS_PATH = "/__bench/connections"
 
 
 class CountRequests:
     def __init__(self, app: App) -> None:
         self.app = app
         self.counts: defaultdict[str, Counter[str]] = defaultdict(Counter)
+        self.peers: defaultdict[str, set[tuple[str, int]]] = defaultdict(set)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -43,7 +46,10 @@ class CountRequests:
             await self.app(scope, receive, send)
             return
         if kind == "http" and scope["path"] == COUNTS_PATH:
-            await self._answer(send)
+            await self._answer(send, {k: dict(v) for k, v in self.counts.items()})
+            return
+        if kind == "http" and scope["path"] == CONNECTIONS_PATH:
+            await self._answer(send, {k: len(v) for k, v in self.peers.items()})
             return
         key = ""
         for name, value in scope.get("headers", []):
@@ -53,6 +59,8 @@ class CountRequests:
         method = "WS" if kind == "websocket" else scope["method"]
         route = f"{method} {_UUID.sub('{id}', scope['path'])}"
         tally = self.counts[key or "-"]
+        if scope.get("client"):
+            self.peers[key or "-"].add(tuple(scope["client"]))
 
         async def counted_send(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -63,8 +71,8 @@ class CountRequests:
 
         await self.app(scope, receive, counted_send)
 
-    async def _answer(self, send: Send) -> None:
-        body = json.dumps({k: dict(v) for k, v in self.counts.items()}).encode()
+    async def _answer(self, send: Send, tallies: dict[str, Any]) -> None:
+        body = json.dumps(tallies).encode()
         headers = [
             (b"content-type", b"application/json"),
             (b"content-length", str(len(body)).encode()),

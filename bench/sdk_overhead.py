@@ -15,6 +15,8 @@ never at once. Measured per SDK:
 
     .venv/bin/python -m bench.sdk_overhead [--turns 40] [--multi-turns 100] [--rooms 50]
         [--sdk both|ours|band-sdk] [--repeat 3] [--profile DIR]   (DIR: py-spy stacks)
+        [--ours-src TREE]   (also "ours@TREE": server and SDK from TREE/src, e.g. a
+                             `git archive` export of main, alternating with the others)
 
 Prints a table and writes bench/results/sdk_overhead.json.
 """
@@ -151,8 +153,11 @@ class Run:
         workdir: Path,
         args: argparse.Namespace,
         script: Path = AGENT_SCRIPT,
+        src: Path | None = None,
     ) -> None:
         self.label = label
+        # Another source tree's ``src`` first on the path of the server and the agent.
+        self.tree_env = {"PYTHONPATH": str(src)} if src is not None else {}
         self.python = python
         self.script = script
         self.workdir = workdir
@@ -169,13 +174,19 @@ class Run:
         r.raise_for_status()
         return Counter(r.json().get(key, {}))
 
+    async def connections(self, client: httpx.AsyncClient, key: str) -> int:
+        """TCP connections the agent's requests came over so far (the server's accepts)."""
+        r = await client.get("/__bench/connections")
+        r.raise_for_status()
+        return int(r.json().get(key, 0))
+
     def start_server(self, data_dir: Path) -> None:
         log = (self.workdir / "server.log").open("wb")
         self.server = subprocess.Popen(
             [sys.executable, "-m", "bench._counted_server", str(data_dir), str(self.port)],
             stdout=log,
             stderr=subprocess.STDOUT,
-            env=clean_env(),
+            env=clean_env(**self.tree_env),
             cwd=str(ROOT),
         )
         log.close()
@@ -221,6 +232,7 @@ class Run:
             OPENAI_BASE_URL=openai_base,
             OPENAI_API_KEY="fake",
             TMPDIR=str(tmp),
+            **self.tree_env,
             **extra_env,
         )
         out_path = self.workdir / "agent.out"
@@ -251,6 +263,7 @@ class Run:
         key = world.agent.key
         spies = self.start_profilers(what)
         before = await self.counts(counter, key)
+        conns0 = await self.connections(counter, key)
         done0 = finished(before)
         cpu0 = cpu_seconds(self.ps)
         server0 = cpu_seconds(self.server_ps)
@@ -281,6 +294,7 @@ class Run:
         server_cpu = cpu_seconds(self.server_ps) - server0
         self.stop_profilers(spies)
         after = await self.counts(counter, key)
+        conns = await self.connections(counter, key) - conns0
         delta = after - before
         calls = sum(delta.values())
         return {
@@ -293,6 +307,7 @@ class Run:
             "cpu_ms_per_turn": round(cpu * 1000 / max(done, 1), 2),
             "server_cpu_ms_per_turn": round(server_cpu * 1000 / max(done, 1), 2),
             "rest_calls_per_turn": round(calls / max(done, 1), 2),
+            "new_connections_per_turn": round(conns / max(done, 1), 2),
             "calls": dict(sorted(delta.items())),
         }
 
@@ -346,11 +361,12 @@ async def bench_sdk(
     openai_base: str,
     args: argparse.Namespace,
     env: dict[str, str] | None = None,
+    src: Path | None = None,
 ) -> dict[str, Any]:
-    workdir = Path(tempfile.mkdtemp(prefix=f"band-sdk-overhead-{label}-"))
+    workdir = Path(tempfile.mkdtemp(prefix=f"band-sdk-overhead-{label.replace('@', '-')}-"))
     progress(f"{label}: seeding {args.rooms + 1} rooms in {workdir}")
     world = await build_world(workdir / "data", args.rooms)
-    run = Run(label, python, workdir, args)
+    run = Run(label, python, workdir, args, src=src)
     try:
         run.start_server(workdir / "data")
         startup = await run.start_agent(world, openai_base, **(env or {}))
@@ -426,6 +442,21 @@ def print_table(ours: dict[str, Any], theirs: dict[str, Any], rooms: int) -> lis
             ours["one_room"]["server_cpu_ms_per_turn"],
             theirs["one_room"]["server_cpu_ms_per_turn"],
         ),
+        (
+            f"server CPU ms/turn, {rooms} rooms",
+            ours["many_rooms"]["server_cpu_ms_per_turn"],
+            theirs["many_rooms"]["server_cpu_ms_per_turn"],
+        ),
+        (
+            "new conns/turn, 1 room",
+            ours["one_room"]["new_connections_per_turn"],
+            theirs["one_room"]["new_connections_per_turn"],
+        ),
+        (
+            f"new conns/turn, {rooms} rooms",
+            ours["many_rooms"]["new_connections_per_turn"],
+            theirs["many_rooms"]["new_connections_per_turn"],
+        ),
         ("turns/s, 1 room", ours["one_room"]["turns_per_s"], theirs["one_room"]["turns_per_s"]),
         (
             f"turns/s, {rooms} rooms",
@@ -436,11 +467,11 @@ def print_table(ours: dict[str, Any], theirs: dict[str, Any], rooms: int) -> lis
         ("RSS MiB after warm-up", ours["rss_mib_after_warmup"], theirs["rss_mib_after_warmup"]),
         ("RSS MiB at end", ours["rss_mib_at_end"], theirs["rss_mib_at_end"]),
     ]
-    print(f"\n{'measure':<26} | {'ours':>9} | {'band-sdk':>9} | {'ours/them':>9}")
-    print("-" * 62)
+    print(f"\n{'measure':<30} | {'ours':>9} | {'band-sdk':>9} | {'ours/them':>9}")
+    print("-" * 66)
     out = []
     for name, a, b in rows:
-        print(f"{name:<26} | {a!s:>9} | {b!s:>9} | {ratio(a, b):>9}")
+        print(f"{name:<30} | {a!s:>9} | {b!s:>9} | {ratio(a, b):>9}")
         out.append(
             {
                 "measure": name,
@@ -465,13 +496,21 @@ async def amain(args: argparse.Namespace) -> None:
         progress(f"fake OpenAI endpoint at {fake.openai_base_url} (zero latency, default policy)")
         labels = [x for x in ("ours", "band-sdk") if args.sdk in ("all", "both", x)]
         pythons = {"ours": ours_python, "band-sdk": official}
+        trees: dict[str, Path] = {}
+        if args.ours_src:
+            tree = Path(args.ours_src).resolve()
+            trees[f"ours@{tree.name}"] = tree / "src"
+            pythons[f"ours@{tree.name}"] = ours_python
+            labels.append(f"ours@{tree.name}")
         runs: dict[str, list[dict[str, Any]]] = {label: [] for label in labels}
         for rep in range(args.repeat):
-            # Alternate the order, so a drift in the machine's load hits both SDKs alike.
+            # Alternate the order, so a drift in the machine's load hits every SDK alike.
             for label in labels if rep % 2 == 0 else labels[::-1]:
                 print(f"{label} ({pythons[label]}), run {rep + 1}/{args.repeat}:", flush=True)
                 runs[label].append(
-                    await bench_sdk(label, pythons[label], fake.openai_base_url, args)
+                    await bench_sdk(
+                        label, pythons[label], fake.openai_base_url, args, src=trees.get(label)
+                    )
                 )
         results = {label: median_run(rs) for label, rs in runs.items()}
     if "ours" not in results or "band-sdk" not in results:
@@ -481,6 +520,10 @@ async def amain(args: argparse.Namespace) -> None:
                 print(f"{label} {phase}: {shown}")
         return
     rows = print_table(results["ours"], results["band-sdk"], args.rooms)
+    for label in results:
+        if label.startswith("ours@"):
+            print(f"\n{label} beside ours and band-sdk, same run:")
+            print_phases(results, ("ours", label, "band-sdk"))
 
     cpu = (
         results["ours"]["one_room"]["cpu_ms_per_turn"]
@@ -532,6 +575,16 @@ def median_run(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def print_phases(results: dict[str, dict[str, Any]], labels: tuple[str, ...]) -> None:
+    """Server CPU per turn, turns/s, agent CPU per turn and new connections, per phase."""
+    print(f"{'phase':<12} | " + " | ".join(f"{x:>24}" for x in labels))
+    for phase in ("one_room", "many_rooms"):
+        measures = ("server_cpu_ms_per_turn", "turns_per_s", "cpu_ms_per_turn")
+        for measure in (*measures, "new_connections_per_turn"):
+            cells = " | ".join(f"{results[x][phase][measure]!s:>24}" for x in labels)
+            print(f"{phase:<12} | {cells}   {measure}")
+
+
 def next_calls(phase: dict[str, Any]) -> int:
     return sum(n for route, n in phase["calls"].items() if "/messages/next" in route)
 
@@ -540,7 +593,7 @@ def issue9_targets(results: dict[str, dict[str, Any]]) -> dict[str, Any]:
     """Issue 9, target 3 (and 2): each SDK variant of ours against band-sdk, same run."""
     theirs = results["band-sdk"]
     out: dict[str, Any] = {}
-    for label in ("ours",):
+    for label in [x for x in results if x.startswith("ours")]:
         r = results.get(label)
         if r is None:
             continue
@@ -586,6 +639,11 @@ def main() -> None:
         choices=("all", "both", "ours", "band-sdk"),
         default="both",
         help="which SDK(s) to run (all and both: ours and band-sdk)",
+    )
+    parser.add_argument(
+        "--ours-src",
+        metavar="TREE",
+        help="also run our SDK and server from TREE/src (a before/after pair in one run)",
     )
     parser.add_argument(
         "--profile",
