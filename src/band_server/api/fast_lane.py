@@ -135,10 +135,15 @@ class FastLane:
 
     def __init__(self, app: ASGIApp, lanes: list[_Lane]) -> None:
         self.app = app
-        self._by_method: dict[str, list[_Lane]] = {}
+        # By method, then by the path's last segment when the route's is a literal (None: a
+        # path parameter, any segment): a request tries the few routes that could match, not
+        # every route's pattern.
+        self._by_method: dict[str, dict[str | None, list[_Lane]]] = {}
         for lane in lanes:
+            last = lane.route.path.rsplit("/", 1)[-1]
+            tail = None if "{" in last else last
             for method in lane.route.methods or ():
-                self._by_method.setdefault(method, []).append(lane)
+                self._by_method.setdefault(method, {}).setdefault(tail, []).append(lane)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("query_string"):
@@ -152,7 +157,11 @@ class FastLane:
 
     def _match(self, method: str, path: str) -> tuple[_Lane | None, dict[str, str]]:
         found: tuple[_Lane, dict[str, str]] | None = None
-        for lane in self._by_method.get(method, ()):
+        by_tail = self._by_method.get(method)
+        if by_tail is None:
+            return None, {}
+        candidates = [*by_tail.get(path.rsplit("/", 1)[-1], ()), *by_tail.get(None, ())]
+        for lane in candidates:
             m = lane.pattern.match(path)
             if m is None:
                 continue

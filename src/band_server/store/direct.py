@@ -136,7 +136,8 @@ def adopt(session: AsyncSession, driver: sqlite3.Connection, dialect: Dialect) -
 
 async def _driver(session: AsyncSession) -> tuple[sqlite3.Connection, Dialect] | None:
     sync = session.sync_session  # (the async proxies' properties cost a call each)
-    if sync.new or sync.dirty or sync.deleted:
+    # What ``Session.flush`` itself asks (``new``/``dirty``/``deleted`` build a set each).
+    if not sync._is_clean():
         return None  # the session would flush these first: let it
     adopted: tuple[sqlite3.Connection, Dialect] | None = sync.info.get(_UNIT)
     if adopted is not None:

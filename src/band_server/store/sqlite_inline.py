@@ -49,9 +49,11 @@ def _pragmas(conn: sqlite3.Connection, *, writer: bool) -> None:
     conn.execute("PRAGMA temp_store=MEMORY")
     conn.execute("PRAGMA cache_size=-32768")
     # A reader runs on the loop's thread: WAL readers never wait for the writer, so a long
-    # busy wait could only come from a crash recovery; keep it short. The writer waits in
-    # its worker thread (BEGIN IMMEDIATE), so it may wait long for a CLI command's write.
-    conn.execute(f"PRAGMA busy_timeout={WRITER_BUSY_MS if writer else 2000}")
+    # busy wait could only come from a crash recovery; keep it short. The writer never waits
+    # on the loop's thread: holding the write lock from BEGIN IMMEDIATE on, its statements
+    # take no other lock, and BEGIN IMMEDIATE itself, when another process (a CLI command)
+    # holds the lock, waits in the worker thread with WRITER_BUSY_MS (``_waiting``).
+    conn.execute(f"PRAGMA busy_timeout={0 if writer else 2000}")
 
 
 class _InlineQueue:
@@ -140,14 +142,15 @@ class InlineConnection(aiosqlite.Connection):
             return await self._off(fn, *args, **kwargs)
         if _begins_immediate(args):
             # The write lock is almost always free (this process has one writer): take it on
-            # the spot without waiting, and only wait for it (on the thread) when another
-            # process holds it. Saves a thread round trip per batch.
+            # the spot without waiting (the writer's busy timeout is 0 on the loop's thread),
+            # and only wait for it (on the thread) when another process holds it. Saves a
+            # thread round trip per batch.
             try:
-                return _without_waiting(self._connection, fn, *args, **kwargs)
+                return fn(*args, **kwargs)
             except sqlite3.OperationalError as exc:
                 if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY:
                     raise
-            return await self._off(fn, *args, **kwargs)
+            return await self._off(partial(_waiting, self._connection, fn), *args, **kwargs)
         return fn(*args, **kwargs)
 
     async def _off(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
@@ -163,14 +166,13 @@ def _begins_immediate(args: tuple[Any, ...]) -> bool:
     return bool(args) and isinstance(args[0], str) and args[0].startswith("BEGIN IMMEDIATE")
 
 
-def _without_waiting(
-    conn: sqlite3.Connection, fn: Callable[..., Any], *args: Any, **kwargs: Any
-) -> Any:
-    conn.execute("PRAGMA busy_timeout=0")
+def _waiting(conn: sqlite3.Connection, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``fn`` with the writer's busy timeout (on the writer's thread; 0 again after it)."""
+    conn.execute(f"PRAGMA busy_timeout={WRITER_BUSY_MS}")
     try:
         return fn(*args, **kwargs)
     finally:
-        conn.execute(f"PRAGMA busy_timeout={WRITER_BUSY_MS}")
+        conn.execute("PRAGMA busy_timeout=0")
 
 
 def connect_reader(path: str) -> sqlite3.Connection:
