@@ -108,6 +108,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.state.platform = platform
         log.info("platform ready: database=%s bus=%s", db.engine.url.drivername, type(bus).__name__)
         await platform.jobs.resume(platform)
+        platform.leases.start(platform)
         heap = FrozenSurvivors()  # thousands of long-lived sockets: see gc_policy
         heap.install()
         try:
@@ -115,6 +116,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 yield
         finally:
             heap.uninstall()
+            await platform.leases.stop()
             await platform.jobs.stop()
             await platform.presence.stop()
             await bus.stop()

@@ -59,6 +59,10 @@ class Settings:
     presence_interval: float = field(
         default_factory=lambda: _seconds("BAND_PRESENCE_INTERVAL", 1.0)
     )
+    # A `processing` attempt with no sign of life (a mark, an activity report, a post by the
+    # agent in the room) for this long has expired: `/next` serves it after the room's other
+    # open messages and the lease sweep records it `failed` (docs/decisions.md, issue 12).
+    delivery_lease: float = field(default_factory=lambda: _seconds("BAND_DELIVERY_LEASE", 300.0))
     agent_loop_limit: int = 50
     max_file_bytes: int = field(default_factory=default_max_file_bytes)  # per uploaded file
     # Delegated-token exchange (docs/delegation.md): how long after the person asked an agent

@@ -9,9 +9,10 @@ from .config import Settings
 from .files import FileStore, LocalFileStore
 from .observability import Metrics
 from .services.accounts import authenticate_key
+from .services.activity import ActivityBoard
 from .services.auth_cache import AuthCache
 from .services.bulk_deletions import JobRunner
-from .services.deliveries import ActivityBoard
+from .services.leases import LeaseClock, LeaseSweeper
 from .services.principals import Principal
 from .services.rate_limits import RateLimit
 from .services.roster_cache import RosterCache
@@ -34,12 +35,14 @@ class Platform:
     auth: AuthCache = field(default_factory=AuthCache)  # key -> principal, seconds-long
     rosters: RosterCache = field(default_factory=RosterCache)  # rooms and members, hot paths
     jobs: JobRunner = field(default_factory=JobRunner)  # background jobs of this node
+    leases: LeaseSweeper = field(default_factory=LeaseSweeper)  # expires dead attempts
     metrics: Metrics = field(default_factory=Metrics)  # this node's Prometheus registry
     file_store: InitVar[FileStore | None] = None  # default: the data folder
     cluster: InitVar[Presence | None] = None  # default: this node's hub alone
     files: FileStore = field(init=False)
     presence: Presence = field(init=False)  # who is online, on any node
     exchange_limit: RateLimit = field(init=False)  # delegated-token exchanges per agent
+    lease_clock: LeaseClock = field(init=False)  # signs of life written, thinned per node
 
     def __post_init__(self, file_store: FileStore | None, cluster: Presence | None) -> None:
         from .realtime.presence import LocalPresence
@@ -47,6 +50,7 @@ class Platform:
         self.files = file_store or LocalFileStore(self.settings.data_dir / "files")
         self.presence = cluster or LocalPresence(self.hub)
         self.exchange_limit = RateLimit("delegation", self.settings.delegation_exchange_rate)
+        self.lease_clock = LeaseClock(every=self.settings.delivery_lease / 4)
 
     async def authenticate(self, key: str | None) -> Principal:
         """The principal behind an API key (cached for seconds), or raise 401."""

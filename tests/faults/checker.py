@@ -27,6 +27,7 @@ from typing import Any
 
 import httpx
 
+from band_server.services.leases import EXPIRED_ERROR
 from compat.compat_harness import wait_for
 
 from .load import TOKEN_PATTERN, Ack, BurstResult
@@ -52,9 +53,19 @@ async def timeline(http: httpx.AsyncClient, url: str, room_id: str) -> list[dict
             return sorted(out, key=lambda m: int(m["seq"]))
 
 
-def _status(message: dict[str, Any], agent_id: str) -> str | None:
+def _entry(message: dict[str, Any], agent_id: str) -> dict[str, Any]:
     entry = ((message.get("metadata") or {}).get("delivery_status") or {}).get(agent_id)
-    return str(entry.get("status")) if isinstance(entry, dict) else None
+    return entry if isinstance(entry, dict) else {}
+
+
+def _status(message: dict[str, Any], agent_id: str) -> str | None:
+    status = _entry(message, agent_id).get("status")
+    return None if status is None else str(status)
+
+
+def _last_error(message: dict[str, Any], agent_id: str) -> str | None:
+    attempts = _entry(message, agent_id).get("attempts") or [{}]
+    return attempts[-1].get("error")
 
 
 @dataclass
@@ -75,6 +86,7 @@ class Report:
     mentions_in_rooms: int = 0  # acknowledged or not
     answered_once: int = 0
     failed_visibly: int = 0
+    failed_expired: int = 0  # of the failed: attempts the lease sweep closed
     unanswered: int = 0
     processing: int = 0
     order_violations: int = 0
@@ -113,6 +125,7 @@ class Report:
             f"(client re-runs {self.duplicated_by_client_rerun}) "
             f"unannounced_by_dead_node={self.unannounced_by_dead_node} "
             f"once={self.answered_once} failed={self.failed_visibly} "
+            f"(expired {self.failed_expired}) "
             f"unanswered={self.unanswered} processing={self.processing} "
             f"order_violations={self.order_violations} "
             f"unacked_posts={self.unacknowledged_posts} retries={self.post_retries} "
@@ -179,6 +192,9 @@ def judge(
         if status == "failed":
             report.failed_visibly += 1
             tally["failed"] = tally.get("failed", 0) + 1
+            if _last_error(message, agent_id) == EXPIRED_ERROR:  # closed by the lease sweep
+                report.failed_expired += 1
+                tally["expired"] = tally.get("expired", 0) + 1
         elif status == "processed" and count == 1:
             report.answered_once += 1
             tally["once"] = tally.get("once", 0) + 1

@@ -35,6 +35,10 @@ from scale.real_services import PostgresServer, RedisServer
 from .proxy import Balancer
 
 ECHO_AGENT = "echo_agent.py"
+# Turns here take well under a second (a few on a loaded machine) and both SDKs report
+# activity while one runs, so an attempt silent this long is dead: a dropped head costs a
+# band-sdk room this long, not the 300 s default (docs/decisions.md, "Faults (issue 12)").
+DELIVERY_LEASE = 15.0
 PROJECT_PYTHON = Path(sys.executable)
 BAND_CLI = PROJECT_PYTHON.parent / "band"
 
@@ -117,7 +121,11 @@ class Cluster:
 
     def _node(self) -> NodeProcess:
         index = len(self.nodes)
-        env = {"BAND_DATABASE_URL": self.database_url, "BAND_REDIS_URL": self.redis.url}
+        env = {
+            "BAND_DATABASE_URL": self.database_url,
+            "BAND_REDIS_URL": self.redis.url,
+            "BAND_DELIVERY_LEASE": str(DELIVERY_LEASE),
+        }
         node = NodeProcess(
             data_dir=self.root / f"node{index}" / "data",
             log_dir=self.root / f"node{index}" / "logs",

@@ -74,25 +74,41 @@ async def test_postgresql_restarted(cluster: Cluster) -> None:
 
 
 async def test_random_socket_cuts(cluster: Cluster) -> None:
-    """Every 2-4 s one of our SDK's agents (in turn) has every connection its balancer holds
-    aborted (WebSocket and REST calls in flight alike), until the burst is over.
+    """Every 1-2.5 s one agent (in turn: Ours1, Ours2, Official) has every connection its
+    balancer holds aborted (WebSocket and REST calls in flight alike), until the burst is over.
 
-    Official (band-sdk 6.0.1) is not cut: under the same cuts it stalled (docs/decisions.md,
-    "Faults (issue 12)"), which is still to be understood."""
+    Our SDK answers every mention once. band-sdk 6.0.1 gives up a message whose turn raised
+    (its reply or a mark was cut) for the life of its process, with no write when the mark
+    was cut: the platform passes over such heads (``/next`` serves failed and expired attempts
+    after the room's other open messages) and records an attempt silent for the lease as
+    failed (docs/decisions.md, "Faults (issue 12)"). So every band-sdk mention is answered
+    once or visibly failed; a turn it ran twice itself is counted and allowed for it only."""
     rng = random.Random(12)
-    victims = [cluster.balancers["ours1"], cluster.balancers["ours2"]]
+    victims = list(cluster.balancers.values())
 
     async def cuts(cluster: Cluster, burst: Burst) -> None:
         await burst.wait_acknowledged(burst.total // 10)
         turn = 0
         while burst.acknowledged < burst.total - burst.total // 10:
-            await asyncio.sleep(rng.uniform(2, 4))
+            await asyncio.sleep(rng.uniform(1.0, 2.5))
             victims[turn % len(victims)].cut(rng)
             turn += 1
 
+    def official_reruns() -> set[str]:
+        """Messages band-sdk began a turn for more than once (it has no turn keys)."""
+        began = [
+            str(e["message_id"])
+            for p in cluster.processes
+            if p.name.startswith("official.")
+            for e in p.events("turn")
+        ]
+        return {m for m in began if began.count(m) > 1}
+
     before = {b.name: b.cuts for b in victims}
-    await run_scenario(cluster, "socket-cuts", cuts)
+    report = await run_scenario(cluster, "socket-cuts", cuts, client_reruns=official_reruns)
     assert all(b.cuts > before[b.name] for b in victims), before
+    for name in ("Ours1", "Ours2"):  # our SDK has turn keys: never answered twice
+        assert "duplicated" not in report.per_agent.get(name, {}), report.per_agent
 
 
 async def test_agent_killed_mid_turn_on_another_node_than_the_poster(cluster: Cluster) -> None:

@@ -1,26 +1,27 @@
 """Per-agent delivery state: what ``/next`` serves and how the marks move it.
 
 A delivery goes ``delivered → processing → processed | failed``. ``/processing`` opens attempt
-N+1 unless one is live (then it is a no-op); ``/processed`` and ``/failed`` close the live
-attempt and need one (replays of the same terminal mark answer again, unchanged). ``failed``
-is not terminal: ``/next`` serves it again. Every transition is announced to people as
-``message_updated``; agents never receive it (the official client has no handler for it).
+N+1 unless one is live (then it is a no-op, and a sign of life); ``/processed`` and
+``/failed`` close the live attempt and need one (replays of the same terminal mark answer
+again, unchanged). ``failed`` is not terminal: ``/next`` serves it again, after the room's
+other open messages. A live attempt holds a lease (``leases.py``): one with no sign of life for
+the lease is served like a ``failed`` one, then recorded as failed. Every transition is
+announced to people as ``message_updated``; agents never receive it (the official client has
+no handler for it).
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import and_, bindparam, case, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band.protocol import (
     MAX_EVENT_CHARS,
-    ActivityResponse,
     ChatMessage,
     MessageStatusResponse,
     iso,
@@ -32,18 +33,14 @@ from ..errors import NotFound, ValidationFailed
 from ..fanout.bus import Broadcast
 from ..store import direct
 from ..store.models import Base, Delivery, DeliveryAttempt, Message, Room, new_id
+from .leases import EXPIRED_ERROR, stale_before
 from .principals import Principal
 from .unit import UnitOfWork
 from .views import Posted, message_view
 
-if TYPE_CHECKING:
-    from ..context import Platform
-
 Mark = Literal["processing", "processed", "failed"]
 
 UNKNOWN_ERROR = "Unknown error"
-ACTIVITY_TTL = 10.0
-"""Seconds a ``working: true`` report lasts without a refresh (the client refreshes ~3 s)."""
 
 
 # Built once, values bound per call: building a statement costs more than running it here
@@ -53,6 +50,12 @@ _DELIVERIES_OF_AGENT = _DELIVERIES_OF.where(Delivery.agent_id == bindparam("agen
 _ATTEMPTS_OF = select(DeliveryAttempt).where(
     DeliveryAttempt.delivery_id.in_(bindparam("delivery_ids"))
 )
+# Passed over: what the agent failed, and attempts whose lease ran out (not yet swept).
+_PASSED_OVER = case(
+    (Delivery.status == "failed", 1),
+    (and_(Delivery.status == "processing", Delivery.updated_at < bindparam("stale_before")), 1),
+    else_=0,
+)
 _NEXT = (
     select(Message)
     .join(Delivery, Delivery.message_id == Message.id)
@@ -61,7 +64,7 @@ _NEXT = (
         Delivery.room_id == bindparam("room_id"),
         Delivery.status != "processed",
     )
-    .order_by(Delivery.seq)
+    .order_by(_PASSED_OVER, Delivery.seq)
     .limit(1)
 )
 # A mark's one read: the agent's delivery (locked on PostgreSQL), its message, and every
@@ -113,6 +116,7 @@ _OPEN_DELIVERY = _SET_DELIVERY.values(
     attempt_number=bindparam("attempt_number"),
     updated_at=bindparam("now"),
 )
+_TOUCH_DELIVERY = _SET_DELIVERY.values(updated_at=bindparam("now"))
 _CLOSE_DELIVERY = _SET_DELIVERY.values(
     status=bindparam("status"), processed_at=bindparam("processed_at"), updated_at=bindparam("now")
 )
@@ -193,13 +197,19 @@ async def chat_messages(
 # -- /next ------------------------------------------------------------------------------------
 
 
-async def next_message(session: AsyncSession, room: Room, agent_id: str) -> ChatMessage | None:
-    """The oldest message in the room addressed to the agent and not yet processed.
+async def next_message(
+    session: AsyncSession, room: Room, agent_id: str, *, lease: float
+) -> ChatMessage | None:
+    """The message in the room the agent should handle next, or None when nothing is open.
 
-    ``delivered``, ``processing`` (crash recovery, a stopped turn) and ``failed`` (retry) all
-    count. The agent's own messages never have a delivery, so they are never served.
+    First the oldest that is ``delivered`` or ``processing`` within its lease (crash recovery,
+    a stopped turn: the agent gets its own open attempt back first); only when none is left,
+    the oldest the agent failed or whose attempt expired (a retry). So a head the agent will
+    not run (band-sdk skips a message it failed once, without a write) never stops the room.
+    The agent's own messages never have a delivery, so they are never served.
     """
-    msg = await session.scalar(_NEXT, {"agent_id": agent_id, "room_id": room.id})
+    params = {"agent_id": agent_id, "room_id": room.id, "stale_before": stale_before(lease)}
+    msg = await session.scalar(_NEXT, params)
     if msg is None:
         return None
     return (await chat_messages(session, [msg], agent_id=agent_id))[0]
@@ -239,13 +249,22 @@ class _MarkRead:
     deliveries: dict[str, _DeliveryRow]
     attempts: dict[str, list[_AttemptRow]]
 
-    def live_attempt(self) -> _AttemptRow | None:
+    def current_attempt(self) -> _AttemptRow | None:
         d = self.delivery
-        if d.status != "processing":
-            return None
         for a in self.attempts.get(d.id, ()):
             if a.attempt_number == d.attempt_number:
                 return a
+        return None
+
+    def live_attempt(self) -> _AttemptRow | None:
+        return self.current_attempt() if self.delivery.status == "processing" else None
+
+    def expired_attempt(self) -> _AttemptRow | None:
+        """The current attempt when the platform closed it for its lease (a late success
+        still settles it: the agent was alive after all)."""
+        a = self.current_attempt()
+        if self.delivery.status == "failed" and a is not None and a.error == EXPIRED_ERROR:
+            return a
         return None
 
 
@@ -318,9 +337,10 @@ async def mark_processing(
     """Claim a message: open attempt N+1, or return the live attempt unchanged."""
     read = await _read_for_mark(uow.session, agent.id, room, message_id)
     delivery = read.delivery
-    if delivery.status == "processing":
-        return _answer(read, "processing")
     now = utcnow()
+    if delivery.status == "processing":  # a sign of life: the live attempt keeps its lease
+        await direct.execute(uow.session, _TOUCH_DELIVERY, {"delivery_id": delivery.id, "now": now})
+        return _answer(read, "processing")
     delivery.attempt_number += 1
     delivery.status = "processing"
     attempt = _AttemptRow(new_id(), delivery.attempt_number, "processing", None, now, None)
@@ -382,11 +402,12 @@ async def _close(
 async def mark_processed(
     uow: UnitOfWork, agent: Principal, room: Room, message_id: str
 ) -> MessageStatusResponse:
-    """Acknowledge success: close the live attempt. A replay answers again, unchanged."""
+    """Acknowledge success: close the live attempt (or the one the platform expired: the
+    agent was alive after all). A replay answers again, unchanged."""
     read = await _read_for_mark(uow.session, agent.id, room, message_id)
     if read.delivery.status == "processed":
         return _answer(read, "processed")
-    attempt = read.live_attempt()
+    attempt = read.live_attempt() or read.expired_attempt()
     if attempt is None:
         raise _no_live_attempt("processed")
     await _close(uow, read, attempt, "processed", None)
@@ -411,54 +432,3 @@ async def mark_failed(
         raise _no_live_attempt("failed")
     await _close(uow, read, attempt, "failed", clean_error(error))
     return _answer(read, "failed")
-
-
-# -- activity ---------------------------------------------------------------------------------
-
-
-@dataclass
-class ActivityBoard:
-    """In-memory "is this agent working in this room" flags with a short expiry.
-
-    Node-local on purpose: the indicator is cosmetic and refreshed every few seconds.
-    """
-
-    ttl: float = ACTIVITY_TTL
-    _until: dict[tuple[str, str], float] = field(default_factory=dict)
-
-    def is_working(self, room_id: str, agent_id: str) -> bool:
-        until = self._until.get((room_id, agent_id))
-        if until is None:
-            return False
-        if until < time.monotonic():
-            del self._until[(room_id, agent_id)]
-            return False
-        return True
-
-    def report(self, room_id: str, agent_id: str, working: bool) -> bool:
-        """Record a report; True when the visible state changed."""
-        before = self.is_working(room_id, agent_id)
-        if working:
-            self._until[(room_id, agent_id)] = time.monotonic() + self.ttl
-        else:
-            self._until.pop((room_id, agent_id), None)
-        return before != working
-
-
-async def report_activity(
-    platform: Platform, agent: Principal, room_id: str, working: bool
-) -> ActivityResponse:
-    """Record the agent's working flag in a room it belongs to; tell people when it flips."""
-    # The roster cache answers membership (dropped on every membership change, cluster-wide).
-    await platform.rosters.room_for(platform.db, agent, room_id)
-    if platform.activity.report(room_id, agent.id, working):
-        await platform.bus.publish(
-            Broadcast(
-                topic=topic("chat_room", room_id),
-                event="agent_activity",
-                payload={"agent_id": agent.id, "chat_room_id": room_id, "working": working},
-                agents=frozenset(),
-                users=True,
-            )
-        )
-    return ActivityResponse(working=working)

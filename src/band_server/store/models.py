@@ -15,6 +15,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -122,12 +123,23 @@ class MessageMention(Base):
 
 
 class Delivery(Base):
-    """One mentioned agent's view of one message: delivered → processing → processed|failed."""
+    """One mentioned agent's view of one message: delivered → processing → processed|failed.
+
+    While ``processing``, ``updated_at`` is the attempt's lease clock: set when the attempt
+    opens and moved by every sign of life (``services/leases.py``).
+    """
 
     __tablename__ = "deliveries"
     __table_args__ = (
         UniqueConstraint("message_id", "agent_id"),
         Index("ix_deliveries_pending", "agent_id", "room_id", "status", "seq"),
+        # The lease sweep's one read: open attempts by their last sign of life (issue 12).
+        Index(
+            "ix_deliveries_leases",
+            "updated_at",
+            sqlite_where=text("status = 'processing'"),
+            postgresql_where=text("status = 'processing'"),
+        ),
     )
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     message_id: Mapped[str] = mapped_column(ForeignKey("messages.id"))

@@ -19,7 +19,7 @@ from band.protocol import (
     MessageStatusResponse,
 )
 
-from ...services import deliveries, messages, rooms, unit
+from ...services import activity, deliveries, leases, messages, rooms, unit
 from ...services.messages import QueueStatus
 from ...services.paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder
 from ..answers import answers, many, one
@@ -55,6 +55,7 @@ async def post_message(
     """Post a text message that mentions at least one participant."""
     snap = await platform.rosters.room_for(platform.db, agent, chat_id)
     async with unit.write(platform) as uow:
+        await leases.sign_of_life(uow, platform.lease_clock, agent.id, snap.room.id)
         sent = await messages.post_message(
             uow,
             agent,
@@ -74,6 +75,7 @@ async def post_event(
     """Post an event (thought, tool call, ...); events are never delivered to agents."""
     snap = await platform.rosters.room_for(platform.db, agent, chat_id)
     async with unit.write(platform) as uow:
+        await leases.sign_of_life(uow, platform.lease_clock, agent.id, snap.room.id)
         created = await messages.post_event(uow, agent, snap.room, body.event)
         return uow.keep_answer(201, {"data": created.model_dump(mode="json")})
 
@@ -134,10 +136,13 @@ async def get_context(
 async def next_message(
     platform: PlatformDep, agent: AgentDep, chat_id: str
 ) -> JSONResponse | Response:
-    """The oldest message for this agent that is not processed, or 204 with no body."""
+    """The next message for this agent: the oldest open one, those it failed (or whose
+    attempt expired) last; 204 with no body when none is open."""
     snap = await platform.rosters.room_for(platform.db, agent, chat_id)
     async with platform.db.read() as session:
-        msg = await deliveries.next_message(session, snap.room, agent.id)
+        msg = await deliveries.next_message(
+            session, snap.room, agent.id, lease=platform.settings.delivery_lease
+        )
     if msg is None:
         return Response(status_code=204)
     return JSONResponse({"data": msg.model_dump(mode="json")})
@@ -191,5 +196,5 @@ async def report_activity(
     platform: PlatformDep, agent: AgentDep, chat_id: str, body: ActivityBody
 ) -> dict[str, Any]:
     """The "working…" indicator; refreshed every few seconds while a turn runs."""
-    answer = await deliveries.report_activity(platform, agent, chat_id, body.working)
+    answer = await activity.report_activity(platform, agent, chat_id, body.working)
     return {"data": answer.model_dump(mode="json")}
