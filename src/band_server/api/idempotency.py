@@ -157,8 +157,15 @@ class IdempotencyMiddleware:
             return await receive()
 
         messages: list[Message] = []
+        through = False
 
         async def capture(message: Message) -> None:
+            nonlocal through
+            # An answer its unit of work kept with the work goes out as it comes.
+            if through or (message["type"] == "http.response.start" and pending.kept):
+                through = True
+                await send(message)
+                return
             messages.append(message)
 
         fresh = looked is None or looked.fresh
@@ -166,9 +173,11 @@ class IdempotencyMiddleware:
             try:
                 await self.app(scope, receive_again, capture)
             except BaseException:
-                if pending.claimed:
+                if pending.claimed and not pending.kept:
                     await self._settle(platform, fp, None, claimed=True)
                 raise
+        if through:
+            return
         start = next((m for m in messages if m["type"] == "http.response.start"), None)
         answer = b"".join(m.get("body", b"") for m in messages if m["type"] == "http.response.body")
         keep = _keepable(start, answer)
@@ -185,9 +194,7 @@ class IdempotencyMiddleware:
             if not isinstance(outcome, records.Claimed):
                 await _refusal(request, outcome)(scope, receive, send)
                 return
-        if pending.kept and keep is not None:
-            pass  # the unit of work kept the answer with the work, in one transaction
-        elif pending.claimed or keep is not None:
+        if pending.claimed or keep is not None:
             await self._settle(platform, fp, keep, claimed=pending.claimed)
         for message in messages:
             await send(message)
