@@ -243,3 +243,24 @@ async def test_a_turn_post_reads_no_record_before_its_work_and_keeps_one_row(
         headers={"X-API-Key": w.seeded.agent_key, "Idempotency-Key": "not-a-turn-post"},
     )
     assert activity.status_code == 200 and looked[-1] == w.url("/activity")
+
+
+async def test_a_callers_expired_keys_are_swept_at_most_once_per_interval(
+    client: httpx.AsyncClient, platform: Platform, w: World
+) -> None:
+    from band_server.services import idempotency as records
+
+    async def keys() -> int:
+        async with platform.db.read() as session:
+            return len((await session.execute(select(IdempotencyRecord))).scalars().all())
+
+    assert (await send(client, w, body("first"), "k-sweep-1")).status_code == 201  # swept once
+    async with platform.db.write() as session:
+        await session.execute(
+            update(IdempotencyRecord).values(created_at=utcnow() - timedelta(hours=25))
+        )
+    assert (await send(client, w, body("second"), "k-sweep-2")).status_code == 201
+    assert await keys() == 2  # within the interval: the expired key stays for now
+    records._last_sweep[w.seeded.agent_id] -= records.SWEEP_EVERY
+    assert (await send(client, w, body("third"), "k-sweep-3")).status_code == 201
+    assert await keys() == 2  # the expired one went; the two of the last day stay

@@ -16,7 +16,6 @@ found by the key's hash, and the answer is sealed with a key only the client hol
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -36,8 +35,10 @@ from ..store.models import Base, IdempotencyRecord
 from .replay_seal import Seal, key_id
 
 TTL = timedelta(hours=24)
-SWEEP_CHANCE = 1 / 64
-"""How often a claim also deletes the caller's expired keys."""
+SWEEP_EVERY = timedelta(minutes=10)
+"""A claim also deletes the caller's expired keys, at most this often per caller and node: the
+sweep reads all of the caller's keys of the last day (a busy agent has tens of thousands), so
+sweeping on a share of its posts cost each post in proportion to its day's keys."""
 # A claim older than this belongs to a request that died mid-way; a retry may take it over.
 ABANDONED = timedelta(minutes=5)
 IN_FLIGHT = 0
@@ -148,7 +149,7 @@ async def claim(session: AsyncSession, fp: Fingerprint) -> Outcome:
         row = None
     path = fp.path[:MAX_PATH]
     if row is None:
-        if random.random() < SWEEP_CHANCE:
+        if _sweep_due(fp.principal_id, now):
             await _sweep(session, fp, now)
         await direct.execute(
             session,
@@ -188,7 +189,7 @@ async def record(
             await complete(session, fp, *answer)
         return outcome
     now = utcnow()
-    if random.random() < SWEEP_CHANCE:
+    if _sweep_due(fp.principal_id, now):
         await _sweep(session, fp, now)
     status_code, sealed = IN_FLIGHT, ""
     if answer is not None:
@@ -210,9 +211,19 @@ async def record(
     return Claimed(fresh=True)
 
 
+_last_sweep: dict[str, datetime] = {}
+
+
+def _sweep_due(principal_id: str, now: datetime) -> bool:
+    """True at a caller's first claim on this node, then once per :data:`SWEEP_EVERY`."""
+    last = _last_sweep.get(principal_id)
+    if last is not None and now - last < SWEEP_EVERY:
+        return False
+    _last_sweep[principal_id] = now
+    return True
+
+
 async def _sweep(session: AsyncSession, fp: Fingerprint, now: datetime) -> None:
-    # Expired keys are swept now and then, not on every claim: the sweep reads all of the
-    # caller's keys of the last day.
     await session.execute(
         delete(IdempotencyRecord).where(
             IdempotencyRecord.principal_id == fp.principal_id,
