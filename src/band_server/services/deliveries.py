@@ -36,7 +36,7 @@ from ..store.models import Base, Delivery, DeliveryAttempt, Message, Room, new_i
 from .leases import EXPIRED_ERROR, stale_before
 from .principals import Principal
 from .unit import UnitOfWork
-from .views import Posted, message_view
+from .views import Posted, message_payload, message_view
 
 Mark = Literal["processing", "processed", "failed"]
 
@@ -306,9 +306,8 @@ def _no_live_attempt(mark: str) -> ValidationFailed:
 
 def _announce(uow: UnitOfWork, read: _MarkRead) -> None:
     message = read.message
-    view = message_view(message)
-    view.metadata = {
-        **view.metadata,
+    metadata = {
+        **(message.meta or {}),
         "delivery_status": {
             d.agent_id: _status_view(d, read.attempts.get(d.id, []))
             for d in read.deliveries.values()
@@ -318,7 +317,7 @@ def _announce(uow: UnitOfWork, read: _MarkRead) -> None:
         Broadcast(
             topic=topic("chat_room", message.room_id),
             event="message_updated",
-            payload=view.model_dump(mode="json"),
+            payload=message_payload(message, metadata),
             agents=frozenset(),
             users=True,
         )

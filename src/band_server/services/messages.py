@@ -34,7 +34,7 @@ from .paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder, page_of
 from .principals import Principal
 from .rooms import Member, members
 from .unit import UnitOfWork
-from .views import Posted, message_view
+from .views import Posted, message_payload
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -116,7 +116,7 @@ def _created(msg: Posted, agents: frozenset[str]) -> Broadcast:
     return Broadcast(
         topic=topic("chat_room", msg.room_id),
         event="message_created",
-        payload=message_view(msg).model_dump(mode="json"),
+        payload=message_payload(msg),
         agents=agents,
         users=True,
     )

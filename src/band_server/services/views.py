@@ -101,4 +101,38 @@ def message_view(msg: MessageRow) -> ChatMessage:
     )
 
 
-__all__ = ["ChatParticipant", "MessageRow", "Posted", "message_view", "room_event", "room_view"]
+def message_payload(msg: MessageRow, metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+    """``message_view(msg).model_dump(mode="json")`` (with ``metadata`` in place of the
+    message's own, if given), built straight: every post and mark broadcasts one, and the model
+    round trip cost a fifth of an event post's own work. A message with attachments still
+    goes through the model (it fills each attachment's defaults)."""
+    if msg.attachments:
+        view = message_view(msg)
+        if metadata is not None:
+            view.metadata = metadata
+        return view.model_dump(mode="json")
+    return {
+        "id": msg.id,
+        "chat_room_id": msg.room_id,
+        "content": msg.content,
+        "message_type": msg.message_type,
+        "sender_id": msg.sender_id,
+        "sender_type": msg.sender_type,
+        "sender_name": msg.sender_name,
+        "metadata": dict(msg.meta or {}) if metadata is None else metadata,
+        "attachments": [],
+        "seq": msg.seq,
+        "inserted_at": iso(msg.created_at),
+        "updated_at": iso(msg.updated_at),
+    }
+
+
+__all__ = [
+    "ChatParticipant",
+    "MessageRow",
+    "Posted",
+    "message_payload",
+    "message_view",
+    "room_event",
+    "room_view",
+]
