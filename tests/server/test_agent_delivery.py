@@ -7,7 +7,7 @@ import pytest
 from agent_testkit import World, counts, key, make_room, make_world, person_posts, recording
 
 from band_server.context import Platform
-from band_server.services.deliveries import delivery_statuses
+from band_server.services.delivery_views import delivery_statuses
 from conftest import Seeded
 
 
@@ -99,14 +99,19 @@ async def test_processed_without_a_live_attempt_is_rejected(
     client: httpx.AsyncClient, platform: Platform, w: World
 ) -> None:
     msg = await person_posts(platform, w, "do it", w.echo)
-    for what in ("processed", "failed"):
-        r = await mark(client, w, msg, what, json={"error": "x"} if what == "failed" else None)
-        assert r.status_code == 422
-        err = r.json()["error"]
-        assert err["code"] == "validation_error"
-        assert err["details"]["/processing_attempt"]
+    r = await mark(client, w, msg, "processed")
+    assert r.status_code == 422
+    err = r.json()["error"]
+    assert err["code"] == "validation_error"
+    assert err["details"]["/processing_attempt"]
     assert await counts(platform, w.room_id) == (1, 1, 0)
     assert await next_id(client, w) == msg
+    # A processed message cannot fail afterwards.
+    assert (await mark(client, w, msg, "processing")).status_code == 200
+    assert (await mark(client, w, msg, "processed")).status_code == 200
+    r = await mark(client, w, msg, "failed", json={"error": "x"})
+    assert r.status_code == 422
+    assert r.json()["error"]["details"]["/processing_attempt"]
 
 
 async def test_failed_is_served_again_and_processing_opens_a_new_attempt(

@@ -225,3 +225,26 @@ async def test_activity_elsewhere_or_working_false_is_no_sign_of_life(
     )
     assert r.status_code == 200
     assert await platform.leases.sweep(platform) == {w.echo}
+
+
+async def test_a_failure_reported_without_a_claim_is_recorded_and_passed_over(
+    client: httpx.AsyncClient, platform: Platform, w: World
+) -> None:
+    """band-sdk fails a turn whose context read was cut before its claim: refused, the message
+    stayed ``delivered`` at the head of a room whose agent then skips it for good."""
+    first = await person_posts(platform, w, "one", w.echo)
+    second = await person_posts(platform, w, "two", w.echo)
+    with recording(platform) as rec:
+        r = await mark(client, w, first, "failed", json={"error": "context read cut"})
+    assert r.status_code == 200
+    answer = {"id": first, "status": "failed", "attempt_number": 1, "success": True}
+    assert r.json()["data"] == answer
+    [updated] = rec.events("message_updated")  # one announcement, of the failed attempt
+    status = updated.payload["metadata"]["delivery_status"][w.echo]
+    assert status["status"] == "failed"
+    assert [(a["status"], a.get("error")) for a in status["attempts"]] == [
+        ("failed", "context read cut")
+    ]
+    assert await next_id(client, w) == second
+    r = await mark(client, w, first, "failed", json={"error": "again"})  # a replay
+    assert r.json()["data"]["attempt_number"] == 1

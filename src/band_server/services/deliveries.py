@@ -24,7 +24,6 @@ from band.protocol import (
     MAX_EVENT_CHARS,
     ChatMessage,
     MessageStatusResponse,
-    iso,
     topic,
     utcnow,
 )
@@ -33,10 +32,11 @@ from ..errors import NotFound, ValidationFailed
 from ..fanout.bus import Broadcast
 from ..store import direct
 from ..store.models import Base, Delivery, DeliveryAttempt, Message, Room, new_id
+from .delivery_views import chat_messages, status_view
 from .leases import EXPIRED_ERROR, stale_before
 from .principals import Principal
 from .unit import UnitOfWork
-from .views import Posted, message_payload, message_view
+from .views import Posted, message_payload
 
 Mark = Literal["processing", "processed", "failed"]
 
@@ -45,11 +45,6 @@ UNKNOWN_ERROR = "Unknown error"
 
 # Built once, values bound per call: building a statement costs more than running it here
 # (see "Performance (issue 9)" in docs/decisions.md).
-_DELIVERIES_OF = select(Delivery).where(Delivery.message_id.in_(bindparam("message_ids")))
-_DELIVERIES_OF_AGENT = _DELIVERIES_OF.where(Delivery.agent_id == bindparam("agent_id"))
-_ATTEMPTS_OF = select(DeliveryAttempt).where(
-    DeliveryAttempt.delivery_id.in_(bindparam("delivery_ids"))
-)
 # Passed over: what the agent failed, and attempts whose lease ran out (not yet swept).
 _PASSED_OVER = case(
     (Delivery.status == "failed", 1),
@@ -126,72 +121,6 @@ _CLOSE_ATTEMPT = (
     .where(_ATTEMPTS.c.id == bindparam("attempt_id"))
     .values(status=bindparam("status"), error=bindparam("error"), completed_at=bindparam("now"))
 )
-
-
-# -- views ------------------------------------------------------------------------------------
-
-
-def _status_view(
-    delivery: Delivery | _DeliveryRow, attempts: Sequence[DeliveryAttempt | _AttemptRow]
-) -> dict[str, Any]:
-    items: list[dict[str, Any]] = []
-    for a in sorted(attempts, key=lambda x: x.attempt_number):
-        item: dict[str, Any] = {
-            "attempt_number": a.attempt_number,
-            "status": a.status,
-            "started_at": iso(a.started_at),
-            "completed_at": iso(a.completed_at) if a.completed_at else None,
-        }
-        if a.error is not None:
-            item["error"] = a.error
-        items.append(item)
-    return {
-        "status": delivery.status,
-        "current_attempt": delivery.attempt_number,
-        "delivered_at": iso(delivery.delivered_at),
-        "processed_at": iso(delivery.processed_at) if delivery.processed_at else None,
-        "attempts": items,
-    }
-
-
-async def delivery_statuses(
-    session: AsyncSession, message_ids: Sequence[str], *, agent_id: str | None = None
-) -> dict[str, dict[str, dict[str, Any]]]:
-    """``{message_id: {agent_id: status}}`` for the given messages (optionally one agent)."""
-    if not message_ids:
-        return {}
-    if agent_id is None:
-        found = await session.scalars(_DELIVERIES_OF, {"message_ids": list(message_ids)})
-    else:
-        found = await session.scalars(
-            _DELIVERIES_OF_AGENT, {"message_ids": list(message_ids), "agent_id": agent_id}
-        )
-    deliveries = list(found)
-    if not deliveries:
-        return {}
-    attempts: dict[str, list[DeliveryAttempt]] = {}
-    rows = await session.scalars(_ATTEMPTS_OF, {"delivery_ids": [d.id for d in deliveries]})
-    for a in rows:
-        attempts.setdefault(a.delivery_id, []).append(a)
-    out: dict[str, dict[str, dict[str, Any]]] = {}
-    for d in deliveries:
-        out.setdefault(d.message_id, {})[d.agent_id] = _status_view(d, attempts.get(d.id, []))
-    return out
-
-
-async def chat_messages(
-    session: AsyncSession, msgs: Sequence[Message], *, agent_id: str | None = None
-) -> list[ChatMessage]:
-    """Wire views of messages, with ``metadata.delivery_status`` where deliveries exist."""
-    statuses = await delivery_statuses(session, [m.id for m in msgs], agent_id=agent_id)
-    views: list[ChatMessage] = []
-    for m in msgs:
-        view = message_view(m)
-        status = statuses.get(m.id)
-        if status:
-            view.metadata = {**view.metadata, "delivery_status": status}
-        views.append(view)
-    return views
 
 
 # -- /next ------------------------------------------------------------------------------------
@@ -309,7 +238,7 @@ def _announce(uow: UnitOfWork, read: _MarkRead) -> None:
     metadata = {
         **(message.meta or {}),
         "delivery_status": {
-            d.agent_id: _status_view(d, read.attempts.get(d.id, []))
+            d.agent_id: status_view(d, read.attempts.get(d.id, []))
             for d in read.deliveries.values()
         },
     }
@@ -336,10 +265,19 @@ async def mark_processing(
     """Claim a message: open attempt N+1, or return the live attempt unchanged."""
     read = await _read_for_mark(uow.session, agent.id, room, message_id)
     delivery = read.delivery
-    now = utcnow()
     if delivery.status == "processing":  # a sign of life: the live attempt keeps its lease
-        await direct.execute(uow.session, _TOUCH_DELIVERY, {"delivery_id": delivery.id, "now": now})
+        params = {"delivery_id": delivery.id, "now": utcnow()}
+        await direct.execute(uow.session, _TOUCH_DELIVERY, params)
         return _answer(read, "processing")
+    await _open(uow, read)
+    _announce(uow, read)
+    return _answer(read, "processing")
+
+
+async def _open(uow: UnitOfWork, read: _MarkRead) -> _AttemptRow:
+    """Open attempt N+1 and move the delivery to ``processing``."""
+    now = utcnow()
+    delivery = read.delivery
     delivery.attempt_number += 1
     delivery.status = "processing"
     attempt = _AttemptRow(new_id(), delivery.attempt_number, "processing", None, now, None)
@@ -367,8 +305,7 @@ async def mark_processing(
         },
     )
     read.attempts.setdefault(delivery.id, []).append(attempt)
-    _announce(uow, read)
-    return _answer(read, "processing")
+    return attempt
 
 
 async def _close(
@@ -422,11 +359,18 @@ def clean_error(error: str | None) -> str:
 async def mark_failed(
     uow: UnitOfWork, agent: Principal, room: Room, message_id: str, error: str | None
 ) -> MessageStatusResponse:
-    """Report a failed attempt; ``/next`` will serve the message again."""
+    """Report a failed attempt; ``/next`` will serve the message again.
+
+    A message the agent never claimed (its claim never arrived: band-sdk fails a turn whose
+    context read was cut before its claim) gets one attempt, opened and failed at once: the
+    failure is visible and ``/next`` passes over it, where a refusal would have left it
+    ``delivered`` at the head of a room whose agent skips it for good."""
     read = await _read_for_mark(uow.session, agent.id, room, message_id)
     if read.delivery.status == "failed":
         return _answer(read, "failed")
     attempt = read.live_attempt()
+    if attempt is None and read.delivery.status == "delivered":
+        attempt = await _open(uow, read)
     if attempt is None:
         raise _no_live_attempt("failed")
     await _close(uow, read, attempt, "failed", clean_error(error))

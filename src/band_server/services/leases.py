@@ -39,6 +39,7 @@ from band.protocol import topic, utcnow
 from ..fanout.bus import Broadcast
 from ..store.models import Delivery, DeliveryAttempt, Message
 from . import unit
+from .delivery_views import chat_messages
 from .unit import UnitOfWork
 
 if TYPE_CHECKING:
@@ -105,17 +106,17 @@ async def sign_of_life(uow: UnitOfWork, clock: LeaseClock, agent_id: str, room_i
         await touch(uow.session, agent_id, room_id)
 
 
-async def expire(uow: UnitOfWork, lease: float) -> set[str]:
-    """Close the attempts whose lease ran out (``failed``, ``EXPIRED_ERROR``) and announce
-    each message's new statuses to people. Returns the agents whose attempts expired."""
-    from .deliveries import chat_messages  # deliveries imports this module
+async def stale(session: AsyncSession, before: datetime) -> list[str]:
+    """Deliveries whose attempt has had no sign of life since ``before`` (oldest first)."""
+    return list(await session.scalars(_STALE, {"before": before}))
 
+
+async def expire(uow: UnitOfWork, ids: list[str], before: datetime) -> set[str]:
+    """Close the attempts of ``ids`` that are still silent since ``before`` (``failed``,
+    ``EXPIRED_ERROR``) and announce each message's new statuses to people. Returns the agents
+    whose attempts expired."""
     session, now = uow.session, utcnow()
-    before = stale_before(lease, now)
-    ids = list(await session.scalars(_STALE, {"before": before}))
-    if not ids:
-        return set()
-    # Guarded again: a mark that committed since the read keeps its delivery.
+    # Guarded again: a mark or a sign of life committed since the read keeps its delivery.
     closed = (
         await session.execute(
             update(Delivery)
@@ -194,8 +195,13 @@ class LeaseSweeper:
     async def sweep(self, platform: Platform) -> set[str]:
         """One sweep: expire, then tell each agent (at most once a lease) to resync."""
         lease = platform.settings.delivery_lease
+        before = stale_before(lease)
+        async with platform.db.read() as session:  # nothing to close: no write unit at all
+            ids = await stale(session, before)
+        if not ids:
+            return set()
         async with unit.write(platform) as uow:
-            agents = await expire(uow, lease)
+            agents = await expire(uow, ids, before)
         now = time.monotonic()
         for agent_id in sorted(agents):
             if now - self._resynced.get(agent_id, -lease) >= lease:

@@ -17,7 +17,7 @@ from band.protocol import ChatMessage
 
 from ..errors import ValidationFailed
 from ..store.models import Message
-from .deliveries import chat_messages
+from .delivery_views import chat_messages
 
 SortOrder = Literal["asc", "desc"]
 

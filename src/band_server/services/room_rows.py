@@ -16,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from band.protocol import ChatMessage, ChatParticipant, MessageCounts, iso
 
 from ..store.models import Agent, Message, Participant, Room
-from .deliveries import chat_messages
+from .delivery_views import chat_messages
 from .rooms import Member, members_where
 
 ROSTER_ROWS = 100

@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..errors import NotFound, ValidationFailed
 from ..store.models import Message, Room
-from .deliveries import chat_messages
+from .delivery_views import chat_messages
 from .paging import MessagePage, SortOrder, page_of
 
 MessageTypeName = Literal[
