@@ -33,6 +33,8 @@ import contextlib
 import json
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 import uuid
@@ -48,6 +50,7 @@ import websockets
 from bench._platform import Seed, free_port, seed, serve_floor, serve_platform
 
 RESULTS = Path(__file__).parent / "results"
+ROOT = Path(__file__).resolve().parent.parent
 TURN_CALLS = (
     "processing",
     "activity",
@@ -115,13 +118,30 @@ async def heartbeat(listeners: list[Listener]) -> None:
             await listener.ws.send(json.dumps([None, str(ref), "phoenix", "heartbeat", {}]))
 
 
+def seed_by(tree: Path, data: Path) -> Seed:
+    """The seed written by another build's own code (its schema may be older than ours)."""
+    code = (
+        "import asyncio, dataclasses, json, pathlib, sys;"
+        "from bench._platform import seed;"
+        "s = asyncio.run(seed(pathlib.Path(sys.argv[1])));"
+        "print(json.dumps(dataclasses.asdict(s)))"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree / "src"), str(ROOT)]))
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(data)], env=env, capture_output=True, text=True, cwd=ROOT
+    )
+    if out.returncode != 0:
+        raise RuntimeError(f"seeding with {tree} failed:\n{out.stderr[-2000:]}")
+    return Seed(**json.loads(out.stdout.strip().splitlines()[-1]))
+
+
 class Platform:
     """One platform server (a build), its seeded room, and the agent's and person's clients."""
 
     def __init__(self, name: str, tree: Path | None) -> None:
         self.name = name
         data = Path(tempfile.mkdtemp(prefix="band-rest-calls-"))
-        self.seed: Seed = asyncio.run(seed(data))
+        self.seed: Seed = asyncio.run(seed(data)) if tree is None else seed_by(tree, data)
         self.port = free_port()
         self.proc = serve_platform(data, self.port, pythonpath=tree and tree / "src")
         self.pending: list[str] = []
@@ -153,7 +173,12 @@ class Platform:
 
     async def call(self, name: str, message_id: str | None = None) -> None:
         """One of the agent's calls (or the person's post), checked for its 2xx."""
-        r = await self._send(name, message_id)
+        try:
+            r = await self._send(name, message_id)
+        except (httpx.ReadError, httpx.RemoteProtocolError):
+            # The server closed a connection idle past its keep-alive timeout just as the
+            # client reused it (the request was not read): send it again, once.
+            r = await self._send(name, message_id)
         if r.status_code >= 300:
             raise RuntimeError(f"{self.name} {name}: {r.status_code} {r.text[:300]}")
         if name == "person post":
