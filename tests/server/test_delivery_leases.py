@@ -248,3 +248,27 @@ async def test_a_failure_reported_without_a_claim_is_recorded_and_passed_over(
     assert await next_id(client, w) == second
     r = await mark(client, w, first, "failed", json={"error": "again"})  # a replay
     assert r.json()["data"]["attempt_number"] == 1
+
+
+async def test_of_silent_attempts_in_one_room_only_the_oldest_expires(
+    client: httpx.AsyncClient, platform: Platform, w: World
+) -> None:
+    """A room's turns are serial: the later silent attempts were claimed and never started
+    (band-sdk's control scan claims its whole open queue). They get a new lease and are served
+    before the dead turn's retry, which would otherwise stop the drain of an agent that skips
+    it."""
+    ids = [await person_posts(platform, w, f"m{i}", w.echo) for i in range(3)]
+    for msg in ids:
+        assert (await mark(client, w, msg, "processing")).status_code == 200
+        await age(platform, msg, past_the_lease(platform))
+
+    assert await platform.leases.sweep(platform) == {w.echo}
+    assert [(await status_of(client, w, m))["status"] for m in ids] == [
+        "failed",
+        "processing",
+        "processing",
+    ]
+    assert await next_id(client, w) == ids[1]  # renewed: within its lease again
+    for msg in ids[1:]:
+        assert (await mark(client, w, msg, "processed")).status_code == 200
+    assert await next_id(client, w) == ids[0]

@@ -10,7 +10,9 @@ is cut too).
 
 - ``/next`` serves an expired attempt after the room's other open messages, like a ``failed``
   one (``deliveries.next_message``).
-- The sweep of each node (``LeaseSweeper``) records it: the attempt becomes ``failed`` with
+- The sweep of each node (``LeaseSweeper``) records it (only the oldest of one agent's silent
+  attempts in a room: the later ones were claimed, never started, and get a new lease; see
+  ``stale``): the attempt becomes ``failed`` with
   ``EXPIRED_ERROR``, the delivery ``failed`` (people see it, ``message_updated``), and the
   agent's sockets are closed with 1012 once (at most once a lease), so it reconnects and drains
   ``/next``: a room whose drain stopped at that head moves on.
@@ -64,7 +66,7 @@ _TOUCH = (
     .execution_options(synchronize_session=False)
 )
 _STALE = (
-    select(Delivery.id)
+    select(Delivery.id, Delivery.agent_id, Delivery.room_id, Delivery.seq)
     .where(Delivery.status == "processing", Delivery.updated_at < bindparam("before"))
     .order_by(Delivery.updated_at)
     .limit(SWEEP_BATCH)
@@ -106,16 +108,53 @@ async def sign_of_life(uow: UnitOfWork, clock: LeaseClock, agent_id: str, room_i
         await touch(uow.session, agent_id, room_id)
 
 
-async def stale(session: AsyncSession, before: datetime) -> list[str]:
-    """Deliveries whose attempt has had no sign of life since ``before`` (oldest first)."""
-    return list(await session.scalars(_STALE, {"before": before}))
+@dataclass(frozen=True)
+class Silent:
+    """The attempts a sweep found silent: the ones it closes, the ones it renews."""
+
+    dead: list[str]
+    renewed: list[str]
 
 
-async def expire(uow: UnitOfWork, ids: list[str], before: datetime) -> set[str]:
-    """Close the attempts of ``ids`` that are still silent since ``before`` (``failed``,
-    ``EXPIRED_ERROR``) and announce each message's new statuses to people. Returns the agents
-    whose attempts expired."""
+async def stale(session: AsyncSession, before: datetime) -> Silent:
+    """Deliveries whose attempt has had no sign of life since ``before``.
+
+    Turns are serial per room in both SDKs, so of one agent's silent attempts in a room only
+    the oldest can be a turn that died; the later ones were claimed and never started
+    (band-sdk's control scan claims its whole open queue): those get a new lease, so ``/next``
+    serves them before the dead one's retry.
+    """
+    oldest: dict[tuple[str, str], tuple[int, str]] = {}
+    renewed: list[str] = []
+    for delivery_id, agent_id, room_id, seq in await session.execute(_STALE, {"before": before}):
+        key = (str(agent_id), str(room_id))
+        held = oldest.get(key)
+        if held is None or seq < held[0]:
+            if held is not None:
+                renewed.append(held[1])
+            oldest[key] = (int(seq), str(delivery_id))
+        else:
+            renewed.append(str(delivery_id))
+    return Silent([d for _, d in oldest.values()], renewed)
+
+
+async def expire(uow: UnitOfWork, silent: Silent, before: datetime) -> set[str]:
+    """Close the dead attempts that are still silent since ``before`` (``failed``,
+    ``EXPIRED_ERROR``), renew the others, and announce each closed message's new statuses to
+    people. Returns the agents whose attempts expired."""
     session, now = uow.session, utcnow()
+    if silent.renewed:
+        await session.execute(
+            update(Delivery)
+            .where(
+                Delivery.id.in_(silent.renewed),
+                Delivery.status == "processing",
+                Delivery.updated_at < before,
+            )
+            .values(updated_at=now)
+            .execution_options(synchronize_session=False)
+        )
+    ids = silent.dead
     # Guarded again: a mark or a sign of life committed since the read keeps its delivery.
     closed = (
         await session.execute(
@@ -197,11 +236,11 @@ class LeaseSweeper:
         lease = platform.settings.delivery_lease
         before = stale_before(lease)
         async with platform.db.read() as session:  # nothing to close: no write unit at all
-            ids = await stale(session, before)
-        if not ids:
+            silent = await stale(session, before)
+        if not silent.dead:
             return set()
         async with unit.write(platform) as uow:
-            agents = await expire(uow, ids, before)
+            agents = await expire(uow, silent, before)
         now = time.monotonic()
         for agent_id in sorted(agents):
             if now - self._resynced.get(agent_id, -lease) >= lease:
