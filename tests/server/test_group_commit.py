@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Column, Integer, MetaData, Table, Text, text
+from sqlalchemy import Column, Integer, MetaData, Table, Text, inspect, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -122,7 +122,14 @@ async def test_units_of_direct_statements_roll_back_alone_and_beside_orm_work(
             await session.flush()
             await direct.execute(session, INSERT_T, {"n": n + 2, "body": "direct again"})
 
+    async def loaded_then_detached() -> None:
+        async with db.write() as session:
+            row = await session.get(Row, 10)
+            assert row is not None
+        assert inspect(row).detached  # as before: nothing reads through it after its unit
+
     await direct_only(10)
+    await loaded_then_detached()
     results = await asyncio.gather(
         direct_only(20),
         direct_then_raise(),

@@ -137,11 +137,14 @@ class GroupCommitter:
         try:
             try:
                 yield session
-                if sync.in_transaction() or sync.new or sync.dirty or sync.deleted:
+                if sync.in_transaction() or not sync._is_clean():
                     await session.commit()
             finally:
-                if sync.in_transaction():
-                    await session.close()  # rolls back the session's savepoint if still open
+                # A session that was used is closed, as every unit's was: what it loaded is
+                # detached (no later lazy load on the writer's connection), and a savepoint
+                # still open is rolled back.
+                if sync.in_transaction() or len(sync.identity_map) or sync._new:
+                    await session.close()
         except BaseException:
             try:
                 _run(sqlite, _ROLLBACK_TO)
