@@ -4,6 +4,7 @@ unit takes nobody else with it, and the order of the units is the order they ask
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sqlite3
 from pathlib import Path
 
@@ -142,6 +143,27 @@ async def test_units_of_direct_statements_roll_back_alone_and_beside_orm_work(
     assert isinstance(results[1], RuntimeError)
     assert isinstance(results[3], IntegrityError)
     assert rows_on_disk(db) == [10, 20, 30, 31, 32, 40]
+
+
+async def test_a_cancelled_caller_cannot_stop_its_commit(db: Database) -> None:
+    """A caller cancelled while its batch commits: the commit still ends, on disk, and the
+    writer is free for the next unit."""
+    seen: list[list[int]] = []
+    writer = db._writer
+    assert writer is not None
+    task = asyncio.create_task(insert(db, 9, seen))
+    committing = False
+    for _ in range(1000):  # until the unit is done and waits for its batch's commit
+        await asyncio.sleep(0)
+        if writer._batch is None and writer._turn.locked():
+            committing = True
+            break
+    assert committing
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    await asyncio.wait_for(insert(db, 10, seen), 10)
+    assert rows_on_disk(db) == [9, 10]
 
 
 async def test_a_cancelled_caller_leaves_the_writer_usable(db: Database) -> None:
