@@ -338,6 +338,20 @@ class Run:
         for spy in spies:
             spy.wait(timeout=30)
 
+    async def settle(self, quiet_ms: float = 10.0, within: float = 10.0) -> float:
+        """Wait until the server spends under ``quiet_ms`` of CPU in 0.25 s (at most ``within``
+        seconds): an SDK that joins and drains its rooms after ``start()`` returned (ours does;
+        band-sdk joins before) would otherwise have that start-up work counted in the 1-room
+        phase's turns. Returns the seconds waited."""
+        assert self.server_ps is not None
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < within:
+            c0 = cpu_seconds(self.server_ps)
+            await asyncio.sleep(0.25)
+            if (cpu_seconds(self.server_ps) - c0) * 1000 < quiet_ms:
+                break
+        return time.monotonic() - t0
+
     async def warm_up(
         self, human: httpx.AsyncClient, counter: httpx.AsyncClient, world: World
     ) -> dict[str, Any]:
@@ -380,8 +394,12 @@ async def bench_sdk(
             warm = await run.warm_up(human, counter, world)
             assert run.ps is not None
             await asyncio.sleep(0.2)
+            settled = await run.settle()
             rss = run.ps.memory_info().rss
-            progress(f"{label}: warm-up turn done; RSS {rss / 2**20:.1f} MiB")
+            progress(
+                f"{label}: warm-up turn done; RSS {rss / 2**20:.1f} MiB;"
+                f" start-up work settled after {settled:.2f}s more"
+            )
             progress(f"{label}: {args.turns} turns in 1 room ...")
             one = await run.turns(human, counter, world, [world.warm_room], args.turns, "1 room")
             progress(f"{label}: 1 room: {one['replied']}/{one['turns']} in {one['seconds']}s")
