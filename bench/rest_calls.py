@@ -403,11 +403,20 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--before", help="a source tree to serve as the 'before' build")
     args = parser.parse_args()
+    if args.before and not (Path(args.before) / "src" / "band_server").is_dir():
+        parser.error(f"--before {args.before}: no src/band_server in it")
     load0 = os.getloadavg()[0]
     floor = Floor()
-    builds = [Platform("band", None)]
-    if args.before:
-        builds.insert(0, Platform("before", Path(args.before).resolve()))
+    builds: list[Platform] = []
+    try:
+        builds.append(Platform("band", None))
+        if args.before:
+            builds.insert(0, Platform("before", Path(args.before).resolve()))
+    except BaseException:  # a build that does not start: stop what did
+        floor.stop()
+        for b in builds:
+            b.stop()
+        raise
     rows = asyncio.run(run(args, floor, builds))
     report(args, rows, (load0, os.getloadavg()[0]))
 
