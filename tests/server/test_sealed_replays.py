@@ -8,19 +8,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 from agent_testkit import make_world
 from fastapi import FastAPI
 from sqlalchemy import text
-from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy.ext.asyncio import AsyncSession, create_async_engine
 
 from band.protocol import utcnow
 from band_server.api.idempotency import body_hash
 from band_server.app import create_app
 from band_server.config import Settings
 from band_server.context import Platform
+from band_server.services.unit import UnitOfWork
 from band_server.store.migrate import migrate
 from conftest import Seeded, make_user
 
@@ -236,21 +237,30 @@ async def test_records_kept_before_the_upgrade_are_sealed_in_place(tmp_path: Pat
     assert r.json() == json.loads(answer)
 
 
-async def test_an_agents_keyed_post_is_sealed_like_every_answer(
-    client: httpx.AsyncClient, platform: Platform, settings: Settings, seeded: Seeded
+async def test_an_agents_keyed_post_keeps_its_secret_free_answer_as_it_is(
+    client: httpx.AsyncClient, platform: Platform, seeded: Seeded
 ) -> None:
-    """The agent's message route keeps its answer inside its own transaction: sealed too."""
+    """The agent's message route declares its answer free of secrets (ids and recipients):
+    it is kept as it is, not sealed, and replays the same."""
     w = await make_world(platform, seeded)
-    body = {"message": {"content": "sealed reply", "mentions": [{"handle": "alice"}]}}
+    body = {"message": {"content": "plain reply", "mentions": [{"handle": "alice"}]}}
     headers = {"X-API-Key": seeded.agent_key, "Idempotency-Key": "turn-5e0b"}
     first = await client.post(w.url("/messages"), json=body, headers=headers)
     again = await client.post(w.url("/messages"), json=body, headers=headers)
     assert first.status_code == again.status_code == 201
     assert again.json() == first.json() and again.headers["idempotent-replayed"] == "true"
-    stored = await database_bytes(platform, settings)
-    assert b"sealed reply" in stored  # the message itself is stored, of course
-    assert first.json()["data"]["id"].encode() in stored
     async with platform.db.read() as session:
-        sealed = (await session.execute(text("SELECT sealed_body FROM idempotency_keys"))).scalar()
-    assert sealed is not None and sealed.startswith("v1.")
-    assert first.json()["data"]["id"] not in sealed
+        kept = (await session.execute(text("SELECT sealed_body FROM idempotency_keys"))).scalar()
+    assert kept is not None and kept.startswith("p1.")
+    assert json.loads(kept.removeprefix("p1.")) == first.json()
+    assert "turn-5e0b" not in kept
+
+
+def test_an_answer_with_a_secret_field_is_sealed_even_where_secret_free_is_declared() -> None:
+    uow = UnitOfWork(cast(AsyncSession, None))
+    uow.keep_answer(201, {"data": {"id": "m1", "success": True}}, secret_free=True)
+    assert uow.secret_free
+    uow.keep_answer(201, {"data": {"id": "a1", "api_key": "sk-live"}}, secret_free=True)
+    assert not uow.secret_free
+    uow.keep_answer(201, {"data": {"id": "m2"}})
+    assert not uow.secret_free

@@ -213,7 +213,7 @@ class IdempotencyMiddleware:
                     await records.claim(session, fp), records.Claimed
                 ):
                     return  # a concurrent request with the key got there first
-                await records.complete(session, fp, *keep)
+                await records.complete(session, fp, records.Answer(*keep))
         except Exception:
             # The answer still goes out; the claim expires as abandoned after a few minutes.
             log.exception("idempotency record %s could not be settled", fp.key[:12])

@@ -32,7 +32,7 @@ from ..errors import ApiError
 from ..store import direct
 from ..store.db import Database
 from ..store.models import Base, IdempotencyRecord
-from .replay_seal import Seal, key_id
+from .replay_seal import Seal, key_id, plain
 
 TTL = timedelta(hours=24)
 SWEEP_EVERY = timedelta(minutes=10)
@@ -176,24 +176,36 @@ async def claim(session: AsyncSession, fp: Fingerprint) -> Outcome:
     return Claimed()
 
 
+@dataclass(frozen=True)
+class Answer:
+    """A 2xx answer to keep: sealed, unless its route declared it free of secrets."""
+
+    status_code: int
+    body: str
+    secret_free: bool = False
+
+    def stored(self, fp: Fingerprint) -> str:
+        return plain(self.body) if self.secret_free else fp.seal.seal(self.body)
+
+
 async def record(
-    session: AsyncSession, fp: Fingerprint, answer: tuple[int, str] | None, *, fresh: bool
+    session: AsyncSession, fp: Fingerprint, answer: Answer | None, *, fresh: bool
 ) -> Outcome:
     """Write the key's record in the request's unit of work: the claim, and the answer if the
-    unit kept one (sealed). ``fresh``: no record of the key was seen, so this is one insert,
-    which raises ``IntegrityError`` if the key is taken after all (a concurrent request, or a
+    unit kept one. ``fresh``: no record of the key was seen, so this is one insert, which
+    raises ``IntegrityError`` if the key is taken after all (a concurrent request, or a
     record nobody read first); otherwise :func:`claim` decides, then :func:`complete`."""
     if not fresh:
         outcome = await claim(session, fp)
         if isinstance(outcome, Claimed) and answer is not None:
-            await complete(session, fp, *answer)
+            await complete(session, fp, answer)
         return outcome
     now = utcnow()
     if _sweep_due(fp.principal_id, now):
         await _sweep(session, fp, now)
     status_code, sealed = IN_FLIGHT, ""
     if answer is not None:
-        status_code, sealed = answer[0], fp.seal.seal(answer[1])
+        status_code, sealed = answer.status_code, answer.stored(fp)
     await direct.execute(
         session,
         _INSERT,
@@ -232,16 +244,16 @@ async def _sweep(session: AsyncSession, fp: Fingerprint, now: datetime) -> None:
     )
 
 
-async def complete(session: AsyncSession, fp: Fingerprint, status_code: int, body: str) -> None:
-    """Keep the answer of a claimed request (sealed), to be replayed for 24 hours."""
+async def complete(session: AsyncSession, fp: Fingerprint, answer: Answer) -> None:
+    """Keep the answer of a claimed request, to be replayed for 24 hours."""
     await direct.execute(
         session,
         _COMPLETE,
         {
             "principal": fp.principal_id,
             "key_id": fp.key,
-            "answer_status": status_code,
-            "sealed": fp.seal.seal(body),
+            "answer_status": answer.status_code,
+            "sealed": answer.stored(fp),
         },
     )
 

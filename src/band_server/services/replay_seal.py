@@ -14,6 +14,11 @@ A retry presents the key again, so it can open its own answer; a copy of the dat
 backup) cannot, as long as the client's keys are unpredictable (the SDKs send UUID4s; the
 deterministic turn keys of ``band.platform.turn_keys`` key only speech, whose answers hold
 message ids). See docs/decisions.md ("Idempotency records hold no secret").
+
+An answer its route declares free of secrets (the speech posts: ids and recipients, all in the
+database already) is kept as :func:`plain` text instead: sealing it protected nothing (its turn
+key is derivable) and cost a key derivation and an encryption per post. The seal's key is
+derived only when something is sealed or opened.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import base64
 import hashlib
 import os
 from dataclasses import dataclass
+from functools import cached_property
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives import hashes
@@ -29,6 +35,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 VERSION = "v1"
+PLAIN = "p1"
 _INFO = b"band idempotency replay v1"
 _NONCE = 12
 
@@ -39,22 +46,30 @@ def key_id(principal_id: str, key: str) -> str:
     return hashlib.sha256(seed).hexdigest()
 
 
+def plain(answer: str) -> str:
+    """``p1.<answer>``: an answer that holds no secret, kept as it is."""
+    return f"{PLAIN}.{answer}"
+
+
 @dataclass(frozen=True, repr=False)
 class Seal:
-    """Encrypts and opens the answer of one keyed request."""
+    """Encrypts and opens the answer of one keyed request (the key derived at first use)."""
 
-    _aead: AESGCM
+    _salt: bytes
+    _key: bytes
     _bound: bytes  # associated data: the request the answer belongs to
 
     @classmethod
     def for_request(
         cls, principal_id: str, key: str, method: str, path: str, body_hash: str
     ) -> Seal:
-        derived = HKDF(
-            algorithm=hashes.SHA256(), length=32, salt=principal_id.encode(), info=_INFO
-        ).derive(key.encode())
         bound = "\x00".join((principal_id, method, path, body_hash)).encode()
-        return cls(AESGCM(derived), bound)
+        return cls(principal_id.encode(), key.encode(), bound)
+
+    @cached_property
+    def _aead(self) -> AESGCM:
+        hkdf = HKDF(algorithm=hashes.SHA256(), length=32, salt=self._salt, info=_INFO)
+        return AESGCM(hkdf.derive(self._key))
 
     def seal(self, answer: str) -> str:
         """``v1.<base64url(nonce + ciphertext + tag)>``."""
@@ -63,8 +78,11 @@ class Seal:
         return f"{VERSION}.{base64.urlsafe_b64encode(sealed).decode()}"
 
     def open(self, stored: str) -> str | None:
-        """The answer, or None when ``stored`` was not sealed for this key and request."""
+        """The answer, or None when ``stored`` was not sealed for this key and request (an
+        answer kept :func:`plain` is returned as it is)."""
         version, _, text = stored.partition(".")
+        if version == PLAIN:
+            return text
         if version != VERSION:
             return None
         try:

@@ -17,22 +17,35 @@ if TYPE_CHECKING:
     from ..context import Platform
 
 
+_SECRET_FIELDS = frozenset(("api_key", "access_token", "key", "token", "secret"))
+
+
 @dataclass
 class UnitOfWork:
     session: AsyncSession
     broadcasts: list[Broadcast] = field(default_factory=list)
     answer: tuple[int, dict[str, Any]] | None = None
+    secret_free: bool = False
 
     def emit(self, *broadcasts: Broadcast) -> None:
         self.broadcasts.extend(broadcasts)
 
-    def keep_answer(self, status_code: int, body: dict[str, Any]) -> dict[str, Any]:
+    def keep_answer(
+        self, status_code: int, body: dict[str, Any], *, secret_free: bool = False
+    ) -> dict[str, Any]:
         """The request's 2xx answer, kept for its ``Idempotency-Key`` in this transaction.
 
         Call it last in the block, with exactly what the route returns; returns ``body``.
-        Without a key (or in a later unit of the request) it changes nothing.
+        Without a key (or in a later unit of the request) it changes nothing. The answer is
+        kept sealed (``replay_seal``), unless ``secret_free``: a route whose answers can hold
+        no secret (ids of what it created) says so, and its answer is kept as it is (one
+        with a key or token field is sealed all the same).
         """
         self.answer = (status_code, body)
+        data = body.get("data")
+        self.secret_free = secret_free and not (
+            isinstance(data, dict) and not _SECRET_FIELDS.isdisjoint(data)
+        )
         return body
 
 
@@ -49,7 +62,7 @@ async def write(platform: Platform) -> AsyncIterator[UnitOfWork]:
         uow = UnitOfWork(session)
         yield uow
         if pending is not None:
-            await _record(session, pending, uow.answer)
+            await _record(session, pending, uow)
     if pending is not None:
         pending.claimed = True
         pending.kept = uow.answer is not None
@@ -58,11 +71,13 @@ async def write(platform: Platform) -> AsyncIterator[UnitOfWork]:
 
 
 async def _record(
-    session: AsyncSession,
-    pending: idempotency.PendingClaim,
-    answer: tuple[int, dict[str, Any]] | None,
+    session: AsyncSession, pending: idempotency.PendingClaim, uow: UnitOfWork
 ) -> None:
-    kept = None if answer is None else (answer[0], idempotency.answer_text(answer[1]))
+    answer = uow.answer
+    kept = None
+    if answer is not None:
+        text = idempotency.answer_text(answer[1])
+        kept = idempotency.Answer(answer[0], text, secret_free=uow.secret_free)
     try:
         outcome = await idempotency.record(session, pending.fingerprint, kept, fresh=pending.fresh)
     except IntegrityError:

@@ -64,7 +64,7 @@ async def post_message(
             loop_limit=platform.settings.agent_loop_limit,
             roster=snap.roster,
         )
-        return uow.keep_answer(201, {"data": sent.model_dump(mode="json")})
+        return uow.keep_answer(201, {"data": sent.model_dump(mode="json")}, secret_free=True)
 
 
 @router.post("/chats/{chat_id}/events", status_code=201, responses=one(EventCreatedResponse, 201))
@@ -77,7 +77,7 @@ async def post_event(
     async with unit.write(platform) as uow:
         await leases.sign_of_life(uow, platform.lease_clock, agent.id, snap.room.id)
         created = await messages.post_event(uow, agent, snap.room, body.event)
-        return uow.keep_answer(201, {"data": created.model_dump(mode="json")})
+        return uow.keep_answer(201, {"data": created.model_dump(mode="json")}, secret_free=True)
 
 
 @router.get("/chats/{chat_id}/messages", responses=many(ChatMessage))

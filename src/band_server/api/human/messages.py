@@ -80,4 +80,4 @@ async def post_message(
     snap = await platform.rosters.room_for(platform.db, me, chat_id)
     async with write(platform) as uow:
         sent = await posting.post_as_person(uow, me, snap.room, body.message, roster=snap.roster)
-        return uow.keep_answer(201, data(sent))
+        return uow.keep_answer(201, data(sent), secret_free=True)
