@@ -188,7 +188,10 @@ class FastLane:
         kwargs: dict[str, Any] = dict(params)
         try:
             if lane.principal_arg is not None:
-                principal = await platform.authenticate(headers.get("x-api-key"))
+                # A keyed request was authenticated by the idempotency middleware already.
+                principal = scope.get("state", {}).get("principal") or await platform.authenticate(
+                    headers.get("x-api-key")
+                )
                 if lane.principal_kind is not None and principal.kind != lane.principal_kind:
                     raise LookupError
                 kwargs[lane.principal_arg] = principal

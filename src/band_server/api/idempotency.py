@@ -40,6 +40,7 @@ MAX_KEY = 200
 # A replay may hold a secret shown once (a new API key): no cache keeps it.
 REPLAY_HEADERS = {"Idempotent-Replayed": "true", "Cache-Control": "no-store"}
 _CLAIMS_IN_UNIT = "__band_claims_in_unit__"
+_NAMED = re.compile(r"\(\?P<\w+>")
 _Endpoint = TypeVar("_Endpoint", bound=Callable[..., Any])
 
 
@@ -90,7 +91,10 @@ class IdempotencyMiddleware:
 
     def __init__(self, app: ASGIApp, unit_claimed: Sequence[re.Pattern[str]] = ()) -> None:
         self.app = app
-        self._unit_claimed = tuple(unit_claimed)
+        # One pattern for all of them: a keyed request tries one match, not one per route.
+        # (Group names go: two routes may name the same path parameter.)
+        either = "|".join(_NAMED.sub("(?:", f"(?:{p.pattern})") for p in unit_claimed)
+        self._unit_claimed = re.compile(either) if unit_claimed else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
@@ -102,11 +106,10 @@ class IdempotencyMiddleware:
         if key is None or not api_key or "\x00" in scope["path"]:
             await self.app(scope, receive, send)
             return
-        request = Request(scope)
         if not key.strip() or len(key) > MAX_KEY:
             pointer = {"/Idempotency-Key": [f"must be 1 to {MAX_KEY} characters"]}
             response: Response = error_response(
-                request, 422, "validation_error", "Idempotency-Key is invalid", pointer
+                Request(scope), 422, "validation_error", "Idempotency-Key is invalid", pointer
             )
             await response(scope, receive, send)
             return
@@ -116,11 +119,13 @@ class IdempotencyMiddleware:
         except ApiError:
             await self.app(scope, receive, send)  # the route answers 401; nothing is recorded
             return
-        request.state.principal = principal  # the route's dependency reuses it
+        # The route's dependency (and the fast lane) reuse it: ``request.state.principal``.
+        scope.setdefault("state", {})["principal"] = principal
+        request = Request(scope)
         body = await read_body(receive)
         fp = records.fingerprint(principal.id, key, "POST", scope["path"], body_hash(scope, body))
         path = scope["path"]
-        if any(p.fullmatch(path) for p in self._unit_claimed):
+        if self._unit_claimed is not None and self._unit_claimed.fullmatch(path):
             # Nothing is read first: the unit's insert of the record finds a used key.
             await self._run(platform, request, fp, None, body, receive, send)
             return
