@@ -145,6 +145,36 @@ async def test_units_of_direct_statements_roll_back_alone_and_beside_orm_work(
     assert rows_on_disk(db) == [10, 20, 30, 31, 32, 40]
 
 
+async def test_a_session_no_unit_used_serves_the_next_unit(db: Database) -> None:
+    """A unit of direct statements leaves its session (never begun, nothing loaded) to the
+    next unit; a session that loaded rows, flushed or saw its unit fail is never handed on."""
+    sessions = []
+
+    async def unit(n: int, *, orm: bool = False, fail: bool = False) -> None:
+        async with db.write() as session:
+            sessions.append(session)
+            assert not session.sync_session.in_transaction()
+            assert not session.sync_session.identity_map
+            await direct.execute(session, INSERT_T, {"n": n, "body": "direct"})
+            if orm:
+                assert await session.get(Row, n - 1) is not None
+            if fail:
+                raise RuntimeError("refused half-way")
+
+    await unit(1)
+    await unit(2)
+    assert sessions[1] is sessions[0]
+    await unit(3, orm=True)
+    assert sessions[2] is sessions[0]  # it was still unused when this unit took it
+    await unit(4)
+    assert sessions[3] is not sessions[2]  # the one that loaded a row was closed, not reused
+    with pytest.raises(RuntimeError):
+        await unit(5, fail=True)
+    await unit(6)
+    assert sessions[5] is not sessions[4]
+    assert rows_on_disk(db) == [1, 2, 3, 4, 6]
+
+
 async def test_a_cancelled_caller_cannot_stop_its_commit(db: Database) -> None:
     """A caller cancelled while its batch commits: the commit still ends, on disk, and the
     writer is free for the next unit."""

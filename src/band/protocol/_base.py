@@ -26,10 +26,19 @@ class RequestModel(BaseModel):
 
 
 def iso(dt: datetime) -> str:
-    """Format a timestamp the way Band does: ISO-8601, microseconds, UTC, ``Z`` suffix."""
-    if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=UTC)
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """Format a timestamp the way Band does: ISO-8601, microseconds, UTC, ``Z`` suffix.
+
+    A naive timestamp is UTC (the database's). ``isoformat`` gives the same text as
+    ``strftime("%Y-%m-%dT%H:%M:%S.%fZ")`` at a third of its cost (every payload formats a
+    few); ``strftime`` stays for years before 1000, which it does not pad everywhere.
+    """
+    tz = dt.tzinfo
+    if tz is not None and tz is not UTC:
+        dt = dt.astimezone(UTC)
+    if dt.year < 1000:
+        return dt.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    text = dt.isoformat(timespec="microseconds")
+    return (text if tz is None else text[:-6]) + "Z"
 
 
 def utcnow() -> datetime:

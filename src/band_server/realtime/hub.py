@@ -33,6 +33,10 @@ class Connection(Protocol):
         """Close the socket after the frames already queued."""
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":")).encode
+"""``json.dumps(..., separators=(",", ":"))`` without a new encoder per call."""
+
+
 def encode_push(join_ref: str | None, topic: str, event: str, payload_json: str) -> str:
     return f"[{json.dumps(join_ref)},null,{json.dumps(topic)},{json.dumps(event)},{payload_json}]"
 
@@ -141,7 +145,7 @@ class Hub:
             return
         subs = self._subs.get(b.topic)
         if subs:
-            payload_json = json.dumps(b.payload, separators=(",", ":"))
+            payload_json = _COMPACT(b.payload)
             for conn_id, (conn, join_ref) in list(subs.items()):
                 if conn_id == b.exclude_conn or not self._wants(conn.principal, b):
                     continue

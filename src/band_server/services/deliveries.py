@@ -23,7 +23,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from band.protocol import (
     MAX_EVENT_CHARS,
     ChatMessage,
-    MessageStatusResponse,
     topic,
     utcnow,
 )
@@ -253,15 +252,20 @@ def _announce(uow: UnitOfWork, read: _MarkRead) -> None:
     )
 
 
-def _answer(read: _MarkRead, status: Mark) -> MessageStatusResponse:
-    return MessageStatusResponse(
-        id=read.message.id, status=status, attempt_number=read.delivery.attempt_number
-    )
+def _answer(read: _MarkRead, status: Mark) -> dict[str, Any]:
+    """``MessageStatusResponse(...).model_dump(mode="json")``, built straight (every mark
+    answers one; the model and its dump cost more than the dict)."""
+    return {
+        "id": read.message.id,
+        "status": status,
+        "attempt_number": read.delivery.attempt_number,
+        "success": True,
+    }
 
 
 async def mark_processing(
     uow: UnitOfWork, agent: Principal, room: Room, message_id: str
-) -> MessageStatusResponse:
+) -> dict[str, Any]:
     """Claim a message: open attempt N+1, or return the live attempt unchanged."""
     read = await _read_for_mark(uow.session, agent.id, room, message_id)
     delivery = read.delivery
@@ -337,7 +341,7 @@ async def _close(
 
 async def mark_processed(
     uow: UnitOfWork, agent: Principal, room: Room, message_id: str
-) -> MessageStatusResponse:
+) -> dict[str, Any]:
     """Acknowledge success: close the live attempt (or the one the platform expired: the
     agent was alive after all). A replay answers again, unchanged."""
     read = await _read_for_mark(uow.session, agent.id, room, message_id)
@@ -358,7 +362,7 @@ def clean_error(error: str | None) -> str:
 
 async def mark_failed(
     uow: UnitOfWork, agent: Principal, room: Room, message_id: str, error: str | None
-) -> MessageStatusResponse:
+) -> dict[str, Any]:
     """Report a failed attempt; ``/next`` will serve the message again.
 
     A message the agent never claimed (its claim never arrived: band-sdk fails a turn whose

@@ -87,6 +87,7 @@ class GroupCommitter:
         self._sqlite: sqlite3.Connection | None = None  # the driver's own connection
         self._broken = False  # a unit's savepoint could not be undone: fail the batch
         self._batch: _Batch | None = None
+        self._spare: AsyncSession | None = None  # a session no unit used (see _savepoint)
 
     @asynccontextmanager
     async def unit(self) -> AsyncIterator[AsyncSession]:
@@ -129,16 +130,23 @@ class GroupCommitter:
         assert self._sqlite is not None
         sqlite = self._sqlite
         _run(sqlite, _SAVEPOINT)
-        session = AsyncSession(
-            bind=self._conn, join_transaction_mode="create_savepoint", expire_on_commit=False
-        )
+        # A session no unit used (direct statements only: never begun, nothing loaded) serves
+        # the next unit on the same connection too; building one cost ~20 µs a unit.
+        session, self._spare = self._spare, None
+        if session is None or session.bind is not self._conn:
+            session = AsyncSession(
+                bind=self._conn, join_transaction_mode="create_savepoint", expire_on_commit=False
+            )
         direct.adopt(session, sqlite, self._engine.dialect)
         sync = session.sync_session
+        untouched = False
         try:
             try:
                 yield session
                 if sync.in_transaction() or not sync._is_clean():
                     await session.commit()
+                else:
+                    untouched = not (len(sync.identity_map) or sync._new)
             finally:
                 # A session that was used is closed, as every unit's was: what it loaded is
                 # detached (no later lazy load on the writer's connection), and a savepoint
@@ -154,6 +162,8 @@ class GroupCommitter:
                 self._broken = True
             raise
         _run(sqlite, _RELEASE)
+        if untouched:
+            self._spare = session
 
     def _closes(self, batch: _Batch) -> bool:
         """Commit now: nobody is waiting, the batch is full, or its transaction broke."""
@@ -204,6 +214,7 @@ class GroupCommitter:
 
     async def _discard(self) -> None:
         conn, self._conn = self._conn, None
+        self._spare = None
         self._broken = False
         self._outer = self._driver = self._sqlite = None
         if conn is not None:
@@ -214,6 +225,7 @@ class GroupCommitter:
 
     async def close(self) -> None:
         async with self._turn:
+            self._spare = None
             conn, self._conn = self._conn, None
             self._outer = self._driver = self._sqlite = None
             if conn is not None:

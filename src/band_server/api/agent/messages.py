@@ -158,7 +158,7 @@ async def mark_processing(
     snap = await platform.rosters.room_for(platform.db, agent, chat_id)
     async with unit.write(platform) as uow:
         status = await deliveries.mark_processing(uow, agent, snap.room, message_id)
-    return {"data": status.model_dump(mode="json")}
+    return {"data": status}
 
 
 @router.post(
@@ -171,7 +171,7 @@ async def mark_processed(
     snap = await platform.rosters.room_for(platform.db, agent, chat_id)
     async with unit.write(platform) as uow:
         status = await deliveries.mark_processed(uow, agent, snap.room, message_id)
-    return {"data": status.model_dump(mode="json")}
+    return {"data": status}
 
 
 @router.post("/chats/{chat_id}/messages/{message_id}/failed", responses=one(MessageStatusResponse))
@@ -188,7 +188,7 @@ async def mark_failed(
         status = await deliveries.mark_failed(
             uow, agent, snap.room, message_id, body.error if body else None
         )
-    return {"data": status.model_dump(mode="json")}
+    return {"data": status}
 
 
 @router.post("/chats/{chat_id}/activity", responses=one(ActivityResponse))
