@@ -272,3 +272,19 @@ async def test_of_silent_attempts_in_one_room_only_the_oldest_expires(
     for msg in ids[1:]:
         assert (await mark(client, w, msg, "processed")).status_code == 200
     assert await next_id(client, w) == ids[0]
+
+
+async def test_a_claim_moves_the_lease_clock_so_the_turns_first_sign_of_life_writes_nothing(
+    client: httpx.AsyncClient, platform: Platform, w: World
+) -> None:
+    """``/processing`` writes the attempt's lease clock itself: the turn's activity right after
+    it is not written again (no write unit), and the attempt stays alive."""
+    platform.lease_clock = LeaseClock(every=platform.settings.delivery_lease / 4)
+    msg = await person_posts(platform, w, "a turn", w.echo)
+    assert (await mark(client, w, msg, "processing")).status_code == 200
+    units = platform.db.batches.units
+    r = await client.post(w.url("/activity"), json={"working": True}, headers=w.echo_key)
+    assert r.status_code == 200
+    assert platform.db.batches.units == units  # nothing written for this sign of life
+    assert await platform.leases.sweep(platform) == set()
+    assert (await status_of(client, w, msg))["status"] == "processing"

@@ -32,7 +32,7 @@ from ..fanout.bus import Broadcast
 from ..store import direct
 from ..store.models import Base, Delivery, DeliveryAttempt, Message, Room, new_id
 from .delivery_views import chat_messages, status_view
-from .leases import EXPIRED_ERROR, stale_before
+from .leases import EXPIRED_ERROR, LeaseClock, stale_before
 from .principals import Principal
 from .unit import UnitOfWork
 from .views import Posted, message_payload
@@ -264,16 +264,22 @@ def _answer(read: _MarkRead, status: Mark) -> dict[str, Any]:
 
 
 async def mark_processing(
-    uow: UnitOfWork, agent: Principal, room: Room, message_id: str
+    uow: UnitOfWork, agent: Principal, room: Room, message_id: str, clock: LeaseClock
 ) -> dict[str, Any]:
-    """Claim a message: open attempt N+1, or return the live attempt unchanged."""
+    """Claim a message: open attempt N+1, or return the live attempt unchanged.
+
+    Either way the live attempt's lease clock is written here, so the room's next signs of
+    life (the turn's activity and posts) are not written again within ``clock``'s interval:
+    the room's one live attempt is this one (turns are serial per room)."""
     read = await _read_for_mark(uow.session, agent.id, room, message_id)
     delivery = read.delivery
     if delivery.status == "processing":  # a sign of life: the live attempt keeps its lease
         params = {"delivery_id": delivery.id, "now": utcnow()}
         await direct.execute(uow.session, _TOUCH_DELIVERY, params)
+        clock.moved(agent.id, room.id)
         return _answer(read, "processing")
     await _open(uow, read)
+    clock.moved(agent.id, room.id)
     _announce(uow, read)
     return _answer(read, "processing")
 

@@ -20,7 +20,8 @@ is cut too).
 
 Rooms are strictly serial in both SDKs, so the room's activity and posts are the heartbeat of
 its one live attempt. Writes of the clock are thinned per node (``LeaseClock``): at most one
-per agent and room every quarter lease.
+per agent and room every quarter lease, a ``/processing`` (which writes it itself) counting as
+one.
 """
 
 from __future__ import annotations
@@ -87,14 +88,19 @@ class LeaseClock:
     _moved: dict[tuple[str, str], float] = field(default_factory=dict)
 
     def due(self, agent_id: str, room_id: str) -> bool:
+        """Whether a sign of life should be written now (if so, it counts as written)."""
         now = time.monotonic()
-        key = (agent_id, room_id)
-        if now - self._moved.get(key, -self.every) < self.every:
+        if now - self._moved.get((agent_id, room_id), -self.every) < self.every:
             return False
+        self.moved(agent_id, room_id, now)
+        return True
+
+    def moved(self, agent_id: str, room_id: str, now: float | None = None) -> None:
+        """The clock was just written by other means (``/processing`` sets it itself)."""
+        now = time.monotonic() if now is None else now
         if len(self._moved) > 10_000:  # bounded: forget pairs not moved for a while
             self._moved = {k: t for k, t in self._moved.items() if now - t < self.every}
-        self._moved[key] = now
-        return True
+        self._moved[(agent_id, room_id)] = now
 
 
 async def touch(session: AsyncSession, agent_id: str, room_id: str) -> None:

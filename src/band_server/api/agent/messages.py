@@ -157,7 +157,9 @@ async def mark_processing(
     """Claim a message (opens an attempt, or returns the live one)."""
     snap = await platform.rosters.room_for(platform.db, agent, chat_id)
     async with unit.write(platform) as uow:
-        status = await deliveries.mark_processing(uow, agent, snap.room, message_id)
+        status = await deliveries.mark_processing(
+            uow, agent, snap.room, message_id, platform.lease_clock
+        )
     return {"data": status}
 
 
