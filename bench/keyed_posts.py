@@ -24,8 +24,6 @@ import contextlib
 import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -37,7 +35,7 @@ from typing import Any
 import httpx
 import psutil  # type: ignore[import-untyped]
 
-from ._platform import Seed, free_port, seed, wait_http
+from ._platform import Seed, free_port, seed, serve_platform
 
 RESULTS = Path(__file__).parent / "results"
 ROOT = Path(__file__).resolve().parent.parent
@@ -48,25 +46,6 @@ VARIANTS = ("event", "event keyed", "event replayed", "message", "message keyed"
 class Target:
     label: str
     src: Path
-
-
-def serve(src: Path, data_dir: Path, port: int) -> subprocess.Popen[bytes]:
-    """The platform from ``src`` (first on ``sys.path``), as ``bench._platform`` serves it."""
-    code = (
-        "import uvicorn, pathlib;"
-        "from band_server.app import create_app;"
-        "from band_server.config import Settings;"
-        "from band_server.server_stack import uvicorn_options;"
-        f"app = create_app(Settings(data_dir=pathlib.Path({str(data_dir)!r}),"
-        " database_url=None, redis_url=None));"
-        f"uvicorn.run(app, host='127.0.0.1', port={port}, log_level='warning',"
-        " access_log=False, **uvicorn_options())"
-    )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("BAND_")}
-    env["PYTHONPATH"] = str(src)
-    proc = subprocess.Popen([sys.executable, "-c", code], env=env)
-    wait_http(f"http://127.0.0.1:{port}/healthz")
-    return proc
 
 
 def request(variant: str, s: Seed, i: int, replay_key: str) -> tuple[str, dict[str, Any], str]:
@@ -87,7 +66,7 @@ async def measure(target: Target, args: argparse.Namespace) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix=f"band-keyed-{target.label}-"))
     s = await seed(workdir / "data")
     port = free_port()
-    proc = serve(target.src, workdir / "data", port)
+    proc = serve_platform(workdir / "data", port, pythonpath=target.src)
     server = psutil.Process(proc.pid)
     cpu: dict[str, list[float]] = defaultdict(list)
     wall: dict[str, list[float]] = defaultdict(list)

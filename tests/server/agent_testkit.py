@@ -74,6 +74,13 @@ async def make_world(platform: Platform, seeded: Seeded) -> World:
     return World(seeded, room_id, helper_id, helper_key, helper_handle, bob_id, bob_key)
 
 
+async def mark(
+    client: httpx.AsyncClient, w: World, msg_id: str, what: str, **kw: object
+) -> httpx.Response:
+    """Echo's delivery mark ``what`` (processing, processed, failed) of a message in w's room."""
+    return await client.post(w.url(f"/messages/{msg_id}/{what}"), headers=w.echo_key, **kw)  # type: ignore[arg-type]
+
+
 @dataclass
 class Recorder:
     """Every broadcast published while recording (they still reach the hub)."""

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from agent_testkit import World, counts, key, make_room, make_world, person_posts, recording
+from agent_testkit import (
+    World,
+    counts,
+    key,
+    make_room,
+    make_world,
+    mark,
+    person_posts,
+    recording,
+)
 
 from band_server.context import Platform
 from band_server.services.delivery_views import delivery_statuses
@@ -14,12 +23,6 @@ from conftest import Seeded
 @pytest.fixture
 async def w(platform: Platform, seeded: Seeded) -> World:
     return await make_world(platform, seeded)
-
-
-async def mark(
-    client: httpx.AsyncClient, w: World, msg_id: str, what: str, **kw: object
-) -> httpx.Response:
-    return await client.post(w.url(f"/messages/{msg_id}/{what}"), headers=w.echo_key, **kw)  # type: ignore[arg-type]
 
 
 async def next_id(client: httpx.AsyncClient, w: World) -> str | None:

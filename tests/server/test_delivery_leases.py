@@ -13,7 +13,7 @@ from datetime import timedelta
 
 import httpx
 import pytest
-from agent_testkit import World, make_world, person_posts, recording
+from agent_testkit import World, make_world, mark, person_posts, recording
 from sqlalchemy import select, update
 
 from band.protocol import utcnow
@@ -26,13 +26,6 @@ from conftest import Seeded
 @pytest.fixture
 async def w(platform: Platform, seeded: Seeded) -> World:
     return await make_world(platform, seeded)
-
-
-async def mark(
-    client: httpx.AsyncClient, w: World, msg_id: str, what: str, **kw: object
-) -> httpx.Response:
-    r = await client.post(w.url(f"/messages/{msg_id}/{what}"), headers=w.echo_key, **kw)  # type: ignore[arg-type]
-    return r
 
 
 async def next_id(client: httpx.AsyncClient, w: World) -> str | None:

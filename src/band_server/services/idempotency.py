@@ -149,22 +149,7 @@ async def claim(session: AsyncSession, fp: Fingerprint) -> Outcome:
         row = None
     path = fp.path[:MAX_PATH]
     if row is None:
-        if _sweep_due(fp.principal_id, now):
-            await _sweep(session, fp, now)
-        await direct.execute(
-            session,
-            _INSERT,
-            {
-                "principal_id": fp.principal_id,
-                "key": fp.key,
-                "method": fp.method,
-                "path": path,
-                "body_hash": fp.body_hash,
-                "status_code": IN_FLIGHT,
-                "sealed_body": "",
-                "created_at": now,
-            },
-        )
+        await _insert(session, fp, now, IN_FLIGHT, "")
         return Claimed()
     if (row.method, row.path, row.body_hash) != (fp.method, path, fp.body_hash):
         return Reused()
@@ -200,12 +185,20 @@ async def record(
         if isinstance(outcome, Claimed) and answer is not None:
             await complete(session, fp, answer)
         return outcome
-    now = utcnow()
-    if _sweep_due(fp.principal_id, now):
-        await _sweep(session, fp, now)
     status_code, sealed = IN_FLIGHT, ""
     if answer is not None:
         status_code, sealed = answer.status_code, answer.stored(fp)
+    await _insert(session, fp, utcnow(), status_code, sealed)
+    return Claimed(fresh=True)
+
+
+async def _insert(
+    session: AsyncSession, fp: Fingerprint, now: datetime, status_code: int, sealed: str
+) -> None:
+    """A key's first record (the caller's expired keys swept first when due): in flight, or
+    with its kept answer."""
+    if _sweep_due(fp.principal_id, now):
+        await _sweep(session, fp, now)
     await direct.execute(
         session,
         _INSERT,
@@ -220,7 +213,6 @@ async def record(
             "created_at": now,
         },
     )
-    return Claimed(fresh=True)
 
 
 _last_sweep: dict[str, datetime] = {}
