@@ -174,7 +174,12 @@ def main() -> None:
     parser.add_argument("--rates", default="200,1000", help="comma-separated msg/s")
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds of load per run")
     parser.add_argument("--repeat", type=int, default=3, help="paired runs per rate")
-    parser.add_argument("--database", choices=("sqlite", "postgres"), default="sqlite")
+    parser.add_argument(
+        "--database",
+        choices=("sqlite", "postgres"),
+        default="sqlite",
+        help="the platform's database (postgres: a throwaway server; --nodes 2 implies it)",
+    )
     parser.add_argument("--nodes", type=int, choices=(1, 2), default=1, help="2 needs Redis")
     args = parser.parse_args()
     if args.nodes == 2:

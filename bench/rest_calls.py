@@ -400,7 +400,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--calls", type=int, default=300, help="calls of each kind per round")
     parser.add_argument("--turns", type=int, default=200, help="turns per round")
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="rounds, the builds alternating in each"
+    )
     parser.add_argument("--before", help="a source tree to serve as the 'before' build")
     args = parser.parse_args()
     if args.before and not (Path(args.before) / "src" / "band_server").is_dir():

@@ -1,6 +1,6 @@
 """The ``band`` command: run the platform, and administer it from the shell.
 
-    band serve [--host 127.0.0.1] [--port 8080] [--data DIR]
+    band serve [--host 127.0.0.1] [--port 8080] [--data DIR] [--access-log]
     band users create NAME --handle H --email ADDRESS
     band agents create NAME --owner HANDLE --description TEXT
                        [--write-config agent_config.yaml [--config-key KEY]]
@@ -53,6 +53,7 @@ def _serve(args: argparse.Namespace) -> int:
         host=settings.host,
         port=settings.port,
         log_level="info",
+        access_log=args.access_log,
         ssl_certfile=args.ssl_certfile,
         ssl_keyfile=args.ssl_keyfile,
         **uvicorn_options(),
@@ -138,6 +139,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--ssl-keyfile", metavar="PEM", help="private key of --ssl-certfile")
     serve.add_argument(
+        "--access-log",
+        action="store_true",
+        help="log one line per HTTP request (off by default: /metrics counts them)",
+    )
+    serve.add_argument(
         "--admin-email",
         metavar="ADDRESS",
         help="email of the @admin person created on first start (default admin@localhost)",
@@ -159,9 +165,11 @@ def build_parser() -> argparse.ArgumentParser:
         dest="action", required=True, metavar="ACTION"
     )
     ac = agents.add_parser("create", help="create an agent and print its API key once")
-    ac.add_argument("name")
-    ac.add_argument("--owner", required=True, metavar="HANDLE")
-    ac.add_argument("--description", required=True)
+    ac.add_argument("name", help="display name")
+    ac.add_argument(
+        "--owner", required=True, metavar="HANDLE", help="handle of the person who owns it"
+    )
+    ac.add_argument("--description", required=True, help="what the agent does, shown to people")
     ac.add_argument("--write-config", metavar="PATH", help="merge the credentials into this YAML")
     ac.add_argument("--config-key", metavar="KEY", help="entry name (default: from the name)")
     _data_option(ac)
@@ -171,14 +179,18 @@ def build_parser() -> argparse.ArgumentParser:
         dest="action", required=True, metavar="ACTION"
     )
     rc = rooms.add_parser("create", help="create a room")
-    rc.add_argument("--owner", required=True, metavar="HANDLE")
-    rc.add_argument("--title")
+    rc.add_argument(
+        "--owner", required=True, metavar="HANDLE", help="handle of the person who owns it"
+    )
+    rc.add_argument(
+        "--title", help="the room's title (default: named after its people, as in the web app)"
+    )
     rc.add_argument("--add", nargs="+", default=[], metavar="HANDLE", help="participants")
     _data_option(rc)
     rc.set_defaults(func=_rooms_create)
 
     send = sub.add_parser("send", help="post a message as a person")
-    send.add_argument("--room", required=True, metavar="ID")
+    send.add_argument("--room", required=True, metavar="ID", help="id of the room to post in")
     send.add_argument("--as", dest="sender", metavar="HANDLE", help="post as this person (no key)")
     send.add_argument(
         "--key", default=os.environ.get("BAND_API_KEY"), help="a person's API key (BAND_API_KEY)"
@@ -186,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
     send.add_argument(
         "--url", default=os.environ.get("BAND_URL", "http://127.0.0.1:8080"), help="server URL"
     )
-    send.add_argument("text")
+    send.add_argument("text", help="the message; @handle mentions someone")
     _data_option(send)
     send.set_defaults(func=_send)
 

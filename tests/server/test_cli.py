@@ -212,7 +212,8 @@ def test_usage_errors_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert exc.value.code == 2
 
 
-def test_serve_bootstraps_and_answers_healthz(tmp_path: Path) -> None:
+@pytest.mark.parametrize("access_log", [False, True], ids=["quiet", "access-log"])
+def test_serve_bootstraps_and_answers_healthz(tmp_path: Path, access_log: bool) -> None:
     port = free_port()
     proc = subprocess.Popen(
         [
@@ -224,6 +225,7 @@ def test_serve_bootstraps_and_answers_healthz(tmp_path: Path) -> None:
             str(port),
             "--data",
             str(tmp_path / "srv"),
+            *(["--access-log"] if access_log else []),
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -246,6 +248,8 @@ def test_serve_bootstraps_and_answers_healthz(tmp_path: Path) -> None:
         proc.terminate()
         out = proc.communicate(timeout=15)[0]
     assert f"http://127.0.0.1:{port}" in out
+    # One line per request only when asked for (each line costs the server CPU per request).
+    assert ('"GET /healthz HTTP/1.1" 200' in out) is access_log
     key = out.split("keep it safe):", 1)[1].split()[0]
     assert key.startswith("band_u_")
     profile = asyncio.run(_profile(tmp_path / "srv", key))
