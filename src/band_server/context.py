@@ -9,13 +9,13 @@ from .config import Settings
 from .files import FileStore, LocalFileStore
 from .observability import Metrics
 from .services.accounts import authenticate_key
-from .services.activity import ActivityBoard
 from .services.auth_cache import AuthCache
 from .services.bulk_deletions import JobRunner
 from .services.leases import LeaseClock, LeaseSweeper
 from .services.principals import Principal
 from .services.rate_limits import RateLimit
 from .services.roster_cache import RosterCache
+from .services.working import ActivityBoard
 from .store.db import Database
 
 if TYPE_CHECKING:

@@ -7,6 +7,7 @@ or ``httpx.MockTransport(handler)`` to script answers.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -20,9 +21,20 @@ from ._social import Page, SocialCalls
 from ._workspace import WorkspaceCalls
 from .errors import BandRestError
 
-__all__ = ["ACTIVITY_TIMEOUT", "BandRestClient", "BandRestError", "MarkResult"]
+__all__ = [
+    "ACTIVITY_TIMEOUT",
+    "WORKING_HEADER",
+    "BandRestClient",
+    "BandRestError",
+    "Claim",
+    "MarkResult",
+]
 
 ACTIVITY_TIMEOUT = 2.0
+WORKING_HEADER = "Band-Working"
+"""Sent ``true`` on a claim: start the working indicator with it. A platform that did answers
+with the same header; its ``/processed`` and ``/failed`` of that message then end it. One
+that does not know it ignores it (docs/protocol-decisions.md)."""
 
 
 class MarkResult(StrEnum):
@@ -60,6 +72,15 @@ def _classify_mark(response: httpx.Response) -> MarkResult:
     ):
         return MarkResult.REJECTED
     return MarkResult.UNCONFIRMED
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """How the platform answered a claim (``/processing``), and whether it started the
+    working indicator with it (then the message's ``/processed`` or ``/failed`` ends it)."""
+
+    result: MarkResult
+    working: bool = False
 
 
 class BandRestClient(SocialCalls, WorkspaceCalls):
@@ -162,19 +183,40 @@ class BandRestClient(SocialCalls, WorkspaceCalls):
         data = await self.http.call("GET", f"/agent/chats/{room_id}/messages/next")
         return dict(data) if data else None
 
-    async def _mark(self, room_id: str, message_id: str, step: str, body: Any) -> MarkResult:
+    async def _mark_answer(
+        self,
+        room_id: str,
+        message_id: str,
+        step: str,
+        body: Any,
+        headers: dict[str, str] | None = None,
+    ) -> httpx.Response | None:
         path = f"/agent/chats/{room_id}/messages/{message_id}/{step}"
         try:
             # No Idempotency-Key: a mark is idempotent on the platform (a replayed mark answers
             # unchanged), and a key would cost the platform two more writes per mark.
-            response = await self.http.send("POST", path, json=body, keyed=False)
+            return await self.http.send("POST", path, json=body, keyed=False, extra_headers=headers)
         except BandConnectionError:
-            return MarkResult.UNCONFIRMED
-        return _classify_mark(response)
+            return None
+
+    async def _mark(self, room_id: str, message_id: str, step: str, body: Any) -> MarkResult:
+        response = await self._mark_answer(room_id, message_id, step, body)
+        return MarkResult.UNCONFIRMED if response is None else _classify_mark(response)
+
+    async def claim(self, room_id: str, message_id: str, *, working: bool = False) -> Claim:
+        """Claim a message: open (or keep) a processing attempt; with ``working``, ask the
+        platform to start the working indicator too (``Claim.working``: it did)."""
+        headers = {WORKING_HEADER: "true"} if working else None
+        response = await self._mark_answer(room_id, message_id, "processing", None, headers)
+        if response is None:
+            return Claim(MarkResult.UNCONFIRMED)
+        result = _classify_mark(response)
+        echoed = response.headers.get(WORKING_HEADER, "").strip().lower() == "true"
+        return Claim(result, working and result.ok and echoed)
 
     async def mark_processing(self, room_id: str, message_id: str) -> MarkResult:
         """Claim a message: open (or keep) a processing attempt."""
-        return await self._mark(room_id, message_id, "processing", None)
+        return (await self.claim(room_id, message_id)).result
 
     async def mark_processed(self, room_id: str, message_id: str) -> MarkResult:
         """Acknowledge a message handled successfully."""

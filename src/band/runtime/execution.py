@@ -1,5 +1,12 @@
 """One message, start to ack: claim, keep the working indicator alive, run the handler, settle.
 
+The working indicator rides on the claim when the platform says it can (``Claim.working``:
+it answered ``Band-Working: true``): the turn then sends no ``/activity`` at its start or its
+end (the ``/processed`` or ``/failed`` ends it), only the keep-alive of a long turn, and a
+``working: false`` when no mark will end it (a stopped, deferred or cancelled turn, a mark
+that did not land). Against a platform that does not echo, both ``/activity`` calls go as
+before.
+
 ``TurnRunner.run`` never raises for handler errors: it turns every ending into an ``Outcome``
 and the matching platform writes (``/processed``; ``/failed`` plus, on the last attempt, the
 generic error event; or nothing when the room's execution was stopped or the input was not
@@ -96,6 +103,7 @@ class TurnRunner:
         self.stop_notified = False
         self._task: asyncio.Future[None] | None = None
         self._cancel_mode: str | None = None
+        self._on_claim = False  # the platform started the indicator with the claim
 
     def interrupt(self, mode: str) -> None:
         """Cancel the running handler (``interrupt`` consumes the message, ``stop`` leaves it)."""
@@ -118,18 +126,19 @@ class TurnRunner:
             if count == s.session.max_message_retries + 1:
                 log.warning("Message %s exceeded max retries (%d attempts)", message_id, count - 1)
             return Outcome.SKIPPED
-        claim = await s.rest.mark_processing(rid, message_id)
-        if claim is MarkResult.STOPPED:
+        claim = await s.rest.claim(rid, message_id, working=s.session.enable_working_state)
+        if claim.result is MarkResult.STOPPED:
             s.retries.discard_attempt(message_id)
             return Outcome.STOPPED
-        if not claim.ok:
-            log.warning("Room %s: could not claim message %s (%s)", rid, message_id, claim)
+        if not claim.result.ok:
+            log.warning("Room %s: could not claim message %s (%s)", rid, message_id, claim.result)
             s.retries.discard_attempt(message_id)
             return Outcome.SKIPPED
+        self._on_claim = claim.working
         await state.ensure_hydrated()
         if state.context_says_processed(message_id):
             s.retries.done.add(message_id)
-            await s.rest.mark_processed(rid, message_id)
+            await self._ended_by(await s.rest.mark_processed(rid, message_id))
             return Outcome.SKIPPED
         event = event or message_event(rid, payload)
         # Posts of this turn carry keys derived from the message: a re-run after a crash
@@ -140,17 +149,23 @@ class TurnRunner:
 
     async def _call(self, event: MessageEvent) -> BaseException | None:
         """The handler, under the working indicator and ``max_cycle_seconds``."""
-        s, rid = self.s, self.ctx.room_id
+        s = self.s
+        working = s.session.enable_working_state
         keep_alive: asyncio.Task[None] | None = None
-        if s.session.enable_working_state:
-            await self._activity(True)
+        if working:
+            if not self._on_claim:
+                await self._activity(True)
             keep_alive = asyncio.create_task(self._keep_alive())
+        # Whether the indicator is ended here: always when this turn reported it itself; when
+        # the claim started it, only if no mark will follow (a hard stop).
+        end_here = working and not self._on_claim
         try:
             self._task = asyncio.ensure_future(self.ctx.on_execute(self.ctx, event))
             # wait_for cancels the handler on timeout and when this task is cancelled.
             await asyncio.wait_for(self._task, s.session.max_cycle_seconds)
         except asyncio.CancelledError:
             if self._cancel_mode is None:
+                end_here = working
                 raise  # the loop itself is being cancelled (hard stop)
         except Exception as exc:
             return exc
@@ -159,14 +174,15 @@ class TurnRunner:
                 keep_alive.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await keep_alive
-            if s.session.enable_working_state:
-                await s.rest.send_activity(rid, False, timeout=self._activity_timeout)
+            if end_here:
+                await self._activity(False)
         return None
 
     async def _finish(self, message_id: str, error: BaseException | None, last: bool) -> Outcome:
         s, rid = self.s, self.ctx.room_id
         if self._cancel_mode == "stop" or isinstance(error, RoomExecutionStoppedError):
             s.retries.discard_attempt(message_id)
+            await self._ended_by(None)  # no mark ends this turn
             log.info("Room %s: turn for %s stopped by the platform", rid, message_id)
             return Outcome.STOPPED
         if self._cancel_mode == "interrupt":
@@ -176,6 +192,7 @@ class TurnRunner:
             return Outcome.INTERRUPTED
         if isinstance(error, InputNotAccepted):
             s.retries.discard_attempt(message_id)
+            await self._ended_by(None)  # kept open: no mark
             log.info("Room %s: input %s not accepted (%s); kept open", rid, message_id, error)
             return Outcome.DEFERRED
         if error is None:
@@ -186,7 +203,7 @@ class TurnRunner:
             log.debug("Room %s: message %s failed: %s", rid, message_id, text)
         else:
             log.error("Error processing message_created", exc_info=error)
-        await s.rest.mark_failed(rid, message_id, text)
+        await self._ended_by(await s.rest.mark_failed(rid, message_id, text))
         report = (
             last
             and s.session.report_turn_failures_to_room
@@ -207,6 +224,7 @@ class TurnRunner:
 
     async def _ack(self, message_id: str) -> None:
         result = await self.s.rest.mark_processed(self.ctx.room_id, message_id)
+        await self._ended_by(result)
         self.s.retries.done.add(message_id)
         self.s.retries.mark_success(message_id)
         if not result.ok and result is not MarkResult.STOPPED:
@@ -219,6 +237,13 @@ class TurnRunner:
     @property
     def _activity_timeout(self) -> float:
         return self.s.session.working_request_timeout_seconds
+
+    async def _ended_by(self, mark: MarkResult | None) -> None:
+        """The turn's last mark (None: there is none): when the claim started the indicator
+        and this mark did not land, end it here."""
+        if self._on_claim and (mark is None or not mark.ok):
+            self._on_claim = False
+            await self._activity(False)
 
     async def _activity(self, working: bool) -> bool | None:
         return await self.s.rest.send_activity(

@@ -8,7 +8,8 @@ FastAPI unchanged.
 
 A route is simple when its only dependencies are ``get_platform`` and one principal
 dependency (``current_agent``, ``current_user`` or ``current_principal``), its other
-parameters are path parameters, and it has at most one JSON body (a pydantic model). A
+parameters are path parameters and optional string headers named by an explicit alias
+(``Header(alias=...)``, default None), and it has at most one JSON body (a pydantic model). A
 request takes the lane only if exactly one route matches its method and path, it carries no
 query string, its key authenticates as the right kind of principal, and its body validates;
 anything unusual (bad input, a wrong key, an unknown path) goes to FastAPI, which answers
@@ -64,13 +65,28 @@ class _Lane:
     principal_kind: str | None = None
     body_arg: str | None = None
     body_model: type[BaseModel] | None = None
+    header_args: tuple[tuple[str, str], ...] = ()  # (argument, header name lower-cased)
+
+
+def _header_args(dependant: Any) -> tuple[tuple[str, str], ...] | None:
+    """Each header parameter as (argument, header), or None when one is not an optional
+    string under an explicit alias (FastAPI then reads it its own way)."""
+    found = []
+    for param in dependant.header_params:
+        info = param.field_info
+        optional_str = info.annotation == (str | None) and info.default is None
+        if not optional_str or not info.alias or param.alias != info.alias:
+            return None
+        found.append((param.name, info.alias.lower()))
+    return tuple(found)
 
 
 def _lane(prefix: str, route: APIRoute) -> _Lane:
     pattern = re.compile("^" + re.escape(prefix) + route.path_regex.pattern.lstrip("^"))
     dependant = route.dependant
     unsimple = _Lane(route, pattern, simple=False)
-    if dependant.query_params or dependant.header_params or dependant.cookie_params:
+    header_args = _header_args(dependant)
+    if dependant.query_params or dependant.cookie_params or header_args is None:
         return unsimple
     special = (
         dependant.request_param_name,
@@ -115,6 +131,7 @@ def _lane(prefix: str, route: APIRoute) -> _Lane:
         principal_kind,
         body_arg,
         body_model,
+        header_args,
     )
 
 
@@ -186,6 +203,8 @@ class FastLane:
                 await self.app(scope, replay, send)
                 return
         kwargs: dict[str, Any] = dict(params)
+        for arg, name in lane.header_args:
+            kwargs[arg] = headers.get(name)
         try:
             if lane.principal_arg is not None:
                 # A keyed request was authenticated by the idempotency middleware already.

@@ -41,7 +41,7 @@ from band.protocol import topic, utcnow
 
 from ..fanout.bus import Broadcast
 from ..store.models import Delivery, DeliveryAttempt, Message
-from . import unit
+from . import unit, working
 from .delivery_views import chat_messages
 from .unit import UnitOfWork
 
@@ -144,10 +144,19 @@ async def stale(session: AsyncSession, before: datetime) -> Silent:
     return Silent([d for _, d in oldest.values()], renewed)
 
 
-async def expire(uow: UnitOfWork, silent: Silent, before: datetime) -> set[str]:
+@dataclass(frozen=True)
+class Expired:
+    """An attempt the sweep closed: whose, where, of which message."""
+
+    agent_id: str
+    room_id: str
+    message_id: str
+
+
+async def expire(uow: UnitOfWork, silent: Silent, before: datetime) -> list[Expired]:
     """Close the dead attempts that are still silent since ``before`` (``failed``,
     ``EXPIRED_ERROR``), renew the others, and announce each closed message's new statuses to
-    people. Returns the agents whose attempts expired."""
+    people. Returns the attempts it closed."""
     session, now = uow.session, utcnow()
     if silent.renewed:
         await session.execute(
@@ -171,12 +180,12 @@ async def expire(uow: UnitOfWork, silent: Silent, before: datetime) -> set[str]:
                 Delivery.updated_at < before,
             )
             .values(status="failed", updated_at=now)
-            .returning(Delivery.id, Delivery.agent_id, Delivery.message_id)
+            .returning(Delivery.id, Delivery.agent_id, Delivery.message_id, Delivery.room_id)
             .execution_options(synchronize_session=False)
         )
     ).all()
     if not closed:
-        return set()
+        return []
     await session.execute(
         update(DeliveryAttempt)
         .where(
@@ -198,7 +207,7 @@ async def expire(uow: UnitOfWork, silent: Silent, before: datetime) -> set[str]:
                 users=True,
             )
         )
-    return {str(row[1]) for row in closed}
+    return [Expired(str(row[1]), str(row[3]), str(row[2])) for row in closed]
 
 
 def resync_agent(agent_id: str) -> Broadcast:
@@ -246,7 +255,12 @@ class LeaseSweeper:
         if not silent.dead:
             return set()
         async with unit.write(platform) as uow:
-            agents = await expire(uow, silent, before)
+            closed = await expire(uow, silent, before)
+        for attempt in closed:  # the turn ended: so does the indicator its claim started
+            await working.turn_ended(
+                platform, attempt.agent_id, attempt.room_id, attempt.message_id
+            )
+        agents = {attempt.agent_id for attempt in closed}
         now = time.monotonic()
         for agent_id in sorted(agents):
             if now - self._resynced.get(agent_id, -lease) >= lease:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Header, Query, Response
 from fastapi.responses import JSONResponse
 
 from band.protocol import (
@@ -19,7 +19,7 @@ from band.protocol import (
     MessageStatusResponse,
 )
 
-from ...services import activity, deliveries, leases, messages, rooms, unit
+from ...services import activity, deliveries, leases, messages, rooms, unit, working
 from ...services.messages import QueueStatus
 from ...services.paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder
 from ..answers import answers, many, one
@@ -148,19 +148,53 @@ async def next_message(
     return JSONResponse({"data": msg.model_dump(mode="json")})
 
 
+WORKING = "Band-Working"
+"""A claim's request header (``true``: start the working indicator with the claim) and its
+answer's echo (the platform did: the message's ``/processed`` or ``/failed`` ends it);
+docs/protocol-decisions.md."""
+WorkingHeader = Annotated[
+    str | None,
+    Header(
+        alias=WORKING,
+        description="`true`: also start the working indicator, as `/activity` would",
+    ),
+]
+_ECHO = {WORKING: "true"}
+_CLAIM = one(MessageStatusResponse)
+_CLAIM[200]["headers"] = {
+    WORKING: {
+        "description": "`true` when the claim started the working indicator; the message's "
+        "`/processed` or `/failed` ends it",
+        "schema": {"type": "string", "enum": ["true"]},
+    }
+}
+
+
+def asks_for_working(header: str | None) -> bool:
+    return header is not None and header.strip().lower() == "true"
+
+
 @router.post(
-    "/chats/{chat_id}/messages/{message_id}/processing", responses=one(MessageStatusResponse)
+    "/chats/{chat_id}/messages/{message_id}/processing", response_model=None, responses=_CLAIM
 )
 async def mark_processing(
-    platform: PlatformDep, agent: AgentDep, chat_id: str, message_id: str
-) -> dict[str, Any]:
-    """Claim a message (opens an attempt, or returns the live one)."""
+    platform: PlatformDep,
+    agent: AgentDep,
+    chat_id: str,
+    message_id: str,
+    band_working: WorkingHeader = None,
+) -> dict[str, Any] | JSONResponse:
+    """Claim a message (opens an attempt, or returns the live one); with ``Band-Working:
+    true`` it also starts the working indicator and says so with the same header."""
     snap = await platform.rosters.room_for(platform.db, agent, chat_id)
     async with unit.write(platform) as uow:
         status = await deliveries.mark_processing(
             uow, agent, snap.room, message_id, platform.lease_clock
         )
-    return {"data": status}
+    if not asks_for_working(band_working):
+        return {"data": status}
+    await working.claimed_working(platform, agent.id, snap.room.id, status["id"])
+    return JSONResponse({"data": status}, headers=_ECHO)
 
 
 @router.post(
@@ -169,10 +203,11 @@ async def mark_processing(
 async def mark_processed(
     platform: PlatformDep, agent: AgentDep, chat_id: str, message_id: str
 ) -> dict[str, Any]:
-    """Acknowledge a message as handled."""
+    """Acknowledge a message as handled (ends the working indicator its claim started)."""
     snap = await platform.rosters.room_for(platform.db, agent, chat_id)
     async with unit.write(platform) as uow:
         status = await deliveries.mark_processed(uow, agent, snap.room, message_id)
+    await working.turn_ended(platform, agent.id, snap.room.id, status["id"])
     return {"data": status}
 
 
@@ -184,12 +219,14 @@ async def mark_failed(
     message_id: str,
     body: FailedBody | None = None,
 ) -> dict[str, Any]:
-    """Report a failed attempt; the message will be served again by ``/next``."""
+    """Report a failed attempt; the message will be served again by ``/next`` (ends the
+    working indicator its claim started)."""
     snap = await platform.rosters.room_for(platform.db, agent, chat_id)
     async with unit.write(platform) as uow:
         status = await deliveries.mark_failed(
             uow, agent, snap.room, message_id, body.error if body else None
         )
+    await working.turn_ended(platform, agent.id, snap.room.id, status["id"])
     return {"data": status}
 
 
