@@ -6,11 +6,21 @@ another over real HTTP (keep-alive, loopback) to ``band serve``'s stack on SQLit
 (``bench/_platform.py``), with the agent's and the person's sockets joined to the room (so
 every push the platform makes is paid for, as in a real turn); the figure is the server
 process's CPU (psutil: user + system, every thread) over the batch, divided by the calls.
-The calls, as our SDK makes them in a turn (``band.runtime``): ``/processing``, ``/activity``
-(working, then not), a tool-call and a tool-result event (keyed), the reply (keyed),
-``/processed``; measured besides: the same posts unkeyed, ``/next`` with messages waiting,
-``GET /agent/me`` and the person's mention post. A *turn* is the person's mention post, its push
-to the agent's socket, then the seven calls above, the people's pushes included.
+Per call, each kind ``--calls`` times in a row: ``/processing``, ``/activity`` (alternately
+working and not, so each call flips the indicator and pushes, as a turn's two do), a
+tool-call event and the reply (keyed and unkeyed), ``/processed``, ``/next`` with messages
+waiting, ``GET /agent/me`` and the person's mention post.
+
+Per turn, in both shapes a turn takes (``TURN_SHAPES``): band-sdk 6.0.1's seven calls
+(``/processing``, ``/activity`` working, two events, the reply, ``/activity`` not working,
+``/processed``; its posts carry no key), and ours (``band.runtime``): the claim asks for the
+working indicator (``Band-Working: true``), two keyed events, the keyed reply,
+``/processed``: five calls where the build echoes the header, and where it does not (an
+older build) the seven calls band-sdk makes, with our keys. A *turn* is the person's mention
+post, its push to the agent's socket, then the shape's calls, the people's pushes included
+(psutil over the whole batch). Each call of a shape is also timed on its own with the
+scheduler's nanosecond counts of the server's threads (``bench.keyed_posts.cpu_of``) around
+it: a push the platform sends after a call's answer counts to the next call.
 
 The floor, in the same run: ``bench/floor_app.py``'s ``POST /post`` (one durable SQLite insert
 and one WebSocket frame to a listener, on the same server stack).
@@ -48,20 +58,48 @@ import psutil  # type: ignore[import-untyped]
 import websockets
 
 from bench._platform import Seed, free_port, seed, serve_floor, serve_platform
+from bench.keyed_posts import cpu_of
 
 RESULTS = Path(__file__).parent / "results"
 ROOT = Path(__file__).resolve().parent.parent
-TURN_CALLS = (
+CALLS = (
     "processing",
     "activity",
+    "event",
+    "event keyed",
+    "message",
+    "message keyed",
+    "processed",
+    "next",
+    "agent me",
+    "person post",
+)
+"""Measured one kind at a time, ``--calls`` in a row."""
+BAND_SDK_TURN = (
+    "processing",
+    "activity on",
+    "event",
+    "event",
+    "message",
+    "activity off",
+    "processed",
+)
+TURN_SHAPES = {
+    "band-sdk": BAND_SDK_TURN,
+    "ours": ("processing +working", "event keyed", "event keyed", "message keyed", "processed"),
+}
+"""A turn's calls in order, per SDK; ours against a build that does not echo
+``Band-Working``: ``OURS_UNECHOED``."""
+OURS_UNECHOED = (
+    "processing +working",
+    "activity on",
     "event keyed",
     "event keyed",
     "message keyed",
-    "activity",
+    "activity off",
     "processed",
 )
-"""The agent's calls in one turn of our SDK, in order (two activity reports, two events)."""
-EXTRA_CALLS = ("next", "event", "message", "agent me", "person post")
+TARGET_SHAPE = "ours"  # target 2 is about our SDK's turn
 WAIT = 30.0
 
 
@@ -144,7 +182,11 @@ class Platform:
         self.seed: Seed = asyncio.run(seed(data)) if tree is None else seed_by(tree, data)
         self.port = free_port()
         self.proc = serve_platform(data, self.port, pythonpath=tree and tree / "src")
+        self.ps = psutil.Process(self.proc.pid)
         self.pending: list[str] = []
+        self.echoes = False  # whether the build starts the indicator with a claim that asks
+        self._working = False  # the next "activity" call of a batch: working or not
+        self._answer: httpx.Response | None = None
 
     async def open(self) -> None:
         s = self.seed
@@ -159,6 +201,20 @@ class Platform:
         self.room = f"/agent/chats/{s.room_id}"
         self.mention_agent = {"message": {"content": "ping", "mentions": [{"id": s.agent_id}]}}
         self.reply = {"message": {"content": "pong", "mentions": [{"id": s.user_id}]}}
+        await self.call("person post")
+        self._created += 1
+        await self.agent_socket.wait_for("message_created", self._created)
+        probe = self.pending.pop()
+        await self.call("processing +working", probe)
+        assert self._answer is not None
+        self.echoes = self._answer.headers.get("band-working") == "true"
+        await self.call("processed", probe)
+
+    def shape(self, sdk: str) -> tuple[str, ...]:
+        """The calls of ``sdk``'s turn against this build."""
+        if sdk == "ours" and not self.echoes:
+            return OURS_UNECHOED
+        return TURN_SHAPES[sdk]
 
     async def close(self) -> None:
         self.beat.cancel()
@@ -181,6 +237,7 @@ class Platform:
             r = await self._send(name, message_id)
         if r.status_code >= 300:
             raise RuntimeError(f"{self.name} {name}: {r.status_code} {r.text[:300]}")
+        self._answer = r
         if name == "person post":
             self.pending.append(r.json()["data"]["id"])
 
@@ -192,8 +249,16 @@ class Platform:
             return self.person.post(path, json=self.mention_agent)
         if name in ("processing", "processed"):
             return agent.post(f"{room}/messages/{message_id}/{name}")
-        if name == "activity":
-            return agent.post(f"{room}/activity", json={"working": True})
+        if name == "processing +working":
+            path = f"{room}/messages/{message_id}/processing"
+            return agent.post(path, headers={"Band-Working": "true"})
+        if name.startswith("activity"):
+            if name == "activity":  # a batch: every call flips the indicator
+                self._working = not self._working
+                working = self._working
+            else:
+                working = name == "activity on"
+            return agent.post(f"{room}/activity", json={"working": working})
         if name.startswith("event"):
             event = {"event": {"content": "tool", "message_type": "tool_call", "metadata": None}}
             return agent.post(
@@ -230,25 +295,35 @@ class Platform:
         if name == "person post":
             self._created += n
             self.pending.clear()
+        if name == "activity" and self._working:  # leave the indicator off
+            await self.call("activity off")
+            self._working = False
         for message_id in ids if name != "processed" else ():  # leave nothing open
             if name == "next":
                 await self.call("processing", message_id)
             await self.call("processed", message_id)
         return used * 1000 / n
 
-    async def turns(self, n: int) -> float:
-        """Server CPU ms per turn over ``n`` turns, one after another."""
+    async def turns(self, n: int, calls: tuple[str, ...]) -> dict[str, Any]:
+        """Server CPU ms per turn over ``n`` turns of ``calls``, one after another, and per
+        call of the turn (its own interval)."""
         await self._settle()
         before = cpu_seconds(self.proc.pid)
+        spent = [0.0] * len(calls)
         for _ in range(n):
             await self.call("person post")
             self._created += 1
             await self.agent_socket.wait_for("message_created", self._created)
             message_id = self.pending.pop()
-            for name in TURN_CALLS:
+            for i, name in enumerate(calls):
+                t0 = cpu_of(self.ps)
                 await self.call(name, message_id)
+                spent[i] += cpu_of(self.ps) - t0
         await self._settle()
-        return (cpu_seconds(self.proc.pid) - before) * 1000 / n
+        return {
+            "turn": (cpu_seconds(self.proc.pid) - before) * 1000 / n,
+            "calls": [x * 1000 / n for x in spent],
+        }
 
     _created = 0
 
@@ -305,32 +380,42 @@ class Floor:
     _sent = 0
 
 
-def unique(names: tuple[str, ...]) -> list[str]:
-    return list(dict.fromkeys(names))
-
-
 async def one_round(
     floor: Floor, builds: list[Platform], calls: int, turns: int, rows: dict[str, Any]
 ) -> None:
     rows.setdefault("floor", {}).setdefault("durable post", []).append(await floor.measure(calls))
     for build in builds:
         mine = rows.setdefault(build.name, {})
-        for name in [*unique(TURN_CALLS), *EXTRA_CALLS]:
+        for name in CALLS:
             mine.setdefault(name, []).append(await build.measure(name, calls))
-        mine.setdefault("turn", []).append(await build.turns(turns))
+        shapes = mine.setdefault("turns", {})
+        for sdk in TURN_SHAPES:
+            shapes.setdefault(sdk, []).append(await build.turns(turns, build.shape(sdk)))
 
 
-def summarise(per_call: dict[str, list[float]]) -> dict[str, Any]:
-    med = {name: round(statistics.median(v), 3) for name, v in per_call.items()}
-    turn_calls = [med[name] for name in TURN_CALLS]
-    out: dict[str, Any] = {"per_call_ms": med}
-    if turn_calls:
-        out["median_of_turn_calls_ms"] = round(statistics.median(turn_calls), 3)
-        out["sum_of_turn_calls_ms"] = round(sum(turn_calls), 3)
+def summarise(rows: dict[str, Any], shapes: dict[str, tuple[str, ...]]) -> dict[str, Any]:
+    """Medians over the rounds: per call kind, and per turn shape (each call and the turn)."""
+    med = {name: round(statistics.median(v), 3) for name, v in rows.items() if name != "turns"}
+    out: dict[str, Any] = {"per_call_ms": med, "shapes": {}}
+    for sdk, calls in shapes.items():
+        measured = rows["turns"][sdk]
+        per_call = [
+            round(statistics.median(r["calls"][i] for r in measured), 3) for i in range(len(calls))
+        ]
+        out["shapes"][sdk] = {
+            "calls": list(calls),
+            "calls_per_turn": len(calls),
+            "per_call_ms": per_call,
+            "median_call_ms": round(statistics.median(per_call), 3),
+            "sum_of_calls_ms": round(sum(per_call), 3),
+            "turn_ms": round(statistics.median(r["turn"] for r in measured), 3),
+        }
     return out
 
 
-async def run(args: argparse.Namespace, floor: Floor, builds: list[Platform]) -> dict[str, Any]:
+async def run(
+    args: argparse.Namespace, floor: Floor, builds: list[Platform]
+) -> tuple[dict[str, Any], dict[str, dict[str, tuple[str, ...]]]]:
     rows: dict[str, Any] = {}
     try:
         await floor.open()
@@ -349,46 +434,53 @@ async def run(args: argparse.Namespace, floor: Floor, builds: list[Platform]) ->
         floor.stop()
         for b in builds:
             b.stop()
-    return rows
+    return rows, {b.name: {sdk: b.shape(sdk) for sdk in TURN_SHAPES} for b in builds}
 
 
-def report(args: argparse.Namespace, rows: dict[str, Any], load: tuple[float, float]) -> None:
-    summary = {
+def report(
+    args: argparse.Namespace,
+    rows: dict[str, Any],
+    shapes: dict[str, dict[str, tuple[str, ...]]],
+    load: tuple[float, float],
+) -> None:
+    summary: dict[str, Any] = {
         "floor": {"per_call_ms": {"durable post": statistics.median(rows["floor"]["durable post"])}}
     }
     names = [n for n in rows if n != "floor"]
     for name in names:
-        summary[name] = summarise({k: v for k, v in rows[name].items() if k != "turn"})
-        summary[name]["turn_ms"] = round(statistics.median(rows[name]["turn"]), 3)
+        summary[name] = summarise(rows[name], shapes[name])
     print(
-        f"\nserver CPU ms (psutil), medians of {args.rounds} rounds; {args.calls} calls per kind,"
-        f" {args.turns} turns; load average {load[0]:.2f} -> {load[1]:.2f}"
+        f"\nserver CPU ms, medians of {args.rounds} rounds; {args.calls} calls per kind,"
+        f" {args.turns} turns per shape; load average {load[0]:.2f} -> {load[1]:.2f}"
     )
     print(f"floor durable POST: {summary['floor']['per_call_ms']['durable post']:.3f} ms")
-    header = f"{'call':>16} | " + " | ".join(f"{n:>8}" for n in names)
+    header = f"{'call, one kind in a row':>24} | " + " | ".join(f"{n:>8}" for n in names)
     print(header)
     print("-" * len(header))
-    for call in [*unique(TURN_CALLS), *EXTRA_CALLS]:
+    for call in CALLS:
         cells = " | ".join(f"{summary[n]['per_call_ms'][call]:>8.3f}" for n in names)
-        print(f"{call:>16} | {cells}")
-    print("-" * len(header))
-    for label, key in (
-        ("median, turn calls", "median_of_turn_calls_ms"),
-        ("sum, turn calls", "sum_of_turn_calls_ms"),
-        ("per turn", "turn_ms"),
-    ):
-        print(f"{label:>16} | " + " | ".join(f"{summary[n][key]:>8.3f}" for n in names))
+        print(f"{call:>24} | {cells}")
     for n in names:
-        s = summary[n]
+        for sdk, shape in summary[n]["shapes"].items():
+            print(f"\n{n}, {sdk}'s turn ({shape['calls_per_turn']} calls), server CPU ms:")
+            for call, ms in zip(shape["calls"], shape["per_call_ms"], strict=True):
+                print(f"{call:>24} | {ms:>8.3f}")
+            print(f"{'median of the calls':>24} | {shape['median_call_ms']:>8.3f}")
+            print(f"{'sum of the calls':>24} | {shape['sum_of_calls_ms']:>8.3f}")
+            print(f"{'per turn (with the post)':>24} | {shape['turn_ms']:>8.3f}")
+    print()
+    for n in names:
+        ours, theirs = summary[n]["shapes"][TARGET_SHAPE], summary[n]["shapes"]["band-sdk"]
         print(
-            f"{n}: median per call {s['median_of_turn_calls_ms']} ms (target <= 1),"
-            f" per turn {s['turn_ms']} ms (target <= 8)"
+            f"{n}: our turn {ours['turn_ms']} ms ({ours['calls_per_turn']} calls, median"
+            f" {ours['median_call_ms']} ms; targets <= 8 and <= 1), band-sdk's"
+            f" {theirs['turn_ms']} ms ({theirs['calls_per_turn']} calls)"
         )
     RESULTS.mkdir(exist_ok=True)
     out = {
         "args": vars(args),
         "load_average": load,
-        "turn_calls": list(TURN_CALLS),
+        "turn_shapes": {n: {sdk: list(c) for sdk, c in shapes[n].items()} for n in names},
         "summary": summary,
         "rounds": rows,
     }
@@ -419,8 +511,8 @@ def main() -> None:
         for b in builds:
             b.stop()
         raise
-    rows = asyncio.run(run(args, floor, builds))
-    report(args, rows, (load0, os.getloadavg()[0]))
+    rows, shapes = asyncio.run(run(args, floor, builds))
+    report(args, rows, shapes, (load0, os.getloadavg()[0]))
 
 
 if __name__ == "__main__":
