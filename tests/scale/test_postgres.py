@@ -223,6 +223,33 @@ async def test_idempotent_replay_on_postgres(pg: Pg) -> None:
         assert await session.scalar(select(func.count()).select_from(Message)) == 1
 
 
+async def test_a_keyed_post_on_postgres_claims_on_its_message(pg: Pg) -> None:
+    """Eight same-key posts at once make one message (its unique key index decides), the rest
+    replay it or hear 409; another body is 422; no record row; a day later the key is free."""
+    headers = {**pg.alice, "Idempotency-Key": "pg-row"}
+    url = f"/api/v1/me/chats/{pg.room_id}/messages"
+    body: dict[str, Any] = {"message": {"content": f"@{pg.agent_handle} racing"}}
+    answers = await asyncio.gather(
+        *(pg.client.post(url, json=body, headers=headers) for _ in range(8))
+    )
+    assert {r.status_code for r in answers} <= {201, 409}
+    made = {r.text for r in answers if r.status_code == 201}
+    assert len(made) == 1
+    again = await pg.client.post(url, json=body, headers=headers)
+    assert again.status_code == 201 and again.text in made
+    other = await pg.client.post(url, json={"message": {"content": "other"}}, headers=headers)
+    assert other.status_code == 422 and other.json()["error"]["code"] == "idempotency_key_reused"
+    async with pg.platform.db.write() as session:
+        assert await session.scalar(text("SELECT COUNT(*) FROM idempotency_keys")) == 0
+        await session.execute(
+            text("UPDATE messages SET created_at = created_at - interval '25 hours'")
+        )
+    later = await pg.client.post(url, json=body, headers=headers)
+    assert later.status_code == 201 and "idempotent-replayed" not in later.headers
+    async with pg.platform.db.read() as session:
+        assert await session.scalar(select(func.count()).select_from(Message)) == 2
+
+
 async def test_nodes_starting_together_migrate_once(tmp_path: Path, pg_url: str) -> None:
     settings = Settings(data_dir=tmp_path / "data", database_url=pg_url, redis_url=None)
     apps = [create_app(settings) for _ in range(3)]

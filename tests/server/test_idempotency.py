@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 import asyncio
-from datetime import timedelta
+import json
+from datetime import datetime, timedelta
 from typing import Any
 
 import httpx
 import pytest
 from agent_testkit import World, counts, make_world, recording
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 
 from band.protocol import utcnow
+from band_server.api.idempotency import body_hash
 from band_server.context import Platform
-from band_server.store.models import IdempotencyRecord
+from band_server.services import idempotency as records
+from band_server.services import row_keys
+from band_server.store.models import IdempotencyRecord, Message
 from conftest import Seeded
 
 
@@ -33,6 +37,48 @@ async def send(
     if idem is not None:
         headers["Idempotency-Key"] = idem
     return await client.post(w.url("/messages"), json=payload, headers=headers)
+
+
+ACTIVE = {"working": True}
+
+
+async def age_keys(platform: Platform, by: timedelta) -> None:
+    """Make every kept key older: records, and the keys on speech posts' messages."""
+    async with platform.db.write() as session:
+        await session.execute(update(IdempotencyRecord).values(created_at=utcnow() - by))
+        await session.execute(
+            update(Message).where(Message.idem_key.is_not(None)).values(created_at=utcnow() - by)
+        )
+
+
+async def keyed_messages(platform: Platform) -> int:
+    async with platform.db.read() as session:
+        found = await session.scalar(
+            select(func.count()).select_from(Message).where(Message.idem_key.is_not(None))
+        )
+    return int(found or 0)
+
+
+async def record_claim(
+    platform: Platform, w: World, idem: str, payload: Any, *, at: datetime | None = None
+) -> None:
+    """A claim of ``idem`` on Echo's message route, as a build before migration 0010 kept it."""
+    path = w.url("/messages")
+    raw = json.dumps(payload).encode()
+    fp = records.fingerprint(w.seeded.agent_id, idem, "POST", path, body_hash({}, raw))
+    async with platform.db.write() as session:
+        session.add(
+            IdempotencyRecord(
+                principal_id=fp.principal_id,
+                key=fp.key,
+                method="POST",
+                path=path,
+                body_hash=fp.body_hash,
+                status_code=0,
+                sealed_body="",
+                created_at=at or utcnow(),
+            )
+        )
 
 
 async def test_same_key_and_body_replays_the_first_answer_without_a_second_message(
@@ -118,10 +164,7 @@ async def test_keys_expire_after_a_day(
     client: httpx.AsyncClient, platform: Platform, w: World
 ) -> None:
     first = await send(client, w, body("old"), "k-4")
-    async with platform.db.write() as session:
-        await session.execute(
-            update(IdempotencyRecord).values(created_at=utcnow() - timedelta(hours=25))
-        )
+    await age_keys(platform, timedelta(hours=25))
     again = await send(client, w, body("old"), "k-4")
     assert again.status_code == 201
     assert again.json()["data"]["id"] != first.json()["data"]["id"]
@@ -131,14 +174,20 @@ async def test_keys_expire_after_a_day(
 async def test_a_key_still_in_flight_answers_409(
     client: httpx.AsyncClient, platform: Platform, w: World
 ) -> None:
-    await send(client, w, body("slow"), "k-5")
-    # Make the stored record look like a claim whose request is still running.
-    async with platform.db.write() as session:
-        await session.execute(update(IdempotencyRecord).values(status_code=0))
+    # A speech post's key is on its message once committed: a claim still in flight is a
+    # record, here one written by a build before the keys moved to the rows (migration 0010).
+    await record_claim(platform, w, "k-5", body("slow"))
     r = await send(client, w, body("slow"), "k-5")
     assert r.status_code == 409
     assert r.json()["error"]["code"] == "idempotency_key_in_use"
-    assert (await counts(platform, w.room_id))[0] == 1
+    assert (await counts(platform, w.room_id))[0] == 0
+    # A claim on a route that still keeps records (its work is not one unit), the same way.
+    headers = {"X-API-Key": w.seeded.agent_key, "Idempotency-Key": "k-5b"}
+    assert (await client.post(w.url("/activity"), json=ACTIVE, headers=headers)).status_code == 200
+    async with platform.db.write() as session:
+        await session.execute(update(IdempotencyRecord).values(status_code=0))
+    r = await client.post(w.url("/activity"), json=ACTIVE, headers=headers)
+    assert r.status_code == 409 and r.json()["error"]["code"] == "idempotency_key_in_use"
 
 
 async def test_bad_keys_and_bad_api_keys(client: httpx.AsyncClient, w: World) -> None:
@@ -208,59 +257,125 @@ async def test_a_message_post_interrupted_after_its_commit_replays_on_retry(
     assert (await counts(platform, w.room_id))[0] == 1
 
 
-async def test_a_turn_post_reads_no_record_before_its_work_and_keeps_one_row(
+async def test_a_turn_post_reads_nothing_first_and_its_key_rides_on_its_message(
     client: httpx.AsyncClient, platform: Platform, w: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The agent's message and event posts (each keyed by our SDK) claim their key with one
-    insert in their own unit: no read first; a used key is read only once the insert found it.
-    Other keyed POSTs still read first (their work may not be one unit)."""
-    from band_server.services import idempotency as records
-
+    """The agent's message and event posts (each keyed by our SDK) claim their key on the
+    message they insert: no read first, no record row; a used key is read only once the
+    insert found it. Other keyed POSTs still read first and keep a record."""
     looked: list[str] = []
-    lookup = records.lookup
+    lookup, on_rows = records.lookup, row_keys.lookup
 
     async def counted(db: Any, fp: records.Fingerprint) -> records.Outcome:
         looked.append(fp.path)
         return await lookup(db, fp)
 
+    async def counted_on_rows(db: Any, fp: records.Fingerprint) -> records.Outcome:
+        looked.append("row " + fp.path)
+        return await on_rows(db, fp)
+
     monkeypatch.setattr(records, "lookup", counted)
+    monkeypatch.setattr(row_keys, "lookup", counted_on_rows)
     event = {"event": {"content": "thinking", "message_type": "thought", "metadata": None}}
     headers = {"X-API-Key": w.seeded.agent_key, "Idempotency-Key": "turn-event"}
     first = await client.post(w.url("/events"), json=event, headers=headers)
     assert (await send(client, w, body("a reply"), "turn-reply")).status_code == 201
     assert first.status_code == 201 and looked == []
+    async with platform.db.read() as session:
+        assert (await session.execute(select(IdempotencyRecord))).scalars().all() == []
+        keys = (await session.execute(select(Message.idem_key, Message.idem_body))).all()
+    assert await keyed_messages(platform) == 2
+    assert all(len(k) == len(b) == 64 and "turn-" not in k for k, b in keys)  # hashes only
     with recording(platform) as rec:
         again = await client.post(w.url("/events"), json=event, headers=headers)
     assert again.status_code == 201 and again.headers["idempotent-replayed"] == "true"
-    assert again.json() == first.json() and rec.items == []
-    assert looked == [w.url("/events")]  # the insert found the key: then it was read
-    async with platform.db.read() as session:
-        rows = (await session.execute(select(IdempotencyRecord))).scalars().all()
-    assert sorted(r.status_code for r in rows) == [201, 201]  # claim and answer in one row
+    assert again.content == first.content and rec.items == []
+    assert looked == ["row " + w.url("/events")]  # the insert found the key: then it was read
     activity = await client.post(
         w.url("/activity"),
-        json={"working": True},
+        json=ACTIVE,
         headers={"X-API-Key": w.seeded.agent_key, "Idempotency-Key": "not-a-turn-post"},
     )
     assert activity.status_code == 200 and looked[-1] == w.url("/activity")
+    async with platform.db.read() as session:
+        kept = (await session.execute(select(IdempotencyRecord.path))).scalars().all()
+    assert kept == [w.url("/activity")]
+
+
+async def test_replays_rebuilt_from_the_row_are_the_answers_sent(
+    client: httpx.AsyncClient, platform: Platform, w: World
+) -> None:
+    """Byte for byte, on both surfaces, with recipients, a name-less one and a reference."""
+    reply = {"message": {"content": "to both", "mentions": [{"handle": "alice"}]}}
+    reply["message"]["mentions"].append({"handle": w.helper_handle})
+    person = {"message": {"content": "hey @echo, see @bob", "mentions": []}}
+    cases = [
+        (w.url("/messages"), w.seeded.agent_key, reply),
+        (f"/api/v1/me/chats/{w.room_id}/messages", w.seeded.user_key, person),
+        (w.url("/events"), w.seeded.agent_key, {"event": {"content": "x", "message_type": "task"}}),
+    ]
+    for n, (url, key, payload) in enumerate(cases):
+        headers = {"X-API-Key": key, "Idempotency-Key": f"rebuilt-{n}"}
+        first = await client.post(url, json=payload, headers=headers)
+        again = await client.post(url, json=payload, headers=headers)
+        assert first.status_code == again.status_code == 201, first.text
+        assert again.content == first.content and again.headers["idempotent-replayed"] == "true"
+    assert await keyed_messages(platform) == 3
+
+
+async def test_a_record_kept_before_the_keys_moved_to_the_rows_still_holds_its_key(
+    client: httpx.AsyncClient, platform: Platform, w: World
+) -> None:
+    """A speech post's record from a build before migration 0010 replays for its 24 hours;
+    an expired or abandoned one gives its key to the next post."""
+    path = w.url("/messages")
+    raw = json.dumps(body("before")).encode()
+    fp = records.fingerprint(w.seeded.agent_id, "k-legacy", "POST", path, body_hash({}, raw))
+    answer = '{"data":{"id":"m-legacy","success":true,"recipients":[]}}'
+    async with platform.db.write() as session:
+        await records.record(session, fp, records.Answer(201, answer, secret_free=True), fresh=True)
+    await record_claim(platform, w, "k-abandoned", body("died"), at=utcnow() - timedelta(hours=1))
+    headers = {"X-API-Key": w.seeded.agent_key, "Idempotency-Key": "k-legacy"}
+    r = await client.post(
+        path, content=raw, headers={**headers, "Content-Type": "application/json"}
+    )
+    assert r.status_code == 201 and r.headers["idempotent-replayed"] == "true"
+    assert r.text == answer
+    other = await send(client, w, body("another"), "k-legacy")
+    assert other.status_code == 422 and other.json()["error"]["code"] == "idempotency_key_reused"
+    taken = await send(client, w, body("died"), "k-abandoned")
+    assert taken.status_code == 201 and "idempotent-replayed" not in taken.headers
+    again = await send(client, w, body("died"), "k-abandoned")
+    assert again.json() == taken.json() and again.headers["idempotent-replayed"] == "true"
+    assert (await counts(platform, w.room_id))[0] == 1
+    async with platform.db.read() as session:
+        left = (await session.execute(select(IdempotencyRecord.status_code))).scalars().all()
+    assert left == [201]  # the abandoned claim went; its key is on the new message
 
 
 async def test_a_callers_expired_keys_are_swept_at_most_once_per_interval(
     client: httpx.AsyncClient, platform: Platform, w: World
 ) -> None:
-    from band_server.services import idempotency as records
-
-    async def keys() -> int:
-        async with platform.db.read() as session:
-            return len((await session.execute(select(IdempotencyRecord))).scalars().all())
-
     assert (await send(client, w, body("first"), "k-sweep-1")).status_code == 201  # swept once
-    async with platform.db.write() as session:
-        await session.execute(
-            update(IdempotencyRecord).values(created_at=utcnow() - timedelta(hours=25))
-        )
+    await age_keys(platform, timedelta(hours=25))
     assert (await send(client, w, body("second"), "k-sweep-2")).status_code == 201
-    assert await keys() == 2  # within the interval: the expired key stays for now
-    records._last_sweep[w.seeded.agent_id] -= records.SWEEP_EVERY
+    assert await keyed_messages(platform) == 2  # within the interval: the expired key stays
+    row_keys._last_sweep[0] -= records.SWEEP_EVERY
     assert (await send(client, w, body("third"), "k-sweep-3")).status_code == 201
-    assert await keys() == 2  # the expired one went; the two of the last day stay
+    assert await keyed_messages(platform) == 2  # the expired one went; the two of the day stay
+    assert (await counts(platform, w.room_id))[0] == 3  # its message stays
+    # Records (every other keyed route) are swept per caller as before.
+    headers = {"X-API-Key": w.seeded.agent_key}
+    for n in range(2):
+        ok = await client.post(
+            w.url("/activity"), json=ACTIVE, headers={**headers, "Idempotency-Key": f"a-{n}"}
+        )
+        assert ok.status_code == 200
+        await age_keys(platform, timedelta(hours=25))
+    records._last_sweep[w.seeded.agent_id] -= records.SWEEP_EVERY
+    ok = await client.post(
+        w.url("/activity"), json=ACTIVE, headers={**headers, "Idempotency-Key": "a-2"}
+    )
+    assert ok.status_code == 200
+    async with platform.db.read() as session:
+        assert len((await session.execute(select(IdempotencyRecord))).scalars().all()) == 1

@@ -19,6 +19,7 @@ import json
 import logging
 import re
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from starlette.datastructures import Headers
@@ -26,8 +27,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from band.protocol import utcnow
+
 from ..errors import ApiError
 from ..services import idempotency as records
+from ..services import row_keys
+from ..store.db import Database
 from .errors import error_response
 
 if TYPE_CHECKING:
@@ -95,6 +100,17 @@ class IdempotencyMiddleware:
         # (Group names go: two routes may name the same path parameter.)
         either = "|".join(_NAMED.sub("(?:", f"(?:{p.pattern})") for p in unit_claimed)
         self._unit_claimed = re.compile(either) if unit_claimed else None
+        self._legacy: tuple[Database, datetime] | None = None
+
+    async def _legacy_open(self, platform: Platform) -> bool:
+        """Whether a record written before migration 0010 may still hold a speech post's key
+        (read once per database; nothing writes such records since)."""
+        legacy = self._legacy
+        if legacy is None or legacy[0] is not platform.db:
+            assert self._unit_claimed is not None
+            until = await row_keys.legacy_until(platform.db, self._unit_claimed)
+            self._legacy = legacy = (platform.db, until)
+        return utcnow() < legacy[1]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "POST":
@@ -126,7 +142,16 @@ class IdempotencyMiddleware:
         fp = records.fingerprint(principal.id, key, "POST", scope["path"], body_hash(scope, body))
         path = scope["path"]
         if self._unit_claimed is not None and self._unit_claimed.fullmatch(path):
-            # Nothing is read first: the unit's insert of the record finds a used key.
+            # Nothing is read first: the key rides on the message the unit inserts, and its
+            # unique index finds a used key. While a record from before that (migration 0010)
+            # may hold a key, the record is read first.
+            if await self._legacy_open(platform):
+                outcome = await records.lookup(platform.db, fp)
+                if not isinstance(outcome, records.Claimed):
+                    await _refusal(request, outcome)(scope, receive, send)
+                    return
+                if not outcome.fresh:  # an expired or abandoned record: free the key
+                    await row_keys.release(platform.db, fp)
             await self._run(platform, request, fp, None, body, receive, send)
             return
         # A read decides what to do; the claim itself is written by the request's own unit
@@ -146,11 +171,14 @@ class IdempotencyMiddleware:
         body: bytes,
         receive: Receive,
         send: Send,
+        *,
+        again: bool = False,
     ) -> None:
         """Do the work with the buffered body, keep a 2xx JSON answer, then send it.
 
         ``looked``: what the read before the work found; None when nothing was read (an
-        endpoint marked :func:`claims_in_its_unit`)."""
+        endpoint marked :func:`claims_in_its_unit`: the key rides on its message).
+        ``again``: this is the post once more after an expired key was freed."""
         scope = request.scope
         replayed = False
 
@@ -174,7 +202,7 @@ class IdempotencyMiddleware:
             messages.append(message)
 
         fresh = looked is None or looked.fresh
-        with records.deferred_claim(fp, fresh=fresh) as pending:
+        with records.deferred_claim(fp, fresh=fresh, on_row=looked is None) as pending:
             try:
                 await self.app(scope, receive_again, capture)
             except BaseException:
@@ -190,10 +218,11 @@ class IdempotencyMiddleware:
             # The key was not read first. Its unit found it taken, or the request failed
             # before its unit kept an answer (another body with a used key, say): what holds
             # the key decides, as the read before the work would have.
-            outcome = await records.lookup(platform.db, fp)
+            outcome = await row_keys.lookup(platform.db, fp)
             if isinstance(outcome, records.Claimed) and pending.taken:
-                if not outcome.fresh:  # an expired or abandoned record: take it over
-                    await self._run(platform, request, fp, outcome, body, receive, send)
+                if not outcome.fresh and not again:  # an expired key: free it, post again
+                    await row_keys.release(platform.db, fp)
+                    await self._run(platform, request, fp, None, body, receive, send, again=True)
                     return
                 outcome = records.InFlight()  # its holder has not committed yet
             if not isinstance(outcome, records.Claimed):

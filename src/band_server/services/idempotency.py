@@ -130,7 +130,7 @@ def _replay(fp: Fingerprint, status_code: int, sealed_body: str) -> Replay | Reu
     return Reused() if answer is None else Replay(status_code, answer)
 
 
-def _aware(dt: datetime) -> datetime:
+def aware(dt: datetime) -> datetime:
     # SQLite hands timestamps back without a zone; they were written in UTC.
     return dt if dt.tzinfo is not None else dt.replace(tzinfo=UTC)
 
@@ -143,7 +143,7 @@ async def claim(session: AsyncSession, fp: Fingerprint) -> Outcome:
     """
     now = utcnow()
     row = await session.get(IdempotencyRecord, (fp.principal_id, fp.key))
-    if row is not None and _aware(row.created_at) <= now - TTL:
+    if row is not None and aware(row.created_at) <= now - TTL:
         await session.delete(row)
         await session.flush()
         row = None
@@ -155,7 +155,7 @@ async def claim(session: AsyncSession, fp: Fingerprint) -> Outcome:
         return Reused()
     if row.status_code != IN_FLIGHT:
         return _replay(fp, row.status_code, row.sealed_body)
-    if _aware(row.created_at) > now - ABANDONED:
+    if aware(row.created_at) > now - ABANDONED:
         return InFlight()
     row.created_at = now
     return Claimed()
@@ -273,15 +273,19 @@ class PendingClaim:
     claimed: bool = False  # the unit that wrote the claim has committed
     kept: bool = False  # ... and it kept the answer too (``UnitOfWork.keep_answer``)
     taken: bool = False  # the fresh insert found the key taken; the unit was rolled back
+    on_row: bool = False  # the key goes on the message the unit posts (``row_keys``)
 
 
 _pending: ContextVar[PendingClaim | None] = ContextVar("band_idempotency_claim", default=None)
 
 
 @contextmanager
-def deferred_claim(fp: Fingerprint, *, fresh: bool = False) -> Iterator[PendingClaim]:
-    """Within the block, the request's first unit of work claims ``fp``."""
-    pending = PendingClaim(fp, fresh=fresh)
+def deferred_claim(
+    fp: Fingerprint, *, fresh: bool = False, on_row: bool = False
+) -> Iterator[PendingClaim]:
+    """Within the block, the request's first unit of work claims ``fp`` (on the message it
+    posts when ``on_row``; a unit that posts none writes a record)."""
+    pending = PendingClaim(fp, fresh=fresh, on_row=on_row)
     token = _pending.set(pending)
     try:
         yield pending
@@ -320,13 +324,13 @@ async def lookup(db: Database, fp: Fingerprint) -> Outcome:
     if row is None:
         return Claimed(fresh=True)
     method, path, body_hash, status_code, sealed_body, created_at = row
-    if _aware(created_at) <= now - TTL:
+    if aware(created_at) <= now - TTL:
         return Claimed()
     if (method, path, body_hash) != (fp.method, fp.path[:MAX_PATH], fp.body_hash):
         return Reused()
     if status_code != IN_FLIGHT:
         return _replay(fp, status_code, sealed_body)
-    if _aware(created_at) > now - ABANDONED:
+    if aware(created_at) > now - ABANDONED:
         return InFlight()
     return Claimed()
 

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, Literal
 
 from sqlalchemy import and_, bindparam, exists, func, or_, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -80,7 +81,7 @@ async def _next_seq(session: AsyncSession, room: Room) -> int:
 
 
 async def _append(
-    session: AsyncSession,
+    uow: UnitOfWork,
     room: Room,
     sender: Principal,
     message_type: str,
@@ -95,7 +96,7 @@ async def _append(
     values: dict[str, Any] = {
         "id": msg_id or new_id(),
         "room_id": room.id,
-        "seq": await _next_seq(session, room),
+        "seq": await _next_seq(uow.session, room),
         "sender_id": sender.id,
         "sender_type": sender.sender_type,
         "sender_name": sender.name,
@@ -106,9 +107,16 @@ async def _append(
     }
     if attachments:
         values["attachments"] = attachments
+    # A keyed post's Idempotency-Key rides on its message: the unique index is the claim.
+    key = uow.row_key()
     # A Core insert: the ORM's unit-of-work flush costs more than the whole SQL statement on
     # this hot path.
-    await direct.execute(session, _INSERT_MESSAGE, {"metadata": meta, **values})
+    try:
+        await direct.execute(uow.session, _INSERT_MESSAGE, {"metadata": meta, **values, **key})
+    except IntegrityError:
+        if key:
+            raise uow.key_taken() from None
+        raise
     return Posted(meta=meta, **values)
 
 
@@ -211,7 +219,7 @@ async def post_message(
         meta["delegation"] = sealed
     content = normalise_content(fields.content, resolved, roster)
     msg = await _append(
-        uow.session, room, sender, "text", content, meta, attachments, msg_id=msg_id, now=now
+        uow, room, sender, "text", content, meta, attachments, msg_id=msg_id, now=now
     )
     agent_ids = {m.id for m in routed if m.member.type == "Agent"}
     if routed:
@@ -240,7 +248,7 @@ async def post_event(
     _require_content(fields.content, "/event/content")
     meta = dict(fields.metadata or {})
     meta.pop("delegation", None)  # minted by the platform only, never taken from a client
-    msg = await _append(uow.session, room, sender, fields.message_type, fields.content, meta)
+    msg = await _append(uow, room, sender, fields.message_type, fields.content, meta)
     uow.emit(_created(msg, frozenset()))
     return EventCreatedResponse(id=msg.id, message_type=msg.message_type)
 

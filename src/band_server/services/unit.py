@@ -10,8 +10,10 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from band.protocol import utcnow
+
 from ..fanout.bus import Broadcast
-from . import idempotency
+from . import idempotency, row_keys
 
 if TYPE_CHECKING:
     from ..context import Platform
@@ -26,6 +28,24 @@ class UnitOfWork:
     broadcasts: list[Broadcast] = field(default_factory=list)
     answer: tuple[int, dict[str, Any]] | None = None
     secret_free: bool = False
+    # A speech post's claim, to ride on the message this unit posts (``row_keys``).
+    row_claim: idempotency.PendingClaim | None = None
+    keyed_row: bool = False
+
+    def row_key(self) -> dict[str, str]:
+        """The ``Idempotency-Key``'s columns for the message this unit posts (the first one
+        only), or nothing. If that message's insert fails, call :meth:`key_taken`."""
+        if self.row_claim is None or self.keyed_row:
+            return {}
+        self.keyed_row = True
+        return row_keys.columns(self.row_claim.fingerprint)
+
+    def key_taken(self) -> idempotency.ClaimRefused:
+        """The keyed message's insert found the key used: the error that rolls the unit back
+        (the request's layer then reads what holds the key)."""
+        assert self.row_claim is not None
+        self.row_claim.taken = True
+        return idempotency.refusal(idempotency.InFlight())
 
     def emit(self, *broadcasts: Broadcast) -> None:
         self.broadcasts.extend(broadcasts)
@@ -55,17 +75,22 @@ async def write(platform: Platform) -> AsyncIterator[UnitOfWork]:
 
     In a request with an ``Idempotency-Key``, the first unit also writes the key's record as
     its last statement (the claim, with the answer when the unit kept one), so the record
-    commits (or rolls back) with the work.
+    commits (or rolls back) with the work; a speech post's key rides on its message instead
+    (:meth:`UnitOfWork.row_key`), and no record is written.
     """
     pending = idempotency.pending_claim()
     async with platform.db.write() as session:
-        uow = UnitOfWork(session)
+        uow = UnitOfWork(session, row_claim=pending if pending and pending.on_row else None)
         yield uow
-        if pending is not None:
+        if uow.keyed_row:
+            now = utcnow()
+            if row_keys.sweep_due(now):
+                await row_keys.sweep(session, now)
+        elif pending is not None:
             await _record(session, pending, uow)
     if pending is not None:
         pending.claimed = True
-        pending.kept = uow.answer is not None
+        pending.kept = uow.answer is not None or uow.keyed_row
     for b in uow.broadcasts:
         await platform.bus.publish(b)
 

@@ -100,7 +100,18 @@ class Message(Timestamps, Base):
     """A text message or an event (tool_call, tool_result, thought, error, task, attention)."""
 
     __tablename__ = "messages"
-    __table_args__ = (UniqueConstraint("room_id", "seq"),)
+    __table_args__ = (
+        UniqueConstraint("room_id", "seq"),
+        # A keyed speech post's Idempotency-Key rides on its message (services.row_keys): the
+        # index is the claim, and holds only the keyed rows of the last day or so.
+        Index(
+            "ix_messages_idem_key",
+            "idem_key",
+            unique=True,
+            sqlite_where=text("idem_key IS NOT NULL"),
+            postgresql_where=text("idem_key IS NOT NULL"),
+        ),
+    )
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id"))
     seq: Mapped[int] = mapped_column(Integer)
@@ -112,6 +123,10 @@ class Message(Timestamps, Base):
     meta: Mapped[dict[str, Any]] = mapped_column("metadata", JSON, default=dict)
     # Descriptors of the room files shown with a text message (immutable, copied at post time).
     attachments: Mapped[list[dict[str, Any]] | None] = mapped_column(JSON, default=None)
+    # The hash of the poster's Idempotency-Key (``replay_seal.key_id``) and of the request's
+    # body, for 24 hours after a keyed post (then swept).
+    idem_key: Mapped[str | None] = mapped_column(String(64))
+    idem_body: Mapped[str | None] = mapped_column(String(64))
 
 
 class MessageMention(Base):
