@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import subprocess
@@ -17,6 +18,8 @@ from band_server.services import accounts, rooms
 from band_server.services.principals import Principal
 from band_server.store.db import Database
 from band_server.store.migrate import upgrade
+
+_ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass
@@ -50,6 +53,23 @@ async def seed(data_dir: Path, database_url: str | None = None) -> Seed:
         result = Seed(user_key, user.id, agent.id, agent_key, room.id)
     await db.dispose()
     return result
+
+
+def seed_by(tree: Path, data: Path) -> Seed:
+    """The seed written by another build's own code (its schema may be older than ours)."""
+    code = (
+        "import asyncio, dataclasses, json, pathlib, sys;"
+        "from bench._platform import seed;"
+        "s = asyncio.run(seed(pathlib.Path(sys.argv[1])));"
+        "print(json.dumps(dataclasses.asdict(s)))"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree / "src"), str(_ROOT)]))
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(data)], env=env, capture_output=True, text=True, cwd=_ROOT
+    )
+    if out.returncode != 0:
+        raise RuntimeError(f"seeding with {tree} failed:\n{out.stderr[-2000:]}")
+    return Seed(**json.loads(out.stdout.strip().splitlines()[-1]))
 
 
 def wait_http(url: str, timeout: float = 60.0) -> None:

@@ -35,7 +35,7 @@ from typing import Any
 import httpx
 import psutil  # type: ignore[import-untyped]
 
-from ._platform import Seed, free_port, seed, serve_platform
+from ._platform import Seed, free_port, seed_by, serve_platform
 
 RESULTS = Path(__file__).parent / "results"
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,7 +64,8 @@ def request(variant: str, s: Seed, i: int, replay_key: str) -> tuple[str, dict[s
 
 async def measure(target: Target, args: argparse.Namespace) -> dict[str, Any]:
     workdir = Path(tempfile.mkdtemp(prefix=f"band-keyed-{target.label}-"))
-    s = await seed(workdir / "data")
+    # Seeded by the target's own code: its schema may be older than this tree's.
+    s = await asyncio.to_thread(seed_by, target.src.parent, workdir / "data")
     port = free_port()
     proc = serve_platform(workdir / "data", port, pythonpath=target.src)
     server = psutil.Process(proc.pid)

@@ -43,8 +43,6 @@ import contextlib
 import json
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
 import uuid
@@ -57,7 +55,7 @@ import httpx
 import psutil  # type: ignore[import-untyped]
 import websockets
 
-from bench._platform import Seed, free_port, seed, serve_floor, serve_platform
+from bench._platform import Seed, free_port, seed, seed_by, serve_floor, serve_platform
 from bench.keyed_posts import cpu_of
 
 RESULTS = Path(__file__).parent / "results"
@@ -154,23 +152,6 @@ async def heartbeat(listeners: list[Listener]) -> None:
         for listener in listeners:
             ref += 1
             await listener.ws.send(json.dumps([None, str(ref), "phoenix", "heartbeat", {}]))
-
-
-def seed_by(tree: Path, data: Path) -> Seed:
-    """The seed written by another build's own code (its schema may be older than ours)."""
-    code = (
-        "import asyncio, dataclasses, json, pathlib, sys;"
-        "from bench._platform import seed;"
-        "s = asyncio.run(seed(pathlib.Path(sys.argv[1])));"
-        "print(json.dumps(dataclasses.asdict(s)))"
-    )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tree / "src"), str(ROOT)]))
-    out = subprocess.run(
-        [sys.executable, "-c", code, str(data)], env=env, capture_output=True, text=True, cwd=ROOT
-    )
-    if out.returncode != 0:
-        raise RuntimeError(f"seeding with {tree} failed:\n{out.stderr[-2000:]}")
-    return Seed(**json.loads(out.stdout.strip().splitlines()[-1]))
 
 
 class Platform:
