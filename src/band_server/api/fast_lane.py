@@ -41,6 +41,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..errors import ApiError
 from . import deps
 from .errors import api_error_response, database_error_response, unexpected_response
+from .idempotency import PARSED
 
 if TYPE_CHECKING:
     from ..context import Platform
@@ -217,8 +218,11 @@ class FastLane:
             if lane.body_model is not None and lane.body_arg is not None:
                 if not headers.get("content-type", "").startswith("application/json"):
                     raise LookupError
-                # As FastAPI does it: decode, then validate the Python value.
-                kwargs[lane.body_arg] = lane.body_model.model_validate(json.loads(body))
+                # As FastAPI does it: decode, then validate the Python value (a keyed
+                # request's body was decoded once already, for its hash).
+                parsed = scope.get("state", {}).get(PARSED)
+                value = parsed[1] if parsed is not None and parsed[0] == body else json.loads(body)
+                kwargs[lane.body_arg] = lane.body_model.model_validate(value)
         except (ApiError, ValidationError, LookupError, ValueError):
             await self.app(scope, replay, send)  # FastAPI answers bad input its own way
             return

@@ -9,7 +9,9 @@ running: 409 ``idempotency_key_in_use``. Requests without the header, or without
 Every kept answer is sealed with the client's key (``services.replay_seal``): answers that hold
 a secret shown once (an agent's API key, a delegated token) are kept and replayed like any
 other, so a retried create never makes a second agent, yet the database holds no secret.
-Replays carry ``Cache-Control: no-store``.
+Replays carry ``Cache-Control: no-store``. A speech post's key (the routes marked
+:func:`claims_in_its_unit`) rides on the message it posts instead of a record
+(``services.row_keys``), and its replay is rebuilt from that row.
 """
 
 from __future__ import annotations
@@ -46,17 +48,28 @@ MAX_KEY = 200
 REPLAY_HEADERS = {"Idempotent-Replayed": "true", "Cache-Control": "no-store"}
 _CLAIMS_IN_UNIT = "__band_claims_in_unit__"
 _NAMED = re.compile(r"\(\?P<\w+>")
+_NOT_JSON = object()
+PARSED = "band.parsed_body"
+"""``scope["state"][PARSED]``: (body, its JSON value), decoded once for the hash; the fast lane
+validates that value instead of decoding the same bytes again."""
 _Endpoint = TypeVar("_Endpoint", bound=Callable[..., Any])
 
 
 def body_hash(scope: Scope, body: bytes) -> str:
     """Hash the query and the body; JSON is canonicalised so key order does not matter."""
+    return _hashed(scope, body)[0]
+
+
+def _hashed(scope: Scope, body: bytes) -> tuple[str, Any]:
+    """:func:`body_hash`, and the body's JSON value (``_NOT_JSON`` if it is not JSON)."""
+    value: Any = _NOT_JSON
     try:
-        canonical = json.dumps(json.loads(body), sort_keys=True, separators=(",", ":")).encode()
+        value = json.loads(body)
+        canonical = json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
     except ValueError:
         canonical = body
     query: bytes = scope.get("query_string", b"")
-    return hashlib.sha256(query + b"\n" + canonical).hexdigest()
+    return hashlib.sha256(query + b"\n" + canonical).hexdigest(), value
 
 
 async def read_body(receive: Receive) -> bytes:
@@ -136,10 +149,13 @@ class IdempotencyMiddleware:
             await self.app(scope, receive, send)  # the route answers 401; nothing is recorded
             return
         # The route's dependency (and the fast lane) reuse it: ``request.state.principal``.
-        scope.setdefault("state", {})["principal"] = principal
-        request = Request(scope)
+        state = scope.setdefault("state", {})
+        state["principal"] = principal
         body = await read_body(receive)
-        fp = records.fingerprint(principal.id, key, "POST", scope["path"], body_hash(scope, body))
+        hashed, value = _hashed(scope, body)
+        if value is not _NOT_JSON:
+            state[PARSED] = (body, value)
+        fp = records.fingerprint(principal.id, key, "POST", scope["path"], hashed)
         path = scope["path"]
         if self._unit_claimed is not None and self._unit_claimed.fullmatch(path):
             # Nothing is read first: the key rides on the message the unit inserts, and its
@@ -148,24 +164,24 @@ class IdempotencyMiddleware:
             if await self._legacy_open(platform):
                 outcome = await records.lookup(platform.db, fp)
                 if not isinstance(outcome, records.Claimed):
-                    await _refusal(request, outcome)(scope, receive, send)
+                    await _refusal(scope, outcome)(scope, receive, send)
                     return
                 if not outcome.fresh:  # an expired or abandoned record: free the key
                     await row_keys.release(platform.db, fp)
-            await self._run(platform, request, fp, None, body, receive, send)
+            await self._run(platform, scope, fp, None, body, receive, send)
             return
         # A read decides what to do; the claim itself is written by the request's own unit
         # of work (services.unit.write), in the same transaction as the work.
         outcome = await records.lookup(platform.db, fp)
         if isinstance(outcome, records.Claimed):
-            await self._run(platform, request, fp, outcome, body, receive, send)
+            await self._run(platform, scope, fp, outcome, body, receive, send)
             return
-        await _refusal(request, outcome)(scope, receive, send)
+        await _refusal(scope, outcome)(scope, receive, send)
 
     async def _run(
         self,
         platform: Platform,
-        request: Request,
+        scope: Scope,
         fp: records.Fingerprint,
         looked: records.Claimed | None,
         body: bytes,
@@ -179,7 +195,6 @@ class IdempotencyMiddleware:
         ``looked``: what the read before the work found; None when nothing was read (an
         endpoint marked :func:`claims_in_its_unit`: the key rides on its message).
         ``again``: this is the post once more after an expired key was freed."""
-        scope = request.scope
         replayed = False
 
         async def receive_again() -> Message:
@@ -202,13 +217,15 @@ class IdempotencyMiddleware:
             messages.append(message)
 
         fresh = looked is None or looked.fresh
-        with records.deferred_claim(fp, fresh=fresh, on_row=looked is None) as pending:
-            try:
-                await self.app(scope, receive_again, capture)
-            except BaseException:
-                if pending.claimed and not pending.kept:
-                    await self._settle(platform, fp, None, claimed=True)
-                raise
+        pending, token = records.open_claim(fp, fresh=fresh, on_row=looked is None)
+        try:
+            await self.app(scope, receive_again, capture)
+        except BaseException:
+            if pending.claimed and not pending.kept:
+                await self._settle(platform, fp, None, claimed=True)
+            raise
+        finally:
+            records.close_claim(token)
         if through:
             return
         start = next((m for m in messages if m["type"] == "http.response.start"), None)
@@ -222,11 +239,11 @@ class IdempotencyMiddleware:
             if isinstance(outcome, records.Claimed) and pending.taken:
                 if not outcome.fresh and not again:  # an expired key: free it, post again
                     await row_keys.release(platform.db, fp)
-                    await self._run(platform, request, fp, None, body, receive, send, again=True)
+                    await self._run(platform, scope, fp, None, body, receive, send, again=True)
                     return
                 outcome = records.InFlight()  # its holder has not committed yet
             if not isinstance(outcome, records.Claimed):
-                await _refusal(request, outcome)(scope, receive, send)
+                await _refusal(scope, outcome)(scope, receive, send)
                 return
         if pending.claimed or keep is not None:
             await self._settle(platform, fp, keep, claimed=pending.claimed)
@@ -253,17 +270,18 @@ class IdempotencyMiddleware:
             log.exception("idempotency record %s could not be settled", fp.key[:12])
 
 
-def _refusal(request: Request, outcome: records.Outcome) -> Response:
+def _refusal(scope: Scope, outcome: records.Outcome) -> Response:
     """The answer to a keyed request whose key is not free: a replay or an error."""
     if isinstance(outcome, records.Replay):
-        principal = request.state.principal
-        log.info("idempotent replay: %s %s", principal.handle, request.scope["path"])
+        principal = scope["state"]["principal"]
+        log.info("idempotent replay: %s %s", principal.handle, scope["path"])
         return Response(
             outcome.body,
             status_code=outcome.status_code,
             media_type="application/json",
             headers=REPLAY_HEADERS,
         )
+    request = Request(scope)
     if isinstance(outcome, records.Reused):
         return error_response(
             request,

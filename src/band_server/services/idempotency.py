@@ -4,7 +4,7 @@ A record is first written as a *claim* (``status_code`` 0) so that a concurrent 
 the same key, on any node, sees it in flight instead of doing the work twice. A 2xx answer
 completes the claim; any other outcome leaves no claim, so the client may retry with the key.
 
-The claim is written inside the request's own first unit of work (:func:`deferred_claim`,
+The claim is written inside the request's own first unit of work (:func:`open_claim`,
 then ``services.unit.write``), as its last statement: it commits with the work or rolls back
 with it, and when that unit keeps the answer too (``UnitOfWork.keep_answer``) the record is
 one insert, claim and answer at once (:func:`record`).
@@ -16,9 +16,7 @@ found by the key's hash, and the answer is sealed with a key only the client hol
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -279,18 +277,17 @@ class PendingClaim:
 _pending: ContextVar[PendingClaim | None] = ContextVar("band_idempotency_claim", default=None)
 
 
-@contextmanager
-def deferred_claim(
+def open_claim(
     fp: Fingerprint, *, fresh: bool = False, on_row: bool = False
-) -> Iterator[PendingClaim]:
-    """Within the block, the request's first unit of work claims ``fp`` (on the message it
-    posts when ``on_row``; a unit that posts none writes a record)."""
+) -> tuple[PendingClaim, Token[PendingClaim | None]]:
+    """Until :func:`close_claim`, the request's first unit of work claims ``fp`` (on the
+    message it posts when ``on_row``; a unit that posts none writes a record)."""
     pending = PendingClaim(fp, fresh=fresh, on_row=on_row)
-    token = _pending.set(pending)
-    try:
-        yield pending
-    finally:
-        _pending.reset(token)
+    return pending, _pending.set(pending)
+
+
+def close_claim(token: Token[PendingClaim | None]) -> None:
+    _pending.reset(token)
 
 
 def pending_claim() -> PendingClaim | None:
