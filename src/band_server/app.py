@@ -30,6 +30,7 @@ from .realtime.socket import is_socket_upgrade, serve_socket
 from .realtime.socket import router as socket_router
 from .server_stack import steady_heap
 from .store.db import Database
+from .store.group_commit import InFlight
 from .store.migrate import upgrade
 from .web import router as web_router
 from .web import static_files
@@ -77,12 +78,13 @@ class BandApp(FastAPI):
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     node_metrics = Metrics()
+    in_flight = InFlight()  # this node's HTTP requests under way: RequestMetrics counts them
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if settings.database_url is None:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
-        db = Database(settings.resolved_database_url)
+        db = Database(settings.resolved_database_url, in_flight=in_flight)
         await upgrade(db.engine)
         hub = Hub()
         bus = make_bus(settings)
@@ -151,7 +153,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(web_router)
     app.add_route("/metrics", metrics, include_in_schema=False)
     # Outer: times every request, the idempotency replays included.
-    app.add_middleware(RequestMetrics, metrics=node_metrics)
+    app.add_middleware(RequestMetrics, metrics=node_metrics, in_flight=in_flight)
     app.mount("/static", static_files(), name="static")
 
     openapi.install(app)

@@ -39,6 +39,7 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .fanout.bus import Broadcast
+from .store.group_commit import InFlight
 from .store.models import Delivery
 
 if TYPE_CHECKING:
@@ -130,11 +131,15 @@ class Metrics:
 
 
 class RequestMetrics:
-    """Pure ASGI middleware: counts and times every HTTP request by its route template."""
+    """Pure ASGI middleware: counts and times every HTTP request by its route template.
 
-    def __init__(self, app: ASGIApp, metrics: Metrics) -> None:
+    ``in_flight`` counts the requests under way (the database's writer reads it).
+    """
+
+    def __init__(self, app: ASGIApp, metrics: Metrics, in_flight: InFlight) -> None:
         self.app = app
         self.metrics = metrics
+        self.in_flight = in_flight
         # The labelled children, looked up once per (method, route, status): ``labels()``
         # takes a lock and builds its key on every call.
         self._counters: dict[tuple[str, str, int], Any] = {}
@@ -153,9 +158,12 @@ class RequestMetrics:
                 status = int(message["status"])
             await send(message)
 
+        in_flight = self.in_flight
+        in_flight.count += 1
         try:
             await self.app(scope, receive, timed_send)
         finally:
+            in_flight.count -= 1
             self._observe(str(scope["method"]), _route_of(scope), status, started)
 
     def _observe(self, method: str, route: str, status: int, started: float) -> None:

@@ -18,7 +18,7 @@ from sqlalchemy.sql import Select
 
 from . import direct
 from .direct import direct_savepoints
-from .group_commit import BatchStats, GroupCommitter
+from .group_commit import BatchStats, GroupCommitter, InFlight
 from .sqlite_inline import connect_reader, creator, explicit_begin
 
 CONNECT_TIMEOUT = 5.0  # seconds for a new PostgreSQL connection
@@ -32,9 +32,12 @@ class Database:
     writes go through one :class:`~band_server.store.group_commit.GroupCommitter` (SQLite has
     one writer): many units of work share one durable commit. On PostgreSQL every unit of
     work is its own transaction on a pooled connection (the server groups the commits).
+
+    ``in_flight``: the node's callers under way (the app counts its requests); with it, a lone
+    unit commits on the loop's thread while nothing else is under way (``group_commit``).
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, in_flight: InFlight | None = None) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
         self.batches = BatchStats()
@@ -56,7 +59,9 @@ class Database:
             explicit_begin(writer_engine, "BEGIN IMMEDIATE")
             direct_savepoints(writer_engine)
             self._writer_engine: AsyncEngine | None = writer_engine
-            self._writer = GroupCommitter(writer_engine, on_batch=self.batches.record)
+            self._writer = GroupCommitter(
+                writer_engine, on_batch=self.batches.record, in_flight=in_flight
+            )
         else:
             kwargs: dict[str, Any] = {
                 "pool_size": 10,

@@ -11,6 +11,15 @@ unit returns only after the commit of its batch is on disk, so an answer sent af
 Under light load every unit commits alone (no added latency); under heavy load a batch holds
 everything that arrived during the previous commit (the fsync is shared).
 
+A lone unit (a batch of one, nobody waiting for the turn) commits on the loop's thread when
+nothing else is under way on the node either (:class:`InFlight`: the app counts its requests),
+checked again after one pass of the loop (a request already read runs its first step then):
+nobody waits for the loop during its fsync, and the two cross-thread wake-ups of the hop are
+saved. Under load (another request in flight, units queued) the commit goes to the writer's
+thread as before, and the loop serves the others meanwhile; without that pass, requests read
+in the same pass of the loop never showed in the count, and each then committed alone on the
+loop (no batch ever formed: throughput halved at 1,000 msg/s, docs/decisions.md).
+
 The writer's connection stays inside one SQLAlchemy transaction for its whole life; each batch
 is a SQLite transaction under it, begun and committed straight on the driver connection
 (``BEGIN IMMEDIATE`` / ``COMMIT``, see ``store.sqlite_inline``). Going through SQLAlchemy's
@@ -57,6 +66,19 @@ class BatchStats:
             listener(size)
 
 
+class InFlight:
+    """Callers under way on the node, counted by whoever serves them (the app: its requests).
+
+    The writer commits a lone unit on the loop's thread only while at most one is under way
+    (the unit's own): blocking the loop for the fsync then holds up nobody.
+    """
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
 @dataclass
 class _Batch:
     done: asyncio.Future[None]
@@ -74,9 +96,15 @@ class GroupCommitter:
     """The single SQLite writer (see the module docstring)."""
 
     def __init__(
-        self, engine: AsyncEngine, *, max_batch: int = MAX_BATCH, on_batch: Callable[[int], None]
+        self,
+        engine: AsyncEngine,
+        *,
+        max_batch: int = MAX_BATCH,
+        on_batch: Callable[[int], None],
+        in_flight: InFlight | None = None,
     ) -> None:
         self._engine = engine
+        self._in_flight = in_flight  # None: every commit goes to the writer's thread
         self._max_batch = max_batch
         self._on_batch = on_batch
         self._turn = asyncio.Lock()
@@ -106,18 +134,30 @@ class GroupCommitter:
                 yield session
             batch.size += 1
             ok = True
+            if self._alone(batch):
+                # One pass of the loop first: whatever already waits for it (a request read but
+                # not begun yet, a unit about to ask for the turn) runs before the loop blocks.
+                # A request begun sends the commit to the writer's thread; a unit that asks
+                # for the turn joins this batch.
+                await asyncio.sleep(0)
         finally:
             if batch is not None and self._closes(batch):
                 self._batch = None
-                # The commit task owns the turn from here and releases it when done, so a
-                # cancelled caller can never leave a batch half-committed or the turn held.
-                asyncio.get_running_loop().create_task(self._commit(batch))
+                if self._alone(batch):
+                    self._commit_here(batch)  # no await: nothing can cancel it half-way
+                else:
+                    # The commit task owns the turn from here and releases it when done, so a
+                    # cancelled caller can never leave a batch half-committed or the turn held.
+                    asyncio.get_running_loop().create_task(self._commit(batch))
                 handed_off = True
             if not handed_off:
                 self._turn.release()
         if ok:
             assert batch is not None
-            await asyncio.shield(batch.done)
+            if batch.done.done():
+                batch.done.result()
+            else:
+                await asyncio.shield(batch.done)
 
     @asynccontextmanager
     async def _savepoint(self) -> AsyncIterator[AsyncSession]:
@@ -171,6 +211,31 @@ class GroupCommitter:
         broken = self._broken or self._outer is None or not self._outer.is_active
         return self._waiting == 0 or full or broken
 
+    def _alone(self, batch: _Batch) -> bool:
+        """A lone unit, and nothing else under way on the node: commit on the loop's thread."""
+        in_flight = self._in_flight
+        return (
+            in_flight is not None
+            and in_flight.count <= 1  # the unit's own request, or none
+            and batch.size == 1
+            and self._waiting == 0
+            and not self._broken
+            and self._outer is not None
+            and self._outer.is_active
+        )
+
+    def _commit_here(self, batch: _Batch) -> None:
+        """The batch's ``COMMIT`` (the fsync) on the loop's thread; the turn is released."""
+        assert self._sqlite is not None
+        try:
+            self._sqlite.commit()
+        except BaseException as exc:
+            # Discarding the connection awaits: a task, which owns the turn, as for the hop.
+            asyncio.get_running_loop().create_task(self._failed(batch, exc))
+            return
+        self._committed(batch)
+        self._turn.release()
+
     async def _open(self) -> _Batch:
         if self._conn is None or self._conn.closed or self._outer is None:
             await self._discard()
@@ -197,18 +262,31 @@ class GroupCommitter:
             else:
                 await self._driver.commit()  # on the writer's thread: the fsync
         except BaseException as exc:
-            log.error("group commit of %d units failed: %r", batch.size, exc)
-            await self._discard()
-            if not batch.done.done():
-                batch.done.set_exception(exc)
-                batch.done.exception()  # retrieved: a batch nobody waits on must not warn
+            await self._fail(batch, exc)
             if not isinstance(exc, Exception):
                 raise
         else:
-            if batch.size:
-                self._on_batch(batch.size)
-            if not batch.done.done():
-                batch.done.set_result(None)
+            self._committed(batch)
+        finally:
+            self._turn.release()
+
+    def _committed(self, batch: _Batch) -> None:
+        if batch.size:
+            self._on_batch(batch.size)
+        if not batch.done.done():
+            batch.done.set_result(None)
+
+    async def _fail(self, batch: _Batch, exc: BaseException) -> None:
+        log.error("group commit of %d units failed: %r", batch.size, exc)
+        await self._discard()
+        if not batch.done.done():
+            batch.done.set_exception(exc)
+            batch.done.exception()  # retrieved: a batch nobody waits on must not warn
+
+    async def _failed(self, batch: _Batch, exc: BaseException) -> None:
+        """A commit on the loop's thread failed: fail its unit, then free the turn."""
+        try:
+            await self._fail(batch, exc)
         finally:
             self._turn.release()
 
