@@ -16,9 +16,9 @@ nothing else is under way on the node either (:class:`InFlight`: the app counts 
 checked again after one pass of the loop (a request already read runs its first step then):
 nobody waits for the loop during its fsync, and the two cross-thread wake-ups of the hop are
 saved. Under load (another request in flight, units queued) the commit goes to the writer's
-thread as before, and the loop serves the others meanwhile; without that pass, requests read
-in the same pass of the loop never showed in the count, and each then committed alone on the
-loop (no batch ever formed: throughput halved at 1,000 msg/s, docs/decisions.md).
+thread as before, and the loop serves the others meanwhile. Without that pass, requests read
+in the same pass of the loop never showed in the count, each committed alone on the loop, and
+no batch formed under load (measured in docs/decisions.md).
 
 The writer's connection stays inside one SQLAlchemy transaction for its whole life; each batch
 is a SQLite transaction under it, begun and committed straight on the driver connection
