@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sqlite3
 from pathlib import Path
 
 import httpx
 from agent_testkit import make_world
 from sqlalchemy import text
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from band_server.api import agent as agent_api
@@ -16,6 +19,7 @@ from band_server.api.fast_lane import lanes_of
 from band_server.api.idempotency import body_hash, claimed_in_unit
 from band_server.app import create_app
 from band_server.config import Settings
+from band_server.context import Platform
 from band_server.services import row_keys
 from band_server.store.migrate import migrate
 from conftest import Seeded, make_agent, make_user
@@ -91,3 +95,12 @@ def test_every_route_that_claims_in_its_unit_answers_what_the_row_replays() -> N
     for route in claiming:
         assert route.methods == {"POST"} and route.status_code == row_keys.STATUS
         assert route.path.rsplit("/", 1)[-1] in ("messages", "events")
+
+
+async def test_the_sweep_reads_only_the_expired_keys(platform: Platform) -> None:
+    """SQLite's plan for the sweep: a range on the keyed rows' ``created_at``, not a walk of
+    every keyed row of the day in key order."""
+    stmt = str(row_keys._SWEEP.compile(dialect=sqlite.dialect()))
+    with contextlib.closing(sqlite3.connect(platform.settings.data_dir / "band.db")) as conn:
+        plan = conn.execute(f"EXPLAIN QUERY PLAN {stmt}", (None, None, "2026-01-01")).fetchall()
+    assert any("ix_messages_idem_created (created_at<?)" in row[-1] for row in plan), plan

@@ -111,6 +111,14 @@ class Message(Timestamps, Base):
             sqlite_where=text("idem_key IS NOT NULL"),
             postgresql_where=text("idem_key IS NOT NULL"),
         ),
+        # The sweep of keys older than a day reads only those (created_at only grows: each
+        # keyed post appends to the end of it).
+        Index(
+            "ix_messages_idem_created",
+            "created_at",
+            sqlite_where=text("idem_key IS NOT NULL"),
+            postgresql_where=text("idem_key IS NOT NULL"),
+        ),
     )
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id"))
