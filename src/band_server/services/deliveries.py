@@ -1,4 +1,4 @@
-"""Per-agent delivery state: what ``/next`` serves and how the marks move it.
+"""Per-agent delivery state: how the marks move it (what ``/next`` serves: ``next_up``).
 
 A delivery goes ``delivered → processing → processed | failed``. ``/processing`` opens attempt
 N+1 unless one is live (then it is a no-op, and a sign of life); ``/processed`` and
@@ -12,17 +12,14 @@ no handler for it).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Literal
 
-from sqlalchemy import and_, bindparam, case, select, update
+from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band.protocol import (
     MAX_EVENT_CHARS,
-    ChatMessage,
     topic,
     utcnow,
 )
@@ -30,9 +27,20 @@ from band.protocol import (
 from ..errors import NotFound, ValidationFailed
 from ..fanout.bus import Broadcast
 from ..store import direct
-from ..store.models import Base, Delivery, DeliveryAttempt, Message, Room, new_id
-from .delivery_views import chat_messages, status_view
-from .leases import EXPIRED_ERROR, LeaseClock, stale_before
+from ..store.models import Room, new_id
+from .delivery_rows import (
+    ATTEMPT_COLUMNS,
+    ATTEMPTS,
+    DELIVERIES,
+    DELIVERY_COLUMNS,
+    MESSAGE_COLUMNS,
+    MESSAGES,
+    AttemptRow,
+    DeliveryRow,
+    message_of,
+)
+from .delivery_views import status_view
+from .leases import EXPIRED_ERROR, LeaseClock
 from .principals import Principal
 from .unit import UnitOfWork
 from .views import Posted, message_payload
@@ -42,61 +50,23 @@ Mark = Literal["processing", "processed", "failed"]
 UNKNOWN_ERROR = "Unknown error"
 
 
-# Built once, values bound per call: building a statement costs more than running it here
-# (see "Performance (issue 9)" in docs/decisions.md).
-# Passed over: what the agent failed, and attempts whose lease ran out (not yet swept).
-_PASSED_OVER = case(
-    (Delivery.status == "failed", 1),
-    (and_(Delivery.status == "processing", Delivery.updated_at < bindparam("stale_before")), 1),
-    else_=0,
-)
-_NEXT = (
-    select(Message)
-    .join(Delivery, Delivery.message_id == Message.id)
-    .where(
-        Delivery.agent_id == bindparam("agent_id"),
-        Delivery.room_id == bindparam("room_id"),
-        Delivery.status != "processed",
-    )
-    .order_by(_PASSED_OVER, Delivery.seq)
-    .limit(1)
-)
 # A mark's one read: the agent's delivery (locked on PostgreSQL), its message, and every
 # delivery of that message with its attempts (the announcement's statuses), one row per
 # attempt. Core rows, not ORM objects: the mark writes its changes with Core statements and
 # builds its announcement from these rows and what it wrote, so the unit has nothing to flush
 # (loading four entities a row and flushing them cost about half of a mark's CPU).
-_DELIVERIES = Base.metadata.tables[Delivery.__tablename__]
-_ATTEMPTS = Base.metadata.tables[DeliveryAttempt.__tablename__]
-_MESSAGES = Base.metadata.tables[Message.__tablename__]
-_OWN = _DELIVERIES.alias("own")
-_DELIVERY_COLUMNS = ("id", "agent_id", "status", "attempt_number", "delivered_at", "processed_at")
-_ATTEMPT_COLUMNS = ("id", "attempt_number", "status", "error", "started_at", "completed_at")
-_MESSAGE_COLUMNS = (
-    "id",
-    "room_id",
-    "seq",
-    "sender_id",
-    "sender_type",
-    "sender_name",
-    "message_type",
-    "content",
-    "metadata",
-    "created_at",
-    "updated_at",
-    "attachments",
-)
+_OWN = DELIVERIES.alias("own")
 _MARK_READ = (
     select(
         _OWN.c.id,
-        *(_MESSAGES.c[name] for name in _MESSAGE_COLUMNS),
-        *(_DELIVERIES.c[name] for name in _DELIVERY_COLUMNS),
-        *(_ATTEMPTS.c[name] for name in _ATTEMPT_COLUMNS),
+        *(MESSAGES.c[name] for name in MESSAGE_COLUMNS),
+        *(DELIVERIES.c[name] for name in DELIVERY_COLUMNS),
+        *(ATTEMPTS.c[name] for name in ATTEMPT_COLUMNS),
     )
     .select_from(_OWN)
-    .join(_MESSAGES, _MESSAGES.c.id == _OWN.c.message_id)
-    .join(_DELIVERIES, _DELIVERIES.c.message_id == _OWN.c.message_id)
-    .outerjoin(_ATTEMPTS, _ATTEMPTS.c.delivery_id == _DELIVERIES.c.id)
+    .join(MESSAGES, MESSAGES.c.id == _OWN.c.message_id)
+    .join(DELIVERIES, DELIVERIES.c.message_id == _OWN.c.message_id)
+    .outerjoin(ATTEMPTS, ATTEMPTS.c.delivery_id == DELIVERIES.c.id)
     .where(
         _OWN.c.message_id == bindparam("message_id"),
         _OWN.c.agent_id == bindparam("agent_id"),
@@ -104,7 +74,7 @@ _MARK_READ = (
     )
     .with_for_update(of=_OWN)
 )
-_SET_DELIVERY = update(_DELIVERIES).where(_DELIVERIES.c.id == bindparam("delivery_id"))
+_SET_DELIVERY = update(DELIVERIES).where(DELIVERIES.c.id == bindparam("delivery_id"))
 _OPEN_DELIVERY = _SET_DELIVERY.values(
     status=bindparam("status"),
     attempt_number=bindparam("attempt_number"),
@@ -114,92 +84,43 @@ _TOUCH_DELIVERY = _SET_DELIVERY.values(updated_at=bindparam("now"))
 _CLOSE_DELIVERY = _SET_DELIVERY.values(
     status=bindparam("status"), processed_at=bindparam("processed_at"), updated_at=bindparam("now")
 )
-_INSERT_ATTEMPT = _ATTEMPTS.insert()
+_INSERT_ATTEMPT = ATTEMPTS.insert()
 _CLOSE_ATTEMPT = (
-    update(_ATTEMPTS)
-    .where(_ATTEMPTS.c.id == bindparam("attempt_id"))
+    update(ATTEMPTS)
+    .where(ATTEMPTS.c.id == bindparam("attempt_id"))
     .values(status=bindparam("status"), error=bindparam("error"), completed_at=bindparam("now"))
 )
 
 
-# -- /next ------------------------------------------------------------------------------------
-
-
-async def next_message(
-    session: AsyncSession, room: Room, agent_id: str, *, lease: float
-) -> ChatMessage | None:
-    """The message in the room the agent should handle next, or None when nothing is open.
-
-    First the oldest that is ``delivered`` or ``processing`` within its lease (crash recovery,
-    a stopped turn: the agent gets its own open attempt back first); only when none is left,
-    the oldest the agent failed or whose attempt expired (a retry). So a head the agent will
-    not run (band-sdk skips a message it failed once, without a write) never stops the room.
-    The agent's own messages never have a delivery, so they are never served.
-    """
-    params = {"agent_id": agent_id, "room_id": room.id, "stale_before": stale_before(lease)}
-    msg = await session.scalar(_NEXT, params)
-    if msg is None:
-        return None
-    return (await chat_messages(session, [msg], agent_id=agent_id))[0]
-
-
 # -- marks ------------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class _DeliveryRow:
-    """A delivery as a mark read it (and then changed it)."""
-
-    id: str
-    agent_id: str
-    status: str
-    attempt_number: int
-    delivered_at: datetime
-    processed_at: datetime | None
-
-
-@dataclass(slots=True)
-class _AttemptRow:
-    id: str
-    attempt_number: int
-    status: str
-    error: str | None
-    started_at: datetime
-    completed_at: datetime | None
 
 
 @dataclass
 class _MarkRead:
     """What a mark read: the agent's delivery and message, and the message's deliveries."""
 
-    delivery: _DeliveryRow
+    delivery: DeliveryRow
     message: Posted
-    deliveries: dict[str, _DeliveryRow]
-    attempts: dict[str, list[_AttemptRow]]
+    deliveries: dict[str, DeliveryRow]
+    attempts: dict[str, list[AttemptRow]]
 
-    def current_attempt(self) -> _AttemptRow | None:
+    def current_attempt(self) -> AttemptRow | None:
         d = self.delivery
         for a in self.attempts.get(d.id, ()):
             if a.attempt_number == d.attempt_number:
                 return a
         return None
 
-    def live_attempt(self) -> _AttemptRow | None:
+    def live_attempt(self) -> AttemptRow | None:
         return self.current_attempt() if self.delivery.status == "processing" else None
 
-    def expired_attempt(self) -> _AttemptRow | None:
+    def expired_attempt(self) -> AttemptRow | None:
         """The current attempt when the platform closed it for its lease (a late success
         still settles it: the agent was alive after all)."""
         a = self.current_attempt()
         if self.delivery.status == "failed" and a is not None and a.error == EXPIRED_ERROR:
             return a
         return None
-
-
-def _message_of(values: Sequence[Any]) -> Posted:
-    fields = dict(zip(_MESSAGE_COLUMNS, values, strict=True))
-    fields["meta"] = fields.pop("metadata") or {}
-    return Posted(**fields)
 
 
 async def _read_for_mark(
@@ -212,17 +133,17 @@ async def _read_for_mark(
     if not found:
         raise NotFound("Message not found")
     own_id = found[0][0]
-    m_end = 1 + len(_MESSAGE_COLUMNS)
-    d_end = m_end + len(_DELIVERY_COLUMNS)
-    deliveries: dict[str, _DeliveryRow] = {}
-    attempts: dict[str, list[_AttemptRow]] = {}
+    m_end = 1 + len(MESSAGE_COLUMNS)
+    d_end = m_end + len(DELIVERY_COLUMNS)
+    deliveries: dict[str, DeliveryRow] = {}
+    attempts: dict[str, list[AttemptRow]] = {}
     for row in found:
         d = deliveries.get(row[m_end])
         if d is None:
-            d = deliveries[row[m_end]] = _DeliveryRow(*row[m_end:d_end])
+            d = deliveries[row[m_end]] = DeliveryRow(*row[m_end:d_end])
         if row[d_end] is not None:
-            attempts.setdefault(d.id, []).append(_AttemptRow(*row[d_end:]))
-    return _MarkRead(deliveries[own_id], _message_of(found[0][1:m_end]), deliveries, attempts)
+            attempts.setdefault(d.id, []).append(AttemptRow(*row[d_end:]))
+    return _MarkRead(deliveries[own_id], message_of(found[0][1:m_end]), deliveries, attempts)
 
 
 def _no_live_attempt(mark: str) -> ValidationFailed:
@@ -284,13 +205,13 @@ async def mark_processing(
     return _answer(read, "processing")
 
 
-async def _open(uow: UnitOfWork, read: _MarkRead) -> _AttemptRow:
+async def _open(uow: UnitOfWork, read: _MarkRead) -> AttemptRow:
     """Open attempt N+1 and move the delivery to ``processing``."""
     now = utcnow()
     delivery = read.delivery
     delivery.attempt_number += 1
     delivery.status = "processing"
-    attempt = _AttemptRow(new_id(), delivery.attempt_number, "processing", None, now, None)
+    attempt = AttemptRow(new_id(), delivery.attempt_number, "processing", None, now, None)
     await direct.execute(
         uow.session,
         _OPEN_DELIVERY,
@@ -319,7 +240,7 @@ async def _open(uow: UnitOfWork, read: _MarkRead) -> _AttemptRow:
 
 
 async def _close(
-    uow: UnitOfWork, read: _MarkRead, attempt: _AttemptRow, status: Mark, error: str | None
+    uow: UnitOfWork, read: _MarkRead, attempt: AttemptRow, status: Mark, error: str | None
 ) -> None:
     """Close the live attempt (``success`` or ``failed``) and move the delivery to ``status``."""
     now = utcnow()

@@ -9,7 +9,7 @@ reached the platform (band-sdk 6.0.1 does, when the ``/failed`` of a turn whose 
 is cut too).
 
 - ``/next`` serves an expired attempt after the room's other open messages, like a ``failed``
-  one (``deliveries.next_message``).
+  one (``next_up.next_message``).
 - The sweep of each node (``LeaseSweeper``) records it (only the oldest of one agent's silent
   attempts in a room: the later ones were claimed, never started, and get a new lease; see
   ``stale``): the attempt becomes ``failed`` with

@@ -106,6 +106,15 @@ class Database:
             self._peeker = connect_reader(self._path)
         return direct.first(self._peeker, self.engine.dialect, stmt, params)
 
+    async def peek_all(self, stmt: Select[Any], params: dict[str, Any]) -> list[tuple[Any, ...]]:
+        """Every row of such a select, in one statement (one snapshot), as :meth:`peek`."""
+        if self._path is None:
+            async with self.read() as session:
+                return [tuple(r) for r in (await session.execute(stmt, params)).all()]
+        if self._peeker is None:
+            self._peeker = connect_reader(self._path)
+        return direct.every(self._peeker, self.engine.dialect, stmt, params)
+
     async def dispose(self) -> None:
         if self._peeker is not None:
             self._peeker.close()

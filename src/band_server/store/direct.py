@@ -14,7 +14,8 @@ it on the session's own ``sqlite3`` connection, in the session's transaction (an
 - driver errors are raised as SQLAlchemy's ``DBAPIError`` subclasses (``IntegrityError``...),
   as the session raises them.
 
-:func:`first` reads one row of a ``SELECT`` on a plain ``sqlite3`` connection the same way,
+:func:`first` reads one row of a ``SELECT`` on a plain ``sqlite3`` connection the same way
+(:func:`every`: all its rows),
 with the selected columns' result processors (a read session costs ~0.25 ms before its first
 row: a session, a pooled connection, ``BEGIN``, ``ROLLBACK``); :func:`rows` reads every row of
 one in a write unit, on the session's own connection.
@@ -42,7 +43,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from sqlalchemy.sql import Select
 from sqlalchemy.sql.dml import UpdateBase
 
-__all__ = ["adopt", "direct_savepoints", "execute", "first", "rows", "scalar"]
+__all__ = ["adopt", "direct_savepoints", "every", "execute", "first", "rows", "scalar"]
 
 Params = Mapping[str, Any]
 _Processor = Callable[[Any], Any] | None
@@ -278,6 +279,18 @@ def first(
     return None if row is None else _processed(plan, row)
 
 
+def every(
+    driver: sqlite3.Connection, dialect: Dialect, stmt: Select[Any], params: Params
+) -> list[tuple[Any, ...]]:
+    """Every row of ``stmt`` (a select built once, at import): one statement, one snapshot."""
+    plan, cursor = _select(driver, dialect, stmt, params)
+    try:
+        fetched = cursor.fetchall()
+    except sqlite3.Error as exc:
+        raise DBAPIError.instance(plan.sql, (), exc, sqlite3.Error) from exc
+    return [_processed(plan, r) for r in fetched]
+
+
 async def rows(session: AsyncSession, stmt: Select[Any], params: Params) -> list[tuple[Any, ...]]:
     """``(await session.execute(stmt, params)).all()`` for a Core select built once.
 
@@ -287,9 +300,4 @@ async def rows(session: AsyncSession, stmt: Select[Any], params: Params) -> list
     found = await _driver(session)
     if found is None:
         return [tuple(r) for r in (await session.execute(stmt, params)).all()]
-    plan, cursor = _select(found[0], found[1], stmt, params)
-    try:
-        fetched = cursor.fetchall()
-    except sqlite3.Error as exc:
-        raise DBAPIError.instance(plan.sql, (), exc, sqlite3.Error) from exc
-    return [_processed(plan, r) for r in fetched]
+    return every(found[0], found[1], stmt, params)

@@ -19,7 +19,16 @@ from band.protocol import (
     MessageStatusResponse,
 )
 
-from ...services import activity, deliveries, leases, messages, rooms, unit, working
+from ...services import (
+    activity,
+    deliveries,
+    leases,
+    messages,
+    next_up,
+    rooms,
+    unit,
+    working,
+)
 from ...services.messages import QueueStatus
 from ...services.paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder
 from ..answers import answers, many, one
@@ -139,13 +148,12 @@ async def next_message(
     """The next message for this agent: the oldest open one, those it failed (or whose
     attempt expired) last; 204 with no body when none is open."""
     snap = await platform.rosters.room_for(platform.db, agent, chat_id)
-    async with platform.db.read() as session:
-        msg = await deliveries.next_message(
-            session, snap.room, agent.id, lease=platform.settings.delivery_lease
-        )
+    msg = await next_up.next_message(
+        platform.db, snap.room, agent.id, lease=platform.settings.delivery_lease
+    )
     if msg is None:
         return Response(status_code=204)
-    return JSONResponse({"data": msg.model_dump(mode="json")})
+    return JSONResponse({"data": msg})
 
 
 WORKING = "Band-Working"
