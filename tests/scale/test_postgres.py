@@ -128,6 +128,19 @@ async def test_mention_next_processing_processed_and_failed(pg: Pg) -> None:
     assert all(m["inserted_at"].endswith("Z") for m in items)
 
 
+async def test_the_agents_roster_read_on_postgres(pg: Pg) -> None:
+    c = pg.client
+    r = await c.get(pg.room("/participants"), headers=pg.agent)
+    assert r.status_code == 200, r.text
+    roster = r.json()["data"]
+    assert [(p["type"], p["role"]) for p in roster] == [("User", "owner"), ("Agent", "member")]
+    assert roster[1]["id"] == pg.agent_id and roster[1]["handle"] == pg.agent_handle
+    r = await c.get(
+        "/api/v1/agent/chats/00000000-0000-0000-0000-000000000000/participants", headers=pg.agent
+    )
+    assert r.status_code == 404
+
+
 async def test_contacts_and_memories(pg: Pg) -> None:
     c = pg.client
     async with pg.platform.db.write() as session:

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 
 from band.protocol import ChatParticipant, ParticipantAddBody
 
-from ...services import rooms, unit
+from ...services import room_roster, rooms, unit
 from ..answers import many, one
 from ..deps import AgentDep, PlatformDep
 
@@ -18,11 +18,11 @@ router = APIRouter()
 @router.get("/chats/{chat_id}/participants", responses=many(ChatParticipant))
 async def list_participants(platform: PlatformDep, agent: AgentDep, chat_id: str) -> dict[str, Any]:
     """The active roster, with live presence."""
-    async with platform.db.read() as session:
-        room = await rooms.room_for(session, agent, chat_id)
-        roster = await rooms.members(session, room.id)
-    online = platform.presence.is_online
-    return {"data": [m.view(online=online(m.id)).model_dump(mode="json") for m in roster]}
+    return {
+        "data": await room_roster.roster_views(
+            platform.db, agent, chat_id, platform.presence.is_online
+        )
+    }
 
 
 @router.post("/chats/{chat_id}/participants", status_code=201, responses=one(ChatParticipant, 201))
