@@ -228,10 +228,12 @@ async def test_server_kill_9_mid_turn_answers_every_mention_once(world: World) -
     await wait_status(world, before_msg["id"], "processed")
 
     inflight = token("inflight")
-    inflight_msg = await mention(world, f"[sleep:12] {inflight}")
+    gate = world.tmp / "inflight.gate"  # the turn replies once this exists
+    inflight_msg = await mention(world, f"[until:{gate}] {inflight}")
     await agent.wait_event("turn", match=lambda e: e["message_id"] == inflight_msg["id"])
     world.server.kill9()
-    await world.server.start()  # same data folder, same port; well within the 12 s turn
+    await world.server.start()  # same data folder, same port
+    gate.touch()  # only now may the turn reply: the server is back, however long that took
 
     after = token("after")
     after_msg = await mention(world, after)

@@ -9,7 +9,9 @@ The first `[mode:<name>]` token in the message content picks the turn's behaviou
   send_failure   `tools.send_failure(AgentFailure(...))`, then raises (that text replaces
                  the generic one)
   no_reply       `tools.execute_tool_call("band_no_reply", {...})` and returns (declines)
-  echo (default) sleeps `[sleep:<seconds>]` from the content, else COMPAT_TURN_SECONDS,
+  echo (default) sleeps `[sleep:<seconds>]` from the content, else COMPAT_TURN_SECONDS, or
+                 with `[until:<path>]` waits until that file exists (at most 180 s: a test
+                 opens the gate when its premise holds, however slow the machine is),
                  then replies `echo: <content>` to the sender
 
 Observations: `turn` when a turn begins, `tool_result` with what a tool call returned,
@@ -22,6 +24,8 @@ import asyncio
 import json
 import os
 import re
+import time
+from pathlib import Path
 from typing import Any
 
 from _common import emit, run
@@ -36,6 +40,15 @@ NO_REPLY_REASON = "compat turns: nothing to say"
 
 _MODE = re.compile(r"\[mode:([a-z_]+)\]")
 _SLEEP = re.compile(r"\[sleep:([0-9.]+)\]")
+_UNTIL = re.compile(r"\[until:([^\]]+)\]")
+GATE_SECONDS = 180.0
+
+
+async def _gate(path: Path) -> None:
+    deadline = time.monotonic() + GATE_SECONDS
+    # Another process opens the gate: a file is the signal, so it is polled.
+    while not path.exists() and time.monotonic() < deadline:  # noqa: ASYNC110
+        await asyncio.sleep(0.05)
 
 
 def _plain(value: Any) -> Any:
@@ -83,8 +96,12 @@ class TurnsAdapter(SimpleAdapter[Any]):
             result = await tools.execute_tool_call("band_no_reply", {"reason": NO_REPLY_REASON})
             emit("tool_result", message_id=msg.id, tool="band_no_reply", value=_plain(result))
             return
+        gate = _UNTIL.search(msg.content or "")
         asked = _SLEEP.search(msg.content or "")
-        await asyncio.sleep(float(asked.group(1)) if asked else self.turn_seconds)
+        if gate:
+            await _gate(Path(gate.group(1)))
+        else:
+            await asyncio.sleep(float(asked.group(1)) if asked else self.turn_seconds)
         sent = await tools.send_message(f"echo: {msg.content}", mentions=[msg.sender_id])
         emit("replied", message_id=msg.id, room_id=room_id, reply_id=getattr(sent, "id", None))
 
