@@ -249,7 +249,11 @@ class Cluster:
             await balancer.stop()
 
     def diagnostics(self) -> str:
-        parts = [p.diagnostics() for p in self.processes]
+        """Tails of every agent's and node's log, and where the whole logs are (the test's
+        tmp_path: ``scripts/suite.py`` keeps it when a group fails; pytest keeps the last
+        three runs' by default)."""
+        where = f"[logs] agents: {self.root / 'agents'}; nodes: {self.root}/node*/logs"
+        parts = [where, *(p.diagnostics() for p in self.processes)]
         parts += [f"[{n.name}]\n{tail(n.log_path, 40)}" for n in self.nodes]
         return "\n".join(parts)
 

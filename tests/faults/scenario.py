@@ -24,7 +24,7 @@ async def run_scenario(
     *,
     per_room: int = PER_ROOM,
     rate: float = RATE,
-    settle_within: float = 150.0,
+    settle_stall: float = 150.0,
     client_reruns: Callable[[], set[str]] | None = None,
     dead_node_posts: Callable[[BurstResult], set[str]] | None = None,
 ) -> Report:
@@ -54,7 +54,7 @@ async def run_scenario(
         world.people[0].key,
         rooms,
         {a.id for a in world.agents},
-        within=settle_within,
+        stall=settle_stall,
     )
     report.notes.update(
         seconds_total=round(time.monotonic() - started, 2),
