@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from band.core.exceptions import BandConnectionError
-from band.protocol import AgentMe, ChatRoom
+from band.protocol import WORKING_HEADER, AgentMe, ChatRoom, says_true
 
 from ._http import HttpCore, error_from_response
 from ._social import Page, SocialCalls
@@ -31,10 +31,6 @@ __all__ = [
 ]
 
 ACTIVITY_TIMEOUT = 2.0
-WORKING_HEADER = "Band-Working"
-"""Sent ``true`` on a claim: start the working indicator with it. A platform that did answers
-with the same header; its ``/processed`` and ``/failed`` of that message then end it. One
-that does not know it ignores it (docs/protocol-decisions.md)."""
 
 
 class MarkResult(StrEnum):
@@ -211,7 +207,7 @@ class BandRestClient(SocialCalls, WorkspaceCalls):
         if response is None:
             return Claim(MarkResult.UNCONFIRMED)
         result = _classify_mark(response)
-        echoed = response.headers.get(WORKING_HEADER, "").strip().lower() == "true"
+        echoed = says_true(response.headers.get(WORKING_HEADER))
         return Claim(result, working and result.ok and echoed)
 
     async def mark_processing(self, room_id: str, message_id: str) -> MarkResult:

@@ -39,6 +39,7 @@ from .messages import (
     EVENT_TYPES,
     MAX_EVENT_CHARS,
     MAX_MESSAGE_CHARS,
+    WORKING_HEADER,
     ActivityBody,
     ActivityResponse,
     ChatMessage,
@@ -51,6 +52,7 @@ from .messages import (
     MessageSentResponse,
     MessageStatusResponse,
     Recipient,
+    says_true,
 )
 from .rooms import (
     AgentChatRoomListItem,
@@ -85,6 +87,7 @@ __all__ = [
     "MAX_EVENT_CHARS",
     "MAX_MESSAGE_CHARS",
     "TOPIC_KINDS",
+    "WORKING_HEADER",
     "ActivityBody",
     "ActivityResponse",
     "AgentChatRoomListItem",
@@ -156,6 +159,7 @@ __all__ = [
     "UserProfile",
     "WireModel",
     "iso",
+    "says_true",
     "split_topic",
     "topic",
     "utcnow",

@@ -87,6 +87,17 @@ class EventCreatedResponse(WireModel):
     success: bool = True
 
 
+WORKING_HEADER = "Band-Working"
+"""Sent ``true`` on a claim (``/processing``): start the working indicator with it. A platform
+that did answers with the same header; its ``/processed`` and ``/failed`` of that message then
+end it. One that does not know it ignores it (docs/protocol-decisions.md)."""
+
+
+def says_true(header: str | None) -> bool:
+    """Whether a ``Band-Working`` header (request or answer) says ``true``."""
+    return header is not None and header.strip().lower() == "true"
+
+
 class MessageStatusResponse(WireModel):
     id: str
     status: Literal["processing", "processed", "failed"]

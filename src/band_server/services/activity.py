@@ -9,12 +9,10 @@ from band.protocol import ActivityResponse
 
 from . import leases, unit
 from .principals import Principal
-from .working import ACTIVITY_TTL, ActivityBoard, flipped
+from .working import flipped
 
 if TYPE_CHECKING:
     from ..context import Platform
-
-__all__ = ["ACTIVITY_TTL", "ActivityBoard", "report_activity"]
 
 
 async def report_activity(

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Header, Query, Response
 from fastapi.responses import JSONResponse
 
 from band.protocol import (
+    WORKING_HEADER,
     ActivityBody,
     ActivityResponse,
     ChatMessage,
@@ -17,6 +18,7 @@ from band.protocol import (
     MessageCreateBody,
     MessageSentResponse,
     MessageStatusResponse,
+    says_true,
 )
 
 from ...services import (
@@ -156,30 +158,22 @@ async def next_message(
     return JSONResponse({"data": msg})
 
 
-WORKING = "Band-Working"
-"""A claim's request header (``true``: start the working indicator with the claim) and its
-answer's echo (the platform did: the message's ``/processed`` or ``/failed`` ends it);
-docs/protocol-decisions.md."""
 WorkingHeader = Annotated[
     str | None,
     Header(
-        alias=WORKING,
+        alias=WORKING_HEADER,
         description="`true`: also start the working indicator, as `/activity` would",
     ),
 ]
-_ECHO = {WORKING: "true"}
+_ECHO = {WORKING_HEADER: "true"}
 _CLAIM = one(MessageStatusResponse)
 _CLAIM[200]["headers"] = {
-    WORKING: {
+    WORKING_HEADER: {
         "description": "`true` when the claim started the working indicator; the message's "
         "`/processed` or `/failed` ends it",
         "schema": {"type": "string", "enum": ["true"]},
     }
 }
-
-
-def asks_for_working(header: str | None) -> bool:
-    return header is not None and header.strip().lower() == "true"
 
 
 @router.post(
@@ -199,7 +193,7 @@ async def mark_processing(
         status = await deliveries.mark_processing(
             uow, agent, snap.room, message_id, platform.lease_clock
         )
-    if not asks_for_working(band_working):
+    if not says_true(band_working):
         return {"data": status}
     await working.claimed_working(platform, agent.id, snap.room.id, status["id"])
     return JSONResponse({"data": status}, headers=_ECHO)
