@@ -9,11 +9,15 @@ received, and the **server's CPU time per message** (psutil; far less sensitive 
 on the machine than wall time).
 
     .venv/bin/python -m bench.mention_latency [--rates 200,1000] [--seconds 5] [--repeat 3]
-        [--database sqlite|postgres] [--nodes 1|2]
+        [--database sqlite|postgres] [--nodes 1|2] [--before DIR]
 
 ``--database postgres`` runs the platform on a throwaway PostgreSQL cluster (fsync on);
 ``--nodes 2`` (PostgreSQL + Redis) posts to node A while the agent's socket is on node B, and
 compares CPU per delivered message (both nodes) with one node in the same run.
+``--before DIR`` (SQLite, one node) also serves the build in the source tree ``DIR``
+(``DIR/src`` first on its ``PYTHONPATH``, seeded by its own code) as the target "before", run
+in turn with the floor and this build in every repetition: two builds compared within the same
+minutes, each beside the same floor.
 
 Prints a table and writes bench/results/mention_latency[-postgres][-2nodes].json.
 """
@@ -36,7 +40,7 @@ from typing import Any
 
 import psutil  # type: ignore[import-untyped]
 
-from bench._platform import free_port, seed, serve_floor, serve_platform
+from bench._platform import free_port, seed, seed_by, serve_floor, serve_platform
 
 RESULTS = Path(__file__).parent / "results"
 CONNECTIONS = 64
@@ -95,10 +99,15 @@ def floor_target(stack: ExitStack) -> Target:
 
 
 def platform_target(
-    stack: ExitStack, name: str, database_url: str | None, redis_url: str | None, nodes: int
+    stack: ExitStack,
+    name: str,
+    database_url: str | None,
+    redis_url: str | None,
+    nodes: int,
+    tree: Path | None = None,
 ) -> Target:
     data = Path(tempfile.mkdtemp(prefix="band-bench-"))
-    s = asyncio.run(seed(data, database_url))
+    s = seed_by(tree, data) if tree is not None else asyncio.run(seed(data, database_url))
     ports = [free_port() for _ in range(nodes)]
     procs = []
     for i, port in enumerate(ports):
@@ -106,7 +115,8 @@ def platform_target(
         node_data.mkdir()
         if database_url is None:
             node_data = data  # one SQLite file: the seeded one
-        proc = serve_platform(node_data, port, database_url, redis_url)
+        pythonpath = None if tree is None else tree / "src"
+        proc = serve_platform(node_data, port, database_url, redis_url, pythonpath)
         stack.callback(_stop, proc)
         procs.append(proc)
     ws_port = ports[-1]  # with two nodes, the agent listens on the other node
@@ -181,9 +191,14 @@ def main() -> None:
         help="the platform's database (postgres: a throwaway server; --nodes 2 implies it)",
     )
     parser.add_argument("--nodes", type=int, choices=(1, 2), default=1, help="2 needs Redis")
+    parser.add_argument("--before", help="a source tree to serve as the 'before' build")
     args = parser.parse_args()
     if args.nodes == 2:
         args.database = "postgres"
+    if args.before and (args.database != "sqlite" or args.nodes != 1):
+        parser.error("--before compares builds on SQLite, one node")
+    if args.before and not (Path(args.before) / "src" / "band_server").is_dir():
+        parser.error(f"--before {args.before}: no src/band_server in it")
     rates = [int(r) for r in args.rates.split(",")]
     load = os.getloadavg()[0]
     print(f"load average before: {load:.2f} on {os.cpu_count()} cores", flush=True)
@@ -195,12 +210,17 @@ def main() -> None:
             targets.append(platform_target(stack, "band 1 node", database_for(pg), None, 1))
             targets.append(platform_target(stack, "band 2 nodes", database_for(pg), redis_url, 2))
         else:
+            if args.before:
+                tree = Path(args.before).resolve()
+                targets.append(platform_target(stack, "before", None, None, 1, tree))
             targets.append(platform_target(stack, "band", database_for(pg), None, 1))
         for t in targets:  # warm-up: imports, caches, the first connections
             drive(t, 50, 1.0, f"warm-{t.name}")
         for rep in range(args.repeat):
+            # The builds after the floor in turn, reversed every other repetition (ABBA).
+            builds = targets[1:] if rep % 2 == 0 else targets[:0:-1]
             for rate in rates:
-                for t in targets:
+                for t in [targets[0], *builds]:
                     print(f"  run {rep + 1}/{args.repeat}: {t.name} @ {rate} msg/s", flush=True)
                     row = drive(t, rate, args.seconds, f"r{rep}-{rate}")
                     results.setdefault(t.name, {}).setdefault(rate, []).append(row)
