@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import queue
 import sqlite3
+import sys
 import threading
 from collections.abc import Awaitable, Callable
 from functools import partial
@@ -36,6 +37,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 __all__ = ["InlineConnection", "connect_reader", "creator", "explicit_begin"]
 
 WRITER_BUSY_MS = 10_000
+SWITCH_INTERVAL = 0.0005
+"""Seconds a thread waiting for the GIL waits before the running one must drop it (CPython's
+default: 0.005). The writer's thread needs the GIL back the moment its ``COMMIT`` returns,
+while the loop's thread, busy under load, would keep it for the whole default interval: the
+wait was most of a batch's commit at 1,000 msg/s (measured in docs/decisions.md)."""
 
 
 def _pragmas(conn: sqlite3.Connection, *, writer: bool) -> None:
@@ -80,6 +86,8 @@ class OffLoop:
     hands the call to the thread through a ``SimpleQueue`` and the result back through
     ``call_soon_threadsafe``, nothing else. The thread starts on first use; it is a daemon, so
     a process ending mid-commit ends as a crash would (SQLite recovers; nothing was answered).
+    Starting it lowers the interpreter's switch interval (:func:`prompt_gil`): a ``COMMIT``
+    gives the GIL up for the fsync and needs it back to return, from a busy loop's thread.
     """
 
     def __init__(self, name: str) -> None:
@@ -100,6 +108,7 @@ class OffLoop:
                 loop.call_soon_threadsafe(_settle, future, result, None)
 
         if self._thread is None:
+            prompt_gil()
             self._thread = threading.Thread(target=self._serve, name=self._name, daemon=True)
             self._thread.start()
         self._calls.put(call)
@@ -108,6 +117,12 @@ class OffLoop:
     def _serve(self) -> None:
         while True:
             self._calls.get()()
+
+
+def prompt_gil() -> None:
+    """Lower the interpreter's switch interval to :data:`SWITCH_INTERVAL` (never raise it)."""
+    if sys.getswitchinterval() > SWITCH_INTERVAL:
+        sys.setswitchinterval(SWITCH_INTERVAL)
 
 
 def _settle(future: asyncio.Future[Any], result: Any, exc: BaseException | None) -> None:
