@@ -4,9 +4,10 @@ SQLite has one writer. Every :meth:`GroupCommitter.unit` takes the writer's turn
 order (FIFO), runs inside its own ``SAVEPOINT`` of the batch's open transaction, and releases
 it (or rolls back to it when the unit raised, leaving the others' work intact). When a unit
 ends and nobody else is waiting for the turn (or the batch is full), the batch commits:
-``COMMIT`` runs on the writer's thread while later units queue up for the next batch. Each
-unit returns only after the commit of its batch is on disk, so an answer sent after
-``async with db.write()`` is durable; a failed commit fails every unit of its batch.
+``COMMIT`` is handed to the writer's thread at once (no task to start first) while later units
+queue up for the next batch. Each unit returns only after the commit of its batch is on disk,
+so an answer sent after ``async with db.write()`` is durable; a failed commit fails every unit
+of its batch.
 
 Under light load every unit commits alone (no added latency); under heavy load a batch holds
 everything that arrived during the previous commit (the fsync is shared).
@@ -146,9 +147,9 @@ class GroupCommitter:
                 if self._alone(batch):
                     self._commit_here(batch)  # no await: nothing can cancel it half-way
                 else:
-                    # The commit task owns the turn from here and releases it when done, so a
+                    # The commit owns the turn from here and releases it when done, so a
                     # cancelled caller can never leave a batch half-committed or the turn held.
-                    asyncio.get_running_loop().create_task(self._commit(batch))
+                    self._commit_off(batch)
                 handed_off = True
             if not handed_off:
                 self._turn.release()
@@ -235,6 +236,35 @@ class GroupCommitter:
             return
         self._committed(batch)
         self._turn.release()
+
+    def _commit_off(self, batch: _Batch) -> None:
+        """The batch's ``COMMIT`` handed to the writer's thread now (no task to start first:
+        a task's first step would wait behind everything the loop has ready)."""
+        driver, outer = self._driver, self._outer
+        if (
+            batch.size == 0
+            or self._broken
+            or driver is None
+            or outer is None
+            or not outer.is_active
+        ):
+            asyncio.get_running_loop().create_task(self._commit(batch))  # the rare paths
+            return
+
+        def done(_result: object, exc: BaseException | None) -> None:
+            if exc is None:
+                try:
+                    self._committed(batch)
+                finally:
+                    self._turn.release()
+            else:
+                # Discarding the connection awaits: a task, which owns the turn, as for _commit.
+                asyncio.get_running_loop().create_task(self._failed(batch, exc))
+
+        try:
+            driver.commit_soon(done)
+        except BaseException as exc:
+            done(None, exc)
 
     async def _open(self) -> _Batch:
         if self._conn is None or self._conn.closed or self._outer is None:

@@ -98,21 +98,32 @@ class OffLoop:
     def run(self, fn: Callable[[], Any]) -> asyncio.Future[Any]:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
+        self.submit(fn, partial(_settle, future))
+        return future
+
+    def submit(
+        self, fn: Callable[[], Any], done: Callable[[Any, BaseException | None], None]
+    ) -> None:
+        """Hand ``fn`` to the thread now; ``done(result, exc)`` runs on the loop when it ends.
+
+        No future and no task: the thread has the call before the caller's next statement,
+        and ``done`` is the loop's first step after it (``call_soon_threadsafe``).
+        """
+        loop = asyncio.get_running_loop()
 
         def call() -> None:
             try:
                 result = fn()
             except BaseException as exc:
-                loop.call_soon_threadsafe(_settle, future, None, exc)
+                loop.call_soon_threadsafe(done, None, exc)
             else:
-                loop.call_soon_threadsafe(_settle, future, result, None)
+                loop.call_soon_threadsafe(done, result, None)
 
         if self._thread is None:
             prompt_gil()
             self._thread = threading.Thread(target=self._serve, name=self._name, daemon=True)
             self._thread.start()
         self._calls.put(call)
-        return future
 
     def _serve(self) -> None:
         while True:
@@ -171,6 +182,13 @@ class InlineConnection(aiosqlite.Connection):
     async def _off(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         assert self._offload is not None
         return await self._offload.run(partial(fn, *args, **kwargs))
+
+    def commit_soon(self, done: Callable[[Any, BaseException | None], None]) -> None:
+        """``COMMIT`` handed to the writer's thread at once; ``done(None, exc)`` on the loop."""
+        if not self._running or not self._connection:
+            raise ValueError("Connection closed")
+        assert self._offload is not None
+        self._offload.submit(self._connection.commit, done)
 
     async def begin_immediate(self) -> None:
         """``BEGIN IMMEDIATE`` straight on the connection (see :meth:`_execute`)."""
