@@ -159,3 +159,66 @@ async def test_peek_reads_committed_rows_as_the_session_does(db: Database) -> No
     assert found == expected
     assert found is not None and isinstance(found[2], datetime)
     assert found[1] == {"mentions": [{"id": "a1"}], "status": "sent"}
+
+
+def _sqlalchemy_datetime_text(value: Any) -> Any:
+    from sqlalchemy.dialects import sqlite
+    from sqlalchemy.dialects.sqlite.base import DATETIME
+
+    process = DATETIME().bind_processor(sqlite.dialect())  # type: ignore[no-untyped-call]
+    assert process is not None
+    return process(value)
+
+
+def test_timestamps_are_bound_as_the_text_sqlalchemy_writes() -> None:
+    """The direct path's ``DATETIME`` processor (``isoformat``, the last text reused) gives
+    SQLAlchemy's text for every value: naive, UTC, another offset, no microseconds, an early
+    year, a date, ``None``; the same object twice, and values alternating."""
+    from datetime import date, timedelta, timezone
+
+    from sqlalchemy.dialects import sqlite
+
+    from band_server.store.models import Message as M
+
+    process = direct._bind_of(M.__table__.c.created_at.type, sqlite.dialect())
+    assert process is not None
+    at = datetime(2026, 1, 2, 3, 4, 5, 678000, tzinfo=UTC)
+    values: list[Any] = [
+        at,
+        at,
+        at.replace(tzinfo=None),
+        at.replace(microsecond=0),
+        at.astimezone(timezone(timedelta(hours=2))),
+        datetime(5, 6, 7, 8, 9, 10, 11),
+        datetime(9999, 12, 31, 23, 59, 59, 999999),
+        date(2026, 3, 4),
+        None,
+        at,
+    ]
+    for value in values + values[::-1]:
+        assert process(value) == _sqlalchemy_datetime_text(value), value
+
+
+async def test_rows_hold_the_same_timestamp_text_either_way(db: Database) -> None:
+    """What ``created_at < ?`` compares in SQL (the sweeps, expiry) is text: the same."""
+    async with db.write() as session:
+        await session.execute(INSERT_MESSAGE, message_row("via-session", 1))
+    async with db.write() as session:
+        await direct.execute(session, INSERT_MESSAGE, message_row("direct", 2))
+        await direct.execute(
+            session,
+            INSERT_DELIVERY,
+            {"message_id": "direct", "room_id": "r1", "agent_id": "a1", "seq": 2},
+        )
+    async with db.read() as session:
+        conn = await session.connection()
+        found = (
+            await conn.exec_driver_sql(
+                "SELECT id, created_at, updated_at, typeof(created_at) FROM messages ORDER BY seq"
+            )
+        ).all()
+        delivered = (await conn.exec_driver_sql("SELECT delivered_at FROM deliveries")).scalar()
+    assert [tuple(r[1:]) for r in found] == [
+        ("2026-01-02 03:04:05.678000", "2026-01-02 03:04:05.678000", "text")
+    ] * 2
+    assert isinstance(delivered, str) and len(delivered) == 26 and delivered[10] == " "

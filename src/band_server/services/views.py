@@ -111,6 +111,9 @@ def message_payload(msg: MessageRow, metadata: dict[str, Any] | None = None) -> 
         if metadata is not None:
             view.metadata = metadata
         return view.model_dump(mode="json")
+    inserted = iso(msg.created_at)
+    # A message just posted was created and updated at the same instant (one object).
+    updated = inserted if msg.updated_at is msg.created_at else iso(msg.updated_at)
     return {
         "id": msg.id,
         "chat_room_id": msg.room_id,
@@ -122,8 +125,8 @@ def message_payload(msg: MessageRow, metadata: dict[str, Any] | None = None) -> 
         "metadata": dict(msg.meta or {}) if metadata is None else metadata,
         "attachments": [],
         "seq": msg.seq,
-        "inserted_at": iso(msg.created_at),
-        "updated_at": iso(msg.updated_at),
+        "inserted_at": inserted,
+        "updated_at": updated,
     }
 
 

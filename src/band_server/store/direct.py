@@ -33,20 +33,24 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Column
+from sqlalchemy.dialects.sqlite.base import DATETIME as SQLITE_DATETIME
 from sqlalchemy.engine import Connection as SyncConnection
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 from sqlalchemy.sql import Select
 from sqlalchemy.sql.dml import UpdateBase
+from sqlalchemy.types import TypeEngine
 
 __all__ = ["adopt", "direct_savepoints", "every", "execute", "first", "rows", "scalar"]
 
 Params = Mapping[str, Any]
 _Processor = Callable[[Any], Any] | None
+_DEFAULT_DATETIME_FORMAT = SQLITE_DATETIME._storage_format
 
 
 @dataclass(frozen=True)
@@ -57,11 +61,14 @@ class _Plan:
     defaults: tuple[tuple[str, Callable[[], Any]], ...]  # columns the parameters leave out
 
     def arguments(self, params: Params) -> tuple[Any, ...]:
-        values = dict(self.fixed)
-        for key, default in self.defaults:
-            values[key] = default()
-        values.update(params)
-        return tuple(v if p is None else p(v) for v, p in ((values[n], p) for n, p in self.binds))
+        values: Params = params
+        if self.fixed or self.defaults:
+            merged = dict(self.fixed)
+            for key, default in self.defaults:
+                merged[key] = default()
+            merged.update(params)
+            values = merged
+        return tuple([values[n] if p is None else p(values[n]) for n, p in self.binds])
 
 
 # Keyed by the statement object itself: the hot statements are built once, at import.
@@ -105,14 +112,47 @@ def _plan(stmt: UpdateBase, dialect: Dialect, keys: frozenset[str], sample: Para
             if name not in skip
         )
         binds = tuple(
-            (name, compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect))
-            for name in compiled.positiontup
+            (name, _bind_of(compiled.binds[name].type, dialect)) for name in compiled.positiontup
         )
         plan = _Plan(compiled.string, binds, fixed, tuple(defaults))
     except LookupError:
         plan = None
     _plans[cache_key] = plan
     return plan
+
+
+def _sqlite_datetime(fallback: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """SQLite's ``DATETIME`` bind processor (default storage format), for ``datetime``
+    values: the same text as SQLAlchemy's (``YYYY-MM-DD HH:MM:SS.ffffff``, the fields as they
+    are, any offset left out) from ``isoformat``, a third of the cost of its ``%`` format;
+    the last value's text is reused when the same object comes again (a post binds its
+    ``now`` as ``created_at`` and ``updated_at``). Dates and ``None`` go to ``fallback``."""
+    last: list[tuple[datetime, str]] = [(datetime.min, "")]
+
+    def process(value: Any) -> Any:
+        if type(value) is not datetime:
+            return fallback(value)
+        seen = last[0]  # one tuple, read and replaced whole: safe across threads
+        if seen[0] is value:
+            return seen[1]
+        text = value.isoformat(" ", "microseconds")[:26]
+        last[0] = (value, text)
+        return text
+
+    return process
+
+
+def _bind_of(type_: TypeEngine[Any], dialect: Dialect) -> _Processor:
+    """The bind processor of ``type_`` on ``dialect`` (SQLite's ``DATETIME``: a faster one)."""
+    impl = type_.dialect_impl(dialect)
+    processor = impl.bind_processor(dialect)
+    if (
+        processor is not None
+        and isinstance(impl, SQLITE_DATETIME)
+        and impl._storage_format == _DEFAULT_DATETIME_FORMAT
+    ):
+        return _sqlite_datetime(processor)
+    return processor
 
 
 def _sqlite_of(conn: SyncConnection) -> sqlite3.Connection | None:
@@ -170,7 +210,7 @@ async def execute(
     session: AsyncSession, stmt: UpdateBase, params: Params | Sequence[Params]
 ) -> None:
     """``await session.execute(stmt, params)`` for an insert, update or delete (no result)."""
-    rows = [params] if isinstance(params, Mapping) else list(params)
+    rows = [params] if type(params) is dict or isinstance(params, Mapping) else list(params)
     found = await _driver(session) if rows else None
     plan = _plan(stmt, found[1], frozenset(rows[0]), rows[0]) if found else None
     if found is None or plan is None or any(frozenset(r) != frozenset(rows[0]) for r in rows):
@@ -237,8 +277,7 @@ def _read_plan(stmt: Select[Any], dialect: Dialect, params: Params) -> _ReadPlan
     if compiled.positiontup is None or any(b.expanding for b in compiled.binds.values()):
         raise ValueError("direct.first takes plain positional selects only")
     binds = tuple(
-        (name, compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect))
-        for name in compiled.positiontup
+        (name, _bind_of(compiled.binds[name].type, dialect)) for name in compiled.positiontup
     )
     fixed = tuple(
         (n, v) for n, v in compiled.construct_params(dict(params)).items() if n not in keys
