@@ -69,24 +69,44 @@ def _clean(value: str | None) -> str:
     return (value or "").strip()
 
 
-def _lookup(
-    ref: MentionRef,
-    by_id: dict[str, Member],
-    by_handle: dict[str, Member],
-    by_name: dict[str, list[Member]],
-) -> Member | None:
-    # The id wins when present: routing to someone other than the named id would be worse
-    # than refusing the message.
-    if _clean(ref.id):
-        return by_id.get(_clean(ref.id))
-    handle = _clean(ref.handle).removeprefix("@").lower()
-    if handle:
-        return by_handle.get(handle)
-    name = _clean(ref.name).removeprefix("@").lower()
-    if name:
-        matches = by_name.get(name, [])
-        return matches[0] if len(matches) == 1 else None
-    return None
+@dataclass(frozen=True)
+class _Index:
+    """A roster's members by id, handle and name (lower case), as mentions name them."""
+
+    by_id: dict[str, Member]
+    by_handle: dict[str, Member]
+    by_name: dict[str, list[Member]]
+
+    @classmethod
+    def of(cls, roster: Sequence[Member]) -> _Index:
+        by_name: dict[str, list[Member]] = {}
+        for m in roster:
+            name = m.name.strip().lower()
+            # ``@Name-With-Dashes`` is how clients write a participant that has no handle.
+            for key in {name, name.replace(" ", "-")} - {""}:
+                by_name.setdefault(key, []).append(m)
+        return cls(
+            {m.id: m for m in roster}, {m.handle.lower(): m for m in roster if m.handle}, by_name
+        )
+
+    def lookup(self, ref: MentionRef) -> Member | None:
+        # The id wins when present: routing to someone other than the named id would be
+        # worse than refusing the message.
+        if _clean(ref.id):
+            return self.by_id.get(_clean(ref.id))
+        handle = _clean(ref.handle).removeprefix("@").lower()
+        if handle:
+            return self.by_handle.get(handle)
+        name = _clean(ref.name).removeprefix("@").lower()
+        if name:
+            matches = self.by_name.get(name, [])
+            return matches[0] if len(matches) == 1 else None
+        return None
+
+
+@lru_cache(maxsize=256)
+def _index_of_roster(roster: tuple[Member, ...]) -> _Index:
+    return _Index.of(roster)
 
 
 def resolve_mentions(
@@ -100,21 +120,14 @@ def resolve_mentions(
 
     Self mentions are dropped (nobody is delivered their own message) and duplicates merge.
     Any mention that names nobody in the room refuses the whole message with a 422 whose
-    message is exactly :data:`NOT_IN_ROOM`.
+    message is exactly :data:`NOT_IN_ROOM`. A roster snapshot's index (a tuple, as the roster
+    cache keeps it) is built once.
     """
-    by_id = {m.id: m for m in roster}
-    by_handle = {m.handle.lower(): m for m in roster if m.handle}
-    by_name: dict[str, list[Member]] = {}
-    for m in roster:
-        name = m.name.strip().lower()
-        # ``@Name-With-Dashes`` is how clients write a participant that has no handle.
-        for key in {name, name.replace(" ", "-")} - {""}:
-            by_name.setdefault(key, []).append(m)
-
+    index = _index_of_roster(roster) if isinstance(roster, tuple) else _Index.of(roster)
     found: dict[str, ResolvedMention] = {}
     unresolved: dict[str, list[str]] = {}
     for i, ref in enumerate(refs):
-        member = _lookup(ref, by_id, by_handle, by_name)
+        member = index.lookup(ref)
         if member is None:
             unresolved[f"{pointer}/{i}"] = ["is not a participant of this room"]
             continue
