@@ -24,7 +24,7 @@ def uvicorn_options() -> dict[str, Any]:
     return {
         "loop": "uvloop" if has("uvloop") else "asyncio",
         "http": "httptools" if has("httptools") else "h11",
-        "ws": "wsproto" if has("wsproto") else "websockets-sansio",
+        "ws": "websockets-sansio" if has("websockets") else "wsproto",
         "ws_per_message_deflate": False,
         "ws_ping_interval": 20.0,
         "ws_ping_timeout": 20.0,
