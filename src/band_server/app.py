@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import __version__
 from .api import agent as agent_api
@@ -18,7 +18,7 @@ from .api.body_limit import BodyLimit
 from .api.fast_lane import FastLane, lanes_of
 from .api.human import router as human_router
 from .api.idempotency import IdempotencyMiddleware, claimed_in_unit
-from .api.unavailable import UnavailableGuard
+from .api.unavailable import Guard
 from .config import Settings
 from .context import Platform
 from .fanout.bus import Broadcast, Bus, InProcessBus
@@ -59,19 +59,36 @@ def make_bus(settings: Settings) -> Bus:
 
 
 class BandApp(FastAPI):
-    """FastAPI, except that the socket upgrade goes straight to its endpoint.
+    """FastAPI, behind the platform's own layers.
 
-    A socket lives for hours, and each ASGI layer on its way (Starlette's error middleware,
-    FastAPI's own layers, our HTTP middlewares, the router) keeps a frame alive for all that
-    time: about 7 KiB per socket, a quarter of the budget for 10,000 idle agents
-    (docs/decisions.md).
+    - The socket upgrade goes straight to its endpoint. A socket lives for hours, and each ASGI
+      layer on its way (Starlette's error middleware, FastAPI's own layers, our HTTP
+      middlewares, the router) keeps a frame alive for all that time: about 7 KiB per socket, a
+      quarter of the budget for 10,000 idle agents (docs/decisions.md).
+    - An HTTP request crosses ``http_stack`` first (metrics, the guard, the body limit,
+      idempotency, the fast lane), and FastAPI's own stack (its telemetry check, Starlette's
+      error middleware, FastAPI's exception and exit-stack layers, the router) only when the
+      fast lane hands it on (``routed``): an agent's call the lane serves crosses five layers
+      fewer. The guard gives a crash in our layers the error envelope, as Starlette's error
+      middleware did when it sat outside them.
     """
 
+    http_stack: ASGIApp | None = None
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        kind = scope["type"]
+        if kind == "http" and self.http_stack is not None:
+            scope["app"] = self
+            await self.http_stack(scope, receive, send)
+            return
         if is_socket_upgrade(scope):
             scope["app"] = self
             await serve_socket(scope, receive, send)
             return
+        await super().__call__(scope, receive, send)
+
+    async def routed(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """FastAPI's own stack and router: what the fast lane does not serve."""
         await super().__call__(scope, receive, send)
 
 
@@ -132,19 +149,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_url="/openapi.json",
     )
     errors.install(app)
-    # Innermost first: the fast lane serves simple routes inside the idempotency middleware.
+    # Innermost first: the fast lane serves simple routes inside the idempotency middleware,
+    # and hands everything else to FastAPI's own stack.
     lanes = [*lanes_of("/api/v1/agent", agent_api), *lanes_of("/api/v1/me", human_api)]
-    app.add_middleware(FastLane, lanes=lanes)
-    app.add_middleware(
-        IdempotencyMiddleware,
-        unit_claimed=[
-            lane.pattern
-            for lane in lanes
-            if "POST" in (lane.route.methods or ()) and claimed_in_unit(lane.route.endpoint)
-        ],
-    )
-    app.add_middleware(BodyLimit)  # outside idempotency: nothing oversized is buffered
-    app.add_middleware(UnavailableGuard)  # a database out of reach before any route: 503
+    unit_claimed = [
+        lane.pattern
+        for lane in lanes
+        if "POST" in (lane.route.methods or ()) and claimed_in_unit(lane.route.endpoint)
+    ]
+    stack: ASGIApp = FastLane(app.routed, lanes=lanes)
+    stack = IdempotencyMiddleware(stack, unit_claimed=unit_claimed)
+    stack = BodyLimit(stack)  # outside idempotency: nothing oversized is buffered
+    stack = Guard(stack)  # a crash or a database out of reach before any answer: the envelope
+    # Outer: times every request, the idempotency replays included.
+    app.http_stack = RequestMetrics(stack, metrics=node_metrics, in_flight=in_flight)
     app.include_router(agent_router, prefix="/api/v1/agent")
     app.include_router(human_router, prefix="/api/v1/me")
     app.include_router(delegation.router, prefix="/api/v1/delegation")
@@ -152,8 +170,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(health.router)
     app.include_router(web_router)
     app.add_route("/metrics", metrics, include_in_schema=False)
-    # Outer: times every request, the idempotency replays included.
-    app.add_middleware(RequestMetrics, metrics=node_metrics, in_flight=in_flight)
     app.mount("/static", static_files(), name="static")
 
     openapi.install(app)

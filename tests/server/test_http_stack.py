@@ -3,10 +3,63 @@ lane's answers, and the server options (docs/decisions.md, "The stack outside th
 
 from __future__ import annotations
 
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from band_server.api.fast_lane import FastLane
+from band_server.app import BandApp
 from band_server.server_stack import uvicorn_options
+from conftest import Seeded
 
 
 def test_the_server_speaks_websockets_through_the_sans_io_websockets_implementation() -> None:
     # ~9 us less CPU per pushed frame than wsproto's pure-Python framing, for ~2 KiB more
     # memory per socket (docs/decisions.md).
     assert uvicorn_options()["ws"] == "websockets-sansio"
+
+
+async def test_a_lane_request_never_enters_fastapis_stack(
+    app: FastAPI, client: httpx.AsyncClient, seeded: Seeded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    entered: list[str] = []
+    fastapis = FastAPI.__call__
+
+    async def counted(self: FastAPI, scope: Any, receive: Any, send: Any) -> None:
+        entered.append(scope["path"])
+        await fastapis(self, scope, receive, send)
+
+    monkeypatch.setattr(FastAPI, "__call__", counted)
+    assert isinstance(app, BandApp)
+    me = await client.get("/api/v1/agent/me", headers={"x-api-key": seeded.agent_key})
+    assert me.status_code == 200, me.text
+    assert entered == []
+    # What the lane hands on (a query string here) goes through FastAPI as before.
+    chats = await client.get("/api/v1/agent/chats?limit=5", headers={"x-api-key": seeded.agent_key})
+    assert chats.status_code == 200, chats.text
+    assert entered == ["/api/v1/agent/chats"]
+
+
+async def test_a_crash_in_our_layers_is_answered_in_the_envelope(
+    app: FastAPI, seeded: Seeded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Starlette's error middleware no longer sits outside the fast lane: the guard does."""
+
+    async def crash(*args: Any) -> None:
+        raise RuntimeError("a bug in the lane")
+
+    monkeypatch.setattr(FastLane, "_serve", crash)
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://band.test") as c:
+        r = await c.get("/api/v1/agent/me", headers={"x-api-key": seeded.agent_key})
+    assert r.status_code == 500
+    error = r.json()["error"]
+    assert error["code"] == "internal_error"
+    assert error["message"] and error["request_id"]
+    # ... and the crash is still raised for the server to log.
+    raising = httpx.ASGITransport(app=app, raise_app_exceptions=True)
+    async with httpx.AsyncClient(transport=raising, base_url="http://band.test") as c:
+        with pytest.raises(RuntimeError, match="a bug in the lane"):
+            await c.get("/api/v1/agent/me", headers={"x-api-key": seeded.agent_key})

@@ -4,8 +4,8 @@ a hang (connects to PostgreSQL time out, see ``store.db``).
 
 Errors raised inside a route reach :func:`~band_server.api.errors.database_error_response`
 or the catch-all handler; errors raised before any route runs (the API key check in the
-idempotency middleware or the fast lane) reach :class:`UnavailableGuard`, which sits outside
-our other middlewares. All of them ask :func:`~band_server.store.outage.dependency_unavailable`.
+idempotency middleware or the fast lane) reach :class:`Guard`, which sits outside our other
+layers and FastAPI's. All of them ask :func:`~band_server.store.outage.dependency_unavailable`.
 """
 
 from __future__ import annotations
@@ -37,16 +37,18 @@ def unavailable_response(request: Request, exc: BaseException) -> JSONResponse:
     )
 
 
-class UnavailableGuard:
-    """Pure ASGI middleware: an unreachable database before a response started becomes 503."""
+class Guard:
+    """Pure ASGI middleware: what fails before an answer started is answered in the envelope.
+
+    An unreachable database becomes 503 (and is not raised further: nothing is broken); any
+    other error 500 ``internal_error``, then raised on for the server to log, as Starlette's
+    error middleware does inside FastAPI's stack (which sits inside this one).
+    """
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
         started = False
 
         async def tracked(message: Message) -> None:
@@ -58,6 +60,12 @@ class UnavailableGuard:
         try:
             await self.app(scope, receive, tracked)
         except Exception as exc:
-            if started or not dependency_unavailable(exc):
+            if started:
                 raise
-            await unavailable_response(Request(scope), exc)(scope, receive, send)
+            if dependency_unavailable(exc):
+                await unavailable_response(Request(scope), exc)(scope, receive, send)
+                return
+            from .errors import unexpected_response
+
+            await unexpected_response(Request(scope), exc)(scope, receive, send)
+            raise
