@@ -48,6 +48,9 @@ if TYPE_CHECKING:
 DELIVERY_STATES = ("delivered", "processing", "processed", "failed")
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 _BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
+ROUTE_TEMPLATE = "band.route"
+"""``scope[ROUTE_TEMPLATE]``: the request's full route template, set by whoever matched it
+with its prefix known (the fast lane); else it is worked out from ``scope["route"]``."""
 
 
 class Metrics:
@@ -164,7 +167,8 @@ class RequestMetrics:
             await self.app(scope, receive, timed_send)
         finally:
             in_flight.count -= 1
-            self._observe(str(scope["method"]), _route_of(scope), status, started)
+            route = scope.get(ROUTE_TEMPLATE) or _route_of(scope)
+            self._observe(str(scope["method"]), route, status, started)
 
     def _observe(self, method: str, route: str, status: int, started: float) -> None:
         counter = self._counters.get((method, route, status))

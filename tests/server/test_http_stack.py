@@ -3,16 +3,21 @@ lane's answers, and the server options (docs/decisions.md, "The stack outside th
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
+from starlette.responses import JSONResponse
+from starlette.types import Message
 
+from band_server.api import fast_lane
 from band_server.api.fast_lane import FastLane
 from band_server.app import BandApp
+from band_server.context import Platform
 from band_server.server_stack import uvicorn_options
-from conftest import Seeded
+from conftest import Seeded, make_agent
 
 
 def test_the_server_speaks_websockets_through_the_sans_io_websockets_implementation() -> None:
@@ -63,3 +68,43 @@ async def test_a_crash_in_our_layers_is_answered_in_the_envelope(
     async with httpx.AsyncClient(transport=raising, base_url="http://band.test") as c:
         with pytest.raises(RuntimeError, match="a bug in the lane"):
             await c.get("/api/v1/agent/me", headers={"x-api-key": seeded.agent_key})
+
+
+@pytest.mark.parametrize(
+    ("status", "content"),
+    [
+        (200, {"data": {"working": False}}),
+        (201, {"data": {"id": "x", "content": "héllo ✓ \u2028", "n": [1, 2.5, None, True]}}),
+        (200, []),
+    ],
+)
+async def test_the_lanes_answer_is_what_jsonresponse_sends(status: int, content: Any) -> None:
+    sent: list[Message] = []
+    expected: list[Message] = []
+
+    async def into(box: list[Message]) -> Any:
+        async def send(message: Message) -> None:
+            box.append(message)
+
+        return send
+
+    await fast_lane._answer(await into(sent), status, content)
+    scope = {"type": "http", "method": "GET", "path": "/"}
+    await JSONResponse(content, status_code=status)(scope, _nothing, await into(expected))
+    assert sent == expected
+    assert json.loads(sent[1]["body"]) == content
+
+
+async def _nothing() -> Message:
+    return {"type": "http.disconnect"}
+
+
+async def test_a_lane_request_is_counted_under_its_full_route_template(
+    client: httpx.AsyncClient, platform: Platform, seeded: Seeded
+) -> None:
+    _, agent_key, _ = await make_agent(platform, seeded.user_id, "Other")
+    for key in (seeded.agent_key, agent_key):
+        assert (await client.get("/api/v1/agent/me", headers={"x-api-key": key})).status_code == 200
+    text = (await client.get("/metrics")).text
+    line = 'band_http_requests_total{method="GET",route="/api/v1/agent/me",status="200"} 2.0'
+    assert line in text.splitlines()

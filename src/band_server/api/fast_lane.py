@@ -35,10 +35,11 @@ from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import DBAPIError
 from starlette.datastructures import Headers
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from ..errors import ApiError
+from ..observability import ROUTE_TEMPLATE
 from . import deps
 from .errors import api_error_response, database_error_response, unexpected_response
 from .idempotency import PARSED
@@ -67,6 +68,7 @@ class _Lane:
     body_arg: str | None = None
     body_model: type[BaseModel] | None = None
     header_args: tuple[tuple[str, str], ...] = ()  # (argument, header name lower-cased)
+    template: str = ""  # the full route template, for the request metrics
 
 
 def _header_args(dependant: Any) -> tuple[tuple[str, str], ...] | None:
@@ -85,7 +87,7 @@ def _header_args(dependant: Any) -> tuple[tuple[str, str], ...] | None:
 def _lane(prefix: str, route: APIRoute) -> _Lane:
     pattern = re.compile("^" + re.escape(prefix) + route.path_regex.pattern.lstrip("^"))
     dependant = route.dependant
-    unsimple = _Lane(route, pattern, simple=False)
+    unsimple = _Lane(route, pattern, simple=False, template=prefix + route.path)
     header_args = _header_args(dependant)
     if dependant.query_params or dependant.cookie_params or header_args is None:
         return unsimple
@@ -133,6 +135,7 @@ def _lane(prefix: str, route: APIRoute) -> _Lane:
         body_arg,
         body_model,
         header_args,
+        prefix + route.path,
     )
 
 
@@ -153,15 +156,20 @@ class FastLane:
 
     def __init__(self, app: ASGIApp, lanes: list[_Lane]) -> None:
         self.app = app
-        # By method, then by the path's last segment when the route's is a literal (None: a
-        # path parameter, any segment): a request tries the few routes that could match, not
-        # every route's pattern.
-        self._by_method: dict[str, dict[str | None, list[_Lane]]] = {}
+        # By method, then by the path's last segment: a request tries the few routes that
+        # could match (those whose last segment is that literal, and those whose last segment
+        # is a path parameter), not every route's pattern.
+        by_method: dict[str, dict[str | None, list[_Lane]]] = {}
         for lane in lanes:
             last = lane.route.path.rsplit("/", 1)[-1]
             tail = None if "{" in last else last
             for method in lane.route.methods or ():
-                self._by_method.setdefault(method, {}).setdefault(tail, []).append(lane)
+                by_method.setdefault(method, {}).setdefault(tail, []).append(lane)
+        self._by_method: dict[str, tuple[dict[str, tuple[_Lane, ...]], tuple[_Lane, ...]]] = {}
+        for method, by_tail in by_method.items():
+            wildcard = tuple(by_tail.get(None, ()))
+            literal = {t: (*found, *wildcard) for t, found in by_tail.items() if t is not None}
+            self._by_method[method] = (literal, wildcard)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("query_string"):
@@ -175,11 +183,11 @@ class FastLane:
 
     def _match(self, method: str, path: str) -> tuple[_Lane | None, dict[str, str]]:
         found: tuple[_Lane, dict[str, str]] | None = None
-        by_tail = self._by_method.get(method)
-        if by_tail is None:
+        routes = self._by_method.get(method)
+        if routes is None:
             return None, {}
-        candidates = [*by_tail.get(path.rsplit("/", 1)[-1], ()), *by_tail.get(None, ())]
-        for lane in candidates:
+        literal, wildcard = routes
+        for lane in literal.get(path.rsplit("/", 1)[-1], wildcard):
             m = lane.pattern.match(path)
             if m is None:
                 continue
@@ -194,7 +202,6 @@ class FastLane:
         self, lane: _Lane, params: dict[str, str], scope: Scope, receive: Receive, send: Send
     ) -> None:
         platform: Platform = scope["app"].state.platform
-        headers = Headers(scope=scope)
         body = b""
         replay = receive
         if lane.body_model is not None or scope["method"] in ("POST", "PUT", "PATCH"):
@@ -203,6 +210,7 @@ class FastLane:
             if not complete:  # too large for the lane: FastAPI applies its own limit
                 await self.app(scope, replay, send)
                 return
+        headers = Headers(scope=scope)
         kwargs: dict[str, Any] = dict(params)
         for arg, name in lane.header_args:
             kwargs[arg] = headers.get(name)
@@ -230,22 +238,40 @@ class FastLane:
             kwargs[lane.platform_arg] = platform
         scope["route"] = lane.route
         scope["path_params"] = params
-        response = await self._call(lane, kwargs, scope)
-        await response(scope, replay, send)
+        scope[ROUTE_TEMPLATE] = lane.template
+        result = await self._call(lane, kwargs, scope)
+        if isinstance(result, Response):
+            await result(scope, replay, send)
+            return
+        await _answer(send, lane.route.status_code or 200, result)
 
     @staticmethod
-    async def _call(lane: _Lane, kwargs: dict[str, Any], scope: Scope) -> Response:
+    async def _call(lane: _Lane, kwargs: dict[str, Any], scope: Scope) -> Any:
+        """The endpoint's result, or the error envelope of what it raised."""
         try:
-            result = await lane.route.endpoint(**kwargs)
+            return await lane.route.endpoint(**kwargs)
         except ApiError as exc:
             return api_error_response(Request(scope), exc)
         except DBAPIError as exc:
             return database_error_response(Request(scope), exc)
         except Exception as exc:
             return unexpected_response(Request(scope), exc)
-        if isinstance(result, Response):
-            return result
-        return JSONResponse(result, status_code=lane.route.status_code or 200)
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+"""What ``JSONResponse.render`` writes (``json.dumps`` with these options builds an encoder
+per call)."""
+
+
+async def _answer(send: Send, status: int, content: Any) -> None:
+    """Send ``content`` as ``JSONResponse(content, status)`` would: the same body and headers,
+    without a ``Response`` object per answer."""
+    body = _JSON(content).encode("utf-8")
+    headers = [(b"content-type", b"application/json")]
+    if status >= 200 and status not in (204, 304):
+        headers.insert(0, (b"content-length", str(len(body)).encode("latin-1")))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def _read_body(receive: Receive) -> tuple[bytes, bool]:
