@@ -9,11 +9,13 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
+from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import Message
 
 from band_server.api import fast_lane
 from band_server.api.fast_lane import FastLane
+from band_server.api.raw_headers import header
 from band_server.app import BandApp
 from band_server.context import Platform
 from band_server.server_stack import uvicorn_options
@@ -108,3 +110,20 @@ async def test_a_lane_request_is_counted_under_its_full_route_template(
     text = (await client.get("/metrics")).text
     line = 'band_http_requests_total{method="GET",route="/api/v1/agent/me",status="200"} 2.0'
     assert line in text.splitlines()
+
+
+@pytest.mark.parametrize(
+    ("raw", "name"),
+    [
+        ([(b"x-api-key", b"k1"), (b"content-type", b"application/json")], b"x-api-key"),
+        ([(b"x-api-key", b"first"), (b"x-api-key", b"second")], b"x-api-key"),
+        ([(b"content-type", b"text/plain")], b"x-api-key"),
+        ([(b"x-name", "caf\u00e9".encode("latin-1"))], b"x-name"),
+        ([], b"content-length"),
+    ],
+)
+def test_a_raw_header_reads_as_starlettes_headers_get(
+    raw: list[tuple[bytes, bytes]], name: bytes
+) -> None:
+    scope = {"type": "http", "headers": raw}
+    assert header(scope, name) == Headers(scope=scope).get(name.decode())

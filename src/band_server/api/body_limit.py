@@ -8,11 +8,11 @@ streamed to the file store and limited there (``BAND_MAX_FILE_BYTES``), so they 
 
 from __future__ import annotations
 
-from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .errors import error_response
+from .raw_headers import header
 
 MAX_JSON_BODY = 1 << 20  # 1 MiB
 API_PREFIX = "/api/"
@@ -38,7 +38,7 @@ class BodyLimit:
         ):
             await self.app(scope, receive, send)
             return
-        length = Headers(scope=scope).get("content-length")
+        length = header(scope, b"content-length")
         if length is not None:
             if not length.isdigit() or int(length) > self.limit:
                 await self._refuse(scope, receive, send)

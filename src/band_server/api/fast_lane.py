@@ -33,7 +33,6 @@ from fastapi.datastructures import DefaultPlaceholder
 from fastapi.routing import APIRoute
 from pydantic import BaseModel, ValidationError
 from sqlalchemy.exc import DBAPIError
-from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -43,6 +42,7 @@ from ..observability import ROUTE_TEMPLATE
 from . import deps
 from .errors import api_error_response, database_error_response, unexpected_response
 from .idempotency import PARSED
+from .raw_headers import header
 
 if TYPE_CHECKING:
     from ..context import Platform
@@ -67,11 +67,11 @@ class _Lane:
     principal_kind: str | None = None
     body_arg: str | None = None
     body_model: type[BaseModel] | None = None
-    header_args: tuple[tuple[str, str], ...] = ()  # (argument, header name lower-cased)
+    header_args: tuple[tuple[str, bytes], ...] = ()  # (argument, header name lower-cased)
     template: str = ""  # the full route template, for the request metrics
 
 
-def _header_args(dependant: Any) -> tuple[tuple[str, str], ...] | None:
+def _header_args(dependant: Any) -> tuple[tuple[str, bytes], ...] | None:
     """Each header parameter as (argument, header), or None when one is not an optional
     string under an explicit alias (FastAPI then reads it its own way)."""
     found = []
@@ -80,7 +80,7 @@ def _header_args(dependant: Any) -> tuple[tuple[str, str], ...] | None:
         optional_str = info.annotation == (str | None) and info.default is None
         if not optional_str or not info.alias or param.alias != info.alias:
             return None
-        found.append((param.name, info.alias.lower()))
+        found.append((param.name, info.alias.lower().encode("latin-1")))
     return tuple(found)
 
 
@@ -210,21 +210,20 @@ class FastLane:
             if not complete:  # too large for the lane: FastAPI applies its own limit
                 await self.app(scope, replay, send)
                 return
-        headers = Headers(scope=scope)
         kwargs: dict[str, Any] = dict(params)
         for arg, name in lane.header_args:
-            kwargs[arg] = headers.get(name)
+            kwargs[arg] = header(scope, name)
         try:
             if lane.principal_arg is not None:
                 # A keyed request was authenticated by the idempotency middleware already.
                 principal = scope.get("state", {}).get("principal") or await platform.authenticate(
-                    headers.get("x-api-key")
+                    header(scope, b"x-api-key")
                 )
                 if lane.principal_kind is not None and principal.kind != lane.principal_kind:
                     raise LookupError
                 kwargs[lane.principal_arg] = principal
             if lane.body_model is not None and lane.body_arg is not None:
-                if not headers.get("content-type", "").startswith("application/json"):
+                if not (header(scope, b"content-type") or "").startswith("application/json"):
                     raise LookupError
                 # As FastAPI does it: decode, then validate the Python value (a keyed
                 # request's body was decoded once already, for its hash).

@@ -36,6 +36,7 @@ from ..services import idempotency as records
 from ..services import row_keys
 from ..store.db import Database
 from .errors import error_response
+from .raw_headers import header
 
 if TYPE_CHECKING:
     from ..context import Platform
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("band_server.api")
 
 HEADER = "idempotency-key"
+_HEADER = HEADER.encode()
 MAX_KEY = 200
 # A replay may hold a secret shown once (a new API key): no cache keeps it.
 REPLAY_HEADERS = {"Idempotent-Replayed": "true", "Cache-Control": "no-store"}
@@ -129,8 +131,7 @@ class IdempotencyMiddleware:
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
-        headers = Headers(scope=scope)
-        key, api_key = headers.get(HEADER), headers.get("x-api-key")
+        key, api_key = header(scope, _HEADER), header(scope, b"x-api-key")
         # A NUL in the path can't be stored (PostgreSQL); no route has one, so just pass through.
         if key is None or not api_key or "\x00" in scope["path"]:
             await self.app(scope, receive, send)
