@@ -22,17 +22,20 @@ Each app has its own registry, so several apps in one process (tests) never coll
 from __future__ import annotations
 
 import time
+from bisect import bisect_left
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     CollectorRegistry,
-    Counter,
     Gauge,
     Histogram,
     ProcessCollector,
     generate_latest,
 )
+from prometheus_client.metrics_core import Metric
+from prometheus_client.registry import Collector
 from sqlalchemy import func, select
 from starlette.requests import Request
 from starlette.responses import Response
@@ -60,19 +63,7 @@ class Metrics:
         self.registry = CollectorRegistry(auto_describe=True)
         r = self.registry
         ProcessCollector(registry=r)
-        self.requests = Counter(
-            "band_http_requests",
-            "HTTP requests answered",
-            ["method", "route", "status"],
-            registry=r,
-        )
-        self.latency = Histogram(
-            "band_http_request_duration_seconds",
-            "Time from the request's arrival to the end of its answer",
-            ["method", "route"],
-            buckets=_LATENCY_BUCKETS,
-            registry=r,
-        )
+        self.http = RequestStats(r)
         self.deliveries = Gauge(
             "band_deliveries", "Deliveries by state (all rooms)", ["state"], registry=r
         )
@@ -133,6 +124,58 @@ class Metrics:
         return self._presence
 
 
+class RequestStats(Collector):
+    """``band_http_requests_total{method,route,status}`` and
+    ``band_http_request_duration_seconds{method,route}`` as plain numbers.
+
+    prometheus-client's labelled children take a lock on every update (a histogram's observe
+    updates its sum and a bucket: ~6 µs in a loop, a counter's inc ~2 µs), and every request
+    made both. Requests are timed on the loop's thread and scrapes render on it too, so plain
+    numbers need no lock; the two families are built when scraped, the same samples as the
+    library's own counter and histogram give (``_total``, ``_bucket`` cumulative, ``_count``,
+    ``_sum``, ``_created``).
+    """
+
+    def __init__(self, registry: CollectorRegistry) -> None:
+        self._counts: dict[tuple[str, str, int], list[float]] = {}  # [count, created]
+        self._timings: dict[tuple[str, str], list[float]] = {}  # per bucket, +Inf, sum, created
+        registry.register(self)
+
+    def observe(self, method: str, route: str, status: int, seconds: float) -> None:
+        counted = self._counts.get((method, route, status))
+        if counted is None:
+            counted = self._counts[(method, route, status)] = [0.0, time.time()]
+        counted[0] += 1
+        timed = self._timings.get((method, route))
+        if timed is None:
+            timed = self._timings[(method, route)] = [0.0] * (len(_LATENCY_BUCKETS) + 2)
+            timed.append(time.time())
+        timed[bisect_left(_LATENCY_BUCKETS, seconds)] += 1  # `le`: at most the bound
+        timed[-2] += seconds
+
+    def collect(self) -> Iterator[Metric]:
+        total = Metric("band_http_requests", "HTTP requests answered", "counter")
+        for (method, route, status), (count, created) in self._counts.items():
+            labels = {"method": method, "route": route, "status": str(status)}
+            total.add_sample("band_http_requests_total", labels, count)
+            total.add_sample("band_http_requests_created", labels, created)
+        yield total
+        name = "band_http_request_duration_seconds"
+        doc = "Time from the request's arrival to the end of its answer"
+        latency = Metric(name, doc, "histogram")
+        bounds = [*(str(float(b)) for b in _LATENCY_BUCKETS), "+Inf"]  # as the library writes them
+        for (method, route), timed in self._timings.items():
+            labels = {"method": method, "route": route}
+            below = 0.0
+            for bound, count in zip(bounds, timed, strict=False):
+                below += count
+                latency.add_sample(f"{name}_bucket", {**labels, "le": bound}, below)
+            latency.add_sample(f"{name}_count", labels, below)
+            latency.add_sample(f"{name}_sum", labels, timed[-2])
+            latency.add_sample(f"{name}_created", labels, timed[-1])
+        yield latency
+
+
 class RequestMetrics:
     """Pure ASGI middleware: counts and times every HTTP request by its route template.
 
@@ -141,12 +184,8 @@ class RequestMetrics:
 
     def __init__(self, app: ASGIApp, metrics: Metrics, in_flight: InFlight) -> None:
         self.app = app
-        self.metrics = metrics
+        self.stats = metrics.http
         self.in_flight = in_flight
-        # The labelled children, looked up once per (method, route, status): ``labels()``
-        # takes a lock and builds its key on every call.
-        self._counters: dict[tuple[str, str, int], Any] = {}
-        self._timers: dict[tuple[str, str], Any] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -168,18 +207,7 @@ class RequestMetrics:
         finally:
             in_flight.count -= 1
             route = scope.get(ROUTE_TEMPLATE) or _route_of(scope)
-            self._observe(str(scope["method"]), route, status, started)
-
-    def _observe(self, method: str, route: str, status: int, started: float) -> None:
-        counter = self._counters.get((method, route, status))
-        if counter is None:
-            counter = self.metrics.requests.labels(method, route, str(status))
-            self._counters[(method, route, status)] = counter
-        timer = self._timers.get((method, route))
-        if timer is None:
-            timer = self._timers[(method, route)] = self.metrics.latency.labels(method, route)
-        counter.inc()
-        timer.observe(time.perf_counter() - started)
+            self.stats.observe(scope["method"], route, status, time.perf_counter() - started)
 
 
 def _route_of(scope: Scope) -> str:

@@ -4,11 +4,13 @@ lane's answers, and the server options (docs/decisions.md, "The stack outside th
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import httpx
 import pytest
 from fastapi import FastAPI
+from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import Message
@@ -18,6 +20,7 @@ from band_server.api.fast_lane import FastLane
 from band_server.api.raw_headers import header
 from band_server.app import BandApp
 from band_server.context import Platform
+from band_server.observability import _LATENCY_BUCKETS, RequestStats
 from band_server.server_stack import uvicorn_options
 from conftest import Seeded, make_agent
 
@@ -127,3 +130,35 @@ def test_a_raw_header_reads_as_starlettes_headers_get(
 ) -> None:
     scope = {"type": "http", "headers": raw}
     assert header(scope, name) == Headers(scope=scope).get(name.decode())
+
+
+def test_the_request_stats_scrape_as_prometheus_clients_own_counter_and_histogram() -> None:
+    ours = CollectorRegistry(auto_describe=True)
+    stats = RequestStats(ours)
+    theirs = CollectorRegistry(auto_describe=True)
+    counter = Counter("band_http_requests", "HTTP requests answered", ["method", "route", "status"])
+    histogram = Histogram(
+        "band_http_request_duration_seconds",
+        "Time from the request's arrival to the end of its answer",
+        ["method", "route"],
+        buckets=_LATENCY_BUCKETS,
+    )
+    theirs.register(counter)
+    theirs.register(histogram)
+    seen = [
+        ("GET", "/api/v1/agent/me", 200, 0.0004),
+        ("GET", "/api/v1/agent/me", 200, 0.0005),  # on a bound: counted in it
+        ("GET", "/api/v1/agent/me", 401, 0.0011),
+        ("POST", "/api/v1/agent/chats/{chat_id}/events", 201, 0.003),
+        ("POST", "/api/v1/agent/chats/{chat_id}/events", 201, 7.0),  # past the last bound
+    ]
+    for method, route, status, seconds in seen:
+        stats.observe(method, route, status, seconds)
+        counter.labels(method, route, str(status)).inc()
+        histogram.labels(method, route).observe(seconds)
+
+    def scraped(registry: CollectorRegistry) -> list[str]:
+        text = generate_latest(registry).decode()
+        return [re.sub(r"^(\S+_created\S*) \S+$", r"\1 T", line) for line in text.splitlines()]
+
+    assert scraped(ours) == scraped(theirs)
