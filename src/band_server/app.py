@@ -76,8 +76,7 @@ class BandApp(FastAPI):
     http_stack: ASGIApp | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        kind = scope["type"]
-        if kind == "http" and self.http_stack is not None:
+        if scope["type"] == "http" and self.http_stack is not None:
             scope["app"] = self
             await self.http_stack(scope, receive, send)
             return

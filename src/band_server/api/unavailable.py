@@ -65,7 +65,7 @@ class Guard:
             if dependency_unavailable(exc):
                 await unavailable_response(Request(scope), exc)(scope, receive, send)
                 return
-            from .errors import unexpected_response
+            from .errors import unexpected_response  # here: .errors imports this module
 
             await unexpected_response(Request(scope), exc)(scope, receive, send)
             raise

@@ -208,9 +208,7 @@ class GroupCommitter:
 
     def _closes(self, batch: _Batch) -> bool:
         """Commit now: nobody is waiting, the batch is full, or its transaction broke."""
-        full = batch.size >= self._max_batch
-        broken = self._broken or self._outer is None or not self._outer.is_active
-        return self._waiting == 0 or full or broken
+        return self._waiting == 0 or batch.size >= self._max_batch or not self._usable()
 
     def _alone(self, batch: _Batch) -> bool:
         """A lone unit, and nothing else under way on the node: commit on the loop's thread."""
@@ -220,10 +218,12 @@ class GroupCommitter:
             and in_flight.count <= 1  # the unit's own request, or none
             and batch.size == 1
             and self._waiting == 0
-            and not self._broken
-            and self._outer is not None
-            and self._outer.is_active
+            and self._usable()
         )
+
+    def _usable(self) -> bool:
+        """The batch's transaction is open and nothing broke it."""
+        return not self._broken and self._outer is not None and self._outer.is_active
 
     def _commit_here(self, batch: _Batch) -> None:
         """The batch's ``COMMIT`` (the fsync) on the loop's thread; the turn is released."""
@@ -240,15 +240,9 @@ class GroupCommitter:
     def _commit_off(self, batch: _Batch) -> None:
         """The batch's ``COMMIT`` handed to the writer's thread now (no task to start first:
         a task's first step would wait behind everything the loop has ready)."""
-        driver, outer = self._driver, self._outer
-        if (
-            batch.size == 0
-            or self._broken
-            or driver is None
-            or outer is None
-            or not outer.is_active
-        ):
-            asyncio.get_running_loop().create_task(self._commit(batch))  # the rare paths
+        driver = self._driver
+        if batch.size == 0 or driver is None or not self._usable():
+            asyncio.get_running_loop().create_task(self._end_rare(batch))
             return
 
         def done(_result: object, exc: BaseException | None) -> None:
@@ -258,7 +252,7 @@ class GroupCommitter:
                 finally:
                     self._turn.release()
             else:
-                # Discarding the connection awaits: a task, which owns the turn, as for _commit.
+                # Discarding the connection awaits: a task, which owns the turn, as _end_rare.
                 asyncio.get_running_loop().create_task(self._failed(batch, exc))
 
         try:
@@ -282,15 +276,14 @@ class GroupCommitter:
         self._batch = batch
         return batch
 
-    async def _commit(self, batch: _Batch) -> None:
+    async def _end_rare(self, batch: _Batch) -> None:
+        """What :meth:`_commit_off` does not hand over, in a task that owns the turn: an empty
+        batch's ``ROLLBACK``, or the failure of a batch whose transaction broke."""
         try:
-            assert self._driver is not None and self._outer is not None
-            if self._broken or not self._outer.is_active:
+            assert self._driver is not None
+            if not self._usable():
                 raise RuntimeError("the writer's transaction was rolled back")
-            if batch.size == 0:
-                await self._driver.execute("ROLLBACK")
-            else:
-                await self._driver.commit()  # on the writer's thread: the fsync
+            await self._driver.execute("ROLLBACK")  # an empty batch
         except BaseException as exc:
             await self._fail(batch, exc)
             if not isinstance(exc, Exception):
