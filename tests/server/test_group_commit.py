@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
+import sys
 from pathlib import Path
 
 import pytest
@@ -255,3 +256,24 @@ async def test_a_write_lock_held_by_another_process_is_waited_for_off_the_loop(
     # and with the lock free again, units go on as before
     await insert(db, 8, seen)
     assert rows_on_disk(db) == [7, 8]
+
+
+async def test_a_unit_of_work_starts_no_async_generator(db: Database) -> None:
+    """``db.write()`` is an object with ``__aenter__``/``__aexit__``: each async generator a
+    unit went through cost the loop a first-iteration hook, a weak reference and its frames."""
+    started: list[object] = []
+    firstiter, finalizer = sys.get_asyncgen_hooks()
+
+    def counted(agen: object) -> None:
+        started.append(agen)
+        if firstiter is not None:
+            firstiter(agen)  # type: ignore[arg-type]
+
+    sys.set_asyncgen_hooks(firstiter=counted, finalizer=finalizer)
+    try:
+        async with db.write() as session:
+            await direct.execute(session, INSERT_T, {"n": 1, "body": "direct"})
+    finally:
+        sys.set_asyncgen_hooks(firstiter=firstiter, finalizer=finalizer)
+    assert started == []
+    assert rows_on_disk(db) == [1]

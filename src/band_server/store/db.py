@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 from sqlalchemy.engine import make_url
@@ -77,13 +77,14 @@ class Database:
             self._writer_engine = None
         self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
 
-    @asynccontextmanager
-    async def write(self) -> AsyncIterator[AsyncSession]:
+    def write(self) -> AbstractAsyncContextManager[AsyncSession]:
         """One write transaction; committed (durably) when the block exits cleanly."""
         if self._writer is not None:
-            async with self._writer.unit() as session:
-                yield session
-            return
+            return self._writer.unit()  # as it is: no generator (a loop hook each) around it
+        return self._pooled_write()
+
+    @asynccontextmanager
+    async def _pooled_write(self) -> AsyncIterator[AsyncSession]:
         async with self._sessions() as session, session.begin():
             yield session
 

@@ -33,9 +33,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import TracebackType
 
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, AsyncTransaction
@@ -118,93 +118,9 @@ class GroupCommitter:
         self._batch: _Batch | None = None
         self._spare: AsyncSession | None = None  # a session no unit used (see _savepoint)
 
-    @asynccontextmanager
-    async def unit(self) -> AsyncIterator[AsyncSession]:
+    def unit(self) -> _Unit:
         """One unit of work; on a clean exit, returns once it is durably committed."""
-        self._waiting += 1
-        try:
-            await self._turn.acquire()
-        finally:
-            self._waiting -= 1
-        handed_off = False
-        batch: _Batch | None = None
-        ok = False
-        try:
-            batch = self._batch or await self._open()
-            async with self._savepoint() as session:
-                yield session
-            batch.size += 1
-            ok = True
-            if self._alone(batch):
-                # One pass of the loop first: whatever already waits for it (a request read but
-                # not begun yet, a unit about to ask for the turn) runs before the loop blocks.
-                # A request begun sends the commit to the writer's thread; a unit that asks
-                # for the turn joins this batch.
-                await asyncio.sleep(0)
-        finally:
-            if batch is not None and self._closes(batch):
-                self._batch = None
-                if self._alone(batch):
-                    self._commit_here(batch)  # no await: nothing can cancel it half-way
-                else:
-                    # The commit owns the turn from here and releases it when done, so a
-                    # cancelled caller can never leave a batch half-committed or the turn held.
-                    self._commit_off(batch)
-                handed_off = True
-            if not handed_off:
-                self._turn.release()
-        if ok:
-            assert batch is not None
-            if batch.done.done():
-                batch.done.result()
-            else:
-                await asyncio.shield(batch.done)
-
-    @asynccontextmanager
-    async def _savepoint(self) -> AsyncIterator[AsyncSession]:
-        """The unit's savepoint, issued on the driver; the session begins only if used.
-
-        Direct statements (``store.direct``) run in the savepoint at once; anything else makes
-        the session begin its own nested savepoint inside it, committed (flushed) or rolled
-        back before the unit's savepoint is released or rolled back to.
-        """
-        assert self._sqlite is not None
-        sqlite = self._sqlite
-        _run(sqlite, _SAVEPOINT)
-        # A session no unit used (direct statements only: never begun, nothing loaded) serves
-        # the next unit on the same connection too; building one cost ~20 µs a unit.
-        session, self._spare = self._spare, None
-        if session is None or session.bind is not self._conn:
-            session = AsyncSession(
-                bind=self._conn, join_transaction_mode="create_savepoint", expire_on_commit=False
-            )
-        direct.adopt(session, sqlite, self._engine.dialect)
-        sync = session.sync_session
-        untouched = False
-        try:
-            try:
-                yield session
-                if sync.in_transaction() or not sync._is_clean():
-                    await session.commit()
-                else:
-                    untouched = not (len(sync.identity_map) or sync._new)
-            finally:
-                # A session that was used is closed, as every unit's was: what it loaded is
-                # detached (no later lazy load on the writer's connection), and a savepoint
-                # still open is rolled back.
-                if sync.in_transaction() or len(sync.identity_map) or sync._new:
-                    await session.close()
-        except BaseException:
-            try:
-                _run(sqlite, _ROLLBACK_TO)
-                _run(sqlite, _RELEASE)
-            except DBAPIError:
-                log.exception("a unit's savepoint could not be rolled back: the batch fails")
-                self._broken = True
-            raise
-        _run(sqlite, _RELEASE)
-        if untouched:
-            self._spare = session
+        return _Unit(self)
 
     def _closes(self, batch: _Batch) -> bool:
         """Commit now: nobody is waiting, the batch is full, or its transaction broke."""
@@ -331,3 +247,143 @@ class GroupCommitter:
             self._outer = self._driver = self._sqlite = None
             if conn is not None:
                 await conn.close()
+
+
+class _Unit:
+    """:meth:`GroupCommitter.unit`: an object, not a generator-based context manager (each
+    async generator cost the loop a hook call, a weak reference and its frames, per unit).
+
+    Each unit holds ``SAVEPOINT "band_unit"``, released, or rolled back to (alone) when it
+    raises. The session begins only if used: direct statements (``store.direct``) run in the
+    savepoint at once; anything else makes the session begin its own nested savepoint inside
+    it, committed (flushed) or rolled back before the unit's savepoint is released or rolled
+    back to.
+    """
+
+    __slots__ = ("_batch", "_session", "_writer")
+
+    def __init__(self, writer: GroupCommitter) -> None:
+        self._writer = writer
+        self._batch: _Batch | None = None
+        self._session: AsyncSession | None = None
+
+    async def __aenter__(self) -> AsyncSession:
+        w = self._writer
+        w._waiting += 1
+        try:
+            await w._turn.acquire()
+        finally:
+            w._waiting -= 1
+        try:
+            self._batch = w._batch or await w._open()
+            sqlite = w._sqlite
+            assert sqlite is not None
+            _run(sqlite, _SAVEPOINT)
+        except BaseException:
+            self._end()
+            raise
+        # A session no unit used (direct statements only: never begun, nothing loaded) serves
+        # the next unit on the same connection too; building one cost ~20 µs a unit.
+        session, w._spare = w._spare, None
+        if session is None or session.bind is not w._conn:
+            session = AsyncSession(
+                bind=w._conn, join_transaction_mode="create_savepoint", expire_on_commit=False
+            )
+        direct.adopt(session, sqlite, w._engine.dialect)
+        self._session = session
+        return session
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        try:
+            if exc is not None:
+                try:
+                    await self._close_session()
+                finally:
+                    self._undo()
+                return  # the unit's own exception goes on
+            try:
+                untouched = await self._settle()
+            except BaseException:
+                self._undo()
+                raise
+            w = self._writer
+            assert w._sqlite is not None
+            _run(w._sqlite, _RELEASE)
+            if untouched:
+                w._spare = self._session
+            batch = self._batch
+            assert batch is not None
+            batch.size += 1
+            if w._alone(batch):
+                # One pass of the loop first: whatever already waits for it (a request read
+                # but not begun yet, a unit about to ask for the turn) runs before the loop
+                # blocks. A request begun sends the commit to the writer's thread; a unit that
+                # asks for the turn joins this batch.
+                await asyncio.sleep(0)
+        finally:
+            self._end()
+        batch = self._batch
+        assert batch is not None
+        if batch.done.done():
+            batch.done.result()
+        else:
+            await asyncio.shield(batch.done)
+
+    async def _settle(self) -> bool:
+        """Flush (commit) the session if it was used, then close it; True if it never was."""
+        session = self._session
+        assert session is not None
+        sync = session.sync_session
+        untouched = False
+        try:
+            if sync.in_transaction() or not sync._is_clean():
+                await session.commit()
+            else:
+                untouched = not (len(sync.identity_map) or sync._new)
+        finally:
+            await self._close_session()
+        return untouched
+
+    async def _close_session(self) -> None:
+        # A session that was used is closed, as every unit's was: what it loaded is detached
+        # (no later lazy load on the writer's connection), and a savepoint still open is
+        # rolled back.
+        session = self._session
+        if session is None:
+            return
+        sync = session.sync_session
+        if sync.in_transaction() or len(sync.identity_map) or sync._new:
+            await session.close()
+
+    def _undo(self) -> None:
+        """The unit's work undone: its savepoint rolled back to (the batch's others stay)."""
+        w = self._writer
+        sqlite = w._sqlite
+        assert sqlite is not None
+        try:
+            _run(sqlite, _ROLLBACK_TO)
+            _run(sqlite, _RELEASE)
+        except DBAPIError:
+            log.exception("a unit's savepoint could not be rolled back: the batch fails")
+            w._broken = True
+
+    def _end(self) -> None:
+        """The unit leaves the writer's turn: its batch closes (commits) or stays open for the
+        next unit."""
+        w = self._writer
+        batch = self._batch
+        if batch is not None and w._closes(batch):
+            w._batch = None
+            if w._alone(batch):
+                w._commit_here(batch)  # no await: nothing can cancel it half-way
+            else:
+                # The commit owns the turn from here and releases it when done, so a
+                # cancelled caller can never leave a batch half-committed or the turn held.
+                w._commit_off(batch)
+            return
+        w._turn.release()
