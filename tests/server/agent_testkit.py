@@ -146,7 +146,7 @@ async def person_posts(platform: Platform, w: World, text: str, *mention_ids: st
         room = await rooms.room_for(uow.session, alice, w.room_id)
         fields = MessageCreateFields(content=text, mentions=[MentionRef(id=i) for i in mention_ids])
         sent = await messages.post_message(uow, alice, room, fields)
-    return sent.id
+    return str(sent["id"])
 
 
 async def room_log(platform: Platform, room_id: str, **kw: Any) -> MessagePage:

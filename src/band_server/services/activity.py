@@ -3,9 +3,7 @@ attempt (the indicator itself: ``services.working``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from band.protocol import ActivityResponse
+from typing import TYPE_CHECKING, Any
 
 from . import leases, unit
 from .principals import Principal
@@ -17,7 +15,7 @@ if TYPE_CHECKING:
 
 async def report_activity(
     platform: Platform, agent: Principal, room_id: str, working: bool
-) -> ActivityResponse:
+) -> dict[str, Any]:
     """Record the agent's working flag in a room it belongs to; tell people when it flips.
 
     ``working: true`` is also a sign of life of the room's live attempt (its lease)."""
@@ -28,4 +26,4 @@ async def report_activity(
             await leases.touch(uow.session, agent.id, room_id)
     if platform.activity.report(room_id, agent.id, working):
         await platform.bus.publish(flipped(agent.id, room_id, working))
-    return ActivityResponse(working=working)
+    return {"working": working}  # ``ActivityResponse``'s JSON, built straight

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from band.protocol import Recipient
 from band.protocol.messages import MentionRef
 
 from ..errors import ValidationFailed
@@ -61,8 +60,10 @@ class ResolvedMention:
             item["kind"] = "reference"
         return item
 
-    def recipient(self) -> Recipient:
-        return Recipient(id=self.member.id, handle=self.member.handle, name=self.member.name)
+    def recipient(self) -> dict[str, Any]:
+        """``Recipient(...).model_dump(mode="json")``, built straight (every post answers
+        its recipients)."""
+        return {"id": self.member.id, "handle": self.member.handle, "name": self.member.name}
 
 
 def _clean(value: str | None) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from band.protocol import MessageSentResponse
 from band.protocol.messages import MessageCreateFields
@@ -15,15 +16,16 @@ from .rooms import Member, members
 from .unit import UnitOfWork
 
 
-async def post_as_person(
+async def person_post(
     uow: UnitOfWork,
     person: Principal,
     room: Room,
     fields: MessageCreateFields,
     *,
     roster: Sequence[Member] | None = None,
-) -> MessageSentResponse:
-    """Post a text message; explicit mentions are optional and ``@handle`` text counts too."""
+) -> dict[str, Any]:
+    """Post a text message; explicit mentions are optional and ``@handle`` text counts too.
+    Returns the answer's data (``MessageSentResponse``'s JSON)."""
     if roster is None:
         roster = await members(uow.session, room.id)
     known = {m.id for m in fields.mentions if m.id} | {
@@ -37,3 +39,16 @@ async def post_as_person(
     if extra:
         fields = fields.model_copy(update={"mentions": [*fields.mentions, *extra]})
     return await post_message(uow, person, room, fields, roster=roster)
+
+
+async def post_as_person(
+    uow: UnitOfWork,
+    person: Principal,
+    room: Room,
+    fields: MessageCreateFields,
+    *,
+    roster: Sequence[Member] | None = None,
+) -> MessageSentResponse:
+    """:func:`person_post`, its answer as the wire model (the web app, ``band send``)."""
+    sent = await person_post(uow, person, room, fields, roster=roster)
+    return MessageSentResponse.model_validate(sent)

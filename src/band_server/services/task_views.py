@@ -12,7 +12,6 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from band.protocol import (
     Board,
     BoardEvent,
-    EventCreatedResponse,
     Task,
     TaskActor,
     TaskAssignment,
@@ -158,7 +157,7 @@ def snippet(text: str) -> str:
 
 async def post_timeline(
     uow: UnitOfWork, actor: Principal, room: Room, content: str, metadata: dict[str, Any]
-) -> EventCreatedResponse:
+) -> dict[str, Any]:
     """One ``task`` event in the room's timeline (people's sockets; the actor's context)."""
     fields = EventCreateFields(
         content=content[:MAX_EVENT_CHARS], message_type="task", metadata=metadata

@@ -75,7 +75,7 @@ async def post_message(
             loop_limit=platform.settings.agent_loop_limit,
             roster=snap.roster,
         )
-        return uow.keep_answer(201, {"data": sent.model_dump(mode="json")}, secret_free=True)
+        return uow.keep_answer(201, {"data": sent}, secret_free=True)
 
 
 @router.post("/chats/{chat_id}/events", status_code=201, responses=one(EventCreatedResponse, 201))
@@ -88,7 +88,7 @@ async def post_event(
     async with unit.write(platform) as uow:
         await leases.sign_of_life(uow, platform.lease_clock, agent.id, snap.room.id)
         created = await messages.post_event(uow, agent, snap.room, body.event)
-        return uow.keep_answer(201, {"data": created.model_dump(mode="json")}, secret_free=True)
+        return uow.keep_answer(201, {"data": created}, secret_free=True)
 
 
 @router.get("/chats/{chat_id}/messages", responses=many(ChatMessage))
@@ -237,5 +237,4 @@ async def report_activity(
     platform: PlatformDep, agent: AgentDep, chat_id: str, body: ActivityBody
 ) -> dict[str, Any]:
     """The "working…" indicator; refreshed every few seconds while a turn runs."""
-    answer = await activity.report_activity(platform, agent, chat_id, body.working)
-    return {"data": answer.model_dump(mode="json")}
+    return {"data": await activity.report_activity(platform, agent, chat_id, body.working)}

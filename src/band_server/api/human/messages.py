@@ -16,7 +16,7 @@ from ..agent.messages import Cursor, Limit, Page, PageSize, page_response
 from ..answers import many, one
 from ..deps import PlatformDep, UserDep
 from ..idempotency import claims_in_its_unit
-from ..listing import IncludeQuery, InstantQuery, data, listed_values, parse_instant
+from ..listing import IncludeQuery, InstantQuery, listed_values, parse_instant
 
 router = APIRouter()
 
@@ -79,5 +79,5 @@ async def post_message(
     that dies after the commit leaves a replayable answer, not a claim that blocks retries."""
     snap = await platform.rosters.room_for(platform.db, me, chat_id)
     async with write(platform) as uow:
-        sent = await posting.post_as_person(uow, me, snap.room, body.message, roster=snap.roster)
-        return uow.keep_answer(201, data(sent), secret_free=True)
+        sent = await posting.person_post(uow, me, snap.room, body.message, roster=snap.roster)
+        return uow.keep_answer(201, {"data": sent}, secret_free=True)
