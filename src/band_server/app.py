@@ -14,16 +14,15 @@ from .api import agent as agent_api
 from .api import delegation, errors, health, openapi
 from .api import human as human_api
 from .api.agent import router as agent_router
-from .api.body_limit import BodyLimit
 from .api.fast_lane import FastLane, lanes_of
+from .api.front import Front
 from .api.human import router as human_router
 from .api.idempotency import IdempotencyMiddleware, claimed_in_unit
-from .api.unavailable import Guard
 from .config import Settings
 from .context import Platform
 from .fanout.bus import Broadcast, Bus, InProcessBus
 from .gc_policy import FrozenSurvivors
-from .observability import Metrics, RequestMetrics, metrics
+from .observability import Metrics, metrics
 from .realtime.hub import Hub
 from .realtime.presence import Presence
 from .realtime.socket import is_socket_upgrade, serve_socket
@@ -65,12 +64,12 @@ class BandApp(FastAPI):
       layer on its way (Starlette's error middleware, FastAPI's own layers, our HTTP
       middlewares, the router) keeps a frame alive for all that time: about 7 KiB per socket, a
       quarter of the budget for 10,000 idle agents (docs/decisions.md).
-    - An HTTP request crosses ``http_stack`` first (metrics, the guard, the body limit,
-      idempotency, the fast lane), and FastAPI's own stack (its telemetry check, Starlette's
-      error middleware, FastAPI's exception and exit-stack layers, the router) only when the
-      fast lane hands it on (``routed``): an agent's call the lane serves crosses five layers
-      fewer. The guard gives a crash in our layers the error envelope, as Starlette's error
-      middleware did when it sat outside them.
+    - An HTTP request crosses ``http_stack`` first (``api.front.Front``: metrics, the body
+      limit and the guard in one layer; then idempotency, the fast lane), and FastAPI's own
+      stack (its telemetry check, Starlette's error middleware, FastAPI's exception and
+      exit-stack layers, the router) only when the fast lane hands it on (``routed``): an
+      agent's call the lane serves crosses five layers fewer. The front gives a crash in our
+      layers the error envelope, as Starlette's error middleware did when it sat outside them.
     """
 
     http_stack: ASGIApp | None = None
@@ -94,7 +93,7 @@ class BandApp(FastAPI):
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     node_metrics = Metrics()
-    in_flight = InFlight()  # this node's HTTP requests under way: RequestMetrics counts them
+    in_flight = InFlight()  # this node's HTTP requests under way: Front counts them
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -158,10 +157,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     ]
     stack: ASGIApp = FastLane(app.routed, lanes=lanes)
     stack = IdempotencyMiddleware(stack, unit_claimed=unit_claimed)
-    stack = BodyLimit(stack)  # outside idempotency: nothing oversized is buffered
-    stack = Guard(stack)  # a crash or a database out of reach before any answer: the envelope
-    # Outer: times every request, the idempotency replays included.
-    app.http_stack = RequestMetrics(stack, metrics=node_metrics, in_flight=in_flight)
+    # Outer: times every request (the idempotency replays included), refuses an oversized body
+    # before idempotency buffers it, answers a crash or a database out of reach in the envelope.
+    app.http_stack = Front(stack, metrics=node_metrics, in_flight=in_flight)
     app.include_router(agent_router, prefix="/api/v1/agent")
     app.include_router(human_router, prefix="/api/v1/me")
     app.include_router(delegation.router, prefix="/api/v1/delegation")

@@ -39,10 +39,9 @@ from prometheus_client.registry import Collector
 from sqlalchemy import func, select
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Scope
 
 from .fanout.bus import Broadcast
-from .store.group_commit import InFlight
 from .store.models import Delivery
 
 if TYPE_CHECKING:
@@ -53,7 +52,8 @@ _LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 
 _BATCH_BUCKETS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 ROUTE_TEMPLATE = "band.route"
 """``scope[ROUTE_TEMPLATE]``: the request's full route template, set by whoever matched it
-with its prefix known (the fast lane); else it is worked out from ``scope["route"]``."""
+with its prefix known (the fast lane); else :func:`route_template` works it out from
+``scope["route"]``."""
 
 
 class Metrics:
@@ -176,42 +176,12 @@ class RequestStats(Collector):
         yield latency
 
 
-class RequestMetrics:
-    """Pure ASGI middleware: counts and times every HTTP request by its route template.
-
-    ``in_flight`` counts the requests under way (the database's writer reads it).
-    """
-
-    def __init__(self, app: ASGIApp, metrics: Metrics, in_flight: InFlight) -> None:
-        self.app = app
-        self.stats = metrics.http
-        self.in_flight = in_flight
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = time.perf_counter()
-        status = 500
-
-        async def timed_send(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = int(message["status"])
-            await send(message)
-
-        in_flight = self.in_flight
-        in_flight.count += 1
-        try:
-            await self.app(scope, receive, timed_send)
-        finally:
-            in_flight.count -= 1
-            route = scope.get(ROUTE_TEMPLATE) or _route_of(scope)
-            self.stats.observe(scope["method"], route, status, time.perf_counter() - started)
-
-
-def _route_of(scope: Scope) -> str:
-    """The full route template of the request, whatever router prefixes it sits under."""
+def route_template(scope: Scope) -> str:
+    """The full route template of the request, whatever router prefixes it sits under
+    (``unmatched`` when no route took it)."""
+    known: str | None = scope.get(ROUTE_TEMPLATE)
+    if known:
+        return known
     route: Any = scope.get("route")
     local = getattr(route, "path", None)
     if not local:

@@ -17,6 +17,8 @@ from starlette.types import Message
 
 from band_server.api import fast_lane
 from band_server.api.fast_lane import FastLane
+from band_server.api.front import Front
+from band_server.api.idempotency import IdempotencyMiddleware
 from band_server.api.raw_headers import header
 from band_server.app import BandApp
 from band_server.context import Platform
@@ -73,6 +75,33 @@ async def test_a_crash_in_our_layers_is_answered_in_the_envelope(
     async with httpx.AsyncClient(transport=raising, base_url="http://band.test") as c:
         with pytest.raises(RuntimeError, match="a bug in the lane"):
             await c.get("/api/v1/agent/me", headers={"x-api-key": seeded.agent_key})
+
+
+async def test_one_layer_times_limits_and_guards_before_idempotency(
+    app: FastAPI, seeded: Seeded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Metrics, the body limit and the guard are one layer (two coroutine frames and two
+    wrapped sends a request fewer); what each of them answers is still counted."""
+    assert isinstance(app, BandApp)
+    assert isinstance(app.http_stack, Front)
+    assert isinstance(app.http_stack.app, IdempotencyMiddleware)
+
+    async def crash(*args: Any) -> None:
+        raise RuntimeError("a bug in the lane")
+
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://band.test") as c:
+        huge = b'{"event": {"content": "' + b"x" * (1 << 20) + b'"}}'
+        headers = {"x-api-key": seeded.agent_key, "content-type": "application/json"}
+        r = await c.post("/api/v1/agent/chats/x/events", content=huge, headers=headers)
+        assert r.status_code == 413 and r.json()["error"]["code"] == "payload_too_large"
+        monkeypatch.setattr(FastLane, "_serve", crash)
+        r = await c.get("/api/v1/agent/me", headers={"x-api-key": seeded.agent_key})
+        assert r.status_code == 500 and r.json()["error"]["code"] == "internal_error"
+        monkeypatch.undo()
+        text = (await c.get("/metrics")).text.splitlines()
+    assert 'band_http_requests_total{method="POST",route="unmatched",status="413"} 1.0' in text
+    assert 'band_http_requests_total{method="GET",route="unmatched",status="500"} 1.0' in text
 
 
 @pytest.mark.parametrize(

@@ -4,12 +4,14 @@ Without it a client could send any amount of JSON, and the idempotency layer and
 would hold all of it in memory before a model refused it. The largest legitimate body (a
 32 KiB message, fully escaped) is far below the limit. File uploads (``PUT .../files``) are
 streamed to the file store and limited there (``BAND_MAX_FILE_BYTES``), so they pass.
+
+Applied by the outermost HTTP layer (``api.front.Front``), before anything reads a body.
 """
 
 from __future__ import annotations
 
 from starlette.requests import Request
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from .errors import error_response
 from .raw_headers import header
@@ -22,55 +24,53 @@ def _is_upload(scope: Scope) -> bool:
     return scope["method"] == "PUT" and str(scope["path"]).rstrip("/").endswith("/files")
 
 
-class BodyLimit:
-    """Pure ASGI middleware; see the module docstring."""
+def applies(scope: Scope) -> bool:
+    """Whether the request's body is limited here (a JSON API call that may carry one)."""
+    return (
+        str(scope["path"]).startswith(API_PREFIX)
+        and scope["method"] not in ("GET", "HEAD", "OPTIONS")
+        and not _is_upload(scope)
+    )
 
-    def __init__(self, app: ASGIApp, limit: int = MAX_JSON_BODY) -> None:
-        self.app = app
-        self.limit = limit
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if (
-            scope["type"] != "http"
-            or not str(scope["path"]).startswith(API_PREFIX)
-            or scope["method"] in ("GET", "HEAD", "OPTIONS")
-            or _is_upload(scope)
-        ):
-            await self.app(scope, receive, send)
-            return
-        length = header(scope, b"content-length")
-        if length is not None:
-            if not length.isdigit() or int(length) > self.limit:
-                await self._refuse(scope, receive, send)
-                return
-            await self.app(scope, receive, send)
-            return
-        # No length (chunked): read up to the limit, then hand the body on unchanged.
-        chunks: list[bytes] = []
-        size = 0
-        more = True
-        while more:
-            message = await receive()
-            if message["type"] != "http.request":
-                break
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.limit:
-                await self._refuse(scope, receive, send)
-                return
-            chunks.append(chunk)
-            more = message.get("more_body", False)
-        await self.app(scope, _replay(b"".join(chunks), receive), send)
+async def admitted(
+    scope: Scope, receive: Receive, send: Send, limit: int = MAX_JSON_BODY
+) -> Receive | None:
+    """The request's ``receive`` if its body is within ``limit`` (a replaying one when the
+    body had to be read to know: no length given), or None once it was answered 413."""
+    length = header(scope, b"content-length")
+    if length is not None:
+        if not length.isdigit() or int(length) > limit:
+            await _refuse(scope, receive, send, limit)
+            return None
+        return receive
+    # No length (chunked): read up to the limit, then hand the body on unchanged.
+    chunks: list[bytes] = []
+    size = 0
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            await _refuse(scope, receive, send, limit)
+            return None
+        chunks.append(chunk)
+        more = message.get("more_body", False)
+    return _replay(b"".join(chunks), receive)
 
-    async def _refuse(self, scope: Scope, receive: Receive, send: Send) -> None:
-        response = error_response(
-            Request(scope),
-            413,
-            "payload_too_large",
-            f"The request body is larger than {self.limit} bytes",
-            {"limit": self.limit},
-        )
-        await response(scope, receive, send)
+
+async def _refuse(scope: Scope, receive: Receive, send: Send, limit: int) -> None:
+    response = error_response(
+        Request(scope),
+        413,
+        "payload_too_large",
+        f"The request body is larger than {limit} bytes",
+        {"limit": limit},
+    )
+    await response(scope, receive, send)
 
 
 def _replay(body: bytes, receive: Receive) -> Receive:

@@ -4,8 +4,9 @@ a hang (connects to PostgreSQL time out, see ``store.db``).
 
 Errors raised inside a route reach :func:`~band_server.api.errors.database_error_response`
 or the catch-all handler; errors raised before any route runs (the API key check in the
-idempotency middleware or the fast lane) reach :class:`Guard`, which sits outside our other
-layers and FastAPI's. All of them ask :func:`~band_server.store.outage.dependency_unavailable`.
+idempotency middleware or the fast lane) reach :func:`answer_failure`, called by the outermost
+HTTP layer (``api.front.Front``), outside our other layers and FastAPI's. All of them ask
+:func:`~band_server.store.outage.dependency_unavailable`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import logging
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from ..store.outage import dependency_unavailable
 
@@ -37,35 +38,18 @@ def unavailable_response(request: Request, exc: BaseException) -> JSONResponse:
     )
 
 
-class Guard:
-    """Pure ASGI middleware: what fails before an answer started is answered in the envelope.
+async def answer_failure(scope: Scope, receive: Receive, send: Send, exc: Exception) -> bool:
+    """Answer ``exc``, raised before any answer started, in the envelope; whether it is to be
+    raised on.
 
     An unreachable database becomes 503 (and is not raised further: nothing is broken); any
     other error 500 ``internal_error``, then raised on for the server to log, as Starlette's
-    error middleware does inside FastAPI's stack (which sits inside this one).
+    error middleware does inside FastAPI's stack (which sits inside ours).
     """
+    if dependency_unavailable(exc):
+        await unavailable_response(Request(scope), exc)(scope, receive, send)
+        return False
+    from .errors import unexpected_response  # here: .errors imports this module
 
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        started = False
-
-        async def tracked(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, receive, tracked)
-        except Exception as exc:
-            if started:
-                raise
-            if dependency_unavailable(exc):
-                await unavailable_response(Request(scope), exc)(scope, receive, send)
-                return
-            from .errors import unexpected_response  # here: .errors imports this module
-
-            await unexpected_response(Request(scope), exc)(scope, receive, send)
-            raise
+    await unexpected_response(Request(scope), exc)(scope, receive, send)
+    return True

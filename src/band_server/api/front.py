@@ -1,0 +1,64 @@
+"""The outermost HTTP layer: every request is timed and counted, an oversized JSON body is
+refused, and a failure before any answer is answered in the error envelope.
+
+Three concerns, one pure ASGI layer: as three layers, each request paid two more coroutine
+frames and two more wrapped ``send`` calls per answer (docs/decisions.md, "The stack outside
+the database"). Each concern keeps its own module: the numbers in ``observability``, the limit
+in ``api.body_limit``, the failure's answer in ``api.unavailable``.
+"""
+
+from __future__ import annotations
+
+import time
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..observability import Metrics, route_template
+from ..store.group_commit import InFlight
+from . import body_limit
+from .unavailable import answer_failure
+
+
+class Front:
+    """Pure ASGI middleware for HTTP requests (``BandApp`` hands it nothing else).
+
+    - counts and times every request by its route template, the answers of the layers inside
+      (an idempotency replay, a 413, a 503) included; ``in_flight`` counts the requests under
+      way (the database's writer reads it);
+    - refuses a JSON API body over the limit with 413 before anything reads it
+      (``api.body_limit``);
+    - answers what fails before an answer started in the envelope: an unreachable database
+      503 (not raised further), anything else 500, then raised on for the server to log.
+    """
+
+    def __init__(self, app: ASGIApp, metrics: Metrics, in_flight: InFlight) -> None:
+        self.app = app
+        self.stats = metrics.http
+        self.in_flight = in_flight
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = time.perf_counter()
+        status = 0  # no answer started yet
+
+        async def answering(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        in_flight = self.in_flight
+        in_flight.count += 1
+        try:
+            if body_limit.applies(scope):
+                admitted = await body_limit.admitted(scope, receive, answering)
+                if admitted is None:
+                    return
+                receive = admitted
+            await self.app(scope, receive, answering)
+        except Exception as exc:
+            if status or await answer_failure(scope, receive, answering, exc):
+                raise
+        finally:
+            in_flight.count -= 1
+            elapsed = time.perf_counter() - started
+            self.stats.observe(scope["method"], route_template(scope), status or 500, elapsed)
