@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 import pytest
+from agent_testkit import make_room
 from fastapi import FastAPI
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from starlette.datastructures import Headers
@@ -102,6 +103,44 @@ async def test_one_layer_times_limits_and_guards_before_idempotency(
         text = (await c.get("/metrics")).text.splitlines()
     assert 'band_http_requests_total{method="POST",route="unmatched",status="413"} 1.0' in text
     assert 'band_http_requests_total{method="GET",route="unmatched",status="500"} 1.0' in text
+
+
+async def test_a_keyed_requests_body_is_read_and_decoded_once(
+    client: httpx.AsyncClient, platform: Platform, seeded: Seeded, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lane takes the body the idempotency layer buffered (and decoded for its hash); what
+    it hands on to FastAPI still gets the body, replayed."""
+    room = await make_room(platform, seeded.user_id, seeded.agent_id)
+    reads: list[str] = []
+    decodes: list[bytes] = []
+    reading, decoding = fast_lane._read_body, json.loads
+
+    async def counted_read(receive: Any) -> tuple[bytes, bool]:
+        reads.append("read")
+        return await reading(receive)
+
+    def counted_loads(raw: Any, **kw: Any) -> Any:
+        decodes.append(raw)
+        return decoding(raw, **kw)
+
+    monkeypatch.setattr(fast_lane, "_read_body", counted_read)
+    monkeypatch.setattr(json, "loads", counted_loads)
+    url = f"/api/v1/agent/chats/{room}/events"
+    event = {"event": {"content": "thinking", "message_type": "thought"}}
+    keyed = {"x-api-key": seeded.agent_key, "Idempotency-Key": "k-1"}
+    r = await client.post(url, json=event, headers=keyed)
+    assert reads == [] and len([raw for raw in decodes if isinstance(raw, bytes)]) == 1
+    assert r.status_code == 201 and r.json()["data"]["id"], r.text
+    again = await client.post(url, json=event, headers=keyed)
+    assert again.json() == r.json() and again.headers["idempotent-replayed"] == "true"
+    # Refused by the lane's model: FastAPI reads the replayed body and answers as it always did.
+    bad = {"event": {"content": "thinking", "message_type": "no such type"}}
+    r = await client.post(url, json=bad, headers={**keyed, "Idempotency-Key": "k-2"})
+    assert r.status_code == 422 and r.json()["error"]["code"] == "validation_error", r.text
+    assert "/event/message_type" in r.json()["error"]["details"], r.text
+    reads.clear()
+    r = await client.post(url, json=event, headers={"x-api-key": seeded.agent_key})
+    assert r.status_code == 201 and reads == ["read"], r.text
 
 
 @pytest.mark.parametrize(

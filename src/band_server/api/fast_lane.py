@@ -41,7 +41,7 @@ from ..errors import ApiError
 from ..observability import ROUTE_TEMPLATE
 from . import deps
 from .errors import api_error_response, database_error_response, unexpected_response
-from .idempotency import PARSED
+from .idempotency import BUFFERED, NOT_JSON
 from .raw_headers import header
 
 if TYPE_CHECKING:
@@ -202,21 +202,29 @@ class FastLane:
         self, lane: _Lane, params: dict[str, str], scope: Scope, receive: Receive, send: Send
     ) -> None:
         platform: Platform = scope["app"].state.platform
+        state = scope.get("state") or {}
         body = b""
+        value = NOT_JSON
         replay = receive
         if lane.body_model is not None or scope["method"] in ("POST", "PUT", "PATCH"):
-            body, complete = await _read_body(receive)
-            replay = _replaying(body, complete, receive)
-            if not complete:  # too large for the lane: FastAPI applies its own limit
-                await self.app(scope, replay, send)
-                return
+            buffered = state.get(BUFFERED)
+            if buffered is not None:
+                # A keyed request: the idempotency layer read it whole and decoded it for its
+                # hash, and its ``receive`` replays the body for whoever reads next.
+                body, value = buffered
+            else:
+                body, complete = await _read_body(receive)
+                replay = _replaying(body, complete, receive)
+                if not complete:  # too large for the lane: FastAPI applies its own limit
+                    await self.app(scope, replay, send)
+                    return
         kwargs: dict[str, Any] = dict(params)
         for arg, name in lane.header_args:
             kwargs[arg] = header(scope, name)
         try:
             if lane.principal_arg is not None:
                 # A keyed request was authenticated by the idempotency middleware already.
-                principal = scope.get("state", {}).get("principal") or await platform.authenticate(
+                principal = state.get("principal") or await platform.authenticate(
                     header(scope, b"x-api-key")
                 )
                 if lane.principal_kind is not None and principal.kind != lane.principal_kind:
@@ -225,10 +233,9 @@ class FastLane:
             if lane.body_model is not None and lane.body_arg is not None:
                 if not (header(scope, b"content-type") or "").startswith("application/json"):
                     raise LookupError
-                # As FastAPI does it: decode, then validate the Python value (a keyed
-                # request's body was decoded once already, for its hash).
-                parsed = scope.get("state", {}).get(PARSED)
-                value = parsed[1] if parsed is not None and parsed[0] == body else json.loads(body)
+                # As FastAPI does it: decode, then validate the Python value.
+                if value is NOT_JSON:
+                    value = json.loads(body)
                 kwargs[lane.body_arg] = lane.body_model.model_validate(value)
         except (ApiError, ValidationError, LookupError, ValueError):
             await self.app(scope, replay, send)  # FastAPI answers bad input its own way

@@ -50,11 +50,17 @@ MAX_KEY = 200
 REPLAY_HEADERS = {"Idempotent-Replayed": "true", "Cache-Control": "no-store"}
 _CLAIMS_IN_UNIT = "__band_claims_in_unit__"
 _NAMED = re.compile(r"\(\?P<\w+>")
-_NOT_JSON = object()
-PARSED = "band.parsed_body"
-"""``scope["state"][PARSED]``: (body, its JSON value), decoded once for the hash; the fast lane
-validates that value instead of decoding the same bytes again."""
+NOT_JSON: Any = object()
+"""The JSON value of a body that is not JSON."""
+BUFFERED = "band.buffered_body"
+"""``scope["state"][BUFFERED]``: (body, its JSON value or :data:`NOT_JSON`), read whole and
+decoded once for the hash; the ``receive`` handed on replays that body. The fast lane takes
+both from here instead of reading and decoding the same bytes again."""
 _Endpoint = TypeVar("_Endpoint", bound=Callable[..., Any])
+
+
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":")).encode
+"""``json.dumps(value, sort_keys=True, separators=(",", ":"))``, without an encoder per call."""
 
 
 def body_hash(scope: Scope, body: bytes) -> str:
@@ -63,11 +69,11 @@ def body_hash(scope: Scope, body: bytes) -> str:
 
 
 def _hashed(scope: Scope, body: bytes) -> tuple[str, Any]:
-    """:func:`body_hash`, and the body's JSON value (``_NOT_JSON`` if it is not JSON)."""
-    value: Any = _NOT_JSON
+    """:func:`body_hash`, and the body's JSON value (:data:`NOT_JSON` if it is not JSON)."""
+    value: Any = NOT_JSON
     try:
         value = json.loads(body)
-        canonical = json.dumps(value, sort_keys=True, separators=(",", ":")).encode()
+        canonical = _CANONICAL(value).encode()
     except ValueError:
         canonical = body
     query: bytes = scope.get("query_string", b"")
@@ -131,9 +137,9 @@ class IdempotencyMiddleware:
         if scope["type"] != "http" or scope["method"] != "POST":
             await self.app(scope, receive, send)
             return
-        key, api_key = header(scope, _HEADER), header(scope, b"x-api-key")
+        key = header(scope, _HEADER)
         # A NUL in the path can't be stored (PostgreSQL); no route has one, so just pass through.
-        if key is None or not api_key or "\x00" in scope["path"]:
+        if key is None or not (api_key := header(scope, b"x-api-key")) or "\x00" in scope["path"]:
             await self.app(scope, receive, send)
             return
         if not key.strip() or len(key) > MAX_KEY:
@@ -154,8 +160,7 @@ class IdempotencyMiddleware:
         state["principal"] = principal
         body = await read_body(receive)
         hashed, value = _hashed(scope, body)
-        if value is not _NOT_JSON:
-            state[PARSED] = (body, value)
+        state[BUFFERED] = (body, value)
         fp = records.fingerprint(principal.id, key, "POST", scope["path"], hashed)
         path = scope["path"]
         if self._unit_claimed is not None and self._unit_claimed.fullmatch(path):
