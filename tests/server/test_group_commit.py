@@ -277,3 +277,53 @@ async def test_a_unit_of_work_starts_no_async_generator(db: Database) -> None:
         sys.set_asyncgen_hooks(firstiter=firstiter, finalizer=finalizer)
     assert started == []
     assert rows_on_disk(db) == [1]
+
+
+async def test_the_first_unit_of_a_batch_runs_without_a_savepoint_and_still_fails_alone(
+    db: Database,
+) -> None:
+    """The batch's first unit holds no ``SAVEPOINT`` (nothing else is in the transaction yet):
+    when it fails, the whole transaction is rolled back, and the units queued behind it form a
+    batch of their own, as if it had rolled back to its savepoint. The units after it in a
+    batch keep theirs."""
+    seen: list[list[int]] = []
+    await insert(db, 1, seen)  # the writer's connection is open from here
+    assert db._writer is not None and db._writer._sqlite is not None
+    statements: list[str] = []
+    db._writer._sqlite.set_trace_callback(statements.append)
+
+    async def doomed_direct() -> None:
+        async with db.write() as session:
+            await direct.execute(session, INSERT_T, {"n": 500, "body": "doomed"})
+            await asyncio.sleep(0.01)  # the others queue for the turn meanwhile
+            raise RuntimeError("refused half-way")
+
+    async def doomed_flush() -> None:
+        async with db.write() as session:
+            await direct.execute(session, INSERT_T, {"n": 600, "body": "doomed"})
+            await asyncio.sleep(0.01)
+            session.add(Row(n=1, body="duplicate of a committed row"))  # fails at the end
+
+    async def doomed_orm() -> None:
+        async with db.write() as session:
+            await direct.execute(session, INSERT_T, {"n": 700, "body": "doomed"})
+            assert await session.get(Row, 1) is not None
+            session.add(Row(n=701, body="doomed"))
+            await session.flush()
+            raise RuntimeError("refused after a flush")
+
+    first = await asyncio.gather(
+        doomed_direct(), insert(db, 2, seen), insert(db, 3, seen), return_exceptions=True
+    )
+    assert isinstance(first[0], RuntimeError) and first[1:] == [None, None]
+    assert statements.count("ROLLBACK") == 1
+    assert statements.count('SAVEPOINT "band_unit"') == 1  # unit 3's, in unit 2's batch
+    second = await asyncio.gather(doomed_flush(), insert(db, 4, seen), return_exceptions=True)
+    assert isinstance(second[0], IntegrityError) and second[1] is None
+    with pytest.raises(RuntimeError):
+        await doomed_orm()  # alone
+    await insert(db, 5, seen)
+    assert rows_on_disk(db) == [1, 2, 3, 4, 5]
+    assert statements.count("ROLLBACK") == 3
+    assert statements.count('SAVEPOINT "band_unit"') == 1  # every other unit was a first
+    assert db.batches.units == 5

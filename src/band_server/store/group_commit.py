@@ -2,7 +2,8 @@
 
 SQLite has one writer. Every :meth:`GroupCommitter.unit` takes the writer's turn in arrival
 order (FIFO), runs inside its own ``SAVEPOINT`` of the batch's open transaction, and releases
-it (or rolls back to it when the unit raised, leaving the others' work intact). When a unit
+it (or rolls back to it when the unit raised, leaving the others' work intact); the batch's
+first unit needs none (it fails alone by rolling back the whole transaction). When a unit
 ends and nobody else is waiting for the turn (or the batch is full), the batch commits:
 ``COMMIT`` is handed to the writer's thread at once (no task to start first) while later units
 queue up for the next batch. Each unit returns only after the commit of its batch is on disk,
@@ -116,7 +117,7 @@ class GroupCommitter:
         self._sqlite: sqlite3.Connection | None = None  # the driver's own connection
         self._broken = False  # a unit's savepoint could not be undone: fail the batch
         self._batch: _Batch | None = None
-        self._spare: AsyncSession | None = None  # a session no unit used (see _savepoint)
+        self._spare: AsyncSession | None = None  # a session no unit used (see _Unit)
 
     def unit(self) -> _Unit:
         """One unit of work; on a clean exit, returns once it is durably committed."""
@@ -253,18 +254,21 @@ class _Unit:
     """:meth:`GroupCommitter.unit`: an object, not a generator-based context manager (each
     async generator cost the loop a hook call, a weak reference and its frames, per unit).
 
-    Each unit holds ``SAVEPOINT "band_unit"``, released, or rolled back to (alone) when it
-    raises. The session begins only if used: direct statements (``store.direct``) run in the
-    savepoint at once; anything else makes the session begin its own nested savepoint inside
-    it, committed (flushed) or rolled back before the unit's savepoint is released or rolled
-    back to.
+    The batch's first unit runs without a savepoint of its own: nothing else is in the
+    transaction yet, so when it fails the whole transaction is rolled back and the batch is
+    dropped (the next unit begins another). Later units each hold ``SAVEPOINT "band_unit"``,
+    released, or rolled back to (alone) when they raise. The session begins only if used:
+    direct statements (``store.direct``) run in the transaction at once; anything else makes
+    the session begin its own nested savepoint, committed (flushed) or rolled back before the
+    unit's own end.
     """
 
-    __slots__ = ("_batch", "_session", "_writer")
+    __slots__ = ("_batch", "_first", "_session", "_writer")
 
     def __init__(self, writer: GroupCommitter) -> None:
         self._writer = writer
         self._batch: _Batch | None = None
+        self._first = False
         self._session: AsyncSession | None = None
 
     async def __aenter__(self) -> AsyncSession:
@@ -275,10 +279,15 @@ class _Unit:
         finally:
             w._waiting -= 1
         try:
-            self._batch = w._batch or await w._open()
+            batch = w._batch
+            if batch is None:
+                batch = await w._open()
+                self._first = True
+            self._batch = batch
             sqlite = w._sqlite
             assert sqlite is not None
-            _run(sqlite, _SAVEPOINT)
+            if not self._first:
+                _run(sqlite, _SAVEPOINT)
         except BaseException:
             self._end()
             raise
@@ -312,8 +321,9 @@ class _Unit:
                 self._undo()
                 raise
             w = self._writer
-            assert w._sqlite is not None
-            _run(w._sqlite, _RELEASE)
+            if not self._first:
+                assert w._sqlite is not None
+                _run(w._sqlite, _RELEASE)
             if untouched:
                 w._spare = self._session
             batch = self._batch
@@ -361,20 +371,28 @@ class _Unit:
             await session.close()
 
     def _undo(self) -> None:
-        """The unit's work undone: its savepoint rolled back to (the batch's others stay)."""
+        """The unit's work undone: its savepoint rolled back to, or, for the batch's first
+        unit, the whole transaction rolled back (the batch is dropped)."""
         w = self._writer
         sqlite = w._sqlite
         assert sqlite is not None
         try:
-            _run(sqlite, _ROLLBACK_TO)
-            _run(sqlite, _RELEASE)
+            if self._first:
+                if sqlite.in_transaction:
+                    _run(sqlite, "ROLLBACK")
+                if w._batch is self._batch:
+                    w._batch = None
+                self._batch = None
+            else:
+                _run(sqlite, _ROLLBACK_TO)
+                _run(sqlite, _RELEASE)
         except DBAPIError:
-            log.exception("a unit's savepoint could not be rolled back: the batch fails")
+            log.exception("a unit's work could not be rolled back: the batch fails")
             w._broken = True
 
     def _end(self) -> None:
         """The unit leaves the writer's turn: its batch closes (commits) or stays open for the
-        next unit."""
+        next unit; a dropped batch (its first unit failed) only frees the turn."""
         w = self._writer
         batch = self._batch
         if batch is not None and w._closes(batch):
