@@ -6,17 +6,19 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import sys
 import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import httpx
 import pytest
-from agent_testkit import World, make_world, person_posts
+from agent_testkit import World, make_world, person_posts, room_log
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_server.context import Platform
+from band_server.fanout.bus import Broadcast
 from band_server.store.db import Database
 from band_server.store.group_commit import GroupCommitter, InFlight
 from conftest import Seeded
@@ -275,3 +277,34 @@ async def test_the_apps_requests_are_the_count_the_writer_reads(
     assert claimed.status_code == 200
     assert counted == [(LOOP_THREAD, 1)]
     assert writer._in_flight.count == 0
+
+
+async def test_a_services_unit_of_work_starts_no_async_generator(
+    platform: Platform, w: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``services.unit.write`` and the store's unit under it are objects with
+    ``__aenter__``/``__aexit__``: an async generator per unit cost the loop a first-iteration
+    hook and a weak reference. A post is still committed first, announced after."""
+    started: list[object] = []
+    published: list[tuple[str, bool]] = []
+    firstiter, finalizer = sys.get_asyncgen_hooks()
+    publish = platform.bus.publish
+
+    def counted(agen: object) -> None:
+        started.append(agen)
+        if firstiter is not None:
+            firstiter(agen)  # type: ignore[arg-type]
+
+    async def noted(b: Broadcast) -> None:
+        published.append((b.event, writer_of(platform.db)._batch is None))
+        await publish(b)
+
+    monkeypatch.setattr(platform.bus, "publish", noted)
+    sys.set_asyncgen_hooks(firstiter=counted, finalizer=finalizer)
+    try:
+        msg_id = await person_posts(platform, w, "hello @echo", w.seeded.agent_id)
+    finally:
+        sys.set_asyncgen_hooks(firstiter=firstiter, finalizer=finalizer)
+    assert started == []
+    assert ("message_created", True) in published  # after its batch committed
+    assert msg_id in [m.id for m in (await room_log(platform, w.room_id)).items]

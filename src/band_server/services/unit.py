@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError
@@ -69,8 +68,7 @@ class UnitOfWork:
         return body
 
 
-@asynccontextmanager
-async def write(platform: Platform) -> AsyncIterator[UnitOfWork]:
+def write(platform: Platform) -> _Write:
     """Persist first, fan out second: a broadcast never announces uncommitted data.
 
     In a request with an ``Idempotency-Key``, the first unit also writes the key's record as
@@ -78,21 +76,51 @@ async def write(platform: Platform) -> AsyncIterator[UnitOfWork]:
     commits (or rolls back) with the work; a speech post's key rides on its message instead
     (:meth:`UnitOfWork.row_key`), and no record is written.
     """
-    pending = idempotency.pending_claim()
-    async with platform.db.write() as session:
-        uow = UnitOfWork(session, row_claim=pending if pending and pending.on_row else None)
-        yield uow
-        if uow.keyed_row:
-            now = utcnow()
-            if row_keys.sweep_due(now):
-                await row_keys.sweep(session, now)
-        elif pending is not None:
-            await _record(session, pending, uow)
-    if pending is not None:
-        pending.claimed = True
-        pending.kept = uow.answer is not None or uow.keyed_row
-    for b in uow.broadcasts:
-        await platform.bus.publish(b)
+    return _Write(platform)
+
+
+class _Write:
+    """:func:`write`'s block: an object, not a generator-based context manager (an async
+    generator costs the loop a first-iteration hook and a weak reference, per unit)."""
+
+    __slots__ = ("_pending", "_platform", "_unit", "_uow")
+
+    def __init__(self, platform: Platform) -> None:
+        self._platform = platform
+
+    async def __aenter__(self) -> UnitOfWork:
+        self._pending = pending = idempotency.pending_claim()
+        self._unit = db_unit = self._platform.db.write()
+        session = await db_unit.__aenter__()
+        self._uow = UnitOfWork(session, row_claim=pending if pending and pending.on_row else None)
+        return self._uow
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        db_unit, uow, pending = self._unit, self._uow, self._pending
+        if exc is not None:
+            await db_unit.__aexit__(exc_type, exc, tb)  # rolls back; the exception goes on
+            return
+        try:
+            if uow.keyed_row:
+                now = utcnow()
+                if row_keys.sweep_due(now):
+                    await row_keys.sweep(uow.session, now)
+            elif pending is not None:
+                await _record(uow.session, pending, uow)
+        except BaseException as failed:
+            await db_unit.__aexit__(type(failed), failed, failed.__traceback__)
+            raise
+        await db_unit.__aexit__(None, None, None)
+        if pending is not None:
+            pending.claimed = True
+            pending.kept = uow.answer is not None or uow.keyed_row
+        for b in uow.broadcasts:
+            await self._platform.bus.publish(b)
 
 
 async def _record(
