@@ -16,6 +16,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from band_server.store import direct
 from band_server.store.db import Database
+from band_server.store.sqlite_inline import InlineConnection
 
 T = Table("t", MetaData(), Column("n", Integer, primary_key=True), Column("body", Text))
 INSERT_T = T.insert()
@@ -235,11 +236,17 @@ async def test_reads_see_only_committed_writes(db: Database) -> None:
         assert (await session.execute(text("SELECT count(*) FROM t"))).scalar() == 1
 
 
+@pytest.mark.parametrize("writer_open", [False, True], ids=["first batch", "later batch"])
 async def test_a_write_lock_held_by_another_process_is_waited_for_off_the_loop(
-    db: Database,
+    db: Database, writer_open: bool
 ) -> None:
+    """Whether the writer's connection is opened by this batch or was open already (its
+    ``BEGIN IMMEDIATE`` then tried at once on the driver)."""
     path = db.engine.url.database
     assert path
+    if writer_open:
+        async with db.write() as session:
+            await direct.execute(session, INSERT_T, {"n": 6, "body": "before"})
     other = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     other.execute("BEGIN IMMEDIATE")  # a CLI command holding the file's write lock
     seen: list[list[int]] = []
@@ -252,10 +259,28 @@ async def test_a_write_lock_held_by_another_process_is_waited_for_off_the_loop(
     other.execute("COMMIT")
     other.close()
     await asyncio.wait_for(writing, timeout=30)
-    assert rows_on_disk(db) == [7]
+    before = [6] if writer_open else []
+    assert rows_on_disk(db) == [*before, 7]
     # and with the lock free again, units go on as before
     await insert(db, 8, seen)
-    assert rows_on_disk(db) == [7, 8]
+    assert rows_on_disk(db) == [*before, 7, 8]
+
+
+async def test_a_later_batch_takes_a_free_write_lock_straight_on_the_driver(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the writer's connection is open, a batch's ``BEGIN IMMEDIATE`` goes straight to
+    ``sqlite3`` (no call through aiosqlite's adapter) while the lock is free."""
+    seen: list[list[int]] = []
+    await insert(db, 1, seen)
+
+    async def adapter_call(self: InlineConnection) -> None:
+        raise AssertionError("BEGIN IMMEDIATE went through the adapter")
+
+    monkeypatch.setattr(InlineConnection, "begin_immediate", adapter_call)
+    await insert(db, 2, seen)
+    await insert(db, 3, seen)
+    assert rows_on_disk(db) == [1, 2, 3]
 
 
 async def test_a_unit_of_work_starts_no_async_generator(db: Database) -> None:

@@ -187,8 +187,15 @@ class GroupCommitter:
             self._driver = driver
             self._sqlite = driver._connection
         else:
-            assert self._driver is not None
-            await self._driver.begin_immediate()
+            assert self._driver is not None and self._sqlite is not None
+            try:
+                # The write lock is almost always free (one writer per process): taken here at
+                # once, with no call through aiosqlite's adapter (busy timeout 0 on the loop).
+                self._sqlite.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as exc:
+                if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY:
+                    raise
+                await self._driver.begin_immediate()  # another process holds it: wait off-loop
         batch = _Batch(asyncio.get_running_loop().create_future())
         self._batch = batch
         return batch
