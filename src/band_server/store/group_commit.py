@@ -356,15 +356,16 @@ class _Unit:
         session = self._session
         assert session is not None
         sync = session.sync_session
-        untouched = False
+        if not sync.in_transaction() and sync._is_clean():  # clean: nothing new either
+            if not len(sync.identity_map):
+                return True  # never used (direct statements only): nothing to close
+            await session.close()  # it loaded rows: detach them
+            return False
         try:
-            if sync.in_transaction() or not sync._is_clean():
-                await session.commit()
-            else:
-                untouched = not (len(sync.identity_map) or sync._new)
+            await session.commit()
         finally:
             await self._close_session()
-        return untouched
+        return False
 
     async def _close_session(self) -> None:
         # A session that was used is closed, as every unit's was: what it loaded is detached
