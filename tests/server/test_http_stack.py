@@ -143,6 +143,37 @@ async def test_a_keyed_requests_body_is_read_and_decoded_once(
     assert r.status_code == 201 and reads == ["read"], r.text
 
 
+def test_the_lane_matches_as_trying_every_route_would(app: FastAPI) -> None:
+    """Routes are tried by the path's shape (segments, last segment); the answer is the one
+    trying every route's pattern gives: the one route that matches, or none when two do."""
+    assert isinstance(app, BandApp)
+    lane = app.http_stack
+    while not isinstance(lane, FastLane):
+        lane = lane.app  # type: ignore[union-attr]
+    groups = [
+        (*c.literal.values(), *c.wildcard.values(), c.anywhere) for c in lane._by_method.values()
+    ]
+    lanes = list({id(ln): ln for method in groups for group in method for ln in group}.values())
+
+    def every_route(method: str, path: str) -> tuple[Any, dict[str, str]]:
+        hits = [
+            (ln, m.groupdict())
+            for ln in lanes
+            if method in (ln.route.methods or ()) and (m := ln.pattern.match(path))
+        ]
+        if len(hits) != 1 or not hits[0][0].simple:
+            return None, {}
+        return hits[0]
+
+    paths = {re.sub(r"\{[^}]+\}", "x1", ln.template) for ln in lanes}
+    paths |= {p + "/" for p in paths} | {p.rsplit("/", 1)[0] + "/events" for p in paths}
+    paths |= {"/api/v1/agent/chats/x1/tasks/events", "/api/v1/me/chats/x1/messages/next", "/"}
+    assert len(paths) > 50
+    for method in ("GET", "POST", "PUT", "PATCH", "DELETE"):
+        for path in sorted(paths):
+            assert lane._match(method, path) == every_route(method, path), (method, path)
+
+
 @pytest.mark.parametrize(
     ("status", "content"),
     [

@@ -71,6 +71,15 @@ class _Lane:
     template: str = ""  # the full route template, for the request metrics
 
 
+@dataclass(frozen=True)
+class _Candidates:
+    """A method's routes, by the shape of the paths they could match."""
+
+    literal: dict[tuple[int, str], tuple[_Lane, ...]]  # (segments, last segment) -> routes
+    wildcard: dict[int, tuple[_Lane, ...]]  # segments -> routes ending in a path parameter
+    anywhere: tuple[_Lane, ...]  # routes with a ``{name:path}`` parameter
+
+
 def _header_args(dependant: Any) -> tuple[tuple[str, bytes], ...] | None:
     """Each header parameter as (argument, header), or None when one is not an optional
     string under an explicit alias (FastAPI then reads it its own way)."""
@@ -156,20 +165,32 @@ class FastLane:
 
     def __init__(self, app: ASGIApp, lanes: list[_Lane]) -> None:
         self.app = app
-        # By method, then by the path's last segment: a request tries the few routes that
-        # could match (those whose last segment is that literal, and those whose last segment
-        # is a path parameter), not every route's pattern.
-        by_method: dict[str, dict[str | None, list[_Lane]]] = {}
+        # By method, then by the path's number of segments and its last one: a request tries
+        # the few routes that could match (those with as many segments whose last one is that
+        # literal, or a path parameter), not every route's pattern. A parameter never spans a
+        # "/" (``{name}``), except a ``{name:path}`` one: such routes are tried for any path.
+        by_method: dict[str, dict[tuple[int, str | None], list[_Lane]]] = {}
+        spanning: dict[str, list[_Lane]] = {}
         for lane in lanes:
             last = lane.route.path.rsplit("/", 1)[-1]
             tail = None if "{" in last else last
             for method in lane.route.methods or ():
-                by_method.setdefault(method, {}).setdefault(tail, []).append(lane)
-        self._by_method: dict[str, tuple[dict[str, tuple[_Lane, ...]], tuple[_Lane, ...]]] = {}
-        for method, by_tail in by_method.items():
-            wildcard = tuple(by_tail.get(None, ()))
-            literal = {t: (*found, *wildcard) for t, found in by_tail.items() if t is not None}
-            self._by_method[method] = (literal, wildcard)
+                if ":path}" in lane.template:
+                    spanning.setdefault(method, []).append(lane)
+                else:
+                    shape = (lane.template.count("/"), tail)
+                    by_method.setdefault(method, {}).setdefault(shape, []).append(lane)
+        self._by_method: dict[str, _Candidates] = {}
+        for method in {*by_method, *spanning}:
+            shapes = by_method.get(method, {})
+            anywhere = tuple(spanning.get(method, ()))
+            wildcard = {n: (*found, *anywhere) for (n, t), found in shapes.items() if t is None}
+            literal = {
+                (n, t): (*found, *wildcard.get(n, anywhere))
+                for (n, t), found in shapes.items()
+                if t is not None
+            }
+            self._by_method[method] = _Candidates(literal, wildcard, anywhere)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("query_string"):
@@ -186,8 +207,11 @@ class FastLane:
         routes = self._by_method.get(method)
         if routes is None:
             return None, {}
-        literal, wildcard = routes
-        for lane in literal.get(path.rsplit("/", 1)[-1], wildcard):
+        segments = path.count("/")
+        candidates = routes.literal.get((segments, path.rsplit("/", 1)[-1]))
+        if candidates is None:
+            candidates = routes.wildcard.get(segments, routes.anywhere)
+        for lane in candidates:
             m = lane.pattern.match(path)
             if m is None:
                 continue
