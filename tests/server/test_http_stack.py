@@ -60,10 +60,10 @@ async def test_a_crash_in_our_layers_is_answered_in_the_envelope(
 ) -> None:
     """Starlette's error middleware no longer sits outside the fast lane: the guard does."""
 
-    async def crash(*args: Any) -> None:
+    def crash(*args: Any) -> None:
         raise RuntimeError("a bug in the lane")
 
-    monkeypatch.setattr(FastLane, "_serve", crash)
+    monkeypatch.setattr(FastLane, "_match", crash)
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
     async with httpx.AsyncClient(transport=transport, base_url="http://band.test") as c:
         r = await c.get("/api/v1/agent/me", headers={"x-api-key": seeded.agent_key})
@@ -87,7 +87,7 @@ async def test_one_layer_times_limits_and_guards_before_idempotency(
     assert isinstance(app.http_stack, Front)
     assert isinstance(app.http_stack.app, IdempotencyMiddleware)
 
-    async def crash(*args: Any) -> None:
+    def crash(*args: Any) -> None:
         raise RuntimeError("a bug in the lane")
 
     transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
@@ -96,7 +96,7 @@ async def test_one_layer_times_limits_and_guards_before_idempotency(
         headers = {"x-api-key": seeded.agent_key, "content-type": "application/json"}
         r = await c.post("/api/v1/agent/chats/x/events", content=huge, headers=headers)
         assert r.status_code == 413 and r.json()["error"]["code"] == "payload_too_large"
-        monkeypatch.setattr(FastLane, "_serve", crash)
+        monkeypatch.setattr(FastLane, "_match", crash)
         r = await c.get("/api/v1/agent/me", headers={"x-api-key": seeded.agent_key})
         assert r.status_code == 500 and r.json()["error"]["code"] == "internal_error"
         monkeypatch.undo()
@@ -183,18 +183,14 @@ def test_the_lane_matches_as_trying_every_route_would(app: FastAPI) -> None:
     ],
 )
 async def test_the_lanes_answer_is_what_jsonresponse_sends(status: int, content: Any) -> None:
-    sent: list[Message] = []
     expected: list[Message] = []
 
-    async def into(box: list[Message]) -> Any:
-        async def send(message: Message) -> None:
-            box.append(message)
+    async def send(message: Message) -> None:
+        expected.append(message)
 
-        return send
-
-    await fast_lane._answer(await into(sent), status, content)
+    sent = list(fast_lane._answer(status, content))
     scope = {"type": "http", "method": "GET", "path": "/"}
-    await JSONResponse(content, status_code=status)(scope, _nothing, await into(expected))
+    await JSONResponse(content, status_code=status)(scope, _nothing, send)
     assert sent == expected
     assert json.loads(sent[1]["body"]) == content
 

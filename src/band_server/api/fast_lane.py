@@ -200,31 +200,7 @@ class FastLane:
         if lane is None:
             await self.app(scope, receive, send)
             return
-        await self._serve(lane, params, scope, receive, send)
-
-    def _match(self, method: str, path: str) -> tuple[_Lane | None, dict[str, str]]:
-        found: tuple[_Lane, dict[str, str]] | None = None
-        routes = self._by_method.get(method)
-        if routes is None:
-            return None, {}
-        segments = path.count("/")
-        candidates = routes.literal.get((segments, path.rsplit("/", 1)[-1]))
-        if candidates is None:
-            candidates = routes.wildcard.get(segments, routes.anywhere)
-        for lane in candidates:
-            m = lane.pattern.match(path)
-            if m is None:
-                continue
-            if found is not None:
-                return None, {}  # two routes could answer: leave the choice to FastAPI
-            found = (lane, m.groupdict())
-        if found is None or not found[0].simple:
-            return None, {}
-        return found
-
-    async def _serve(
-        self, lane: _Lane, params: dict[str, str], scope: Scope, receive: Receive, send: Send
-    ) -> None:
+        # The rest in this one coroutine: each coroutine function awaited is a frame more.
         platform: Platform = scope["app"].state.platform
         state = scope.get("state") or {}
         body = b""
@@ -269,23 +245,40 @@ class FastLane:
         scope["route"] = lane.route
         scope["path_params"] = params
         scope[ROUTE_TEMPLATE] = lane.template
-        result = await self._call(lane, kwargs, scope)
+        try:  # the endpoint's result, or the error envelope of what it raised
+            result = await lane.route.endpoint(**kwargs)
+        except ApiError as exc:
+            result = api_error_response(Request(scope), exc)
+        except DBAPIError as exc:
+            result = database_error_response(Request(scope), exc)
+        except Exception as exc:
+            result = unexpected_response(Request(scope), exc)
         if isinstance(result, Response):
             await result(scope, replay, send)
             return
-        await _answer(send, lane.route.status_code or 200, result)
+        start, answer = _answer(lane.route.status_code or 200, result)
+        await send(start)
+        await send(answer)
 
-    @staticmethod
-    async def _call(lane: _Lane, kwargs: dict[str, Any], scope: Scope) -> Any:
-        """The endpoint's result, or the error envelope of what it raised."""
-        try:
-            return await lane.route.endpoint(**kwargs)
-        except ApiError as exc:
-            return api_error_response(Request(scope), exc)
-        except DBAPIError as exc:
-            return database_error_response(Request(scope), exc)
-        except Exception as exc:
-            return unexpected_response(Request(scope), exc)
+    def _match(self, method: str, path: str) -> tuple[_Lane | None, dict[str, str]]:
+        found: tuple[_Lane, dict[str, str]] | None = None
+        routes = self._by_method.get(method)
+        if routes is None:
+            return None, {}
+        segments = path.count("/")
+        candidates = routes.literal.get((segments, path.rsplit("/", 1)[-1]))
+        if candidates is None:
+            candidates = routes.wildcard.get(segments, routes.anywhere)
+        for lane in candidates:
+            m = lane.pattern.match(path)
+            if m is None:
+                continue
+            if found is not None:
+                return None, {}  # two routes could answer: leave the choice to FastAPI
+            found = (lane, m.groupdict())
+        if found is None or not found[0].simple:
+            return None, {}
+        return found
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
@@ -293,15 +286,17 @@ _JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", "
 per call)."""
 
 
-async def _answer(send: Send, status: int, content: Any) -> None:
-    """Send ``content`` as ``JSONResponse(content, status)`` would: the same body and headers,
+def _answer(status: int, content: Any) -> tuple[Message, Message]:
+    """The two messages ``JSONResponse(content, status)`` sends: the same body and headers,
     without a ``Response`` object per answer."""
     body = _JSON(content).encode("utf-8")
     headers = [(b"content-type", b"application/json")]
     if status >= 200 and status not in (204, 304):
         headers.insert(0, (b"content-length", str(len(body)).encode("latin-1")))
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+    return (
+        {"type": "http.response.start", "status": status, "headers": headers},
+        {"type": "http.response.body", "body": body},
+    )
 
 
 async def _read_body(receive: Receive) -> tuple[bytes, bool]:
