@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from band_server.fanout.bus import Broadcast
-from band_server.realtime.hub import Hub, encode_push, payload_text
+from band_server.realtime.hub import Hub, payload_text, push_head, push_tail
 from band_server.services.principals import Principal
 
 TOPIC = "chat_room:r-1"
@@ -52,12 +52,11 @@ def test_a_payload_is_encoded_as_json_dumps_compact(payload: Any) -> None:
 
 @pytest.mark.parametrize("join_ref", [None, "1", "42", 'é"\\'])
 @pytest.mark.parametrize("topic", [TOPIC, "chat_room:ü\n"])
-def test_encode_push_is_the_frame_json_dumps_gave(join_ref: str | None, topic: str) -> None:
+def test_head_and_tail_make_the_frame_json_dumps_gave(join_ref: str | None, topic: str) -> None:
     payload = PAYLOADS[2]
     text = payload_text(payload)
-    assert encode_push(join_ref, topic, "message_created", text) == as_before(
-        join_ref, topic, "message_created", payload
-    )
+    frame = push_head(join_ref) + push_tail(topic, "message_created", text)
+    assert frame == as_before(join_ref, topic, "message_created", payload)
 
 
 @pytest.mark.parametrize("payload", PAYLOADS)

@@ -62,10 +62,6 @@ def push_tail(topic: str, event: str, payload_json: str) -> str:
     return f"{encode_basestring_ascii(topic)},{encode_basestring_ascii(event)},{payload_json}]"
 
 
-def encode_push(join_ref: str | None, topic: str, event: str, payload_json: str) -> str:
-    return push_head(join_ref) + push_tail(topic, event, payload_json)
-
-
 class Hub:
     def __init__(self) -> None:
         # topic -> connection id -> (connection, its join_ref, its frames' head)
