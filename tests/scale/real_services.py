@@ -44,15 +44,18 @@ def wait_for_port(port: int, timeout: float = 60.0) -> None:
 
 @dataclass
 class RedisServer:
-    """One ``redis-server`` without persistence, in its own directory."""
+    """One ``redis-server`` without persistence, in its own directory (``password``: AUTH
+    required, via ``requirepass``)."""
 
     workdir: Path
     port: int = field(default_factory=free_port)
     process: subprocess.Popen[bytes] | None = None
+    password: str | None = None
 
     @property
     def url(self) -> str:
-        return f"redis://127.0.0.1:{self.port}/0"
+        login = f":{self.password}@" if self.password is not None else ""
+        return f"redis://{login}127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
         binary = shutil.which("redis-server")
@@ -63,6 +66,7 @@ class RedisServer:
                 *(binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", ""),
                 *("--appendonly", "no", "--dir", str(self.workdir)),
                 *("--logfile", str(self.workdir / "redis.log")),
+                *(("--requirepass", self.password) if self.password is not None else ()),
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,

@@ -15,13 +15,13 @@ and a reconnect drains ``/next`` (docs/decisions.md, "Faults (issue 12)").
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 from .bus import Broadcast, Deliver, gap_note
+from .resp import RespConnection, open_connection
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -51,20 +51,6 @@ async def connect(url: str, **options: Any) -> Redis:
     return client
 
 
-def retry_options() -> dict[str, Any]:
-    """A command on a pooled connection that died (Redis restarted) is retried on a fresh
-    one: without this, every stale connection of the pool loses one publish after a restart."""
-    from redis.asyncio.retry import Retry
-    from redis.backoff import ExponentialBackoff
-    from redis.exceptions import ConnectionError as RedisConnectionError
-    from redis.exceptions import TimeoutError as RedisTimeoutError
-
-    return {
-        "retry": Retry(ExponentialBackoff(cap=0.5, base=0.05), 3),
-        "retry_on_error": [RedisConnectionError, RedisTimeoutError, OSError],
-    }
-
-
 def redact(url: str) -> str:
     """The URL without its password, for log lines."""
     parts = urlsplit(url)
@@ -76,7 +62,10 @@ def redact(url: str) -> str:
 
 
 class RedisBus:
-    """Publish on one Redis channel; a subscriber task delivers what it hears to the hub."""
+    """Publish on one Redis channel; a subscriber task delivers what it hears to the hub.
+
+    Both run on :mod:`.resp` connections of their own (one for publishes and pings, one for
+    the subscription): the per-message work is a fraction of redis-py's."""
 
     def __init__(
         self,
@@ -86,14 +75,19 @@ class RedisBus:
         backoff_min: float = 0.1,
         backoff_max: float = 5.0,
         start_timeout: float = 10.0,
+        command_timeout: float = 5.0,
+        idle_ping: float = 15.0,
     ) -> None:
         self.url = url
         self.channel = channel
         self.backoff_min = backoff_min
         self.backoff_max = backoff_max
         self.start_timeout = start_timeout
-        self._client: Redis | None = None  # publishes and pings (retried on a dead connection)
-        self._listener: Redis | None = None  # the subscription
+        self.command_timeout = command_timeout
+        self.idle_ping = idle_ping  # a silent subscription is PINGed after this many seconds
+        self._conn: RespConnection | None = None  # publishes and pings
+        self._opening: asyncio.Lock | None = None
+        self._started = False
         self._deliver: Deliver | None = None
         self._task: asyncio.Task[None] | None = None
         self._subscribed = asyncio.Event()
@@ -108,11 +102,15 @@ class RedisBus:
 
     async def start(self, deliver: Deliver) -> None:
         """Connect, subscribe, and return once broadcasts are being received."""
-        options: dict[str, Any] = {"health_check_interval": 15, "socket_keepalive": True}
-        self._client = await connect(self.url, **options, **retry_options())
-        # The subscription has a client of its own that never retries behind our back: a
-        # silent reconnect would hide the gap in what it heard.
-        self._listener = _redis_class().from_url(self.url, **options)
+        self._opening = asyncio.Lock()
+        try:
+            conn = await self._connection()
+            async with asyncio.timeout(self.command_timeout):
+                await conn.command("PING")
+        except Exception as exc:
+            self._drop()
+            raise RuntimeError(f"cannot reach Redis at {redact(self.url)}: {exc}") from exc
+        self._started = True
         self._stopping = False
         self._deliver = deliver
         self._task = asyncio.create_task(self._subscriber(), name="band-redis-subscriber")
@@ -125,10 +123,10 @@ class RedisBus:
 
     async def publish(self, broadcast: Broadcast) -> None:
         """Send one broadcast to every node; a failure is logged, never raised (data is saved)."""
-        if self._client is None:
+        if not self._started:
             raise RuntimeError("the Redis bus is not started")
         try:
-            await self._client.publish(self.channel, broadcast.to_json())
+            await self._send(broadcast.to_json())
         except Exception as exc:
             log.warning(
                 "redis bus: publish of %s on %s lost: %r", broadcast.event, broadcast.topic, exc
@@ -138,17 +136,51 @@ class RedisBus:
             if self._announcer is None or self._announcer.done():
                 self._announcer = asyncio.create_task(self._announce_gap(), name="band-redis-gap")
 
+    async def _send(self, data: str) -> None:
+        """PUBLISH, retried twice on a fresh connection when this one died (Redis restarted):
+        otherwise the first publish after a restart would be lost and cost every node a
+        resync. Redis may have taken a publish whose answer was lost: a retried one can then
+        reach the other nodes twice (a push repeated, never one missed)."""
+        delay = 0.05
+        for attempt in range(3):
+            try:
+                conn = self._conn if self._conn is not None and self._conn.alive else None
+                if conn is None:
+                    conn = await self._connection()
+                async with asyncio.timeout(self.command_timeout):
+                    await conn.command("PUBLISH", self.channel, data)
+                return
+            except (ConnectionError, OSError, TimeoutError):
+                self._drop()
+                if attempt == 2:
+                    raise
+                await asyncio.sleep(delay)
+                delay *= 2
+
+    async def _connection(self) -> RespConnection:
+        """The publishing connection, opened once when it is missing or dead."""
+        assert self._opening is not None
+        async with self._opening:
+            if self._conn is None or not self._conn.alive:
+                self._conn = await open_connection(self.url, within=self.command_timeout)
+            return self._conn
+
+    def _drop(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            conn.close()
+
     async def _announce_gap(self) -> None:
         """Publish a gap note for every node once Redis takes it again (backing off).
 
         Not before this node is subscribed again: a node whose subscription was lost too
         hands itself a note when it resubscribes, and one that kept it hears this one."""
         delay = self.backoff_min
-        while not self._stopping and self._client is not None and self._unsent_since is not None:
+        while not self._stopping and self._started and self._unsent_since is not None:
             await self._subscribed.wait()
             since = self._unsent_since
             try:
-                await self._client.publish(self.channel, gap_note(since).to_json())
+                await self._send(gap_note(since).to_json())
             except Exception:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, self.backoff_max)
@@ -159,49 +191,50 @@ class RedisBus:
 
     async def health(self) -> str | None:
         """None when Redis answers a PING and the subscription is live."""
-        if self._client is None:
+        if not self._started:
             return "not started"
-        await self._client.ping()
+        conn = await self._connection()
+        async with asyncio.timeout(self.command_timeout):
+            await conn.command("PING")
         return None if self.subscribed else "the subscription is down (resubscribing)"
 
     async def stop(self) -> None:
-        """Stop the subscriber and close the connection pool."""
+        """Stop the subscriber and close the connections."""
         self._stopping = True
         for task in (self._task, self._announcer):
             if task is not None:
-                # redis-py can turn a cancellation inside a command into a connection error;
-                # the flag ends the loops anyway, and stopping never waits long.
                 task.cancel()
                 await asyncio.wait({task}, timeout=self.backoff_max + 2.0)
         self._task = self._announcer = None
-        client, self._client = self._client, None
-        listener, self._listener = self._listener, None
-        if listener is not None:
-            await listener.aclose()
-        if client is not None:
-            await client.aclose()
+        if self._started:
             log.info("redis bus stopped")
+        self._started = False
+        self._drop()
         self._subscribed.clear()
 
     # -- the subscriber ----------------------------------------------------------------------
 
     async def _subscriber(self) -> None:
         """Subscribe and deliver forever; on a dropped connection, back off and resubscribe."""
-        assert self._listener is not None
         delay = self.backoff_min
         lost: float | None = None  # when the subscription was lost
         while not self._stopping:
-            pubsub = self._listener.pubsub(ignore_subscribe_messages=True)
+            conn: RespConnection | None = None
             try:
-                await pubsub.subscribe(self.channel)
+                conn = await open_connection(self.url, within=self.command_timeout)
+                async with asyncio.timeout(self.command_timeout):
+                    await conn.command("SUBSCRIBE", self.channel)
                 self._subscribed.set()
                 if lost is not None:
                     log.info("redis bus: resubscribed to %s", self.channel)
                     if self._deliver is not None:  # what was published meanwhile is missed
                         await self._deliver(gap_note(lost))
                 lost, delay = None, self.backoff_min
-                async for message in pubsub.listen():
-                    await self._hand(message)
+                messages = conn.messages
+                while True:
+                    await conn.heard(self.idle_ping, self.command_timeout)
+                    while messages:
+                        await self._hand(messages.popleft())
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -210,16 +243,16 @@ class RedisBus:
                     lost = time.time()
                 log.warning("redis bus: subscription lost (%r); retry in %.1fs", exc, delay)
             finally:
-                with contextlib.suppress(Exception):
-                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+                if conn is not None:
+                    conn.close()
             await asyncio.sleep(delay)
             delay = min(delay * 2, self.backoff_max)
 
-    async def _hand(self, message: dict[str, Any]) -> None:
-        if message.get("type") != "message" or self._deliver is None:
+    async def _hand(self, data: bytes) -> None:
+        if self._deliver is None:
             return
         try:
-            broadcast = Broadcast.from_json(message["data"])
+            broadcast = Broadcast.from_json(data)
         except (ValueError, KeyError, TypeError) as exc:
             log.warning("redis bus: dropped a malformed broadcast: %r", exc)
             return

@@ -1,0 +1,193 @@
+"""One lean Redis connection for the bus's per-message work: PUBLISH, and a subscription.
+
+The bus publishes every broadcast and every node hears every one, so these two paths run once
+per message on every node. Through redis-py's asyncio client they cost about 210 µs of CPU
+per awaited PUBLISH and 200 µs per message heard (its pool, retry wrapper, stream reader and
+pub/sub dispatch); here a command is one write of hiredis' packed bytes and a reply is one
+``hiredis.Reader.gets`` in ``data_received``: about 55 µs and 90 µs (docs/decisions.md,
+"Two nodes: the bus's own Redis connection"). hiredis is redis-py's own C parser, already
+required by the ``redis`` extra. Presence keeps redis-py (a cycle a second, Lua scripts).
+
+RESP2 only: commands are answered in the order they were sent, a subscription's messages
+arrive as ``["message", channel, data]`` in between.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import ssl
+import time
+from collections import deque
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+try:
+    import hiredis
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError("the Redis bus needs the redis extra: pip install 'openband[redis]'") from exc
+
+__all__ = ["Endpoint", "RedisReplyError", "RespConnection", "open_connection"]
+
+
+class RedisReplyError(Exception):
+    """Redis answered a command with an error reply."""
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a ``redis://``, ``rediss://`` or ``unix://`` URL points, and how to log in."""
+
+    host: str = "127.0.0.1"
+    port: int = 6379
+    path: str | None = None  # a unix socket
+    username: str | None = None
+    password: str | None = None
+    tls: bool = False
+
+    @classmethod
+    def from_url(cls, url: str) -> Endpoint:
+        parts = urlsplit(url)
+        if parts.scheme not in ("redis", "rediss", "unix"):
+            raise ValueError(f"not a Redis URL (redis://, rediss:// or unix://): {parts.scheme}")
+        username = unquote(parts.username) if parts.username else None
+        password = unquote(parts.password) if parts.password else None
+        if parts.scheme == "unix":
+            return cls(path=parts.path, username=username, password=password)
+        return cls(
+            host=parts.hostname or "127.0.0.1",
+            port=parts.port or 6379,
+            username=username,
+            password=password,
+            tls=parts.scheme == "rediss",
+        )
+
+
+class RespConnection(asyncio.Protocol):
+    """Commands answered in order, and (once subscribed) the messages heard, kept in order."""
+
+    def __init__(self) -> None:
+        self._reader = hiredis.Reader()
+        self._transport: asyncio.Transport | None = None
+        self._waiting: deque[asyncio.Future[Any]] = deque()
+        self.messages: deque[bytes] = deque()  # a subscription's message data, oldest first
+        self._heard: asyncio.Future[None] | None = None
+        self.heard_at = time.monotonic()
+        self.lost: BaseException | None = None
+
+    # -- asyncio.Protocol --------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self._transport = transport
+        sock = transport.get_extra_info("socket")
+        if sock is not None and sock.family != socket.AF_UNIX:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+
+    def data_received(self, data: bytes) -> None:
+        self.heard_at = time.monotonic()
+        reader = self._reader
+        reader.feed(data)
+        got_message = False
+        while True:
+            try:
+                reply = reader.gets()
+            except hiredis.ProtocolError as exc:
+                self._abort(ConnectionError(f"Redis sent what is not RESP: {exc}"))
+                return
+            if reply is False:
+                break
+            if type(reply) is list and reply and reply[0] == b"message":
+                self.messages.append(reply[2])
+                got_message = True
+            elif self._waiting:
+                waiter = self._waiting.popleft()
+                if waiter.done():
+                    continue
+                if isinstance(reply, hiredis.ReplyError):
+                    waiter.set_exception(RedisReplyError(str(reply)))
+                else:
+                    waiter.set_result(reply)
+        if got_message:
+            self._wake()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._transport = None
+        if self.lost is None:
+            self.lost = exc or ConnectionError("Redis closed the connection")
+        while self._waiting:
+            waiter = self._waiting.popleft()
+            if not waiter.done():
+                waiter.set_exception(ConnectionError(f"Redis connection lost: {self.lost!r}"))
+        self._wake()
+
+    # -- use ---------------------------------------------------------------------------------
+
+    @property
+    def alive(self) -> bool:
+        return self._transport is not None and self.lost is None
+
+    def command(self, *args: str | bytes | int) -> asyncio.Future[Any]:
+        """Send one command; the future gets its reply (``RedisReplyError`` for an error)."""
+        transport = self._transport
+        if transport is None or self.lost is not None:
+            raise ConnectionError(f"Redis connection lost: {self.lost!r}")
+        waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting.append(waiter)
+        # hiredis' stub types the command as a 1-tuple; any number of arguments is packed
+        transport.write(hiredis.pack_command(args))  # type: ignore[arg-type]
+        return waiter
+
+    async def heard(self, idle: float, answer_within: float) -> None:
+        """Return once a message is waiting in ``messages``. After ``idle`` seconds of silence,
+        a PING must be answered within ``answer_within``; a lost connection raises."""
+        while not self.messages:
+            if self.lost is not None:
+                raise ConnectionError(f"Redis connection lost: {self.lost!r}")
+            self._heard = asyncio.get_running_loop().create_future()
+            try:
+                async with asyncio.timeout(idle):
+                    await self._heard
+            except TimeoutError:
+                if not self.messages and time.monotonic() - self.heard_at >= idle:
+                    async with asyncio.timeout(answer_within):
+                        await self.command("PING")
+            finally:
+                self._heard = None
+
+    def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+
+    def _wake(self) -> None:
+        heard = self._heard
+        if heard is not None and not heard.done():
+            heard.set_result(None)
+
+    def _abort(self, exc: Exception) -> None:
+        self.lost = exc
+        if self._transport is not None:
+            self._transport.abort()
+
+
+async def open_connection(url: str, *, within: float = 5.0) -> RespConnection:
+    """A connection to ``url``, logged in (AUTH) when the URL names a password."""
+    endpoint = Endpoint.from_url(url)
+    loop = asyncio.get_running_loop()
+    async with asyncio.timeout(within):
+        if endpoint.path is not None:
+            _, conn = await loop.create_unix_connection(RespConnection, endpoint.path)
+        else:
+            context = ssl.create_default_context() if endpoint.tls else None
+            _, conn = await loop.create_connection(
+                RespConnection, endpoint.host, endpoint.port, ssl=context
+            )
+        try:
+            if endpoint.password is not None:
+                login = [endpoint.username] if endpoint.username else []
+                await conn.command("AUTH", *login, endpoint.password)
+        except BaseException:
+            conn.close()
+            raise
+    return conn

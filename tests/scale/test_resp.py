@@ -1,0 +1,179 @@
+"""The bus's own Redis connection: URLs, replies in order, errors, AUTH, a lost or silent peer."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+
+from band_server.fanout.bus import Broadcast
+from band_server.fanout.redis_bus import RedisBus
+from band_server.fanout.resp import Endpoint, RedisReplyError, open_connection
+
+from .real_services import RedisServer
+
+
+def test_endpoints_from_urls() -> None:
+    assert Endpoint.from_url("redis://127.0.0.1:6400/0") == Endpoint(port=6400)
+    assert Endpoint.from_url("redis://:s%40cret@cache.internal") == Endpoint(
+        host="cache.internal", password="s@cret"
+    )
+    assert Endpoint.from_url("rediss://band:pw@10.0.0.5:6380") == Endpoint(
+        host="10.0.0.5", port=6380, username="band", password="pw", tls=True
+    )
+    assert Endpoint.from_url("unix:///run/redis.sock") == Endpoint(path="/run/redis.sock")
+    with pytest.raises(ValueError, match="not a Redis URL"):
+        Endpoint.from_url("http://127.0.0.1:6379")
+
+
+async def test_replies_come_back_in_order_and_an_error_reply_is_raised(
+    redis_server: RedisServer,
+) -> None:
+    conn = await open_connection(redis_server.url)
+    try:
+        replies = [conn.command("SET", "k", "v"), conn.command("GET", "k"), conn.command("PING")]
+        assert await asyncio.gather(*replies) == [b"OK", b"v", b"PONG"]
+        with pytest.raises(RedisReplyError, match="unknown command"):
+            await conn.command("NO-SUCH-COMMAND")
+        assert await conn.command("INCRBY", "n", 41) == 41  # still usable, still in order
+    finally:
+        conn.close()
+
+
+async def test_a_command_given_up_on_keeps_the_next_reply_for_the_next_command(
+    redis_server: RedisServer,
+) -> None:
+    conn = await open_connection(redis_server.url)
+    try:
+        given_up = conn.command("BLPOP", "empty", "0.2")  # answered (nil) after 0.2 s
+        with pytest.raises(TimeoutError):
+            async with asyncio.timeout(0.05):
+                await given_up
+        assert await conn.command("ECHO", "mine") == b"mine"
+    finally:
+        conn.close()
+
+
+async def test_a_password_in_the_url_logs_in(tmp_path: Path) -> None:
+    server = RedisServer(tmp_path, password="s3cret")
+    server.start()
+    try:
+        conn = await open_connection(server.url)
+        assert await conn.command("PING") == b"PONG"
+        conn.close()
+        wrong = server.url.replace("s3cret", "x9-not-it")
+        with pytest.raises(RedisReplyError):
+            await open_connection(wrong)
+        with pytest.raises(RuntimeError, match="cannot reach Redis"):
+            await RedisBus(wrong).start(_ignore)
+        assert "x9-not-it" not in str(await _start_error(wrong))  # the password is not logged
+
+        bus, got = RedisBus(server.url), asyncio.Queue[Broadcast]()
+        await bus.start(got.put)
+        try:
+            sent = Broadcast("chat_room:r1", "message_created", {"n": 1})
+            await bus.publish(sent)
+            async with asyncio.timeout(5):
+                assert await got.get() == sent
+        finally:
+            await bus.stop()
+    finally:
+        server.stop()
+
+
+@asynccontextmanager
+async def fake_redis(handle: Callable[[bytes], bytes | None]) -> AsyncIterator[str]:
+    """A TCP peer that answers each chunk read with ``handle(chunk)``; None closes."""
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        while chunk := await reader.read(65536):
+            answer = handle(chunk)
+            if answer is None:
+                break
+            writer.write(answer)
+        writer.close()
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        yield f"redis://127.0.0.1:{port}"
+    finally:
+        server.close()
+
+
+async def test_a_lost_connection_fails_what_waits_and_refuses_what_follows() -> None:
+    async with fake_redis(lambda chunk: None) as url:
+        conn = await open_connection(url)
+        waiting = conn.command("PING")
+        with pytest.raises(ConnectionError, match="lost"):
+            async with asyncio.timeout(5):
+                await waiting
+        assert not conn.alive
+        with pytest.raises(ConnectionError):
+            conn.command("PING")
+        with pytest.raises(ConnectionError):
+            await conn.heard(1.0, 1.0)
+
+
+async def test_what_is_not_resp_drops_the_connection() -> None:
+    async with fake_redis(lambda chunk: b"?? not resp\r\n") as url:
+        conn = await open_connection(url)
+        with pytest.raises(ConnectionError):
+            async with asyncio.timeout(5):
+                await conn.command("PING")
+        assert not conn.alive
+
+
+async def test_a_silent_subscription_is_pinged_then_a_mute_peer_is_given_up() -> None:
+    pings: list[bytes] = []
+
+    def answer(chunk: bytes) -> bytes | None:
+        pings.append(chunk)
+        return b""  # reads, never answers
+
+    async with fake_redis(answer) as url:
+        conn = await open_connection(url)
+        try:
+            with pytest.raises(TimeoutError):
+                async with asyncio.timeout(5):
+                    await conn.heard(0.1, 0.1)
+            assert b"PING" in b"".join(pings)
+        finally:
+            conn.close()
+
+
+async def test_messages_heard_between_replies_are_kept_in_order(redis_server: RedisServer) -> None:
+    listener = await open_connection(redis_server.url)
+    talker = await open_connection(redis_server.url)
+    try:
+        subscribed = await listener.command("SUBSCRIBE", "ch")
+        assert subscribed[:2] == [b"subscribe", b"ch"]
+        for n in range(50):
+            talker.command("PUBLISH", "ch", f"m{n}")
+        assert await talker.command("PUBLISH", "ch", "last") == 1
+        heard: list[bytes] = []
+        async with asyncio.timeout(5):
+            while len(heard) < 51:
+                await listener.heard(5.0, 5.0)
+                heard.extend(listener.messages)
+                listener.messages.clear()
+        assert heard == [f"m{n}".encode() for n in range(50)] + [b"last"]
+        assert await listener.command("PING") == [b"pong", b""]  # RESP2, subscribed
+    finally:
+        listener.close()
+        talker.close()
+
+
+async def _ignore(broadcast: Broadcast) -> None:
+    return None
+
+
+async def _start_error(url: str) -> BaseException:
+    try:
+        await RedisBus(url).start(_ignore)
+    except RuntimeError as exc:
+        return exc
+    raise AssertionError("the bus started with a wrong password")
