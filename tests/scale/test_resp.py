@@ -177,3 +177,23 @@ async def _start_error(url: str) -> BaseException:
     except RuntimeError as exc:
         return exc
     raise AssertionError("the bus started with a wrong password")
+
+
+def test_the_bus_works_on_uvloop_the_servers_loop(redis_server: RedisServer) -> None:
+    """uvloop's transports are not ``asyncio.Transport`` subclasses (a check on that once
+    stopped every node from starting); the server runs on uvloop, so the bus is tried there."""
+    uvloop = pytest.importorskip("uvloop")
+
+    async def round_trip() -> Broadcast:
+        bus, got = RedisBus(redis_server.url), asyncio.Queue[Broadcast]()
+        await bus.start(got.put)
+        try:
+            await bus.publish(Broadcast("chat_room:r1", "message_created", {"n": 1}))
+            async with asyncio.timeout(5):
+                return await got.get()
+        finally:
+            await bus.stop()
+
+    assert isinstance(uvloop.new_event_loop(), uvloop.Loop)
+    heard = uvloop.run(round_trip())
+    assert heard == Broadcast("chat_room:r1", "message_created", {"n": 1})

@@ -20,7 +20,7 @@ import ssl
 import time
 from collections import deque
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 from urllib.parse import unquote, urlsplit
 
 try:
@@ -79,8 +79,8 @@ class RespConnection(asyncio.Protocol):
     # -- asyncio.Protocol --------------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self._transport = transport
+        # uvloop's transports are not subclasses of asyncio.Transport: no isinstance check
+        self._transport = cast(asyncio.Transport, transport)
         sock = transport.get_extra_info("socket")
         if sock is not None and sock.family != socket.AF_UNIX:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
