@@ -55,12 +55,10 @@ class Target:
     spec: dict[str, Any]
 
 
-def cpu_seconds(procs: list[subprocess.Popen[bytes]]) -> float:
-    total = 0.0
-    for proc in procs:
-        t = psutil.Process(proc.pid).cpu_times()
-        total += t.user + t.system
-    return total
+def cpu_seconds(procs: list[subprocess.Popen[bytes]]) -> list[float]:
+    """Each process's CPU time so far (user + system), in seconds."""
+    times = [psutil.Process(proc.pid).cpu_times() for proc in procs]
+    return [t.user + t.system for t in times]
 
 
 def drive(target: Target, rate: int, seconds: float, tag: str) -> dict[str, Any]:
@@ -73,11 +71,14 @@ def drive(target: Target, rate: int, seconds: float, tag: str) -> dict[str, Any]
         check=False,
         cwd=Path(__file__).resolve().parent.parent,
     )
-    used = cpu_seconds(target.procs) - before
+    used = [after - was for after, was in zip(cpu_seconds(target.procs), before, strict=True)]
     if done.returncode != 0:
         raise RuntimeError(f"load generator failed:\n{done.stderr[-2000:]}")
     row: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    row["server_cpu_ms_per_msg"] = round(used * 1000 / max(1, row["received"]), 3)
+    received = max(1, row["received"])
+    row["server_cpu_ms_per_msg"] = round(sum(used) * 1000 / received, 3)
+    if len(used) > 1:  # node A takes the POSTs, node B holds the agent's socket
+        row["node_cpu_ms_per_msg"] = [round(u * 1000 / received, 3) for u in used]
     return row
 
 
@@ -152,6 +153,10 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     out["received"] = sum(r["received"] for r in rows)
     out["sent"] = sum(r["sent"] for r in rows)
     out["errors"] = sum(r["errors"] for r in rows)
+    by_node = [r["node_cpu_ms_per_msg"] for r in rows if "node_cpu_ms_per_msg" in r]
+    if by_node:
+        per_node = zip(*by_node, strict=True)
+        out["node_cpu_ms_per_msg"] = [round(statistics.median(n), 2) for n in per_node]
     return out
 
 
@@ -282,6 +287,8 @@ def report(
             two = summary["band 2 nodes"][rate]["server_cpu_ms_per_msg"]
             if one and two:
                 print(f"@{rate}: CPU per delivered message, 2 nodes / 1 node = {two / one:.2f}x")
+                nodes = summary["band 2 nodes"][rate].get("node_cpu_ms_per_msg")
+                print(f"@{rate}: of which node A (POSTs) / node B (socket), ms/msg: {nodes}")
                 verdicts.setdefault("two_nodes_cpu_ratio", {})[rate] = round(two / one, 2)
     RESULTS.mkdir(exist_ok=True)
     suffix = ("-postgres" if args.database == "postgres" else "") + (

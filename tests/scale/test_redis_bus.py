@@ -9,6 +9,7 @@ import pytest
 
 from band_server.fanout.bus import Broadcast, gap_since
 from band_server.fanout.redis_bus import RedisBus, redact
+from band_server.fanout.resp import open_connection
 
 from .real_services import RedisServer, free_port
 
@@ -63,15 +64,16 @@ async def test_every_node_and_the_publisher_get_each_broadcast_once(
 
 
 async def test_resubscribes_after_redis_restarts(redis_server: RedisServer) -> None:
-    bus = RedisBus(redis_server.url, backoff_max=0.5)
+    bus, publisher = RedisBus(redis_server.url, backoff_max=0.5), RedisBus(redis_server.url)
     inbox = Inbox()
     await bus.start(inbox.deliver)
+    await publisher.start(Inbox().deliver)
     try:
         redis_server.stop()
         redis_server.start()  # same port, fresh server
         async with asyncio.timeout(10):
-            while True:
-                await bus.publish(sample(7))
+            while True:  # what the other node publishes reaches this one again
+                await publisher.publish(sample(7))
                 if any(gap_since(b) is None for b in inbox.got):
                     break
                 await asyncio.sleep(0.1)
@@ -79,6 +81,7 @@ async def test_resubscribes_after_redis_restarts(redis_server: RedisServer) -> N
         assert bus.subscribed
     finally:
         await bus.stop()
+        await publisher.stop()
 
 
 async def test_a_lost_subscription_hands_the_hub_a_gap_note(redis_server: RedisServer) -> None:
@@ -139,21 +142,23 @@ async def test_a_lost_publish_is_announced_to_every_node(redis_server: RedisServ
 async def test_no_publish_is_lost_on_stale_pooled_connections(redis_server: RedisServer) -> None:
     """After a Redis restart every pooled connection is dead: each publish on one is retried
     on a fresh connection instead of being lost (which would cost every node a resync)."""
-    bus = RedisBus(redis_server.url, backoff_max=0.3)
+    bus, other = RedisBus(redis_server.url, backoff_max=0.3), RedisBus(redis_server.url)
     inbox = Inbox()
-    await bus.start(inbox.deliver)
+    await bus.start(Inbox().deliver)
+    await other.start(inbox.deliver)
     try:
-        await asyncio.gather(*(bus.publish(sample(n)) for n in range(10)))  # several in the pool
+        await asyncio.gather(*(bus.publish(sample(n)) for n in range(10)))
         await inbox.wait_for(10)
         redis_server.stop()
         redis_server.start()
-        await inbox.wait_gap_note()  # resubscribed (its gap note says so)
+        await inbox.wait_gap_note()  # the other node resubscribed (its gap note says so)
         inbox.got.clear()
         await asyncio.gather(*(bus.publish(sample(n)) for n in range(20)))
         await inbox.wait_for(20)
         assert sorted(b.payload["n"] for b in inbox.got) == list(range(20))
     finally:
         await bus.stop()
+        await other.stop()
 
 
 async def test_a_failing_hub_does_not_stop_the_subscriber(redis_server: RedisServer) -> None:
@@ -164,13 +169,48 @@ async def test_a_failing_hub_does_not_stop_the_subscriber(redis_server: RedisSer
             raise RuntimeError("boom")
         await inbox.deliver(b)
 
-    bus = RedisBus(redis_server.url)
+    bus, other = RedisBus(redis_server.url), RedisBus(redis_server.url)
     await bus.start(flaky)
+    await other.start(flaky)
     try:
-        await bus.publish(sample(0))
+        await bus.publish(sample(0))  # the publisher's own hub fails too: logged, not raised
         await bus.publish(sample(1))
-        await inbox.wait_for(1)
-        assert inbox.got == [sample(1)]
+        await inbox.wait_for(2)
+        assert inbox.got == [sample(1), sample(1)]  # the publisher's hub and the other's
+    finally:
+        await bus.stop()
+        await other.stop()
+
+
+async def test_the_publisher_delivers_its_own_at_once_and_skips_them_heard_back(
+    redis_server: RedisServer,
+) -> None:
+    """The publishing node hands its broadcast to its hub before Redis sees it (no round
+    trip), recognises its own on the channel by their opening bytes, and still takes what a
+    node of the previous version publishes (plain JSON, no origin)."""
+    bus, inbox = RedisBus(redis_server.url), Inbox()
+    await bus.start(inbox.deliver)
+    try:
+        real_send = bus._send
+        sent: list[str] = []
+
+        async def record(data: str) -> None:
+            assert inbox.got == [sample(1)]  # delivered here before it is published
+            sent.append(data)
+            await real_send(data)
+
+        bus._send = record  # type: ignore[method-assign]
+        await bus.publish(sample(1))
+        assert sent[0].startswith('{"origin":"') and '"topic":"chat_room:r1"' in sent[0]
+        assert Broadcast.from_json(sent[0]) == sample(1)  # any node's decoder still reads it
+        plain = await open_connection(redis_server.url)
+        try:  # an older node's broadcast: no origin
+            assert await plain.command("PUBLISH", bus.channel, sample(2).to_json()) == 1
+        finally:
+            plain.close()
+        await inbox.wait_for(2)
+        await asyncio.sleep(0.2)
+        assert inbox.got == [sample(1), sample(2)]  # its own once, the older node's once
     finally:
         await bus.stop()
 

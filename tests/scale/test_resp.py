@@ -71,15 +71,17 @@ async def test_a_password_in_the_url_logs_in(tmp_path: Path) -> None:
             await RedisBus(wrong).start(_ignore)
         assert "x9-not-it" not in str(await _start_error(wrong))  # the password is not logged
 
-        bus, got = RedisBus(server.url), asyncio.Queue[Broadcast]()
-        await bus.start(got.put)
+        bus, other, got = RedisBus(server.url), RedisBus(server.url), asyncio.Queue[Broadcast]()
+        await bus.start(_ignore)
+        await other.start(got.put)
         try:
             sent = Broadcast("chat_room:r1", "message_created", {"n": 1})
             await bus.publish(sent)
             async with asyncio.timeout(5):
-                assert await got.get() == sent
+                assert await got.get() == sent  # published and heard, both logged in
         finally:
             await bus.stop()
+            await other.stop()
     finally:
         server.stop()
 
@@ -185,14 +187,17 @@ def test_the_bus_works_on_uvloop_the_servers_loop(redis_server: RedisServer) -> 
     uvloop = pytest.importorskip("uvloop")
 
     async def round_trip() -> Broadcast:
-        bus, got = RedisBus(redis_server.url), asyncio.Queue[Broadcast]()
-        await bus.start(got.put)
+        bus, other, got = RedisBus(redis_server.url), RedisBus(redis_server.url), asyncio.Queue()
+        await bus.start(_ignore)
+        await other.start(got.put)
         try:
             await bus.publish(Broadcast("chat_room:r1", "message_created", {"n": 1}))
             async with asyncio.timeout(5):
-                return await got.get()
+                heard: Broadcast = await got.get()  # through Redis, on the other node
+                return heard
         finally:
             await bus.stop()
+            await other.stop()
 
     assert isinstance(uvloop.new_event_loop(), uvloop.Loop)
     heard = uvloop.run(round_trip())

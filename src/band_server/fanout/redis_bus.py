@@ -1,8 +1,10 @@
 """Redis pub/sub fan-out for several nodes (needs the ``redis`` extra).
 
-Every node publishes each broadcast as JSON on one channel and runs one subscriber task that
-hands every broadcast it reads to the local hub. The publishing node hears its own broadcasts
-through Redis too, so each node (publisher included) delivers every broadcast exactly once.
+Every node hands each broadcast it publishes to its own hub, then publishes it as JSON on one
+channel; one subscriber task hands every broadcast it reads from another node to the local hub.
+A node's broadcasts open with its origin (``{"origin":"<id>",...``): it skips its own when it
+hears them back without decoding them, so each node delivers every broadcast exactly once
+(docs/decisions.md, "Two nodes: the bus's own Redis connection").
 Pub/sub is fire-and-forget: a push lost while Redis is away is recovered by ``/next``, since
 the data was committed before it was announced. So that the agents do call ``/next``, a gap is
 announced: a node whose subscription was lost hands a gap note (``bus.gap_note``) to its own
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import secrets
 import time
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
@@ -62,7 +65,8 @@ def redact(url: str) -> str:
 
 
 class RedisBus:
-    """Publish on one Redis channel; a subscriber task delivers what it hears to the hub.
+    """Deliver locally and publish on one Redis channel; a subscriber task delivers what it
+    hears from the other nodes to the hub.
 
     Both run on :mod:`.resp` connections of their own (one for publishes and pings, one for
     the subscription): the per-message work is a fraction of redis-py's."""
@@ -94,6 +98,9 @@ class RedisBus:
         self._stopping = False
         self._unsent_since: float | None = None  # first publish lost since the last gap note
         self._announcer: asyncio.Task[None] | None = None
+        # What this node's broadcasts open with on the channel: heard back, they are skipped.
+        self._origin = f'{{"origin":"{secrets.token_hex(8)}",'
+        self._mine = self._origin.encode()
 
     @property
     def subscribed(self) -> bool:
@@ -125,8 +132,9 @@ class RedisBus:
         """Send one broadcast to every node; a failure is logged, never raised (data is saved)."""
         if not self._started:
             raise RuntimeError("the Redis bus is not started")
+        await self._hand_over(broadcast)  # this node's sockets: no round trip through Redis
         try:
-            await self._send(broadcast.to_json())
+            await self._send(self._signed(broadcast))
         except Exception as exc:
             log.warning(
                 "redis bus: publish of %s on %s lost: %r", broadcast.event, broadcast.topic, exc
@@ -180,7 +188,7 @@ class RedisBus:
             await self._subscribed.wait()
             since = self._unsent_since
             try:
-                await self._send(gap_note(since).to_json())
+                await self._send(self._signed(gap_note(since)))  # this node missed none
             except Exception:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, self.backoff_max)
@@ -248,13 +256,25 @@ class RedisBus:
             await asyncio.sleep(delay)
             delay = min(delay * 2, self.backoff_max)
 
+    def _signed(self, broadcast: Broadcast) -> str:
+        """The broadcast's JSON with this node's origin as its first member."""
+        data = broadcast.to_json()
+        assert data.startswith("{") and data != "{}"
+        return self._origin + data[1:]
+
     async def _hand(self, data: bytes) -> None:
-        if self._deliver is None:
-            return
+        if self._deliver is None or data.startswith(self._mine):
+            return  # this node handed its own broadcast over when it published it
         try:
             broadcast = Broadcast.from_json(data)
         except (ValueError, KeyError, TypeError) as exc:
             log.warning("redis bus: dropped a malformed broadcast: %r", exc)
+            return
+        await self._hand_over(broadcast)
+
+    async def _hand_over(self, broadcast: Broadcast) -> None:
+        """Deliver to the local hub; a failing hub is logged, never raised."""
+        if self._deliver is None:
             return
         try:
             await self._deliver(broadcast)
