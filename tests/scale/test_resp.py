@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -117,7 +118,7 @@ async def test_a_lost_connection_fails_what_waits_and_refuses_what_follows() -> 
         with pytest.raises(ConnectionError):
             conn.command("PING")
         with pytest.raises(ConnectionError):
-            await conn.heard(1.0, 1.0)
+            await conn.heard()
 
 
 async def test_what_is_not_resp_drops_the_connection() -> None:
@@ -138,13 +139,46 @@ async def test_a_silent_subscription_is_pinged_then_a_mute_peer_is_given_up() ->
 
     async with fake_redis(answer) as url:
         conn = await open_connection(url)
+        conn.watch(0.2, ping_after=0.1)
         try:
-            with pytest.raises(TimeoutError):
+            started = time.monotonic()
+            with pytest.raises(ConnectionError, match=r"did not answer within 0\.2s"):
                 async with asyncio.timeout(5):
-                    await conn.heard(0.1, 0.1)
+                    await conn.heard()
             assert b"PING" in b"".join(pings)
+            assert 0.25 <= time.monotonic() - started < 2  # silent 0.1 s, then 0.2 s unanswered
+            assert not conn.alive
         finally:
             conn.close()
+
+
+async def test_a_command_left_unanswered_gives_the_connection_up() -> None:
+    async with fake_redis(lambda chunk: b"") as url:  # reads, never answers
+        conn = await open_connection(url)
+        conn.watch(0.2)
+        try:
+            waiting = [conn.command("PUBLISH", "ch", "x"), conn.command("PUBLISH", "ch", "y")]
+            for reply in waiting:
+                with pytest.raises(ConnectionError, match="did not answer"):
+                    async with asyncio.timeout(5):
+                        await reply
+        finally:
+            conn.close()
+
+
+async def test_a_busy_connection_is_not_given_up(redis_server: RedisServer) -> None:
+    """Answered commands one after another, for longer than the watch's limit: the watch
+    gives up only a reply that does not come."""
+    conn = await open_connection(redis_server.url)
+    conn.watch(0.2)
+    try:
+        async with asyncio.timeout(5):
+            for n in range(60):
+                assert await conn.command("ECHO", str(n)) == str(n).encode()
+                await asyncio.sleep(0.01)
+        assert conn.alive
+    finally:
+        conn.close()
 
 
 async def test_messages_heard_between_replies_are_kept_in_order(redis_server: RedisServer) -> None:
@@ -159,7 +193,7 @@ async def test_messages_heard_between_replies_are_kept_in_order(redis_server: Re
         heard: list[bytes] = []
         async with asyncio.timeout(5):
             while len(heard) < 51:
-                await listener.heard(5.0, 5.0)
+                await listener.heard()
                 heard.extend(listener.messages)
                 listener.messages.clear()
         assert heard == [f"m{n}".encode() for n in range(50)] + [b"last"]

@@ -155,8 +155,7 @@ class RedisBus:
                 conn = self._conn if self._conn is not None and self._conn.alive else None
                 if conn is None:
                     conn = await self._connection()
-                async with asyncio.timeout(self.command_timeout):
-                    await conn.command("PUBLISH", self.channel, data)
+                await conn.command("PUBLISH", self.channel, data)  # watched: see _connection
                 return
             except (ConnectionError, OSError, TimeoutError):
                 self._drop()
@@ -171,6 +170,7 @@ class RedisBus:
         async with self._opening:
             if self._conn is None or not self._conn.alive:
                 self._conn = await open_connection(self.url, within=self.command_timeout)
+                self._conn.watch(self.command_timeout)  # an unanswered PUBLISH gives it up
             return self._conn
 
     def _drop(self) -> None:
@@ -230,6 +230,7 @@ class RedisBus:
             conn: RespConnection | None = None
             try:
                 conn = await open_connection(self.url, within=self.command_timeout)
+                conn.watch(self.command_timeout, ping_after=self.idle_ping)
                 async with asyncio.timeout(self.command_timeout):
                     await conn.command("SUBSCRIBE", self.channel)
                 self._subscribed.set()
@@ -240,7 +241,7 @@ class RedisBus:
                 lost, delay = None, self.backoff_min
                 messages = conn.messages
                 while True:
-                    await conn.heard(self.idle_ping, self.command_timeout)
+                    await conn.heard()
                     while messages:
                         await self._hand(messages.popleft())
             except asyncio.CancelledError:

@@ -75,6 +75,9 @@ class RespConnection(asyncio.Protocol):
         self._heard: asyncio.Future[None] | None = None
         self.heard_at = time.monotonic()
         self.lost: BaseException | None = None
+        self._watch: asyncio.TimerHandle | None = None
+        self._oldest: asyncio.Future[Any] | None = None  # the oldest unanswered command seen
+        self._oldest_since = 0.0
 
     # -- asyncio.Protocol --------------------------------------------------------------------
 
@@ -114,6 +117,9 @@ class RespConnection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._transport = None
+        if self._watch is not None:
+            self._watch.cancel()
+            self._watch = None
         if self.lost is None:
             self.lost = exc or ConnectionError("Redis closed the connection")
         while self._waiting:
@@ -139,20 +145,43 @@ class RespConnection(asyncio.Protocol):
         transport.write(hiredis.pack_command(args))  # type: ignore[arg-type]
         return waiter
 
-    async def heard(self, idle: float, answer_within: float) -> None:
-        """Return once a message is waiting in ``messages``. After ``idle`` seconds of silence,
-        a PING must be answered within ``answer_within``; a lost connection raises."""
+    def watch(self, answer_within: float, ping_after: float | None = None) -> None:
+        """Give the connection up (``TimeoutError``, every waiter failed) when a command is left
+        unanswered ``answer_within`` seconds; with ``ping_after``, PING a connection that was
+        silent that long (a subscription's sign of life). One timer for the connection, a few
+        times per ``answer_within``: nothing per command (``asyncio.timeout`` around each
+        publish and each wait for a message was a timer per message)."""
+        loop = asyncio.get_running_loop()
+        every = answer_within / 4
+
+        def check() -> None:
+            self._watch = None
+            if not self.alive:
+                return
+            now = time.monotonic()
+            oldest = self._waiting[0] if self._waiting else None
+            if oldest is not self._oldest:
+                self._oldest, self._oldest_since = oldest, now
+            elif oldest is not None and now - self._oldest_since >= answer_within:
+                self._abort(TimeoutError(f"Redis did not answer within {answer_within:g}s"))
+                return
+            if ping_after is not None and oldest is None and now - self.heard_at >= ping_after:
+                self.command("PING").add_done_callback(_retrieved)
+            self._watch = loop.call_later(every, check)
+
+        if self._watch is not None:
+            self._watch.cancel()
+        self._watch = loop.call_later(every, check)
+
+    async def heard(self) -> None:
+        """Return once a message is waiting in ``messages``; a lost connection raises (a
+        connection :meth:`watch` gave up on included)."""
         while not self.messages:
             if self.lost is not None:
                 raise ConnectionError(f"Redis connection lost: {self.lost!r}")
             self._heard = asyncio.get_running_loop().create_future()
             try:
-                async with asyncio.timeout(idle):
-                    await self._heard
-            except TimeoutError:
-                if not self.messages and time.monotonic() - self.heard_at >= idle:
-                    async with asyncio.timeout(answer_within):
-                        await self.command("PING")
+                await self._heard
             finally:
                 self._heard = None
 
@@ -169,6 +198,13 @@ class RespConnection(asyncio.Protocol):
         self.lost = exc
         if self._transport is not None:
             self._transport.abort()
+
+
+def _retrieved(future: asyncio.Future[Any]) -> None:
+    """A reply nobody awaits (the watchdog's PING): its failure is the connection's, seen
+    there; retrieved here so asyncio does not report it as never retrieved."""
+    if not future.cancelled():
+        future.exception()
 
 
 async def open_connection(url: str, *, within: float = 5.0) -> RespConnection:
