@@ -75,6 +75,19 @@ class Burst:
     per_room: int
     rate: float
     result: BurstResult = field(default_factory=BurstResult)
+    # Closed by ``hold``: every lane waits before its next post until ``release``.
+    _going: asyncio.Event = field(default_factory=asyncio.Event, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._going.set()
+
+    def hold(self) -> None:
+        """Posts wait (what is in flight finishes) until :meth:`release`; the lanes' schedule
+        shifts by the pause."""
+        self._going.clear()
+
+    def release(self) -> None:
+        self._going.set()
 
     @property
     def total(self) -> int:
@@ -104,10 +117,15 @@ class Burst:
         room_id, person = self.rooms[room_index], self.poster(room_index)
         gap = len(self.rooms) / self.rate
         start = self.result.started + room_index * gap / len(self.rooms)
+        paused = 0.0
         for k in range(self.per_room):
-            delay = start + k * gap - time.monotonic()
+            delay = start + paused + k * gap - time.monotonic()
             if delay > 0:
                 await asyncio.sleep(delay)
+            if not self._going.is_set():
+                held = time.monotonic()
+                await self._going.wait()
+                paused += time.monotonic() - held
             agent = self.agents[(k + room_index) % len(self.agents)]
             await self._post(http, room_index, room_id, person, agent, k)
 

@@ -179,11 +179,18 @@ async def in_flight_turn(proc: AgentProcess, burst: Burst, home: str) -> str | N
 async def test_a_node_started_while_others_run(cluster: Cluster) -> None:
     """A fourth node starts mid-burst: people's posts reach it at once (it joins the
     rotation), and Ours2 moves onto it (its balancer prefers it and drops the old sockets), so
-    mentions posted on the three old nodes reach an agent on the new one through Redis."""
+    mentions posted on the three old nodes reach an agent on the new one through Redis.
+
+    New posts wait while the node boots (the agents go on with what they hold): on a loaded
+    machine a boot can outlast the rest of the burst, and then no post could reach it."""
 
     async def join(cluster: Cluster, burst: Burst) -> None:
         await burst.wait_acknowledged(burst.total // 4)
-        [node] = await cluster.start_nodes(1)
+        burst.hold()
+        try:
+            [node] = await cluster.start_nodes(1)
+        finally:
+            burst.release()
         balancer = cluster.balancers["ours2"]
         balancer.backends.remove(node.port)
         balancer.backends.insert(0, node.port)

@@ -151,14 +151,15 @@ class RedisBus:
         reach the other nodes twice (a push repeated, never one missed)."""
         delay = 0.05
         for attempt in range(3):
+            conn = self._conn if self._conn is not None and self._conn.alive else None
             try:
-                conn = self._conn if self._conn is not None and self._conn.alive else None
                 if conn is None:
                     conn = await self._connection()
                 await conn.command("PUBLISH", self.channel, data)  # watched: see _connection
                 return
             except (ConnectionError, OSError, TimeoutError):
-                self._drop()
+                if conn is None or conn is self._conn:  # not one a concurrent publish reopened
+                    self._drop()
                 if attempt == 2:
                     raise
                 await asyncio.sleep(delay)
