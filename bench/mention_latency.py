@@ -147,6 +147,12 @@ def median(rows: list[dict[str, Any]], key: str) -> float | None:
     return round(statistics.median(values), 2) if values else None
 
 
+def saturated(s: dict[str, Any], rate: int) -> bool:
+    """The target fell behind the offered rate (a median run below 97% of it): queues grew,
+    and its CPU per message is no longer the same measurement as an unsaturated one's."""
+    return s["achieved_rate"] is not None and s["achieved_rate"] < 0.97 * rate
+
+
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
     keys = ("push_p50_ms", "push_p99_ms", "ack_p50_ms", "server_cpu_ms_per_msg", "achieved_rate")
     out: dict[str, Any] = {k: median(rows, k) for k in keys}
@@ -256,6 +262,7 @@ def report(
                 f"{name:>13} {rate:>5} | {s['push_p50_ms']!s:>8} {s['push_p99_ms']!s:>8} "
                 f"{s['ack_p50_ms']!s:>8} | {s['server_cpu_ms_per_msg']!s:>10} | "
                 f"{s['received']:>5}/{s['sent']:<5} {s['errors']:>6} {s['achieved_rate']!s:>8}"
+                + ("  saturated" if saturated(s, rate) else "")
             )
     verdicts: dict[str, Any] = {}
     floor = summary["floor"]
@@ -286,7 +293,13 @@ def report(
             one = summary["band 1 node"][rate]["server_cpu_ms_per_msg"]
             two = summary["band 2 nodes"][rate]["server_cpu_ms_per_msg"]
             if one and two:
-                print(f"@{rate}: CPU per delivered message, 2 nodes / 1 node = {two / one:.2f}x")
+                full = [
+                    n for n in ("band 1 node", "band 2 nodes") if saturated(summary[n][rate], rate)
+                ]
+                note = f" (saturated: {', '.join(full)})" if full else ""
+                print(
+                    f"@{rate}: CPU per delivered message, 2 nodes / 1 node = {two / one:.2f}x{note}"
+                )
                 nodes = summary["band 2 nodes"][rate].get("node_cpu_ms_per_msg")
                 print(f"@{rate}: of which node A (POSTs) / node B (socket), ms/msg: {nodes}")
                 verdicts.setdefault("two_nodes_cpu_ratio", {})[rate] = round(two / one, 2)
