@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import pytest
 
 from band_server.fanout.bus import Broadcast, gap_since
 from band_server.fanout.redis_bus import RedisBus, redact
-from band_server.fanout.resp import open_connection
+from band_server.fanout.resp import RespConnection, open_connection
 
 from .real_services import RedisServer, free_port
 
@@ -224,3 +226,104 @@ async def test_start_fails_with_a_clear_message_when_redis_is_unreachable() -> N
 def test_redact_hides_only_the_password() -> None:
     assert redact("redis://u:pw@h:6379/1") == "redis://u:***@h:6379/1"
     assert redact("redis://h:6379/0") == "redis://h:6379/0"
+
+
+async def _command_calls(url: str) -> dict[str, int]:
+    """Redis' count of calls per command since its stats were last reset."""
+    conn = await open_connection(url)
+    try:
+        info = (await conn.command("INFO", "commandstats")).decode()
+    finally:
+        conn.close()
+    calls = {}
+    for line in info.splitlines():
+        if line.startswith("cmdstat_"):
+            name, _, stats = line.partition(":")
+            calls[name.removeprefix("cmdstat_")] = int(stats.split(",")[0].split("=")[1])
+    return calls
+
+
+@asynccontextmanager
+async def publisher_and_listener(
+    url: str, confirm_every: float
+) -> AsyncIterator[tuple[RedisBus, Inbox, RespConnection]]:
+    """A publishing node, another node's inbox, and a plain connection to steer Redis."""
+    bus, other, inbox = RedisBus(url, confirm_every=confirm_every), RedisBus(url), Inbox()
+    await bus.start(Inbox().deliver)
+    await other.start(inbox.deliver)
+    admin = await open_connection(url)
+    try:
+        yield bus, inbox, admin
+    finally:
+        admin.close()
+        await bus.stop()
+        await other.stop()
+
+
+async def test_publishes_wait_for_no_reply_and_one_ping_confirms_a_batch(
+    redis_server: RedisServer,
+) -> None:
+    """Each publish is sent with ``CLIENT REPLY SKIP``: Redis answers none of them, and a
+    PING at most every ``confirm_every`` confirms all that went before it."""
+    async with publisher_and_listener(redis_server.url, 0.2) as (bus, inbox, admin):
+        await admin.command("CONFIG", "RESETSTAT")
+        for n in range(40):
+            await bus.publish(sample(n))
+            await asyncio.sleep(0.002)
+        await inbox.wait_for(40)
+        async with asyncio.timeout(5):
+            await bus.flush()  # confirmed: nothing is held for a resend
+        assert inbox.got == [sample(n) for n in range(40)]
+        calls = await _command_calls(redis_server.url)
+        assert calls["publish"] == 40 and calls["client|reply"] == 40
+        assert 1 <= calls["ping"] <= 3  # about 0.1 s of publishes: one PING, perhaps two
+
+
+async def test_publishes_a_lost_connection_had_not_confirmed_are_resent(
+    redis_server: RedisServer,
+) -> None:
+    """The publishing connection is cut while Redis holds its last publishes unrun (paused)
+    and before the PING that would confirm them: they are sent again on a fresh connection,
+    so the other node misses none, and it is told of no gap."""
+    async with publisher_and_listener(redis_server.url, 0.5) as (bus, inbox, admin):
+        await bus.publish(sample(0))
+        await bus.flush()  # confirmed at once: the next PING is due 0.5 s later
+        await admin.command("CLIENT", "PAUSE", "5000", "WRITE")  # PUBLISH waits, unrun
+        for n in range(1, 6):
+            await bus.publish(sample(n))
+        await asyncio.sleep(0.05)
+        await admin.command("CLIENT", "KILL", "TYPE", "normal")  # not this one (SKIPME)
+        await admin.command("CLIENT", "UNPAUSE")
+        async with asyncio.timeout(5):
+            await bus.flush()
+        await inbox.wait_for(6)
+        await asyncio.sleep(0.3)
+        assert sorted(b.payload["n"] for b in inbox.got) == list(range(6))  # each once
+        assert not any(gap_since(b) is not None for b in inbox.got)
+        await bus.publish(sample(6))  # the fresh connection publishes quietly again
+        await inbox.wait_for(7)
+        assert inbox.got[-1] == sample(6)
+
+
+async def test_unconfirmed_publishes_that_cannot_be_resent_are_announced_as_a_gap(
+    redis_server: RedisServer,
+) -> None:
+    async with publisher_and_listener(redis_server.url, 0.5) as (bus, inbox, admin):
+        real_send = bus._send_answered
+        failures = iter([ConnectionError("Redis went away")])
+
+        async def flaky_send(data: str) -> None:
+            failure = next(failures, None)
+            if failure is not None:
+                raise failure
+            await real_send(data)
+
+        await bus.publish(sample(0))
+        await bus.flush()
+        held_at = time.time()
+        await bus.publish(sample(1))
+        bus._send_answered = flaky_send  # type: ignore[method-assign]
+        await admin.command("CLIENT", "KILL", "TYPE", "normal")  # not this one (SKIPME)
+        await inbox.wait_gap_note()
+        note = next(gap_since(b) for b in inbox.got if gap_since(b) is not None)
+        assert note is not None and held_at <= note <= time.time()

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import hiredis
 import pytest
 
 from band_server.fanout.bus import Broadcast
@@ -236,3 +237,44 @@ def test_the_bus_works_on_uvloop_the_servers_loop(redis_server: RedisServer) -> 
     assert isinstance(uvloop.new_event_loop(), uvloop.Loop)
     heard = uvloop.run(round_trip())
     assert heard == Broadcast("chat_room:r1", "message_created", {"n": 1})
+
+
+async def test_quiet_commands_get_no_reply_and_the_next_reply_stays_in_step(
+    redis_server: RedisServer,
+) -> None:
+    conn = await open_connection(redis_server.url)
+    try:
+        assert await conn.quiet_supported()
+        for n in range(3):
+            conn.send_quiet("SET", "quiet", f"v{n}")
+        assert await conn.command("GET", "quiet") == b"v2"  # run in order, no reply skipped
+        assert await conn.command("ECHO", "next") == b"next"
+    finally:
+        conn.close()
+
+
+async def test_a_server_that_does_not_skip_replies_is_found_out() -> None:
+    """A Redis-compatible server without ``CLIENT REPLY`` answers it with an error and still
+    answers the command whose reply was to be skipped."""
+    reader = hiredis.Reader()
+
+    def answer(chunk: bytes) -> bytes | None:
+        reader.feed(chunk)
+        out = b""
+        while (command := reader.gets()) is not False:
+            name = command[0].upper()
+            if name == b"CLIENT":
+                out += b"-ERR unknown command 'CLIENT'\r\n"
+            elif name == b"PING":
+                out += b"+PONG\r\n"
+            else:
+                out += b"$%d\r\n%s\r\n" % (len(command[1]), command[1])
+        return out
+
+    async with fake_redis(answer) as url:
+        conn = await open_connection(url)
+        try:
+            async with asyncio.timeout(5):
+                assert not await conn.quiet_supported()
+        finally:
+            conn.close()

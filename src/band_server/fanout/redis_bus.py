@@ -5,6 +5,9 @@ channel; one subscriber task hands every broadcast it reads from another node to
 A node's broadcasts open with its origin (``{"origin":"<id>",...``): it skips its own when it
 hears them back without decoding them, so each node delivers every broadcast exactly once
 (docs/decisions.md, "Two nodes: the bus's own Redis connection").
+Publishes are quiet where Redis allows it (``CLIENT REPLY SKIP``): no reply per publish, one
+PING confirms the batch before it, and a batch its connection lost unconfirmed is resent
+("Two nodes: quiet publishes").
 Pub/sub is fire-and-forget: a push lost while Redis is away is recovered by ``/next``, since
 the data was committed before it was announced. So that the agents do call ``/next``, a gap is
 announced: a node whose subscription was lost hands a gap note (``bus.gap_note``) to its own
@@ -20,6 +23,7 @@ import asyncio
 import logging
 import secrets
 import time
+from functools import partial
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -32,6 +36,7 @@ if TYPE_CHECKING:
 log = logging.getLogger("band_server.fanout")
 
 CHANNEL = "band:broadcasts"
+MAX_HELD = 10_000  # quiet publishes awaiting confirmation; beyond, each waits for its answer
 INSTALL_HINT = "the Redis bus needs the redis extra: pip install 'openband[redis]'"
 
 
@@ -81,6 +86,7 @@ class RedisBus:
         start_timeout: float = 10.0,
         command_timeout: float = 5.0,
         idle_ping: float = 15.0,
+        confirm_every: float = 0.2,
     ) -> None:
         self.url = url
         self.channel = channel
@@ -98,6 +104,15 @@ class RedisBus:
         self._stopping = False
         self._unsent_since: float | None = None  # first publish lost since the last gap note
         self._announcer: asyncio.Task[None] | None = None
+        self.confirm_every = confirm_every  # at most one confirming PING per this many seconds
+        self._quiet: RespConnection | None = None  # the publishing connection, if it skips replies
+        # Quiet publishes sent on ``_held_on`` (when, what) that no PING has confirmed yet.
+        self._held: list[tuple[float, str]] = []
+        self._held_on: RespConnection | None = None
+        self._confirming = False  # a confirming PING is due or awaited
+        self._confirmed_at = 0.0  # monotonic time of the last one
+        self._settled = asyncio.Event()  # set while nothing is held
+        self._resends: set[asyncio.Task[None]] = set()
         # What this node's broadcasts open with on the channel: heard back, they are skipped.
         self._origin = f'{{"origin":"{secrets.token_hex(8)}",'
         self._mine = self._origin.encode()
@@ -139,16 +154,29 @@ class RedisBus:
             log.warning(
                 "redis bus: publish of %s on %s lost: %r", broadcast.event, broadcast.topic, exc
             )
-            if self._unsent_since is None:
-                self._unsent_since = time.time()
-            if self._announcer is None or self._announcer.done():
-                self._announcer = asyncio.create_task(self._announce_gap(), name="band-redis-gap")
+            self._lost(time.time())
 
     async def _send(self, data: str) -> None:
-        """PUBLISH, retried twice on a fresh connection when this one died (Redis restarted):
-        otherwise the first publish after a restart would be lost and cost every node a
-        resync. Redis may have taken a publish whose answer was lost: a retried one can then
-        reach the other nodes twice (a push repeated, never one missed)."""
+        """PUBLISH: quietly on a connection that skips replies (no reply to wake this node:
+        held until a later PING confirms it, resent when that connection is lost first),
+        else answered (:meth:`_send_answered`)."""
+        conn = self._quiet
+        if conn is not None and conn.alive and len(self._held) < MAX_HELD:
+            if conn is not self._held_on:
+                self._resend_held()  # what is still held went out on an older connection
+                self._held_on = conn
+            conn.send_quiet("PUBLISH", self.channel, data)
+            self._held.append((time.time(), data))
+            self._settled.clear()
+            self._schedule_confirm()
+            return
+        await self._send_answered(data)
+
+    async def _send_answered(self, data: str) -> None:
+        """PUBLISH and wait for Redis' answer, retried twice on a fresh connection when this
+        one died (Redis restarted): otherwise the first publish after a restart would be lost
+        and cost every node a resync. Redis may have taken a publish whose answer was lost: a
+        retried one can then reach the other nodes twice (a push repeated, never one missed)."""
         delay = 0.05
         for attempt in range(3):
             conn = self._conn if self._conn is not None and self._conn.alive else None
@@ -165,17 +193,119 @@ class RedisBus:
                 await asyncio.sleep(delay)
                 delay *= 2
 
+    # -- quiet publishes: confirmed in batches, resent when their connection is lost ---------
+
+    def _schedule_confirm(self) -> None:
+        """One PING confirms every publish sent before it: at most one per ``confirm_every``,
+        sent once this loop iteration's publishes are out."""
+        if self._confirming:
+            return
+        self._confirming = True
+        loop = asyncio.get_running_loop()
+        wait = self._confirmed_at + self.confirm_every - time.monotonic()
+        if wait > 0:
+            loop.call_later(wait, self._confirm)
+        else:
+            loop.call_soon(self._confirm)
+
+    def _confirm(self) -> None:
+        conn, count = self._held_on, len(self._held)
+        if conn is None or count == 0:
+            self._confirming = False
+            return
+        self._confirmed_at = time.monotonic()
+        try:
+            reply = conn.command("PING")
+        except ConnectionError:
+            self._confirming = False
+            self._resend_held()
+            return
+        reply.add_done_callback(partial(self._on_confirmed, conn, count))
+
+    def _on_confirmed(self, conn: RespConnection, count: int, reply: asyncio.Future[Any]) -> None:
+        self._confirming = False
+        if conn is not self._held_on:
+            return  # what it would confirm was handed to a resend already
+        if reply.cancelled() or reply.exception() is not None:
+            self._resend_held()
+            return
+        del self._held[:count]
+        if self._held:
+            self._schedule_confirm()
+        else:
+            self._settled.set()
+
+    def _resend_held(self) -> None:
+        """Hand what is held to a resend on a fresh connection: its connection was lost
+        before Redis confirmed it (taken or not: a push may repeat, never be missed)."""
+        held, self._held, self._held_on = self._held, [], None
+        self._settled.set()
+        if not held or self._stopping:
+            return
+        task = asyncio.create_task(self._resend(held), name="band-redis-resend")
+        self._resends.add(task)
+        task.add_done_callback(self._resends.discard)
+
+    async def _resend(self, held: list[tuple[float, str]]) -> None:
+        sent = await asyncio.gather(
+            *(self._send_answered(data) for _, data in held), return_exceptions=True
+        )
+        lost = [at for (at, _), outcome in zip(held, sent, strict=True) if outcome is not None]
+        if lost:
+            log.warning(
+                "redis bus: %d of %d unconfirmed publishes lost since %.3f: %r",
+                len(lost),
+                len(held),
+                lost[0],
+                next(o for o in sent if o is not None),
+            )
+            self._lost(lost[0])
+        else:
+            log.info(
+                "redis bus: resent %d publishes a lost connection had not confirmed", len(held)
+            )
+
+    async def flush(self) -> None:
+        """Return once Redis has confirmed every publish so far, or a resend has taken (or
+        announced as lost) what it had not."""
+        while True:
+            if self._resends:
+                await asyncio.gather(*self._resends, return_exceptions=True)
+            elif self._held:
+                await self._settled.wait()
+            else:
+                return
+
+    def _lost(self, since: float) -> None:
+        """Publishes since ``since`` reached no other node: announce a gap to every node."""
+        if self._unsent_since is None or since < self._unsent_since:
+            self._unsent_since = since
+        if self._announcer is None or self._announcer.done():
+            self._announcer = asyncio.create_task(self._announce_gap(), name="band-redis-gap")
+
     async def _connection(self) -> RespConnection:
-        """The publishing connection, opened once when it is missing or dead."""
+        """The publishing connection, opened once when it is missing or dead, and asked
+        whether it skips replies (then publishes on it are quiet)."""
         assert self._opening is not None
         async with self._opening:
             if self._conn is None or not self._conn.alive:
-                self._conn = await open_connection(self.url, within=self.command_timeout)
-                self._conn.watch(self.command_timeout)  # an unanswered PUBLISH gives it up
+                conn = await open_connection(self.url, within=self.command_timeout)
+                try:
+                    async with asyncio.timeout(self.command_timeout):
+                        quiet = await conn.quiet_supported()
+                except BaseException:
+                    conn.close()
+                    raise
+                if not quiet:  # its replies are out of step now: a fresh one, answered
+                    conn.close()
+                    conn = await open_connection(self.url, within=self.command_timeout)
+                    log.info("redis bus: Redis does not skip replies: each publish waits")
+                conn.watch(self.command_timeout)  # an unanswered command gives it up
+                self._conn, self._quiet = conn, conn if quiet else None
             return self._conn
 
     def _drop(self) -> None:
-        conn, self._conn = self._conn, None
+        conn, self._conn, self._quiet = self._conn, None, None
         if conn is not None:
             conn.close()
 
@@ -209,8 +339,15 @@ class RedisBus:
 
     async def stop(self) -> None:
         """Stop the subscriber and close the connections."""
+        if self._held and self._quiet is not None and self._quiet.alive:
+            try:  # a graceful stop: what was published is confirmed (or resent) first
+                async with asyncio.timeout(min(1.0, self.command_timeout)):
+                    await self.flush()
+            except TimeoutError:
+                pass
         self._stopping = True
-        for task in (self._task, self._announcer):
+        self._held, self._held_on = [], None
+        for task in (self._task, self._announcer, *self._resends):
             if task is not None:
                 task.cancel()
                 await asyncio.wait({task}, timeout=self.backoff_max + 2.0)

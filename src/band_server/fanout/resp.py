@@ -30,6 +30,9 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 __all__ = ["Endpoint", "RedisReplyError", "RespConnection", "open_connection"]
 
+_SKIP = hiredis.pack_command(("CLIENT", "REPLY", "SKIP"))  # type: ignore[arg-type]
+_PROBE = b"band-quiet-probe"
+
 
 class RedisReplyError(Exception):
     """Redis answered a command with an error reply."""
@@ -144,6 +147,27 @@ class RespConnection(asyncio.Protocol):
         # hiredis' stub types the command as a 1-tuple; any number of arguments is packed
         transport.write(hiredis.pack_command(args))  # type: ignore[arg-type]
         return waiter
+
+    def send_quiet(self, *args: str | bytes | int) -> None:
+        """Send one command whose reply Redis skips (``CLIENT REPLY SKIP``, Redis 3.2 and
+        newer): no reply to read, nothing to wait for. What it did is known only from a
+        later command's reply (commands run in order); :meth:`quiet_supported` first."""
+        transport = self._transport
+        if transport is None or self.lost is not None:
+            raise ConnectionError(f"Redis connection lost: {self.lost!r}")
+        transport.write(_SKIP + hiredis.pack_command(args))  # type: ignore[arg-type]
+
+    async def quiet_supported(self) -> bool:
+        """Whether the server skips replies as :meth:`send_quiet` asks. False leaves this
+        connection unusable (replies it did send are unaccounted for): close it.
+
+        A server that does not know ``CLIENT REPLY`` (or an ACL that denies it) answers it
+        with an error, then answers the skipped PING: the ECHO's waiter gets the error."""
+        self.send_quiet("PING")
+        try:
+            return bool(await self.command("ECHO", _PROBE) == _PROBE)
+        except RedisReplyError:
+            return False
 
     def watch(self, answer_within: float, ping_after: float | None = None) -> None:
         """Give the connection up (``TimeoutError``, every waiter failed) when a command is left
