@@ -5,7 +5,8 @@ there, plus a version field) and its entry in a sorted set of live nodes scored 
 expires. One task per node (none per socket) runs a short cycle every ``interval`` seconds,
 and 50 ms after the hub reports a change (a burst of connects is one write): write the
 changed counts, refresh the expiry of the node's hash and of its entry, and, once an
-interval, reload the hash of every other live node whose version moved. ``is_online`` then
+interval, reload the hash of every other live node whose version moved (a version moves only
+when the hash's counts do: an idle cluster reads one field a node per cycle). ``is_online`` then
 answers from the node's own hub and that mirror, with no round trip. A node that dies stops
 refreshing: its entry's score passes, every other node drops its sockets from the mirror,
 and Redis expires the hash. While Redis is away, each node keeps what it last read until the
@@ -224,9 +225,11 @@ class ClusterPresence:
         """Write this node's changes and refresh its expiry; the live nodes and their expiry."""
         assert self._client is not None
         now = time.time()
-        self._version += 1
+        rewrite = self._rewrite
+        if rewrite or dirty:  # the other nodes reload this hash only when its version moves
+            self._version += 1
         pipe = self._client.pipeline(transaction=True)
-        if self._rewrite:
+        if rewrite:
             counts = self._hub.online_counts()
             pipe.delete(self._key)
             if counts:
@@ -238,6 +241,7 @@ class ClusterPresence:
                 pipe.hdel(self._key, *gone)
             if kept:
                 pipe.hset(self._key, mapping=kept)  # type: ignore[arg-type]
+        at = len(pipe)
         pipe.hset(self._key, VERSION_FIELD, self._version_tag())
         pipe.pexpire(self._key, int(self.ttl * 1000))
         pipe.zadd(NODES_KEY, {self.node_id: now + self.ttl})
@@ -245,6 +249,12 @@ class ClusterPresence:
         pipe.zrangebyscore(NODES_KEY, now, "+inf", withscores=True)
         results = await pipe.execute()
         self._rewrite = False
+        if results[at] == 1 and not rewrite:
+            # The version field was new: the hash was gone (Redis restarted empty between two
+            # cycles, or it expired): rewrite it whole, under a new version, at once.
+            log.info("cluster presence: this node's sockets were missing in Redis: rewriting")
+            self._rewrite = True
+            self._wake.set()
         return {_text(node): float(score) for node, score in results[-1]}
 
     async def _read(self, live: dict[str, float]) -> None:
