@@ -278,3 +278,21 @@ async def test_a_server_that_does_not_skip_replies_is_found_out() -> None:
                 assert not await conn.quiet_supported()
         finally:
             conn.close()
+
+
+async def test_messages_with_the_drop_prefix_are_dropped_as_they_are_read(
+    redis_server: RedisServer,
+) -> None:
+    listener = await open_connection(redis_server.url)
+    talker = await open_connection(redis_server.url)
+    try:
+        await listener.command("SUBSCRIBE", "ch")
+        listener.drop_prefix = b'{"origin":"me",'
+        for data in ('{"origin":"me","n":1}', '{"origin":"you","n":2}', '{"n":3}'):
+            talker.command("PUBLISH", "ch", data)
+        assert await talker.command("PUBLISH", "ch", '{"origin":"me","n":4}') == 1
+        assert await listener.command("PING") == [b"pong", b""]  # every message read by now
+        assert list(listener.messages) == [b'{"origin":"you","n":2}', b'{"n":3}']
+    finally:
+        listener.close()
+        talker.close()

@@ -369,6 +369,7 @@ class RedisBus:
             try:
                 conn = await open_connection(self.url, within=self.command_timeout)
                 conn.watch(self.command_timeout, ping_after=self.idle_ping)
+                conn.drop_prefix = self._mine  # this node delivered its own when it published
                 async with asyncio.timeout(self.command_timeout):
                     await conn.command("SUBSCRIBE", self.channel)
                 self._subscribed.set()
@@ -402,8 +403,8 @@ class RedisBus:
         return self._origin + data[1:]
 
     async def _hand(self, data: bytes) -> None:
-        if data.startswith(self._mine):
-            return  # this node handed its own broadcast over when it published it
+        """Deliver one broadcast heard from another node (the connection dropped this
+        node's own as it read them: see ``drop_prefix``)."""
         try:
             broadcast = Broadcast.from_json(data)
         except (ValueError, KeyError, TypeError) as exc:

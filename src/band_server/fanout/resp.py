@@ -75,6 +75,9 @@ class RespConnection(asyncio.Protocol):
         self._transport: asyncio.Transport | None = None
         self._waiting: deque[asyncio.Future[Any]] = deque()
         self.messages: deque[bytes] = deque()  # a subscription's message data, oldest first
+        # Messages opening with this are dropped as they are read (a node's own broadcasts,
+        # heard back): no wake-up of the reader for them.
+        self.drop_prefix: bytes | None = None
         self._heard: asyncio.Future[None] | None = None
         self.heard_at = time.monotonic()
         self.lost: BaseException | None = None
@@ -105,8 +108,10 @@ class RespConnection(asyncio.Protocol):
             if reply is False:
                 break
             if type(reply) is list and reply and reply[0] == b"message":
-                self.messages.append(reply[2])
-                got_message = True
+                drop = self.drop_prefix
+                if drop is None or not reply[2].startswith(drop):
+                    self.messages.append(reply[2])
+                    got_message = True
             elif self._waiting:
                 waiter = self._waiting.popleft()
                 if waiter.done():
