@@ -224,13 +224,13 @@ class RedisBus:
 
     def _on_confirmed(self, conn: RespConnection, count: int, reply: asyncio.Future[Any]) -> None:
         self._confirming = False
-        if conn is not self._held_on:
-            return  # what it would confirm was handed to a resend already
-        if reply.cancelled() or reply.exception() is not None:
-            self._resend_held()
-            return
-        del self._held[:count]
-        if self._held:
+        failed = reply.cancelled() or reply.exception() is not None
+        if conn is self._held_on:  # else what it would confirm was handed to a resend already
+            if failed:
+                self._resend_held()
+                return
+            del self._held[:count]
+        if self._held:  # sent since, perhaps on a newer connection
             self._schedule_confirm()
         else:
             self._settled.set()
