@@ -50,6 +50,26 @@ def test_a_payload_is_encoded_as_json_dumps_compact(payload: Any) -> None:
     assert payload_text(payload) == json.dumps(payload, separators=(",", ":"))
 
 
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_a_broadcasts_wire_text_is_json_dumps_compact(payload: Any) -> None:
+    """What the Redis bus publishes: the members as ``json.dumps`` wrote them, every node of
+    an earlier version decodes it."""
+    b = Broadcast(
+        TOPIC, "message_created", payload, agents=frozenset({"a-2", "a-1"}), meta={"k": 1}
+    )
+    members = {
+        "topic": b.topic,
+        "event": b.event,
+        "payload": payload,
+        "agents": ["a-1", "a-2"],
+        "users": True,
+        "exclude_conn": None,
+        "meta": {"k": 1},
+        "published_at": b.published_at,
+    }
+    assert b.to_json() == json.dumps(members, separators=(",", ":"))
+
+
 @pytest.mark.parametrize("join_ref", [None, "1", "42", 'é"\\'])
 @pytest.mark.parametrize("topic", [TOPIC, "chat_room:ü\n"])
 def test_head_and_tail_make_the_frame_json_dumps_gave(join_ref: str | None, topic: str) -> None:

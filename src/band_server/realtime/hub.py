@@ -7,14 +7,13 @@ marked for users. Every push carries the join_ref of that connection's join of t
 
 from __future__ import annotations
 
-import json
 import logging
 import time
 from collections.abc import Callable
-from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
-from typing import Any, Protocol
+from json.encoder import encode_basestring_ascii
+from typing import Protocol
 
-from ..fanout.bus import Broadcast, gap_since
+from ..fanout.bus import Broadcast, gap_since, payload_text
 from ..services.principals import Principal
 
 log = logging.getLogger("band_server.realtime")
@@ -32,24 +31,6 @@ class Connection(Protocol):
 
     def close(self, code: int) -> None:
         """Close the socket after the frames already queued."""
-
-
-_COMPACT = json.JSONEncoder(separators=(",", ":")).encode
-"""``json.dumps(..., separators=(",", ":"))`` without a new encoder per call."""
-
-# ``JSONEncoder.encode`` builds the C encoder anew on every call (about a fifth of a
-# payload's encoding): this one is built once, with the same options as ``_COMPACT`` and no
-# circular check (a payload is plain data, never a cycle).
-_C_ENCODER = c_make_encoder and c_make_encoder(
-    None, json.JSONEncoder().default, encode_basestring_ascii, None, ":", ",", False, False, True
-)
-
-
-def payload_text(payload: Any) -> str:
-    """``_COMPACT(payload)``: the same text (escaped to ASCII, as every push has been)."""
-    if _C_ENCODER is None or isinstance(payload, str):
-        return _COMPACT(payload)
-    return "".join(_C_ENCODER(payload, 0))
 
 
 def push_head(join_ref: str | None) -> str:
