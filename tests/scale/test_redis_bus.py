@@ -327,3 +327,30 @@ async def test_unconfirmed_publishes_that_cannot_be_resent_are_announced_as_a_ga
         await inbox.wait_gap_note()
         note = next(gap_since(b) for b in inbox.got if gap_since(b) is not None)
         assert note is not None and held_at <= note <= time.time()
+
+
+async def test_one_loop_iterations_publishes_go_out_in_one_write_after_its_work(
+    redis_server: RedisServer,
+) -> None:
+    """Quiet publishes are written once the loop iteration that made them is done (the
+    node's own work, such as its answer to a request, goes first), all in one send."""
+    async with publisher_and_listener(redis_server.url, 0.2) as (bus, inbox, _):
+        await bus.publish(sample(0))  # opens nothing new: the connection is quiet already
+        await bus.flush()
+        conn = bus._quiet
+        assert conn is not None
+        writes: list[int] = []
+        real_many = conn.send_quiet_many
+
+        def record(commands: list[tuple[str | bytes | int, ...]]) -> None:
+            writes.append(len(commands))
+            real_many(commands)
+
+        conn.send_quiet_many = record  # type: ignore[method-assign]
+        for n in range(1, 6):  # one task, no suspension: one loop iteration
+            await bus.publish(sample(n))
+        assert writes == []  # not yet: this iteration is not done
+        await asyncio.sleep(0)
+        assert writes == [5]
+        await inbox.wait_for(6)
+        assert inbox.got == [sample(n) for n in range(6)]

@@ -109,6 +109,7 @@ class RedisBus:
         # Quiet publishes sent on ``_held_on`` (when, what) that no PING has confirmed yet.
         self._held: list[tuple[float, str]] = []
         self._held_on: RespConnection | None = None
+        self._unwritten: list[str] = []  # held, not yet written (see _write_unwritten)
         self._confirming = False  # a confirming PING is due or awaited
         self._confirmed_at = 0.0  # monotonic time of the last one
         self._settled = asyncio.Event()  # set while nothing is held
@@ -165,7 +166,9 @@ class RedisBus:
             if conn is not self._held_on:
                 self._resend_held()  # what is still held went out on an older connection
                 self._held_on = conn
-            conn.send_quiet("PUBLISH", self.channel, data)
+            if not self._unwritten:  # written once this loop iteration's work is done
+                asyncio.get_running_loop().call_soon(self._write_unwritten)
+            self._unwritten.append(data)
             self._held.append((time.time(), data))
             self._settled.clear()
             self._schedule_confirm()
@@ -177,6 +180,7 @@ class RedisBus:
         one died (Redis restarted): otherwise the first publish after a restart would be lost
         and cost every node a resync. Redis may have taken a publish whose answer was lost: a
         retried one can then reach the other nodes twice (a push repeated, never one missed)."""
+        self._write_unwritten()  # in order: what was published before goes first
         delay = 0.05
         for attempt in range(3):
             conn = self._conn if self._conn is not None and self._conn.alive else None
@@ -208,7 +212,17 @@ class RedisBus:
         else:
             loop.call_soon(self._confirm)
 
+    def _write_unwritten(self) -> None:
+        """Write the quiet publishes of this loop iteration, in one send, after the work that
+        made them (a node's answer to the request goes out before Redis and the other nodes
+        wake for its broadcast). On a connection lost meanwhile they stay held: resent."""
+        batch, self._unwritten = self._unwritten, []
+        conn = self._held_on
+        if batch and conn is not None and conn.alive:
+            conn.send_quiet_many([("PUBLISH", self.channel, data) for data in batch])
+
     def _confirm(self) -> None:
+        self._write_unwritten()  # the PING must follow what it confirms
         conn, count = self._held_on, len(self._held)
         if conn is None or count == 0:
             self._confirming = False
@@ -238,7 +252,7 @@ class RedisBus:
     def _resend_held(self) -> None:
         """Hand what is held to a resend on a fresh connection: its connection was lost
         before Redis confirmed it (taken or not: a push may repeat, never be missed)."""
-        held, self._held, self._held_on = self._held, [], None
+        held, self._held, self._held_on, self._unwritten = self._held, [], None, []
         self._settled.set()
         if not held or self._stopping:
             return
@@ -346,7 +360,7 @@ class RedisBus:
             except TimeoutError:
                 pass
         self._stopping = True
-        self._held, self._held_on = [], None
+        self._held, self._held_on, self._unwritten = [], None, []
         for task in (self._task, self._announcer, *self._resends):
             if task is not None:
                 task.cancel()

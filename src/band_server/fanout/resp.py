@@ -162,6 +162,13 @@ class RespConnection(asyncio.Protocol):
             raise ConnectionError(f"Redis connection lost: {self.lost!r}")
         transport.write(_SKIP + hiredis.pack_command(args))  # type: ignore[arg-type]
 
+    def send_quiet_many(self, commands: list[tuple[str | bytes | int, ...]]) -> None:
+        """:meth:`send_quiet` for several commands, in order, in one write."""
+        transport = self._transport
+        if transport is None or self.lost is not None:
+            raise ConnectionError(f"Redis connection lost: {self.lost!r}")
+        transport.write(b"".join(_SKIP + hiredis.pack_command(c) for c in commands))  # type: ignore[arg-type]
+
     async def quiet_supported(self) -> bool:
         """Whether the server skips replies as :meth:`send_quiet` asks. False leaves this
         connection unusable (replies it did send are unaccounted for): close it.
