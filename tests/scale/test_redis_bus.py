@@ -10,7 +10,8 @@ from contextlib import asynccontextmanager
 import pytest
 
 from band_server.fanout.bus import Broadcast, gap_since
-from band_server.fanout.redis_bus import RedisBus, redact
+from band_server.fanout.redis_bus import RedisBus
+from band_server.fanout.redis_url import redact
 from band_server.fanout.resp import RespConnection, open_connection
 
 from .real_services import RedisServer, free_port

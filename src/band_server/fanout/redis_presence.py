@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 from ..realtime.hub import Hub
 from ..realtime.presence import ClusterView
 from .bus import Deliver, gap_note
-from .redis_bus import connect
+from .redis_url import connect
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
