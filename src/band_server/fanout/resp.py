@@ -157,10 +157,7 @@ class RespConnection(asyncio.Protocol):
         """Send one command whose reply Redis skips (``CLIENT REPLY SKIP``, Redis 3.2 and
         newer): no reply to read, nothing to wait for. What it did is known only from a
         later command's reply (commands run in order); :meth:`quiet_supported` first."""
-        transport = self._transport
-        if transport is None or self.lost is not None:
-            raise ConnectionError(f"Redis connection lost: {self.lost!r}")
-        transport.write(_SKIP + hiredis.pack_command(args))  # type: ignore[arg-type]
+        self.send_quiet_many([args])
 
     def send_quiet_many(self, commands: list[tuple[str | bytes | int, ...]]) -> None:
         """:meth:`send_quiet` for several commands, in order, in one write."""
