@@ -4,8 +4,7 @@ hash that vanished between two cycles (Redis restarted empty, unnoticed)."""
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
@@ -16,6 +15,7 @@ from band_server.realtime.hub import Hub
 from band_server.services.principals import Principal
 
 from .real_services import RedisServer
+from .test_presence import until
 
 INTERVAL = 0.1
 
@@ -34,13 +34,6 @@ class AgentSocket:
 
 async def _ignore(broadcast: Broadcast) -> None:
     return None
-
-
-async def until(check: Callable[[], Awaitable[bool]], what: str, within: float = 10.0) -> None:
-    started = time.monotonic()
-    while not await check():
-        assert time.monotonic() - started < within, f"not within {within}s: {what}"
-        await asyncio.sleep(0.02)
 
 
 @asynccontextmanager
