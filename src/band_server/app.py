@@ -113,6 +113,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             cluster=make_presence(settings, hub),
         )
         db.batches.listeners.append(node_metrics.batch_units.observe)
+        hub.on_left = bus.forget  # the last socket of a topic on this node: stop hearing it
 
         async def deliver(broadcast: Broadcast) -> None:
             node_metrics.observe_broadcast(broadcast)

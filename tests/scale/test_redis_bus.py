@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
 import pytest
 
 from band_server.fanout.bus import Broadcast, gap_since
-from band_server.fanout.redis_bus import RedisBus
+from band_server.fanout.redis_bus import Publish, RedisBus
 from band_server.fanout.redis_url import redact
 from band_server.fanout.resp import RespConnection, open_connection
 
@@ -41,10 +42,17 @@ class Inbox:
                 await self.arrived.wait()
 
 
+TOPIC = "chat_room:r1"
+
+
+async def start_following(bus: RedisBus, deliver: Callable[[Broadcast], Awaitable[None]]) -> None:
+    """Start the bus, following the samples' topic (as a node does once a socket joins it)."""
+    await bus.start(deliver)
+    await bus.follow(TOPIC)
+
+
 def sample(n: int) -> Broadcast:
-    return Broadcast(
-        "chat_room:r1", "message_created", {"n": n, "text": "ünï"}, agents=frozenset({"a1"})
-    )
+    return Broadcast(TOPIC, "message_created", {"n": n, "text": "ünï"}, agents=frozenset({"a1"}))
 
 
 async def test_every_node_and_the_publisher_get_each_broadcast_once(
@@ -52,8 +60,8 @@ async def test_every_node_and_the_publisher_get_each_broadcast_once(
 ) -> None:
     one, two = RedisBus(redis_server.url), RedisBus(redis_server.url)
     inbox_one, inbox_two = Inbox(), Inbox()
-    await one.start(inbox_one.deliver)
-    await two.start(inbox_two.deliver)
+    await start_following(one, inbox_one.deliver)
+    await start_following(two, inbox_two.deliver)
     try:
         for n in range(3):
             await one.publish(sample(n))
@@ -69,8 +77,8 @@ async def test_every_node_and_the_publisher_get_each_broadcast_once(
 async def test_resubscribes_after_redis_restarts(redis_server: RedisServer) -> None:
     bus, publisher = RedisBus(redis_server.url, backoff_max=0.5), RedisBus(redis_server.url)
     inbox = Inbox()
-    await bus.start(inbox.deliver)
-    await publisher.start(Inbox().deliver)
+    await start_following(bus, inbox.deliver)
+    await start_following(publisher, Inbox().deliver)
     try:
         redis_server.stop()
         redis_server.start()  # same port, fresh server
@@ -92,7 +100,7 @@ async def test_a_lost_subscription_hands_the_hub_a_gap_note(redis_server: RedisS
     again, the bus tells its own hub (which makes the agents drain /next)."""
     bus = RedisBus(redis_server.url, backoff_max=0.3)
     inbox = Inbox()
-    await bus.start(inbox.deliver)
+    await start_following(bus, inbox.deliver)
     try:
         started = time.time()
         redis_server.stop()
@@ -113,12 +121,12 @@ async def test_a_lost_publish_is_announced_to_every_node(redis_server: RedisServ
     one = RedisBus(redis_server.url, backoff_max=0.3)
     two = RedisBus(redis_server.url, backoff_max=0.3)
     inbox_two = Inbox()
-    await one.start(Inbox().deliver)
-    await two.start(inbox_two.deliver)
+    await start_following(one, Inbox().deliver)
+    await start_following(two, inbox_two.deliver)
     real_send = one._send
     failures = iter([ConnectionError("Redis went away"), ConnectionError("still away")])
 
-    async def flaky_send(data: str) -> None:
+    async def flaky_send(data: Publish) -> None:
         failure = next(failures, None)
         if failure is not None:
             raise failure
@@ -147,8 +155,8 @@ async def test_no_publish_is_lost_on_stale_pooled_connections(redis_server: Redi
     on a fresh connection instead of being lost (which would cost every node a resync)."""
     bus, other = RedisBus(redis_server.url, backoff_max=0.3), RedisBus(redis_server.url)
     inbox = Inbox()
-    await bus.start(Inbox().deliver)
-    await other.start(inbox.deliver)
+    await start_following(bus, Inbox().deliver)
+    await start_following(other, inbox.deliver)
     try:
         await asyncio.gather(*(bus.publish(sample(n)) for n in range(10)))
         await inbox.wait_for(10)
@@ -173,8 +181,8 @@ async def test_a_failing_hub_does_not_stop_the_subscriber(redis_server: RedisSer
         await inbox.deliver(b)
 
     bus, other = RedisBus(redis_server.url), RedisBus(redis_server.url)
-    await bus.start(flaky)
-    await other.start(flaky)
+    await start_following(bus, flaky)
+    await start_following(other, flaky)
     try:
         await bus.publish(sample(0))  # the publisher's own hub fails too: logged, not raised
         await bus.publish(sample(1))
@@ -192,23 +200,28 @@ async def test_the_publisher_delivers_its_own_at_once_and_skips_them_heard_back(
     trip), recognises its own on the channel by their opening bytes, and still takes what a
     node of the previous version publishes (plain JSON, no origin)."""
     bus, inbox = RedisBus(redis_server.url), Inbox()
-    await bus.start(inbox.deliver)
+    await start_following(bus, inbox.deliver)
     try:
         real_send = bus._send
-        sent: list[str] = []
+        sent: list[Publish] = []
 
-        async def record(data: str) -> None:
+        async def record(data: Publish) -> None:
             assert inbox.got == [sample(1)]  # delivered here before it is published
             sent.append(data)
             await real_send(data)
 
         bus._send = record  # type: ignore[method-assign]
         await bus.publish(sample(1))
-        assert sent[0].startswith('{"origin":"') and '"topic":"chat_room:r1"' in sent[0]
-        assert Broadcast.from_json(sent[0]) == sample(1)  # any node's decoder still reads it
+        channel, text = sent[0]
+        assert channel == f"{bus.channel}:{TOPIC}"  # its topic's channel: a message in a room
+        assert text.startswith('{"origin":"') and '"topic":"chat_room:r1"' in text
+        members = json.loads(text)  # any node's decoder still reads it: a JSON object
+        assert members["payload"] == sample(1).payload and members["topic"] == "chat_room:r1"
         plain = await open_connection(redis_server.url)
         try:  # an older node's broadcast: no origin
-            assert await plain.command("PUBLISH", bus.channel, sample(2).to_json()) == 1
+            older = {"topic": "chat_room:r1", "event": "message_created", "agents": ["a1"]}
+            older["payload"] = sample(2).payload
+            assert await plain.command("PUBLISH", bus.channel, json.dumps(older)) == 1
         finally:
             plain.close()
         await inbox.wait_for(2)
@@ -221,7 +234,7 @@ async def test_the_publisher_delivers_its_own_at_once_and_skips_them_heard_back(
 async def test_start_fails_with_a_clear_message_when_redis_is_unreachable() -> None:
     bus = RedisBus(f"redis://:secret@127.0.0.1:{free_port()}/0")
     with pytest.raises(RuntimeError, match=r"cannot reach Redis at redis://:\*\*\*@127\.0\.0\.1"):
-        await bus.start(Inbox().deliver)
+        await start_following(bus, Inbox().deliver)
 
 
 def test_redact_hides_only_the_password() -> None:
@@ -250,8 +263,8 @@ async def publisher_and_listener(
 ) -> AsyncIterator[tuple[RedisBus, Inbox, RespConnection]]:
     """A publishing node, another node's inbox, and a plain connection to steer Redis."""
     bus, other, inbox = RedisBus(url, confirm_every=confirm_every), RedisBus(url), Inbox()
-    await bus.start(Inbox().deliver)
-    await other.start(inbox.deliver)
+    await start_following(bus, Inbox().deliver)
+    await start_following(other, inbox.deliver)
     admin = await open_connection(url)
     try:
         yield bus, inbox, admin
@@ -313,7 +326,7 @@ async def test_unconfirmed_publishes_that_cannot_be_resent_are_announced_as_a_ga
         real_send = bus._send_answered
         failures = iter([ConnectionError("Redis went away")])
 
-        async def flaky_send(data: str) -> None:
+        async def flaky_send(data: Publish) -> None:
             failure = next(failures, None)
             if failure is not None:
                 raise failure

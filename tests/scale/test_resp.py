@@ -76,6 +76,7 @@ async def test_a_password_in_the_url_logs_in(tmp_path: Path) -> None:
         bus, other, got = RedisBus(server.url), RedisBus(server.url), asyncio.Queue[Broadcast]()
         await bus.start(_ignore)
         await other.start(got.put)
+        await other.follow("chat_room:r1")
         try:
             sent = Broadcast("chat_room:r1", "message_created", {"n": 1})
             await bus.publish(sent)
@@ -225,6 +226,7 @@ def test_the_bus_works_on_uvloop_the_servers_loop(redis_server: RedisServer) -> 
         bus, other, got = RedisBus(redis_server.url), RedisBus(redis_server.url), asyncio.Queue()
         await bus.start(_ignore)
         await other.start(got.put)
+        await other.follow("chat_room:r1")
         try:
             await bus.publish(Broadcast("chat_room:r1", "message_created", {"n": 1}))
             async with asyncio.timeout(5):

@@ -10,8 +10,10 @@ from typing import Any
 
 import pytest
 
+from band_server.fanout import broadcast as broadcast_module
+from band_server.fanout.broadcast import payload_text
 from band_server.fanout.bus import Broadcast
-from band_server.realtime.hub import Hub, payload_text, push_head, push_tail
+from band_server.realtime.hub import Hub, push_head, push_tail
 from band_server.services.principals import Principal
 
 TOPIC = "chat_room:r-1"
@@ -50,14 +52,9 @@ def test_a_payload_is_encoded_as_json_dumps_compact(payload: Any) -> None:
     assert payload_text(payload) == json.dumps(payload, separators=(",", ":"))
 
 
-@pytest.mark.parametrize("payload", PAYLOADS)
-def test_a_broadcasts_wire_text_is_json_dumps_compact(payload: Any) -> None:
-    """What the Redis bus publishes: the members as ``json.dumps`` wrote them, every node of
-    an earlier version decodes it."""
-    b = Broadcast(
-        TOPIC, "message_created", payload, agents=frozenset({"a-2", "a-1"}), meta={"k": 1}
-    )
-    members = {
+def wire_members(b: Broadcast, payload: Any) -> dict[str, Any]:
+    """What a node of an earlier version decodes from a broadcast's wire text."""
+    return {
         "topic": b.topic,
         "event": b.event,
         "payload": payload,
@@ -67,7 +64,78 @@ def test_a_broadcasts_wire_text_is_json_dumps_compact(payload: Any) -> None:
         "meta": {"k": 1},
         "published_at": b.published_at,
     }
-    assert b.to_json() == json.dumps(members, separators=(",", ":"))
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_a_broadcasts_wire_text_carries_the_payloads_text_and_decodes_as_before(
+    payload: Any,
+) -> None:
+    """What the Redis bus publishes: one JSON object with the members a node of an earlier
+    version reads (plus ``at``, where the payload starts), and the payload as ``json.dumps``
+    wrote it, last."""
+    b = Broadcast(
+        TOPIC, "message_created", payload, agents=frozenset({"a-2", "a-1"}), meta={"k": 1}
+    )
+    wire = b.to_wire('{"origin":"0123456789abcdef",')
+    decoded = json.loads(wire)
+    assert decoded.pop("origin") == "0123456789abcdef"
+    at = int(decoded.pop("at"))
+    assert json.dumps(decoded, sort_keys=True) == json.dumps(
+        wire_members(b, payload), sort_keys=True
+    )
+    body = json.dumps(payload, separators=(",", ":"))
+    assert wire[at:] == body + "}" and b.payload_json == body
+
+
+@pytest.mark.parametrize("payload", PAYLOADS)
+def test_a_broadcast_read_off_the_wire_is_the_same_and_keeps_the_payloads_text(
+    payload: Any,
+) -> None:
+    b = Broadcast(
+        TOPIC, "message_created", payload, agents=frozenset({"a-2", "a-1"}), meta={"k": 1}
+    )
+    opening = '{"origin":"0123456789abcdef",'
+    heard = Broadcast.from_wire(b.to_wire(opening).encode(), len(opening))
+    assert heard.payload_json == b.payload_json  # pushed as it came, never re-encoded
+    assert heard.published_at == b.published_at
+    older_text = json.dumps(wire_members(b, payload), separators=(",", ":")).encode()
+    older = Broadcast.from_wire(older_text)  # an earlier version's broadcast: no ``at``
+    assert older.payload_json == b.payload_json
+    for got in (heard, older):
+        assert header(got) == header(b)
+        assert json.dumps(got.payload) == json.dumps(payload)  # decoded on demand (NaN != NaN)
+
+
+def header(b: Broadcast) -> tuple[Any, ...]:
+    return (b.topic, b.event, b.agents, b.users, b.exclude_conn, b.meta, b.published_at)
+
+
+def test_a_broadcast_with_an_outsized_header_is_decoded_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A header too long for ``at``'s digits: the wire text has no ``at``, readers decode it
+    all (the real bound is 10**8 bytes)."""
+    monkeypatch.setattr(broadcast_module, "_MAX_AT", 40)
+    b = Broadcast(TOPIC, "e", {"x": 1}, meta={"revoke": ["t" * 60]})
+    wire = b.to_wire()
+    assert '"at":"' not in wire[:20]
+    heard = Broadcast.from_wire(wire.encode())
+    assert heard == b and heard.payload_json == '{"x":1}'
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [b'{"at":"00000012","topic":"t","event":"e"}', b'{"at":"0000003x","topic":"t"}', b"{", b"[]"],
+)
+def test_a_broadcast_that_lies_about_its_payload_is_refused(raw: bytes) -> None:
+    with pytest.raises((ValueError, KeyError, TypeError)):
+        Broadcast.from_wire(raw)
+
+
+def test_a_broadcast_is_immutable() -> None:
+    b = Broadcast(TOPIC, "e", {"x": 1})
+    with pytest.raises(AttributeError):
+        b.topic = "other"  # type: ignore[misc]
 
 
 @pytest.mark.parametrize("join_ref", [None, "1", "42", 'é"\\'])

@@ -6,80 +6,10 @@ committed. Each node's hub receives every broadcast and filters it per socket.
 
 from __future__ import annotations
 
-import json
-import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
-from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
-from typing import Any, Protocol
+from typing import Protocol
 
-_COMPACT = json.JSONEncoder(separators=(",", ":")).encode
-"""``json.dumps(..., separators=(",", ":"))`` without a new encoder per call."""
-
-# ``JSONEncoder.encode`` builds the C encoder anew on every call (about a fifth of a
-# payload's encoding): this one is built once, with the same options as ``_COMPACT`` and no
-# circular check (a payload is plain data, never a cycle).
-_C_ENCODER = c_make_encoder and c_make_encoder(
-    None, json.JSONEncoder().default, encode_basestring_ascii, None, ":", ",", False, False, True
-)
-
-
-def payload_text(payload: Any) -> str:
-    """``_COMPACT(payload)``: the same text (escaped to ASCII, as every push has been)."""
-    if _C_ENCODER is None or isinstance(payload, str):
-        return _COMPACT(payload)
-    return "".join(_C_ENCODER(payload, 0))
-
-
-@dataclass(frozen=True)
-class Broadcast:
-    """One event for one topic.
-
-    ``agents`` narrows which agent sockets receive it: ``None`` means every agent subscribed to
-    the topic, an empty set means none. ``users`` says whether person sockets receive it.
-    ``exclude_conn`` skips one connection (the socket that caused the event).
-    ``published_at`` (epoch seconds) travels with it, for the fan-out lag metric.
-    """
-
-    topic: str
-    event: str
-    payload: dict[str, Any]
-    agents: frozenset[str] | None = None
-    users: bool = True
-    exclude_conn: str | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
-    published_at: float = field(default_factory=time.time, compare=False)
-
-    def to_json(self) -> str:
-        """``json.dumps`` of its members, compact and escaped to ASCII (the bus's wire form)."""
-        return payload_text(
-            {
-                "topic": self.topic,
-                "event": self.event,
-                "payload": self.payload,
-                "agents": None if self.agents is None else sorted(self.agents),
-                "users": self.users,
-                "exclude_conn": self.exclude_conn,
-                "meta": self.meta,
-                "published_at": self.published_at,
-            }
-        )
-
-    @classmethod
-    def from_json(cls, raw: str | bytes) -> Broadcast:
-        d = json.loads(raw)
-        agents = d.get("agents")
-        return cls(
-            topic=d["topic"],
-            event=d["event"],
-            payload=d["payload"],
-            agents=None if agents is None else frozenset(agents),
-            users=bool(d.get("users", True)),
-            exclude_conn=d.get("exclude_conn"),
-            meta=d.get("meta") or {},
-            published_at=float(d.get("published_at") or time.time()),
-        )
-
+from .broadcast import Broadcast as Broadcast  # where it has always been imported from
 
 Deliver = Callable[[Broadcast], Awaitable[None]]
 
@@ -101,10 +31,35 @@ def gap_since(broadcast: Broadcast) -> float | None:
     return float(since) if isinstance(since, int | float) else None
 
 
+EVERY_NODE_TOPIC_KINDS = frozenset({"room_participants"})
+"""Topics whose broadcasts every node acts on: the room-roster cache drops the room."""
+EVERY_NODE_EVENTS = frozenset({"room_removed", "room_deleted"})
+"""Events every node acts on, whatever their topic: the room-roster cache drops the room."""
+
+
+def for_every_node(broadcast: Broadcast) -> bool:
+    """Whether every node acts on the broadcast, not only the nodes whose sockets joined its
+    topic: it carries meta (a revocation, sockets to close, a gap note) or a cache drops an
+    entry on it (``roster_cache``)."""
+    return (
+        bool(broadcast.meta)
+        or broadcast.event in EVERY_NODE_EVENTS
+        or broadcast.topic.partition(":")[0] in EVERY_NODE_TOPIC_KINDS
+        or broadcast.topic == GAP_TOPIC
+    )
+
+
 class Bus(Protocol):
     async def start(self, deliver: Deliver) -> None: ...
 
     async def publish(self, broadcast: Broadcast) -> None: ...
+
+    async def follow(self, topic: str) -> None:
+        """A socket of this node joins ``topic``: return once broadcasts of it published on
+        any node reach this one."""
+
+    def forget(self, topic: str) -> None:
+        """A socket of this node left ``topic`` (one :meth:`follow` undone)."""
 
     async def stop(self) -> None: ...
 
@@ -124,6 +79,12 @@ class InProcessBus:
     async def publish(self, broadcast: Broadcast) -> None:
         if self._deliver is not None:
             await self._deliver(broadcast)
+
+    async def follow(self, topic: str) -> None:
+        """Every broadcast is this node's own: nothing to wait for."""
+
+    def forget(self, topic: str) -> None:
+        """Nothing was followed."""
 
     async def stop(self) -> None:
         self._deliver = None

@@ -1,10 +1,12 @@
 """Redis pub/sub fan-out for several nodes (needs the ``redis`` extra).
 
-Every node hands each broadcast it publishes to its own hub, then publishes it as JSON on one
-channel; one subscriber task hands every broadcast it reads from another node to the local hub.
-A node's broadcasts open with its origin (``{"origin":"<id>",...``): it skips its own when it
-hears them back without decoding them, so each node delivers every broadcast exactly once
-(docs/decisions.md, "Two nodes: the bus's own Redis connection").
+Every node hands each broadcast it publishes to its own hub, then publishes it as JSON: on
+its topic's channel, which only the nodes whose sockets joined the topic hear, or on the
+common channel when every node acts on it (``bus.for_every_node``; see
+:mod:`.redis_subscription`). The subscription hands every broadcast it reads from another
+node to the local hub. A node's broadcasts open with its origin (``{"origin":"<id>",...``): it
+skips its own when it hears them back without decoding them, so each node delivers every
+broadcast exactly once (docs/decisions.md, "Two nodes: the bus's own Redis connection").
 Publishes are quiet where Redis allows it (``CLIENT REPLY SKIP``): no reply per publish, one
 PING confirms the batch before it, and a batch its connection lost unconfirmed is resent
 ("Two nodes: quiet publishes").
@@ -26,19 +28,21 @@ import time
 from functools import partial
 from typing import Any
 
-from .bus import Broadcast, Deliver, gap_note
+from .bus import Broadcast, Deliver, for_every_node, gap_note
+from .redis_subscription import Subscription, topic_channel
 from .redis_url import redact
 from .resp import RespConnection, open_connection
 
 log = logging.getLogger("band_server.fanout")
 
 CHANNEL = "band:broadcasts"
+Publish = tuple[str, str]  # a PUBLISH's channel and text
 MAX_HELD = 10_000  # quiet publishes awaiting confirmation; beyond, each waits for its answer
 
 
 class RedisBus:
-    """Deliver locally and publish on one Redis channel; a subscriber task delivers what it
-    hears from the other nodes to the hub.
+    """Deliver locally and publish on Redis; a subscriber task delivers what it hears from
+    the other nodes to the hub.
 
     Both run on :mod:`.resp` connections of their own (one for publishes and pings, one for
     the subscription): the per-message work is a fraction of redis-py's."""
@@ -67,16 +71,15 @@ class RedisBus:
         self._started = False
         self._deliver: Deliver | None = None
         self._task: asyncio.Task[None] | None = None
-        self._subscribed = asyncio.Event()
         self._stopping = False
         self._unsent_since: float | None = None  # first publish lost since the last gap note
         self._announcer: asyncio.Task[None] | None = None
         self.confirm_every = confirm_every  # at most one confirming PING per this many seconds
         self._quiet: RespConnection | None = None  # the publishing connection, if it skips replies
-        # Quiet publishes sent on ``_held_on`` (when, what) that no PING has confirmed yet.
-        self._held: list[tuple[float, str]] = []
+        # Quiet publishes sent on ``_held_on`` (when, (channel, what)) no PING confirmed yet.
+        self._held: list[tuple[float, Publish]] = []
         self._held_on: RespConnection | None = None
-        self._unwritten: list[str] = []  # held, not yet written (see _write_unwritten)
+        self._unwritten: list[Publish] = []  # held, not yet written (see _write_unwritten)
         self._confirming = False  # a confirming PING is due or awaited
         self._confirmed_at = 0.0  # monotonic time of the last one
         self._settled = asyncio.Event()  # set while nothing is held
@@ -84,6 +87,18 @@ class RedisBus:
         # What this node's broadcasts open with on the channel: heard back, they are skipped.
         self._origin = f'{{"origin":"{secrets.token_hex(8)}",'
         self._mine = self._origin.encode()
+        self._subscription = Subscription(
+            url,
+            channel,
+            hand=self._hand,
+            resubscribed=self._resubscribed,
+            drop_prefix=self._mine,
+            command_timeout=command_timeout,
+            idle_ping=idle_ping,
+            backoff_min=backoff_min,
+            backoff_max=backoff_max,
+        )
+        self._subscribed = self._subscription.subscribed
 
     @property
     def subscribed(self) -> bool:
@@ -101,9 +116,9 @@ class RedisBus:
             self._drop()
             raise RuntimeError(f"cannot reach Redis at {redact(self.url)}: {exc}") from exc
         self._started = True
-        self._stopping = False
+        self._stopping = self._subscription.stopping = False
         self._deliver = deliver
-        self._task = asyncio.create_task(self._subscriber(), name="band-redis-subscriber")
+        self._task = asyncio.create_task(self._subscription.run(), name="band-redis-subscriber")
         try:
             await asyncio.wait_for(self._subscribed.wait(), self.start_timeout)
         except TimeoutError:
@@ -117,14 +132,31 @@ class RedisBus:
             raise RuntimeError("the Redis bus is not started")
         await self._hand_over(broadcast)  # this node's sockets: no round trip through Redis
         try:
-            await self._send(self._signed(broadcast))
+            await self._send(self._publish_of(broadcast))
         except Exception as exc:
             log.warning(
                 "redis bus: publish of %s on %s lost: %r", broadcast.event, broadcast.topic, exc
             )
             self._lost(time.time())
 
-    async def _send(self, data: str) -> None:
+    async def follow(self, topic: str) -> None:
+        """Hear ``topic``'s broadcasts from the other nodes (a socket of this node joins it);
+        returns once Redis has subscribed (see :mod:`.redis_subscription`)."""
+        await self._subscription.follow(topic)
+
+    def forget(self, topic: str) -> None:
+        """Undo one :meth:`follow` (a socket of this node left the topic)."""
+        self._subscription.forget(topic)
+
+    def _publish_of(self, broadcast: Broadcast) -> Publish:
+        """The channel and the text of a broadcast: signed with this node's origin, on the
+        common channel when every node acts on it, else on its topic's."""
+        data = broadcast.to_wire(self._origin)
+        if for_every_node(broadcast):
+            return self.channel, data
+        return topic_channel(self.channel, broadcast.topic), data
+
+    async def _send(self, data: Publish) -> None:
         """PUBLISH: quietly on a connection that skips replies (no reply to wake this node:
         held until a later PING confirms it, resent when that connection is lost first),
         else answered (:meth:`_send_answered`)."""
@@ -142,7 +174,7 @@ class RedisBus:
             return
         await self._send_answered(data)
 
-    async def _send_answered(self, data: str) -> None:
+    async def _send_answered(self, data: Publish) -> None:
         """PUBLISH and wait for Redis' answer, retried twice on a fresh connection when this
         one died (Redis restarted): otherwise the first publish after a restart would be lost
         and cost every node a resync. Redis may have taken a publish whose answer was lost: a
@@ -154,7 +186,7 @@ class RedisBus:
             try:
                 if conn is None:
                     conn = await self._connection()
-                await conn.command("PUBLISH", self.channel, data)  # watched: see _connection
+                await conn.command("PUBLISH", *data)  # watched: see _connection
                 return
             except (ConnectionError, OSError, TimeoutError):
                 if conn is None or conn is self._conn:  # not one a concurrent publish reopened
@@ -186,7 +218,7 @@ class RedisBus:
         batch, self._unwritten = self._unwritten, []
         conn = self._held_on
         if batch and conn is not None and conn.alive:
-            conn.send_quiet_many([("PUBLISH", self.channel, data) for data in batch])
+            conn.send_quiet_many([("PUBLISH", *data) for data in batch])
 
     def _confirm(self) -> None:
         self._write_unwritten()  # the PING must follow what it confirms
@@ -227,7 +259,7 @@ class RedisBus:
         self._resends.add(task)
         task.add_done_callback(self._resends.discard)
 
-    async def _resend(self, held: list[tuple[float, str]]) -> None:
+    async def _resend(self, held: list[tuple[float, Publish]]) -> None:
         sent = await asyncio.gather(
             *(self._send_answered(data) for _, data in held), return_exceptions=True
         )
@@ -300,7 +332,7 @@ class RedisBus:
             await self._subscribed.wait()
             since = self._unsent_since
             try:
-                await self._send(self._signed(gap_note(since)))  # this node missed none
+                await self._send(self._publish_of(gap_note(since)))  # this node missed none
             except Exception:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, self.backoff_max)
@@ -326,7 +358,7 @@ class RedisBus:
                     await self.flush()
             except TimeoutError:
                 pass
-        self._stopping = True
+        self._stopping = self._subscription.stopping = True
         self._held, self._held_on, self._unwritten = [], None, []
         for task in (self._task, self._announcer, *self._resends):
             if task is not None:
@@ -339,55 +371,18 @@ class RedisBus:
         self._drop()
         self._subscribed.clear()
 
-    # -- the subscriber ----------------------------------------------------------------------
+    # -- what the subscription hears ---------------------------------------------------------
 
-    async def _subscriber(self) -> None:
-        """Subscribe and deliver forever; on a dropped connection, back off and resubscribe."""
-        delay = self.backoff_min
-        lost: float | None = None  # when the subscription was lost
-        while not self._stopping:
-            conn: RespConnection | None = None
-            try:
-                conn = await open_connection(self.url, within=self.command_timeout)
-                conn.watch(self.command_timeout, ping_after=self.idle_ping)
-                conn.drop_prefix = self._mine  # this node delivered its own when it published
-                async with asyncio.timeout(self.command_timeout):
-                    await conn.command("SUBSCRIBE", self.channel)
-                self._subscribed.set()
-                if lost is not None:
-                    log.info("redis bus: resubscribed to %s", self.channel)
-                    if self._deliver is not None:  # what was published meanwhile is missed
-                        await self._deliver(gap_note(lost))
-                lost, delay = None, self.backoff_min
-                messages = conn.messages
-                while True:
-                    await conn.heard()
-                    while messages:
-                        await self._hand(messages.popleft())
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                self._subscribed.clear()
-                if lost is None:
-                    lost = time.time()
-                log.warning("redis bus: subscription lost (%r); retry in %.1fs", exc, delay)
-            finally:
-                if conn is not None:
-                    conn.close()
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, self.backoff_max)
-
-    def _signed(self, broadcast: Broadcast) -> str:
-        """The broadcast's JSON with this node's origin as its first member."""
-        data = broadcast.to_json()
-        assert data.startswith('{"')  # an object with members: the origin goes first
-        return self._origin + data[1:]
+    async def _resubscribed(self, lost: float) -> None:
+        """The subscription is back: what was published since ``lost`` may be missed here."""
+        if self._deliver is not None:
+            await self._deliver(gap_note(lost))
 
     async def _hand(self, data: bytes) -> None:
         """Deliver one broadcast heard from another node (the connection dropped this
         node's own as it read them: see ``drop_prefix``)."""
         try:
-            broadcast = Broadcast.from_json(data)
+            broadcast = Broadcast.from_wire(data, len(self._mine))
         except (ValueError, KeyError, TypeError) as exc:
             log.warning("redis bus: dropped a malformed broadcast: %r", exc)
             return

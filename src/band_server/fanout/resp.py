@@ -28,7 +28,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the environment
     raise ImportError("the Redis bus needs the redis extra: pip install 'openband[redis]'") from exc
 
-__all__ = ["Endpoint", "RedisReplyError", "RespConnection", "open_connection"]
+__all__ = ["Endpoint", "RedisReplyError", "RespConnection", "open_connection", "retrieved"]
 
 _SKIP = hiredis.pack_command(("CLIENT", "REPLY", "SKIP"))  # type: ignore[arg-type]
 _PROBE = b"band-quiet-probe"
@@ -199,7 +199,7 @@ class RespConnection(asyncio.Protocol):
                 self._abort(TimeoutError(f"Redis did not answer within {answer_within:g}s"))
                 return
             if ping_after is not None and oldest is None and now - self.heard_at >= ping_after:
-                self.command("PING").add_done_callback(_retrieved)
+                self.command("PING").add_done_callback(retrieved)
             self._watch = loop.call_later(every, check)
 
         if self._watch is not None:
@@ -233,7 +233,7 @@ class RespConnection(asyncio.Protocol):
             self._transport.abort()
 
 
-def _retrieved(future: asyncio.Future[Any]) -> None:
+def retrieved(future: asyncio.Future[Any]) -> None:
     """A reply nobody awaits (the watchdog's PING): its failure is the connection's, seen
     there; retrieved here so asyncio does not report it as never retrieved."""
     if not future.cancelled():

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from json.encoder import encode_basestring_ascii
 from typing import Protocol
 
-from ..fanout.bus import Broadcast, gap_since, payload_text
+from ..fanout.bus import Broadcast, gap_since
 from ..services.principals import Principal
 
 log = logging.getLogger("band_server.realtime")
@@ -52,6 +52,9 @@ class Hub:
         self._by_principal: dict[str, set[str]] = {}
         # Told the principal's id whenever its count of local sockets changes (cluster presence).
         self.on_presence: Callable[[str], None] | None = None
+        # Told a topic each time a connection stops holding it (the bus stops following it
+        # once none does: ``Bus.forget``).
+        self.on_left: Callable[[str], None] | None = None
         self._resynced_at = 0.0  # epoch seconds of the last resync after a fan-out gap
 
     # -- connections -------------------------------------------------------------------------
@@ -65,11 +68,7 @@ class Hub:
 
     def unregister(self, conn: Connection) -> None:
         for name in self._topics_of.pop(conn.id, set()):
-            subs = self._subs.get(name)
-            if subs is not None:
-                subs.pop(conn.id, None)
-                if not subs:
-                    del self._subs[name]
+            self._drop_sub(conn, name)
         if self._conns.pop(conn.id, None) is None:
             return
         ids = self._by_principal.get(conn.principal.id)
@@ -115,12 +114,17 @@ class Hub:
         self._topics_of.setdefault(conn.id, set()).add(topic)
 
     def leave(self, conn: Connection, topic: str) -> None:
-        subs = self._subs.get(topic)
-        if subs is not None:
-            subs.pop(conn.id, None)
-            if not subs:
-                del self._subs[topic]
+        self._drop_sub(conn, topic)
         self._topics_of.get(conn.id, set()).discard(topic)
+
+    def _drop_sub(self, conn: Connection, topic: str) -> None:
+        subs = self._subs.get(topic)
+        if subs is None or subs.pop(conn.id, None) is None:
+            return
+        if not subs:
+            del self._subs[topic]
+        if self.on_left is not None:
+            self.on_left(topic)
 
     def join_ref(self, conn: Connection, topic: str) -> str | None:
         entry = self._subs.get(topic, {}).get(conn.id)
@@ -148,7 +152,7 @@ class Hub:
             return
         subs = self._subs.get(b.topic)
         if subs:
-            tail = push_tail(b.topic, b.event, payload_text(b.payload))
+            tail = push_tail(b.topic, b.event, b.payload_json)
             for conn_id, (conn, _, head) in list(subs.items()):
                 if conn_id == b.exclude_conn or not self._wants(conn.principal, b):
                     continue

@@ -111,6 +111,10 @@ class ChannelSession:
             log.debug("socket %s: refused join of %s", self._conn.label, frame.topic)
             self._reply_error(join_ref, frame.ref, frame.topic, REFUSED)
             return
+        if self._platform.hub.join_ref(self._conn, frame.topic) is None:
+            # The bus hears the topic from the other nodes before the reply (the first socket
+            # of this node on it waits a round trip to Redis).
+            await self._platform.bus.follow(frame.topic)
         # Reply, then subscribe, with no await between: no push for this topic can overtake
         # the join reply, and none is missed after it.
         self._conn.send_text(ok_reply(join_ref, frame.ref, frame.topic))

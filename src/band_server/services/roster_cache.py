@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass
 
 from ..errors import NotFound
-from ..fanout.bus import Broadcast, gap_since
+from ..fanout.bus import EVERY_NODE_EVENTS, EVERY_NODE_TOPIC_KINDS, Broadcast, gap_since
 from ..store.db import Database
 from ..store.models import Room
 from .principals import Principal
@@ -75,9 +75,9 @@ class RosterCache:
             self._rooms.clear()
             return
         kind, _, ident = broadcast.topic.partition(":")
-        if kind == "room_participants":
+        if kind in EVERY_NODE_TOPIC_KINDS:  # room_participants: every node hears these
             self.invalidate(ident)
-        elif broadcast.event in ("room_removed", "room_deleted"):
+        elif broadcast.event in EVERY_NODE_EVENTS:
             room_id = broadcast.payload.get("id")
             if isinstance(room_id, str):
                 self.invalidate(room_id)

@@ -1,0 +1,177 @@
+"""One event for one topic, and its wire form between nodes.
+
+A broadcast's payload is encoded once, where it is made: the hub pushes that text to local
+sockets and the bus carries it to the other nodes as it is. A node that hears a broadcast
+decodes only its header (topic, routing, meta) and pushes the payload's text untouched; the
+payload is decoded only if something reads it (docs/decisions.md, "Two nodes: the payload
+travels as text").
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from json.encoder import c_make_encoder, encode_basestring_ascii  # type: ignore[attr-defined]
+from typing import Any
+
+_COMPACT = json.JSONEncoder(separators=(",", ":")).encode
+"""``json.dumps(..., separators=(",", ":"))`` without a new encoder per call."""
+
+# ``JSONEncoder.encode`` builds the C encoder anew on every call (about a fifth of a
+# payload's encoding): this one is built once, with the same options as ``_COMPACT`` and no
+# circular check (a payload is plain data, never a cycle).
+_C_ENCODER = c_make_encoder and c_make_encoder(
+    None, json.JSONEncoder().default, encode_basestring_ascii, None, ":", ",", False, False, True
+)
+
+
+def payload_text(payload: Any) -> str:
+    """``_COMPACT(payload)``: the same text (escaped to ASCII, as every push has been)."""
+    if _C_ENCODER is None or isinstance(payload, str):
+        return _COMPACT(payload)
+    return "".join(_C_ENCODER(payload, 0))
+
+
+# The wire form: one JSON object, ``{<origin>"at":"<8 digits>",<header>,"payload":<payload>}``.
+# ``at`` is where the payload's text starts, so a reader slices it out instead of decoding it.
+# A reader that ignores ``at`` decodes the whole object, and gets the same broadcast.
+_AT = '"at":"'
+_AT_WIDTH = 8
+_PAYLOAD = ',"payload":'
+_MAX_AT = 10**_AT_WIDTH - 1
+
+_FIELDS = ("topic", "event", "agents", "users", "exclude_conn", "meta", "published_at")
+_set = object.__setattr__
+
+
+class Broadcast:
+    """One event for one topic (immutable).
+
+    ``agents`` narrows which agent sockets receive it: ``None`` means every agent subscribed to
+    the topic, an empty set means none. ``users`` says whether person sockets receive it.
+    ``exclude_conn`` skips one connection (the socket that caused the event).
+    ``published_at`` (epoch seconds) travels with it, for the fan-out lag metric.
+    ``payload_json`` is the payload's compact text, encoded at most once.
+    """
+
+    __slots__ = (*_FIELDS, "_payload", "_payload_json")
+
+    topic: str
+    event: str
+    agents: frozenset[str] | None
+    users: bool
+    exclude_conn: str | None
+    meta: dict[str, Any]
+    published_at: float
+    _payload: dict[str, Any] | None
+    _payload_json: str | None
+
+    def __init__(
+        self,
+        topic: str,
+        event: str,
+        payload: dict[str, Any],
+        agents: frozenset[str] | None = None,
+        users: bool = True,
+        exclude_conn: str | None = None,
+        meta: dict[str, Any] | None = None,
+        published_at: float | None = None,
+    ) -> None:
+        _set(self, "topic", topic)
+        _set(self, "event", event)
+        _set(self, "_payload", payload)
+        _set(self, "_payload_json", None)
+        _set(self, "agents", agents)
+        _set(self, "users", users)
+        _set(self, "exclude_conn", exclude_conn)
+        _set(self, "meta", {} if meta is None else meta)
+        _set(self, "published_at", time.time() if published_at is None else published_at)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a Broadcast is immutable: cannot set {name}")
+
+    @property
+    def payload(self) -> dict[str, Any]:
+        payload = self._payload
+        if payload is None:
+            text = self._payload_json
+            payload = {} if text is None else json.loads(text)
+            _set(self, "_payload", payload)
+        return payload
+
+    @property
+    def payload_json(self) -> str:
+        """The payload's compact text (``payload_text``), encoded on first use."""
+        text = self._payload_json
+        if text is None:
+            text = payload_text(self._payload)
+            _set(self, "_payload_json", text)
+        return text
+
+    def _key(self) -> tuple[Any, ...]:
+        head = (self.topic, self.event, self.agents, self.users, self.exclude_conn, self.meta)
+        return (*head, self.payload)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Broadcast):
+            return NotImplemented
+        return self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        members = ", ".join(f"{name}={getattr(self, name)!r}" for name in _FIELDS[:6])
+        return f"Broadcast({members}, payload={self.payload!r})"
+
+    def _header(self) -> dict[str, Any]:
+        return {
+            "topic": self.topic,
+            "event": self.event,
+            "agents": None if self.agents is None else sorted(self.agents),
+            "users": self.users,
+            "exclude_conn": self.exclude_conn,
+            "meta": self.meta,
+            "published_at": self.published_at,
+        }
+
+    def to_wire(self, opening: str = "{") -> str:
+        """The wire form, opening with ``opening`` (``{`` and, say, an origin's first member)."""
+        header = payload_text(self._header())
+        # opening, "at":"<digits>", then the header's members (without its braces), then ,"payload":
+        start = len(opening) + len(_AT) + _AT_WIDTH + 2 + len(header) - 2 + len(_PAYLOAD)
+        if start > _MAX_AT:  # an outsized header: readers decode the whole object
+            return f"{opening}{header[1:-1]}{_PAYLOAD}{self.payload_json}}}"
+        return f'{opening}{_AT}{start:0{_AT_WIDTH}d}",{header[1:-1]}{_PAYLOAD}{self.payload_json}}}'
+
+    @classmethod
+    def from_wire(cls, raw: bytes, opening: int = 1) -> Broadcast:
+        """Read a wire form whose first ``opening`` bytes are ``{`` and what precedes ``at``.
+
+        Raises ValueError, KeyError or TypeError on what is not a broadcast."""
+        end = opening + len(_AT)
+        if raw[opening:end] == _AT.encode():
+            start = int(raw[end : end + _AT_WIDTH])
+            cut = start - len(_PAYLOAD)
+            if raw[cut:start] != _PAYLOAD.encode() or raw[-1:] != b"}":
+                raise ValueError("the payload is not where the broadcast says")
+            d = json.loads(raw[:cut] + b"}")
+            payload_json: str | None = raw[start:-1].decode("ascii")
+        else:
+            d = json.loads(raw)
+            payload_json = None
+        if not isinstance(d, dict):
+            raise TypeError(f"a broadcast is a JSON object, not {type(d).__name__}")
+        agents = d.get("agents")
+        broadcast = cls(
+            topic=d["topic"],
+            event=d["event"],
+            payload=d["payload"] if payload_json is None else None,  # type: ignore[arg-type]
+            agents=None if agents is None else frozenset(agents),
+            users=bool(d.get("users", True)),
+            exclude_conn=d.get("exclude_conn"),
+            meta=d.get("meta") or {},
+            published_at=float(d.get("published_at") or time.time()),
+        )
+        if payload_json is not None:
+            _set(broadcast, "_payload_json", payload_json)
+        return broadcast

@@ -1,0 +1,154 @@
+"""A node's Redis subscription: the channel every node hears, and one channel per topic that
+this node's sockets joined.
+
+A broadcast that only sockets act on (a message in a room, say) is published on its topic's
+channel, so a node hears only the rooms its own sockets are in: it is not woken for the
+others, and the cluster's traffic is not multiplied by its number of nodes. A broadcast that a
+node acts on without any socket (a revoked key, a membership change its caches must drop, a
+gap note) goes on the common channel (``for_every_node``). docs/decisions.md, "Two nodes:
+channels per topic".
+
+A join waits until Redis has subscribed the node to its topic (one round trip, for the
+topic's first socket on the node), so no broadcast committed after its reply is missed. While
+the subscription is down a join does not wait: the node subscribes to every topic it follows
+once it reconnects, and hands its hub a gap note.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from functools import partial
+
+from .resp import RespConnection, open_connection, retrieved
+
+log = logging.getLogger("band_server.fanout")
+
+
+def topic_channel(channel: str, topic: str) -> str:
+    """The Redis channel of one topic's broadcasts."""
+    return f"{channel}:{topic}"
+
+
+class Subscription:
+    """Subscribe, hand every message heard to ``hand``, resubscribe (backing off) when the
+    connection is lost; follow topics while sockets of this node hold them."""
+
+    def __init__(
+        self,
+        url: str,
+        channel: str,
+        *,
+        hand: Callable[[bytes], Awaitable[None]],
+        resubscribed: Callable[[float], Awaitable[None]],
+        drop_prefix: bytes,
+        command_timeout: float,
+        idle_ping: float,
+        backoff_min: float,
+        backoff_max: float,
+    ) -> None:
+        self.url = url
+        self.channel = channel
+        self._hand = hand
+        self._resubscribed = resubscribed  # told when the lost subscription began
+        self._drop_prefix = drop_prefix
+        self.command_timeout = command_timeout
+        self.idle_ping = idle_ping
+        self.backoff_min = backoff_min
+        self.backoff_max = backoff_max
+        self.subscribed = asyncio.Event()
+        self._live: RespConnection | None = None  # the connection topics are subscribed on
+        self._refs: dict[str, int] = {}  # topic -> follows not yet forgotten
+        self._pending: dict[str, asyncio.Future[object]] = {}  # SUBSCRIBE replies awaited
+        self.stopping = False
+
+    @property
+    def topics(self) -> frozenset[str]:
+        """The topics followed."""
+        return frozenset(self._refs)
+
+    async def follow(self, topic: str) -> None:
+        """Hear ``topic``'s broadcasts from the other nodes until :meth:`forget` is called as
+        many times; returns once Redis has subscribed (at once while the subscription is
+        down: it is resubscribed with every topic, and a gap note)."""
+        refs = self._refs.get(topic, 0)
+        self._refs[topic] = refs + 1
+        try:
+            reply = self._pending.get(topic)
+            if reply is None:
+                conn = self._live
+                if refs or conn is None or not conn.alive:
+                    return
+                reply = self._pending[topic] = conn.command(
+                    "SUBSCRIBE", topic_channel(self.channel, topic)
+                )
+                reply.add_done_callback(partial(self._answered, topic))
+            await asyncio.wait_for(asyncio.shield(reply), self.command_timeout)
+        except asyncio.CancelledError:
+            self.forget(topic)
+            raise
+        except Exception as exc:  # the connection is lost: resubscribing includes the topic
+            log.debug("redis bus: subscribe to %s waits for the resubscription: %r", topic, exc)
+
+    def _answered(self, topic: str, reply: asyncio.Future[object]) -> None:
+        if self._pending.get(topic) is reply:
+            del self._pending[topic]
+
+    def forget(self, topic: str) -> None:
+        """Undo one :meth:`follow`; the last one unsubscribes."""
+        refs = self._refs.get(topic, 0) - 1
+        if refs > 0:
+            self._refs[topic] = refs
+            return
+        self._refs.pop(topic, None)
+        conn = self._live
+        if refs == 0 and conn is not None and conn.alive:
+            conn.command("UNSUBSCRIBE", topic_channel(self.channel, topic)).add_done_callback(
+                retrieved
+            )
+
+    async def run(self) -> None:
+        """Subscribe and hand over forever; on a dropped connection, back off and resubscribe."""
+        delay = self.backoff_min
+        lost: float | None = None  # when the subscription was lost
+        while not self.stopping:
+            conn: RespConnection | None = None
+            try:
+                conn = await open_connection(self.url, within=self.command_timeout)
+                conn.watch(self.command_timeout, ping_after=self.idle_ping)
+                conn.drop_prefix = self._drop_prefix  # this node delivered its own already
+                await self._subscribe_all(conn)
+                self.subscribed.set()
+                if lost is not None:
+                    log.info("redis bus: resubscribed to %s", self.channel)
+                    await self._resubscribed(lost)  # what was published meanwhile is missed
+                lost, delay = None, self.backoff_min
+                messages = conn.messages
+                while True:
+                    await conn.heard()
+                    while messages:
+                        await self._hand(messages.popleft())
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self.subscribed.clear()
+                if lost is None:
+                    lost = time.time()
+                log.warning("redis bus: subscription lost (%r); retry in %.1fs", exc, delay)
+            finally:
+                self._live = None
+                if conn is not None:
+                    conn.close()
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self.backoff_max)
+
+    async def _subscribe_all(self, conn: RespConnection) -> None:
+        """The common channel and every topic followed, in one go. From here on a new follow
+        subscribes on ``conn`` itself (both happen in this one step: none falls between)."""
+        self._live = conn
+        channels = [self.channel, *(topic_channel(self.channel, t) for t in self._refs)]
+        replies = [conn.command("SUBSCRIBE", name) for name in channels]
+        async with asyncio.timeout(self.command_timeout * max(1, len(channels) // 10_000)):
+            await asyncio.gather(*replies)

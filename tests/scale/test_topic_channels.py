@@ -1,0 +1,173 @@
+"""Channels per topic: a node hears a topic's broadcasts only while one of its sockets holds
+the topic; what every node acts on goes on the common channel."""
+
+from __future__ import annotations
+
+import asyncio
+
+from band_server.fanout.bus import Broadcast, gap_since
+from band_server.fanout.redis_bus import RedisBus
+from band_server.fanout.resp import open_connection
+from band_server.realtime.hub import Hub
+from band_server.services.principals import Principal
+
+from .real_services import RedisServer
+from .test_presence import until
+from .test_redis_bus import TOPIC, Inbox, sample
+
+
+async def _subscribers(url: str, channel: str) -> int:
+    conn = await open_connection(url)
+    try:
+        reply = await conn.command("PUBSUB", "NUMSUB", channel)
+        return int(reply[1])
+    finally:
+        conn.close()
+
+
+async def _quiet_for(inbox: Inbox, seconds: float = 0.3) -> None:
+    await asyncio.sleep(seconds)
+    assert [b for b in inbox.got if gap_since(b) is None] == []
+
+
+async def test_a_node_hears_a_topic_while_it_follows_it_and_not_after(
+    redis_server: RedisServer,
+) -> None:
+    one, two, inbox = RedisBus(redis_server.url), RedisBus(redis_server.url), Inbox()
+    await one.start(Inbox().deliver)
+    await two.start(inbox.deliver)
+    channel = f"{two.channel}:{TOPIC}"
+    try:
+        await one.publish(sample(0))  # nobody on node two holds the topic
+        await _quiet_for(inbox)
+        await two.follow(TOPIC)
+        await two.follow(TOPIC)  # a second socket of node two joins it
+        assert await _subscribers(redis_server.url, channel) == 1
+        await one.publish(sample(1))
+        await inbox.wait_for(1)
+        two.forget(TOPIC)  # one socket left: the other still holds it
+        await one.publish(sample(2))
+        await inbox.wait_for(2)
+        assert inbox.got == [sample(1), sample(2)]
+        two.forget(TOPIC)  # the last one left
+
+        async def unsubscribed() -> bool:
+            return await _subscribers(redis_server.url, channel) == 0
+
+        await until(unsubscribed, "node two unsubscribed from the topic")
+        inbox.got.clear()
+        await one.publish(sample(3))
+        await _quiet_for(inbox)
+    finally:
+        await one.stop()
+        await two.stop()
+
+
+async def test_what_every_node_acts_on_reaches_nodes_that_follow_nothing(
+    redis_server: RedisServer,
+) -> None:
+    """Revocations (meta), membership changes (the roster cache) and rooms removed reach a
+    node none of whose sockets holds the topic."""
+    one, two, inbox = RedisBus(redis_server.url), RedisBus(redis_server.url), Inbox()
+    await one.start(Inbox().deliver)
+    await two.start(inbox.deliver)
+    every_node = [
+        Broadcast("agent_control:a1", "supersede", {}, meta={"close_principal": "a1"}),
+        Broadcast("room_participants:r1", "participant_added", {"id": "p1"}),
+        Broadcast("user_rooms:u1", "room_removed", {"id": "r1"}),
+    ]
+    try:
+        await one.publish(sample(0))  # a room's message: only for nodes that follow the room
+        for b in every_node:
+            await one.publish(b)
+        await inbox.wait_for(3)
+        await asyncio.sleep(0.2)
+        assert inbox.got == every_node
+    finally:
+        await one.stop()
+        await two.stop()
+
+
+async def test_a_follow_while_redis_is_away_is_subscribed_once_it_is_back(
+    redis_server: RedisServer,
+) -> None:
+    """A join does not wait for a subscription that is down: its topic is subscribed with the
+    others when the node resubscribes, and the node's hub gets a gap note."""
+    one = RedisBus(redis_server.url, backoff_max=0.3)
+    two = RedisBus(redis_server.url, backoff_max=0.3)
+    inbox = Inbox()
+    await two.start(inbox.deliver)
+    try:
+        redis_server.stop()
+
+        async def down() -> bool:
+            return not two.subscribed
+
+        await until(down, "node two's subscription is lost")
+        async with asyncio.timeout(1):
+            await two.follow(TOPIC)  # at once
+        redis_server.start()
+        await inbox.wait_gap_note()
+        await one.start(Inbox().deliver)
+        await one.publish(sample(1))
+        await inbox.wait_for(2)
+        assert inbox.got[1:] == [sample(1)]
+    finally:
+        await one.stop()
+        await two.stop()
+
+
+async def test_a_follow_cancelled_while_it_waits_leaves_nothing_followed(
+    redis_server: RedisServer,
+) -> None:
+    """The socket went away while its join waited for Redis: the topic is unsubscribed."""
+    bus = RedisBus(redis_server.url)
+    await bus.start(Inbox().deliver)
+    admin = await open_connection(redis_server.url)
+    try:
+        await admin.command("CLIENT", "PAUSE", 3000, "ALL")  # SUBSCRIBE waits unanswered
+        waiting = asyncio.create_task(bus.follow(TOPIC))
+        await asyncio.sleep(0.1)
+        assert not waiting.done()
+        waiting.cancel()
+        await asyncio.gather(waiting, return_exceptions=True)
+        assert bus._subscription.topics == frozenset()
+        await admin.command("CLIENT", "UNPAUSE")
+        await asyncio.sleep(0.1)  # SUBSCRIBE, then UNSUBSCRIBE, ran in order
+        assert await _subscribers(redis_server.url, f"{bus.channel}:{TOPIC}") == 0
+    finally:
+        admin.close()
+        await bus.stop()
+
+
+class _Conn:
+    def __init__(self, ident: str, principal: Principal) -> None:
+        self.id, self.principal = ident, principal
+
+    def send_text(self, frame: str) -> None:
+        pass
+
+    def close(self, code: int) -> None:
+        pass
+
+
+async def test_the_hub_tells_each_topic_a_connection_stops_holding() -> None:
+    """Left, unregistered, or revoked by a broadcast: each (connection, topic) it held is
+    told once, so the bus forgets it as often as it followed it."""
+    hub, left = Hub(), list[str]()
+    hub.on_left = left.append
+    alice = Principal("user", "u1", "Alice", "alice")
+    a, b = _Conn("c1", alice), _Conn("c2", alice)
+    for conn in (a, b):
+        hub.register(conn)
+        hub.join(conn, "chat_room:r1", "1")
+        hub.join(conn, "user_rooms:u1", "2")
+    hub.leave(a, "chat_room:r1")
+    hub.leave(a, "chat_room:r1")  # twice: told once
+    assert left == ["chat_room:r1"]
+    meta = {"revoke": ["chat_room:r1"], "principal": "u1"}
+    await hub.deliver(Broadcast("user_rooms:u1", "room_removed", {}, meta=meta))
+    assert left == ["chat_room:r1", "chat_room:r1"]  # b's
+    hub.unregister(a)
+    hub.unregister(b)
+    assert sorted(left) == ["chat_room:r1", "chat_room:r1", "user_rooms:u1", "user_rooms:u1"]
