@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -15,9 +16,11 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from band_server.fanout.resp import open_connection
 from band_server.services import accounts
 
 from .nodes import Node
+from .real_services import RedisServer
 
 TIMEOUT = 5.0
 
@@ -122,3 +125,34 @@ async def test_agent_socket_on_b_supersedes_its_socket_on_a(two_nodes: tuple[Nod
             with pytest.raises(TimeoutError):
                 await asyncio.wait_for(new.ws.recv(), 0.3)
     assert not a.platform.hub.is_online(w.agent_id)
+
+
+async def test_a_join_on_b_is_answered_once_b_hears_the_room(
+    two_nodes: tuple[Node, Node], redis_server: RedisServer
+) -> None:
+    """The room's broadcasts go on its own channel: node B's join reply waits for Redis to
+    subscribe B to it (here Redis holds every command for a while), so a message posted on A
+    right after the reply reaches the socket."""
+    a, b = two_nodes
+    w = await make_world(a)
+    topic = f"chat_room:{w.room_id}"
+    async with socket(b, w.agent_key, agent_id=w.agent_id) as agent:
+        admin = await open_connection(redis_server.url)
+        try:
+            await admin.command("CLIENT", "PAUSE", 800, "ALL")
+            started = time.monotonic()
+            await agent.join(topic)
+            assert time.monotonic() - started >= 0.6  # the reply waited for the SUBSCRIBE
+            channel = f"{b.platform.bus.channel}:{topic}"  # type: ignore[attr-defined]
+            assert (await admin.command("PUBSUB", "NUMSUB", channel))[1] == 1
+        finally:
+            admin.close()
+        async with httpx.AsyncClient(base_url=a.url) as c:
+            r = await c.post(
+                f"/api/v1/me/chats/{w.room_id}/messages",
+                json={"message": {"content": f"@{w.agent_handle} right after the join"}},
+                headers={"X-API-Key": w.user_key},
+            )
+        assert r.status_code == 201, r.text
+        push = await agent.next_event("message_created")
+        assert push[4]["id"] == r.json()["data"]["id"]
