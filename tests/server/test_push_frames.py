@@ -127,9 +127,16 @@ def test_a_broadcast_with_an_outsized_header_is_decoded_whole(
     "raw",
     [b'{"at":"00000012","topic":"t","event":"e"}', b'{"at":"0000003x","topic":"t"}', b"{", b"[]"],
 )
-def test_a_broadcast_that_lies_about_its_payload_is_refused(raw: bytes) -> None:
+def test_what_is_not_a_broadcast_is_refused(raw: bytes) -> None:
     with pytest.raises((ValueError, KeyError, TypeError)):
         Broadcast.from_wire(raw)
+
+
+@pytest.mark.parametrize("at", ["00000005", "0000003x", "99999999"])
+def test_a_broadcast_whose_at_is_wrong_is_decoded_whole(at: str) -> None:
+    raw = f'{{"at":"{at}","topic":"t","event":"e","payload":{{"x":1}}}}'.encode()
+    heard = Broadcast.from_wire(raw)
+    assert heard == Broadcast("t", "e", {"x": 1}) and heard.payload_json == '{"x":1}'
 
 
 def test_a_broadcast_is_immutable() -> None:

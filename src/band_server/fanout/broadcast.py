@@ -39,6 +39,7 @@ _AT = '"at":"'
 _AT_WIDTH = 8
 _PAYLOAD = ',"payload":'
 _MAX_AT = 10**_AT_WIDTH - 1
+_AT_BYTES, _PAYLOAD_BYTES = _AT.encode(), _PAYLOAD.encode()
 
 _FIELDS = ("topic", "event", "agents", "users", "exclude_conn", "meta", "published_at")
 _set = object.__setattr__
@@ -146,19 +147,16 @@ class Broadcast:
     @classmethod
     def from_wire(cls, raw: bytes, opening: int = 1) -> Broadcast:
         """Read a wire form whose first ``opening`` bytes are ``{`` and what precedes ``at``.
+        One without a usable ``at`` (an earlier node's, an outsized header's) is decoded whole.
 
         Raises ValueError, KeyError or TypeError on what is not a broadcast."""
-        end = opening + len(_AT)
-        if raw[opening:end] == _AT.encode():
-            start = int(raw[end : end + _AT_WIDTH])
-            cut = start - len(_PAYLOAD)
-            if raw[cut:start] != _PAYLOAD.encode() or raw[-1:] != b"}":
-                raise ValueError("the payload is not where the broadcast says")
-            d = json.loads(raw[:cut] + b"}")
-            payload_json: str | None = raw[start:-1].decode("ascii")
-        else:
+        start = _payload_start(raw, opening)
+        payload_json: str | None = None
+        if start is None:
             d = json.loads(raw)
-            payload_json = None
+        else:
+            d = json.loads(raw[: start - len(_PAYLOAD)] + b"}")
+            payload_json = raw[start:-1].decode("ascii")
         if not isinstance(d, dict):
             raise TypeError(f"a broadcast is a JSON object, not {type(d).__name__}")
         agents = d.get("agents")
@@ -175,3 +173,13 @@ class Broadcast:
         if payload_json is not None:
             _set(broadcast, "_payload_json", payload_json)
         return broadcast
+
+
+def _payload_start(raw: bytes, opening: int) -> int | None:
+    """Where the payload's text starts, as ``at`` says, if ``at`` is there and right."""
+    end = opening + len(_AT)
+    digits = raw[end : end + _AT_WIDTH]
+    if raw[opening:end] != _AT_BYTES or not digits.isdigit() or raw[-1:] != b"}":
+        return None
+    start = int(digits)
+    return start if raw[start - len(_PAYLOAD) : start] == _PAYLOAD_BYTES else None
