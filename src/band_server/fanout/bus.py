@@ -1,7 +1,8 @@
 """The fan-out bus interface and its in-process implementation.
 
 Services publish a :class:`Broadcast` only **after** the transaction that wrote the data has
-committed. Each node's hub receives every broadcast and filters it per socket.
+committed. Each node's hub receives every broadcast of the topics its sockets hold (and
+those every node acts on) and filters it per socket.
 """
 
 from __future__ import annotations

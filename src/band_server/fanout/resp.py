@@ -5,9 +5,9 @@ these two paths run once per message on those nodes. Through redis-py's asyncio 
 cost about 210 µs of CPU per awaited PUBLISH and 200 µs per message heard (its pool, retry
 wrapper, stream reader and pub/sub dispatch); here a command is one write of hiredis' packed
 bytes and a reply is one ``hiredis.Reader.gets`` in ``data_received``: about 55 µs and 90 µs
-(docs/decisions.md,
-"Two nodes: the bus's own Redis connection"). hiredis is redis-py's own C parser, already
-required by the ``redis`` extra. Presence keeps redis-py (a cycle a second, Lua scripts).
+(docs/decisions.md, "Two nodes: the bus's own Redis connection"). hiredis is redis-py's own C
+parser, already required by the ``redis`` extra. Presence keeps redis-py (a cycle a second,
+Lua scripts).
 
 RESP2 only: commands are answered in the order they were sent, a subscription's messages
 arrive as ``["message", channel, data]`` in between.
