@@ -4,6 +4,8 @@ the topic; what every node acts on goes on the common channel."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from band_server.fanout.bus import Broadcast, gap_since
 from band_server.fanout.redis_bus import RedisBus
@@ -30,14 +32,24 @@ async def _quiet_for(inbox: Inbox, seconds: float = 0.3) -> None:
     assert [b for b in inbox.got if gap_since(b) is None] == []
 
 
+@asynccontextmanager
+async def two_nodes_following_nothing(url: str) -> AsyncIterator[tuple[RedisBus, RedisBus, Inbox]]:
+    """Node one (publishes) and node two (its inbox), neither following a topic yet."""
+    one, two, inbox = RedisBus(url), RedisBus(url), Inbox()
+    await one.start(Inbox().deliver)
+    await two.start(inbox.deliver)
+    try:
+        yield one, two, inbox
+    finally:
+        await one.stop()
+        await two.stop()
+
+
 async def test_a_node_hears_a_topic_while_it_follows_it_and_not_after(
     redis_server: RedisServer,
 ) -> None:
-    one, two, inbox = RedisBus(redis_server.url), RedisBus(redis_server.url), Inbox()
-    await one.start(Inbox().deliver)
-    await two.start(inbox.deliver)
-    channel = f"{two.channel}:{TOPIC}"
-    try:
+    async with two_nodes_following_nothing(redis_server.url) as (one, two, inbox):
+        channel = f"{two.channel}:{TOPIC}"
         await one.publish(sample(0))  # nobody on node two holds the topic
         await _quiet_for(inbox)
         await two.follow(TOPIC)
@@ -58,9 +70,6 @@ async def test_a_node_hears_a_topic_while_it_follows_it_and_not_after(
         inbox.got.clear()
         await one.publish(sample(3))
         await _quiet_for(inbox)
-    finally:
-        await one.stop()
-        await two.stop()
 
 
 async def test_what_every_node_acts_on_reaches_nodes_that_follow_nothing(
@@ -68,24 +77,18 @@ async def test_what_every_node_acts_on_reaches_nodes_that_follow_nothing(
 ) -> None:
     """Revocations (meta), membership changes (the roster cache) and rooms removed reach a
     node none of whose sockets holds the topic."""
-    one, two, inbox = RedisBus(redis_server.url), RedisBus(redis_server.url), Inbox()
-    await one.start(Inbox().deliver)
-    await two.start(inbox.deliver)
     every_node = [
         Broadcast("agent_control:a1", "supersede", {}, meta={"close_principal": "a1"}),
         Broadcast("room_participants:r1", "participant_added", {"id": "p1"}),
         Broadcast("user_rooms:u1", "room_removed", {"id": "r1"}),
     ]
-    try:
+    async with two_nodes_following_nothing(redis_server.url) as (one, _, inbox):
         await one.publish(sample(0))  # a room's message: only for nodes that follow the room
         for b in every_node:
             await one.publish(b)
         await inbox.wait_for(3)
         await asyncio.sleep(0.2)
         assert inbox.got == every_node
-    finally:
-        await one.stop()
-        await two.stop()
 
 
 async def test_a_follow_while_redis_is_away_is_subscribed_once_it_is_back(

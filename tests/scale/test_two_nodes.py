@@ -16,6 +16,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from band_server.fanout.redis_bus import CHANNEL
 from band_server.fanout.resp import open_connection
 from band_server.services import accounts
 
@@ -85,19 +86,25 @@ async def make_world(a: Node) -> World:
     return World(user_key, agent["id"], key, agent["handle"], room_id)
 
 
+async def post_on(node: Node, w: World, text: str) -> httpx.Response:
+    """Alice posts ``@agent text`` in the room through ``node``; the 201 answer."""
+    async with httpx.AsyncClient(base_url=node.url) as c:
+        r = await c.post(
+            f"/api/v1/me/chats/{w.room_id}/messages",
+            json={"message": {"content": f"@{w.agent_handle} {text}"}},
+            headers={"X-API-Key": w.user_key},
+        )
+    assert r.status_code == 201, r.text
+    return r
+
+
 async def test_message_posted_on_a_reaches_agent_socket_on_b(two_nodes: tuple[Node, Node]) -> None:
     a, b = two_nodes
     w = await make_world(a)
     topic = f"chat_room:{w.room_id}"
     async with socket(b, w.agent_key, agent_id=w.agent_id) as agent:
         await agent.join(topic)
-        async with httpx.AsyncClient(base_url=a.url) as c:
-            r = await c.post(
-                f"/api/v1/me/chats/{w.room_id}/messages",
-                json={"message": {"content": f"@{w.agent_handle} hello from A"}},
-                headers={"X-API-Key": w.user_key},
-            )
-        assert r.status_code == 201, r.text
+        r = await post_on(a, w, "hello from A")
         push = await agent.next_event("message_created")
         assert push[2] == topic
         assert push[4]["id"] == r.json()["data"]["id"]
@@ -143,16 +150,10 @@ async def test_a_join_on_b_is_answered_once_b_hears_the_room(
             started = time.monotonic()
             await agent.join(topic)
             assert time.monotonic() - started >= 0.6  # the reply waited for the SUBSCRIBE
-            channel = f"{b.platform.bus.channel}:{topic}"  # type: ignore[attr-defined]
+            channel = f"{CHANNEL}:{topic}"
             assert (await admin.command("PUBSUB", "NUMSUB", channel))[1] == 1
         finally:
             admin.close()
-        async with httpx.AsyncClient(base_url=a.url) as c:
-            r = await c.post(
-                f"/api/v1/me/chats/{w.room_id}/messages",
-                json={"message": {"content": f"@{w.agent_handle} right after the join"}},
-                headers={"X-API-Key": w.user_key},
-            )
-        assert r.status_code == 201, r.text
+        r = await post_on(a, w, "right after the join")
         push = await agent.next_event("message_created")
         assert push[4]["id"] == r.json()["data"]["id"]
