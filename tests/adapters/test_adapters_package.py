@@ -33,7 +33,14 @@ def test_exports_resolve_without_importing_parlant() -> None:
         "AnthropicAdapter",
         "CodexAdapter",
         "CodexAdapterConfig",
+        "GeminiAdapter",
+        "GeminiAdapterConfig",
+        "GoogleADKAdapter",
+        "GoogleADKAdapterConfig",
         "LangGraphAdapter",
+        "NooaAdapter",
+        "NooaAdapterConfig",
+        "NooaRoomAgent",
         "OpenAIChatAdapter",
         "ParlantAdapter",
         "ParlantAdapterConfig",
@@ -47,3 +54,15 @@ def test_missing_extra_names_the_install_command() -> None:
         adapters.ParlantAdapter()
     assert str(info.value) == "ParlantAdapter needs Parlant: pip install 'openband[parlant]'"
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="NOOA can install on this interpreter")
+def test_nooa_explains_that_it_needs_python_3_12() -> None:
+    """band-sdk's NOOA names import, and say in one line why NOOA cannot run here."""
+    with pytest.raises(ModuleNotFoundError) as info:
+        adapters.NooaAdapter  # noqa: B018
+    assert info.value.name == "nooa"
+    assert str(info.value) == (
+        "NooaAdapter needs NOOA, which runs on Python 3.12 and 3.13 only (this is Python"
+        f" {sys.version_info[0]}.{sys.version_info[1]}); there: pip install 'openband[nooa]'"
+    )

@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from .acp import ACPClientAdapter, ACPClientAdapterConfig
     from .anthropic import AnthropicAdapter
     from .codex import CodexAdapter, CodexAdapterConfig
+    from .gemini import GeminiAdapter, GeminiAdapterConfig
+    from .google_adk import GoogleADKAdapter, GoogleADKAdapterConfig
     from .langgraph import LangGraphAdapter
     from .openai_chat import OpenAIChatAdapter
     from .parlant import ParlantAdapter, ParlantAdapterConfig
@@ -25,7 +27,14 @@ __all__ = [
     "AnthropicAdapter",
     "CodexAdapter",
     "CodexAdapterConfig",
+    "GeminiAdapter",
+    "GeminiAdapterConfig",
+    "GoogleADKAdapter",
+    "GoogleADKAdapterConfig",
     "LangGraphAdapter",
+    "NooaAdapter",
+    "NooaAdapterConfig",
+    "NooaRoomAgent",
     "OpenAIChatAdapter",
     "ParlantAdapter",
     "ParlantAdapterConfig",
@@ -38,7 +47,14 @@ _EXPORTS: dict[str, str] = {
     "AnthropicAdapter": "band.adapters.anthropic",
     "CodexAdapter": "band.adapters.codex",
     "CodexAdapterConfig": "band.adapters.codex",
+    "GeminiAdapter": "band.adapters.gemini",
+    "GeminiAdapterConfig": "band.adapters.gemini",
+    "GoogleADKAdapter": "band.adapters.google_adk",
+    "GoogleADKAdapterConfig": "band.adapters.google_adk",
     "LangGraphAdapter": "band.adapters.langgraph",
+    "NooaAdapter": "band.adapters.nooa",
+    "NooaAdapterConfig": "band.adapters.nooa",
+    "NooaRoomAgent": "band.adapters.nooa",
     "OpenAIChatAdapter": "band.adapters.openai_chat",
     "ParlantAdapter": "band.adapters.parlant",
     "ParlantAdapterConfig": "band.adapters.parlant",

@@ -12,6 +12,8 @@ from band._lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
     "AnthropicHistoryConverter": "band.converters.anthropic",
+    "GeminiHistoryConverter": "band.converters.gemini",
+    "GoogleADKHistoryConverter": "band.converters.google_adk",
     "LangChainHistoryConverter": "band.converters.langchain",
     "OpenAIChatHistoryConverter": "band.converters.openai_chat",
     "PydanticAIHistoryConverter": "band.converters.pydantic_ai",
@@ -25,6 +27,8 @@ _EXPORTS: dict[str, str] = {
 __all__ = [
     "INTERRUPTED_TOOL_TEXT",
     "AnthropicHistoryConverter",
+    "GeminiHistoryConverter",
+    "GoogleADKHistoryConverter",
     "LangChainHistoryConverter",
     "OpenAIChatHistoryConverter",
     "ParsedToolCall",
@@ -36,6 +40,8 @@ __all__ = [
 
 if TYPE_CHECKING:
     from band.converters.anthropic import AnthropicHistoryConverter
+    from band.converters.gemini import GeminiHistoryConverter
+    from band.converters.google_adk import GoogleADKHistoryConverter
     from band.converters.langchain import LangChainHistoryConverter
     from band.converters.openai_chat import OpenAIChatHistoryConverter
     from band.converters.parsing import (

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-Api: TypeAlias = Literal["openai", "responses", "anthropic"]
+Api: TypeAlias = Literal["openai", "responses", "anthropic", "gemini"]
 Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
 
 SEND_MESSAGE_TOOL = "band_send_message"
@@ -32,7 +32,11 @@ class ChatEntry:
 
 @dataclass(frozen=True)
 class ModelRequest:
-    """A request the fake received, in a form shared by every wire format."""
+    """A request the fake received, in a form shared by every wire format.
+
+    ``body`` is the JSON body as sent; for Gemini, whose model and streaming choice are in
+    the path, ``model`` and ``stream`` are added to it.
+    """
 
     api: Api
     path: str
@@ -195,7 +199,7 @@ class FakeModel:
 
 # -- the default policy ----------------------------------------------------------------------
 
-_SPEAKER = re.compile(r"^\[([^\]\n]+)\]:\s?(.*)$", re.DOTALL)
+_SPEAKER_LINE = re.compile(r"^\[([^\]\n]+)\]:[ \t]?", re.MULTILINE)
 _IDENTITY = re.compile(r"You are ([^,.\n]+)")
 # A roster line as the SDK renders participants: "- @<handle> — <name> (<type>)".
 _ROSTER = re.compile(r"^- @(\S+) — (.+?) \((\w+)\)", re.MULTILINE)
@@ -219,11 +223,17 @@ def _roster(entries: Iterable[ChatEntry]) -> dict[str, _Participant]:
 
 
 def _last_speech(request: ModelRequest) -> tuple[str, str] | None:
-    """(speaker, content) of the latest ``[Name]: content`` user message, skipping [System]."""
+    """(speaker, content) of the latest ``[Name]: content`` line of the user messages,
+    skipping [System]. One message may hold several lines (an adapter that sends a
+    transcript, updates and the live line as one text): the last speaker in it counts."""
     for text in reversed(request.texts("user")):
-        match = _SPEAKER.match(text.strip())
-        if match and match.group(1) != "System":
-            return match.group(1), match.group(2).strip()
+        stripped = text.strip()
+        heads = list(_SPEAKER_LINE.finditer(stripped))
+        for i in range(len(heads) - 1, -1, -1):
+            if heads[i].group(1) == "System":
+                continue
+            end = heads[i + 1].start() if i + 1 < len(heads) else len(stripped)
+            return heads[i].group(1), stripped[heads[i].end() : end].strip()
     return None
 
 
