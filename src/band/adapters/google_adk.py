@@ -203,10 +203,12 @@ class GoogleADKAdapter(PromptedAdapter[GoogleADKMessages]):
             model=self.config.model,
             retry_options=types.HttpRetryOptions(attempts=self.config.max_retries + 1),
         )
+        prompt = self.system_prompt
         agent = ADKAgent(
             name=adk_agent_name(self.agent_name),
             model=model,
-            instruction=self.system_prompt,
+            # A callable instruction is not an ADK template: braces in the prompt stay text.
+            instruction=lambda _context: prompt,
             tools=adk_tools,
         )
         return InMemoryRunner(agent=agent, app_name=APP_NAME)
