@@ -82,6 +82,11 @@ def declared_groups() -> list[Group]:
             groups.append(
                 Group(f"env:{env}", [], estimate, command=["./scripts/test-adapter", env])
             )
+        # Gemini on google-genai; Google ADK on the current google-adk 1.x and on 1.19.
+        for env, estimate in (("gemini", 70), ("google-adk", 150), ("google-adk-1.19", 150)):
+            groups.append(
+                Group(f"env:{env}", [], estimate, command=["./scripts/test-adapter", env])
+            )
     claimed = {Path(p).parts[1] for g in groups for p in g.paths}
     present = [g for g in groups if not g.paths or all((ROOT / p).exists() for p in g.paths)]
     leftovers = sorted(

@@ -14,7 +14,7 @@ from typing import Any
 
 from band.adapters import AnthropicAdapter, OpenAIChatAdapter
 from band.core import SimpleAdapter
-from band.core.protocols import GENERIC_PROVIDER_FAILURE_MESSAGE, TURN_FAILURE_PROVIDER
+from band.core.protocols import TURN_FAILURE_PROVIDER
 from band.testing import FakeModel, ModelRequest, anthropic_client, openai_client
 
 Factory = Callable[..., SimpleAdapter[Any]]
@@ -26,7 +26,8 @@ class AdapterCase:
 
     ``replayed_call_ids`` reads the tool-call ids a model request replays from history
     (None when the adapter does not replay tool calls). A model error is reported by
-    ``failure_provider`` in an error event containing ``failure_text``.
+    ``failure_provider`` in an error event containing ``failure_text`` (None: the generic
+    message).
     """
 
     id: str
@@ -34,7 +35,7 @@ class AdapterCase:
     replayed_call_ids: Callable[[ModelRequest], set[str]] | None = None
     skips: Mapping[str, str] = field(default_factory=dict)
     failure_provider: str = TURN_FAILURE_PROVIDER
-    failure_text: str = GENERIC_PROVIDER_FAILURE_MESSAGE
+    failure_text: str | None = None
 
 
 def openai_call_ids(request: ModelRequest) -> set[str]:

@@ -83,7 +83,8 @@ class ToolCall:
 @dataclass(frozen=True)
 class Reply:
     """A successful model answer: text, tool calls, or both. ``reasoning`` is a reasoning
-    summary the model shows before them (only the Responses wire carries it)."""
+    summary the model shows before them (the Responses wire; Chat Completions as
+    ``reasoning_content``, as compatible servers send it)."""
 
     text: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
@@ -199,7 +200,10 @@ class FakeModel:
 
 # -- the default policy ----------------------------------------------------------------------
 
-_SPEAKER_LINE = re.compile(r"^\[([^\]\n]+)\]:[ \t]?", re.MULTILINE)
+_SPEAKER = re.compile(r"^\[([^\]\n]+)\]:\s?(.*)$", re.DOTALL)
+# Some frameworks wrap the message ("Current Task: [Alice]: hi") or put updates first
+# ("[System]: ...\n[Alice]: hi"): the last speaker tag inside the text then counts.
+_SPEAKER_TAG = re.compile(r"(?:^|(?<=\s))\[([^\]\n]+)\]:\s?")
 _IDENTITY = re.compile(r"You are ([^,.\n]+)")
 # A roster line as the SDK renders participants: "- @<handle> — <name> (<type>)".
 _ROSTER = re.compile(r"^- @(\S+) — (.+?) \((\w+)\)", re.MULTILINE)
@@ -223,17 +227,14 @@ def _roster(entries: Iterable[ChatEntry]) -> dict[str, _Participant]:
 
 
 def _last_speech(request: ModelRequest) -> tuple[str, str] | None:
-    """(speaker, content) of the latest ``[Name]: content`` line of the user messages,
-    skipping [System]. One message may hold several lines (an adapter that sends a
-    transcript, updates and the live line as one text): the last speaker in it counts."""
+    """(speaker, content) of the latest ``[Name]: content`` user message, skipping [System]."""
     for text in reversed(request.texts("user")):
-        stripped = text.strip()
-        heads = list(_SPEAKER_LINE.finditer(stripped))
-        for i in range(len(heads) - 1, -1, -1):
-            if heads[i].group(1) == "System":
-                continue
-            end = heads[i + 1].start() if i + 1 < len(heads) else len(stripped)
-            return heads[i].group(1), stripped[heads[i].end() : end].strip()
+        match = _SPEAKER.match(text.strip())
+        if match and match.group(1) != "System":
+            return match.group(1), match.group(2).strip()
+        tags = [t for t in _SPEAKER_TAG.finditer(text.strip()) if t.group(1) != "System"]
+        if tags:
+            return tags[-1].group(1), text.strip()[tags[-1].end() :].strip()
     return None
 
 

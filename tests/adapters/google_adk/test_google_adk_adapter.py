@@ -21,7 +21,6 @@ from pydantic import BaseModel, ValidationError  # noqa: E402
 from band.adapters import GoogleADKAdapter, GoogleADKAdapterConfig  # noqa: E402
 from band.adapters.google_adk import (  # noqa: E402
     GOOGLE_ADK_MAX_GENERATION_RETRIES,
-    BoundedGemini,
     adk_agent_name,
 )
 from band.converters import GoogleADKHistoryConverter  # noqa: E402
@@ -254,8 +253,14 @@ async def test_leaving_a_room_forgets_its_transcript(fake: FakeModel) -> None:
     assert adapter.histories == {} and adapter.sessions == {}
 
 
-async def test_the_model_closes_its_clients(fake: FakeModel) -> None:
-    model = BoundedGemini(model="gemini-test")
-    assert model.api_client is not None
-    await model.aclose()
-    assert model.httpx_client.is_closed
+async def test_turns_share_one_model_client_closed_when_the_agent_stops(
+    fake: FakeModel,
+) -> None:
+    adapter = await started()
+    await turn(adapter, FakeAgentTools(), "one")
+    owner = adapter._clients
+    await turn(adapter, FakeAgentTools(), "two")
+    assert owner is not None and adapter._clients is owner
+    assert not owner.httpx_client.is_closed and len(fake.requests) == 4
+    await adapter.cleanup_all()
+    assert owner.httpx_client.is_closed and adapter._clients is None
