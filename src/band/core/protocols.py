@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
-from band_sdk_core import AgentFailure
+from band_protocol import AgentFailure
 
 if TYPE_CHECKING:
     from .turn import Turn

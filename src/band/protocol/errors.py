@@ -1,18 +1,3 @@
-"""The error envelope: every 4xx/5xx body is ``{"error": {code, message, request_id, details}}``."""
+"""Re-export of ``band_protocol.errors``, the wire models' home; this path stays for users."""
 
-from __future__ import annotations
-
-from typing import Any
-
-from ._base import WireModel
-
-
-class ErrorBody(WireModel):
-    code: str
-    message: str
-    request_id: str
-    details: dict[str, Any] | None = None
-
-
-class ErrorEnvelope(WireModel):
-    error: ErrorBody
+from band_protocol.errors import *  # noqa: F403

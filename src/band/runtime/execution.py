@@ -32,7 +32,7 @@ from band.core.protocols import GENERIC_PROVIDER_FAILURE_MESSAGE, TURN_FAILURE_P
 from band.platform.event import MessageEvent, event_from_push
 from band.platform.rest import BandRestClient, MarkResult
 from band.platform.turn_keys import turn_scope
-from band_sdk_core import AgentFailure
+from band_protocol import AgentFailure
 
 from .config import SessionConfig
 from .retry_tracker import MessageRetryTracker

@@ -6,7 +6,7 @@ import itertools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from band.protocol import iso, utcnow
+from band_protocol import iso, utcnow
 
 from ._fake_workspace import FakeWorkspace
 

@@ -12,8 +12,8 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from band.platform.errors import BandRestError
-from band.protocol import iso, utcnow
-from band.protocol.tasks import STATE_MOVES, STATUS_MOVES, overall_status, state_event
+from band_protocol import iso, utcnow
+from band_protocol.tasks import STATE_MOVES, STATUS_MOVES, overall_status, state_event
 
 __all__ = ["FakeWorkspace"]
 

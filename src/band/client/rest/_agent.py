@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-from band.protocol import (
+from band_protocol import (
     ActivityResponse,
     AgentContact,
     AgentMe,
@@ -18,7 +18,7 @@ from band.protocol import (
     MessageStatusResponse,
     Peer,
 )
-from band.protocol.requests import (
+from band_protocol.requests import (
     AgentMemoryCreateRequest,
     ChatEventRequest,
     ChatMessageRequest,

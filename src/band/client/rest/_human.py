@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from band.protocol import (
+from band_protocol import (
     AgentContact,
     AgentInfo,
     AgentMemory,
@@ -17,7 +17,7 @@ from band.protocol import (
     Peer,
     UserProfile,
 )
-from band.protocol.requests import (
+from band_protocol.requests import (
     AgentRegisterRequest,
     ChatMessageRequest,
     CreateContactRequestRequestContactRequest,
