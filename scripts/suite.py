@@ -99,6 +99,8 @@ LINT = (
     ".venv/bin/ruff check --no-cache src tests bench scripts"
     " && .venv/bin/ruff format --no-cache --check src tests bench scripts"
     " && .venv/bin/mypy"
+    " && .venv/bin/lint-imports --no-cache"  # layers and import cycles: [tool.importlinter]
+    " && .venv/bin/python -m mkdocs build --strict --quiet --site-dir .site"  # the docs site
 )
 
 
