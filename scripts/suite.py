@@ -100,7 +100,7 @@ LINT = (
     " && .venv/bin/ruff format --no-cache --check src tests bench scripts"
     " && .venv/bin/mypy"
     " && .venv/bin/lint-imports --no-cache"  # layers and import cycles: [tool.importlinter]
-    " && .venv/bin/python -m mkdocs build --strict --quiet --site-dir .site"  # the docs site
+    " && NO_MKDOCS_2_WARNING=1 .venv/bin/python -m mkdocs build --strict --site-dir .site"  # the docs site
 )
 
 
