@@ -36,7 +36,7 @@ NOT_IN_ROOM = "mentioned_participant_not_in_room"
 
 
 class RoomTools(ToolDispatch, SocialTools, WorkspaceTools):
-    """Room-bound tools over a ``ToolBackend`` (the REST client, or an in-memory fake)."""
+    """Room-bound tools over the REST client (or ``FakePlatform``, the same client in memory)."""
 
     strict_mentions = True
 
