@@ -1,3 +1,8 @@
 """Re-export of ``band_protocol.jobs``, the wire models' home; this path stays for users."""
 
+from band_protocol import jobs as _wire
 from band_protocol.jobs import *  # noqa: F403
+
+
+def __getattr__(name: str) -> object:  # what the star import leaves out, as before
+    return getattr(_wire, name)
