@@ -16,7 +16,7 @@ except ImportError:
         "GeminiHistoryConverter needs google-genai: pip install 'openband[gemini]'"
     ) from None
 
-from .tool_history import Said, fold_history
+from .tool_history import FoldedHistoryConverter, Said, ToolExchange
 
 __all__ = ["GeminiHistoryConverter", "GeminiMessages", "append_turn", "function_response"]
 
@@ -38,44 +38,40 @@ def append_turn(contents: GeminiMessages, role: str, parts: Iterable[types.Part]
         contents.append(types.Content(role=role, parts=new))
 
 
-class GeminiHistoryConverter:
+class GeminiHistoryConverter(FoldedHistoryConverter[types.Content]):
     """Own replies become ``model`` turns, everyone else's ``user`` turns as ``[name]: text``;
     a tool exchange becomes a ``model`` turn of ``function_call`` parts and a ``user`` turn of
     ``function_response`` parts (a call left unanswered gets the interrupted error).
     """
 
-    def __init__(self, agent_name: str = "") -> None:
-        self.agent_name = agent_name
-
-    def set_agent_name(self, name: str) -> None:
-        self.agent_name = name
-
     def convert(self, raw: list[dict[str, Any]]) -> GeminiMessages:
         contents: GeminiMessages = []
-        for item in fold_history(raw, self.agent_name):
-            if isinstance(item, Said):
-                role = "model" if item.role == "assistant" else "user"
-                append_turn(contents, role, [types.Part.from_text(text=item.text)])
-                continue
-            pairs = item.paired()
-            calls = [
-                types.Part(
-                    function_call=types.FunctionCall(
-                        id=call.tool_call_id, name=call.name, args=call.args
-                    )
-                )
-                for call, _ in pairs
-            ]
-            results = [
-                types.Part(
-                    function_response=types.FunctionResponse(
-                        id=call.tool_call_id,
-                        name=call.name,
-                        response=function_response(result.output, result.is_error),
-                    )
-                )
-                for call, result in pairs
-            ]
-            append_turn(contents, "model", calls)
-            append_turn(contents, "user", results)
+        for content in super().convert(raw):
+            append_turn(contents, content.role or "user", content.parts or [])
         return contents
+
+    def said(self, line: Said) -> GeminiMessages:
+        role = "model" if line.role == "assistant" else "user"
+        return [types.Content(role=role, parts=[types.Part.from_text(text=line.text)])]
+
+    def exchange(self, tools: ToolExchange) -> GeminiMessages:
+        pairs = tools.paired()
+        calls = [
+            types.Part(
+                function_call=types.FunctionCall(
+                    id=call.tool_call_id, name=call.name, args=call.args
+                )
+            )
+            for call, _ in pairs
+        ]
+        results = [
+            types.Part(
+                function_response=types.FunctionResponse(
+                    id=call.tool_call_id,
+                    name=call.name,
+                    response=function_response(result.output, result.is_error),
+                )
+            )
+            for call, result in pairs
+        ]
+        return [types.Content(role="model", parts=calls), types.Content(role="user", parts=results)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .tool_history import Said, fold_history
+from .tool_history import FoldedHistoryConverter, Said, ToolExchange
 
 __all__ = ["GoogleADKHistoryConverter", "GoogleADKMessages"]
 
@@ -21,48 +21,37 @@ GoogleADKMessages = list[dict[str, Any]]
 _MAX_TOOL_OUTPUT_PREVIEW = 200
 
 
-class GoogleADKHistoryConverter:
+class GoogleADKHistoryConverter(FoldedHistoryConverter[dict[str, Any]]):
     """Own replies become ``model`` entries with the bare text, everyone else's ``user``
     entries as ``[name]: text``; tool events become a ``model`` entry of ``function_call``
     blocks and a ``user`` entry of ``function_response`` blocks.
     """
 
-    def __init__(self, agent_name: str = "") -> None:
-        self.agent_name = agent_name
+    def said(self, line: Said) -> GoogleADKMessages:
+        return [{"role": "model" if line.role == "assistant" else "user", "content": line.text}]
 
-    def set_agent_name(self, name: str) -> None:
-        self.agent_name = name
-
-    def convert(self, raw: list[dict[str, Any]]) -> GoogleADKMessages:
-        entries: GoogleADKMessages = []
-        for item in fold_history(raw, self.agent_name):
-            if isinstance(item, Said):
-                role = "model" if item.role == "assistant" else "user"
-                entries.append({"role": role, "content": item.text})
-                continue
-            calls: list[dict[str, Any]] = []
-            results: list[dict[str, Any]] = []
-            for call, result in item.paired():
-                calls.append(
-                    {
-                        "type": "function_call",
-                        "id": call.tool_call_id,
-                        "name": call.name,
-                        "args": call.args,
-                    }
-                )
-                block: dict[str, Any] = {
-                    "type": "function_response",
-                    "tool_call_id": call.tool_call_id,
+    def exchange(self, tools: ToolExchange) -> GoogleADKMessages:
+        calls: list[dict[str, Any]] = []
+        results: list[dict[str, Any]] = []
+        for call, result in tools.paired():
+            calls.append(
+                {
+                    "type": "function_call",
+                    "id": call.tool_call_id,
                     "name": call.name,
-                    "output": result.output,
+                    "args": call.args,
                 }
-                if result.is_error:
-                    block["is_error"] = True
-                results.append(block)
-            entries.append({"role": "model", "content": calls})
-            entries.append({"role": "user", "content": results})
-        return entries
+            )
+            block: dict[str, Any] = {
+                "type": "function_response",
+                "tool_call_id": call.tool_call_id,
+                "name": call.name,
+                "output": result.output,
+            }
+            if result.is_error:
+                block["is_error"] = True
+            results.append(block)
+        return [{"role": "model", "content": calls}, {"role": "user", "content": results}]
 
     def format_transcript(self, history: GoogleADKMessages) -> str:
         """The entries as transcript lines: own replies as ``[<agent name>]: text``, other
