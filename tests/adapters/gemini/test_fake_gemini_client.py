@@ -3,8 +3,6 @@ sync and async, streamed and not, with function calls, usage and typed errors.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from adapters.framework_support import require
@@ -14,7 +12,7 @@ require("google.genai", "BAND_REQUIRE_GEMINI")
 from google import genai  # noqa: E402
 from google.genai import errors, types  # noqa: E402
 
-from band.testing import FakeModel, Reply, ToolCall, fake_gemini_server, gemini_client  # noqa: E402
+from band.testing import FakeModel, Reply, ToolCall, gemini_client  # noqa: E402
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -30,16 +28,6 @@ SEND = types.Tool(
         )
     ]
 )
-
-
-@pytest.fixture
-def env_base_url(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeModel]:
-    """A loopback fake reached through ``GOOGLE_GEMINI_BASE_URL`` (how ADK users point it)."""
-    fake = FakeModel()
-    with fake_gemini_server(fake) as url:
-        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", url)
-        monkeypatch.setenv("GOOGLE_API_KEY", "env-key")
-        yield fake
 
 
 async def test_function_call_text_thoughts_and_usage_reach_the_async_client() -> None:
@@ -128,16 +116,16 @@ async def test_scripted_errors_raise_the_clients_typed_errors(
     )
 
 
-def test_the_sync_client_follows_google_gemini_base_url(env_base_url: FakeModel) -> None:
-    env_base_url.reply("from the environment")
+def test_the_sync_client_follows_google_gemini_base_url(gemini_api: FakeModel) -> None:
+    gemini_api.reply("from the environment")
     client = genai.Client()  # kept: a Client closes its transport when collected
     response = client.models.generate_content(model="m", contents="[Alice]: hi")
     assert response.text == "from the environment"
-    assert env_base_url.last_request.headers["x-goog-api-key"] == "env-key"
+    assert gemini_api.last_request.headers["x-goog-api-key"] == "fake-key"
 
 
-async def test_the_async_client_streams_over_loopback(env_base_url: FakeModel) -> None:
-    env_base_url.reply("over the loopback socket")
+async def test_the_async_client_streams_over_loopback(gemini_api: FakeModel) -> None:
+    gemini_api.reply("over the loopback socket")
     client = genai.Client()
     stream = await client.aio.models.generate_content_stream(model="m", contents="hi")
     text = "".join([chunk.text or "" async for chunk in stream])

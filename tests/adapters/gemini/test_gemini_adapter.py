@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 from adapters.framework_support import require
+from adapters.google_support import turn
 
 require("google.genai", "BAND_REQUIRE_GEMINI")
 
@@ -25,14 +24,13 @@ from band.adapters.gemini import _refusal, _response_part  # noqa: E402
 from band.converters import GeminiHistoryConverter  # noqa: E402
 from band.converters.parsing import INTERRUPTED_TOOL_TEXT  # noqa: E402
 from band.core.exceptions import ProviderRunError  # noqa: E402
-from band.core.types import Emit, PlatformMessage  # noqa: E402
+from band.core.types import Emit  # noqa: E402
 from band.testing import (  # noqa: E402
     FakeAgentTools,
     FakeModel,
     Reply,
     ToolCall,
     events_of_type,
-    fake_gemini_server,
     gemini_client,
 )
 
@@ -41,30 +39,12 @@ pytestmark = pytest.mark.timeout(60)
 SEND = "band_send_message"
 
 
-def message(text: str, sender: str = "Alice", room: str = "room-fake") -> PlatformMessage:
-    return PlatformMessage(
-        "m1", room, text, "user-alice", "User", sender, "text", {}, datetime.now(UTC)
-    )
-
-
 async def started(fake: FakeModel, **config: Any) -> GeminiAdapter:
     config.setdefault("retry_base_delay_s", 0)
     adapter = GeminiAdapter(GeminiAdapterConfig(model="gemini-test", **config))
     adapter.client = gemini_client(fake)
     await adapter.on_started("Helper", "A helpful agent")
     return adapter
-
-
-async def turn(adapter: GeminiAdapter, tools: FakeAgentTools, text: str, **kw: Any) -> None:
-    await adapter.on_message(
-        message(text),
-        tools,
-        kw.pop("history", []),
-        kw.pop("participants", None),
-        None,
-        is_session_bootstrap=kw.pop("bootstrap", False),
-        room_id="room-fake",
-    )
 
 
 def test_config_defaults_match_band_sdk_and_refuse_unknown_fields() -> None:
@@ -80,18 +60,8 @@ def test_config_defaults_match_band_sdk_and_refuse_unknown_fields() -> None:
     assert {Emit.TOOL_CALLS, Emit.USAGE} == GeminiAdapter.SUPPORTED_EMIT
 
 
-@pytest.fixture
-def gemini_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeModel]:
-    fake = FakeModel()
-    with fake_gemini_server(fake) as url:
-        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", url)
-        monkeypatch.delenv("GOOGLE_API_KEY", raising=False)
-        monkeypatch.delenv("GEMINI_API_KEY", raising=False)
-        yield fake
-
-
 async def test_the_client_is_created_on_the_first_message_from_the_environment(
-    gemini_env: FakeModel,
+    gemini_api: FakeModel,
 ) -> None:
     adapter = GeminiAdapter(GeminiAdapterConfig(model="gemini-test", provider_key="k-123"))
     assert adapter.client is None  # no key needed to build it
@@ -99,7 +69,7 @@ async def test_the_client_is_created_on_the_first_message_from_the_environment(
     tools = FakeAgentTools()
     await turn(adapter, tools, "hello", bootstrap=True)
     assert adapter.client is not None
-    request = gemini_env.requests[0]
+    request = gemini_api.requests[0]
     assert request.headers["x-goog-api-key"] == "k-123"
     assert request.path.endswith("/models/gemini-test:generateContent")
     assert "You are Helper" in request.system
@@ -109,8 +79,9 @@ async def test_the_client_is_created_on_the_first_message_from_the_environment(
 
 
 async def test_without_a_key_the_first_message_says_how_to_give_one(
-    gemini_env: FakeModel,
+    gemini_api: FakeModel, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("GOOGLE_API_KEY")
     adapter = GeminiAdapter(GeminiAdapterConfig(model="gemini-test"))
     await adapter.on_started("Helper", "")
     with pytest.raises(ValueError, match="set GOOGLE_API_KEY / GEMINI_API_KEY"):

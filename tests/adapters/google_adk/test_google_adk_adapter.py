@@ -6,13 +6,12 @@ from __future__ import annotations
 
 import enum
 import json
-from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 from adapters.framework_support import require
+from adapters.google_support import turn
 
 require("google.adk", "BAND_REQUIRE_GOOGLE_ADK")
 
@@ -24,33 +23,12 @@ from band.adapters.google_adk import (  # noqa: E402
     adk_agent_name,
 )
 from band.converters import GoogleADKHistoryConverter  # noqa: E402
-from band.core.types import Capability, Emit, PlatformMessage  # noqa: E402
-from band.testing import (  # noqa: E402
-    FakeAgentTools,
-    FakeModel,
-    ModelRequest,
-    events_of_type,
-    fake_gemini_server,
-)
+from band.core.types import Capability, Emit  # noqa: E402
+from band.testing import FakeAgentTools, FakeModel, ModelRequest, events_of_type  # noqa: E402
 
 pytestmark = pytest.mark.timeout(60)
 
 SEND = "band_send_message"
-
-
-@pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeModel]:
-    model = FakeModel()
-    with fake_gemini_server(model) as url:
-        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", url)
-        monkeypatch.setenv("GOOGLE_API_KEY", "adk-key")
-        yield model
-
-
-def message(text: str) -> PlatformMessage:
-    return PlatformMessage(
-        "m1", "room-fake", text, "user-alice", "User", "Alice", "text", {}, datetime.now(UTC)
-    )
 
 
 async def started(**config: Any) -> GoogleADKAdapter:
@@ -61,18 +39,6 @@ async def started(**config: Any) -> GoogleADKAdapter:
     )
     await adapter.on_started("Helper Bot", "A helpful agent")
     return adapter
-
-
-async def turn(adapter: GoogleADKAdapter, tools: FakeAgentTools, text: str, **kw: Any) -> None:
-    await adapter.on_message(
-        message(text),
-        tools,
-        kw.pop("history", []),
-        kw.pop("participants", None),
-        None,
-        is_session_bootstrap=kw.pop("bootstrap", False),
-        room_id="room-fake",
-    )
 
 
 def user_text(request: ModelRequest) -> str:
@@ -99,15 +65,15 @@ def test_band_names_become_valid_adk_agent_names() -> None:
     assert adk_agent_name("") == "band_agent"
 
 
-async def test_a_mention_is_answered_through_band_send_message(fake: FakeModel) -> None:
+async def test_a_mention_is_answered_through_band_send_message(gemini_api: FakeModel) -> None:
     adapter = await started()
     tools = FakeAgentTools()
     await turn(adapter, tools, "hello", bootstrap=True)
     assert [m["content"] for m in tools.messages_sent] == [
         "Hi Alice! Helper Bot here, answering from the offline scripted model. You said: hello"
     ]
-    request = fake.requests[0]
-    assert request.headers["x-goog-api-key"] == "adk-key"
+    request = gemini_api.requests[0]
+    assert request.headers["x-goog-api-key"] == "fake-key"
     # ADK's tracking headers: a property up to google-adk 1.19, a method from 1.20 on.
     assert "google-adk/" in request.headers["x-goog-api-client"]
     assert "You are Helper Bot" in request.system
@@ -117,21 +83,21 @@ async def test_a_mention_is_answered_through_band_send_message(fake: FakeModel) 
     assert result["output"].startswith('{"id": "msg-') and "is_error" not in result
 
 
-async def test_braces_in_the_prompt_are_text_not_adk_state(fake: FakeModel) -> None:
+async def test_braces_in_the_prompt_are_text_not_adk_state(gemini_api: FakeModel) -> None:
     adapter = await started(custom_section='Answer as JSON: {"customer_id": 1}, {customer_id}')
     await turn(adapter, FakeAgentTools(), "hello")
-    assert 'Answer as JSON: {"customer_id": 1}, {customer_id}' in fake.requests[0].system
+    assert 'Answer as JSON: {"customer_id": 1}, {customer_id}' in gemini_api.requests[0].system
 
 
 async def test_each_message_gets_a_fresh_runner_with_the_transcript_replayed(
-    fake: FakeModel,
+    gemini_api: FakeModel,
 ) -> None:
-    fake.call_tool(SEND, {"content": "Noted.", "mentions": ["alice"]}).reply("I noted 7.")
+    gemini_api.call_tool(SEND, {"content": "Noted.", "mentions": ["alice"]}).reply("I noted 7.")
     adapter = await started()
     tools = FakeAgentTools()
     await turn(adapter, tools, "remember 7", bootstrap=True)
     await turn(adapter, tools, "what was it?", participants="Bob joined")
-    second = fake.requests[2]
+    second = gemini_api.requests[2]
     assert [e.role for e in second.entries if e.role != "system"] == ["user"]  # fresh runner
     assert user_text(second) == (
         "[Previous conversation context]\n[Alice]: remember 7\n[Helper Bot]: I noted 7.\n"
@@ -140,7 +106,7 @@ async def test_each_message_gets_a_fresh_runner_with_the_transcript_replayed(
     assert len(adapter.sessions) == 1
 
 
-async def test_bootstrap_history_is_replayed_with_tool_previews(fake: FakeModel) -> None:
+async def test_bootstrap_history_is_replayed_with_tool_previews(gemini_api: FakeModel) -> None:
     long_output = "x" * 300
     raw = [
         {"role": "user", "content": "earlier", "sender_name": "Alice", "sender_type": "User"},
@@ -160,23 +126,23 @@ async def test_bootstrap_history_is_replayed_with_tool_previews(fake: FakeModel)
     adapter = await started()
     history = GoogleADKHistoryConverter("Helper Bot").convert(raw)
     await turn(adapter, FakeAgentTools(), "now", history=history, bootstrap=True)
-    text = user_text(fake.requests[0])
+    text = user_text(gemini_api.requests[0])
     assert "[Alice]: earlier\n[Tool Call] band_lookup_peers ({})\n" in text
     assert f"[Tool Result] band_lookup_peers: {'x' * 200}...\n" in text
 
 
-async def test_the_transcript_is_cut_to_whole_lines(fake: FakeModel) -> None:
+async def test_the_transcript_is_cut_to_whole_lines(gemini_api: FakeModel) -> None:
     adapter = await started(max_transcript_chars=40)
     tools = FakeAgentTools()
     for text in ("a first fairly long message", "a second fairly long message", "third"):
         await turn(adapter, tools, text)
-    replayed = user_text(fake.requests[-2])
+    replayed = user_text(gemini_api.requests[-2])
     assert "[Alice]: a second fairly long message" in replayed
     assert "first" not in replayed
 
 
-async def test_a_failed_tool_result_is_marked_as_an_error(fake: FakeModel) -> None:
-    fake.call_tool(SEND, {"content": "to nobody", "mentions": []}).reply("")
+async def test_a_failed_tool_result_is_marked_as_an_error(gemini_api: FakeModel) -> None:
+    gemini_api.call_tool(SEND, {"content": "to nobody", "mentions": []}).reply("")
     adapter = await started()
     tools = FakeAgentTools()
     await turn(adapter, tools, "hello")
@@ -184,20 +150,20 @@ async def test_a_failed_tool_result_is_marked_as_an_error(fake: FakeModel) -> No
     assert result["is_error"] is True and result["output"].startswith("Error")
 
 
-async def test_retries_are_bounded_by_max_retries(fake: FakeModel) -> None:
-    fake.fail(503, "busy")
+async def test_retries_are_bounded_by_max_retries(gemini_api: FakeModel) -> None:
+    gemini_api.fail(503, "busy")
     adapter = await started(max_retries=1)
     tools = FakeAgentTools()
     await turn(adapter, tools, "hello")
-    assert len(tools.messages_sent) == 1 and len(fake.requests) == 3  # 503, call, answer
+    assert len(tools.messages_sent) == 1 and len(gemini_api.requests) == 3  # 503, call, answer
 
-    fake.reset()
-    fake.fail(503, "busy")
+    gemini_api.reset()
+    gemini_api.fail(503, "busy")
     quick = await started(max_retries=0)
     tools = FakeAgentTools()
     with pytest.raises(Exception, match="503"):
         await turn(quick, tools, "hello")
-    assert len(fake.requests) == 1
+    assert len(gemini_api.requests) == 1
     assert [(f.provider, f.message) for f in tools.failures_sent] == [
         ("google_adk", "Internal error while processing message; see agent logs.")
     ]
@@ -215,21 +181,21 @@ class Paint(BaseModel):
     coats: int = 1
 
 
-async def test_every_tool_is_declared_in_gemini_s_schema_subset(fake: FakeModel) -> None:
+async def test_every_tool_is_declared_in_gemini_s_schema_subset(gemini_api: FakeModel) -> None:
     painted: list[Paint] = []
 
     def paint(args: Paint) -> str:
         painted.append(args)
         return f"painted {args.colour.value}"
 
-    fake.call_tool("paint", {"colour": "blue", "coats": 2}).reply("")
+    gemini_api.call_tool("paint", {"colour": "blue", "coats": 2}).reply("")
     adapter = await started(
         tools=[(Paint, paint)], features={"capabilities": frozenset(Capability)}
     )
     tools = FakeAgentTools()
     await turn(adapter, tools, "paint it blue")
     assert painted == [Paint(colour=Colour.BLUE, coats=2)]
-    declared = fake.requests[0].body["tools"][0]["functionDeclarations"]
+    declared = gemini_api.requests[0].body["tools"][0]["functionDeclarations"]
     names = {d["name"] for d in declared}
     assert {"paint", SEND, "band_list_memories", "band_create_task"} <= names
     text = json.dumps(declared)
@@ -238,15 +204,15 @@ async def test_every_tool_is_declared_in_gemini_s_schema_subset(fake: FakeModel)
     assert paint_schema["properties"]["colour"]["enum"] == ["red", "blue"]
 
 
-async def test_usage_is_summed_over_the_run(fake: FakeModel) -> None:
+async def test_usage_is_summed_over_the_run(gemini_api: FakeModel) -> None:
     adapter = await started()
     tools = FakeAgentTools()
     await turn(adapter, tools, "hello")
     [usage] = [e["metadata"]["band_usage"] for e in events_of_type(tools, "task")]
-    assert usage["input_tokens"] > 0 and len(fake.requests) == 2
+    assert usage["input_tokens"] > 0 and len(gemini_api.requests) == 2
 
 
-async def test_leaving_a_room_forgets_its_transcript(fake: FakeModel) -> None:
+async def test_leaving_a_room_forgets_its_transcript(gemini_api: FakeModel) -> None:
     adapter = await started()
     await turn(adapter, FakeAgentTools(), "hello")
     await adapter.on_cleanup("room-fake")
@@ -254,13 +220,13 @@ async def test_leaving_a_room_forgets_its_transcript(fake: FakeModel) -> None:
 
 
 async def test_turns_share_one_model_client_closed_when_the_agent_stops(
-    fake: FakeModel,
+    gemini_api: FakeModel,
 ) -> None:
     adapter = await started()
     await turn(adapter, FakeAgentTools(), "one")
     owner = adapter._clients
     await turn(adapter, FakeAgentTools(), "two")
     assert owner is not None and adapter._clients is owner
-    assert not owner.httpx_client.is_closed and len(fake.requests) == 4
+    assert not owner.httpx_client.is_closed and len(gemini_api.requests) == 4
     await adapter.cleanup_all()
     assert owner.httpx_client.is_closed and adapter._clients is None
