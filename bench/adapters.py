@@ -155,6 +155,9 @@ async def bench_adapter(
             if not warm["complete"]:
                 raise RuntimeError(f"no reply to the warm-up turn; see {workdir / 'agent.log'}")
             progress(f"{spec.label}: warm-up turn in {warm['seconds']}s")
+            # As bench.sdk_overhead: our SDK joins and drains its rooms after start() returned
+            # (band-sdk before), which must not count as the 1-room phase's turns.
+            progress(f"{spec.label}: start-up work settled after {await run.settle():.2f}s")
             phases = {}
             for key, rooms, n, what in (
                 ("one_room", [world.warm_room], turns, "1 room"),

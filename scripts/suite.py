@@ -83,7 +83,7 @@ def declared_groups() -> list[Group]:
                 Group(f"env:{env}", [], estimate, command=["./scripts/test-adapter", env])
             )
         # Gemini on google-genai; Google ADK on the current google-adk 1.x and on 1.19.
-        for env, estimate in (("gemini", 70), ("google-adk", 150), ("google-adk-1.19", 150)):
+        for env, estimate in (("gemini", 100), ("google-adk", 180), ("google-adk-1.19", 150)):
             groups.append(
                 Group(f"env:{env}", [], estimate, command=["./scripts/test-adapter", env])
             )
