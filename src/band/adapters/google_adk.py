@@ -32,7 +32,7 @@ except ImportError:
     ) from None
 
 from band.converters.google_adk import GoogleADKHistoryConverter, GoogleADKMessages
-from band.core.exceptions import ProviderRunError
+from band.core.exceptions import ProviderRunError, RoomExecutionStoppedError
 from band.core.protocols import AgentToolsProtocol, HistoryConverter, generic_provider_failure
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage
 from band.runtime.custom_tools import CustomToolDef, custom_tools_to_schemas
@@ -273,6 +273,8 @@ class GoogleADKAdapter(PromptedAdapter[GoogleADKMessages]):
             )
             content = types.Content(role="user", parts=[types.Part.from_text(text=text)])
             answer = await self._run(runner, turn, room_id, session_id, content, usage)
+        except RoomExecutionStoppedError:
+            raise  # the platform stopped the room: the turn ends quietly
         except Exception as exc:
             logger.exception("Room %s: the ADK run failed", room_id)
             await tools.send_failure(generic_provider_failure(PROVIDER, exc))

@@ -23,6 +23,7 @@ from band.adapters.google_adk import (  # noqa: E402
     adk_agent_name,
 )
 from band.converters import GoogleADKHistoryConverter  # noqa: E402
+from band.core.exceptions import RoomExecutionStoppedError  # noqa: E402
 from band.core.types import Capability, Emit  # noqa: E402
 from band.testing import FakeAgentTools, FakeModel, ModelRequest, events_of_type  # noqa: E402
 
@@ -202,6 +203,18 @@ async def test_every_tool_is_declared_in_gemini_s_schema_subset(gemini_api: Fake
     assert "$ref" not in text and "additionalProperties" not in text
     paint_schema = next(d for d in declared if d["name"] == "paint")["parameters"]
     assert paint_schema["properties"]["colour"]["enum"] == ["red", "blue"]
+
+
+async def test_a_stopped_room_ends_the_turn_without_a_failure(gemini_api: FakeModel) -> None:
+    def stopped(args: Paint) -> str:
+        raise RoomExecutionStoppedError("room-fake")
+
+    gemini_api.call_tool("paint", {"colour": "red"})
+    adapter = await started(tools=[(Paint, stopped)])
+    tools = FakeAgentTools()
+    with pytest.raises(RoomExecutionStoppedError):
+        await turn(adapter, tools, "paint it red")
+    assert tools.failures_sent == []
 
 
 async def test_usage_is_summed_over_the_run(gemini_api: FakeModel) -> None:
