@@ -83,6 +83,50 @@ def _parlant_home() -> None:
         atexit.register(shutil.rmtree, home, ignore_errors=True)
 
 
+def _loopback_url(fake: FakeModel) -> str:
+    """An OpenAI base URL serving ``fake`` over loopback (for frameworks that build clients)."""
+    from .coding_cases import ROUTER
+
+    return ROUTER.base_url(fake)
+
+
+def crewai_adapter(fake: FakeModel, **features: Any) -> SimpleAdapter[Any]:
+    from crewai import LLM
+
+    from band.adapters import CrewAIAdapter
+
+    llm = LLM(
+        model="openai/fake-model", base_url=_loopback_url(fake), api_key="fake", max_retries=0
+    )
+    return CrewAIAdapter(llm=llm, **features)
+
+
+def strands_adapter(fake: FakeModel, **features: Any) -> SimpleAdapter[Any]:
+    from strands.models.openai import OpenAIModel
+
+    from band.adapters import StrandsAdapter
+
+    client_args = {"base_url": _loopback_url(fake), "api_key": "fake", "max_retries": 0}
+    return StrandsAdapter(
+        llm=OpenAIModel(client_args=client_args, model_id="fake-model"), **features
+    )
+
+
+def agno_adapter(fake: FakeModel, **features: Any) -> SimpleAdapter[Any]:
+    from agno.agent import Agent
+    from agno.models.openai import OpenAIChat
+
+    from band.adapters import AgnoAdapter
+
+    model = OpenAIChat(id="fake-model", api_key="fake", base_url=_loopback_url(fake), max_retries=0)
+    return AgnoAdapter(agent=Agent(model=model), **features)
+
+
+CREWAI_SKIPS = {
+    "thoughts": NO_THOUGHTS,
+}
+
+
 def framework_cases() -> list[AdapterCase]:
     cases: list[AdapterCase] = []
     skips = {"thoughts": NO_THOUGHTS}
@@ -90,6 +134,15 @@ def framework_cases() -> list[AdapterCase]:
         cases.append(AdapterCase("langgraph", langgraph_adapter, openai_call_ids, skips))
     if _installed("pydantic_ai"):
         cases.append(AdapterCase("pydantic-ai", pydantic_ai_adapter, openai_call_ids, skips))
+    if _installed("crewai"):
+        # CrewAI's telemetry would try to reach its collector: off, offline.
+        os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
+        os.environ.setdefault("OTEL_SDK_DISABLED", "true")
+        cases.append(AdapterCase("crewai", crewai_adapter, None, CREWAI_SKIPS))
+    if _installed("strands"):
+        cases.append(AdapterCase("strands", strands_adapter, openai_call_ids, skips))
+    if _installed("agno"):
+        cases.append(AdapterCase("agno", agno_adapter, openai_call_ids))
     if _installed("parlant"):
         _parlant_home()
         cases.append(AdapterCase("parlant", parlant_adapter, None, PARLANT_SKIPS))
