@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar, Unpack
 
@@ -22,7 +22,14 @@ from pydantic import BaseModel, ConfigDict
 from band.core.exceptions import ProviderRunError
 from band.core.protocols import AgentToolsProtocol
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage, TurnUsage
-from band.runtime.custom_tools import declared_effect, is_failure_result
+from band.runtime.custom_tools import (
+    CustomToolDef,
+    custom_tool_names,
+    custom_tools_to_schemas,
+    declared_effect,
+    is_failure_result,
+    reject_conflicting_tool_names,
+)
 from band.runtime.prompts import render_system_prompt, system_updates
 from band.runtime.tools import TOOL_MODELS, TurnEffect
 
@@ -73,12 +80,12 @@ class AgnoRunError(ProviderRunError):
         super().__init__(RunStatus.error.value, text[:500])
 
 
-def _band_entrypoint(name: str) -> Callable[..., Any]:
+def _band_entrypoint(name: str, custom_tools: Sequence[CustomToolDef]) -> Callable[..., Any]:
     async def run(**arguments: Any) -> str:
         tools = _current_tools.get()
         if tools is None:
             return f"Error: no Band room is running tool {name}"
-        output, _ = await run_band_tool(tools, name, arguments)
+        output, _ = await run_band_tool(tools, name, arguments, custom_tools)
         return output
 
     run.__name__ = name
@@ -105,9 +112,11 @@ class AgnoAdapter(SimpleAdapter[AgnoMessages]):
     ``session_id_factory`` maps a room id to the Agno ``session_id`` of its runs (default:
     the room id). When the agent replays its own stored history
     (``add_history_to_context`` with a ``db``), Band's history is not fed in as well.
-    ``Emit.THOUGHTS`` posts the run's raw ``reasoning_content``. A developer tool's turn
-    effect is declared with ``band.runtime.custom_tools.declares_turn_effect``. Plain
-    final text is never posted: replies go through ``band_send_message``.
+    ``Emit.THOUGHTS`` posts the run's raw ``reasoning_content``. Custom tools: the agent's
+    own Agno tools (their turn effect declared with
+    ``band.runtime.custom_tools.declares_turn_effect``) and, ours, ``additional_tools`` as
+    ``(InputModel, handler)`` pairs like the other adapters. Plain final text is never
+    posted: replies go through ``band_send_message``.
     """
 
     SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset(
@@ -122,6 +131,7 @@ class AgnoAdapter(SimpleAdapter[AgnoMessages]):
         history_converter: AgnoHistoryConverter | None = None,
         agent: AgnoAgent,
         session_id_factory: Callable[[str], str] = lambda room_id: room_id,
+        additional_tools: Sequence[CustomToolDef] | None = None,
         **features: Unpack[FeatureKwargs],
     ) -> None:
         super().__init__(history_converter=history_converter or AgnoHistoryConverter(), **features)
@@ -129,6 +139,8 @@ class AgnoAdapter(SimpleAdapter[AgnoMessages]):
         self._given_agent = agent
         self._agent: AgnoAgent | None = None
         self._session_id_factory = session_id_factory
+        self.additional_tools = list(additional_tools or [])
+        reject_conflicting_tool_names(custom_tool_names(self.additional_tools))
         self._user_tools: list[Any] = []
         self._effects: dict[str, TurnEffect] = {}
         self._agno_manages_history = False
@@ -186,17 +198,20 @@ class AgnoAdapter(SimpleAdapter[AgnoMessages]):
         tools = _current_tools.get()
         if tools is None:
             return list(self._user_tools)
-        schemas = tools.get_openai_tool_schemas(capabilities=self.features.capabilities)
+        schemas = [
+            s
+            for s in tools.get_openai_tool_schemas(capabilities=self.features.capabilities)
+            if s["function"]["name"] in TOOL_MODELS
+        ] + custom_tools_to_schemas(self.additional_tools, "openai")
         band = [
             Function(
                 name=spec["name"],
                 description=spec.get("description") or "",
                 parameters=spec.get("parameters") or {"type": "object", "properties": {}},
-                entrypoint=_band_entrypoint(spec["name"]),
+                entrypoint=_band_entrypoint(spec["name"], self.additional_tools),
                 skip_entrypoint_processing=True,
             )
             for spec in (s["function"] for s in schemas)
-            if spec["name"] in TOOL_MODELS
         ]
         return [*self._user_tools, *band]
 

@@ -83,6 +83,21 @@ def band_executor(
     return execute
 
 
+def _console_follows(verbose: bool) -> None:
+    """CrewAI's console panels on or off, as a ``Crew`` sets them from its ``verbose``.
+
+    A lone agent's kickoff leaves CrewAI's process-wide console verbose, printing panels
+    for every turn; best effort if CrewAI moves that listener.
+    """
+    try:
+        from crewai.events.event_listener import event_listener
+    except ImportError:  # pragma: no cover - CrewAI internals moved
+        return
+    formatter = getattr(event_listener, "formatter", None)
+    if formatter is not None:
+        formatter.verbose = verbose
+
+
 def _empty_completion(exc: Exception) -> bool:
     return isinstance(exc, ValueError) and EMPTY_LLM_RESPONSE_MARKER in str(exc)
 
@@ -121,6 +136,7 @@ class CrewAIAdapter(SimpleAdapter[CrewAIMessages]):
     async def on_started(self, agent_name: str, agent_description: str) -> None:
         await super().on_started(agent_name, agent_description)
         self._loop = asyncio.get_running_loop()
+        _console_follows(self.config.verbose)
         prompt = render_system_prompt(
             agent_name=agent_name,
             agent_description=agent_description or "An AI assistant",

@@ -196,6 +196,8 @@ class FakeModel:
 # -- the default policy ----------------------------------------------------------------------
 
 _SPEAKER = re.compile(r"^\[([^\]\n]+)\]:\s?(.*)$", re.DOTALL)
+# Frameworks that wrap the message (CrewAI: "Current Task: [Alice]: hi") keep it inside.
+_WRAPPED_SPEAKER = re.compile(r"(?:^|\s)\[([^\]\n]+)\]:\s?(.*)$", re.DOTALL)
 _IDENTITY = re.compile(r"You are ([^,.\n]+)")
 # A roster line as the SDK renders participants: "- @<handle> — <name> (<type>)".
 _ROSTER = re.compile(r"^- @(\S+) — (.+?) \((\w+)\)", re.MULTILINE)
@@ -221,7 +223,7 @@ def _roster(entries: Iterable[ChatEntry]) -> dict[str, _Participant]:
 def _last_speech(request: ModelRequest) -> tuple[str, str] | None:
     """(speaker, content) of the latest ``[Name]: content`` user message, skipping [System]."""
     for text in reversed(request.texts("user")):
-        match = _SPEAKER.match(text.strip())
+        match = _SPEAKER.match(text.strip()) or _WRAPPED_SPEAKER.search(text.strip())
         if match and match.group(1) != "System":
             return match.group(1), match.group(2).strip()
     return None

@@ -107,7 +107,7 @@ def _args_schema(name: str) -> type[BaseModel]:
     model = TOOL_MODELS[name]
     if name not in _MENTIONING:
         return model
-    check = field_validator("mentions", mode="before")(lambda _cls, v: lenient_mentions(v))
+    check = field_validator("mentions", mode="before")(staticmethod(lenient_mentions))
     return create_model(model.__name__, __base__=model, __validators__={"lenient": check})
 
 
