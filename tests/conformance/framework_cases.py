@@ -122,6 +122,26 @@ def agno_adapter(fake: FakeModel, **features: Any) -> SimpleAdapter[Any]:
     return AgnoAdapter(agent=Agent(model=model), **features)
 
 
+def crewai_flow_adapter(fake: FakeModel, **features: Any) -> SimpleAdapter[Any]:
+    """A flow that answers with one model call (tests/adapters/crewai/flows.py)."""
+    from crewai import LLM
+
+    from adapters.crewai.flows import answer_flow
+    from band.adapters import CrewAIFlowAdapter
+
+    llm = LLM(
+        model="openai/fake-model", base_url=_loopback_url(fake), api_key="fake", max_retries=0
+    )
+    return CrewAIFlowAdapter(flow_factory=lambda: answer_flow(llm), **features)
+
+
+CREWAI_FLOW_SKIPS = {
+    "tool_events": "a flow's visible writes are the adapter carrying out its decisions, not "
+    "model tool calls; tests/adapters/crewai pins the delegation scenario",
+    "thoughts": NO_THOUGHTS,
+    "custom_tools": "a flow's turns are not judged (a turn that only advances a run owes no "
+    "reply), so there is no turn effect to settle",
+}
 AGNO_SKIPS = {
     "thoughts": "Agno's THOUGHTS posts the run's reasoning_content (as band-sdk 6.0.1 does), not "
     "text beside a tool call; tests/adapters/agno pins it",
@@ -143,6 +163,7 @@ def framework_cases() -> list[AdapterCase]:
         os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
         os.environ.setdefault("OTEL_SDK_DISABLED", "true")
         cases.append(AdapterCase("crewai", crewai_adapter, None, CREWAI_SKIPS))
+        cases.append(AdapterCase("crewai-flow", crewai_flow_adapter, None, CREWAI_FLOW_SKIPS))
     if _installed("strands"):
         cases.append(AdapterCase("strands", strands_adapter, openai_call_ids, skips))
     if _installed("agno"):

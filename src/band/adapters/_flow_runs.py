@@ -29,6 +29,7 @@ from band.converters.crewai_flow import (
 )
 from band.core.protocols import AgentToolsProtocol
 from band.core.types import PlatformMessage
+from band.runtime.formatters import strip_leading_mentions
 
 from ._flow_decisions import (
     CrewAIFlowAdapterConfig,
@@ -54,11 +55,16 @@ Execute = Callable[
     ],
     Awaitable[FlowDecision | str],
 ]
-POLL_SECONDS = 0.5
 
 
 def _now() -> str:
     return datetime.now(UTC).isoformat()
+
+
+def _deadline(delegation: CrewAIFlowDelegationState, limit: float) -> float:
+    """Seconds until the delegation's reply is overdue (negative: overdue)."""
+    started = datetime.fromisoformat(delegation.delegated_at or _now())
+    return limit - (datetime.now(UTC) - started).total_seconds()
 
 
 def _find(
@@ -138,7 +144,7 @@ class FlowRuns:
                 if delegation.target.participant_id == msg.sender_id:
                     delegation.status = CrewAIFlowDelegationStatus.REPLIED
                     delegation.reply_message_id = msg.id
-                    delegation.reply_content = msg.content
+                    delegation.reply_content = strip_leading_mentions(msg.content)
                     return run
         return None
 
@@ -187,9 +193,9 @@ class FlowRuns:
         try:
             decision = await self.execute(run, state, tools, participants, inputs)
         except Exception as exc:
-            await self._fail(
-                tools, state, run, "flow_runtime_error", f"{type(exc).__name__}: {exc}"
-            )
+            # The runtime reports the raised error to the room: record the run only.
+            run.error = CrewAIFlowError(code="flow_runtime_error", message=f"{exc}"[:500])
+            await self._save(tools, state, run, CrewAIFlowRunStatus.FAILED)
             raise
         await self._carry_out(tools, state, run, participants, decision)
 
@@ -358,71 +364,33 @@ class FlowRuns:
         tools: AgentToolsProtocol,
         participants: list[CrewAIFlowParticipantSnapshot],
     ) -> None:
-        """Until the run's round is joined: fail peers that erred or outlived the timeout."""
-        timeout = self.config.reply_timeout.total_seconds()
+        """At each pending delegation's deadline: fail it, and once the round is joined,
+        run the flow again so it can answer with what it has."""
+        limit = self.config.reply_timeout.total_seconds()
         while True:
-            await asyncio.sleep(min(POLL_SECONDS, timeout))
+            state = self.rooms.get(room)
+            run = None if state is None else state.runs.get(run_id)
+            if run is None or not run.pending:
+                return
+            await asyncio.sleep(max(0.0, min(_deadline(d, limit) for d in run.pending)))
             async with self.locks.setdefault(room, asyncio.Lock()):
                 state = self.rooms.get(room)
                 run = None if state is None else state.runs.get(run_id)
-                if state is None or run is None or state.is_terminal(run_id) or not run.pending:
+                if state is None or run is None or state.is_terminal(run_id):
                     return
-                changed = await self._fail_silent_peers(tools, run, timeout)
-                if not changed or not run.joined:
+                overdue = [d for d in run.pending if _deadline(d, limit) <= 0]
+                for delegation in overdue:
+                    delegation.status = CrewAIFlowDelegationStatus.FAILED
+                    delegation.error = CrewAIFlowError(
+                        code="reply_timeout", message=f"no reply within {limit:g}s"
+                    )
+                if not overdue or not run.joined:
                     continue
                 try:
                     await self._advance(tools, state, run, participants, None, {})
                 except Exception:
-                    logger.exception("CrewAI Flow run %s failed after a peer failed", run_id)
+                    logger.exception("CrewAI Flow run %s failed after a reply timeout", run_id)
                 return
-
-    async def _fail_silent_peers(
-        self, tools: AgentToolsProtocol, run: CrewAIFlowMetadata, limit: float
-    ) -> bool:
-        errors = await self._peer_errors(tools, run)
-        now = datetime.now(UTC)
-        changed = False
-        for delegation in run.pending:
-            reported = errors.get(delegation.target.participant_id)
-            started = datetime.fromisoformat(delegation.delegated_at or _now())
-            if reported is not None:
-                delegation.error = CrewAIFlowError(code="peer_error", message=reported[:500])
-            elif (now - started).total_seconds() >= limit:
-                delegation.error = CrewAIFlowError(
-                    code="reply_timeout", message=f"no reply within {limit:g}s"
-                )
-            else:
-                continue
-            delegation.status = CrewAIFlowDelegationStatus.FAILED
-            changed = True
-        return changed
-
-    async def _peer_errors(
-        self, tools: AgentToolsProtocol, run: CrewAIFlowMetadata
-    ) -> dict[str, str]:
-        """Error events the pending peers posted after being asked, by peer id."""
-        pending = {d.target.participant_id: d.delegation_message_id for d in run.pending}
-        fetch = getattr(tools, "fetch_room_context", None)
-        if fetch is None:
-            return {}
-        try:
-            page = await fetch(room_id=run.room_id, page_size=100)
-        except Exception as exc:
-            logger.debug("Could not read room %s for peer errors: %s", run.room_id, exc)
-            return {}
-        errors: dict[str, str] = {}
-        seen_request: set[str] = set()
-        for item in page.get("data") or []:
-            sender = str(item.get("sender_id") or "")
-            if item.get("id") in pending.values():
-                seen_request.update(p for p, m in pending.items() if m == item.get("id"))
-            if (
-                sender in pending
-                and item.get("message_type") == "error"
-                and (sender in seen_request or pending[sender] is None)
-            ):
-                errors[sender] = str(item.get("content") or "error")
-        return errors
 
     # -- cleanup -----------------------------------------------------------------------------
 

@@ -7,8 +7,10 @@ it out: a direct answer, delegations (one message mentioning each peer), waiting
 synthesised final answer once the round is joined, or a failure. Run state is written as
 ``task`` events (``band.converters.crewai_flow``), so a restarted agent picks runs up.
 
-A peer that reports an error in the room, or stays silent for ``reply_timeout``, counts as
-failed: the round is joined without it and the flow is told (not waited on forever).
+A peer that has not answered within ``reply_timeout`` (its model failed, it is not
+running) counts as failed: the round is joined without it and the flow runs again with
+that failure in its inputs, so it is reported, never waited on forever. (A peer's error
+events are not visible to other agents, so the timeout is the one signal.)
 """
 
 from __future__ import annotations
