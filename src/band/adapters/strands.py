@@ -188,8 +188,15 @@ class BandTurnHooks(HookProvider):
         if effect is not None and not is_failure_result(_maybe_json(output)):
             self._tools.turn.record(effect)
         if name == BandTool.NO_REPLY:
-            # Strands finishes the batch's other results, then ends the loop.
-            event.invocation_state["request_state"]["stop_event_loop"] = True
+            _stop_after_batch(event)
+
+
+def _stop_after_batch(event: AfterToolCallEvent) -> None:
+    """End the loop once the batch's other tools ran (Strands >= 1.6x: ``cancel``)."""
+    try:
+        event.agent.cancel(after_current_tools=True)
+    except (AttributeError, TypeError):  # older Strands: the request-state flag
+        event.invocation_state["request_state"]["stop_event_loop"] = True
 
 
 def _maybe_json(text: str) -> Any:

@@ -79,7 +79,8 @@ class ToolCall:
 @dataclass(frozen=True)
 class Reply:
     """A successful model answer: text, tool calls, or both. ``reasoning`` is a reasoning
-    summary the model shows before them (only the Responses wire carries it)."""
+    summary the model shows before them (the Responses wire; Chat Completions as
+    ``reasoning_content``, as compatible servers send it)."""
 
     text: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
