@@ -105,5 +105,5 @@ async def test_band_prompt_comes_before_the_developers_description(base_url: str
 
 async def test_a_model_error_fails_the_turn(base_url: str, fake: FakeModel) -> None:
     fake.fail(500)
-    with pytest.raises(Exception, match="scripted failure|500"):
+    with pytest.raises(Exception, match=r"scripted failure|500"):
         await turn(AgnoAdapter(agent=agno_agent(base_url)), room_tools(), "hello")

@@ -115,9 +115,9 @@ async def test_a_successful_no_reply_ends_the_loop(base_url: str, fake: FakeMode
 
 
 def test_exactly_one_of_model_and_llm(base_url: str) -> None:
-    with pytest.raises(ValueError, match="exactly one of config.model or llm"):
+    with pytest.raises(ValueError, match=r"exactly one of config\.model or llm"):
         StrandsAdapter()
-    with pytest.raises(ValueError, match="exactly one of config.model or llm"):
+    with pytest.raises(ValueError, match=r"exactly one of config\.model or llm"):
         adapter(base_url, config=StrandsAdapterConfig(model="us.anthropic.claude"))
     with pytest.raises(ValidationError):
         StrandsAdapterConfig(temperature=0.2)  # type: ignore[call-arg]
