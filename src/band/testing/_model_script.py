@@ -197,8 +197,9 @@ class FakeModel:
 # -- the default policy ----------------------------------------------------------------------
 
 _SPEAKER = re.compile(r"^\[([^\]\n]+)\]:\s?(.*)$", re.DOTALL)
-# Frameworks that wrap the message (CrewAI: "Current Task: [Alice]: hi") keep it inside.
-_WRAPPED_SPEAKER = re.compile(r"(?:^|\s)\[([^\]\n]+)\]:\s?(.*)$", re.DOTALL)
+# Some frameworks wrap the message ("Current Task: [Alice]: hi") or put updates first
+# ("[System]: ...\n[Alice]: hi"): the last speaker tag inside the text then counts.
+_SPEAKER_TAG = re.compile(r"(?:^|(?<=\s))\[([^\]\n]+)\]:\s?")
 _IDENTITY = re.compile(r"You are ([^,.\n]+)")
 # A roster line as the SDK renders participants: "- @<handle> — <name> (<type>)".
 _ROSTER = re.compile(r"^- @(\S+) — (.+?) \((\w+)\)", re.MULTILINE)
@@ -224,9 +225,12 @@ def _roster(entries: Iterable[ChatEntry]) -> dict[str, _Participant]:
 def _last_speech(request: ModelRequest) -> tuple[str, str] | None:
     """(speaker, content) of the latest ``[Name]: content`` user message, skipping [System]."""
     for text in reversed(request.texts("user")):
-        match = _SPEAKER.match(text.strip()) or _WRAPPED_SPEAKER.search(text.strip())
+        match = _SPEAKER.match(text.strip())
         if match and match.group(1) != "System":
             return match.group(1), match.group(2).strip()
+        tags = [t for t in _SPEAKER_TAG.finditer(text.strip()) if t.group(1) != "System"]
+        if tags:
+            return tags[-1].group(1), text.strip()[tags[-1].end() :].strip()
     return None
 
 
