@@ -3,7 +3,7 @@
 Our row runs in the framework's venv (``.venvs/<name>``, built by scripts/test-adapter);
 band-sdk's row (``<framework>@band-sdk``) in an isolated venv under tests/compat/ with
 band-sdk and that framework's extra, built as the compat suite builds its own
-(tests/compat/isolated_venv.py). Both run the same bench/_framework_agent.py.
+(tests/compat/isolated_venv.py). Both run the same bench/_adapter_agent.py builder.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from tests.compat.compat_harness import SDK_VERSION
 from tests.compat.isolated_venv import Unavailable, VenvSpec, clean_env, ensure_venv, venv_python
 
 ROOT = Path(__file__).resolve().parents[1]
-FRAMEWORK_SCRIPT = Path(__file__).with_name("_framework_agent.py")
+FRAMEWORK_SCRIPT = Path(__file__).with_name("_adapter_agent.py")
 SUFFIX = "@band-sdk"
 
 # band-sdk 6.0.1's extra per framework; its agno extra lacks the openai client Agno's

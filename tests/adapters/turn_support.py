@@ -6,14 +6,40 @@ the turn's verdict) where the live platform adds nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
+
 from band.core import SimpleAdapter
 from band.core.types import PlatformMessage
-from band.testing import FakeAgentTools
+from band.testing import FakeAgentTools, FakeModel, fake_openai_server
 
-__all__ = ["ALICE", "alice_says", "room_tools", "turn"]
+__all__ = [
+    "ALICE",
+    "alice_says",
+    "base_url",
+    "example_answers",
+    "fake",
+    "load_example",
+    "room_tools",
+    "turn",
+]
+
+
+@pytest.fixture
+def fake() -> FakeModel:
+    """The scripted model of the test."""
+    return FakeModel()
+
+
+@pytest.fixture
+def base_url(fake: FakeModel) -> Iterator[str]:
+    """An OpenAI base URL serving ``fake`` over loopback."""
+    with fake_openai_server(fake) as url:
+        yield url
+
 
 ALICE = {"id": "user-alice", "name": "Alice", "handle": "alice", "type": "User"}
 
@@ -59,3 +85,28 @@ async def turn(
         is_session_bootstrap=bootstrap,
         room_id="room-fake",
     )
+
+
+def load_example(name: str) -> Any:
+    """``examples/<name>.py`` as a module (its ``__main__`` block does not run)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"example_{name}", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+async def example_answers(
+    name: str, base_url: str, model: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``examples/<name>.py``'s adapter, on the fake model, answers Alice's mention."""
+    monkeypatch.setenv("OPENAI_BASE_URL", base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "fake")
+    monkeypatch.setenv("OPENAI_MODEL", model)
+    tools = room_tools()
+    await turn(load_example(name).build_adapter(), tools, "hello example")
+    assert len(tools.chat) == 1 and "You said: hello example" in tools.chat[0]

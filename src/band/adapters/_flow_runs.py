@@ -57,6 +57,9 @@ Execute = Callable[
 ]
 
 
+TRANSCRIPT_LINES = 200  # the conversation a flow is given: the room's latest lines
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat()
 
@@ -112,6 +115,7 @@ class FlowRuns:
                 self._resume_watchdogs(room, tools, participants)
             state = self.rooms[room]
             state.transcript.append({"role": "user", "content": msg.format_for_llm()})
+            del state.transcript[:-TRANSCRIPT_LINES]
             run = self._answered_run(state, msg)
             if run is None:
                 if msg.sender_type == "Agent" and not self.config.accept_agent_initiated:

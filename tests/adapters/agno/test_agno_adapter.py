@@ -4,7 +4,6 @@ developer's own Agno tools and the agent it takes over."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,7 +15,7 @@ require("agno", "BAND_REQUIRE_AGNO")
 from agno.agent import Agent  # noqa: E402
 from agno.models.openai import OpenAIChat  # noqa: E402
 
-from adapters.turn_support import room_tools, turn  # noqa: E402
+from adapters.turn_support import load_example, room_tools, turn  # noqa: E402
 from band.adapters import AgnoAdapter  # noqa: E402
 from band.converters import AgnoHistoryConverter  # noqa: E402
 from band.core.types import Emit  # noqa: E402
@@ -27,21 +26,9 @@ from band.testing import (  # noqa: E402
     Reply,
     ToolCall,
     events_of_type,
-    fake_openai_server,
 )
 
 pytestmark = pytest.mark.timeout(60)
-
-
-@pytest.fixture
-def fake() -> FakeModel:
-    return FakeModel()
-
-
-@pytest.fixture
-def base_url(fake: FakeModel) -> Iterator[str]:
-    with fake_openai_server(fake) as url:
-        yield url
 
 
 def agno_agent(base_url: str, **kwargs: Any) -> Agent:
@@ -107,3 +94,14 @@ async def test_a_model_error_fails_the_turn(base_url: str, fake: FakeModel) -> N
     fake.fail(500)
     with pytest.raises(Exception, match=r"scripted failure|500"):
         await turn(AgnoAdapter(agent=agno_agent(base_url)), room_tools(), "hello")
+
+
+async def test_the_example_answers_a_mention(
+    base_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "fake")
+    monkeypatch.setenv("OPENAI_MODEL", "fake-model")
+    tools = room_tools()
+    await turn(load_example("agno_agent").build_adapter(), tools, "hello example")
+    assert len(tools.chat) == 1 and "You said: hello example" in tools.chat[0]

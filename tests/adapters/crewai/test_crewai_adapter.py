@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
@@ -14,11 +13,11 @@ require("crewai", "BAND_REQUIRE_CREWAI")
 from crewai import LLM  # noqa: E402
 from pydantic import ValidationError  # noqa: E402
 
-from adapters.turn_support import room_tools, turn  # noqa: E402
+from adapters.turn_support import example_answers, room_tools, turn  # noqa: E402
 from band.adapters import CrewAIAdapter, CrewAIAdapterConfig  # noqa: E402
 from band.converters import CrewAIHistoryConverter  # noqa: E402
 from band.integrations.crewai.tools import lenient_mentions  # noqa: E402
-from band.testing import FakeModel, fake_openai_server  # noqa: E402
+from band.testing import FakeModel  # noqa: E402
 from band.testing.fake_tools import tool_event_payloads  # noqa: E402
 
 pytestmark = [
@@ -26,17 +25,6 @@ pytestmark = [
     pytest.mark.filterwarnings("ignore::ImportWarning"),
     pytest.mark.filterwarnings("ignore::DeprecationWarning"),
 ]
-
-
-@pytest.fixture
-def fake() -> FakeModel:
-    return FakeModel()
-
-
-@pytest.fixture
-def base_url(fake: FakeModel) -> Iterator[str]:
-    with fake_openai_server(fake) as url:
-        yield url
 
 
 def adapter(base_url: str) -> CrewAIAdapter:
@@ -109,3 +97,15 @@ def test_config_defaults_and_unknown_fields() -> None:
     assert (config.model, config.max_iter, config.allow_delegation) == ("gpt-6-luna", 20, False)
     with pytest.raises(ValidationError):
         CrewAIAdapterConfig(temperature=0.1)  # type: ignore[call-arg]
+
+
+async def test_the_example_answers_a_mention(
+    base_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await example_answers("crewai_agent", base_url, "openai/fake-model", monkeypatch)
+
+
+async def test_the_flow_example_answers_a_mention_without_peers(
+    base_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await example_answers("crewai_flow_agent", base_url, "openai/fake-model", monkeypatch)

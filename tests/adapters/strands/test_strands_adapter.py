@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,25 +15,14 @@ import strands  # noqa: E402
 from pydantic import ValidationError  # noqa: E402
 from strands.models.openai import OpenAIModel  # noqa: E402
 
-from adapters.turn_support import room_tools, turn  # noqa: E402
+from adapters.turn_support import load_example, room_tools, turn  # noqa: E402
 from band.adapters import StrandsAdapter, StrandsAdapterConfig  # noqa: E402
 from band.converters import StrandsHistoryConverter  # noqa: E402
 from band.runtime.custom_tools import declares_turn_effect  # noqa: E402
 from band.runtime.tools import TurnEffect  # noqa: E402
-from band.testing import FakeModel, fake_openai_server  # noqa: E402
+from band.testing import FakeModel  # noqa: E402
 
 pytestmark = pytest.mark.timeout(60)
-
-
-@pytest.fixture
-def fake() -> FakeModel:
-    return FakeModel()
-
-
-@pytest.fixture
-def base_url(fake: FakeModel) -> Iterator[str]:
-    with fake_openai_server(fake) as url:
-        yield url
 
 
 def adapter(base_url: str, **kwargs: Any) -> StrandsAdapter:
@@ -121,3 +109,14 @@ def test_exactly_one_of_model_and_llm(base_url: str) -> None:
         adapter(base_url, config=StrandsAdapterConfig(model="us.anthropic.claude"))
     with pytest.raises(ValidationError):
         StrandsAdapterConfig(temperature=0.2)  # type: ignore[call-arg]
+
+
+async def test_the_example_answers_a_mention(
+    base_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "fake")
+    monkeypatch.setenv("OPENAI_MODEL", "fake-model")
+    tools = room_tools()
+    await turn(load_example("strands_agent").build_adapter(), tools, "hello example")
+    assert len(tools.chat) == 1 and "You said: hello example" in tools.chat[0]
