@@ -25,6 +25,9 @@ from typing import Any
 from band import Agent, configure_logging
 
 MODEL = "fake-model"
+# CrewAI routes a name it knows to its native OpenAI client (which reads OPENAI_BASE_URL);
+# "fake-model" would need LiteLLM. The fake endpoint answers any name.
+CREWAI_MODEL = "openai/gpt-5.4-mini"
 os.environ.setdefault("CREWAI_DISABLE_TELEMETRY", "true")
 os.environ.setdefault("OTEL_SDK_DISABLED", "true")
 
@@ -108,7 +111,7 @@ def crewai() -> Any:
     """CrewAI builds its own LLM from the config's model name and ``OPENAI_BASE_URL``."""
     from band.adapters.crewai import CrewAIAdapter, CrewAIAdapterConfig
 
-    return CrewAIAdapter(CrewAIAdapterConfig(model=f"openai/{MODEL}"))
+    return CrewAIAdapter(CrewAIAdapterConfig(model=CREWAI_MODEL))
 
 
 def crewai_flow() -> Any:
@@ -118,7 +121,7 @@ def crewai_flow() -> Any:
 
     from band.adapters.crewai_flow import CrewAIFlowAdapter
 
-    llm = LLM(model=f"openai/{MODEL}", api_key="fake")
+    llm = LLM(model=CREWAI_MODEL, api_key="fake")
 
     class AnswerFlow(Flow):  # type: ignore[misc,type-arg]
         @start()

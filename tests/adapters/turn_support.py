@@ -76,10 +76,13 @@ async def turn(
     if not getattr(adapter, "_turn_support_started", False):
         await adapter.on_started("Bot", "A test bot")
         adapter._turn_support_started = True  # type: ignore[attr-defined]
+    if history is None:  # an empty room, as the adapter's converter renders it
+        converter = adapter.history_converter
+        history = converter.convert([]) if converter is not None else []
     await adapter.on_message(
         alice_says(text),
         tools,
-        [] if history is None else history,
+        history,
         None,
         None,
         is_session_bootstrap=bootstrap,

@@ -20,6 +20,8 @@ from band.integrations.crewai.tools import lenient_mentions  # noqa: E402
 from band.testing import FakeModel  # noqa: E402
 from band.testing.fake_tools import tool_event_payloads  # noqa: E402
 
+# A name CrewAI knows, so its own OpenAI client (and OPENAI_BASE_URL) is used, as a user's.
+CREWAI_MODEL = "openai/gpt-5.4-mini"
 pytestmark = [
     pytest.mark.timeout(60),
     pytest.mark.filterwarnings("ignore::ImportWarning"),
@@ -102,10 +104,10 @@ def test_config_defaults_and_unknown_fields() -> None:
 async def test_the_example_answers_a_mention(
     base_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await example_answers("crewai_agent", base_url, "openai/fake-model", monkeypatch)
+    await example_answers("crewai_agent", base_url, CREWAI_MODEL, monkeypatch)
 
 
 async def test_the_flow_example_answers_a_mention_without_peers(
     base_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await example_answers("crewai_flow_agent", base_url, "openai/fake-model", monkeypatch)
+    await example_answers("crewai_flow_agent", base_url, CREWAI_MODEL, monkeypatch)
