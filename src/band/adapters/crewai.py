@@ -16,6 +16,12 @@ from typing import Any, ClassVar, Unpack
 
 from pydantic import BaseModel, ConfigDict, PositiveInt
 
+try:
+    from crewai import LLM
+    from crewai import Agent as CrewAIAgent
+except ImportError:  # pragma: no cover - depends on the environment
+    raise ImportError("CrewAIAdapter needs CrewAI: pip install 'openband[crewai]'") from None
+
 from band.converters.crewai import CrewAIHistoryConverter, CrewAIMessages
 from band.core.protocols import AgentToolsProtocol
 from band.core.simple_adapter import SimpleAdapter
@@ -32,12 +38,6 @@ from band.runtime.prompts import render_system_prompt, system_updates
 from band.runtime.tools import BandTool
 
 from ._tool_events import report_tool_call, report_tool_result, run_band_tool
-
-try:
-    from crewai import LLM
-    from crewai import Agent as CrewAIAgent
-except ImportError:  # pragma: no cover - depends on the environment
-    raise ImportError("CrewAIAdapter needs CrewAI: pip install 'openband[crewai]'") from None
 
 __all__ = ["EMPTY_LLM_RESPONSE_MARKER", "CrewAIAdapter", "CrewAIAdapterConfig", "band_executor"]
 

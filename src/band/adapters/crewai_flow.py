@@ -24,6 +24,11 @@ from typing import Any, ClassVar, Unpack
 
 from pydantic import ConfigDict
 
+try:
+    import crewai  # noqa: F401  # the flows it runs are CrewAI's
+except ImportError:  # pragma: no cover - depends on the environment
+    raise ImportError("CrewAIFlowAdapter needs CrewAI: pip install 'openband[crewai]'") from None
+
 from band.converters.crewai_flow import (
     CrewAIFlowMetadata,
     CrewAIFlowParticipantSnapshot,
