@@ -86,10 +86,10 @@ class FrameworkSpec:
 
 
 _OURS = {
-    "crewai": ("crewai", ("crewai",)),
-    "crewai-flow": ("crewai", ("crewai",)),
+    "crewai": ("crewai-strands", ("crewai",)),
+    "crewai-flow": ("crewai-strands", ("crewai",)),
     "agno": ("agno", ("agno", "openai")),
-    "strands": ("strands", ("strands",)),
+    "strands": ("crewai-strands", ("strands",)),
 }
 FRAMEWORK_SPECS = {
     spec.label: spec

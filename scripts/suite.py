@@ -78,12 +78,16 @@ def declared_groups() -> list[Group]:
         Group("faults", ["tests/faults"], 480, weight=2),  # up to ~8 min: starts first
     ]
     if not os.environ.get("BAND_SKIP_ADAPTER_ENVS"):  # most of each builds its venv
-        for env, estimate in (("parlant", 440), ("langgraph", 160), ("pydantic-ai", 130)):
-            groups.append(
-                Group(f"env:{env}", [], estimate, command=["./scripts/test-adapter", env])
-            )
-        # Gemini on google-genai; Google ADK on the current google-adk 1.x and on 1.19.
-        for env, estimate in (("gemini", 100), ("google-adk", 180), ("google-adk-1.19", 150)):
+        for env, estimate in (
+            ("parlant", 440),
+            ("langgraph", 160),
+            ("pydantic-ai", 130),
+            ("crewai-strands", 480),  # CrewAI (+ Flow) and Strands share a venv: ~5 min build
+            ("agno", 150),
+            ("gemini", 100),  # the newest google-genai
+            ("google-adk", 180),  # the current google-adk 1.x (google-genai 2.x)
+            ("google-adk-1.19", 150),  # google-adk 1.19 (google-genai 1.75)
+        ):
             groups.append(
                 Group(f"env:{env}", [], estimate, command=["./scripts/test-adapter", env])
             )

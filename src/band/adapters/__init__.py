@@ -12,21 +12,31 @@ from band._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .acp import ACPClientAdapter, ACPClientAdapterConfig
+    from .agno import AgnoAdapter, AgnoAdapterConfig
     from .anthropic import AnthropicAdapter
     from .codex import CodexAdapter, CodexAdapterConfig
+    from .crewai import CrewAIAdapter, CrewAIAdapterConfig
+    from .crewai_flow import CrewAIFlowAdapter, CrewAIFlowAdapterConfig
     from .gemini import GeminiAdapter, GeminiAdapterConfig
     from .google_adk import GoogleADKAdapter, GoogleADKAdapterConfig
     from .langgraph import LangGraphAdapter
     from .openai_chat import OpenAIChatAdapter
     from .parlant import ParlantAdapter, ParlantAdapterConfig
     from .pydantic_ai import PydanticAIAdapter
+    from .strands import StrandsAdapter, StrandsAdapterConfig
 
 __all__ = [
     "ACPClientAdapter",
     "ACPClientAdapterConfig",
+    "AgnoAdapter",
+    "AgnoAdapterConfig",
     "AnthropicAdapter",
     "CodexAdapter",
     "CodexAdapterConfig",
+    "CrewAIAdapter",
+    "CrewAIAdapterConfig",
+    "CrewAIFlowAdapter",
+    "CrewAIFlowAdapterConfig",
     "GeminiAdapter",
     "GeminiAdapterConfig",
     "GoogleADKAdapter",
@@ -39,14 +49,22 @@ __all__ = [
     "ParlantAdapter",
     "ParlantAdapterConfig",
     "PydanticAIAdapter",
+    "StrandsAdapter",
+    "StrandsAdapterConfig",
 ]
 
 _EXPORTS: dict[str, str] = {
     "ACPClientAdapter": "band.adapters.acp",
     "ACPClientAdapterConfig": "band.adapters.acp",
+    "AgnoAdapter": "band.adapters.agno",
+    "AgnoAdapterConfig": "band.adapters.agno",
     "AnthropicAdapter": "band.adapters.anthropic",
     "CodexAdapter": "band.adapters.codex",
     "CodexAdapterConfig": "band.adapters.codex",
+    "CrewAIAdapter": "band.adapters.crewai",
+    "CrewAIAdapterConfig": "band.adapters.crewai",
+    "CrewAIFlowAdapter": "band.adapters.crewai_flow",
+    "CrewAIFlowAdapterConfig": "band.adapters.crewai_flow",
     "GeminiAdapter": "band.adapters.gemini",
     "GeminiAdapterConfig": "band.adapters.gemini",
     "GoogleADKAdapter": "band.adapters.google_adk",
@@ -59,6 +77,8 @@ _EXPORTS: dict[str, str] = {
     "ParlantAdapter": "band.adapters.parlant",
     "ParlantAdapterConfig": "band.adapters.parlant",
     "PydanticAIAdapter": "band.adapters.pydantic_ai",
+    "StrandsAdapter": "band.adapters.strands",
+    "StrandsAdapterConfig": "band.adapters.strands",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
