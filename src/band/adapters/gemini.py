@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import importlib
 import logging
 from collections.abc import Sequence
 from typing import Any, ClassVar, Unpack
@@ -42,8 +43,25 @@ __all__ = ["GeminiAdapter", "GeminiAdapterConfig"]
 logger = logging.getLogger("band.adapters.gemini")
 PROVIDER = "gemini"
 GEMINI_MODEL = "gemini-3.8-flash"
-# Errors worth another attempt: the server's 5xx, and the connection itself.
-TRANSIENT = (ServerError, httpx.TimeoutException, httpx.TransportError)
+
+
+def _transient_errors() -> tuple[type[BaseException], ...]:
+    """Errors worth another attempt: the server's 5xx, and the connection itself on whichever
+    HTTP library google-genai uses (httpx; httpx2 from google-genai 3; aiohttp when installed)."""
+    kinds: list[type[BaseException]] = [ServerError, httpx.TimeoutException, httpx.TransportError]
+    for module, names in (
+        ("httpx2", ("TimeoutException", "TransportError")),
+        ("aiohttp", ("ClientConnectionError",)),
+    ):
+        try:
+            found = importlib.import_module(module)
+        except ImportError:
+            continue
+        kinds.extend(getattr(found, name) for name in names if hasattr(found, name))
+    return tuple(kinds)
+
+
+TRANSIENT = _transient_errors()
 
 
 class GeminiAdapterConfig(BaseModel):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
+import socket
 from typing import Any
 
 import pytest
@@ -20,7 +22,7 @@ from pydantic import ValidationError  # noqa: E402
 
 from band.adapters import GeminiAdapter, GeminiAdapterConfig  # noqa: E402
 from band.adapters._loop import ModelCall, ToolOutcome  # noqa: E402
-from band.adapters.gemini import _refusal, _response_part  # noqa: E402
+from band.adapters.gemini import TRANSIENT, _refusal, _response_part  # noqa: E402
 from band.converters import GeminiHistoryConverter  # noqa: E402
 from band.converters.parsing import INTERRUPTED_TOOL_TEXT  # noqa: E402
 from band.core.exceptions import ProviderRunError  # noqa: E402
@@ -96,6 +98,25 @@ async def test_transient_errors_are_retried_then_answered() -> None:
     assert len(tools.messages_sent) == 1
     assert len(fake.requests) == 4  # 2 failures, then the tool call and the final answer
     assert tools.failures_sent == []
+
+
+async def test_a_connection_that_fails_is_retried_with_doubling_delays(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with socket.socket() as probe:  # a loopback port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", f"http://127.0.0.1:{port}")
+    adapter = GeminiAdapter(
+        GeminiAdapterConfig(provider_key="k", max_retries=2, retry_base_delay_s=0.01)
+    )
+    await adapter.on_started("Helper", "")
+    tools = FakeAgentTools()
+    with caplog.at_level(logging.WARNING, "band.adapters.gemini"), pytest.raises(TRANSIENT):
+        await turn(adapter, tools, "hello")
+    retries = [r.getMessage() for r in caplog.records if "transient" in r.getMessage()]
+    assert [m.split("retrying in ")[1] for m in retries] == ["0.01s", "0.02s"]
+    assert [f.provider for f in tools.failures_sent] == ["gemini"]
 
 
 async def test_retries_run_out_into_one_gemini_failure() -> None:
