@@ -51,9 +51,10 @@ _D_END = _M_END + len(rows.DELIVERY_COLUMNS)
 
 async def next_message(
     db: Database, room: Room, agent_id: str, *, lease: float
-) -> dict[str, Any] | None:
+) -> tuple[dict[str, Any], rows.DeliveryRow] | None:
     """The message the agent should handle next in the room (its wire form, with its
-    ``metadata.delivery_status`` for this agent), or None when nothing is open.
+    ``metadata.delivery_status`` for this agent) and its delivery as read, or None when
+    nothing is open.
 
     First the oldest that is ``delivered`` or ``processing`` within its lease (crash recovery,
     a stopped turn: the agent gets its own open attempt back first); only when none is left,
@@ -70,4 +71,4 @@ async def next_message(
     delivery = rows.DeliveryRow(*head[_M_END:_D_END])
     attempts = [rows.AttemptRow(*row[_D_END:]) for row in found if row[_D_END] is not None]
     metadata = {**message.meta, "delivery_status": {agent_id: status_view(delivery, attempts)}}
-    return message_payload(message, metadata)
+    return message_payload(message, metadata), delivery
