@@ -23,8 +23,10 @@ import time
 import httpx
 import pytest
 
+from compat.compat_harness import wait_for
+
 from .checker import settle, timeline
-from .cluster import Cluster, wait_healthy
+from .cluster import Cluster, NodeProcess, wait_healthy
 from .load import Burst
 from .recovery import AgentRecovery, RecoveryReport, SocketWatch, agent_recovery
 
@@ -78,6 +80,9 @@ async def test_node_a_killed_redis_away_node_b_killed_in_one_burst(pair: Cluster
         note("Redis stopped")
         a_back = asyncio.create_task(a.start(within=120))  # A starts while Redis is away
         await asyncio.sleep(REDIS_DOWN)
+        await wait_for(  # a loaded machine boots slowly: Redis stays away until A waits for it
+            lambda: _waiting_for_redis(a), within=90, what="node A's 503 naming Redis"
+        )
         pair.redis.start()
         note("Redis back")
         if not a_back.done():  # a slow boot: posts wait for it, so B dies mid-burst anyway
@@ -150,3 +155,13 @@ async def test_node_a_killed_redis_away_node_b_killed_in_one_burst(pair: Cluster
         assert row.reconnect_s is not None, detail
         assert row.room_resumed_s is None or row.room_resumed_s <= RESUMED_WITHIN, detail
     assert report.processing == 0, detail
+
+
+async def _waiting_for_redis(node: NodeProcess) -> bool:
+    """Whether the node listens and answers ``/healthz`` 503 naming Redis (it waits for it)."""
+    try:
+        async with httpx.AsyncClient(timeout=2) as client:
+            r = await client.get(f"{node.url}/healthz")
+    except httpx.TransportError:
+        return False
+    return r.status_code == 503 and r.json()["error"]["message"] == "unreachable: redis"
