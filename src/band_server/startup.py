@@ -79,6 +79,7 @@ class NodeStart:
         platform = self.platform
         await platform.leases.stop()
         await platform.jobs.stop()
+        await platform.served_heads.close()
         if "presence" in self._done:  # each stops only what it started
             await platform.presence.stop()
         if "bus" in self._done:
@@ -111,28 +112,27 @@ class NodeStart:
 
     # -- the tries ---------------------------------------------------------------------------
 
-    def _steps(self) -> list[tuple[str, str, Callable[[], Awaitable[object]]]]:
-        """(step, the dependency it needs, what it runs), in order: a step runs once every
-        earlier step of its dependency is done."""
-        platform = self.platform
-        steps: list[tuple[str, str, Callable[[], Awaitable[object]]]] = [
-            ("migrations", "database", lambda: upgrade(platform.db.engine)),
-            ("jobs", "database", lambda: platform.jobs.resume(platform)),
+    def _steps(self) -> list[tuple[str, str, frozenset[str], Callable[[], Awaitable[object]]]]:
+        """(step, the dependency it reaches, the steps it needs done first, what it runs)."""
+        platform, deliver = self.platform, self.deliver
+        first = frozenset({"migrations", "bus", "presence"})  # then the node's own work
+        steps: list[tuple[str, str, frozenset[str], Callable[[], Awaitable[object]]]] = [
+            ("migrations", "database", frozenset(), lambda: upgrade(platform.db.engine)),
+            ("bus", "redis", frozenset(), lambda: platform.bus.start(deliver)),
+            ("presence", "redis", frozenset({"bus"}), lambda: platform.presence.start(deliver)),
+            ("jobs", "database", first, lambda: platform.jobs.resume(platform)),
         ]
         if self.on_ready is not None:
             hook = self.on_ready
-            steps.append(("ready hook", "database", lambda: hook(platform)))
-        if platform.settings.redis_url:
-            steps.append(("bus", "redis", lambda: platform.bus.start(self.deliver)))
-            steps.append(("presence", "redis", lambda: platform.presence.start(self.deliver)))
+            steps.append(("ready hook", "database", first | {"jobs"}, lambda: hook(platform)))
         return steps
 
     async def _attempt(self) -> bool:
-        """Every step not done yet, the database's and Redis's side by side (so all that is
-        missing is named); True once all are done and the node serves."""
+        """Every step not done yet whose prerequisites are, the database's and Redis's side by
+        side (so all that is missing is named); True once all are done and the node serves."""
         blocked: set[str] = set()
-        for step, dependency, run in self._steps():
-            if step in self._done or dependency in blocked:
+        for step, dependency, needs, run in self._steps():
+            if step in self._done or not needs <= self._done:
                 continue
             try:
                 await run()
@@ -146,7 +146,7 @@ class NodeStart:
         for dependency in ("database", "redis"):
             if dependency not in blocked:
                 self.missing.pop(dependency, None)
-        if blocked:
+        if len(self._done) < len(self._steps()):
             return False
         platform = self.platform
         platform.leases.start(platform)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field
@@ -80,6 +81,7 @@ class AgentRecovery:
     room_resumed_s: float | None = None  # worst room
     last_answer_s: float | None = None
     rooms_waiting: int = 0  # rooms with a mention unanswered at the reconnect
+    failed_ids: list[str] = field(default_factory=list)  # message ids
 
     def line(self) -> str:
         def s(value: float | None) -> str:
@@ -137,7 +139,8 @@ def agent_recovery(
             status = ((m.get("metadata") or {}).get("delivery_status") or {}).get(agent_id) or {}
             answers = replies.get(token, [])
             row.answered_twice += len(answers) > 1
-            row.failed += status.get("status") == "failed"
+            if status.get("status") == "failed":
+                row.failed_ids.append(str(m["id"]))
             row.unanswered += not answers and status.get("status") != "failed"
         times = sorted(t for answers in replies.values() for t in answers)
         if times:
@@ -153,9 +156,18 @@ def agent_recovery(
             after = [t for t in times if t >= reconnect]
             resumed = after[0] - reconnect if after else float("inf")
             worst = resumed if worst is None else max(worst, resumed)
+    row.failed = len(row.failed_ids)
     row.room_resumed_s = worst
     row.last_answer_s = None if last is None else last - last_fault
     return row
+
+
+GAVE_UP = re.compile(r"Message (\S+) (?:exceeded max retries|marked as permanently failed)")
+
+
+def given_up(log: Path) -> set[str]:
+    """The messages band-sdk's log says it gave up for the life of its process."""
+    return set(GAVE_UP.findall(log.read_text(encoding="utf-8", errors="replace")))
 
 
 def _mentions(message: dict[str, Any], agent_id: str) -> bool:

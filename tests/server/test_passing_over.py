@@ -206,3 +206,46 @@ async def test_an_attempt_past_its_lease_is_left_to_the_sweep(live: Live) -> Non
         assert await next_id(client, w) == msg
         assert await next_id(client, w) == msg
         assert (await status_of(client, w, msg))["status"] == "processing"
+
+
+async def test_a_left_over_head_left_unclaimed_is_passed_over_and_the_room_resumed(
+    live: Live,
+) -> None:
+    """band-sdk held the head failed already (a turn of it failed twice while its node was
+    down): after the reconnect it asks ``/next`` once, skips the head and stops. The grace runs
+    out: the head is recorded failed and the agent is told to resume the room (``play``), so it
+    drains the room's other open messages."""
+    platform, w, client = live.platform, live.w, live.client
+    platform.served_heads.grace = 0.3
+    given_up = await person_posts(platform, w, "one", w.echo)
+    waiting = await person_posts(platform, w, "two", w.echo)
+    assert (await mark(client, w, given_up, "processing")).status_code == 200
+    async with live.connected() as socket:
+        control = f"agent_control:{w.echo}"
+        assert (await socket.join(control))[4]["status"] == "ok"
+        assert await next_id(client, w) == given_up
+        frame = await socket.recv(wait=5)
+        assert frame[2:4] == [control, "agent.control"]
+        assert frame[4] == {
+            "mode": "play",
+            "scope": "room",
+            "agent_id": w.echo,
+            "execution_id": None,
+            "room_id": w.room_id,
+            "correlation_id": frame[4]["correlation_id"],
+        }
+        assert attempts(await status_of(client, w, given_up)) == [("failed", PASSED_OVER_ERROR)]
+        assert await next_id(client, w) == waiting
+
+
+async def test_a_left_over_head_claimed_within_the_grace_runs_as_usual(live: Live) -> None:
+    platform, w, client = live.platform, live.w, live.client
+    platform.served_heads.grace = 0.3
+    interrupted = await person_posts(platform, w, "one", w.echo)
+    assert (await mark(client, w, interrupted, "processing")).status_code == 200
+    async with live.connected() as socket:
+        assert (await socket.join(f"agent_control:{w.echo}"))[4]["status"] == "ok"
+        assert await next_id(client, w) == interrupted
+        assert (await mark(client, w, interrupted, "processing")).status_code == 200
+        assert await socket.silent(within=1.0)  # no play: the agent is at it
+        assert (await status_of(client, w, interrupted))["status"] == "processing"
