@@ -4,8 +4,10 @@ again once the agent was back.
 - **acknowledged / lost / duplicated**: the posts mentioning the agent that were answered 2xx;
   of those, how many are missing from their room; and mentions that are in a room more than
   once (the same token in two messages: a retried post written twice);
-- **unanswered / answered twice / failed**: mentions with no reply and delivery not ``failed``;
-  with more than one reply; marked ``failed``;
+- **unanswered / answered twice / failed**: mentions with no reply (in brackets: of those, the
+  ones band-sdk gave up for the life of its process, ``given_up``); with more than one reply;
+  whose delivery is ``failed`` (answered or not: an SDK that gave up its ``/processed`` leaves
+  an answered message open, and the platform records it failed once the agent goes past it);
 - **reconnect**: seconds from the last fault (node B's kill) to the agent's first WebSocket on
   B again, seen at its balancer;
 - **room resumed**: the worst room, of those with a mention of the agent still unanswered at
@@ -81,7 +83,8 @@ class AgentRecovery:
     room_resumed_s: float | None = None  # worst room
     last_answer_s: float | None = None
     rooms_waiting: int = 0  # rooms with a mention unanswered at the reconnect
-    failed_ids: list[str] = field(default_factory=list)  # message ids
+    given_up: int = 0  # of the unanswered: given up by the SDK itself (set by the caller)
+    unanswered_ids: list[str] = field(default_factory=list)  # message ids
 
     def line(self) -> str:
         def s(value: float | None) -> str:
@@ -89,14 +92,16 @@ class AgentRecovery:
 
         return (
             f"| {self.sdk} ({self.agent}) | {self.acknowledged} | {self.lost} | "
-            f"{self.duplicated} | {self.unanswered} | {self.answered_twice} | {self.failed} | "
+            f"{self.duplicated} | {self.unanswered} ({self.given_up}) | {self.answered_twice} | "
+            f"{self.failed} | "
             f"{s(self.reconnect_s)} | {s(self.room_resumed_s)} ({self.rooms_waiting} rooms) | "
             f"{s(self.last_answer_s)} |"
         )
 
 
 TABLE_HEAD = (
-    "| SDK (agent) | acknowledged | lost | duplicated | unanswered | answered twice | failed "
+    "| SDK (agent) | acknowledged | lost | duplicated | unanswered (SDK gave up) "
+    "| answered twice | failed "
     "| reconnect s | room resumed s | last answer s |\n"
     "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 )
@@ -139,9 +144,9 @@ def agent_recovery(
             status = ((m.get("metadata") or {}).get("delivery_status") or {}).get(agent_id) or {}
             answers = replies.get(token, [])
             row.answered_twice += len(answers) > 1
-            if status.get("status") == "failed":
-                row.failed_ids.append(str(m["id"]))
-            row.unanswered += not answers and status.get("status") != "failed"
+            row.failed += status.get("status") == "failed"
+            if not answers:
+                row.unanswered_ids.append(str(m["id"]))
         times = sorted(t for answers in replies.values() for t in answers)
         if times:
             last = max(last or times[-1], times[-1])
@@ -156,7 +161,7 @@ def agent_recovery(
             after = [t for t in times if t >= reconnect]
             resumed = after[0] - reconnect if after else float("inf")
             worst = resumed if worst is None else max(worst, resumed)
-    row.failed = len(row.failed_ids)
+    row.unanswered = len(row.unanswered_ids)
     row.room_resumed_s = worst
     row.last_answer_s = None if last is None else last - last_fault
     return row

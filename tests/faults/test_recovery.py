@@ -3,7 +3,8 @@
 Two nodes, A and B, on PostgreSQL and Redis. Ours (our SDK) and Official (band-sdk 6.0.1) hold
 their sockets on B, with no other node to fail over to. A person posts 300 keyed mentions at
 20/s (half to each agent) to A, retrying on B with the same key when A does not answer. During
-the burst: A is killed with ``kill -9``, Redis stops for 5 s and A is started again meanwhile
+the burst: A is killed with ``kill -9``, Redis stops for 5 s (longer, until A waits for it, on
+a slow machine) and A is started again meanwhile
 (so A starts while Redis is away, and serves once it is back), then B is killed with
 ``kill -9`` and started again. New posts wait while A still boots after Redis is back (a slow
 machine), so B always dies mid-burst.
@@ -11,10 +12,11 @@ machine), so B always dies mid-burst.
 Prints one row per SDK (``recovery.py``): acknowledged / lost / duplicated / unanswered /
 answered twice / failed, when the agent was back on B, how soon each room that was waiting
 answered again, and the time from the last fault to the last answer. Fails when anything
-acknowledged is lost or posted twice, a mention is answered twice, left unanswered or
-``processing``, failed other than by band-sdk's own give-up ("exceeded max retries": it holds
-such a message failed for the life of its process, whatever the platform does), or a room
-waits more than ``RESUMED_WITHIN`` after the agent's reconnect.
+acknowledged is lost or posted twice, a mention is answered twice or left ``processing``, a
+mention is unanswered (band-sdk's own give-ups excepted: "exceeded max retries", it holds such a
+message failed for the life of its process whatever the platform does; the platform records it
+failed), our SDK has a failed mention, or a room waits more than ``RESUMED_WITHIN`` after the
+agent's reconnect.
 """
 
 from __future__ import annotations
@@ -133,6 +135,11 @@ async def test_node_a_killed_redis_away_node_b_killed_in_one_burst(pair: Cluster
                 watches[name].first_after(last_fault),
             )
         )
+    gave_up = {  # band-sdk holds these failed for the life of its process: no platform can help
+        m for p in pair.processes if p.name.startswith("official.") for m in given_up(p.log_path)
+    }
+    for row in rows:
+        row.given_up = len(set(row.unanswered_ids) & gave_up)
     recovery = RecoveryReport("three-faults-recovery", rows, faults)
     recovery.notes.update(
         checker=report.line(),
@@ -151,17 +158,13 @@ async def test_node_a_killed_redis_away_node_b_killed_in_one_burst(pair: Cluster
     detail = f"{recovery.table()}\n{report.problems}\n{pair.diagnostics()}"
     assert result.refused == [] and result.unacknowledged == [], detail
     assert report.lost == 0 and report.order_violations == 0, detail
-    assert report.processing == 0, detail
-    gave_up = {  # band-sdk holds these failed for the life of its process: no platform can help
-        m for p in pair.processes if p.name.startswith("official.") for m in given_up(p.log_path)
-    }
+    assert report.processing == 0, detail  # nothing left claimed: no room waits for the lease
     for row in rows:
         assert (row.lost, row.duplicated, row.answered_twice) == (0, 0, 0), detail
-        assert row.unanswered == 0, detail
         if row.sdk == "ours":
-            assert row.failed == 0, detail
-        else:  # answered once, or given up by band-sdk itself and visibly failed
-            assert set(row.failed_ids) <= gave_up, detail
+            assert row.unanswered == row.failed == 0, detail
+        else:  # every mention answered, but those band-sdk gave up itself (visibly failed)
+            assert row.unanswered == row.given_up, detail
         assert row.reconnect_s is not None, detail
         assert row.room_resumed_s is None or row.room_resumed_s <= RESUMED_WITHIN, detail
 
