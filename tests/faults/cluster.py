@@ -243,10 +243,9 @@ class Cluster:
     # -- the end -------------------------------------------------------------------------
 
     async def aclose(self) -> None:
-        for proc in self.processes:
-            proc.stop()
-        for node in self.nodes:
-            node.stop()
+        """Agents first, then nodes; each group stopped at once (each waits out its shutdown)."""
+        await asyncio.gather(*(asyncio.to_thread(proc.stop) for proc in self.processes))
+        await asyncio.gather(*(asyncio.to_thread(node.stop) for node in self.nodes))
         for balancer in self.balancers.values():
             await balancer.stop()
 

@@ -3,11 +3,10 @@
 Two nodes, A and B, on PostgreSQL and Redis. Ours (our SDK) and Official (band-sdk 6.0.1) hold
 their sockets on B, with no other node to fail over to. A person posts 300 keyed mentions at
 20/s (half to each agent) to A, retrying on B with the same key when A does not answer. During
-the burst: A is killed with ``kill -9``, Redis stops for 5 s (longer, until A waits for it, on
-a slow machine) and A is started again meanwhile
-(so A starts while Redis is away, and serves once it is back), then B is killed with
-``kill -9`` and started again. New posts wait while A still boots after Redis is back (a slow
-machine), so B always dies mid-burst.
+the burst: A is killed with ``kill -9``; Redis stops for 5 s (on a slow machine until A waits
+for it) and A is started again meanwhile, so A starts while Redis is away and serves once it is
+back; then B is killed with ``kill -9`` and started again. New posts wait while A still boots
+after Redis is back (a slow machine), so B always dies mid-burst.
 
 Prints one row per SDK (``recovery.py``): acknowledged / lost / duplicated / unanswered /
 answered twice / failed, when the agent was back on B, how soon each room that was waiting
