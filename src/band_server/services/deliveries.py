@@ -49,7 +49,7 @@ Mark = Literal["processing", "processed", "failed"]
 
 UNKNOWN_ERROR = "Unknown error"
 PASSED_OVER_ERROR = (
-    "Passed over: the agent asked /next again without claiming or settling this message"
+    "Passed over: after its reconnect the agent went past this message without claiming it"
 )
 """The error of an attempt the platform closed because the agent went past it (``pass_over``;
 a late success still settles it, as for an expired one)."""
