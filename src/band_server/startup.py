@@ -37,7 +37,7 @@ log = logging.getLogger("band_server.startup")
 
 FIRST_RETRY = 0.5
 LAST_RETRY = 5.0  # the backoff doubles up to this many seconds between tries
-LOG_EVERY = 4.5  # a waiting node logs at most one line this often
+LOG_EVERY = 3.0  # a waiting node logs at most one line this often (then every try: 5 s)
 HEALTH_PATHS = frozenset({"/health", "/healthz"})
 
 ReadyHook = Callable[[Platform], Awaitable[None]]
@@ -171,9 +171,10 @@ class NodeStart:
                 if await self._attempt():
                     return
             except Fatal as exc:
-                if on_give_up is None:
-                    raise
-                on_give_up(str(exc))
+                if on_give_up is not None:
+                    on_give_up(str(exc))
+                else:  # embedded: the app keeps answering 503, the log says why
+                    log.error("%s", exc)
                 return
             if time.monotonic() - logged >= LOG_EVERY:
                 logged = time.monotonic()
