@@ -13,6 +13,11 @@ export default tseslint.config(
     rules: {
       "@typescript-eslint/restrict-template-expressions": ["error", { allowNumber: true }],
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_" }],
+      // node:test's describe/it return promises the runner itself awaits.
+      "@typescript-eslint/no-floating-promises": [
+        "error",
+        { allowForKnownSafeCalls: [{ from: "package", name: ["describe", "it", "test", "suite"], package: "node:test" }] },
+      ],
     },
   },
   { files: ["eslint.config.js"], ...tseslint.configs.disableTypeChecked },

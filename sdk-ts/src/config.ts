@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 
-import yaml from "js-yaml";
+import { load as loadYaml } from "js-yaml";
 
 import { ValidationError } from "./errors.js";
 
@@ -46,7 +46,7 @@ export function loadAgentConfig(key: string, options: LoadAgentConfigOptions = {
   }
   let data: unknown;
   try {
-    data = yaml.load(source) ?? {};
+    data = loadYaml(source) ?? {};
   } catch (error) {
     throw new ValidationError(`${path} is not valid YAML: ${String(error)}`);
   }

@@ -258,6 +258,7 @@ export class ParlantAdapter extends SimpleAdapter {
         if (!tags.includes(PREAMBLE_TAG)) finals.push(typeof data.message === "string" ? data.message : "");
       }
       if (finals.length) return finals;
+      if (events.length === 0) await new Promise((done) => setTimeout(done, 50)); // a server that answers at once
     }
     return null;
   }
