@@ -152,7 +152,7 @@ describe("AgentRuntime", () => {
       await until(() => order.length === 3, "three turns");
       assert.deepEqual(order.map((c) => c.replace(/^@\S+\s*/, "").replace(/^@\[\[[^\]]+\]\]\s*/, "")), ["m1", "m2", "m3"]);
       assert.equal(overlapped, false);
-      assert.equal(await link.getNextMessage(agent.roomId), null, "all three acknowledged");
+      await until(async () => (await link.getNextMessage(agent.roomId)) === null, "all three to be acknowledged");
       const room = await human.createChat("Added later");
       await human.addParticipant(room.id, agent.agentId);
       await until(() => joined.includes(room.id), "the new room to be admitted");

@@ -1,0 +1,83 @@
+"""What the TypeScript tests share: the Node toolchain ``scripts/build-ts`` builds into
+``.tools/node`` (Node 24, from npm), the built packages, ``band serve`` as a real process, and
+a child process with its log.
+
+When ``BAND_REQUIRE_TS=1`` (``scripts/test`` sets it once the toolchain is built) a missing
+toolchain fails the tests; otherwise they are skipped with the command that builds it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from e2e.e2e_support import ServerChild
+
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
+NODE_BIN = ROOT / ".tools" / "node" / "node_modules" / ".bin"
+SDK = ROOT / "sdk-ts"
+SEED_PROJECT = HERE / "seed"
+CHANNEL = ROOT / "openclaw-channel"
+
+__all__ = [
+    "CHANNEL",
+    "NODE_BIN",
+    "ROOT",
+    "SDK",
+    "SEED_PROJECT",
+    "BandServe",
+    "node_env",
+    "require_built",
+]
+
+
+def require_built(*paths: Path) -> None:
+    """Skip (or fail, under ``BAND_REQUIRE_TS=1``) unless Node 24 and ``paths`` exist."""
+    missing = [p for p in (NODE_BIN / "node", *paths) if not p.exists()]
+    if not missing:
+        return
+    text = f"not built: {', '.join(str(p.relative_to(ROOT)) for p in missing)} (run scripts/build-ts)"
+    if os.environ.get("BAND_REQUIRE_TS") == "1":
+        pytest.fail(text)
+    pytest.skip(text)
+
+
+def node_env(**extra: str) -> dict[str, str]:
+    """The environment of a Node child: Node 24 first on PATH, loopback never proxied, no
+    stray BAND_* settings."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("BAND_", "OPENAI_", "PYTEST_", "PARLANT_"))
+    }
+    env["PATH"] = f"{NODE_BIN}{os.pathsep}{env.get('PATH', '')}"
+    env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost"
+    env.update(extra)
+    return env
+
+
+def npx() -> str:
+    found = shutil.which("npx", path=str(NODE_BIN)) or shutil.which("npx")
+    assert found, "npx is not installed"
+    return found
+
+
+class BandServe(ServerChild):
+    """Our platform started exactly as an operator does: ``band serve --port P --data D``."""
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        assert self.proc is None or self.proc.poll() is not None, "server already running"
+        self.starts += 1
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        argv = [sys.executable, "-m", "band.cli", "serve", "--host", "127.0.0.1"]
+        argv += ["--port", str(self.port), "--data", str(self.data_dir)]
+        env = {**os.environ, "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost"}
+        with self.log_path.open("wb") as log:
+            self.proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env)
+        return self.proc
