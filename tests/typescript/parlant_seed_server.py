@@ -7,7 +7,9 @@ three things are swapped, nothing else: ``p.NLPServices.openai`` is the determin
 ``FakeNLPService`` the Python Parlant tests use (it answers ``REPLY`` when the seed's guideline
 reached the draft prompt, ``FALLBACK`` otherwise, and ``PREAMBLE`` as Parlant's preamble);
 ``p.Server`` listens on 127.0.0.1 and the given ports instead of 8800/8818; and
-``PARLANT_HOME`` is a fresh folder.
+``PARLANT_HOME`` is a fresh folder. Beside the seed's agent, the server gets one more agent,
+created with Parlant's default perceived-performance policy (so it says a preamble first), and
+prints ``PREAMBLE_AGENT_ID=<id>``: the tests show the adapter never posts that preamble.
 """
 
 import os
@@ -43,6 +45,17 @@ def main(argv: list[str]) -> None:
             options.setdefault("port", api_port)
             options.setdefault("tool_service_port", tool_port)
             super().__init__(**options)
+            self._preamble_agent = False
+
+        async def create_agent(self, *args: object, **kwargs: object) -> object:
+            agent = await super().create_agent(*args, **kwargs)
+            if not self._preamble_agent:
+                self._preamble_agent = True
+                extra = await super().create_agent(
+                    name="Preamble Agent", description="Says a preamble before it answers."
+                )
+                print(f"PREAMBLE_AGENT_ID={extra.id}", flush=True)
+            return agent
 
     p.NLPServices.openai = fake.factory
     p.Server = LoopbackServer

@@ -8,15 +8,19 @@ toolchain fails the tests; otherwise they are skipped with the command that buil
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from e2e.e2e_support import ServerChild
+from integrations.support import Child
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -32,7 +36,9 @@ __all__ = [
     "SDK",
     "SEED_PROJECT",
     "BandServe",
+    "GroupChild",
     "node_env",
+    "npx",
     "require_built",
 ]
 
@@ -42,7 +48,9 @@ def require_built(*paths: Path) -> None:
     missing = [p for p in (NODE_BIN / "node", *paths) if not p.exists()]
     if not missing:
         return
-    text = f"not built: {', '.join(str(p.relative_to(ROOT)) for p in missing)} (run scripts/build-ts)"
+    text = (
+        f"not built: {', '.join(str(p.relative_to(ROOT)) for p in missing)} (run scripts/build-ts)"
+    )
     if os.environ.get("BAND_REQUIRE_TS") == "1":
         pytest.fail(text)
     pytest.skip(text)
@@ -81,3 +89,50 @@ class BandServe(ServerChild):
         with self.log_path.open("wb") as log:
             self.proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env)
         return self.proc
+
+
+class GroupChild(Child):
+    """A child in its own process group (``npx`` runs node under it): Ctrl+C and kill reach
+    the whole group, as a terminal's Ctrl+C does."""
+
+    @classmethod
+    def start(
+        cls, name: str, argv: Sequence[str], *, cwd: Path, env: dict[str, str], log_dir: Path
+    ) -> GroupChild:
+        log_path = log_dir / f"{name}.log"
+        with log_path.open("ab") as log:
+            proc = subprocess.Popen(
+                list(argv),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                env=env,
+                cwd=str(cwd),
+                start_new_session=True,
+            )
+        return cls(name, proc, log_path)
+
+    def interrupt(self, within: float = 20.0) -> int:
+        """Ctrl+C: SIGINT to the group, then the exit status (killed after ``within`` s)."""
+        os.killpg(self.proc.pid, signal.SIGINT)
+        try:
+            return self.proc.wait(timeout=within)
+        except subprocess.TimeoutExpired:
+            self.kill9()
+            raise AssertionError(
+                f"{self.name} still running {within:.0f} s after Ctrl+C\n{self.diagnostics()}"
+            ) from None
+
+    def kill9(self) -> None:
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.kill9()
