@@ -35,10 +35,12 @@ export { BandLink, type BandLinkOptions, type ConflictPolicy, type DisconnectRea
 export type { ContactEvent, MessageEvent, PlatformEvent } from "./platform/events.js";
 export type { SocketTimings } from "./platform/socket.js";
 export { AgentRestClient, type MarkResult, type Page, type WireMention } from "./rest/agent.js";
+export type { AgentMe, ChatMessage, ChatRoom, MessageSent, Participant, Peer } from "./wire.js";
 export { HumanRestClient, type RegisteredAgent } from "./rest/human.js";
 export type { HttpOptions } from "./rest/http.js";
 export { AgentRuntime, type AgentRuntimeConfig, type AgentRuntimeOptions } from "./runtime/agentRuntime.js";
 export { ExecutionContext, type ExecutionHandler } from "./runtime/execution.js";
+export { buildPlatformMessage } from "./runtime/messages.js";
 export {
   buildParticipantsMessage,
   rewriteMentions,
