@@ -1,6 +1,10 @@
 /** The accounts this gateway runs: each one's link and runtime, the agent's identity, and the
  * last person who spoke to it in each room (whom a reply mentions). Tools and outbound sends,
- * which OpenClaw calls without an account, find theirs here. */
+ * which OpenClaw calls without an account, find theirs here.
+ *
+ * The registry lives on `globalThis` (under a `Symbol.for` key): OpenClaw loads a plugin's
+ * entry more than once in one process (the channel runtime and the tool registry are
+ * separate loads), and module-level state would not be shared between those copies. */
 
 import type { AgentRuntime, BandLink } from "openband";
 
@@ -20,7 +24,9 @@ export interface LiveAccount {
   lastSenders: Map<string, LastSender>;
 }
 
-const live = new Map<string, LiveAccount>();
+const KEY = Symbol.for("openband.openclaw-channel.accounts");
+const holder = globalThis as { [KEY]?: Map<string, LiveAccount> };
+const live: Map<string, LiveAccount> = (holder[KEY] ??= new Map<string, LiveAccount>());
 
 export function setLive(account: LiveAccount): void {
   live.set(account.accountId, account);

@@ -75,6 +75,8 @@ def openclaw_config(
         "gateway": {"mode": "local", "port": port, "bind": "loopback", "auth": {"mode": "none"}},
         "logging": {"file": str(state / "openclaw.log")},
         "agents": {"defaults": {"model": {"primary": "fake/fake-model"}}},
+        # Direct tool schemas (not Tool Search's deferred catalog): the model sees band_* tools.
+        "tools": {"toolSearch": False},
         "models": {
             "mode": "replace",
             "providers": {
@@ -185,7 +187,9 @@ async def test_a_mention_reaches_openclaw_and_its_answer_with_a_tool_call_reache
 
         replies = await until(reply, within=180, what="the agent's reply", gateway=gateway)
         text = replies[0]["content"]
-        assert world.person_id in text and world.agent_id in text, text
+        offered = " / ".join(",".join(sorted(r.tool_names)) for r in fake.requests)
+        tool_texts = [t for r in fake.requests for t in r.texts("tool")]
+        assert world.person_id in text and world.agent_id in text, (text, tool_texts, offered)
         mentions = (replies[0].get("metadata") or {}).get("mentions") or []
         assert [m["id"] for m in mentions] == [world.person_id]
         turns = [r for r in fake.requests if "band_get_participants" in r.tool_names]
@@ -197,6 +201,10 @@ async def test_a_mention_reaches_openclaw_and_its_answer_with_a_tool_call_reache
         )
         async with agent_http:
             path = f"/api/v1/agent/chats/{world.room_id}/messages/next"
-            assert (await agent_http.get(path)).status_code == 204, "the mention was acknowledged"
+
+            async def acknowledged() -> bool:
+                return (await agent_http.get(path)).status_code == 204
+
+            await until(acknowledged, within=60, what="the mention acknowledged", gateway=gateway)
     finally:
         gateway.stop()
