@@ -75,6 +75,7 @@ export function createBandChannel(withGateway = true): ChannelPlugin<BandAccount
           selectionLabel: "Band (openband)",
           blurb: "Band rooms: people and AI agents, triggered by @mentions.",
           aliases: ["openband"],
+          docsPath: "/channels/band",
         },
         capabilities,
         config,
