@@ -14,12 +14,14 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
-from e2e.e2e_support import ServerChild
+from e2e.e2e_support import Person, ServerChild, World, seed_world
 from integrations.support import Child
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,9 +39,12 @@ __all__ = [
     "SEED_PROJECT",
     "BandServe",
     "GroupChild",
+    "agent_texts",
     "node_env",
     "npx",
+    "online",
     "require_built",
+    "served_band",
 ]
 
 
@@ -136,3 +141,35 @@ class GroupChild(Child):
                 self.proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 self.kill9()
+
+
+@contextlib.asynccontextmanager
+async def served_band(
+    tmp_path: Path, agent_name: str
+) -> AsyncIterator[tuple[BandServe, World, Person]]:
+    """``band serve`` on a seeded data folder (Alice, her agent ``agent_name``, a room with
+    both), and Alice's REST client; stopped after."""
+    world = await seed_world(tmp_path / "data", agent_name=agent_name)
+    server = BandServe(data_dir=tmp_path / "data", log_dir=tmp_path / "logs")
+    await server.start(within=90)
+    headers = {"X-API-Key": world.person_key}
+    async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=15) as http:
+        try:
+            yield server, world, Person(http, world.person_id)
+        finally:
+            server.stop()
+
+
+async def online(person: Person, room_id: str, agent_id: str) -> bool:
+    """The agent holds a live connection (its ``online`` flag in the room's participants)."""
+    r = await person.http.get(f"/api/v1/me/chats/{room_id}/participants")
+    return any(p["id"] == agent_id and p.get("online") for p in r.json()["data"])
+
+
+async def agent_texts(person: Person, room_id: str, agent_id: str) -> list[dict[str, Any]]:
+    """The agent's text messages in the room, oldest first."""
+    return [
+        m
+        for m in await person.timeline(room_id)
+        if m["sender_id"] == agent_id and m["message_type"] == "text"
+    ]

@@ -15,15 +15,25 @@ import json
 import re
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 
 from band.testing import FakeModel, ModelRequest, Reply, ToolCall, fake_openai_server
-from e2e.e2e_support import Person, World, free_port, seed_world
+from e2e.e2e_support import Person, World, free_port
+from integrations.support import until
 
-from .support import CHANNEL, NODE_BIN, BandServe, GroupChild, node_env, require_built
+from .support import (
+    CHANNEL,
+    NODE_BIN,
+    BandServe,
+    GroupChild,
+    agent_texts,
+    node_env,
+    online,
+    require_built,
+    served_band,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(600)]
 
@@ -56,15 +66,8 @@ def model() -> Iterator[tuple[FakeModel, str]]:
 
 @pytest.fixture
 async def band(tmp_path: Path) -> AsyncIterator[tuple[BandServe, World, Person]]:
-    world = await seed_world(tmp_path / "data", agent_name="OpenClaw")
-    server = BandServe(data_dir=tmp_path / "data", log_dir=tmp_path / "logs")
-    await server.start(within=90)
-    headers = {"X-API-Key": world.person_key}
-    async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=15) as http:
-        try:
-            yield server, world, Person(http, world.person_id)
-        finally:
-            server.stop()
+    async with served_band(tmp_path, "OpenClaw") as served:
+        yield served
 
 
 def openclaw_config(
@@ -138,25 +141,6 @@ def start_gateway(tmp_path: Path, config: Path, port: int) -> GroupChild:
     return GroupChild.start("openclaw", argv, cwd=tmp_path, env=env, log_dir=tmp_path)
 
 
-async def online(person: Person, room_id: str, agent_id: str) -> bool:
-    r = await person.http.get(f"/api/v1/me/chats/{room_id}/participants")
-    return any(p["id"] == agent_id and p.get("online") for p in r.json()["data"])
-
-
-async def until(probe: Any, *, within: float, what: str, gateway: GroupChild) -> Any:
-    import asyncio
-    import time
-
-    deadline = time.monotonic() + within
-    while True:
-        value = await probe()
-        if value:
-            return value
-        if gateway.proc.poll() is not None or time.monotonic() > deadline:
-            raise AssertionError(f"no {what}\n{gateway.diagnostics()}")
-        await asyncio.sleep(0.2)
-
-
 async def test_a_mention_reaches_openclaw_and_its_answer_with_a_tool_call_reaches_the_room(
     tmp_path: Path,
     band: tuple[BandServe, World, Person],
@@ -174,18 +158,16 @@ async def test_a_mention_reaches_openclaw_and_its_answer_with_a_tool_call_reache
             lambda: online(person, world.room_id, world.agent_id),
             within=240,
             what="the Band channel connected",
-            gateway=gateway,
+            diagnostics=gateway.diagnostics,
         )
         await person.say(world.room_id, QUESTION, world.agent_id)
 
-        async def reply() -> list[dict[str, Any]]:
-            return [
-                m
-                for m in await person.timeline(world.room_id)
-                if m["sender_id"] == world.agent_id and m["message_type"] == "text"
-            ]
-
-        replies = await until(reply, within=180, what="the agent's reply", gateway=gateway)
+        replies = await until(
+            lambda: agent_texts(person, world.room_id, world.agent_id),
+            within=180,
+            what="the agent's reply",
+            diagnostics=gateway.diagnostics,
+        )
         text = replies[0]["content"]
         offered = " / ".join(",".join(sorted(r.tool_names)) for r in fake.requests)
         tool_texts = [t for r in fake.requests for t in r.texts("tool")]
@@ -205,6 +187,11 @@ async def test_a_mention_reaches_openclaw_and_its_answer_with_a_tool_call_reache
             async def acknowledged() -> bool:
                 return (await agent_http.get(path)).status_code == 204
 
-            await until(acknowledged, within=60, what="the mention acknowledged", gateway=gateway)
+            await until(
+                acknowledged,
+                within=60,
+                what="the mention acknowledged",
+                diagnostics=gateway.diagnostics,
+            )
     finally:
         gateway.stop()

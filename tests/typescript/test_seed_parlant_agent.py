@@ -22,11 +22,23 @@ from typing import Any
 import httpx
 import pytest
 
-from e2e.e2e_support import Person, World, free_port, seed_world
+from e2e.e2e_support import Person, World, free_port
 from integrations.support import Child, add_room, until
 
 from . import parlant_seed_server as seed_server
-from .support import ROOT, SDK, SEED_PROJECT, BandServe, GroupChild, node_env, npx, require_built
+from .support import (
+    ROOT,
+    SDK,
+    SEED_PROJECT,
+    BandServe,
+    GroupChild,
+    agent_texts,
+    node_env,
+    npx,
+    online,
+    require_built,
+    served_band,
+)
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(420)]
 
@@ -99,15 +111,8 @@ def parlant(
 
 @pytest.fixture
 async def band(tmp_path: Path) -> AsyncIterator[tuple[BandServe, World, Person]]:
-    world = await seed_world(tmp_path / "data", agent_name="Parlant Agent")
-    server = BandServe(data_dir=tmp_path / "data", log_dir=tmp_path / "logs")
-    await server.start(within=90)
-    headers = {"X-API-Key": world.person_key}
-    async with httpx.AsyncClient(base_url=server.url, headers=headers, timeout=15) as http:
-        try:
-            yield server, world, Person(http, world.person_id)
-        finally:
-            server.stop()
+    async with served_band(tmp_path, "Parlant Agent") as served:
+        yield served
 
 
 def typescript_project(tmp_path: Path, world: World) -> Path:
@@ -139,19 +144,6 @@ def start_agent(
     )
 
 
-async def online(person: Person, room_id: str, agent_id: str) -> bool:
-    r = await person.http.get(f"/api/v1/me/chats/{room_id}/participants")
-    return any(p["id"] == agent_id and p.get("online") for p in r.json()["data"])
-
-
-async def agent_texts(person: Person, room_id: str, agent_id: str) -> list[dict[str, Any]]:
-    return [
-        m
-        for m in await person.timeline(room_id)
-        if m["sender_id"] == agent_id and m["message_type"] == "text"
-    ]
-
-
 async def parlant_messages(http: httpx.AsyncClient, agent_id: str) -> list[str]:
     """Every AI-agent message of ``agent_id``'s sessions on the Parlant server."""
     texts: list[str] = []
@@ -159,6 +151,29 @@ async def parlant_messages(http: httpx.AsyncClient, agent_id: str) -> list[str]:
         events = await http.get(f"/sessions/{session['id']}/events", params={"kinds": "message"})
         texts += [e["data"]["message"] for e in events.json() if e["source"] == "ai_agent"]
     return texts
+
+
+async def wait_online(agent: GroupChild, person: Person, world: World) -> None:
+    await until(
+        lambda: online(person, world.room_id, world.agent_id),
+        within=60,
+        what="agent.ts online",
+        diagnostics=agent.diagnostics,
+    )
+
+
+async def ask(
+    agent: GroupChild, person: Person, room_id: str, agent_id: str
+) -> list[dict[str, Any]]:
+    """Mention the agent with the page's question; its replies in the room."""
+    await person.say(room_id, QUESTION, agent_id)
+    replies: list[dict[str, Any]] = await until(
+        lambda: agent_texts(person, room_id, agent_id),
+        within=90,
+        what="the reply",
+        diagnostics=agent.diagnostics,
+    )
+    return replies
 
 
 def stop(agent: GroupChild) -> None:
@@ -176,19 +191,8 @@ async def test_seed_agent_ts_answers_a_mention_with_the_parlant_agents_reply(
     server, world, person = band
     agent = start_agent(typescript_project(tmp_path, world), server, parlant_url, parlant_agent)
     try:
-        await until(
-            lambda: online(person, world.room_id, world.agent_id),
-            within=60,
-            what="agent.ts online",
-            diagnostics=agent.diagnostics,
-        )
-        await person.say(world.room_id, QUESTION, world.agent_id)
-        replies = await until(
-            lambda: agent_texts(person, world.room_id, world.agent_id),
-            within=90,
-            what="the Parlant reply",
-            diagnostics=agent.diagnostics,
-        )
+        await wait_online(agent, person, world)
+        replies = await ask(agent, person, world.room_id, world.agent_id)
         assert len(replies) == 1
         assert replies[0]["content"].endswith(seed_server.REPLY), replies[0]
         mentions = (replies[0].get("metadata") or {}).get("mentions") or []
@@ -206,12 +210,7 @@ async def test_without_an_agent_id_the_adapter_creates_its_agent_and_deletes_it_
     server, world, person = band
     agent = start_agent(typescript_project(tmp_path, world), server, parlant_url, None)
     try:
-        await until(
-            lambda: online(person, world.room_id, world.agent_id),
-            within=60,
-            what="agent.ts online",
-            diagnostics=agent.diagnostics,
-        )
+        await wait_online(agent, person, world)
         async with httpx.AsyncClient(base_url=parlant_url, timeout=10) as parlant_http:
             names = {a["name"]: a for a in (await parlant_http.get("/agents")).json()}
             created = names.get("band-Parlant Agent")
@@ -220,13 +219,7 @@ async def test_without_an_agent_id_the_adapter_creates_its_agent_and_deletes_it_
                 "You are Parlant Agent, End-to-end test agent."
             )
             room_id = await add_room(person, "Second", world.agent_id)
-            await person.say(room_id, QUESTION, world.agent_id)
-            replies = await until(
-                lambda: agent_texts(person, room_id, world.agent_id),
-                within=90,
-                what="the reply",
-                diagnostics=agent.diagnostics,
-            )
+            replies = await ask(agent, person, room_id, world.agent_id)
             assert [m["content"].endswith(seed_server.FALLBACK) for m in replies] == [True]
             stop(agent)
             remaining = {a["name"] for a in (await parlant_http.get("/agents")).json()}
@@ -245,19 +238,8 @@ async def test_parlants_preamble_is_never_posted(
     server, world, person = band
     agent = start_agent(typescript_project(tmp_path, world), server, parlant_url, preamble_agent)
     try:
-        await until(
-            lambda: online(person, world.room_id, world.agent_id),
-            within=60,
-            what="agent.ts online",
-            diagnostics=agent.diagnostics,
-        )
-        await person.say(world.room_id, QUESTION, world.agent_id)
-        replies = await until(
-            lambda: agent_texts(person, world.room_id, world.agent_id),
-            within=90,
-            what="the reply",
-            diagnostics=agent.diagnostics,
-        )
+        await wait_online(agent, person, world)
+        replies = await ask(agent, person, world.room_id, world.agent_id)
         assert [m["content"].endswith(seed_server.FALLBACK) for m in replies] == [True]
         async with httpx.AsyncClient(base_url=parlant_url, timeout=10) as parlant_http:
             said = await parlant_messages(parlant_http, preamble_agent)
