@@ -81,19 +81,8 @@ export abstract class SimpleAdapter<H = HistoryItem[]> implements FrameworkAdapt
   }
 }
 
-/** The arguments a `GenericAdapter` handler receives. */
-export interface GenericAdapterArgs {
-  message: PlatformMessage;
-  tools: AgentTools;
-  history: HistoryItem[];
-  participantsMessage: string | null;
-  contactsMessage: string | null;
-  isSessionBootstrap: boolean;
-  roomId: string;
-  agentName: string;
-  agentDescription: string;
-  signal: AbortSignal | null;
-}
+/** The arguments a `GenericAdapter` handler receives: the turn's input and who the agent is. */
+export type GenericAdapterArgs = AdapterInput & { agentName: string; agentDescription: string };
 
 export type GenericAdapterHandler = (args: GenericAdapterArgs) => Promise<void>;
 
