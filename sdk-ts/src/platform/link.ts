@@ -13,14 +13,14 @@
 import type { Channel } from "phoenix";
 
 import { resolveUrls } from "../config.js";
-import { BandConnectionError } from "../errors.js";
 import { log } from "../logger.js";
-import { AgentRestClient, type MarkResult } from "../rest/agent.js";
+import { AgentRestClient } from "../rest/agent.js";
 import type { HttpOptions } from "../rest/http.js";
-import { type AgentControl, AgentControlPush, type ChatMessage, PUSH_SCHEMAS } from "../wire.js";
+import { type AgentControl, AgentControlPush, PUSH_SCHEMAS } from "../wire.js";
 import { CONTACT_EVENTS, eventFromPush, type PlatformEvent } from "./events.js";
+import { MessageLifecycle } from "./lifecycle.js";
 import { AsyncQueue } from "./queue.js";
-import { BandSocket, type SocketTimings } from "./socket.js";
+import { BandSocket, joinChannel, type SocketTimings } from "./socket.js";
 
 export type ConflictPolicy = "supersede" | "reject";
 
@@ -54,34 +54,14 @@ export interface DisconnectReason {
   retryable: boolean;
 }
 
-function join(channel: Channel, topic: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    channel
-      .join()
-      .receive("ok", () => {
-        resolve();
-      })
-      .receive("error", (response: unknown) => {
-        const reason = (response as { reason?: unknown } | null)?.reason;
-        const text = typeof reason === "string" ? reason : JSON.stringify(reason ?? "error");
-        reject(new BandConnectionError(`join ${topic} refused: ${text}`));
-      })
-      .receive("timeout", () => {
-        reject(new BandConnectionError(`join ${topic} timed out`));
-      });
-  });
-}
-
 const sleep = (ms: number): Promise<void> => new Promise((done) => setTimeout(done, ms));
 
 /** Socket + REST for one agent (see the module comment). */
-export class BandLink {
+export class BandLink extends MessageLifecycle {
   public readonly agentId: string;
   public readonly apiKey: string;
   public readonly wsUrl: string;
   public readonly restUrl: string;
-  /** The agent REST surface (`/api/v1/agent/...`). */
-  public readonly rest: AgentRestClient;
   /** Pushes dropped because their payload did not validate. */
   public droppedInvalid = 0;
   /** True once another connection of this agent superseded this one for good. */
@@ -99,11 +79,11 @@ export class BandLink {
 
   public constructor(options: BandLinkOptions) {
     const urls = resolveUrls(options.wsUrl, options.restUrl);
+    super(new AgentRestClient(urls.restUrl, options.apiKey, options.http));
     this.agentId = options.agentId;
     this.apiKey = options.apiKey;
     this.wsUrl = urls.wsUrl;
     this.restUrl = urls.restUrl;
-    this.rest = new AgentRestClient(this.restUrl, this.apiKey, options.http);
     // Only the first connect may ask to reject a conflict: a reconnect supersedes our own
     // stale socket.
     const reject = options.conflictPolicy === "reject";
@@ -123,11 +103,6 @@ export class BandLink {
       },
       options.timings,
     );
-  }
-
-  /** The agent REST client (an alias of `rest`). */
-  public get api(): AgentRestClient {
-    return this.rest;
   }
 
   public get isConnected(): boolean {
@@ -197,7 +172,7 @@ export class BandLink {
     }
     this.channels.set(topic, channel);
     try {
-      await join(channel, topic);
+      await joinChannel(channel, topic);
     } catch (error) {
       channel.leave();
       this.channels.delete(topic);
@@ -421,51 +396,5 @@ export class BandLink {
     }
     log().info("Reconnected to platform");
     this.events.put({ type: "reconnected", roomId: null, payload: {}, raw: {} });
-  }
-
-  // -- the message lifecycle ------------------------------------------------------------------
-
-  /** The oldest message for this agent in the room not yet handled; null on 204. */
-  public getNextMessage(roomId: string): Promise<ChatMessage | null> {
-    return this.rest.getNext(roomId);
-  }
-
-  /** Messages left `processing` (e.g. by a process that died mid-turn), oldest first. */
-  public async getStaleProcessingMessages(roomId: string): Promise<ChatMessage[]> {
-    const out: ChatMessage[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < 20; page += 1) {
-      const { items, metadata } = await this.rest.listMessages(roomId, { status: "processing", sortOrder: "asc", ...(cursor ? { cursor } : {}) });
-      out.push(...items);
-      const next = metadata.next_cursor;
-      if (metadata.has_more !== true || typeof next !== "string" || !next) break;
-      cursor = next;
-    }
-    return out;
-  }
-
-  /** Claim a message; true when the platform opened (or kept) the attempt. */
-  public async markProcessing(roomId: string, messageId: string): Promise<boolean> {
-    return (await this.rest.markProcessing(roomId, messageId)) === "ok";
-  }
-
-  /** Acknowledge a handled message; true when the platform recorded it. */
-  public async markProcessed(roomId: string, messageId: string): Promise<boolean> {
-    return (await this.rest.markProcessed(roomId, messageId)) === "ok";
-  }
-
-  /** Record a failed attempt with its error text; true when recorded. */
-  public async markFailed(roomId: string, messageId: string, error: string): Promise<boolean> {
-    return (await this.rest.markFailed(roomId, messageId, error)) === "ok";
-  }
-
-  /** How the platform answered the last kind of mark, for callers that need the reason. */
-  public markProcessedResult(roomId: string, messageId: string): Promise<MarkResult> {
-    return this.rest.markProcessed(roomId, messageId);
-  }
-
-  /** Show or clear the working indicator; true when the platform took it. */
-  public async reportActivity(roomId: string, working: boolean): Promise<boolean> {
-    return (await this.rest.sendActivity(roomId, working)) !== null;
   }
 }

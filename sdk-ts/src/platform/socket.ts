@@ -155,3 +155,22 @@ export class BandSocket {
     return new Promise((resolve) => this.closedWaiters.push(resolve));
   }
 }
+
+/** Join `channel`; rejects with the platform's reason (or a timeout). */
+export function joinChannel(channel: Channel, topic: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    channel
+      .join()
+      .receive("ok", () => {
+        resolve();
+      })
+      .receive("error", (response: unknown) => {
+        const reason = (response as { reason?: unknown } | null)?.reason;
+        const text = typeof reason === "string" ? reason : JSON.stringify(reason ?? "error");
+        reject(new BandConnectionError(`join ${topic} refused: ${text}`));
+      })
+      .receive("timeout", () => {
+        reject(new BandConnectionError(`join ${topic} timed out`));
+      });
+  });
+}
