@@ -2,7 +2,8 @@
  * The channel's accounts: `channels.band.accounts.<id>` in the OpenClaw config (or the plugin
  * entry's `plugins.entries.band.config.accounts`), each `{ apiKey, agentId, wsUrl, restUrl,
  * stateDir, enabled }`; a field left out falls back to `BAND_API_KEY`, `BAND_AGENT_ID`,
- * `BAND_WS_URL`, `BAND_REST_URL`, then production.
+ * `BAND_WS_URL`, `BAND_REST_URL`, then production. `stateDir` keeps, across restarts, whom the
+ * agent's next reply in each room mentions (the last person who spoke to it there).
  */
 
 import { ValidationError, resolveUrls } from "openband";

@@ -17,7 +17,7 @@ import {
 import { connectionOf, type BandAccount } from "./config.js";
 import { inboundContext, type BandInboundContext } from "./inbound.js";
 import { sendToRoom } from "./outbound.js";
-import { dropLive, setLive, type LiveAccount } from "./state.js";
+import { dropLive, lastSendersFile, loadLastSenders, noteSender, setLive, type LastSender, type LiveAccount } from "./state.js";
 
 /** A reply OpenClaw delivers (the part of its `ReplyPayload` we post). */
 export interface ReplyLike {
@@ -54,20 +54,22 @@ export async function runAccount(ctx: GatewayContextLike, dispatch: Dispatch): P
   const connection = connectionOf(ctx.account);
   const link = new BandLink(connection);
   const me = await link.rest.getMe();
+  const stateFile = ctx.account.stateDir ? lastSendersFile(ctx.account.stateDir, ctx.accountId) : null;
   const account: LiveAccount = {
     accountId: ctx.accountId,
     link,
     runtime: undefined as unknown as AgentRuntime,
     selfId: me.id,
     ownerId: me.owner_uuid ?? null,
-    lastSenders: new Map(),
+    lastSenders: stateFile ? loadLastSenders(stateFile) : new Map<string, LastSender>(),
+    stateFile,
   };
 
   const onExecute = async (room: ExecutionContext, event: PlatformEvent): Promise<void> => {
     if (event.type !== "message_created") return;
     const message = buildPlatformMessage(event.payload, room.roomId, room.room.roster);
     const sender = room.room.roster.get(message.senderId);
-    account.lastSenders.set(room.roomId, { id: message.senderId, handle: sender?.handle ?? null });
+    noteSender(account, room.roomId, { id: message.senderId, handle: sender?.handle ?? null });
     const inbound = inboundContext(message, {
       accountId: ctx.accountId,
       selfId: account.selfId,

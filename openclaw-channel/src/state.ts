@@ -6,6 +6,9 @@
  * entry more than once in one process (the channel runtime and the tool registry are
  * separate loads), and module-level state would not be shared between those copies. */
 
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
 import type { AgentRuntime, BandLink } from "openband";
 
 export interface LastSender {
@@ -22,6 +25,8 @@ export interface LiveAccount {
   /** The person who owns the agent (commands are theirs to give). */
   ownerId: string | null;
   lastSenders: Map<string, LastSender>;
+  /** Where `lastSenders` is kept between runs (the account's `stateDir`), if anywhere. */
+  stateFile?: string | null;
 }
 
 const KEY = Symbol.for("openband.openclaw-channel.accounts");
@@ -47,4 +52,29 @@ export function liveAccount(accountId?: string | null): LiveAccount | undefined 
 /** Every running account (a copy). */
 export function liveAccounts(): LiveAccount[] {
   return [...live.values()];
+}
+
+/** The file keeping an account's last senders in `stateDir`. */
+export function lastSendersFile(stateDir: string, accountId: string): string {
+  return join(stateDir, `${accountId.replace(/[^\w.-]/g, "_")}.last-senders.json`);
+}
+
+/** The last senders kept in `file` (none when it is missing or unreadable). */
+export function loadLastSenders(file: string): Map<string, LastSender> {
+  try {
+    const data = JSON.parse(readFileSync(file, "utf8")) as Record<string, LastSender>;
+    return new Map(Object.entries(data).filter(([, v]) => typeof v.id === "string"));
+  } catch {
+    return new Map();
+  }
+}
+
+/** Remember who last spoke to the agent in `roomId` (and keep it in the state file). */
+export function noteSender(account: LiveAccount, roomId: string, sender: LastSender): void {
+  account.lastSenders.set(roomId, sender);
+  const file = account.stateFile;
+  if (!file) return;
+  mkdirSync(join(file, ".."), { recursive: true });
+  writeFileSync(`${file}.tmp`, JSON.stringify(Object.fromEntries(account.lastSenders)));
+  renameSync(`${file}.tmp`, file); // whole or not at all
 }

@@ -19,7 +19,11 @@ import entry, {
   resolveAccount,
   sendToRoom,
 } from "../src/index.js";
-import { setLive, dropLive, type LiveAccount } from "../src/state.js";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+import { dropLive, lastSendersFile, loadLastSenders, noteSender, setLive, type LiveAccount } from "../src/state.js";
 
 const ROOM = "11111111-1111-1111-1111-111111111111";
 const ALICE = { id: "u-alice", name: "Alice", type: "User", handle: "alice", description: null };
@@ -101,6 +105,18 @@ describe("outbound", () => {
     account.lastSenders.set(ROOM, { id: BOB.id, handle: "bob" });
     await sendToRoom(account, ROOM, "Done.");
     assert.deepEqual(posts[0]?.mentions, [{ id: BOB.id, handle: "bob" }]);
+  });
+
+  it("with a stateDir, remembers whom to mention across a restart", async () => {
+    const file = lastSendersFile(mkdtempSync(join(tmpdir(), "band-state-")), "work account");
+    const before = fakeAccount().account;
+    before.stateFile = file;
+    noteSender(before, ROOM, { id: BOB.id, handle: "bob" });
+    const { account: after, posts } = fakeAccount();
+    after.lastSenders = loadLastSenders(file);
+    await sendToRoom(after, ROOM, "Back again.");
+    assert.deepEqual(posts[0]?.mentions, [{ id: BOB.id, handle: "bob" }]);
+    assert.ok(file.endsWith("work_account.last-senders.json"));
   });
 
   it("refuses a room with nobody else, and an empty text", async () => {

@@ -113,6 +113,7 @@ def openclaw_config(
                         "agentId": world.agent_id,
                         "wsUrl": server.ws_url,
                         "restUrl": server.url,
+                        "stateDir": str(state / "band"),
                     }
                 }
             }
@@ -174,6 +175,8 @@ async def test_a_mention_reaches_openclaw_and_its_answer_with_a_tool_call_reache
         assert world.person_id in text and world.agent_id in text, (text, tool_texts, offered)
         mentions = (replies[0].get("metadata") or {}).get("mentions") or []
         assert [m["id"] for m in mentions] == [world.person_id]
+        kept = json.loads((state / "band" / "default.last-senders.json").read_text())
+        assert kept == {world.room_id: {"id": world.person_id, "handle": "alice"}}, kept
         turns = [r for r in fake.requests if "band_get_participants" in r.tool_names]
         assert turns, "the model was offered Band's tools"
         assert "## Band rooms" in turns[0].system, "Band's instructions are in the agent prompt"
