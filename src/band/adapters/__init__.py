@@ -12,37 +12,57 @@ from band._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .acp import ACPClientAdapter, ACPClientAdapterConfig
+    from .agno import AgnoAdapter, AgnoAdapterConfig
     from .anthropic import AnthropicAdapter
     from .codex import CodexAdapter, CodexAdapterConfig
+    from .crewai import CrewAIAdapter, CrewAIAdapterConfig
+    from .crewai_flow import CrewAIFlowAdapter, CrewAIFlowAdapterConfig
     from .langgraph import LangGraphAdapter
     from .openai_chat import OpenAIChatAdapter
     from .parlant import ParlantAdapter, ParlantAdapterConfig
     from .pydantic_ai import PydanticAIAdapter
+    from .strands import StrandsAdapter, StrandsAdapterConfig
 
 __all__ = [
     "ACPClientAdapter",
     "ACPClientAdapterConfig",
+    "AgnoAdapter",
+    "AgnoAdapterConfig",
     "AnthropicAdapter",
     "CodexAdapter",
     "CodexAdapterConfig",
+    "CrewAIAdapter",
+    "CrewAIAdapterConfig",
+    "CrewAIFlowAdapter",
+    "CrewAIFlowAdapterConfig",
     "LangGraphAdapter",
     "OpenAIChatAdapter",
     "ParlantAdapter",
     "ParlantAdapterConfig",
     "PydanticAIAdapter",
+    "StrandsAdapter",
+    "StrandsAdapterConfig",
 ]
 
 _EXPORTS: dict[str, str] = {
     "ACPClientAdapter": "band.adapters.acp",
     "ACPClientAdapterConfig": "band.adapters.acp",
+    "AgnoAdapter": "band.adapters.agno",
+    "AgnoAdapterConfig": "band.adapters.agno",
     "AnthropicAdapter": "band.adapters.anthropic",
     "CodexAdapter": "band.adapters.codex",
     "CodexAdapterConfig": "band.adapters.codex",
+    "CrewAIAdapter": "band.adapters.crewai",
+    "CrewAIAdapterConfig": "band.adapters.crewai",
+    "CrewAIFlowAdapter": "band.adapters.crewai_flow",
+    "CrewAIFlowAdapterConfig": "band.adapters.crewai_flow",
     "LangGraphAdapter": "band.adapters.langgraph",
     "OpenAIChatAdapter": "band.adapters.openai_chat",
     "ParlantAdapter": "band.adapters.parlant",
     "ParlantAdapterConfig": "band.adapters.parlant",
     "PydanticAIAdapter": "band.adapters.pydantic_ai",
+    "StrandsAdapter": "band.adapters.strands",
+    "StrandsAdapterConfig": "band.adapters.strands",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
