@@ -156,7 +156,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         for lane in lanes
         if "POST" in (lane.route.methods or ()) and claimed_in_unit(lane.route.endpoint)
     ]
-    stack: ASGIApp = FastLane(app.routed, lanes=lanes)
+    stack: ASGIApp = FastLane(app.routed, lanes=lanes) if settings.fast_lane else app.routed
     stack = IdempotencyMiddleware(stack, unit_claimed=unit_claimed)
     # Outer: times every request (the idempotency replays included), refuses an oversized body
     # before idempotency buffers it, answers a crash or a database out of reach in the envelope.

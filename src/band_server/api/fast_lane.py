@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from fastapi.datastructures import DefaultPlaceholder
 from fastapi.routing import APIRoute
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from sqlalchemy.exc import DBAPIError
 from starlette.requests import Request
 from starlette.responses import Response
@@ -42,6 +42,7 @@ from ..observability import ROUTE_TEMPLATE
 from . import deps
 from .errors import api_error_response, database_error_response, unexpected_response
 from .idempotency import BUFFERED, NOT_JSON
+from .json_body import decode, is_json
 from .raw_headers import header
 
 if TYPE_CHECKING:
@@ -231,14 +232,16 @@ class FastLane:
                     raise LookupError
                 kwargs[lane.principal_arg] = principal
             if lane.body_model is not None and lane.body_arg is not None:
-                if not (header(scope, b"content-type") or "").startswith("application/json"):
+                if not is_json(header(scope, b"content-type")):
                     raise LookupError
-                # As FastAPI does it: decode, then validate the Python value.
+                # As FastAPI does it (api.json_body): decode, then validate the Python value.
                 if value is NOT_JSON:
-                    value = json.loads(body)
+                    value = decode(body)
                 kwargs[lane.body_arg] = lane.body_model.model_validate(value)
-        except (ApiError, ValidationError, LookupError, ValueError):
-            await self.app(scope, replay, send)  # FastAPI answers bad input its own way
+        except Exception:
+            # Bad input, a wrong key, anything unusual: FastAPI answers it its own way (the
+            # same decoding, validation and handlers; tests/server/test_lane_equal.py).
+            await self.app(scope, replay, send)
             return
         if lane.platform_arg is not None:
             kwargs[lane.platform_arg] = platform
