@@ -59,7 +59,9 @@ _MAX_BODY = 1 << 20
 
 
 @dataclass(frozen=True)
-class _Lane:
+class Lane:
+    """A route as the lane sees it: ``simple`` when the lane serves it, with what it passes."""
+
     route: APIRoute
     pattern: re.Pattern[str]
     simple: bool
@@ -76,9 +78,9 @@ class _Lane:
 class _Candidates:
     """A method's routes, by the shape of the paths they could match."""
 
-    literal: dict[tuple[int, str], tuple[_Lane, ...]]  # (segments, last segment) -> routes
-    wildcard: dict[int, tuple[_Lane, ...]]  # segments -> routes ending in a path parameter
-    anywhere: tuple[_Lane, ...]  # routes with a ``{name:path}`` parameter
+    literal: dict[tuple[int, str], tuple[Lane, ...]]  # (segments, last segment) -> routes
+    wildcard: dict[int, tuple[Lane, ...]]  # segments -> routes ending in a path parameter
+    anywhere: tuple[Lane, ...]  # routes with a ``{name:path}`` parameter
 
 
 def _header_args(dependant: Any) -> tuple[tuple[str, bytes], ...] | None:
@@ -94,10 +96,10 @@ def _header_args(dependant: Any) -> tuple[tuple[str, bytes], ...] | None:
     return tuple(found)
 
 
-def _lane(prefix: str, route: APIRoute) -> _Lane:
+def _lane(prefix: str, route: APIRoute) -> Lane:
     pattern = re.compile("^" + re.escape(prefix) + route.path_regex.pattern.lstrip("^"))
     dependant = route.dependant
-    unsimple = _Lane(route, pattern, simple=False, template=prefix + route.path)
+    unsimple = Lane(route, pattern, simple=False, template=prefix + route.path)
     header_args = _header_args(dependant)
     if dependant.query_params or dependant.cookie_params or header_args is None:
         return unsimple
@@ -135,7 +137,7 @@ def _lane(prefix: str, route: APIRoute) -> _Lane:
         ):
             return unsimple
         body_arg, body_model = field.name, model
-    return _Lane(
+    return Lane(
         route,
         pattern,
         True,
@@ -149,9 +151,9 @@ def _lane(prefix: str, route: APIRoute) -> _Lane:
     )
 
 
-def lanes_of(prefix: str, package: ModuleType) -> list[_Lane]:
+def lanes_of(prefix: str, package: ModuleType) -> list[Lane]:
     """Every route of every router module in ``package`` (e.g. ``band_server.api.agent``)."""
-    found: list[_Lane] = []
+    found: list[Lane] = []
     for info in pkgutil.iter_modules(package.__path__):
         module = importlib.import_module(f"{package.__name__}.{info.name}")
         router = getattr(module, "router", None)
@@ -164,14 +166,14 @@ def lanes_of(prefix: str, package: ModuleType) -> list[_Lane]:
 class FastLane:
     """Pure ASGI middleware; see the module docstring."""
 
-    def __init__(self, app: ASGIApp, lanes: list[_Lane]) -> None:
+    def __init__(self, app: ASGIApp, lanes: list[Lane]) -> None:
         self.app = app
         # By method, then by the path's number of segments and its last one: a request tries
         # the few routes that could match (those with as many segments whose last one is that
         # literal, or a path parameter), not every route's pattern. A parameter never spans a
         # "/" (``{name}``), except a ``{name:path}`` one: such routes are tried for any path.
-        by_method: dict[str, dict[tuple[int, str | None], list[_Lane]]] = {}
-        spanning: dict[str, list[_Lane]] = {}
+        by_method: dict[str, dict[tuple[int, str | None], list[Lane]]] = {}
+        spanning: dict[str, list[Lane]] = {}
         for lane in lanes:
             last = lane.route.path.rsplit("/", 1)[-1]
             tail = None if "{" in last else last
@@ -263,8 +265,8 @@ class FastLane:
         await send(start)
         await send(answer)
 
-    def _match(self, method: str, path: str) -> tuple[_Lane | None, dict[str, str]]:
-        found: tuple[_Lane, dict[str, str]] | None = None
+    def _match(self, method: str, path: str) -> tuple[Lane | None, dict[str, str]]:
+        found: tuple[Lane, dict[str, str]] | None = None
         routes = self._by_method.get(method)
         if routes is None:
             return None, {}
