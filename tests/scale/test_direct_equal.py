@@ -271,7 +271,7 @@ async def write_outcome(
                 result = (await session.execute(stmt, params)) and None
             # As stored, not as the ORM reads it back: a time written in another text form
             # reads back the same, but sorts and compares otherwise in SQL.
-            raw = text(f'SELECT * FROM "{table.name}"')  # noqa: S608 (a table of our own)
+            raw = text(f'SELECT * FROM "{table.name}"')
             rows = (await session.execute(raw)).mappings().all()
             kept = sorted(repr({k: v for k, v in r.items() if k not in masked}) for r in rows)
             raise Undo(("ok", result, kept))
