@@ -16,8 +16,7 @@ table's rows, or the same error class and kind), and the same rows read.
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import Coroutine, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -38,28 +37,12 @@ from band_server.services import accounts
 from band_server.store import direct
 from band_server.store.db import Database
 from band_server.store.models import Base
+from loop_thread import LoopThread
 
 from .real_services import PostgresServer
 
 EXAMPLES = 300
 T = TypeVar("T")
-
-
-class LoopThread:
-    """An event loop in a thread of its own: the sync property runs coroutines on it."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
-        self.thread.start()
-
-    def run(self, coro: Coroutine[Any, Any, T], timeout: float = 60) -> T:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(timeout)
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-        self.loop.close()
 
 
 class Undo(Exception):

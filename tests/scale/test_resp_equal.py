@@ -30,9 +30,9 @@ from redis.asyncio import Redis
 from redis.asyncio.connection import Connection
 
 from band_server.fanout.resp import RedisReplyError, RespConnection
+from loop_thread import LoopThread
 
 from .real_services import RedisServer
-from .test_direct_equal import LoopThread
 
 EXAMPLES = 200
 WAIT = 5.0
