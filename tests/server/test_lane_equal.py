@@ -141,7 +141,7 @@ def _run(p: Pair, name: str, strategy: st.SearchStrategy[Request]) -> collection
         check_alike(p, req, seen)
 
     alike()
-    print(f"\n{name}: {sum(seen[k] for k in ('2xx', '4xx'))} examples, {json.dumps(seen)}")
+    print(f"\n{name}: {sum(seen[f'{n}xx'] for n in range(1, 6))} examples, {json.dumps(seen)}")
     return seen
 
 

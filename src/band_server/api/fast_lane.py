@@ -11,10 +11,13 @@ dependency (``current_agent``, ``current_user`` or ``current_principal``), its o
 parameters are path parameters and optional string headers named by an explicit alias
 (``Header(alias=...)``, default None), and it has at most one JSON body (a pydantic model). A
 request takes the lane only if exactly one route matches its method and path, it carries no
-query string, its key authenticates as the right kind of principal, and its body validates;
-anything unusual (bad input, a wrong key, an unknown path) goes to FastAPI, which answers
-exactly as it always did. The endpoint is called with the same arguments FastAPI would pass,
-and its errors get the same envelopes as FastAPI's exception handlers give.
+query string, its key authenticates as the right kind of principal, its ``Content-Type`` is
+JSON by FastAPI's own rule and its body decodes (``api.json_body``, as FastAPI's routes decode
+it) and validates; anything unusual (bad input, a wrong key, an unknown path) goes to FastAPI,
+which answers exactly as it does with the lane switched off (``BAND_FAST_LANE=0``). The
+endpoint is called with the same arguments FastAPI would pass, and its errors get the same
+envelopes as FastAPI's exception handlers give. ``tests/server/test_lane_equal.py`` compares
+the two for every route the lane serves.
 """
 
 from __future__ import annotations
