@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 
 import httpx
 import pytest
-from hypothesis import HealthCheck, Phase, given, note, settings
+from hypothesis import given, note
 from hypothesis import strategies as st
 from sqlalchemy import JSON, Boolean, DateTime, Integer, String, Text, select, text
 from sqlalchemy.exc import DBAPIError
@@ -37,7 +37,7 @@ from band_server.services import accounts
 from band_server.store import direct
 from band_server.store.db import Database
 from band_server.store.models import Base
-from loop_thread import LoopThread
+from property_kit import LoopThread, live
 
 from .real_services import PostgresServer
 
@@ -294,13 +294,7 @@ def _check(backend: Backend, writes: list[Any], reads: list[Any]) -> dict[str, i
         rows = draw(st.lists(params_for(stmt, names, backend.ids), min_size=1, max_size=many))
         return ("write", stmt, names, rows[0] if len(rows) == 1 else rows)
 
-    @settings(
-        max_examples=EXAMPLES,
-        deadline=None,
-        database=None,
-        phases=[Phase.explicit, Phase.generate, Phase.shrink],
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
+    @live(EXAMPLES)
     @given(case=cases())
     def alike(case: tuple[Any, ...]) -> None:
         kind, stmt, names, params = case

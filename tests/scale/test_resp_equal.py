@@ -23,14 +23,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, note, settings
+from hypothesis import given, note
 from hypothesis import strategies as st
 from redis import exceptions as redis_errors
 from redis.asyncio import Redis
 from redis.asyncio.connection import Connection
 
 from band_server.fanout.resp import RedisReplyError, RespConnection
-from loop_thread import LoopThread
+from property_kit import LoopThread, live
 
 from .real_services import RedisServer
 
@@ -321,13 +321,7 @@ def test_resp_answers_as_redis_py_and_however_the_stream_is_cut(redis_once: Redi
     counts = {"sessions": 0, "commands": 0, "errors": 0, "messages": 0, "lost": 0, "cuts": 0}
     try:
 
-        @settings(
-            max_examples=EXAMPLES,
-            deadline=None,
-            database=None,
-            phases=[Phase.explicit, Phase.generate, Phase.shrink],
-            suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-        )
+        @live(EXAMPLES)
         @given(
             login=st.lists(logins, max_size=1),
             rest=st.lists(ops, min_size=1, max_size=12),

@@ -16,7 +16,6 @@ import re
 import shutil
 import sqlite3
 import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from band_server.app import create_app
 from band_server.config import Settings
 from band_server.services import accounts
 from conftest import free_port
+from property_kit import serve_in_thread
 
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 TIME = re.compile(r"^\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d")
@@ -143,13 +143,7 @@ def _serve(data_dir: Path, fast_lane: bool) -> Served:
     port = free_port()
     app = create_app(settings)
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    server = uvicorn.Server(config)  # in a thread of its own: no signal handlers there
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the platform did not start"
-        time.sleep(0.02)
+    server, thread = serve_in_thread(config)
     return Served(f"http://127.0.0.1:{port}", app, data_dir / "band.db", server, thread)
 
 

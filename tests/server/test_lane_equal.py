@@ -24,12 +24,13 @@ from typing import Any
 
 import httpx
 import pytest
-from hypothesis import HealthCheck, Phase, given, note, settings
+from hypothesis import given, note
 from hypothesis import strategies as st
 from lane_pair import Pair, masked, pair, snapshot
 from lane_requests import Request, requests, resolve
 
 from band_server.app import api_lanes
+from property_kit import live
 
 LANES = [lane for lane in api_lanes() if lane.simple]
 HEADERS = ("content-type", "idempotent-replayed", "retry-after", "band-working", "location")
@@ -127,15 +128,9 @@ def _difference(a: dict[str, list[str]], b: dict[str, list[str]]) -> str:
 def _run(p: Pair, name: str, strategy: st.SearchStrategy[Request]) -> collections.Counter[str]:
     seen: collections.Counter[str] = collections.Counter()
 
-    @settings(
-        max_examples=EXAMPLES[name],
-        deadline=None,
-        database=None,
-        # The two apps keep their state from one example to the next (as a client's calls
-        # do): an example replayed later meets another state, so nothing is shrunk.
-        phases=[Phase.explicit, Phase.generate],
-        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-    )
+    # The two apps keep their state from one example to the next (as a client's calls
+    # do): an example replayed later meets another state, so nothing is shrunk.
+    @live(EXAMPLES[name], shrink=False)
     @given(req=strategy)
     def alike(req: Request) -> None:
         check_alike(p, req, seen)

@@ -45,7 +45,7 @@ from band_server.services.rooms import Member
 from band_server.store.db import Database
 from band_server.store.migrate import upgrade
 from band_server.store.models import Delivery, DeliveryAttempt, Message, Participant, Room, User
-from loop_thread import LoopThread
+from property_kit import LoopThread
 
 EXAMPLES = 300
 SETTINGS = settings(max_examples=EXAMPLES, deadline=None, database=None)
