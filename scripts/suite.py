@@ -75,6 +75,10 @@ def declared_groups() -> list[Group]:
         Group("scale", ["tests/scale"], 60, weight=2),
         Group("e2e", ["tests/e2e", "tests/integrations"], 260),
         Group("hermes", ["tests/hermes"], 145),  # most of it builds the Hermes venv
+        # tsc, eslint and node:test of sdk-ts and openclaw-channel, the seed's agent.ts with
+        # Parlant and the real OpenClaw gateway: ~145 s warm, ~480 s when it also waits for
+        # .venvs/parlant (built once, under a lock, with env:parlant).
+        Group("typescript", ["tests/typescript"], 420, weight=2),
         Group("faults", ["tests/faults"], 480, weight=2),  # up to ~8 min: starts first
     ]
     if not os.environ.get("BAND_SKIP_ADAPTER_ENVS"):  # most of each builds its venv
