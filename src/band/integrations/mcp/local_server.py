@@ -14,12 +14,11 @@ import contextlib
 import logging
 import random
 import socket
-from collections.abc import AsyncIterator, Awaitable, Callable, Generator, MutableMapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping, Sequence
 from typing import Any, Self
 from urllib.parse import quote
 
 try:
-    import uvicorn
     from mcp.server.sse import SseServerTransport
     from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
@@ -31,6 +30,13 @@ except ImportError as exc:  # pragma: no cover - depends on the installed extras
         "Band's MCP server needs mcp, starlette and uvicorn: pip install 'openband[acp]' "
         "(the letta extra brings them too)"
     ) from exc
+
+from band.integrations.uvicorn_server import (
+    SERVER_START_TIMEOUT_S,
+    SERVER_STOP_TIMEOUT_S,
+    EmbeddedUvicornServer,
+    ManagedUvicornServer,
+)
 
 from .engine import ROOM_PATH_PARAM, MCPToolRegistration, build_engine, validate_unique_tool_names
 
@@ -58,20 +64,10 @@ LOCAL_MCP_HTTP_PATH = "/mcp"
 LOCAL_MCP_MESSAGE_PATH = "/messages/"
 LOCAL_MCP_HEALTH_PATH = "/healthz"
 LOCAL_MCP_ROOMS_PATH = "/rooms"
-SERVER_START_TIMEOUT_S = 10.0
-SERVER_STOP_TIMEOUT_S = 5
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-
-
-class EmbeddedUvicornServer(uvicorn.Server):
-    """A uvicorn server that leaves SIGINT/SIGTERM to the process that embeds it."""
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Generator[None, None, None]:
-        yield
 
 
 def _security(host: str) -> Any:
@@ -118,8 +114,7 @@ class LocalMCPServer:
         self._room_bound = room_bound
         self._avoid_port = avoid_port
         self._lock = asyncio.Lock()
-        self._server: EmbeddedUvicornServer | None = None
-        self._task: asyncio.Task[None] | None = None
+        self._server: ManagedUvicornServer | None = None
         self._socket: socket.socket | None = None
         self._port: int | None = None
 
@@ -171,7 +166,7 @@ class LocalMCPServer:
     @property
     def is_running(self) -> bool:
         """False once the serve task ended, by a stop or a crash."""
-        return self._task is not None and not self._task.done()
+        return self._server is not None and self._server.is_running
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -181,19 +176,11 @@ class LocalMCPServer:
             if self.is_running:
                 return
             self._socket, self._port = self._reserve_socket()
+            self._server = ManagedUvicornServer(
+                self._build_app(), host=self._host, port=self._port, sock=self._socket
+            )
             try:
-                config = uvicorn.Config(
-                    self._build_app(),
-                    host=self._host,
-                    port=self._port,
-                    lifespan="on",
-                    log_level="warning",
-                    access_log=False,
-                    timeout_graceful_shutdown=SERVER_STOP_TIMEOUT_S,
-                )
-                self._server = EmbeddedUvicornServer(config)
-                self._task = asyncio.create_task(self._server.serve(sockets=[self._socket]))
-                await self._wait_started()
+                await self._server.start()
             except BaseException:
                 await self._stop_locked()
                 raise
@@ -205,18 +192,6 @@ class LocalMCPServer:
             len(self._registrations),
         )
 
-    async def _wait_started(self) -> None:
-        assert self._task is not None and self._server is not None
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + SERVER_START_TIMEOUT_S
-        while not self._server.started:
-            if self._task.done():
-                await self._task
-                raise RuntimeError(f"Local MCP server {self._name} stopped while starting")
-            if loop.time() > deadline:
-                raise TimeoutError(f"Local MCP server {self._name} did not start in time")
-            await asyncio.sleep(0.01)
-
     async def stop(self) -> None:
         """Stop serving and close the port; safe to call twice."""
         async with self._lock:
@@ -225,18 +200,12 @@ class LocalMCPServer:
     async def _stop_locked(self) -> None:
         try:
             if self._server is not None:
-                self._server.should_exit = True
-            if self._task is not None:
-                try:
-                    await asyncio.wait_for(self._task, SERVER_STOP_TIMEOUT_S * 2)
-                except (asyncio.CancelledError, TimeoutError):
-                    logger.debug("MCP server %s: serve task did not end cleanly", self._name)
-                except Exception:
-                    logger.exception("MCP server %s crashed", self._name)
+                await self._server.stop()
         finally:
             if self._socket is not None:
                 self._socket.close()
-            self._server = self._task = self._socket = None
+            self._server = None
+            self._socket = None
 
     # -- the ASGI app ------------------------------------------------------------------------
 
