@@ -28,6 +28,10 @@ def test_exports_resolve_without_importing_parlant() -> None:
     )
     subprocess.run([sys.executable, "-c", code], check=True)
     assert set(adapters.__all__) == {
+        "A2AAdapter",
+        "A2AAdapterConfig",
+        "A2AGatewayAdapter",
+        "A2AGatewayAdapterConfig",
         "ACPClientAdapter",
         "ACPClientAdapterConfig",
         "AnthropicAdapter",

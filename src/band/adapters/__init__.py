@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from band._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .a2a import A2AAdapter, A2AAdapterConfig
+    from .a2a_gateway import A2AGatewayAdapter, A2AGatewayAdapterConfig
     from .acp import ACPClientAdapter, ACPClientAdapterConfig
     from .anthropic import AnthropicAdapter
     from .codex import CodexAdapter, CodexAdapterConfig
@@ -20,6 +22,10 @@ if TYPE_CHECKING:
     from .pydantic_ai import PydanticAIAdapter
 
 __all__ = [
+    "A2AAdapter",
+    "A2AAdapterConfig",
+    "A2AGatewayAdapter",
+    "A2AGatewayAdapterConfig",
     "ACPClientAdapter",
     "ACPClientAdapterConfig",
     "AnthropicAdapter",
@@ -33,6 +39,10 @@ __all__ = [
 ]
 
 _EXPORTS: dict[str, str] = {
+    "A2AAdapter": "band.adapters.a2a",
+    "A2AAdapterConfig": "band.adapters.a2a",
+    "A2AGatewayAdapter": "band.adapters.a2a_gateway",
+    "A2AGatewayAdapterConfig": "band.adapters.a2a_gateway",
     "ACPClientAdapter": "band.adapters.acp",
     "ACPClientAdapterConfig": "band.adapters.acp",
     "AnthropicAdapter": "band.adapters.anthropic",

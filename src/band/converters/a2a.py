@@ -15,11 +15,11 @@ class A2AHistoryConverter:
     def convert(self, raw: list[dict[str, Any]]) -> A2ASessionState:
         for item in reversed(raw):
             metadata = item.get("metadata") or {}
-            if item.get("message_type") == "task" and isinstance(metadata, dict):
-                if "a2a_context_id" in metadata:
-                    return A2ASessionState(
-                        context_id=metadata.get("a2a_context_id"),
-                        task_id=metadata.get("a2a_task_id"),
-                        task_state=metadata.get("a2a_task_state"),
-                    )
+            kind = item.get("message_type")
+            if kind == "task" and isinstance(metadata, dict) and "a2a_context_id" in metadata:
+                return A2ASessionState(
+                    context_id=metadata.get("a2a_context_id"),
+                    task_id=metadata.get("a2a_task_id"),
+                    task_state=metadata.get("a2a_task_state"),
+                )
         return A2ASessionState()

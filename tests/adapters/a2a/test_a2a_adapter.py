@@ -52,7 +52,9 @@ async def test_a_mention_is_answered_by_the_remote_agent_in_one_conversation(
         thoughts = await alice.events(room, "thought")
         states = await task_states(alice, room)
 
-    replies = [m for m in listing if m["sender_id"] == seeded.agent_id and m["message_type"] == "text"]
+    replies = [
+        m for m in listing if m["sender_id"] == seeded.agent_id and m["message_type"] == "text"
+    ]
     assert [r["content"].split(": ", 1)[1] for r in replies] == [
         "hello there (turn 1 of this context)",
         "and again (turn 2 of this context)",
