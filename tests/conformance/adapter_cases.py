@@ -85,3 +85,8 @@ CASES.extend(framework_cases())
 from .coding_cases import coding_cases  # noqa: E402
 
 CASES.extend(coding_cases())
+
+# Adapters that reach a separate server (a remote A2A agent answering from the fake model).
+from .a2a_cases import a2a_cases  # noqa: E402
+
+CASES.extend(a2a_cases())
