@@ -22,13 +22,13 @@ require("a2a", "BAND_REQUIRE_A2A")
 from a2a.client import ClientConfig, ClientFactory  # noqa: E402
 from a2a.helpers import get_message_text, new_text_message  # noqa: E402
 from a2a.types import CancelTaskRequest, Role, SendMessageRequest, TaskState  # noqa: E402
-from conftest import make_agent as create_agent  # noqa: E402
 from runtime_support import EchoAdapter, make_agent  # noqa: E402
 
 from band.integrations.a2a.gateway import (  # noqa: E402
     A2AGatewayAdapter,
     A2AGatewayAdapterConfig,
 )
+from conftest import make_agent as create_agent  # noqa: E402
 
 pytestmark = pytest.mark.timeout(90)
 

@@ -17,18 +17,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import acp
 import pytest
-from acp import RequestError, text_block
-from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
-from runtime_support import EchoAdapter, make_agent, until
 
-from band.adapters import ACPClientAdapter, ACPClientAdapterConfig
-from band.testing import FakeModel, ModelRequest, Reply, ToolCall, default_policy, serve_fake_models
+from ..framework_support import require
 
-from ..band_serve import BandServe
-from ..coding_e2e import PROOF
-from .test_acp_e2e import AGENT, last_call
+require("acp", "BAND_REQUIRE_ACP")
+
+import acp  # noqa: E402
+from acp import RequestError, text_block  # noqa: E402
+from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse  # noqa: E402
+from runtime_support import EchoAdapter, make_agent, until  # noqa: E402
+
+from band.adapters import ACPClientAdapter, ACPClientAdapterConfig  # noqa: E402
+from band.testing import (  # noqa: E402
+    FakeModel,
+    ModelRequest,
+    Reply,
+    ToolCall,
+    default_policy,
+    serve_fake_models,
+)
+
+from ..band_serve import BandServe  # noqa: E402
+from ..coding_e2e import PROOF  # noqa: E402
+from .test_acp_e2e import AGENT, last_call  # noqa: E402
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
 BAND_ACP = Path(sys.executable).parent / "band-acp"
