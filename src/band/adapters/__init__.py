@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from .openai_chat import OpenAIChatAdapter
     from .parlant import ParlantAdapter, ParlantAdapterConfig
     from .pydantic_ai import PydanticAIAdapter
+    from .slack import SlackAdapter, SlackAdapterConfig
 
 __all__ = [
     "A2AAdapter",
@@ -36,6 +37,8 @@ __all__ = [
     "ParlantAdapter",
     "ParlantAdapterConfig",
     "PydanticAIAdapter",
+    "SlackAdapter",
+    "SlackAdapterConfig",
 ]
 
 _EXPORTS: dict[str, str] = {
@@ -53,6 +56,8 @@ _EXPORTS: dict[str, str] = {
     "ParlantAdapter": "band.adapters.parlant",
     "ParlantAdapterConfig": "band.adapters.parlant",
     "PydanticAIAdapter": "band.adapters.pydantic_ai",
+    "SlackAdapter": "band.adapters.slack",
+    "SlackAdapterConfig": "band.adapters.slack",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

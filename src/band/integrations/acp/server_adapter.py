@@ -26,6 +26,7 @@ from band.converters.acp_server import ACPServerHistoryConverter
 from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
 from band.core.simple_adapter import SimpleAdapter
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage
+from band.integrations._rooms import all_peers, own_room_histories
 from band.protocol.requests import (
     ChatEventRequest,
     ChatMessageRequest,
@@ -47,7 +48,6 @@ __all__ = ["BandACPServerAdapter", "BandACPServerAdapterConfig"]
 logger = logging.getLogger("band.integrations.acp.server")
 PROVIDER = "band"
 MAX_SESSIONS = 100
-PAGE_SIZE = 100
 
 
 class BandACPServerAdapterConfig(BaseModel):
@@ -224,33 +224,18 @@ class BandACPServerAdapter(SimpleAdapter[ACPSessionState]):
 
     async def find_session(self, session_id: str) -> bool:
         """Whether a session is known, reading the agent's rooms once if it is not (a restart)."""
-        if session_id in self._session_to_room or self._scanned:
-            return session_id in self._session_to_room
-        self._scanned = True
-        page = 1
-        while True:
-            chats = await self.rest.agent_api_chats.list_agent_chats(page=page, page_size=PAGE_SIZE)
-            for chat in chats.data:
-                context = await self.rest.agent_api_context.get_agent_chat_context(
-                    str(chat.id), limit=200
-                )
-                items = [m.model_dump(mode="json") for m in context.data]
+        if session_id not in self._session_to_room and not self._scanned:
+            self._scanned = True
+            async for items in own_room_histories(self.rest):
                 self._rehydrate(ACPServerHistoryConverter().convert(items))
-            if len(chats.data) < PAGE_SIZE:
-                return session_id in self._session_to_room
-            page += 1
+        return session_id in self._session_to_room
 
     async def _peer_id(self, peer: str) -> str:
         """A configured peer's id (given as its id, handle or name)."""
-        page = 1
-        while True:
-            found = await self.rest.agent_api_peers.list_agent_peers(page=page, page_size=PAGE_SIZE)
-            for candidate in found.data:
-                if peer in (candidate.id, candidate.handle, candidate.name):
-                    return str(candidate.id)
-            if len(found.data) < PAGE_SIZE:
-                raise ValueError(f"No Band peer named {peer!r} (a handle, name or id)")
-            page += 1
+        for candidate in await all_peers(self.rest):
+            if peer in (candidate.id, candidate.handle, candidate.name):
+                return str(candidate.id)
+        raise ValueError(f"No Band peer named {peer!r} (a handle, name or id)")
 
     # -- prompts -----------------------------------------------------------------------------
 

@@ -24,6 +24,7 @@ from band.converters.a2a_gateway import GatewayHistoryConverter
 from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
 from band.core.simple_adapter import SimpleAdapter
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage
+from band.integrations._rooms import all_peers, own_room_histories
 from band.protocol.contacts import Peer
 from band.protocol.requests import (
     ChatEventRequest,
@@ -53,7 +54,6 @@ logger = logging.getLogger("band.integrations.a2a.gateway")
 PROVIDER = "a2a-gateway"
 CONTEXT_KEY = "gateway_context_id"
 ROOM_KEY = "gateway_room_id"
-PAGE_SIZE = 100
 ERROR_TEXT_LIMIT = 240
 
 
@@ -136,7 +136,7 @@ class A2AGatewayAdapter(SimpleAdapter[GatewaySessionState]):
         if self._rest is None:
             platform = self.require_platform()
             self._rest = AsyncRestClient(base_url=platform.rest_url, api_key=platform.api_key)
-        for peer in await self._all_peers():
+        for peer in await all_peers(self.rest):
             self._peers[slugify(peer.name) or peer.id] = peer
             self._peers_by_id[peer.id] = peer
         self._server = GatewayServer(
@@ -147,18 +147,6 @@ class A2AGatewayAdapter(SimpleAdapter[GatewaySessionState]):
             host=self.config.host,
         )
         await self._server.start()
-
-    async def _all_peers(self) -> list[Peer]:
-        peers: list[Peer] = []
-        page = 1
-        while True:
-            answer = await self.rest.agent_api_peers.list_agent_peers(
-                page=page, page_size=PAGE_SIZE
-            )
-            peers += list(answer.data)
-            if len(answer.data) < PAGE_SIZE:
-                return peers
-            page += 1
 
     # -- Band side: the peer's reply -----------------------------------------------------------
 
@@ -297,21 +285,10 @@ class A2AGatewayAdapter(SimpleAdapter[GatewaySessionState]):
 
     async def _find_room(self, context_id: str) -> str | None:
         """Read the gateway's rooms once for the contexts their ``task`` events name."""
-        if self._scanned:
-            return None
-        self._scanned = True
-        page = 1
-        while True:
-            chats = await self.rest.agent_api_chats.list_agent_chats(page=page, page_size=PAGE_SIZE)
-            for chat in chats.data:
-                context = await self.rest.agent_api_context.get_agent_chat_context(
-                    str(chat.id), limit=200
-                )
-                items = [m.model_dump(mode="json") for m in context.data]
+        if not self._scanned:
+            self._scanned = True
+            async for items in own_room_histories(self.rest):
                 self._rehydrate(GatewayHistoryConverter().convert(items))
-            if len(chats.data) < PAGE_SIZE:
-                break
-            page += 1
         return self._context_to_room.get(context_id)
 
     async def _remember_context(self, room_id: str, context_id: str) -> None:
