@@ -90,3 +90,8 @@ CASES.extend(coding_cases())
 from .a2a_cases import a2a_cases  # noqa: E402
 
 CASES.extend(a2a_cases())
+
+# Adapters wrapping another (Slack around the OpenAI adapter), on their Band side.
+from .wrapper_cases import wrapper_cases  # noqa: E402
+
+CASES.extend(wrapper_cases())
