@@ -95,3 +95,8 @@ CASES.extend(a2a_cases())
 from .wrapper_cases import wrapper_cases  # noqa: E402
 
 CASES.extend(wrapper_cases())
+
+# Letta: a real Letta server in its own environment (scripts/test-adapter letta).
+from .letta_cases import letta_cases  # noqa: E402
+
+CASES.extend(letta_cases())

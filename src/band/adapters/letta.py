@@ -42,6 +42,7 @@ from band.integrations.letta.mcp import LettaMCPBridge, bounded_teardown
 from band.integrations.letta.orgscope import resolve_org_scoped_headers
 from band.runtime.prompts import render_system_prompt
 from band.runtime.tools.definitions import iter_tool_definitions
+from band.runtime.tools.names import turn_effect
 from band_sdk_core import AgentFailure
 
 __all__ = ["LettaAdapter", "LettaAdapterConfig", "LettaMCPConfig", "MCPTransport"]
@@ -242,7 +243,7 @@ class LettaAdapter(SimpleAdapter[LettaSessionState]):
             when = f"{room.last_interaction:%Y-%m-%d %H:%M} UTC"
             note = f"[System]: You are back in this room (last here {when})."
             parts.append(note + (f" Previous topic: {room.summary}" if room.summary else ""))
-        if self.config.mode == "shared" and self.config.mcp.mode == "self_host":
+        if self.config.mode == "shared":
             parts.append(
                 f"[System]: Current chat_id: {room_id}. Pass it as `chat_id` in every tool call."
             )
@@ -267,13 +268,17 @@ class LettaAdapter(SimpleAdapter[LettaSessionState]):
             elif kind == "tool_return_message":
                 for result in getattr(item, "tool_returns", None) or [item]:
                     name = calls.pop(result.tool_call_id, "unknown")
+                    ok = getattr(result, "status", "success") == "success"
+                    if ok and self.config.mcp.mode == "external":
+                        # Our own server records its calls on the turn; another's only shows here.
+                        tools.turn.record(turn_effect(name))
                     await self._report(
                         tools,
                         "tool_result",
                         name,
                         result.tool_call_id,
                         output=result.tool_return,
-                        failed=getattr(result, "status", "success") != "success",
+                        failed=not ok,
                     )
         return texts
 

@@ -196,6 +196,7 @@ class FakeModel:
 # -- the default policy ----------------------------------------------------------------------
 
 _SPEAKER = re.compile(r"^\[([^\]\n]+)\]:\s?(.*)$", re.DOTALL)
+_LINE_SPEAKER = re.compile(r"(?:^|\n\n)\[([^\]\n]+)\]:[ ]?")
 _IDENTITY = re.compile(r"You are ([^,.\n]+)")
 # A roster line as the SDK renders participants: "- @<handle> — <name> (<type>)".
 _ROSTER = re.compile(r"^- @(\S+) — (.+?) \((\w+)\)", re.MULTILINE)
@@ -219,11 +220,19 @@ def _roster(entries: Iterable[ChatEntry]) -> dict[str, _Participant]:
 
 
 def _last_speech(request: ModelRequest) -> tuple[str, str] | None:
-    """(speaker, content) of the latest ``[Name]: content`` user message, skipping [System]."""
+    """(speaker, content) of the latest ``[Name]: content`` user message, skipping [System].
+
+    A message may carry ``[System]: ...`` paragraphs before the speech (adapters that send one
+    user message per turn); the last ``[Name]:`` line that starts a paragraph is the speech.
+    """
     for text in reversed(request.texts("user")):
         match = _SPEAKER.match(text.strip())
         if match and match.group(1) != "System":
             return match.group(1), match.group(2).strip()
+        starts = [m for m in _LINE_SPEAKER.finditer(text) if m.group(1) != "System"]
+        if starts:
+            last = starts[-1]
+            return last.group(1), text[last.end() :].strip()
     return None
 
 

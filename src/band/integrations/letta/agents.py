@@ -33,7 +33,7 @@ class LettaAgents:
 
     def persona(self, system_prompt: str, room_id: str | None) -> str:
         """The persona block: how to answer in Band, then who the agent is."""
-        per_room = self.config.mcp.mode == "self_host" and self.config.mode == "per_room"
+        per_room = self.config.mode == "per_room"  # a shared agent hears its room per message
         rules = render_tool_enforcement(
             self.mcp.send_message_tool,
             self.mcp.send_event_tool,
