@@ -78,7 +78,12 @@ def declared_groups() -> list[Group]:
         Group("faults", ["tests/faults"], 480, weight=2),  # up to ~8 min: starts first
     ]
     if not os.environ.get("BAND_SKIP_ADAPTER_ENVS"):  # most of each builds its venv
-        for env, estimate in (("parlant", 440), ("langgraph", 160), ("pydantic-ai", 130)):
+        for env, estimate in (
+            ("parlant", 440),
+            ("langgraph", 160),
+            ("pydantic-ai", 130),
+            ("letta", 600),  # a real Letta server on PostgreSQL: its env, then ~2 min to start
+        ):
             groups.append(
                 Group(f"env:{env}", [], estimate, command=["./scripts/test-adapter", env])
             )

@@ -38,6 +38,8 @@ def test_exports_resolve_without_importing_parlant() -> None:
         "CodexAdapter",
         "CodexAdapterConfig",
         "LangGraphAdapter",
+        "LettaAdapter",
+        "LettaAdapterConfig",
         "OpenAIChatAdapter",
         "ParlantAdapter",
         "ParlantAdapterConfig",

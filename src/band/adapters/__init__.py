@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from .anthropic import AnthropicAdapter
     from .codex import CodexAdapter, CodexAdapterConfig
     from .langgraph import LangGraphAdapter
+    from .letta import LettaAdapter, LettaAdapterConfig
     from .openai_chat import OpenAIChatAdapter
     from .parlant import ParlantAdapter, ParlantAdapterConfig
     from .pydantic_ai import PydanticAIAdapter
@@ -33,6 +34,8 @@ __all__ = [
     "CodexAdapter",
     "CodexAdapterConfig",
     "LangGraphAdapter",
+    "LettaAdapter",
+    "LettaAdapterConfig",
     "OpenAIChatAdapter",
     "ParlantAdapter",
     "ParlantAdapterConfig",
@@ -52,6 +55,8 @@ _EXPORTS: dict[str, str] = {
     "CodexAdapter": "band.adapters.codex",
     "CodexAdapterConfig": "band.adapters.codex",
     "LangGraphAdapter": "band.adapters.langgraph",
+    "LettaAdapter": "band.adapters.letta",
+    "LettaAdapterConfig": "band.adapters.letta",
     "OpenAIChatAdapter": "band.adapters.openai_chat",
     "ParlantAdapter": "band.adapters.parlant",
     "ParlantAdapterConfig": "band.adapters.parlant",
