@@ -1,6 +1,7 @@
 """The conformance case of ``LettaAdapter``: a real Letta server answering from the case's
 :class:`FakeModel` (``tests/adapters/letta/letta_server.py``; only where its environment is
-built, ``scripts/test-adapter letta``). The server starts once per test process."""
+built, ``scripts/test-adapter letta``). The server starts once per test process, while the
+cases are collected."""
 
 from __future__ import annotations
 
@@ -39,9 +40,10 @@ def letta_cases() -> list[AdapterCase]:
     if importlib.util.find_spec("letta_client") is None:
         return []
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from adapters.letta.letta_server import server_python
+    from adapters.letta.letta_server import server_python, shared
 
     if server_python() is None:
         return []
+    shared()  # started while collecting: the cases' 60 s limit is for the turns, not this
     # No replayed call ids: the send tool, the only one the default script calls, is silent.
     return [AdapterCase("letta", letta_adapter, None, SKIPS)]
