@@ -1,14 +1,21 @@
-"""An out-of-process MCP client: calls one Band tool on a Band MCP server and prints the result.
+"""An out-of-process MCP client: calls Band tools on a Band MCP server.
 
     python mcp_caller.py <url> <sse|http> <tool> '<json arguments>'
 
-Prints ``{"tools": [...names...], "is_error": bool, "text": "..."}`` on one line.
+prints ``{"tools": [...], "schemas": {...}, "is_error": bool, "text": "..."}`` on one line.
+
+    python mcp_caller.py --agent <results file>
+
+is an agent for ``examples/mcp_tool_server.py``: from ``BAND_MCP_URL``, ``BAND_CHAT_ID`` and
+``BAND_MESSAGE`` it answers in its room, after trying a room it is not in; both results are
+appended to the file, a line each.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sys
 from contextlib import AsyncExitStack
 from typing import Any
@@ -37,6 +44,18 @@ async def call(url: str, transport: str, tool: str, arguments: dict[str, Any]) -
         }
 
 
+async def agent(results: str) -> None:
+    url, room = os.environ["BAND_MCP_URL"], os.environ["BAND_CHAT_ID"]
+    said = os.environ["BAND_MESSAGE"].rsplit(" ", 1)[-1]
+    with open(results, "a") as out:
+        for chat_id in ("not-my-room", room):
+            args = {"chat_id": chat_id, "content": f"Done: {said}", "mentions": ["alice"]}
+            out.write(json.dumps(await call(url, "http", "band_send_message", args)) + "\n")
+
+
 if __name__ == "__main__":
-    url, transport, tool, raw = sys.argv[1:5]
-    print(json.dumps(asyncio.run(call(url, transport, tool, json.loads(raw)))))
+    if sys.argv[1] == "--agent":
+        asyncio.run(agent(sys.argv[2]))
+    else:
+        url, transport, tool, raw = sys.argv[1:5]
+        print(json.dumps(asyncio.run(call(url, transport, tool, json.loads(raw)))))

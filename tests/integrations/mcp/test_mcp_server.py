@@ -7,7 +7,7 @@ named room, and nowhere else.
 
 from __future__ import annotations
 
-import asyncio
+import importlib.util
 import json
 import sys
 from collections.abc import AsyncIterator
@@ -18,9 +18,7 @@ import httpx
 import pytest
 from pydantic import BaseModel
 
-from band.core import SimpleAdapter
-from band.core.protocols import AgentToolsProtocol
-from band.core.types import Capability, PlatformMessage
+from band.core.types import Capability
 from band.integrations.mcp import (
     BandMCPBackendSettings,
     BandMCPBackendStoppedError,
@@ -187,72 +185,27 @@ def test_duplicate_tool_names_are_refused() -> None:
         LocalMCPServer("band", twice)
 
 
-# -- end to end: an out-of-process client answers a real agent's turn --------------------------
+# -- end to end: examples/mcp_tool_server.py, its agent a child process ------------------------
+
+EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "mcp_tool_server.py"
 
 
-class McpRelayAdapter(SimpleAdapter[Any]):
-    """Hands each turn to a child process that answers through the Band MCP server."""
-
-    def __init__(self, transport: BandMCPTransport) -> None:
-        super().__init__()
-        self.transport = transport
-        self.live: dict[str, AgentToolsProtocol] = {}
-        self.results: list[dict[str, Any]] = []
-        self.mcp = SharedBandMCPBackend(
-            lambda: BandMCPBackendSettings(
-                tool_definitions=iter_tool_definitions(),
-                get_tools=self.live.get,
-                port_min=0,
-                port_max=0,
-            )
-        )
-
-    async def on_message(
-        self,
-        msg: PlatformMessage,
-        tools: AgentToolsProtocol,
-        history: Any,
-        participants_msg: str | None,
-        contacts_msg: str | None,
-        *,
-        is_session_bootstrap: bool,
-        room_id: str,
-    ) -> None:
-        url = (await self.mcp.ensure()).endpoint(self.transport)
-        self.live[room_id] = tools
-        try:
-            for room in ("not-my-room", room_id):
-                args = {"chat_id": room, "content": f"Done: {msg.content}", "mentions": ["alice"]}
-                self.results.append(await self._child(url, args))
-        finally:
-            del self.live[room_id]
-
-    async def _child(self, url: str, args: dict[str, Any]) -> dict[str, Any]:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            str(CALLER),
-            url,
-            self.transport.value,
-            "band_send_message",
-            json.dumps(args),
-            stdout=asyncio.subprocess.PIPE,
-        )
-        out, _ = await proc.communicate()
-        result: dict[str, Any] = json.loads(out)
-        return result
-
-    async def cleanup_all(self) -> None:
-        await self.mcp.close(final=True)
+def example_adapter(command: list[str]) -> Any:
+    spec = importlib.util.spec_from_file_location("mcp_tool_server_example", EXAMPLE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.ExternalAgentAdapter(command)
 
 
-@pytest.mark.parametrize("transport", [BandMCPTransport.HTTP, BandMCPTransport.SSE])
-async def test_a_child_process_answers_an_agents_turn_through_the_mcp_server(
-    live_server: Any, seeded: Any, transport: BandMCPTransport
+async def test_the_examples_child_agent_answers_a_turn_through_the_mcp_server(
+    live_server: Any, seeded: Any, tmp_path: Path
 ) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "sdk"))
     from runtime_support import Person, make_agent, until_status
 
-    adapter = McpRelayAdapter(transport)
+    results = tmp_path / "results.jsonl"
+    adapter = example_adapter([sys.executable, str(CALLER), "--agent", str(results)])
     headers = {"x-api-key": seeded.user_key}
     async with httpx.AsyncClient(base_url=live_server.url, headers=headers) as http:
         alice = Person(http, seeded.user_id)
@@ -267,9 +220,9 @@ async def test_a_child_process_answers_an_agents_turn_through_the_mcp_server(
         finally:
             await agent.stop(5)
 
-    refused, answered = adapter.results
+    refused, answered = (json.loads(line) for line in results.read_text().splitlines())
     assert refused["is_error"] and "not-my-room" in refused["text"]
     assert not answered["is_error"]
-    assert len(replies) == 1 and "Done: " in replies[0] and replies[0].endswith("ship it")
+    assert len(replies) == 1 and replies[0].endswith("Done: it")
     assert errors == []
-    assert adapter.mcp.current is None
+    assert adapter.mcp.current is None  # the agent's stop closed the server

@@ -17,15 +17,15 @@ import contextlib
 import logging
 import uuid
 from pathlib import PurePath
-from typing import Any, ClassVar, Unpack
+from typing import Any, Unpack
 
 from pydantic import BaseModel, ConfigDict, PositiveFloat
 
 from band.client.rest import AsyncRestClient
 from band.converters.acp_server import ACPServerHistoryConverter
 from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
-from band.core.simple_adapter import SimpleAdapter
-from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage
+from band.core.types import FeatureKwargs, PlatformMessage
+from band.integrations._bridge import RestBridgeAdapter
 from band.integrations._rooms import all_peers, own_room_histories
 from band.protocol.requests import (
     ChatEventRequest,
@@ -67,11 +67,8 @@ class BandACPServerAdapterConfig(BaseModel):
     completion_grace_s: float = 0.25
 
 
-class BandACPServerAdapter(SimpleAdapter[ACPSessionState]):
+class BandACPServerAdapter(RestBridgeAdapter[ACPSessionState]):
     """The Band side of ``ACPServer`` (see the module docstring)."""
-
-    SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset()
-    SUPPORTED_CAPABILITIES: ClassVar[frozenset[Capability]] = frozenset()
 
     def __init__(
         self,
@@ -80,10 +77,10 @@ class BandACPServerAdapter(SimpleAdapter[ACPSessionState]):
         rest_client: AsyncRestClient | None = None,
         **features: Unpack[FeatureKwargs],
     ) -> None:
-        super().__init__(history_converter=ACPServerHistoryConverter(), **features)
+        super().__init__(
+            rest_client=rest_client, history_converter=ACPServerHistoryConverter(), **features
+        )
         self.config = config or BandACPServerAdapterConfig()
-        self._rest = rest_client
-        self._owns_rest = rest_client is None
         self._session_to_room: dict[str, str] = {}
         self._room_to_session: dict[str, str] = {}
         self._session_modes: dict[str, str] = {}
@@ -96,17 +93,6 @@ class BandACPServerAdapter(SimpleAdapter[ACPSessionState]):
         self._router: AgentRouter | None = None
         self._push_handler: ACPPushHandler | None = ACPPushHandler(self)
         self._scanned = False
-
-    @property
-    def judges_turns(self) -> bool:
-        """Peers' messages are relayed to the editor; this agent owes the room no reply."""
-        return False
-
-    @property
-    def rest(self) -> AsyncRestClient:
-        if self._rest is None:
-            raise RuntimeError("the ACP server's REST client exists once the agent has started")
-        return self._rest
 
     # -- wiring (ACPServer and the CLI) -----------------------------------------------------
 
@@ -162,18 +148,13 @@ class BandACPServerAdapter(SimpleAdapter[ACPSessionState]):
 
     async def close(self) -> None:
         """Close the REST client this adapter built."""
-        if self._owns_rest and self._rest is not None:
-            await self._rest.aclose()
-            self._rest = None
+        await self.close_rest()
 
     # -- lifecycle ---------------------------------------------------------------------------
 
     async def on_started(self, agent_name: str, agent_description: str) -> None:
         await super().on_started(agent_name, agent_description)
-        platform = self.require_platform()
-        if self._rest is None:
-            self._rest = AsyncRestClient(base_url=platform.rest_url, api_key=platform.api_key)
-        self._agent_id = platform.agent_id
+        self._agent_id = self.require_platform().agent_id
 
     async def on_cleanup(self, room_id: str) -> None:
         async with self._lock:

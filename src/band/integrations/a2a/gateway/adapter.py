@@ -17,13 +17,13 @@ import re
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import ClassVar, Unpack
+from typing import Unpack
 
 from band.client.rest import AsyncRestClient
 from band.converters.a2a_gateway import GatewayHistoryConverter
 from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
-from band.core.simple_adapter import SimpleAdapter
-from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage
+from band.core.types import FeatureKwargs, PlatformMessage
+from band.integrations._bridge import RestBridgeAdapter
 from band.integrations._rooms import all_peers, own_room_histories
 from band.protocol.contacts import Peer
 from band.protocol.requests import (
@@ -90,11 +90,8 @@ def _working_task(context: RequestContext) -> Task:
     return Task(id=context.task_id, context_id=context.context_id, status=status)
 
 
-class A2AGatewayAdapter(SimpleAdapter[GatewaySessionState]):
+class A2AGatewayAdapter(RestBridgeAdapter[GatewaySessionState]):
     """Serves the gateway agent's Band peers as A2A agents (see the module docstring)."""
-
-    SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset()
-    SUPPORTED_CAPABILITIES: ClassVar[frozenset[Capability]] = frozenset()
 
     def __init__(
         self,
@@ -103,10 +100,10 @@ class A2AGatewayAdapter(SimpleAdapter[GatewaySessionState]):
         rest_client: AsyncRestClient | None = None,
         **features: Unpack[FeatureKwargs],
     ) -> None:
-        super().__init__(history_converter=GatewayHistoryConverter(), **features)
+        super().__init__(
+            rest_client=rest_client, history_converter=GatewayHistoryConverter(), **features
+        )
         self.config = config or A2AGatewayAdapterConfig()
-        self._rest = rest_client
-        self._owns_rest = rest_client is None
         self._peers: dict[str, Peer] = {}
         self._peers_by_id: dict[str, Peer] = {}
         self._server: GatewayServer | None = None
@@ -116,26 +113,12 @@ class A2AGatewayAdapter(SimpleAdapter[GatewaySessionState]):
         self._scanned = False
 
     @property
-    def judges_turns(self) -> bool:
-        """Peer replies go back to an A2A caller, not to the room: no turn is judged."""
-        return False
-
-    @property
-    def rest(self) -> AsyncRestClient:
-        if self._rest is None:
-            raise RuntimeError("the gateway's REST client exists once the agent has started")
-        return self._rest
-
-    @property
     def server(self) -> GatewayServer | None:
         """The HTTP server, once started (``server.bound_port``, ``server.gateway_url``)."""
         return self._server
 
     async def on_started(self, agent_name: str, agent_description: str) -> None:
         await super().on_started(agent_name, agent_description)
-        if self._rest is None:
-            platform = self.require_platform()
-            self._rest = AsyncRestClient(base_url=platform.rest_url, api_key=platform.api_key)
         for peer in await all_peers(self.rest):
             self._peers[slugify(peer.name) or peer.id] = peer
             self._peers_by_id[peer.id] = peer
@@ -197,9 +180,7 @@ class A2AGatewayAdapter(SimpleAdapter[GatewaySessionState]):
                 self._server = None
             except Exception as exc:
                 errors.append(exc)
-        if self._owns_rest and self._rest is not None:
-            await self._rest.aclose()
-            self._rest = None
+        await self.close_rest()
         if errors:
             raise ExceptionGroup("A2A gateway cleanup failed", errors)
 
