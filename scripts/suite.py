@@ -66,7 +66,7 @@ def declared_groups() -> list[Group]:
         # The largest folder, in two halves by file name, so it does not end the run alone.
         Group("server:1", server[:half], 420),
         Group("server:2", server[half:], 420),
-        Group("sdk", ["tests/sdk"], 125),
+        Group("sdk", ["tests/sdk", "tests/protocol"], 125),  # the SDK and the wire package
         Group("browser", ["tests/browser"], 85, weight=2),
         Group("compat", ["tests/compat"], 330, weight=2),
         Group("schemathesis", ["tests/schemathesis"], 190),
@@ -82,6 +82,8 @@ def declared_groups() -> list[Group]:
             ("parlant", 440),
             ("langgraph", 160),
             ("pydantic-ai", 130),
+            ("crewai-strands", 480),  # CrewAI (+ Flow) and Strands share a venv: ~5 min build
+            ("agno", 150),
             ("letta", 600),  # a real Letta server on PostgreSQL: its env, then ~2 min to start
         ):
             groups.append(
@@ -104,6 +106,9 @@ LINT = (
     ".venv/bin/ruff check --no-cache src tests bench scripts"
     " && .venv/bin/ruff format --no-cache --check src tests bench scripts"
     " && .venv/bin/mypy"
+    # the import contracts ([tool.importlinter]), then the docs site (a broken link fails)
+    " && .venv/bin/lint-imports --no-cache"
+    " && NO_MKDOCS_2_WARNING=1 .venv/bin/python -m mkdocs build --strict --site-dir .site"
 )
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_MAX_FILE_BYTES = 25 * 1024 * 1024
+DEFAULT_DEPENDENCY_WAIT = 180.0  # seconds `band serve` waits for the database and Redis at start
 
 
 def default_data_dir() -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 
@@ -34,9 +35,15 @@ def test_exports_resolve_without_importing_parlant() -> None:
         "A2AGatewayAdapterConfig",
         "ACPClientAdapter",
         "ACPClientAdapterConfig",
+        "AgnoAdapter",
+        "AgnoAdapterConfig",
         "AnthropicAdapter",
         "CodexAdapter",
         "CodexAdapterConfig",
+        "CrewAIAdapter",
+        "CrewAIAdapterConfig",
+        "CrewAIFlowAdapter",
+        "CrewAIFlowAdapterConfig",
         "LangGraphAdapter",
         "LettaAdapter",
         "LettaAdapterConfig",
@@ -44,6 +51,8 @@ def test_exports_resolve_without_importing_parlant() -> None:
         "ParlantAdapter",
         "ParlantAdapterConfig",
         "PydanticAIAdapter",
+        "StrandsAdapter",
+        "StrandsAdapterConfig",
         "SlackAdapter",
         "SlackAdapterConfig",
     }
@@ -55,3 +64,30 @@ def test_missing_extra_names_the_install_command() -> None:
         adapters.ParlantAdapter()
     assert str(info.value) == "ParlantAdapter needs Parlant: pip install 'openband[parlant]'"
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "module", "hint"),
+    [
+        ("CrewAIAdapter", "crewai", "CrewAIAdapter needs CrewAI: pip install 'openband[crewai]'"),
+        (
+            "CrewAIFlowAdapter",
+            "crewai",
+            "CrewAIFlowAdapter needs CrewAI: pip install 'openband[crewai]'",
+        ),
+        ("AgnoAdapter", "agno", "AgnoAdapter needs Agno: pip install 'openband[agno]'"),
+        (
+            "StrandsAdapter",
+            "strands",
+            "StrandsAdapter needs Strands Agents: pip install 'openband[strands]'",
+        ),
+    ],
+)
+def test_a_framework_adapter_without_its_extra_names_the_install_command(
+    name: str, module: str, hint: str
+) -> None:
+    if importlib.util.find_spec(module) is not None:
+        pytest.skip(f"{module} is installed in this environment")
+    with pytest.raises(ImportError) as info:
+        getattr(adapters, name)
+    assert str(info.value) == hint

@@ -14,14 +14,18 @@ if TYPE_CHECKING:
     from .a2a import A2AAdapter, A2AAdapterConfig
     from .a2a_gateway import A2AGatewayAdapter, A2AGatewayAdapterConfig
     from .acp import ACPClientAdapter, ACPClientAdapterConfig
+    from .agno import AgnoAdapter, AgnoAdapterConfig
     from .anthropic import AnthropicAdapter
     from .codex import CodexAdapter, CodexAdapterConfig
+    from .crewai import CrewAIAdapter, CrewAIAdapterConfig
+    from .crewai_flow import CrewAIFlowAdapter, CrewAIFlowAdapterConfig
     from .langgraph import LangGraphAdapter
     from .letta import LettaAdapter, LettaAdapterConfig
     from .openai_chat import OpenAIChatAdapter
     from .parlant import ParlantAdapter, ParlantAdapterConfig
     from .pydantic_ai import PydanticAIAdapter
     from .slack import SlackAdapter, SlackAdapterConfig
+    from .strands import StrandsAdapter, StrandsAdapterConfig
 
 __all__ = [
     "A2AAdapter",
@@ -30,9 +34,15 @@ __all__ = [
     "A2AGatewayAdapterConfig",
     "ACPClientAdapter",
     "ACPClientAdapterConfig",
+    "AgnoAdapter",
+    "AgnoAdapterConfig",
     "AnthropicAdapter",
     "CodexAdapter",
     "CodexAdapterConfig",
+    "CrewAIAdapter",
+    "CrewAIAdapterConfig",
+    "CrewAIFlowAdapter",
+    "CrewAIFlowAdapterConfig",
     "LangGraphAdapter",
     "LettaAdapter",
     "LettaAdapterConfig",
@@ -42,6 +52,8 @@ __all__ = [
     "PydanticAIAdapter",
     "SlackAdapter",
     "SlackAdapterConfig",
+    "StrandsAdapter",
+    "StrandsAdapterConfig",
 ]
 
 _EXPORTS: dict[str, str] = {
@@ -51,9 +63,15 @@ _EXPORTS: dict[str, str] = {
     "A2AGatewayAdapterConfig": "band.adapters.a2a_gateway",
     "ACPClientAdapter": "band.adapters.acp",
     "ACPClientAdapterConfig": "band.adapters.acp",
+    "AgnoAdapter": "band.adapters.agno",
+    "AgnoAdapterConfig": "band.adapters.agno",
     "AnthropicAdapter": "band.adapters.anthropic",
     "CodexAdapter": "band.adapters.codex",
     "CodexAdapterConfig": "band.adapters.codex",
+    "CrewAIAdapter": "band.adapters.crewai",
+    "CrewAIAdapterConfig": "band.adapters.crewai",
+    "CrewAIFlowAdapter": "band.adapters.crewai_flow",
+    "CrewAIFlowAdapterConfig": "band.adapters.crewai_flow",
     "LangGraphAdapter": "band.adapters.langgraph",
     "LettaAdapter": "band.adapters.letta",
     "LettaAdapterConfig": "band.adapters.letta",
@@ -61,6 +79,8 @@ _EXPORTS: dict[str, str] = {
     "ParlantAdapter": "band.adapters.parlant",
     "ParlantAdapterConfig": "band.adapters.parlant",
     "PydanticAIAdapter": "band.adapters.pydantic_ai",
+    "StrandsAdapter": "band.adapters.strands",
+    "StrandsAdapterConfig": "band.adapters.strands",
     "SlackAdapter": "band.adapters.slack",
     "SlackAdapterConfig": "band.adapters.slack",
 }

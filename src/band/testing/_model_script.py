@@ -79,7 +79,8 @@ class ToolCall:
 @dataclass(frozen=True)
 class Reply:
     """A successful model answer: text, tool calls, or both. ``reasoning`` is a reasoning
-    summary the model shows before them (only the Responses wire carries it)."""
+    summary the model shows before them (the Responses wire; Chat Completions as
+    ``reasoning_content``, as compatible servers send it)."""
 
     text: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
@@ -196,7 +197,9 @@ class FakeModel:
 # -- the default policy ----------------------------------------------------------------------
 
 _SPEAKER = re.compile(r"^\[([^\]\n]+)\]:\s?(.*)$", re.DOTALL)
-_LINE_SPEAKER = re.compile(r"(?:^|\n\n)\[([^\]\n]+)\]:[ ]?")
+# Some frameworks wrap the message ("Current Task: [Alice]: hi") or put updates first
+# ("[System]: ...\n[Alice]: hi"): the last speaker tag inside the text then counts.
+_SPEAKER_TAG = re.compile(r"(?:^|(?<=\s))\[([^\]\n]+)\]:\s?")
 _IDENTITY = re.compile(r"You are ([^,.\n]+)")
 # A roster line as the SDK renders participants: "- @<handle> — <name> (<type>)".
 _ROSTER = re.compile(r"^- @(\S+) — (.+?) \((\w+)\)", re.MULTILINE)
@@ -220,19 +223,14 @@ def _roster(entries: Iterable[ChatEntry]) -> dict[str, _Participant]:
 
 
 def _last_speech(request: ModelRequest) -> tuple[str, str] | None:
-    """(speaker, content) of the latest ``[Name]: content`` user message, skipping [System].
-
-    A message may carry ``[System]: ...`` paragraphs before the speech (adapters that send one
-    user message per turn); the last ``[Name]:`` line that starts a paragraph is the speech.
-    """
+    """(speaker, content) of the latest ``[Name]: content`` user message, skipping [System]."""
     for text in reversed(request.texts("user")):
         match = _SPEAKER.match(text.strip())
         if match and match.group(1) != "System":
             return match.group(1), match.group(2).strip()
-        starts = [m for m in _LINE_SPEAKER.finditer(text) if m.group(1) != "System"]
-        if starts:
-            last = starts[-1]
-            return last.group(1), text[last.end() :].strip()
+        tags = [t for t in _SPEAKER_TAG.finditer(text.strip()) if t.group(1) != "System"]
+        if tags:
+            return tags[-1].group(1), text.strip()[tags[-1].end() :].strip()
     return None
 
 

@@ -3,24 +3,29 @@
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from band.core.types import PlatformMessage
 
 from .event_converter import EventConverter
-
-if TYPE_CHECKING:
-    from .server_adapter import BandACPServerAdapter
 
 __all__ = ["ACPPushHandler"]
 
 logger = logging.getLogger("band.integrations.acp.server")
 
 
+class SessionRooms(Protocol):
+    """What the handler needs of the server adapter: a room's session, the editor."""
+
+    def get_session_for_room(self, room_id: str) -> str | None: ...
+
+    def get_acp_client(self) -> Any: ...
+
+
 class ACPPushHandler:
     """Sends an unsolicited ``session/update`` for a message in a session's room."""
 
-    def __init__(self, adapter: BandACPServerAdapter) -> None:
+    def __init__(self, adapter: SessionRooms) -> None:
         self._adapter = adapter
 
     async def handle_push_event(self, msg: PlatformMessage, room_id: str) -> None:
