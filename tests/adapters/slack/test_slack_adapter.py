@@ -25,6 +25,7 @@ from starlette.routing import Mount  # noqa: E402
 
 from band.adapters import OpenAIChatAdapter  # noqa: E402
 from band.integrations.slack import SlackAdapter, SlackAdapterConfig, SlackApp  # noqa: E402
+from band.integrations.slack.types import SlackRoomBinding  # noqa: E402
 from band.integrations.uvicorn_server import ManagedUvicornServer  # noqa: E402
 from band.testing import FakeModel, ModelRequest, Reply, ToolCall, openai_client  # noqa: E402
 from band.testing.slack import FakeSlack  # noqa: E402
@@ -91,7 +92,8 @@ async def test_a_mention_over_http_is_answered_in_its_slack_thread(
         event = slack.mention("what is Band?")
         answer = await slack.send_http_event(url, slack.callback(event))
         await adapter.wait_idle()
-        room_id = adapter._thread_to_room[f"dev:CGENERAL1:{event['ts']}"]
+        room_id = adapter.threads.room_of(SlackRoomBinding("dev", "CGENERAL1", event["ts"]))
+        assert room_id is not None
         context = await adapter.rest.get_context(room_id)  # the agent's room, its own key
     assert challenge.status_code == 200 and challenge.text == "c-1"
     assert answer.status_code == 200
@@ -144,7 +146,7 @@ async def test_a_follow_up_in_the_thread_sees_the_thread_and_keeps_its_room(
         second = slack.mention("and again", thread_ts=first["ts"])
         await slack.send_http_event(url, slack.callback(second))
         await adapter.wait_idle()
-        rooms = dict(adapter._thread_to_room)
+        rooms = {adapter.threads.room_of(SlackRoomBinding("dev", "CGENERAL1", first["ts"]))}
     assert slack.bot_replies("CGENERAL1", first["ts"]) == [
         "You said: my name is Ada",
         "You said: and again",
@@ -202,7 +204,8 @@ async def test_a_band_message_in_a_bound_room_is_answered_in_the_slack_thread(
         event = slack.mention("start here")
         await slack.send_http_event(url, slack.callback(event))
         await adapter.wait_idle()
-        room_id = adapter._thread_to_room[f"dev:CGENERAL1:{event['ts']}"]
+        room_id = adapter.threads.room_of(SlackRoomBinding("dev", "CGENERAL1", event["ts"]))
+        assert room_id is not None
         await adapter.rest.add_participant(room_id, seeded.user_id)
         message_id = await alice.say(room_id, "tell Slack hello", seeded.agent_id)
         await until_status(alice, room_id, message_id, seeded.agent_id, "processed")

@@ -21,7 +21,6 @@ from typing import Any, Literal, Self, Unpack
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from band.client.rest import AsyncRestClient
 from band.converters.slack import SlackHistoryConverter
 from band.core.exceptions import TurnResultAlreadyReported
 from band.core.protocols import AgentToolsProtocol
@@ -34,7 +33,6 @@ from band.core.types import (
     HistoryProvider,
     PlatformMessage,
 )
-from band.integrations._rooms import own_room_histories
 from band.platform.rest import BandRestClient
 from band.runtime.tools import AgentTools
 
@@ -42,6 +40,7 @@ from .block_kit import DEFAULT_WRITE_TOOL_NAMES
 from .history import thread_history
 from .server import build_router
 from .socket import SlackSocketListener, start_socket_listeners
+from .threads import SlackThreads
 from .tools import SLACK_SEND_MESSAGE_TOOL_NAME, SLACK_USER_PREFIX, SlackTeeingTools
 from .types import SlackApp, SlackRoomBinding
 
@@ -136,11 +135,8 @@ class SlackAdapter(SimpleAdapter[Any]):
         self._listeners: list[SlackSocketListener] = []
         self._tasks: set[asyncio.Task[None]] = set()
         self._accepting = True
-        self._thread_to_room: dict[str, str] = {}
-        self._room_to_binding: dict[str, SlackRoomBinding] = {}
-        self._locks: dict[str, asyncio.Lock] = {}
+        self.threads = SlackThreads(lambda: self.rest, lambda: self.require_platform().api_key)
         self._bot_ids: dict[str, str | None] = {}
-        self._scanned = False
 
     # -- what wraps what ---------------------------------------------------------------------
 
@@ -231,16 +227,14 @@ class SlackAdapter(SimpleAdapter[Any]):
                 self._rest = None
 
     async def on_cleanup(self, room_id: str) -> None:
-        binding = self._room_to_binding.pop(room_id, None)
-        if binding is not None:
-            self._thread_to_room.pop(_thread_key(binding), None)
+        self.threads.forget(room_id)
         await self._inner.on_cleanup(room_id)
 
     # -- Band side ---------------------------------------------------------------------------
 
     async def on_event(self, inp: AgentInput) -> None:
         if inp.is_session_bootstrap:
-            self._rehydrate(inp.room_id, inp.history.raw)
+            self.threads.rehydrate(inp.room_id, inp.history.raw)
         await super().on_event(inp)
 
     async def try_handle_control(self, msg: PlatformMessage, tools: AgentToolsProtocol) -> bool:
@@ -257,7 +251,7 @@ class SlackAdapter(SimpleAdapter[Any]):
         is_session_bootstrap: bool,
         room_id: str,
     ) -> None:
-        binding = self._room_to_binding.get(room_id)
+        binding = self.threads.binding_of(room_id)
         app = self._apps.get(binding.app_slug) if binding is not None else None
         if binding is None or app is None:
             await self._inner.on_message(
@@ -319,11 +313,11 @@ class SlackAdapter(SimpleAdapter[Any]):
         if not (text and channel and ts):
             return
         binding = SlackRoomBinding(app.slug, channel, thread_ts)
-        room_id, is_new = await self._room_for(binding, user)
+        room_id, is_new = await self.threads.room_for(binding, user)
         slack = self.web_client(app)
         name = await _user_name(slack, user)
         if self.config.mirror_slack_context:
-            await self._mirror(room_id, binding, user, name, ts, text)
+            await self.threads.mirror(room_id, binding, user=user, name=name, ts=ts, text=text)
         msg = PlatformMessage(
             id=f"slack:{ts}",
             room_id=room_id,
@@ -339,7 +333,7 @@ class SlackAdapter(SimpleAdapter[Any]):
         raw = await thread_history(
             slack, binding, exclude_ts=ts, agent_name=self.agent_name, own_bot_id=own
         )
-        async with self._locks.setdefault(room_id, asyncio.Lock()):
+        async with self.threads.lock(room_id):  # Slack turns of a room run one at a time
             tools = await self._room_tools(room_id)
             inp = AgentInput(
                 msg=msg,
@@ -406,64 +400,6 @@ class SlackAdapter(SimpleAdapter[Any]):
     def _thinking(self, app: SlackApp, binding: SlackRoomBinding) -> _Status:
         return _Status(self.web_client(app), binding)
 
-    # -- rooms for threads -------------------------------------------------------------------
-
-    async def _room_for(self, binding: SlackRoomBinding, user: str) -> tuple[str, bool]:
-        """The thread's room, created (once, even for events arriving together) if new."""
-        key = _thread_key(binding)
-        async with self._locks.setdefault(key, asyncio.Lock()):
-            if key not in self._thread_to_room and not self._scanned:
-                await self._read_own_rooms()
-            room_id = self._thread_to_room.get(key)
-            if room_id is not None:
-                return room_id, False
-            room = await self.rest.create_chat(title=f"Slack thread {binding.thread_ts}")
-            room_id = str(room.id)
-            metadata = {
-                "slack_app_slug": binding.app_slug,
-                "slack_channel_id": binding.channel,
-                "slack_thread_ts": binding.thread_ts,
-                "slack_user_id": user,
-                "slack_room_id": room_id,
-            }
-            await self.rest.post_event(room_id, "Slack thread context", "task", metadata)
-            self._thread_to_room[key] = room_id
-            self._room_to_binding[room_id] = binding
-            logger.info("Slack thread %s is room %s", key, room_id)
-            return room_id, True
-
-    async def _read_own_rooms(self) -> None:
-        """After a restart: the threads the agent's rooms are bound to (read once)."""
-        self._scanned = True
-        rest = AsyncRestClient(api_key=self.require_platform().api_key, http=self.rest.http)
-        async for items in own_room_histories(rest):
-            if items:
-                self._rehydrate(str(items[0]["room_id"]), items)
-
-    def _rehydrate(self, room_id: str, raw: list[dict[str, Any]]) -> None:
-        binding = SlackHistoryConverter().convert(raw).binding
-        if binding is not None and room_id not in self._room_to_binding:
-            self._room_to_binding[room_id] = binding
-            self._thread_to_room.setdefault(_thread_key(binding), room_id)
-
-    async def _mirror(
-        self, room_id: str, binding: SlackRoomBinding, user: str, name: str, ts: str, text: str
-    ) -> None:
-        metadata = {
-            "slack_mirror": True,
-            "slack_app_slug": binding.app_slug,
-            "slack_channel_id": binding.channel,
-            "slack_thread_ts": binding.thread_ts,
-            "slack_user_id": user,
-            "slack_ts": ts,
-        }
-        try:
-            await self.rest.post_event(
-                room_id, f"Slack · {name or user}: {text}", "thought", metadata
-            )
-        except Exception as exc:
-            logger.warning("Room %s: mirroring a Slack message failed: %s", room_id, exc)
-
 
 class _Status:
     """Slack's "is thinking…" status on the thread while the brain works (best effort:
@@ -485,10 +421,6 @@ class _Status:
             )
         except Exception as exc:
             logger.debug("assistant.threads.setStatus failed: %s", exc)
-
-
-def _thread_key(binding: SlackRoomBinding) -> str:
-    return f"{binding.app_slug}:{binding.channel}:{binding.thread_ts}"
 
 
 def _default_web_client(app: SlackApp) -> Any:
