@@ -28,6 +28,7 @@ CONVERSATIONS: dict[str, list[dict[str, str]]] = {}
 SKIPS = {
     "tool_events": "the remote A2A agent runs its own model loop; no Band tool events exist",
     "thoughts": "the remote A2A agent's text is its answer; A2A has no thought channel here",
+    "custom_tools": "a remote A2A agent's tools are its own; the adapter offers it none",
     "model_error": "a remote agent's failure is relayed as the remote reported it (provider "
     "a2a, its own text), not as the runtime's generic failure",
 }

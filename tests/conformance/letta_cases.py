@@ -19,6 +19,8 @@ SKIPS = {
     "tool_events": "Letta's send tools are not reported as tool events (the message they post "
     "is the record); other tools are (tests/adapters/letta)",
     "thoughts": "LettaAdapter does not support THOUGHTS",
+    "custom_tools": "LettaAdapter takes no additional_tools (as band-sdk's): the Letta server "
+    "runs the tools, Band's reach it over MCP",
     "model_error": "a failure of Letta's model is reported as Letta's (provider letta), after "
     "the server's own retries",
 }

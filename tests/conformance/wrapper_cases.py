@@ -20,7 +20,8 @@ def slack_adapter(fake: FakeModel, **features: Any) -> SimpleAdapter[Any]:
     from band.integrations.slack import SlackAdapter, SlackAdapterConfig, SlackApp
 
     app = SlackApp(slug="conformance", bot_token="xoxb-unused", signing_secret="unused")
-    brain = OpenAIChatAdapter("fake-model", client=openai_client(fake))
+    custom = features.pop("additional_tools", ())  # the brain's, not the wrapper's
+    brain = OpenAIChatAdapter("fake-model", client=openai_client(fake), additional_tools=custom)
     return SlackAdapter(SlackAdapterConfig(apps=(app,)), inner=brain, **features)
 
 
