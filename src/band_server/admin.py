@@ -21,8 +21,8 @@ import yaml
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
-from band.protocol import MessageSentResponse
-from band.protocol.messages import MessageCreateFields
+from band_protocol import MessageSentResponse
+from band_protocol.messages import MessageCreateFields
 
 from .config import Settings
 from .context import Platform

@@ -13,7 +13,7 @@ from typing import Any
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
-from band.protocol import Envelope, ListEnvelope
+from band_protocol import Envelope, ListEnvelope
 
 Responses = dict[int | str, dict[str, Any]]
 

@@ -11,8 +11,8 @@ from typing import Annotated
 from fastapi import APIRouter, Header
 from fastapi.responses import JSONResponse
 
-from band.protocol import utcnow
-from band.protocol.delegation import IntrospectBody, TokenIntrospection
+from band_protocol import utcnow
+from band_protocol.delegation import IntrospectBody, TokenIntrospection
 
 from ..services import delegation
 from .answers import NO_STORE, answers

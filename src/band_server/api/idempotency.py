@@ -29,7 +29,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from band.protocol import utcnow
+from band_protocol import utcnow
 
 from ..errors import ApiError
 from ..services import idempotency as records

@@ -20,7 +20,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 
-from band.protocol import ErrorEnvelope
+from band_protocol import ErrorEnvelope
 
 from .json_body import MAX_DEPTH
 

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Depends, Header, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.requests import ClientDisconnect
 
-from band.protocol import Attachment, Envelope
+from band_protocol import Attachment, Envelope
 
 from ..errors import ApiError
 from ..services import files

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query
 
-from band.protocol.tasks import (
+from band_protocol.tasks import (
     Board,
     BoardUpdateBody,
     Task,

@@ -8,7 +8,7 @@ the same reason, so a refusal never tells a caller whether a room or agent exist
 
 from __future__ import annotations
 
-from band.protocol import split_topic
+from band_protocol import split_topic
 
 from ..errors import ApiError
 from ..services.principals import Principal

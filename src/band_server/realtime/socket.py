@@ -15,7 +15,7 @@ import uuid
 from fastapi import APIRouter, WebSocket
 from starlette.types import Receive, Scope, Send
 
-from band.protocol import Supersede, topic
+from band_protocol import Supersede, topic
 
 from ..context import Platform
 from ..fanout.bus import Broadcast

@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy import and_, bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import AgentMe, iso, utcnow
+from band_protocol import AgentMe, iso, utcnow
 
 from ..errors import Conflict, NotFound, Unauthorized, ValidationFailed
 from ..store.db import Database

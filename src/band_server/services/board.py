@@ -6,8 +6,8 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import Board, utcnow
-from band.protocol.tasks import BoardUpdateBody
+from band_protocol import Board, utcnow
+from band_protocol.tasks import BoardUpdateBody
 
 from ..errors import ValidationFailed
 from ..store.models import BoardHistory, Room, RoomBoard

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import BulkDeletionItem, BulkDeletionJob, iso, utcnow
+from band_protocol import BulkDeletionItem, BulkDeletionJob, iso, utcnow
 
 from ..errors import ApiError, NotFound
 from ..store.models import Agent, BulkDeletion, Room

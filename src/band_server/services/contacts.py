@@ -13,8 +13,8 @@ from typing import Any, Literal
 from sqlalchemy import delete, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import AgentContact, PartyRef, iso, topic, utcnow
-from band.protocol import ContactRequest as ContactRequestView
+from band_protocol import AgentContact, PartyRef, iso, topic, utcnow
+from band_protocol import ContactRequest as ContactRequestView
 
 from ..errors import Conflict, NotFound, ValidationFailed
 from ..fanout.bus import Broadcast

@@ -18,8 +18,8 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import iso
-from band.protocol.delegation import (
+from band_protocol import iso
+from band_protocol.delegation import (
     Actor,
     DelegatedToken,
     DelegationEnvelope,

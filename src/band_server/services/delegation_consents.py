@@ -13,8 +13,8 @@ import secrets
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import iso, utcnow
-from band.protocol.delegation import Consent, SystemCredentials, SystemRegistered, TargetSystem
+from band_protocol import iso, utcnow
+from band_protocol.delegation import Consent, SystemCredentials, SystemRegistered, TargetSystem
 
 from ..errors import Forbidden, NotFound, ValidationFailed
 from ..store.models import Agent, DelegationConsent

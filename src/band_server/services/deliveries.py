@@ -18,7 +18,7 @@ from typing import Any, Literal
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import (
+from band_protocol import (
     MAX_EVENT_CHARS,
     topic,
     utcnow,

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import ChatMessage, iso
+from band_protocol import ChatMessage, iso
 
 from ..store.models import Delivery, DeliveryAttempt, Message
 from .views import message_view

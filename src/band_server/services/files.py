@@ -18,7 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import MAX_ATTACHMENTS, Attachment
+from band_protocol import MAX_ATTACHMENTS, Attachment
 
 from ..errors import ApiError, NotFound, ValidationFailed
 from ..files import FileMissing, FileTooLarge

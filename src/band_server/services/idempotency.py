@@ -24,7 +24,7 @@ from typing import Any
 from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import utcnow
+from band_protocol import utcnow
 
 from ..errors import ApiError
 from ..store import direct

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import topic, utcnow
+from band_protocol import topic, utcnow
 
 from ..fanout.bus import Broadcast
 from ..store import direct

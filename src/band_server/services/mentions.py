@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
-from band.protocol.messages import MentionRef
+from band_protocol.messages import MentionRef
 
 from ..errors import ValidationFailed
 from .rooms import Member

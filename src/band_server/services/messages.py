@@ -16,8 +16,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 
-from band.protocol import topic, utcnow
-from band.protocol.messages import EventCreateFields, MessageCreateFields
+from band_protocol import topic, utcnow
+from band_protocol.messages import EventCreateFields, MessageCreateFields
 
 from ..errors import ApiError, ValidationFailed
 from ..fanout.bus import Broadcast

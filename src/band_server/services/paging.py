@@ -13,7 +13,7 @@ from typing import Any, Literal
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import ChatMessage
+from band_protocol import ChatMessage
 
 from ..errors import ValidationFailed
 from ..store.models import Message

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from band.protocol import AgentControl, topic, utcnow
+from band_protocol import AgentControl, topic, utcnow
 
 from ..fanout.bus import Broadcast
 from ..store.models import Room

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import Peer
+from band_protocol import Peer
 
 from ..store.models import Participant
 from .contacts import contact_ids

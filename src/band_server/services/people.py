@@ -13,7 +13,7 @@ from datetime import datetime
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import topic, utcnow
+from band_protocol import topic, utcnow
 
 from ..errors import NotFound, ValidationFailed
 from ..fanout.bus import Broadcast

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import ContactRequest as ContactRequestView
-from band.protocol import ContactUser, PersonContact, iso
+from band_protocol import ContactRequest as ContactRequestView
+from band_protocol import ContactUser, PersonContact, iso
 
 from ..errors import NotFound
 from ..store.models import Contact, ContactRequest, User

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from band.protocol import MessageSentResponse
-from band.protocol.messages import MessageCreateFields
+from band_protocol import MessageSentResponse
+from band_protocol.messages import MessageCreateFields
 
 from ..store.models import Room
 from .mentions import mentions_in_text

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import UserProfile, iso, utcnow
+from band_protocol import UserProfile, iso, utcnow
 
 from ..errors import ValidationFailed
 from ..store.models import User

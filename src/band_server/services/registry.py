@@ -9,7 +9,7 @@ from typing import Any, Literal
 from sqlalchemy import ColumnElement, delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import (
+from band_protocol import (
     AgentCredentials,
     AgentDeleted,
     AgentInfo,

@@ -18,7 +18,7 @@ from sqlalchemy import ColumnElement, and_, false, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
 
-from band.protocol import AgentChatRoomListItem, MeChatRoomDetail, MeChatRoomListItem
+from band_protocol import AgentChatRoomListItem, MeChatRoomDetail, MeChatRoomListItem
 
 from ..store.models import Participant, Room
 from . import keyset, room_rows

@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import and_, bindparam, exists, select
 
-from band.protocol import ChatParticipant
+from band_protocol import ChatParticipant
 
 from ..errors import NotFound
 from ..store.db import Database

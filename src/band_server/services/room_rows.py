@@ -13,7 +13,7 @@ from typing import Literal
 from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import ChatMessage, ChatParticipant, MessageCounts, iso
+from band_protocol import ChatMessage, ChatParticipant, MessageCounts, iso
 
 from ..store.models import Agent, Message, Participant, Room
 from .delivery_views import chat_messages

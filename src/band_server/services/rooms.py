@@ -9,7 +9,7 @@ from sqlalchemy import ColumnElement, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
-from band.protocol import ChatParticipant, ParticipantEvent, topic, utcnow
+from band_protocol import ChatParticipant, ParticipantEvent, topic, utcnow
 
 from ..errors import Conflict, Forbidden, NotFound, ValidationFailed
 from ..fanout.bus import Broadcast

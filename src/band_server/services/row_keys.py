@@ -28,8 +28,8 @@ from typing import Any
 from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import EventCreatedResponse, MessageSentResponse, utcnow
-from band.protocol.messages import Recipient
+from band_protocol import EventCreatedResponse, MessageSentResponse, utcnow
+from band_protocol.messages import Recipient
 
 from ..store.db import Database
 from ..store.models import Base, IdempotencyRecord, Message

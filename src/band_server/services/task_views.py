@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 from sqlalchemy import ColumnElement, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import (
+from band_protocol import (
     Board,
     BoardEvent,
     Task,
@@ -18,7 +18,7 @@ from band.protocol import (
     TaskEvent,
     iso,
 )
-from band.protocol.messages import MAX_EVENT_CHARS, EventCreateFields
+from band_protocol.messages import MAX_EVENT_CHARS, EventCreateFields
 
 from ..errors import ValidationFailed
 from ..store.models import BoardHistory, Room, RoomBoard, RoomTask, TaskAssignee, TaskHistory

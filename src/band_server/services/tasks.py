@@ -1,4 +1,4 @@
-"""Room tasks: create, read, list, update, history (the rules are in ``band.protocol.tasks``).
+"""Room tasks: create, read, list, update, history (the rules are in ``band_protocol.tasks``).
 
 Principal-agnostic: people and agents call the same functions once the caller is known to be
 in the room. Every change appends a history row and posts one ``task`` event to the room's
@@ -13,9 +13,8 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.core._text import has_visible_text
-from band.protocol import Task, TaskEvent, utcnow
-from band.protocol.tasks import (
+from band_protocol import Task, TaskEvent, utcnow
+from band_protocol.tasks import (
     STATE_MOVES,
     STATUS_MOVES,
     TASK_STATUSES,
@@ -24,6 +23,7 @@ from band.protocol.tasks import (
     overall_status,
     state_event,
 )
+from band_protocol.text import has_visible_text
 
 from ..errors import ApiError, NotFound, ValidationFailed
 from ..store.models import Room, RoomTask, TaskAssignee, TaskHistory

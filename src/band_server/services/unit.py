@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import utcnow
+from band_protocol import utcnow
 
 from ..fanout.bus import Broadcast
 from . import idempotency, row_keys

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from band.protocol import ChatMessage, ChatParticipant, ChatRoom, RoomEvent, iso
+from band_protocol import ChatMessage, ChatParticipant, ChatRoom, RoomEvent, iso
 
 from ..store.models import Room
 

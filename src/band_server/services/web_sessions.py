@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import delete
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import utcnow
+from band_protocol import utcnow
 
 from ..store.models import User, WebSession
 from .accounts import is_disabled, user_principal

@@ -14,7 +14,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from band.protocol import topic
+from band_protocol import topic
 
 from ..fanout.bus import Broadcast
 

@@ -19,7 +19,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from band.protocol import utcnow
+from band_protocol import utcnow
 
 
 def new_id() -> str:

@@ -8,7 +8,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from band.protocol import AgentRegistered
+from band_protocol import AgentRegistered
 
 from ..services import registry
 from ..services.unit import write

@@ -6,8 +6,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import ValidationError
 
-from band.protocol import MAX_ATTACHMENTS
-from band.protocol.messages import MAX_MESSAGE_CHARS, MessageCreateFields
+from band_protocol import MAX_ATTACHMENTS
+from band_protocol.messages import MAX_MESSAGE_CHARS, MessageCreateFields
 
 from ..errors import ValidationFailed
 from ..services import participation, peers, posting, reading, rooms

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from band.protocol import AgentChatRoomListItem, ChatCreateBody, ChatRenameBody, ChatRoom
+from band_protocol import AgentChatRoomListItem, ChatCreateBody, ChatRenameBody, ChatRoom
 
 from ...services import room_listing, rooms, unit
 from ...services.views import room_view

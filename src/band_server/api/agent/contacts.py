@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from band.protocol import (
+from band_protocol import (
     AgentContact,
     ContactAddBody,
     ContactAdded,

@@ -8,8 +8,8 @@ from typing import Annotated
 from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
 
-from band.protocol import utcnow
-from band.protocol.delegation import DelegatedToken, TokenExchangeBody
+from band_protocol import utcnow
+from band_protocol.delegation import DelegatedToken, TokenExchangeBody
 
 from ...config import Settings
 from ...errors import ApiError

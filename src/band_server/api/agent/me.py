@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from band.protocol import AgentMe
+from band_protocol import AgentMe
 
 from ...services import accounts
 from ..answers import one

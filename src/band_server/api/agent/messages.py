@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query, Response
 from fastapi.responses import JSONResponse
 
-from band.protocol import (
+from band_protocol import (
     WORKING_HEADER,
     ActivityBody,
     ActivityResponse,

@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from band.protocol import ChatParticipant, ParticipantAddBody
+from band_protocol import ChatParticipant, ParticipantAddBody
 
 from ...services import room_roster, rooms, unit
 from ..answers import many, one

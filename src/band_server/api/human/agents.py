@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from band.protocol import AgentDeleted, AgentInfo, AgentRegisterBody, AgentRegistered
+from band_protocol import AgentDeleted, AgentInfo, AgentRegisterBody, AgentRegistered
 
 from ...services import accounts, registry
 from ...services.unit import write

@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from band.protocol import BulkDeleteAgentsBody, BulkDeleteChatsBody, BulkDeletionJob, Envelope
+from band_protocol import BulkDeleteAgentsBody, BulkDeleteChatsBody, BulkDeletionJob, Envelope
 
 from ...services import bulk_deletions
 from ...services.unit import write

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from band.protocol.delegation import (
+from band_protocol.delegation import (
     Consent,
     ConsentBody,
     SystemRegisterBody,

@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from band.protocol import AgentMemory
+from band_protocol import AgentMemory
 
 from ...services import memories
 from ...services.unit import write

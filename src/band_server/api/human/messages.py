@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from band.protocol import ChatMessage, MessageCreateBody, MessageSentResponse
+from band_protocol import ChatMessage, MessageCreateBody, MessageSentResponse
 
 from ...services import messages, posting, rooms, timeline
 from ...services.messages import SortOrder

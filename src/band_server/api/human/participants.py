@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 
-from band.protocol import ChatParticipant, ParticipantAddBody
+from band_protocol import ChatParticipant, ParticipantAddBody
 
 from ...services import participation, rooms
 from ...services.unit import write

@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 
-from band.protocol import Peer
+from band_protocol import Peer
 
 from ...services import peers
 from ..answers import many, not_found

@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from band.protocol import ProfileUpdateBody, UserProfile
+from band_protocol import ProfileUpdateBody, UserProfile
 
 from ...services import profile
 from ...services.unit import write
