@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 from bisect import bisect_left
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -45,7 +45,9 @@ from .fanout.bus import Broadcast
 from .store.models import Delivery
 
 if TYPE_CHECKING:
-    from .context import Platform
+    from .realtime.hub import Hub
+    from .realtime.presence import Presence
+    from .store.db import Database
 
 DELIVERY_STATES = ("delivered", "processing", "processed", "failed")
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
@@ -54,6 +56,22 @@ ROUTE_TEMPLATE = "band.route"
 """``scope[ROUTE_TEMPLATE]``: the request's full route template, set by whoever matched it
 with its prefix known (the fast lane); else :func:`route_template` works it out from
 ``scope["route"]``."""
+
+
+class Scraped(Protocol):
+    """What a scrape reads of the platform: its database, sockets, presence and registry."""
+
+    @property
+    def db(self) -> Database: ...
+
+    @property
+    def hub(self) -> Hub: ...
+
+    @property
+    def presence(self) -> Presence: ...
+
+    @property
+    def metrics(self) -> Metrics: ...
 
 
 class Metrics:
@@ -85,7 +103,7 @@ class Metrics:
     def observe_broadcast(self, broadcast: Broadcast) -> None:
         self.fanout_lag.observe(max(0.0, time.time() - broadcast.published_at))
 
-    async def render(self, platform: Platform) -> bytes:
+    async def render(self, platform: Scraped) -> bytes:
         """Refresh the scrape-time gauges, then the Prometheus text."""
         async with platform.db.read() as session:
             rows = await session.execute(
@@ -198,8 +216,8 @@ def route_template(scope: Scope) -> str:
     return prefix + str(local)
 
 
-def platform_of(request: Request) -> Platform:
-    platform: Platform = request.app.state.platform
+def platform_of(request: Request) -> Scraped:
+    platform: Scraped = request.app.state.platform
     return platform
 
 

@@ -25,8 +25,7 @@ from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from .api.errors import error_response
-from .api.unavailable import RETRY_AFTER_SECONDS
+from .api.errors import RETRY_AFTER_SECONDS, error_response
 from .context import Platform
 from .fanout.bus import Deliver
 from .realtime.handshake import Denial, deny

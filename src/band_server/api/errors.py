@@ -1,4 +1,11 @@
-"""Turn every failure into the error envelope; bad input never becomes a 500."""
+"""Turn every failure into the error envelope; bad input never becomes a 500.
+
+A dependency that can't be reached (the database stopped, its connections cut, its pool
+exhausted) is answered 503 with ``Retry-After``: never a 500, and never a hang. Errors raised
+inside a route reach the handlers :func:`install` registers; errors raised before any route
+runs (the API key check in the idempotency middleware or the fast lane) reach
+:func:`answer_failure`, called by the outermost HTTP layer (``api.front.Front``).
+"""
 
 from __future__ import annotations
 
@@ -11,12 +18,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Receive, Scope, Send
 
 from ..errors import ApiError
 from ..store.outage import dependency_unavailable
-from .unavailable import unavailable_response
 
 log = logging.getLogger("band_server.api")
+
+RETRY_AFTER_SECONDS = 5
 
 _HTTP_CODES = {
     400: "bad_request",
@@ -145,3 +154,30 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(Exception)
     async def _unexpected(request: Request, exc: Exception) -> JSONResponse:
         return unexpected_response(request, exc)
+
+
+def unavailable_response(request: Request, exc: BaseException) -> JSONResponse:
+    """503 in the envelope, with ``Retry-After``."""
+    log.warning("database unavailable on %s %s: %r", request.method, request.url.path, exc)
+    return error_response(
+        request,
+        503,
+        "unavailable",
+        "The platform can't reach its database right now; retry shortly",
+        headers={"retry-after": str(RETRY_AFTER_SECONDS)},
+    )
+
+
+async def answer_failure(scope: Scope, receive: Receive, send: Send, exc: Exception) -> bool:
+    """Answer ``exc``, raised before any answer started, in the envelope; whether it is to be
+    raised on.
+
+    An unreachable database becomes 503 (and is not raised further: nothing is broken); any
+    other error 500 ``internal_error``, then raised on for the server to log, as Starlette's
+    error middleware does inside FastAPI's stack (which sits inside ours).
+    """
+    if dependency_unavailable(exc):
+        await unavailable_response(Request(scope), exc)(scope, receive, send)
+        return False
+    await unexpected_response(Request(scope), exc)(scope, receive, send)
+    return True

@@ -5,7 +5,7 @@ Three concerns, one pure ASGI layer: as three layers, each request paid two more
 frames and two more wrapped ``send`` calls per answer (docs/decisions.md, "The stack outside
 the database"). Each concern keeps its own module: the numbers in ``observability``, the limit
 in ``api.body_limit``, the repeated headers in ``api.single_headers``, the failure's answer in
-``api.unavailable``.
+``api.errors``.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from ..observability import Metrics, route_template
 from ..store.group_commit import InFlight
 from . import body_limit
 from .body_limit import API_PREFIX
+from .errors import answer_failure
 from .single_headers import refuse, repeated
-from .unavailable import answer_failure
 
 
 class Front:

@@ -19,8 +19,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy import text
 
 from ..context import Platform
-from .errors import error_response
-from .unavailable import RETRY_AFTER_SECONDS
+from .errors import RETRY_AFTER_SECONDS, error_response
 
 router = APIRouter(tags=["health"])
 

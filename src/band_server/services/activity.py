@@ -3,19 +3,29 @@ attempt (the indicator itself: ``services.working``)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from . import leases, unit
+from .ports import Backbone
 from .principals import Principal
+from .roster_cache import RosterCache
 from .views import activity_answer
-from .working import flipped
+from .working import Indicators, flipped
 
-if TYPE_CHECKING:
-    from ..context import Platform
+
+class Reporting(Backbone, Indicators, Protocol):
+    """What ``/activity`` uses of the platform: the backbone, the indicators, the roster
+    cache and the lease clock."""
+
+    @property
+    def rosters(self) -> RosterCache: ...
+
+    @property
+    def lease_clock(self) -> leases.LeaseClock: ...
 
 
 async def report_activity(
-    platform: Platform, agent: Principal, room_id: str, working: bool
+    platform: Reporting, agent: Principal, room_id: str, working: bool
 ) -> dict[str, Any]:
     """Record the agent's working flag in a room it belongs to; tell people when it flips.
 

@@ -32,7 +32,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -44,10 +44,8 @@ from ..store import direct
 from ..store.models import Base, Delivery, DeliveryAttempt, Message
 from . import unit, working
 from .delivery_views import chat_messages
+from .ports import Configured
 from .unit import UnitOfWork
-
-if TYPE_CHECKING:
-    from ..context import Platform
 
 log = logging.getLogger("band_server.leases")
 
@@ -228,6 +226,10 @@ def resync_agent(agent_id: str) -> Broadcast:
     )
 
 
+class Swept(Configured, working.Indicators, Protocol):
+    """What the sweeper uses of the platform: the backbone, the settings, the indicators."""
+
+
 @dataclass
 class LeaseSweeper:
     """One task per node: every quarter lease (1-30 s), expire what ran out. Every node
@@ -240,7 +242,7 @@ class LeaseSweeper:
     def interval(lease: float) -> float:
         return min(30.0, max(1.0, lease / 4))
 
-    def start(self, platform: Platform) -> None:
+    def start(self, platform: Swept) -> None:
         if self._task is None:
             self._task = asyncio.create_task(self._run(platform), name="lease-sweeper")
 
@@ -251,7 +253,7 @@ class LeaseSweeper:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
 
-    async def sweep(self, platform: Platform) -> set[str]:
+    async def sweep(self, platform: Swept) -> set[str]:
         """One sweep: expire, then tell each agent (at most once a lease) to resync."""
         lease = platform.settings.delivery_lease
         before = stale_before(lease)
@@ -275,7 +277,7 @@ class LeaseSweeper:
             log.info("delivery leases: attempts of %d agents expired", len(agents))
         return agents
 
-    async def _run(self, platform: Platform) -> None:
+    async def _run(self, platform: Swept) -> None:
         every = self.interval(platform.settings.delivery_lease)
         while True:
             await asyncio.sleep(every)

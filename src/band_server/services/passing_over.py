@@ -37,7 +37,7 @@ import uuid
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from band_protocol import AgentControl, topic, utcnow
 
@@ -45,10 +45,7 @@ from ..fanout.bus import Broadcast
 from ..store.models import Room
 from . import deliveries, next_up, unit, working
 from .delivery_rows import DeliveryRow
-from .leases import stale_before
-
-if TYPE_CHECKING:
-    from ..context import Platform
+from .leases import Swept, stale_before
 
 log = logging.getLogger("band_server.deliveries")
 
@@ -161,7 +158,14 @@ def left_over(head: next_up.Head, connected_at: datetime, lease: float) -> bool:
     return head.attempt is not None and _utc(head.attempt.started_at) < connected_at
 
 
-async def next_for_agent(platform: Platform, agent_id: str, room: Room) -> dict[str, Any] | None:
+class Serving(Swept, Protocol):
+    """What ``/next`` uses of the platform: the sweeper's needs and the heads served here."""
+
+    @property
+    def served_heads(self) -> ServedHeads: ...
+
+
+async def next_for_agent(platform: Serving, agent_id: str, room: Room) -> dict[str, Any] | None:
     """What ``/next`` answers: ``next_up.next_message``, after passing over a head the agent
     went past (see the module's docstring)."""
     lease = platform.settings.delivery_lease
@@ -187,7 +191,7 @@ async def next_for_agent(platform: Platform, agent_id: str, room: Room) -> dict[
     return None if head is None else head.payload
 
 
-async def _went_quiet(platform: Platform, agent_id: str, room: Room, head: next_up.Head) -> None:
+async def _went_quiet(platform: Serving, agent_id: str, room: Room, head: next_up.Head) -> None:
     """The grace ran out with the left-over head unclaimed: pass it over and have the agent
     drain the room again (it will not ask by itself)."""
     if not platform.served_heads.still_served(agent_id, room.id, head):
@@ -220,7 +224,7 @@ def resume_room(agent_id: str, room_id: str) -> Broadcast:
 
 
 async def _pass_over(
-    platform: Platform, agent_id: str, room: Room, head: next_up.Head, how: str
+    platform: Serving, agent_id: str, room: Room, head: next_up.Head, how: str
 ) -> bool:
     message_id = str(head.payload["id"])
     row: DeliveryRow = head.delivery

@@ -12,14 +12,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from band_protocol import topic
 
-from ..fanout.bus import Broadcast
-
-if TYPE_CHECKING:
-    from ..context import Platform
+from ..fanout.bus import Broadcast, Bus
 
 ACTIVITY_TTL = 10.0
 """Seconds a ``working: true`` report lasts without a refresh (the client refreshes ~3 s)."""
@@ -83,14 +80,26 @@ def flipped(agent_id: str, room_id: str, working: bool) -> Broadcast:
     )
 
 
-async def claimed_working(platform: Platform, agent_id: str, room_id: str, message_id: str) -> None:
+class Indicators(Protocol):
+    """What the indicator uses of the platform: this node's board and the bus."""
+
+    @property
+    def activity(self) -> ActivityBoard: ...
+
+    @property
+    def bus(self) -> Bus: ...
+
+
+async def claimed_working(
+    platform: Indicators, agent_id: str, room_id: str, message_id: str
+) -> None:
     """After a committed claim of ``message_id`` that asked for the indicator: what
     ``working: true`` records (the claim wrote the lease clock itself)."""
     if platform.activity.start_turn(room_id, agent_id, message_id):
         await platform.bus.publish(flipped(agent_id, room_id, True))
 
 
-async def turn_ended(platform: Platform, agent_id: str, room_id: str, message_id: str) -> None:
+async def turn_ended(platform: Indicators, agent_id: str, room_id: str, message_id: str) -> None:
     """After a committed end of ``message_id``'s attempt: what ``working: false`` records,
     when that message's claim set the indicator and nothing ended it yet."""
     if platform.activity.end_turn(room_id, agent_id, message_id):
