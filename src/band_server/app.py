@@ -10,17 +10,18 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import __version__
 from .api import agent as agent_api
-from .api import delegation, errors, health, openapi
+from .api import delegation
 from .api import human as human_api
 from .api.agent import router as agent_router
-from .api.fast_lane import FastLane, Lane, lanes_of
-from .api.front import Front
 from .api.human import router as human_router
-from .api.idempotency import IdempotencyMiddleware, claimed_in_unit
 from .config import DEFAULT_DEPENDENCY_WAIT, Settings
 from .context import Platform
 from .fanout.bus import Broadcast, Bus, InProcessBus
 from .gc_policy import FrozenSurvivors
+from .http import errors, health, openapi
+from .http.fast_lane import FastLane, Lane, lanes_of
+from .http.front import Front
+from .http.idempotency import IdempotencyMiddleware, claimed_in_unit
 from .observability import Metrics, metrics
 from .realtime.hub import Hub
 from .realtime.presence import Presence

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from lane_pair import World
 from pydantic import BaseModel
 
-from band_server.api.fast_lane import Lane
+from band_server.http.fast_lane import Lane
 
 AGENT_KEYS = ["echo", "helper", "mal"]
 USER_KEYS = ["alice", "bob", "mallory"]

@@ -16,13 +16,13 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import Message
 
-from band_server.api import fast_lane, json_body
-from band_server.api.fast_lane import FastLane
-from band_server.api.front import Front
-from band_server.api.idempotency import IdempotencyMiddleware
-from band_server.api.raw_headers import header
 from band_server.app import BandApp
 from band_server.context import Platform
+from band_server.http import fast_lane, json_body
+from band_server.http.fast_lane import FastLane
+from band_server.http.front import Front
+from band_server.http.idempotency import IdempotencyMiddleware
+from band_server.http.raw_headers import header
 from band_server.observability import _LATENCY_BUCKETS, RequestStats
 from band_server.server_stack import uvicorn_options
 from conftest import Seeded, make_agent

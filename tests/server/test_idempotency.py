@@ -13,8 +13,8 @@ from agent_testkit import World, counts, make_world, recording
 from sqlalchemy import func, select, update
 
 from band.protocol import utcnow
-from band_server.api.idempotency import body_hash
 from band_server.context import Platform
+from band_server.http.idempotency import body_hash
 from band_server.services import idempotency as records
 from band_server.services import row_keys
 from band_server.store.models import IdempotencyRecord, Message
@@ -237,7 +237,7 @@ async def test_a_message_post_interrupted_after_its_commit_replays_on_retry(
     """A node killed between the message's commit and any later write (issue 12's node kill):
     the retry on another node must replay the answer, not wait out a claim (409) and then post
     a second message. The answer rides in the message's own transaction on both surfaces."""
-    from band_server.api.idempotency import IdempotencyMiddleware
+    from band_server.http.idempotency import IdempotencyMiddleware
 
     async def crashed(*args: Any, **kwargs: Any) -> None:
         raise AssertionError("a second write after the work: lost if the node dies here")

@@ -15,11 +15,11 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from band_server.api import agent as agent_api
 from band_server.api import human as human_api
-from band_server.api.fast_lane import lanes_of
-from band_server.api.idempotency import body_hash, claimed_in_unit
 from band_server.app import create_app
 from band_server.config import Settings
 from band_server.context import Platform
+from band_server.http.fast_lane import lanes_of
+from band_server.http.idempotency import body_hash, claimed_in_unit
 from band_server.services import row_keys
 from band_server.store.migrate import migrate
 from conftest import Seeded, make_agent, make_user

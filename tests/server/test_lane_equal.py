@@ -167,7 +167,7 @@ def test_the_lane_app_has_the_lane_and_the_other_not(both: Pair, tmp_path: Path)
 
 
 def _has_lane(app: Any) -> bool:
-    from band_server.api.fast_lane import FastLane
+    from band_server.http.fast_lane import FastLane
 
     layer = app.http_stack
     while layer is not None:

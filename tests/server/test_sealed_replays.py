@@ -17,10 +17,10 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncSession, create_async_engine
 
 from band.protocol import utcnow
-from band_server.api.idempotency import body_hash
 from band_server.app import create_app
 from band_server.config import Settings
 from band_server.context import Platform
+from band_server.http.idempotency import body_hash
 from band_server.services.unit import UnitOfWork
 from band_server.store.migrate import migrate
 from conftest import Seeded, make_user

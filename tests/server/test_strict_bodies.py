@@ -20,10 +20,10 @@ import pytest
 from agent_testkit import make_room
 from fastapi import FastAPI
 
-from band_server.api.json_body import JsonRoute
-from band_server.api.openapi import walk
 from band_server.config import Settings
 from band_server.context import Platform
+from band_server.http.json_body import JsonRoute
+from band_server.http.openapi import walk
 from conftest import LiveServer, Seeded
 
 

@@ -37,7 +37,7 @@ from band.protocol.messages import (
     MessageStatusResponse,
     Recipient,
 )
-from band_server.api.fast_lane import _answer
+from band_server.http.fast_lane import _answer
 from band_server.services import delivery_views, next_up, views
 from band_server.services.idempotency import answer_text
 from band_server.services.mentions import ResolvedMention

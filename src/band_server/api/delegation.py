@@ -14,10 +14,10 @@ from fastapi.responses import JSONResponse
 from band_protocol import utcnow
 from band_protocol.delegation import IntrospectBody, TokenIntrospection
 
+from ..http.deps import PlatformDep
+from ..http.json_body import JsonRoute
 from ..services import delegation
 from .answers import NO_STORE, answers
-from .deps import PlatformDep
-from .json_body import JsonRoute
 
 router = APIRouter(route_class=JsonRoute, tags=["delegation"])
 

@@ -17,12 +17,12 @@ from band_protocol.tasks import (
     TaskUpdateBody,
 )
 
+from ..http.deps import PlatformDep
+from ..http.json_body import JsonRoute
 from ..services import board, tasks
 from ..services.principals import Principal
 from ..services.unit import write
 from .answers import many, one
-from .deps import PlatformDep
-from .json_body import JsonRoute
 from .listing import data
 
 __all__ = ["task_routes"]

@@ -9,11 +9,11 @@ from fastapi import APIRouter, Query
 
 from band_protocol import AgentChatRoomListItem, ChatCreateBody, ChatRenameBody, ChatRoom
 
+from ...http.deps import AgentDep, PlatformDep
+from ...http.json_body import JsonRoute
 from ...services import room_listing, rooms, unit
 from ...services.views import room_view
 from ..answers import many, one
-from ..deps import AgentDep, PlatformDep
-from ..json_body import JsonRoute
 from ..listing import MAX_PAGE, IncludeQuery, listed_values
 
 router = APIRouter(route_class=JsonRoute)

@@ -17,11 +17,11 @@ from band_protocol import (
     ContactRespondBody,
 )
 
+from ...http.deps import AgentDep, PlatformDep
+from ...http.json_body import JsonRoute
 from ...services import contacts
 from ...services.unit import write
 from ..answers import many, not_found, one
-from ..deps import AgentDep, PlatformDep
-from ..json_body import JsonRoute
 from ..listing import PagingDep, data, listing
 
 router = APIRouter(route_class=JsonRoute)

@@ -13,11 +13,11 @@ from band_protocol.delegation import DelegatedToken, TokenExchangeBody
 
 from ...config import Settings
 from ...errors import ApiError
+from ...http.deps import AgentDep, PlatformDep
+from ...http.json_body import JsonRoute
 from ...services import delegation, unit
 from ...services.principals import Principal
 from ..answers import not_found, secret, secret_answer
-from ..deps import AgentDep, PlatformDep
-from ..json_body import JsonRoute
 
 router = APIRouter(route_class=JsonRoute)
 

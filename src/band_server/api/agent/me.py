@@ -8,10 +8,10 @@ from fastapi import APIRouter
 
 from band_protocol import AgentMe
 
+from ...http.deps import AgentDep, PlatformDep
+from ...http.json_body import JsonRoute
 from ...services import accounts
 from ..answers import one
-from ..deps import AgentDep, PlatformDep
-from ..json_body import JsonRoute
 
 router = APIRouter(route_class=JsonRoute)
 

@@ -21,6 +21,9 @@ from band_protocol import (
     says_true,
 )
 
+from ...http.deps import AgentDep, PlatformDep
+from ...http.idempotency import claims_in_its_unit
+from ...http.json_body import JsonRoute
 from ...services import (
     activity,
     deliveries,
@@ -34,9 +37,6 @@ from ...services import (
 from ...services.messages import QueueStatus
 from ...services.paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder
 from ..answers import answers, many, one
-from ..deps import AgentDep, PlatformDep
-from ..idempotency import claims_in_its_unit
-from ..json_body import JsonRoute
 from ..listing import MAX_PAGE
 
 router = APIRouter(route_class=JsonRoute)

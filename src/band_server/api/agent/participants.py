@@ -8,10 +8,10 @@ from fastapi import APIRouter
 
 from band_protocol import ChatParticipant, ParticipantAddBody
 
+from ...http.deps import AgentDep, PlatformDep
+from ...http.json_body import JsonRoute
 from ...services import room_roster, rooms, unit
 from ..answers import many, one
-from ..deps import AgentDep, PlatformDep
-from ..json_body import JsonRoute
 
 router = APIRouter(route_class=JsonRoute)
 

@@ -9,11 +9,11 @@ from fastapi.responses import JSONResponse
 
 from band_protocol import AgentDeleted, AgentInfo, AgentRegisterBody, AgentRegistered
 
+from ...http.deps import PlatformDep, UserDep
+from ...http.json_body import JsonRoute
 from ...services import accounts, registry
 from ...services.unit import write
 from ..answers import many, one, secret, secret_answer
-from ..deps import PlatformDep, UserDep
-from ..json_body import JsonRoute
 from ..listing import MAX_PAGE, data, listing
 
 router = APIRouter(route_class=JsonRoute)

@@ -14,12 +14,12 @@ from band_protocol import (
     MeChatRoomListItem,
 )
 
+from ...http.deps import PlatformDep, UserDep
+from ...http.json_body import JsonRoute
 from ...services import room_listing, rooms
 from ...services.unit import write
 from ...services.views import room_view
 from ..answers import many, one
-from ..deps import PlatformDep, UserDep
-from ..json_body import JsonRoute
 from ..listing import MAX_PAGE, IncludeQuery, data, listed_values
 
 router = APIRouter(route_class=JsonRoute)

@@ -16,11 +16,11 @@ from band_protocol import (
 )
 
 from ...errors import NotFound, ValidationFailed
+from ...http.deps import PlatformDep, UserDep
+from ...http.json_body import JsonRoute
 from ...services import contacts, parties, person_contacts
 from ...services.unit import write
 from ..answers import many, not_found, one
-from ..deps import PlatformDep, UserDep
-from ..json_body import JsonRoute
 from ..listing import PagingDep, data, listing
 
 router = APIRouter(route_class=JsonRoute)

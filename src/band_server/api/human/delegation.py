@@ -15,11 +15,11 @@ from band_protocol.delegation import (
     TargetSystem,
 )
 
+from ...http.deps import PlatformDep, UserDep
+from ...http.json_body import JsonRoute
 from ...services import delegation_consents as consents
 from ...services.unit import write
 from ..answers import many, not_found, one, secret, secret_answer
-from ..deps import PlatformDep, UserDep
-from ..json_body import JsonRoute
 from ..listing import PagingDep, data, listing
 
 router = APIRouter(route_class=JsonRoute)

@@ -9,14 +9,14 @@ from fastapi.responses import JSONResponse
 
 from band_protocol import ChatMessage, MessageCreateBody, MessageSentResponse
 
+from ...http.deps import PlatformDep, UserDep
+from ...http.idempotency import claims_in_its_unit
+from ...http.json_body import JsonRoute
 from ...services import messages, posting, rooms, timeline
 from ...services.messages import SortOrder
 from ...services.unit import write
 from ..agent.messages import Cursor, Limit, Page, PageSize, page_response
 from ..answers import many, one
-from ..deps import PlatformDep, UserDep
-from ..idempotency import claims_in_its_unit
-from ..json_body import JsonRoute
 from ..listing import IncludeQuery, InstantQuery, listed_values, parse_instant
 
 router = APIRouter(route_class=JsonRoute)

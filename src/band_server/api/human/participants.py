@@ -8,11 +8,11 @@ from fastapi import APIRouter, Query
 
 from band_protocol import ChatParticipant, ParticipantAddBody
 
+from ...http.deps import PlatformDep, UserDep
+from ...http.json_body import JsonRoute
 from ...services import participation, rooms
 from ...services.unit import write
 from ..answers import many, one
-from ..deps import PlatformDep, UserDep
-from ..json_body import JsonRoute
 from ..listing import MAX_PAGE, data
 from ..roster_page import roster_page
 

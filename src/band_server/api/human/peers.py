@@ -8,10 +8,10 @@ from fastapi import APIRouter, Query
 
 from band_protocol import Peer
 
+from ...http.deps import PlatformDep, UserDep
+from ...http.json_body import JsonRoute
 from ...services import peers
 from ..answers import many, not_found
-from ..deps import PlatformDep, UserDep
-from ..json_body import JsonRoute
 from ..listing import PagingDep, listing
 
 router = APIRouter(route_class=JsonRoute)

@@ -8,11 +8,11 @@ from fastapi import APIRouter
 
 from band_protocol import ProfileUpdateBody, UserProfile
 
+from ...http.deps import PlatformDep, UserDep
+from ...http.json_body import JsonRoute
 from ...services import profile
 from ...services.unit import write
 from ..answers import not_found, one
-from ..deps import PlatformDep, UserDep
-from ..json_body import JsonRoute
 from ..listing import data
 
 router = APIRouter(route_class=JsonRoute)

@@ -18,8 +18,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import text
 
-from ..context import Platform
-from .errors import RETRY_AFTER_SECONDS, error_response
+from band_server.context import Platform
+from band_server.http.errors import RETRY_AFTER_SECONDS, error_response
 
 router = APIRouter(tags=["health"])
 

@@ -30,17 +30,16 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from band_protocol import utcnow
-
-from ..errors import ApiError
-from ..services import idempotency as records
-from ..services import row_keys
-from ..store.db import Database
-from .errors import error_response
-from .json_body import decode
-from .raw_headers import header
+from band_server.errors import ApiError
+from band_server.http.errors import error_response
+from band_server.http.json_body import decode
+from band_server.http.raw_headers import header
+from band_server.services import idempotency as records
+from band_server.services import row_keys
+from band_server.store.db import Database
 
 if TYPE_CHECKING:
-    from ..context import Platform
+    from band_server.context import Platform
 
 log = logging.getLogger("band_server.api")
 

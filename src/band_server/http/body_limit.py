@@ -13,8 +13,8 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.types import Message, Receive, Scope, Send
 
-from .errors import error_response
-from .raw_headers import header
+from band_server.http.errors import error_response
+from band_server.http.raw_headers import header
 
 MAX_JSON_BODY = 1 << 20  # 1 MiB
 API_PREFIX = "/api/"

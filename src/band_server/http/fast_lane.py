@@ -40,16 +40,20 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..errors import ApiError
-from ..observability import ROUTE_TEMPLATE
-from . import deps
-from .errors import api_error_response, database_error_response, unexpected_response
-from .idempotency import BUFFERED, NOT_JSON
-from .json_body import decode, is_json
-from .raw_headers import header
+from band_server.errors import ApiError
+from band_server.http import deps
+from band_server.http.errors import (
+    api_error_response,
+    database_error_response,
+    unexpected_response,
+)
+from band_server.http.idempotency import BUFFERED, NOT_JSON
+from band_server.http.json_body import decode, is_json
+from band_server.http.raw_headers import header
+from band_server.observability import ROUTE_TEMPLATE
 
 if TYPE_CHECKING:
-    from ..context import Platform
+    from band_server.context import Platform
 
 log = logging.getLogger("band_server.api")
 

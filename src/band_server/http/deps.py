@@ -6,9 +6,9 @@ from typing import Annotated
 
 from fastapi import Depends, Header, Request
 
-from ..context import Platform
-from ..errors import Forbidden
-from ..services.principals import Principal
+from band_server.context import Platform
+from band_server.errors import Forbidden
+from band_server.services.principals import Principal
 
 
 async def get_platform(request: Request) -> Platform:

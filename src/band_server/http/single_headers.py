@@ -13,7 +13,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 
-from .errors import error_response
+from band_server.http.errors import error_response
 
 SINGLE = {
     b"x-api-key": "X-API-Key",

@@ -21,8 +21,7 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 
 from band_protocol import ErrorEnvelope
-
-from .json_body import MAX_DEPTH
+from band_server.http.json_body import MAX_DEPTH
 
 API_PREFIX = "/api/v1/"
 WRITES = {"POST", "PUT", "PATCH", "DELETE"}

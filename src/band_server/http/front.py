@@ -14,12 +14,12 @@ import time
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from ..observability import Metrics, route_template
-from ..store.group_commit import InFlight
-from . import body_limit
-from .body_limit import API_PREFIX
-from .errors import answer_failure
-from .single_headers import refuse, repeated
+from band_server.http import body_limit
+from band_server.http.body_limit import API_PREFIX
+from band_server.http.errors import answer_failure
+from band_server.http.single_headers import refuse, repeated
+from band_server.observability import Metrics, route_template
+from band_server.store.group_commit import InFlight
 
 
 class Front:

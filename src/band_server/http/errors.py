@@ -20,8 +20,8 @@ from sqlalchemy.exc import DataError, DBAPIError, IntegrityError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import Receive, Scope, Send
 
-from ..errors import ApiError
-from ..store.outage import dependency_unavailable
+from band_server.errors import ApiError
+from band_server.store.outage import dependency_unavailable
 
 log = logging.getLogger("band_server.api")
 
