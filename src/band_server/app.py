@@ -22,7 +22,8 @@ from .http import errors, health, openapi
 from .http.fast_lane import FastLane, Lane, lanes_of
 from .http.front import Front
 from .http.idempotency import IdempotencyMiddleware, claimed_in_unit
-from .observability import Metrics, metrics
+from .http.metrics import metrics
+from .observability import Metrics
 from .realtime.hub import Hub
 from .realtime.presence import Presence
 from .realtime.socket import is_socket_upgrade, serve_socket
@@ -68,7 +69,7 @@ class BandApp(FastAPI):
       layer on its way (Starlette's error middleware, FastAPI's own layers, our HTTP
       middlewares, the router) keeps a frame alive for all that time: about 7 KiB per socket, a
       quarter of the budget for 10,000 idle agents (docs/decisions.md).
-    - An HTTP request crosses ``http_stack`` first (``api.front.Front``: metrics, the body
+    - An HTTP request crosses ``http_stack`` first (``http.front.Front``: metrics, the body
       limit and the guard in one layer; then idempotency, the fast lane), and FastAPI's own
       stack (its telemetry check, Starlette's error middleware, FastAPI's exception and
       exit-stack layers, the router) only when the fast lane hands it on (``routed``): an

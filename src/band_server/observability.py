@@ -27,7 +27,6 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from prometheus_client import (
-    CONTENT_TYPE_LATEST,
     CollectorRegistry,
     Gauge,
     Histogram,
@@ -37,8 +36,6 @@ from prometheus_client import (
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 from sqlalchemy import func, select
-from starlette.requests import Request
-from starlette.responses import Response
 from starlette.types import Scope
 
 from .fanout.bus import Broadcast
@@ -214,14 +211,3 @@ def route_template(scope: Scope) -> str:
     # routers it was included in (``/api/v1/agent``).
     prefix = path[: -len(concrete)] if concrete and path.endswith(concrete) else ""
     return prefix + str(local)
-
-
-def platform_of(request: Request) -> Scraped:
-    platform: Scraped = request.app.state.platform
-    return platform
-
-
-async def metrics(request: Request) -> Response:
-    """The node's metrics in the Prometheus text format."""
-    platform = platform_of(request)
-    return Response(await platform.metrics.render(platform), media_type=CONTENT_TYPE_LATEST)

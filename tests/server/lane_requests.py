@@ -35,7 +35,7 @@ CONTENT_TYPES = [
     "multipart/form-data; boundary=x",
     "",
 ]
-# None, one of each, or two (refused: api.single_headers).
+# None, one of each, or two (refused: http.single_headers).
 TYPE_HEADERS = [[], *([t] for t in CONTENT_TYPES), ["application/json", "text/plain"]]
 PATH_IDS = [
     "room",

@@ -3,7 +3,7 @@ and without it, and the keep-alive connection that carried them still serves.
 
 A body nested 50,000-100,000 levels deep once made ``json.loads`` raise ``RecursionError``
 in the lane: a 500, and a connection the server then closed. Every path now decodes with
-``api.json_body.decode``: 400 ``malformed_json``. ``NaN``, ``Infinity`` and ``-Infinity``
+``http.json_body.decode``: 400 ``malformed_json``. ``NaN``, ``Infinity`` and ``-Infinity``
 anywhere are refused the same way (stored, they broke every later read of the history), and
 so is a second ``X-API-Key`` (400 ``duplicate_header``).
 """

@@ -5,7 +5,7 @@ would hold all of it in memory before a model refused it. The largest legitimate
 32 KiB message, fully escaped) is far below the limit. File uploads (``PUT .../files``) are
 streamed to the file store and limited there (``BAND_MAX_FILE_BYTES``), so they pass.
 
-Applied by the outermost HTTP layer (``api.front.Front``), before anything reads a body.
+Applied by the outermost HTTP layer (``http.front.Front``), before anything reads a body.
 """
 
 from __future__ import annotations

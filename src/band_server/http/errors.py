@@ -4,7 +4,7 @@ A dependency that can't be reached (the database stopped, its connections cut, i
 exhausted) is answered 503 with ``Retry-After``: never a 500, and never a hang. Errors raised
 inside a route reach the handlers :func:`install` registers; errors raised before any route
 runs (the API key check in the idempotency middleware or the fast lane) reach
-:func:`answer_failure`, called by the outermost HTTP layer (``api.front.Front``).
+:func:`answer_failure`, called by the outermost HTTP layer (``http.front.Front``).
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ def install(app: FastAPI) -> None:
                 message = "Request body is not valid JSON" + (f": {reason}" if reason else "")
                 return error_response(request, 400, "malformed_json", message)
             if loc == ("body",) and isinstance(err.get("input"), bytes):
-                # FastAPI reads a body as JSON only under a JSON Content-Type (api.json_body)
+                # FastAPI reads a body as JSON only under a JSON Content-Type (http.json_body)
                 details["/"] = ["must be JSON, sent with Content-Type: application/json"]
                 continue
             details.setdefault(_pointer(loc), []).append(str(err.get("msg", "is invalid")))

@@ -12,7 +12,7 @@ parameters are path parameters and optional string headers named by an explicit 
 (``Header(alias=...)``, default None), and it has at most one JSON body (a pydantic model). A
 request takes the lane only if exactly one route matches its method and path, it carries no
 query string, its key authenticates as the right kind of principal, its ``Content-Type`` is
-JSON by FastAPI's own rule and its body decodes (``api.json_body``, as FastAPI's routes decode
+JSON by FastAPI's own rule and its body decodes (``http.json_body``, as FastAPI's routes decode
 it) and validates; anything unusual (bad input, a wrong key, an unknown path) goes to FastAPI,
 which answers exactly as it does with the lane switched off (``BAND_FAST_LANE=0``). The
 endpoint is called with the same arguments FastAPI would pass, and its errors get the same
@@ -243,7 +243,7 @@ class FastLane:
             if lane.body_model is not None and lane.body_arg is not None:
                 if not is_json(header(scope, b"content-type")):
                     raise LookupError
-                # As FastAPI does it (api.json_body): decode, then validate the Python value.
+                # As FastAPI does it (http.json_body): decode, then validate the Python value.
                 if value is NOT_JSON:
                     value = decode(body)
                 kwargs[lane.body_arg] = lane.body_model.model_validate(value)

@@ -4,8 +4,8 @@ repeated header is refused, and a failure before any answer is answered in the e
 Three concerns, one pure ASGI layer: as three layers, each request paid two more coroutine
 frames and two more wrapped ``send`` calls per answer (docs/decisions.md, "The stack outside
 the database"). Each concern keeps its own module: the numbers in ``observability``, the limit
-in ``api.body_limit``, the repeated headers in ``api.single_headers``, the failure's answer in
-``api.errors``.
+in ``http.body_limit``, the repeated headers in ``http.single_headers``, the failure's answer in
+``http.errors``.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ class Front:
       (an idempotency replay, a 413, a 503) included; ``in_flight`` counts the requests under
       way (the database's writer reads it);
     - refuses an API request that repeats a header it must send once with 400
-      (``api.single_headers``), and a JSON API body over the limit with 413 before anything
-      reads it (``api.body_limit``);
+      (``http.single_headers``), and a JSON API body over the limit with 413 before anything
+      reads it (``http.body_limit``);
     - answers what fails before an answer started in the envelope: an unreachable database
       503 (not raised further), anything else 500, then raised on for the server to log.
     """

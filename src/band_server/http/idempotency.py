@@ -72,7 +72,7 @@ def _hashed(scope: Scope, body: bytes) -> tuple[str, Any]:
     """:func:`body_hash`, and the body's JSON value (:data:`NOT_JSON` if it is not JSON)."""
     value: Any = NOT_JSON
     try:
-        value = decode(body)  # as the route will (api.json_body): refused alike
+        value = decode(body)  # as the route will (http.json_body): refused alike
         canonical = _CANONICAL(value).encode()
     except ValueError:
         canonical = body

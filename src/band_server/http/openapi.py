@@ -7,7 +7,7 @@ refusal) and 503 (the database out of reach, with ``Retry-After``); a path param
 parameters or a body mean 422 (``validation_error``, a body that is not JSON by its
 ``Content-Type`` too); a JSON body means 400 (``malformed_json``); a write can answer 409 (a
 conflicting concurrent change, an idempotency key in flight) and 413 (a body past
-``api.body_limit``). Statuses a route declares itself (``responses=``) are kept, and every
+``http.body_limit``). Statuses a route declares itself (``responses=``) are kept, and every
 error status gets the envelope's schema.
 """
 
@@ -69,7 +69,7 @@ def route_statuses(path: str, route: APIRoute) -> set[int]:
     """The error statuses a route can answer, from its shape."""
     statuses: set[int] = set()
     if path.startswith(API_PREFIX):
-        # 400: a header sent twice (api.single_headers); 503: every API route needs the database
+        # 400: a header sent twice (http.single_headers); 503: every API route needs the database
         statuses |= {400, 401, 403, 503}
     dependant = route.dependant
     params = [*dependant.query_params, *dependant.path_params, *dependant.body_params]
@@ -82,7 +82,7 @@ def route_statuses(path: str, route: APIRoute) -> set[int]:
     if dependant.body_params:
         statuses.add(400)
     if (route.methods or set()) & WRITES:
-        statuses |= {409, 413}  # 413: a body past api.body_limit (or a file past its limit)
+        statuses |= {409, 413}  # 413: a body past http.body_limit (or a file past its limit)
     return statuses
 
 

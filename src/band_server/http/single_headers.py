@@ -5,7 +5,7 @@ headers, two requests. Every reader takes the first (``raw_headers.header``, Sta
 ``Headers.get``), so such a request would be served as one of the two the client may have
 meant: it is refused instead, 400 ``duplicate_header``, before any layer reads it.
 
-Applied by the outermost HTTP layer (``api.front.Front``) to the REST API.
+Applied by the outermost HTTP layer (``http.front.Front``) to the REST API.
 """
 
 from __future__ import annotations

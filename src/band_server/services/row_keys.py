@@ -1,7 +1,7 @@
 """A keyed speech post's ``Idempotency-Key`` rides on its own message: no record row.
 
 The agent's message and event posts and a person's message post (the routes marked
-``api.idempotency.claims_in_its_unit``) each insert one message. With a key, that insert also
+``http.idempotency.claims_in_its_unit``) each insert one message. With a key, that insert also
 sets ``idem_key`` (the key's hash, ``replay_seal.key_id``: it names the caller too) and
 ``idem_body`` (the body's hash), and the partial unique index on ``idem_key`` is the claim: a
 used key makes the insert fail, the unit rolls back, and only then is the row read
@@ -16,7 +16,7 @@ the keys of the day before at most every ``idempotency.SWEEP_EVERY`` (:func:`swe
 
 Records written before the keys moved here (migration 0010) stay in ``idempotency_keys``:
 while one may still be live, the middleware reads the record first (see
-``api.idempotency``).
+``http.idempotency``).
 """
 
 from __future__ import annotations
