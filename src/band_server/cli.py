@@ -25,7 +25,7 @@ from pathlib import Path
 
 from . import admin
 from .config import DEFAULT_DEPENDENCY_WAIT, Settings
-from .services.accounts import slug
+from .services.identity.accounts import slug
 
 
 def _seconds(text: str) -> float:

@@ -33,7 +33,7 @@ from sqlalchemy.types import TypeEngine
 from band_server.app import create_app
 from band_server.config import Settings
 from band_server.http.errors import database_error_kind
-from band_server.services import accounts
+from band_server.services.identity import accounts
 from band_server.store import direct
 from band_server.store.db import Database
 from band_server.store.models import Base

@@ -16,7 +16,7 @@ from agent_testkit import (
 )
 
 from band_server.context import Platform
-from band_server.services.delivery_views import delivery_statuses
+from band_server.services.deliveries.wire import delivery_statuses
 from conftest import Seeded
 
 

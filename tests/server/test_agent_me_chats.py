@@ -8,7 +8,7 @@ import httpx
 from agent_testkit import key, make_room, recording
 
 from band_server.context import Platform
-from band_server.services import accounts
+from band_server.services.identity import accounts
 from band_server.store.models import Agent
 from conftest import Seeded, make_user
 

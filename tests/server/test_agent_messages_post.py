@@ -20,7 +20,7 @@ from agent_testkit import (
 )
 
 from band_server.context import Platform
-from band_server.services.mentions import NOT_IN_ROOM
+from band_server.services.messages.mentions import NOT_IN_ROOM
 from conftest import Seeded, make_agent, make_user
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from band_server.fanout.bus import Broadcast
 from band_server.realtime.socket import supersede_broadcast
-from band_server.services.auth_cache import AuthCache
-from band_server.services.principals import Principal
+from band_server.services.identity.auth_cache import AuthCache
+from band_server.services.identity.principals import Principal
 
 AGENT = Principal("agent", "a1", "Echo", "echo", owner_id="u1")
 OTHER = Principal("agent", "a2", "Other", "other", owner_id="u1")

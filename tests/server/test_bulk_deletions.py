@@ -12,7 +12,7 @@ from band_server.app import create_app
 from band_server.config import Settings
 from band_server.context import Platform
 from band_server.services import bulk_deletions
-from band_server.services.principals import Principal
+from band_server.services.identity.principals import Principal
 from conftest import Seeded, make_user
 
 

@@ -14,9 +14,9 @@ import pytest
 from socket_testkit import make_room
 
 from band_server.context import Platform
-from band_server.services import roster_cache
-from band_server.services.auth_cache import AuthCache
-from band_server.services.principals import Principal
+from band_server.services.identity.auth_cache import AuthCache
+from band_server.services.identity.principals import Principal
+from band_server.services.rooms import roster_cache
 from conftest import Seeded
 
 

@@ -25,7 +25,7 @@ from agent_testkit import (
 from sqlalchemy import select
 
 from band_server.context import Platform
-from band_server.services.leases import EXPIRED_ERROR, LeaseClock
+from band_server.services.deliveries.leases import EXPIRED_ERROR, LeaseClock
 from band_server.store.models import Delivery
 from conftest import Seeded
 

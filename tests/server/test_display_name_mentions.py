@@ -16,13 +16,13 @@ from agent_testkit import key, make_room, room_log
 
 from band.runtime.history import rewrite_mentions
 from band_server.context import Platform
-from band_server.services.mentions import (
+from band_server.services.messages.mentions import (
     InlineMentions,
     ResolvedMention,
     mentions_in_text,
     normalise_content,
 )
-from band_server.services.rooms import Member
+from band_server.services.rooms.membership import Member
 from band_server.store.models import Participant
 from conftest import Seeded, make_agent, make_user
 

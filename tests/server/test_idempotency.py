@@ -15,8 +15,7 @@ from sqlalchemy import func, select, update
 from band.protocol import utcnow
 from band_server.context import Platform
 from band_server.http.idempotency import body_hash
-from band_server.services import idempotency as records
-from band_server.services import row_keys
+from band_server.services.idempotency import records, row_keys
 from band_server.store.models import IdempotencyRecord, Message
 from conftest import Seeded
 

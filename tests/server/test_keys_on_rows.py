@@ -20,7 +20,7 @@ from band_server.config import Settings
 from band_server.context import Platform
 from band_server.http.fast_lane import lanes_of
 from band_server.http.idempotency import body_hash, claimed_in_unit
-from band_server.services import row_keys
+from band_server.services.idempotency import row_keys
 from band_server.store.migrate import migrate
 from conftest import Seeded, make_agent, make_user
 

@@ -8,9 +8,9 @@ member's id and type from the member itself, not through the participant's ORM a
 from __future__ import annotations
 
 from band.protocol.messages import MentionRef
-from band_server.services import mentions
-from band_server.services.mentions import resolve_mentions
-from band_server.services.rooms import Member
+from band_server.services.messages import mentions
+from band_server.services.messages.mentions import resolve_mentions
+from band_server.services.rooms.membership import Member
 from band_server.store.models import Participant
 
 A = "aaaaaaaa-0000-0000-0000-00000000000a"

@@ -11,13 +11,13 @@ from agent_testkit import make_world, post, room_log
 from band.protocol.messages import MentionRef
 from band_server.context import Platform
 from band_server.errors import ValidationFailed
-from band_server.services.mentions import (
+from band_server.services.messages.mentions import (
     NOT_IN_ROOM,
     ResolvedMention,
     normalise_content,
     resolve_mentions,
 )
-from band_server.services.rooms import Member
+from band_server.services.rooms.membership import Member
 from band_server.store.models import Participant
 from conftest import Seeded
 

@@ -10,7 +10,7 @@ from agent_testkit import World, make_world, mark, person_posts
 from sqlalchemy import select, update
 
 from band_server.context import Platform
-from band_server.services.delivery_views import chat_messages
+from band_server.services.deliveries.wire import chat_messages
 from band_server.store.models import Delivery, Message
 from conftest import Seeded
 

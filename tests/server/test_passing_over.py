@@ -36,8 +36,8 @@ from agent_testkit import (
 from socket_testkit import PhxClient, phx, seed
 
 from band_server.context import Platform
-from band_server.services.deliveries import PASSED_OVER_ERROR
-from band_server.services.leases import LeaseClock
+from band_server.services.deliveries.leases import LeaseClock
+from band_server.services.deliveries.marks import PASSED_OVER_ERROR
 from conftest import LiveServer
 
 

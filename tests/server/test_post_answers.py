@@ -15,7 +15,10 @@ from pydantic import BaseModel
 from band.protocol import ActivityResponse, EventCreatedResponse, MessageSentResponse
 from band.protocol.messages import MentionRef, MessageCreateFields
 from band_server.context import Platform
-from band_server.services import accounts, posting, rooms, unit
+from band_server.services import unit
+from band_server.services.identity import accounts
+from band_server.services.messages import person_posts as posting
+from band_server.services.rooms import membership as rooms
 from conftest import Seeded
 
 

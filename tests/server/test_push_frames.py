@@ -14,7 +14,7 @@ from band_server.fanout import broadcast as broadcast_module
 from band_server.fanout.broadcast import payload_text
 from band_server.fanout.bus import Broadcast
 from band_server.realtime.hub import Hub, push_head, push_tail
-from band_server.services.principals import Principal
+from band_server.services.identity.principals import Principal
 
 TOPIC = "chat_room:r-1"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import httpx
 
 from band_server.context import Platform
-from band_server.services import roles
-from band_server.services.principals import Principal
+from band_server.services.identity import roles
+from band_server.services.identity.principals import Principal
 from conftest import Seeded, make_user
 
 

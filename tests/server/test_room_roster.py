@@ -11,7 +11,7 @@ from sqlalchemy import update
 
 from band.protocol import utcnow
 from band_server.context import Platform
-from band_server.services import rooms
+from band_server.services.rooms import membership as rooms
 from band_server.store.models import Room
 from conftest import Seeded
 

@@ -8,7 +8,7 @@ import logging
 import pytest
 from socket_testkit import phx, refused, seed
 
-from band_server.services import accounts
+from band_server.services.identity import accounts
 from conftest import LiveServer, Seeded, make_agent
 
 

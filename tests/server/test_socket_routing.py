@@ -10,7 +10,9 @@ from socket_testkit import make_room, phx, seed
 from websockets.exceptions import ConnectionClosed
 
 from band_server.fanout.bus import Broadcast
-from band_server.services import accounts, rooms, unit
+from band_server.services import unit
+from band_server.services.identity import accounts
+from band_server.services.rooms import membership as rooms
 from conftest import LiveServer, Seeded
 
 

@@ -11,7 +11,7 @@ from starlette.websockets import WebSocket
 
 from band_server.realtime.connection import SLOW_CONSUMER_CODE, SocketConnection
 from band_server.realtime.phoenix import BadFrame, Frame, error_reply, ok_reply, parse_frame
-from band_server.services.principals import Principal
+from band_server.services.identity.principals import Principal
 
 AGENT = Principal("agent", "a1", "Echo", "alice/echo", owner_id="u1")
 

@@ -10,7 +10,7 @@ from agent_testkit import World, counts, make_room, make_world, recording
 from sqlalchemy import func, select
 
 from band_server.context import Platform
-from band_server.services import tasks
+from band_server.services.tasks import room_tasks as tasks
 from band_server.store.models import BoardHistory, TaskHistory
 from conftest import Seeded, make_user
 

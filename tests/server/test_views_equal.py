@@ -38,10 +38,12 @@ from band.protocol.messages import (
     Recipient,
 )
 from band_server.http.fast_lane import _answer
-from band_server.services import delivery_views, next_up, views
-from band_server.services.idempotency import answer_text
-from band_server.services.mentions import ResolvedMention
-from band_server.services.rooms import Member
+from band_server.services import views
+from band_server.services.deliveries import next_up
+from band_server.services.deliveries import wire as delivery_views
+from band_server.services.idempotency.records import answer_text
+from band_server.services.messages.mentions import ResolvedMention
+from band_server.services.rooms.membership import Member
 from band_server.store.db import Database
 from band_server.store.migrate import upgrade
 from band_server.store.models import Delivery, DeliveryAttempt, Message, Participant, Room, User

@@ -14,8 +14,10 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import InvalidStatus
 
 from band_server.context import Platform
-from band_server.services import accounts, messages, rooms
-from band_server.services.web_sessions import COOKIE_NAME
+from band_server.services.identity import accounts
+from band_server.services.identity.web_sessions import COOKIE_NAME
+from band_server.services.messages import posts as messages
+from band_server.services.rooms import membership as rooms
 from band_server.web.render import PHOENIX_VERSION
 from conftest import LiveServer, Seeded, make_user
 

@@ -14,7 +14,8 @@ from web_testkit import JSON, act, sign_in, token
 
 from band_server.config import Settings
 from band_server.context import Platform
-from band_server.services import accounts, rooms
+from band_server.services.identity import accounts
+from band_server.services.rooms import membership as rooms
 from band_server.store.models import RoomFile
 from conftest import Seeded, make_user
 

@@ -6,7 +6,7 @@ import httpx
 from web_testkit import act, make_admin, sign_in, token
 
 from band_server.context import Platform
-from band_server.services.web_sessions import COOKIE_NAME
+from band_server.services.identity.web_sessions import COOKIE_NAME
 from conftest import Seeded, make_user
 
 

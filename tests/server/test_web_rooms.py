@@ -8,7 +8,8 @@ from web_testkit import JSON, act, sign_in, token
 
 from band_sdk_core import validate_event_payload
 from band_server.context import Platform
-from band_server.services import accounts, contacts
+from band_server.services.contacts import requests as contacts
+from band_server.services.identity import accounts
 from band_server.services.unit import write
 from conftest import Seeded, make_user
 

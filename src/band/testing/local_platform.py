@@ -112,7 +112,7 @@ class LocalPlatform:
     # -- identities and rooms (written straight through the platform's services) ---------------
 
     async def person(self, handle: str, name: str | None = None) -> Identity:
-        from band_server.services import accounts
+        from band_server.services.identity import accounts
         from band_server.services.unit import write
 
         async with write(self._app.state.platform) as uow:
@@ -124,7 +124,7 @@ class LocalPlatform:
     async def agent(
         self, owner: Identity, name: str, description: str = "An agent under test"
     ) -> Identity:
-        from band_server.services import accounts
+        from band_server.services.identity import accounts
         from band_server.services.unit import write
 
         async with write(self._app.state.platform) as uow:

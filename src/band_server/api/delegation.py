@@ -16,7 +16,7 @@ from band_protocol.delegation import IntrospectBody, TokenIntrospection
 
 from ..http.deps import PlatformDep
 from ..http.json_body import JsonRoute
-from ..services import delegation
+from ..services.delegation import exchange as delegation
 from .answers import NO_STORE, answers
 
 router = APIRouter(route_class=JsonRoute, tags=["delegation"])

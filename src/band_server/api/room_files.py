@@ -18,7 +18,7 @@ from ..errors import ApiError
 from ..http.deps import PlatformDep
 from ..http.json_body import JsonRoute
 from ..services import files
-from ..services.principals import Principal
+from ..services.identity.principals import Principal
 from .answers import one
 
 __all__ = ["file_routes", "parse_range"]

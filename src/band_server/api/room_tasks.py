@@ -19,8 +19,9 @@ from band_protocol.tasks import (
 
 from ..http.deps import PlatformDep
 from ..http.json_body import JsonRoute
-from ..services import board, tasks
-from ..services.principals import Principal
+from ..services.identity.principals import Principal
+from ..services.tasks import board
+from ..services.tasks import room_tasks as tasks
 from ..services.unit import write
 from .answers import many, one
 from .listing import data

@@ -8,7 +8,7 @@ from fastapi import Depends, Header, Request
 
 from band_server.context import Platform
 from band_server.errors import Forbidden
-from band_server.services.principals import Principal
+from band_server.services.identity.principals import Principal
 
 
 async def get_platform(request: Request) -> Platform:

@@ -34,8 +34,7 @@ from band_server.errors import ApiError
 from band_server.http.errors import error_response
 from band_server.http.json_body import decode
 from band_server.http.raw_headers import header
-from band_server.services import idempotency as records
-from band_server.services import row_keys
+from band_server.services.idempotency import records, row_keys
 from band_server.store.db import Database
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from band_protocol import Supersede, topic
 
 from ..context import Platform
 from ..fanout.bus import Broadcast
-from ..services.auth_cache import SUPERSEDE_ONLY
+from ..services.identity.auth_cache import SUPERSEDE_ONLY
 from .connection import SocketConnection
 from .handshake import Denial, admit, deny
 from .session import ChannelSession

@@ -26,9 +26,10 @@ from band_protocol import BulkDeletionItem, BulkDeletionJob, iso, utcnow
 
 from ..errors import ApiError, NotFound
 from ..store.models import Agent, BulkDeletion, Room
-from . import registry, rooms
+from .identity import agents as registry
+from .identity.principals import Principal
 from .ports import Backbone
-from .principals import Principal
+from .rooms import membership as rooms
 from .unit import UnitOfWork, write
 
 log = logging.getLogger("band_server.jobs")

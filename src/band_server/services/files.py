@@ -26,8 +26,8 @@ from ..files.naming import InvalidFileName, clean_file_name
 from ..files.sniff import content_type_of
 from ..files.store import HEAD_BYTES
 from ..store.models import Room, RoomFile
+from .identity.principals import Principal
 from .ports import Filed
-from .principals import Principal
 from .unit import write
 
 __all__ = [

@@ -19,7 +19,7 @@ from band_protocol.contacts import MemoryCreateFields
 
 from ..errors import NotFound, ValidationFailed
 from ..store.models import Agent, Memory
-from .principals import Principal
+from .identity.principals import Principal
 
 SYSTEMS: dict[str, tuple[str, ...]] = {
     "sensory": ("iconic", "echoic", "haptic"),

@@ -12,7 +12,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from band_protocol import utcnow
 
 from ..fanout.bus import Broadcast
-from . import idempotency, row_keys
+from .idempotency import records as idempotency
+from .idempotency import row_keys
 from .ports import Backbone
 
 _SECRET_FIELDS = frozenset(("api_key", "access_token", "key", "token", "secret"))

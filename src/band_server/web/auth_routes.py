@@ -6,9 +6,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from ..errors import Unauthorized
-from ..services import accounts
+from ..services.identity import accounts
+from ..services.identity.web_sessions import COOKIE_NAME, end_session, start_session
 from ..services.unit import write
-from ..services.web_sessions import COOKIE_NAME, end_session, start_session
 from .render import page
 from .respond import csrf_ok, field, forbidden_form, platform_of, read_form, redirect, session_of
 from .security import (

@@ -11,7 +11,9 @@ from band_protocol import AgentChatRoomListItem, ChatCreateBody, ChatRenameBody,
 
 from ...http.deps import AgentDep, PlatformDep
 from ...http.json_body import JsonRoute
-from ...services import room_listing, rooms, unit
+from ...services import unit
+from ...services.rooms import listing as room_listing
+from ...services.rooms import membership as rooms
 from ...services.views import room_view
 from ..answers import many, one
 from ..listing import MAX_PAGE, IncludeQuery, listed_values

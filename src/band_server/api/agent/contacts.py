@@ -19,7 +19,7 @@ from band_protocol import (
 
 from ...http.deps import AgentDep, PlatformDep
 from ...http.json_body import JsonRoute
-from ...services import contacts
+from ...services.contacts import requests as contacts
 from ...services.unit import write
 from ..answers import many, not_found, one
 from ..listing import PagingDep, data, listing

@@ -15,8 +15,9 @@ from ...config import Settings
 from ...errors import ApiError
 from ...http.deps import AgentDep, PlatformDep
 from ...http.json_body import JsonRoute
-from ...services import delegation, unit
-from ...services.principals import Principal
+from ...services import unit
+from ...services.delegation import exchange as delegation
+from ...services.identity.principals import Principal
 from ..answers import not_found, secret, secret_answer
 
 router = APIRouter(route_class=JsonRoute)

@@ -10,7 +10,7 @@ from band_protocol import AgentMe
 
 from ...http.deps import AgentDep, PlatformDep
 from ...http.json_body import JsonRoute
-from ...services import accounts
+from ...services.identity import accounts
 from ..answers import one
 
 router = APIRouter(route_class=JsonRoute)

@@ -24,18 +24,13 @@ from band_protocol import (
 from ...http.deps import AgentDep, PlatformDep
 from ...http.idempotency import claims_in_its_unit
 from ...http.json_body import JsonRoute
-from ...services import (
-    activity,
-    deliveries,
-    leases,
-    messages,
-    passing_over,
-    rooms,
-    unit,
-    working,
-)
-from ...services.messages import QueueStatus
-from ...services.paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder
+from ...services import unit
+from ...services.deliveries import activity, leases, passing_over, working
+from ...services.deliveries import marks as deliveries
+from ...services.messages import posts as messages
+from ...services.messages.paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder
+from ...services.messages.posts import QueueStatus
+from ...services.rooms import membership as rooms
 from ..answers import answers, many, one
 from ..listing import MAX_PAGE
 

@@ -10,7 +10,9 @@ from band_protocol import ChatParticipant, ParticipantAddBody
 
 from ...http.deps import AgentDep, PlatformDep
 from ...http.json_body import JsonRoute
-from ...services import room_roster, rooms, unit
+from ...services import unit
+from ...services.rooms import membership as rooms
+from ...services.rooms import roster as room_roster
 from ..answers import many, one
 
 router = APIRouter(route_class=JsonRoute)

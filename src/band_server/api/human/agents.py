@@ -11,7 +11,8 @@ from band_protocol import AgentDeleted, AgentInfo, AgentRegisterBody, AgentRegis
 
 from ...http.deps import PlatformDep, UserDep
 from ...http.json_body import JsonRoute
-from ...services import accounts, registry
+from ...services.identity import accounts
+from ...services.identity import agents as registry
 from ...services.unit import write
 from ..answers import many, one, secret, secret_answer
 from ..listing import MAX_PAGE, data, listing

@@ -16,7 +16,8 @@ from band_protocol import (
 
 from ...http.deps import PlatformDep, UserDep
 from ...http.json_body import JsonRoute
-from ...services import room_listing, rooms
+from ...services.rooms import listing as room_listing
+from ...services.rooms import membership as rooms
 from ...services.unit import write
 from ...services.views import room_view
 from ..answers import many, one

@@ -18,7 +18,9 @@ from band_protocol import (
 from ...errors import NotFound, ValidationFailed
 from ...http.deps import PlatformDep, UserDep
 from ...http.json_body import JsonRoute
-from ...services import contacts, parties, person_contacts
+from ...services.contacts import person_view as person_contacts
+from ...services.contacts import requests as contacts
+from ...services.identity import parties
 from ...services.unit import write
 from ..answers import many, not_found, one
 from ..listing import PagingDep, data, listing

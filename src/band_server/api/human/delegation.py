@@ -17,7 +17,7 @@ from band_protocol.delegation import (
 
 from ...http.deps import PlatformDep, UserDep
 from ...http.json_body import JsonRoute
-from ...services import delegation_consents as consents
+from ...services.delegation import consents
 from ...services.unit import write
 from ..answers import many, not_found, one, secret, secret_answer
 from ..listing import PagingDep, data, listing

@@ -10,7 +10,8 @@ from band_protocol import ChatParticipant, ParticipantAddBody
 
 from ...http.deps import PlatformDep, UserDep
 from ...http.json_body import JsonRoute
-from ...services import participation, rooms
+from ...services.rooms import invites as participation
+from ...services.rooms import membership as rooms
 from ...services.unit import write
 from ..answers import many, one
 from ..listing import MAX_PAGE, data

@@ -10,7 +10,7 @@ from band_protocol import Peer
 
 from ...http.deps import PlatformDep, UserDep
 from ...http.json_body import JsonRoute
-from ...services import peers
+from ...services.contacts import peers
 from ..answers import many, not_found
 from ..listing import PagingDep, listing
 

@@ -10,7 +10,7 @@ from band_protocol import ProfileUpdateBody, UserProfile
 
 from ...http.deps import PlatformDep, UserDep
 from ...http.json_body import JsonRoute
-from ...services import profile
+from ...services.identity import profile
 from ...services.unit import write
 from ..answers import not_found, one
 from ..listing import data
