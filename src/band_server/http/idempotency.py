@@ -6,12 +6,12 @@ with another request: 422 ``idempotency_key_reused``. Same key while the first r
 running: 409 ``idempotency_key_in_use``. Requests without the header, or without a valid
 ``X-API-Key``, pass through untouched. Keys expire after 24 hours.
 
-Every kept answer is sealed with the client's key (``services.replay_seal``): answers that hold
-a secret shown once (an agent's API key, a delegated token) are kept and replayed like any
-other, so a retried create never makes a second agent, yet the database holds no secret.
-Replays carry ``Cache-Control: no-store``. A speech post's key (the routes marked
-:func:`claims_in_its_unit`) rides on the message it posts instead of a record
-(``services.row_keys``), and its replay is rebuilt from that row.
+Every kept answer is sealed with the client's key (``services.idempotency.replay_seal``):
+answers that hold a secret shown once (an agent's API key, a delegated token) are kept and
+replayed like any other, so a retried create never makes a second agent, yet the database
+holds no secret. Replays carry ``Cache-Control: no-store``. A speech post's key (the routes
+marked :func:`claims_in_its_unit`) rides on the message it posts instead of a record
+(``services.idempotency.row_keys``), and its replay is rebuilt from that row.
 """
 
 from __future__ import annotations

@@ -102,8 +102,9 @@ class Message(Timestamps, Base):
     __tablename__ = "messages"
     __table_args__ = (
         UniqueConstraint("room_id", "seq"),
-        # A keyed speech post's Idempotency-Key rides on its message (services.row_keys): the
-        # index is the claim, and holds only the keyed rows of the last day or so.
+        # A keyed speech post's Idempotency-Key rides on its message
+        # (services.idempotency.row_keys): the index is the claim, and holds only the keyed rows
+        # of the last day or so.
         Index(
             "ix_messages_idem_key",
             "idem_key",
@@ -318,7 +319,8 @@ class IdempotencyRecord(Base):
     """A stored answer for an ``Idempotency-Key``: same key and body replay it.
 
     ``key`` is the hash of the client's key and ``sealed_body`` the answer encrypted with a key
-    derived from it (``services.replay_seal``): neither is readable from the database alone.
+    derived from it (``services.idempotency.replay_seal``): neither is readable from the
+    database alone.
     """
 
     __tablename__ = "idempotency_keys"

@@ -1,5 +1,5 @@
 """``/activity``: the agent's "working…" report in a room, and a sign of life for its live
-attempt (the indicator itself: ``services.working``)."""
+attempt (the indicator itself: ``services.deliveries.working``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The "working…" indicator of an agent in a room: who is working where, and telling people.
 
 The indicator is set by ``/activity`` (``working: true``, refreshed every few seconds while a
-turn runs, ended by ``working: false``; ``services.activity``) or by the claim itself: a
+turn runs, ended by ``working: false``; ``services.deliveries.activity``) or by the claim itself: a
 ``/processing`` that asks for it (``Band-Working: true``, see docs/protocol-decisions.md)
 starts it for that message, and that message's ``/processed`` or ``/failed``, or the expiry
 of its attempt's lease, ends it. Either way people are told only when the visible state
