@@ -11,7 +11,8 @@ and rooms, post as a person, read a room. Point ``band.Agent`` at ``.rest_url``/
         agent = Agent.create(adapter=..., agent_id=echo.id, api_key=echo.key,
                              rest_url=platform.rest_url, ws_url=platform.ws_url)
 
-Needs the ``server`` extra (``pip install 'openband[server]'``).
+Needs the ``server`` extra (``pip install 'openband[server]'``); ``band.testing`` re-exports
+``LocalPlatform`` and ``Identity`` lazily, so the SDK imports the server only when they are used.
 """
 
 from __future__ import annotations
