@@ -40,7 +40,7 @@ def make_presence(settings: Settings, hub: Hub) -> Presence | None:
     """Cluster-wide presence when nodes share Redis; None: the hub alone judges."""
     if not settings.redis_url:
         return None
-    from .fanout.redis_presence import ClusterPresence
+    from .realtime.redis_presence import ClusterPresence
 
     return ClusterPresence(
         hub, settings.redis_url, ttl=settings.presence_ttl, interval=settings.presence_interval

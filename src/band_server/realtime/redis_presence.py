@@ -27,10 +27,10 @@ import time
 import uuid
 from typing import TYPE_CHECKING
 
-from ..realtime.hub import Hub
-from ..realtime.presence import ClusterView
-from .bus import Deliver, gap_note
-from .redis_url import connect
+from band_server.fanout.bus import Deliver, gap_note
+from band_server.fanout.redis_url import connect
+from band_server.realtime.hub import Hub
+from band_server.realtime.presence import ClusterView
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
