@@ -87,7 +87,7 @@ class Settings:
     delegation_exchanges_per_message: int = 3
     delegation_exchange_rate: str = "30/minute"
     # The fast lane (http.fast_lane) serves simple routes without FastAPI's per-request work;
-    # off, FastAPI serves every request. Both answer alike (tests/server/test_lane_equal.py).
+    # off, FastAPI serves every request. Both answer alike (tests/server/http/test_lane_equal.py).
     fast_lane: bool = field(default_factory=lambda: _switch("BAND_FAST_LANE", True))
 
     @property

@@ -16,7 +16,7 @@ JSON by FastAPI's own rule and its body decodes (``http.json_body``, as FastAPI'
 it) and validates; anything unusual (bad input, a wrong key, an unknown path) goes to FastAPI,
 which answers exactly as it does with the lane switched off (``BAND_FAST_LANE=0``). The
 endpoint is called with the same arguments FastAPI would pass, and its errors get the same
-envelopes as FastAPI's exception handlers give. ``tests/server/test_lane_equal.py`` compares
+envelopes as FastAPI's exception handlers give. ``tests/server/http/test_lane_equal.py`` compares
 the two for every route the lane serves.
 """
 
@@ -249,7 +249,7 @@ class FastLane:
                 kwargs[lane.body_arg] = lane.body_model.model_validate(value)
         except Exception:
             # Bad input, a wrong key, anything unusual: FastAPI answers it its own way (the
-            # same decoding, validation and handlers; tests/server/test_lane_equal.py).
+            # same decoding, validation and handlers; tests/server/http/test_lane_equal.py).
             await self.app(scope, replay, send)
             return
         if lane.platform_arg is not None:

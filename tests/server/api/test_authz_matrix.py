@@ -261,7 +261,7 @@ def test_every_api_route_has_a_row(app: FastAPI) -> None:
     message = []
     if missing:
         message.append(
-            "These routes have no row in tests/server/test_authz_matrix.py. Add one per route "
+            "These routes have no row in tests/server/api/test_authz_matrix.py. Add one per route "
             "to ROWS (the module docstring says how; path parameters come from TARGETS):\n"
             + "\n".join(_row_template(r) for r in missing)
         )
