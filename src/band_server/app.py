@@ -67,8 +67,8 @@ class BandApp(FastAPI):
 
     - The socket upgrade goes straight to its endpoint. A socket lives for hours, and each ASGI
       layer on its way (Starlette's error middleware, FastAPI's own layers, our HTTP
-      middlewares, the router) keeps a frame alive for all that time: about 7 KiB per socket, a
-      quarter of the budget for 10,000 idle agents (docs/decisions.md).
+      middlewares, the router) keeps a frame alive for all that time, a large part of an idle
+      socket's memory (docs/decisions.md, "Idle sockets: memory, handshakes, the collector").
     - An HTTP request crosses ``http_stack`` first (``http.front.Front``: metrics, the body
       limit and the guard in one layer; then idempotency, the fast lane), and FastAPI's own
       stack (its telemetry check, Starlette's error middleware, FastAPI's exception and

@@ -75,7 +75,8 @@ class Settings:
     )
     # A `processing` attempt with no sign of life (a mark, an activity report, a post by the
     # agent in the room) for this long has expired: `/next` serves it after the room's other
-    # open messages and the lease sweep records it `failed` (docs/decisions.md, issue 12).
+    # open messages and the lease sweep records it `failed` (docs/decisions.md, "`/next`
+    # passes over heads that will not run; an attempt holds a lease").
     delivery_lease: float = field(default_factory=lambda: _seconds("BAND_DELIVERY_LEASE", 300.0))
     agent_loop_limit: int = 50
     max_file_bytes: int = field(default_factory=default_max_file_bytes)  # per uploaded file

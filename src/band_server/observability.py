@@ -144,11 +144,10 @@ class RequestStats(Collector):
     ``band_http_request_duration_seconds{method,route}`` as plain numbers.
 
     prometheus-client's labelled children take a lock on every update (a histogram's observe
-    updates its sum and a bucket: ~6 µs in a loop, a counter's inc ~2 µs), and every request
-    made both. Requests are timed on the loop's thread and scrapes render on it too, so plain
-    numbers need no lock; the two families are built when scraped, the same samples as the
-    library's own counter and histogram give (``_total``, ``_bucket`` cumulative, ``_count``,
-    ``_sum``, ``_created``).
+    updates its sum and a bucket), and every request made both. Requests are timed on the loop's
+    thread and scrapes render on it too, so plain numbers need no lock; the two families are
+    built when scraped, the same samples as the library's own counter and histogram give
+    (``_total``, ``_bucket`` cumulative, ``_count``, ``_sum``, ``_created``).
     """
 
     def __init__(self, registry: CollectorRegistry) -> None:

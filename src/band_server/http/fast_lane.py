@@ -1,10 +1,10 @@
 """A fast lane for simple routes: the same endpoint functions, without FastAPI's per-request work.
 
-FastAPI's routing, dependency solving and response handling cost about 0.4-0.8 ms of CPU per
-request here, as much as the work of the agent's busiest calls (measured in
-docs/decisions.md). This pure ASGI layer, inside the idempotency middleware, serves a request
-itself when its route is *simple* and the request is well-formed; everything else goes on to
-FastAPI unchanged.
+FastAPI's routing, dependency solving and response handling cost as much CPU per request as
+the work of the agent's busiest calls (docs/decisions.md, "The HTTP layers in front of
+FastAPI, and the fast lane"). This pure ASGI layer, inside the idempotency middleware, serves
+a request itself when its route is *simple* and the request is well-formed; everything else
+goes on to FastAPI unchanged.
 
 A route is simple when its only dependencies are ``get_platform`` and one principal
 dependency (``current_agent``, ``current_user`` or ``current_principal``), its other

@@ -56,8 +56,8 @@ RESYNC_CLOSE_CODE = 1012  # "service restart": both SDKs reconnect and drain ``/
 SWEEP_BATCH = 200  # attempts expired per sweep at most (the next sweep takes the rest)
 
 # A Core statement run by ``store.direct`` (on SQLite, in the unit's savepoint): through the
-# session it began the unit's session, ~0.5 ms of CPU a sign of life (docs/decisions.md,
-# "Delivery marks in one statement").
+# session it began the unit's session, most of a sign of life's CPU (docs/decisions.md,
+# "Delivery marks and `/next`: one read each").
 _DELIVERIES = Base.metadata.tables[Delivery.__tablename__]
 _TOUCH = (
     update(_DELIVERIES)

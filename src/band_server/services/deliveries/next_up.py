@@ -3,8 +3,9 @@
 One read, without a session on SQLite (``Database.peek_all``: a plain reader connection, one
 statement, so one snapshot): the room's next open delivery of the agent with its message,
 joined to that delivery's attempts (one row per attempt). The answer is built from the rows
-(``views.message_payload``, what ``message_view(...).model_dump(mode="json")`` gives): through a
-read session, three ORM reads and the model it cost ~1.5 ms of CPU in process.
+(``views.message_payload``, what ``message_view(...).model_dump(mode="json")`` gives), not
+through a read session, ORM reads and the model (docs/decisions.md, "Delivery marks and
+`/next`: one read each").
 """
 
 from __future__ import annotations

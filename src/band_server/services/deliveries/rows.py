@@ -1,7 +1,7 @@
 """Deliveries, attempts and messages as plain rows: what the marks and ``/next`` read.
 
 Core rows, not ORM objects: loading entities cost more than the reads themselves on these
-paths (see "Performance (issue 9)" in docs/decisions.md).
+paths (docs/decisions.md, "Delivery marks and `/next`: one read each").
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ class AttemptState(Protocol):
 
 
 # Built once, values bound per call: building a statement costs more than running it here
-# (see "Performance (issue 9)" in docs/decisions.md).
+# (docs/decisions.md, "Delivery marks and `/next`: one read each").
 _DELIVERIES_OF = select(Delivery).where(Delivery.message_id.in_(bindparam("message_ids")))
 _DELIVERIES_OF_AGENT = _DELIVERIES_OF.where(Delivery.agent_id == bindparam("agent_id"))
 _ATTEMPTS_OF = select(DeliveryAttempt).where(
