@@ -8,13 +8,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_protocol import ContactRequest as ContactRequestView
 from band_protocol import ContactUser, PersonContact, iso
 from band_server.errors import NotFound
-from band_server.services.contacts.requests import add_contact, remove_contact, request_view
+from band_server.services.contacts.requests import (
+    add_contact,
+    contact_page,
+    remove_contact,
+    request_view,
+)
 from band_server.services.identity.parties import parties_by_ids
 from band_server.services.identity.principals import Principal
 from band_server.services.unit import UnitOfWork
@@ -27,18 +32,7 @@ async def list_contacts(
     session: AsyncSession, me: Principal, *, page: int, page_size: int, online: Online
 ) -> tuple[list[PersonContact], int]:
     """One page of the person's contacts, oldest first, and the total count."""
-    where = Contact.owner_id == me.id
-    total = await session.scalar(select(func.count()).select_from(Contact).where(where)) or 0
-    edges = list(
-        await session.scalars(
-            select(Contact)
-            .where(where)
-            .order_by(Contact.created_at, Contact.id)
-            .offset((page - 1) * page_size)
-            .limit(page_size)
-        )
-    )
-    parties = await parties_by_ids(session, (e.contact_id for e in edges))
+    edges, parties, total = await contact_page(session, me, page=page, page_size=page_size)
     people = {e.contact_id for e in edges if e.contact_type == "User"}
     rows = await session.execute(select(User.id, User.email).where(User.id.in_(people)))
     emails = {user_id: email for user_id, email in rows}
@@ -65,7 +59,7 @@ async def list_contacts(
                 inserted_at=iso(edge.created_at),
             )
         )
-    return out, int(total)
+    return out, total
 
 
 async def remove(

@@ -115,10 +115,11 @@ async def _pending(session: AsyncSession, from_id: str, to_id: str) -> ContactRe
     return row
 
 
-async def list_contacts(
-    session: AsyncSession, me: Principal, *, page: int, page_size: int, online: Online
-) -> tuple[list[AgentContact], int]:
-    """One page of the caller's contacts, oldest first, and the total count."""
+async def contact_page(
+    session: AsyncSession, me: Principal, *, page: int, page_size: int
+) -> tuple[list[Contact], dict[str, Party], int]:
+    """One page of the caller's contact records, oldest first, the parties they name (a
+    deleted agent's record has none), and the total count: both surfaces' lists read this."""
     where = Contact.owner_id == me.id
     total = await session.scalar(select(func.count()).select_from(Contact).where(where)) or 0
     edges = list(
@@ -131,12 +132,20 @@ async def list_contacts(
         )
     )
     parties = await parties_by_ids(session, (e.contact_id for e in edges))
+    return edges, parties, int(total)
+
+
+async def list_contacts(
+    session: AsyncSession, me: Principal, *, page: int, page_size: int, online: Online
+) -> tuple[list[AgentContact], int]:
+    """One page of the caller's contacts, oldest first, and the total count."""
+    edges, parties, total = await contact_page(session, me, page=page, page_size=page_size)
     views = [
         contact_view(parties[e.contact_id], e, online(e.contact_id))
         for e in edges
         if e.contact_id in parties
     ]
-    return views, int(total)
+    return views, total
 
 
 async def contact_ids(session: AsyncSession, owner_id: str) -> list[str]:
