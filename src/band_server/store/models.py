@@ -150,7 +150,7 @@ class Delivery(Base):
     """One mentioned agent's view of one message: delivered → processing → processed|failed.
 
     While ``processing``, ``updated_at`` is the attempt's lease clock: set when the attempt
-    opens and moved by every sign of life (``services/leases.py``).
+    opens and moved by every sign of life (``services/deliveries/leases.py``).
     """
 
     __tablename__ = "deliveries"
