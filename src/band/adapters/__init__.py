@@ -14,6 +14,12 @@ if TYPE_CHECKING:
     from .acp import ACPClientAdapter, ACPClientAdapterConfig
     from .agno import AgnoAdapter, AgnoAdapterConfig
     from .anthropic import AnthropicAdapter
+    from .claude_sdk import (
+        ClaudeApprovalOptions,
+        ClaudeCLIOptions,
+        ClaudeSDKAdapter,
+        ClaudeSDKAdapterConfig,
+    )
     from .codex import CodexAdapter, CodexAdapterConfig
     from .crewai import CrewAIAdapter, CrewAIAdapterConfig
     from .crewai_flow import CrewAIFlowAdapter, CrewAIFlowAdapterConfig
@@ -29,6 +35,10 @@ __all__ = [
     "AgnoAdapter",
     "AgnoAdapterConfig",
     "AnthropicAdapter",
+    "ClaudeApprovalOptions",
+    "ClaudeCLIOptions",
+    "ClaudeSDKAdapter",
+    "ClaudeSDKAdapterConfig",
     "CodexAdapter",
     "CodexAdapterConfig",
     "CrewAIAdapter",
@@ -50,6 +60,10 @@ _EXPORTS: dict[str, str] = {
     "AgnoAdapter": "band.adapters.agno",
     "AgnoAdapterConfig": "band.adapters.agno",
     "AnthropicAdapter": "band.adapters.anthropic",
+    "ClaudeApprovalOptions": "band.adapters.claude_sdk",
+    "ClaudeCLIOptions": "band.adapters.claude_sdk",
+    "ClaudeSDKAdapter": "band.adapters.claude_sdk",
+    "ClaudeSDKAdapterConfig": "band.adapters.claude_sdk",
     "CodexAdapter": "band.adapters.codex",
     "CodexAdapterConfig": "band.adapters.codex",
     "CrewAIAdapter": "band.adapters.crewai",

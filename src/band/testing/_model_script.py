@@ -66,6 +66,14 @@ class ModelRequest:
         """The texts of every entry with ``role``, oldest first."""
         return [e.text for e in self.entries if e.role == role]
 
+    def offered(self, name: str) -> str | None:
+        """The offered tool that is ``name``: by that name, or under an MCP server's prefix
+        (``mcp__band__band_send_message`` from Claude Code, ``band_band_send_message`` from
+        OpenCode); None when it is not offered."""
+        if name in self.tool_names:
+            return name
+        return next((t for t in self.tool_names if t.endswith((f"__{name}", f"_{name}"))), None)
+
 
 @dataclass(frozen=True)
 class ToolCall:
@@ -251,14 +259,16 @@ def default_policy(request: ModelRequest) -> Outcome:
     if last is not None and last.role == "tool":
         failed = last.text.lower().lstrip('"').startswith("error")
         return Reply(text=reply_text if failed else "")
-    if speech is None or SEND_MESSAGE_TOOL not in request.tool_names:
+    send = request.offered(SEND_MESSAGE_TOOL)
+    if speech is None or send is None:
         return Reply(text=reply_text)
     speaker = _roster(request.entries).get(speech[0])
-    if speaker is not None and speaker.type == "Agent" and NO_REPLY_TOOL in request.tool_names:
-        call = ToolCall(NO_REPLY_TOOL, {"reason": "another agent spoke; nothing to add"})
+    decline = request.offered(NO_REPLY_TOOL)
+    if speaker is not None and speaker.type == "Agent" and decline is not None:
+        call = ToolCall(decline, {"reason": "another agent spoke; nothing to add"})
         return Reply(tool_calls=(call,))
     mention = speaker.handle if speaker is not None else speech[0]
-    call = ToolCall(SEND_MESSAGE_TOOL, {"content": reply_text, "mentions": [mention]})
+    call = ToolCall(send, {"content": reply_text, "mentions": [mention]})
     return Reply(tool_calls=(call,))
 
 
