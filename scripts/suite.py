@@ -84,6 +84,7 @@ def declared_groups() -> list[Group]:
             ("pydantic-ai", 130),
             ("crewai-strands", 480),  # CrewAI (+ Flow) and Strands share a venv: ~5 min build
             ("agno", 150),
+            ("claude-sdk", 150),  # the real claude CLI (.tools/claude); ~100 s of it builds
         ):
             groups.append(
                 Group(f"env:{env}", [], estimate, command=["./scripts/test-adapter", env])

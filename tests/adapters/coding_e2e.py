@@ -25,6 +25,7 @@ __all__ = [
     "AgentStarter",
     "CrashCase",
     "agent_starter",
+    "anthropic_url",
     "crash_between_turns",
     "crash_mid_turn",
     "kill_agent",
@@ -46,8 +47,8 @@ def proof_policy(
     like :func:`default_policy`. ``last_call`` reads the latest tool call's name."""
 
     def policy(request: ModelRequest) -> Reply:
-        last = request.last
-        if last is not None and last.role == "tool":
+        last = request.answering_tool()
+        if last is not None:
             if last_call(request) != command.name:
                 return Reply(text="")
             first = (last.text.strip().splitlines() or [""])[0][:120]
@@ -56,9 +57,10 @@ def proof_policy(
                 if "band-proof" in last.text
                 else f"I did not run the proof command: {first}"
             )
-            call = ToolCall("band_send_message", {"content": content, "mentions": ["alice"]})
+            send = request.offered("band_send_message") or "band_send_message"
+            call = ToolCall(send, {"content": content, "mentions": ["alice"]})
             return Reply(tool_calls=(call,))
-        if last is not None and "run the proof command" in last.text:
+        if any("run the proof command" in text for text in _latest_user_texts(request)):
             return Reply(tool_calls=(command,))
         outcome = default_policy(request)
         assert isinstance(outcome, Reply)
@@ -67,11 +69,29 @@ def proof_policy(
     return policy
 
 
+def _latest_user_texts(request: ModelRequest) -> list[str]:
+    """The user texts after the model's last turn (Claude Code sends reminders after the
+    prompt as user text of their own)."""
+    texts: list[str] = []
+    for entry in reversed([e for e in request.entries if e.role != "system"]):
+        if entry.role != "user":
+            break
+        texts.append(entry.text)
+    return texts
+
+
 @pytest.fixture
 def model_url(fake: FakeModel) -> Iterator[str]:
     """The OpenAI-style base URL (ending in ``/v1``) of the module's ``fake`` model."""
     with serve_fake_models(fake) as server:
         yield server.openai_base_url
+
+
+@pytest.fixture
+def anthropic_url(fake: FakeModel) -> Iterator[str]:
+    """The Anthropic base URL of the module's ``fake`` model."""
+    with serve_fake_models(fake) as server:
+        yield server.anthropic_base_url
 
 
 def agent_starter(serve: BandServe, build: Callable[..., A]) -> AgentStarter:
@@ -101,12 +121,12 @@ async def kill_agent(adapter: Any, room_id: str, name: str | None = None) -> int
     """``kill -9`` the room's agent process: the descendant called ``name`` when given (the
     native ``codex`` under its npm wrapper), else the process the adapter started; waits
     until the adapter sees it gone. Returns the killed pid."""
-    import psutil  # a dev dependency (the framework venvs import this module too)
-
     proc = adapter.processes.current(room_id)
     assert proc is not None and proc.alive and proc.pid is not None
     target = proc.pid
     if name is not None:
+        import psutil  # a dev dependency (the framework venvs import this module too)
+
         found = [c for c in psutil.Process(target).children(recursive=True) if c.name() == name]
         assert found, f"no {name} process under {target}"
         target = found[0].pid

@@ -66,6 +66,17 @@ class ModelRequest:
         """The texts of every entry with ``role``, oldest first."""
         return [e.text for e in self.entries if e.role == role]
 
+    def answering_tool(self) -> ChatEntry | None:
+        """The tool result the model answers now: the last ``tool`` entry, when at most user
+        text without a new ``[Name]:`` speaker follows it (Claude Code adds reminders after
+        tool results); None when the model answers a message."""
+        for entry in reversed([e for e in self.entries if e.role != "system"]):
+            if entry.role == "tool":
+                return entry
+            if entry.role != "user" or _speaks(entry.text):
+                return None
+        return None
+
     def offered(self, name: str) -> str | None:
         """The offered tool that is ``name``: by that name, or under an MCP server's prefix
         (``mcp__band__band_send_message`` from Claude Code, ``band_band_send_message`` from
@@ -230,6 +241,11 @@ def _roster(entries: Iterable[ChatEntry]) -> dict[str, _Participant]:
     return found
 
 
+def _speaks(text: str) -> bool:
+    """Whether ``text`` holds a ``[Name]:`` line of someone other than [System]."""
+    return any(t.group(1) != "System" for t in _SPEAKER_TAG.finditer(text.strip()))
+
+
 def _last_speech(request: ModelRequest) -> tuple[str, str] | None:
     """(speaker, content) of the latest ``[Name]: content`` user message, skipping [System]."""
     for text in reversed(request.texts("user")):
@@ -255,8 +271,8 @@ def default_policy(request: ModelRequest) -> Outcome:
     """
     speech = _last_speech(request)
     reply_text = _reply_text(request, speech)
-    last = request.last
-    if last is not None and last.role == "tool":
+    last = request.answering_tool()
+    if last is not None:
         failed = last.text.lower().lstrip('"').startswith("error")
         return Reply(text=reply_text if failed else "")
     send = request.offered(SEND_MESSAGE_TOOL)

@@ -195,7 +195,9 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
             fallback_model=config.fallback_model,
             system_prompt=self._system_prompt(),
             mcp_servers={SERVER_NAME: McpHttpServerConfig(type="http", url=self.mcp.url(room_id))},
-            allowed_tools=[f"{MCP_PREFIX}*", TOOL_SEARCH],
+            # With room approvals, can_use_tool lets these through itself (an allow rule would
+            # shadow the callback).
+            allowed_tools=[] if config.approvals else [f"{MCP_PREFIX}*", TOOL_SEARCH],
             permission_mode=str(config.permission_mode),
             effort=config.effort,
             setting_sources=list(config.setting_sources),
@@ -258,11 +260,15 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
 
         if isinstance(message, ResultMessage):
             return message
+        if isinstance(message, AssistantMessage) and getattr(message, "error", None):
+            return None  # the CLI's own text about a failed request; the result reports it
         if isinstance(message, AssistantMessage | UserMessage) and isinstance(
             message.content, list
         ):
             for block in message.content:
-                await self._on_block(block, reporter, names)
+                # A user message's text is the CLI's (reminders), never the agent's.
+                if isinstance(message, AssistantMessage) or hasattr(block, "tool_use_id"):
+                    await self._on_block(block, reporter, names)
         return None
 
     async def _on_block(self, block: Any, reporter: Reporter, names: dict[str, str]) -> None:
@@ -330,6 +336,8 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
         from claude_agent_sdk.types import PermissionResultAllow, PermissionResultDeny
 
         async def decide(tool: str, args: dict[str, Any], context: Any) -> Any:
+            if tool.startswith(MCP_PREFIX) or tool == TOOL_SEARCH:  # never gated
+                return PermissionResultAllow()
             prompt = self._prompts.get(room_id)
             if prompt is None:  # no turn of this room is running: nobody to ask
                 return PermissionResultDeny(message="No Band turn is running in this room")
