@@ -142,7 +142,9 @@ async def test_status_and_help_describe_the_room(start_claude: AgentStarter, roo
     assert "`/approve <id>`" in help_text and "`/status`" in help_text
 
 
-async def test_a_missing_cli_is_refused_with_the_install_command(tmp_path: Path) -> None:
+async def test_a_missing_cli_is_refused_with_the_install_command(
+    claude_bin: Path, tmp_path: Path
+) -> None:
     config = ClaudeSDKAdapterConfig(cli=ClaudeCLIOptions(cli_path=str(tmp_path / "claude")))
     adapter = ClaudeSDKAdapter(config)
     with pytest.raises(BandConfigError) as info:
