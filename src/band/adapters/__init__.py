@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from .crewai_flow import CrewAIFlowAdapter, CrewAIFlowAdapterConfig
     from .langgraph import LangGraphAdapter
     from .openai_chat import OpenAIChatAdapter
+    from .opencode import OpencodeAdapter, OpencodeAdapterConfig
     from .parlant import ParlantAdapter, ParlantAdapterConfig
     from .pydantic_ai import PydanticAIAdapter
     from .strands import StrandsAdapter, StrandsAdapterConfig
@@ -47,6 +48,8 @@ __all__ = [
     "CrewAIFlowAdapterConfig",
     "LangGraphAdapter",
     "OpenAIChatAdapter",
+    "OpencodeAdapter",
+    "OpencodeAdapterConfig",
     "ParlantAdapter",
     "ParlantAdapterConfig",
     "PydanticAIAdapter",
@@ -72,6 +75,8 @@ _EXPORTS: dict[str, str] = {
     "CrewAIFlowAdapterConfig": "band.adapters.crewai_flow",
     "LangGraphAdapter": "band.adapters.langgraph",
     "OpenAIChatAdapter": "band.adapters.openai_chat",
+    "OpencodeAdapter": "band.adapters.opencode",
+    "OpencodeAdapterConfig": "band.adapters.opencode",
     "ParlantAdapter": "band.adapters.parlant",
     "ParlantAdapterConfig": "band.adapters.parlant",
     "PydanticAIAdapter": "band.adapters.pydantic_ai",
