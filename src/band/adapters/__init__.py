@@ -21,9 +21,12 @@ if TYPE_CHECKING:
         ClaudeSDKAdapterConfig,
     )
     from .codex import CodexAdapter, CodexAdapterConfig
+    from .copilot_acp import CopilotACPAdapter, CopilotACPAdapterConfig
     from .crewai import CrewAIAdapter, CrewAIAdapterConfig
     from .crewai_flow import CrewAIFlowAdapter, CrewAIFlowAdapterConfig
+    from .cursor_acp import CursorACPAdapter, CursorACPAdapterConfig
     from .langgraph import LangGraphAdapter
+    from .omp_acp import OmpACPAdapter, OmpACPAdapterConfig
     from .openai_chat import OpenAIChatAdapter
     from .opencode import OpencodeAdapter, OpencodeAdapterConfig
     from .parlant import ParlantAdapter, ParlantAdapterConfig
@@ -42,11 +45,17 @@ __all__ = [
     "ClaudeSDKAdapterConfig",
     "CodexAdapter",
     "CodexAdapterConfig",
+    "CopilotACPAdapter",
+    "CopilotACPAdapterConfig",
     "CrewAIAdapter",
     "CrewAIAdapterConfig",
     "CrewAIFlowAdapter",
     "CrewAIFlowAdapterConfig",
+    "CursorACPAdapter",
+    "CursorACPAdapterConfig",
     "LangGraphAdapter",
+    "OmpACPAdapter",
+    "OmpACPAdapterConfig",
     "OpenAIChatAdapter",
     "OpencodeAdapter",
     "OpencodeAdapterConfig",
@@ -69,11 +78,17 @@ _EXPORTS: dict[str, str] = {
     "ClaudeSDKAdapterConfig": "band.adapters.claude_sdk",
     "CodexAdapter": "band.adapters.codex",
     "CodexAdapterConfig": "band.adapters.codex",
+    "CopilotACPAdapter": "band.adapters.copilot_acp",
+    "CopilotACPAdapterConfig": "band.adapters.copilot_acp",
     "CrewAIAdapter": "band.adapters.crewai",
     "CrewAIAdapterConfig": "band.adapters.crewai",
     "CrewAIFlowAdapter": "band.adapters.crewai_flow",
     "CrewAIFlowAdapterConfig": "band.adapters.crewai_flow",
+    "CursorACPAdapter": "band.adapters.cursor_acp",
+    "CursorACPAdapterConfig": "band.adapters.cursor_acp",
     "LangGraphAdapter": "band.adapters.langgraph",
+    "OmpACPAdapter": "band.adapters.omp_acp",
+    "OmpACPAdapterConfig": "band.adapters.omp_acp",
     "OpenAIChatAdapter": "band.adapters.openai_chat",
     "OpencodeAdapter": "band.adapters.opencode",
     "OpencodeAdapterConfig": "band.adapters.opencode",

@@ -105,11 +105,18 @@ class RoomClient:
             from acp import RequestError
 
             raise RequestError.method_not_found(method)
+        in_room = getattr(profile, "room_ext_method", None)  # a profile that needs the room
+        if in_room is not None:
+            return dict(await in_room(self, method, params))
         return await profile.ext_method(method, params)
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
-        if self.adapter.profile is not None:
-            await self.adapter.profile.ext_notification(method, params)
+        profile = self.adapter.profile
+        in_room = getattr(profile, "room_ext_notification", None)
+        if in_room is not None:
+            await in_room(self, method, params)
+        elif profile is not None:
+            await profile.ext_notification(method, params)
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         kind = getattr(update, "session_update", "")
