@@ -67,23 +67,26 @@ class ModelRequest:
         return [e.text for e in self.entries if e.role == role]
 
     def answering_tool(self) -> ChatEntry | None:
-        """The tool result the model answers now: the last ``tool`` entry, when at most user
-        text without a new ``[Name]:`` speaker follows it (Claude Code adds reminders after
-        tool results); None when the model answers a message."""
+        """The tool result the model answers now: the last ``tool`` entry, when only nudges
+        follow it (user text without a new ``[Name]:`` speaker, as Claude Code's reminders
+        and Copilot's "Please continue", and empty assistant turns); None when the model
+        answers a message."""
         for entry in reversed([e for e in self.entries if e.role != "system"]):
             if entry.role == "tool":
                 return entry
-            if entry.role != "user" or _speaks(entry.text):
+            nudge = entry.role == "user" and not _speaks(entry.text)
+            if not nudge and not (entry.role == "assistant" and not entry.text.strip()):
                 return None
         return None
 
     def offered(self, name: str) -> str | None:
         """The offered tool that is ``name``: by that name, or under an MCP server's prefix
         (``mcp__band__band_send_message`` from Claude Code, ``band_band_send_message`` from
-        OpenCode); None when it is not offered."""
+        OpenCode, ``band-band_send_message`` from Copilot); None when it is not offered."""
         if name in self.tool_names:
             return name
-        return next((t for t in self.tool_names if t.endswith((f"__{name}", f"_{name}"))), None)
+        endings = (f"__{name}", f"_{name}", f"-{name}")
+        return next((t for t in self.tool_names if t.endswith(endings)), None)
 
 
 @dataclass(frozen=True)
