@@ -23,11 +23,11 @@ from band.adapters._coding.approvals import ApprovalMode, ApprovalRelay, Approva
 from band.adapters._coding.band_tools import SERVER_NAME, BandMcpServer, RoomBinding
 from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
-from band.adapters._coding.history import CodingHistory, history_block
+from band.adapters._coding.history import history_block
 from band.adapters._coding.workspace import WorkspaceForRoom, room_workspace
 from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
-from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
-from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage, TurnUsage
+from band.core.protocols import FAILURE_CODE_TIMEOUT
+from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
 from band.runtime.custom_tools import CustomToolDef
 from band_protocol import AgentFailure
 
@@ -109,9 +109,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
         self.workspace_for_room = workspace_for_room
         self.cli_path: str | None = None
         self.mcp = BandMcpServer()
-        self._sessions: dict[str, str] = {}
         self._recorded: dict[str, str] = {}
-        self._transcripts: dict[str, tuple[str, ...]] = {}
         self._models: dict[str, str] = {}
         self._prompts: dict[str, Prompt] = {}
 
@@ -135,44 +133,17 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
         await self.mcp.close()
 
     async def forget_room(self, room_id: str) -> None:
-        for state in (self._sessions, self._recorded, self._transcripts, self._models):
+        for state in (self._recorded, self._models):
             state.pop(room_id, None)
         self._prompts.pop(room_id, None)
         self.mcp.bindings.pop(room_id, None)
-
-    async def on_message(
-        self,
-        msg: PlatformMessage,
-        tools: AgentToolsProtocol,
-        history: CodingHistory,
-        participants_msg: str | None,
-        contacts_msg: str | None,
-        *,
-        is_session_bootstrap: bool,
-        room_id: str,
-    ) -> None:
-        # The CLI that starts for this message resumes the session the room's history names.
-        if room_id not in self._sessions and history.session_id is not None:
-            self._sessions[room_id] = history.session_id
-            self._recorded[room_id] = history.session_id
-        if history.transcript:
-            self._transcripts[room_id] = history.transcript
-        await super().on_message(
-            msg,
-            tools,
-            history,
-            participants_msg,
-            contacts_msg,
-            is_session_bootstrap=is_session_bootstrap,
-            room_id=room_id,
-        )
 
     async def start_process(self, room_id: str, reporter: Reporter) -> ClaudeProcess:
         await self.mcp.start()
         folder = Path(self.config.cwd) if self.config.cwd else None
         workspace = folder or room_workspace(room_id, self.workspace_for_room)
         proc = ClaudeProcess(room_id, workspace)
-        resume = self._sessions.get(room_id)
+        resume = self.known_sessions.get(room_id)
         try:
             await proc.start(self._options(room_id, workspace, resume))
         except BaseException as exc:
@@ -234,7 +205,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
         self._prompts[room] = prompt
         texts = [*prompt.updates, prompt.msg.format_for_llm()]
         if not proc.resumed and proc.session_id is None:
-            block = history_block(self._transcripts.pop(room, ()), self.config.max_history_messages)
+            block = history_block(self.transcripts.pop(room, ()), self.config.max_history_messages)
             if block:
                 texts.insert(0, block)
         names: dict[str, str] = {}
@@ -291,7 +262,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
         """Record the session, report usage, and a failed result in words."""
         room = prompt.room_id
         if result.session_id:
-            proc.session_id = self._sessions[room] = result.session_id
+            proc.session_id = self.known_sessions[room] = result.session_id
             if self._recorded.get(room) != result.session_id:
                 self._recorded[room] = result.session_id
                 metadata = {SESSION_KEY: result.session_id, "claude_sdk_room_id": room}
@@ -360,7 +331,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
             if proc is not None and proc.alive
             else "not running (it starts with the next message)"
         )
-        session = self._sessions.get(room_id)
+        session = self.known_sessions.get(room_id)
         model = self._models.get(room_id) or self.config.model or DEFAULT_MODEL
         return [
             f"Claude Code CLI `{self.cli_path or 'bundled with claude-agent-sdk'}`: {running}.",

@@ -23,12 +23,12 @@ from band.adapters._coding.approvals import ApprovalRelay, ApprovalRequest, Deci
 from band.adapters._coding.band_tools import BandMcpServer, RoomBinding
 from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
-from band.adapters._coding.history import CodingHistory, history_block
+from band.adapters._coding.history import history_block
 from band.adapters._coding.supervisor import TransportClosed
 from band.core.delivery import relay_reply
 from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
-from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
-from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage
+from band.core.protocols import FAILURE_CODE_TIMEOUT
+from band.core.types import Capability, Emit, FeatureKwargs
 from band.runtime.custom_tools import CustomToolDef
 from band_protocol import AgentFailure
 
@@ -82,8 +82,6 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
         self.client: OpencodeClient | None = None
         self.version = ""
         self._connecting = asyncio.Lock()
-        self._known: dict[str, str] = {}
-        self._transcripts: dict[str, tuple[str, ...]] = {}
         self._by_session: dict[str, OpencodeRoom] = {}
         self._registered: dict[str, str] = {}
 
@@ -141,41 +139,14 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
         await self.mcp.close()
 
     async def forget_room(self, room_id: str) -> None:
-        self._known.pop(room_id, None)
-        self._transcripts.pop(room_id, None)
         self._by_session = {s: r for s, r in self._by_session.items() if r.room_id != room_id}
         self.mcp.bindings.pop(room_id, None)
-
-    async def on_message(
-        self,
-        msg: PlatformMessage,
-        tools: AgentToolsProtocol,
-        history: CodingHistory,
-        participants_msg: str | None,
-        contacts_msg: str | None,
-        *,
-        is_session_bootstrap: bool,
-        room_id: str,
-    ) -> None:
-        if room_id not in self._known and history.session_id is not None:
-            self._known[room_id] = history.session_id
-        if history.transcript:
-            self._transcripts[room_id] = history.transcript
-        await super().on_message(
-            msg,
-            tools,
-            history,
-            participants_msg,
-            contacts_msg,
-            is_session_bootstrap=is_session_bootstrap,
-            room_id=room_id,
-        )
 
     async def start_process(self, room_id: str, reporter: Reporter) -> OpencodeRoom:
         """The room's session on a live connection, its Band tools registered."""
         client = await self._connect()
         await self.mcp.start()
-        known = self._known.get(room_id)
+        known = self.known_sessions.get(room_id)
         if known is not None and await client.has_session(known):
             session, created = known, False
         else:
@@ -183,8 +154,8 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
             session, created = await client.create_session(title), True
         room = OpencodeRoom(room_id, session, created, client)
         self._by_session[session] = room
-        if self._known.get(room_id) != session:
-            self._known[room_id] = session
+        if self.known_sessions.get(room_id) != session:
+            self.known_sessions[room_id] = session
             metadata = {
                 SESSION_KEY: session,
                 "opencode_mcp_server_name": self.registration(room_id),
@@ -200,7 +171,7 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
         texts = [*prompt.updates, prompt.msg.format_for_llm()]
         if room.created:
             block = history_block(
-                self._transcripts.pop(room.room_id, ()), self.config.max_history_messages
+                self.transcripts.pop(room.room_id, ()), self.config.max_history_messages
             )
             if block:
                 texts.insert(0, block)
@@ -346,7 +317,7 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
         server = f"OpenCode server {self.config.base_url}" + (
             f" (version {self.version}): connected." if connected else ": not connected."
         )
-        session = self._known.get(room_id)
+        session = self.known_sessions.get(room_id)
         model = (
             f"`{self.config.provider_id}/{self.config.model_id}`"
             if self.config.model_id
