@@ -70,7 +70,7 @@ def declared_groups() -> list[Group]:
         Group("browser", ["tests/browser"], 85, weight=2),
         Group("compat", ["tests/compat"], 330, weight=2),
         Group("schemathesis", ["tests/schemathesis"], 190),
-        Group("adapters", ["tests/adapters"], 210),
+        Group("adapters", ["tests/adapters"], 330),  # + OpenCode, Copilot CLI, ACP stand-ins
         Group("conformance", ["tests/conformance"], 220),
         Group("scale", ["tests/scale"], 60, weight=2),
         Group("e2e", ["tests/e2e", "tests/integrations"], 260),
