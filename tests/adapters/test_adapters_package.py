@@ -42,6 +42,8 @@ def test_exports_resolve_without_importing_parlant() -> None:
         "CodexAdapterConfig",
         "CopilotACPAdapter",
         "CopilotACPAdapterConfig",
+        "CopilotSDKAdapter",
+        "CopilotSDKAdapterConfig",
         "CursorACPAdapter",
         "CursorACPAdapterConfig",
         "OmpACPAdapter",

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     )
     from .codex import CodexAdapter, CodexAdapterConfig
     from .copilot_acp import CopilotACPAdapter, CopilotACPAdapterConfig
+    from .copilot_sdk import CopilotSDKAdapter, CopilotSDKAdapterConfig
     from .crewai import CrewAIAdapter, CrewAIAdapterConfig
     from .crewai_flow import CrewAIFlowAdapter, CrewAIFlowAdapterConfig
     from .cursor_acp import CursorACPAdapter, CursorACPAdapterConfig
@@ -47,6 +48,8 @@ __all__ = [
     "CodexAdapterConfig",
     "CopilotACPAdapter",
     "CopilotACPAdapterConfig",
+    "CopilotSDKAdapter",
+    "CopilotSDKAdapterConfig",
     "CrewAIAdapter",
     "CrewAIAdapterConfig",
     "CrewAIFlowAdapter",
@@ -80,6 +83,8 @@ _EXPORTS: dict[str, str] = {
     "CodexAdapterConfig": "band.adapters.codex",
     "CopilotACPAdapter": "band.adapters.copilot_acp",
     "CopilotACPAdapterConfig": "band.adapters.copilot_acp",
+    "CopilotSDKAdapter": "band.adapters.copilot_sdk",
+    "CopilotSDKAdapterConfig": "band.adapters.copilot_sdk",
     "CrewAIAdapter": "band.adapters.crewai",
     "CrewAIAdapterConfig": "band.adapters.crewai",
     "CrewAIFlowAdapter": "band.adapters.crewai_flow",
