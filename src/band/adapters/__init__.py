@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from band._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .a2a import A2AAdapter, A2AAdapterConfig
+    from .a2a_gateway import A2AGatewayAdapter, A2AGatewayAdapterConfig
     from .acp import ACPClientAdapter, ACPClientAdapterConfig
     from .agno import AgnoAdapter, AgnoAdapterConfig
     from .anthropic import AnthropicAdapter
@@ -26,15 +28,23 @@ if TYPE_CHECKING:
     from .crewai import CrewAIAdapter, CrewAIAdapterConfig
     from .crewai_flow import CrewAIFlowAdapter, CrewAIFlowAdapterConfig
     from .cursor_acp import CursorACPAdapter, CursorACPAdapterConfig
+    from .gemini import GeminiAdapter, GeminiAdapterConfig
+    from .google_adk import GoogleADKAdapter, GoogleADKAdapterConfig
     from .langgraph import LangGraphAdapter
+    from .letta import LettaAdapter, LettaAdapterConfig
     from .omp_acp import OmpACPAdapter, OmpACPAdapterConfig
     from .openai_chat import OpenAIChatAdapter
     from .opencode import OpencodeAdapter, OpencodeAdapterConfig
     from .parlant import ParlantAdapter, ParlantAdapterConfig
     from .pydantic_ai import PydanticAIAdapter
+    from .slack import SlackAdapter, SlackAdapterConfig
     from .strands import StrandsAdapter, StrandsAdapterConfig
 
 __all__ = [
+    "A2AAdapter",
+    "A2AAdapterConfig",
+    "A2AGatewayAdapter",
+    "A2AGatewayAdapterConfig",
     "ACPClientAdapter",
     "ACPClientAdapterConfig",
     "AgnoAdapter",
@@ -56,7 +66,16 @@ __all__ = [
     "CrewAIFlowAdapterConfig",
     "CursorACPAdapter",
     "CursorACPAdapterConfig",
+    "GeminiAdapter",
+    "GeminiAdapterConfig",
+    "GoogleADKAdapter",
+    "GoogleADKAdapterConfig",
     "LangGraphAdapter",
+    "LettaAdapter",
+    "LettaAdapterConfig",
+    "NooaAdapter",
+    "NooaAdapterConfig",
+    "NooaRoomAgent",
     "OmpACPAdapter",
     "OmpACPAdapterConfig",
     "OpenAIChatAdapter",
@@ -65,11 +84,17 @@ __all__ = [
     "ParlantAdapter",
     "ParlantAdapterConfig",
     "PydanticAIAdapter",
+    "SlackAdapter",
+    "SlackAdapterConfig",
     "StrandsAdapter",
     "StrandsAdapterConfig",
 ]
 
 _EXPORTS: dict[str, str] = {
+    "A2AAdapter": "band.adapters.a2a",
+    "A2AAdapterConfig": "band.adapters.a2a",
+    "A2AGatewayAdapter": "band.adapters.a2a_gateway",
+    "A2AGatewayAdapterConfig": "band.adapters.a2a_gateway",
     "ACPClientAdapter": "band.adapters.acp",
     "ACPClientAdapterConfig": "band.adapters.acp",
     "AgnoAdapter": "band.adapters.agno",
@@ -91,7 +116,16 @@ _EXPORTS: dict[str, str] = {
     "CrewAIFlowAdapterConfig": "band.adapters.crewai_flow",
     "CursorACPAdapter": "band.adapters.cursor_acp",
     "CursorACPAdapterConfig": "band.adapters.cursor_acp",
+    "GeminiAdapter": "band.adapters.gemini",
+    "GeminiAdapterConfig": "band.adapters.gemini",
+    "GoogleADKAdapter": "band.adapters.google_adk",
+    "GoogleADKAdapterConfig": "band.adapters.google_adk",
     "LangGraphAdapter": "band.adapters.langgraph",
+    "LettaAdapter": "band.adapters.letta",
+    "LettaAdapterConfig": "band.adapters.letta",
+    "NooaAdapter": "band.adapters.nooa",
+    "NooaAdapterConfig": "band.adapters.nooa",
+    "NooaRoomAgent": "band.adapters.nooa",
     "OmpACPAdapter": "band.adapters.omp_acp",
     "OmpACPAdapterConfig": "band.adapters.omp_acp",
     "OpenAIChatAdapter": "band.adapters.openai_chat",
@@ -102,6 +136,8 @@ _EXPORTS: dict[str, str] = {
     "PydanticAIAdapter": "band.adapters.pydantic_ai",
     "StrandsAdapter": "band.adapters.strands",
     "StrandsAdapterConfig": "band.adapters.strands",
+    "SlackAdapter": "band.adapters.slack",
+    "SlackAdapterConfig": "band.adapters.slack",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
