@@ -108,7 +108,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
         self.config = config
         self.workspace_for_room = workspace_for_room
         self.cli_path: str | None = None
-        self.mcp = BandMcpServer()
+        self.mcp = BandMcpServer(lambda: (self.features.capabilities, self.additional_tools))
         self._recorded: dict[str, str] = {}
         self._models: dict[str, str] = {}
         self._prompts: dict[str, Prompt] = {}
@@ -199,9 +199,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
 
     async def run_prompt(self, proc: ClaudeProcess, prompt: Prompt) -> None:
         room = prompt.room_id
-        self.mcp.bindings[room] = RoomBinding(
-            prompt.tools, self.features.capabilities, self.additional_tools
-        )
+        self.mcp.bindings[room] = RoomBinding(prompt.tools)
         self._prompts[room] = prompt
         texts = [*prompt.updates, prompt.msg.format_for_llm()]
         if not proc.resumed and proc.session_id is None:

@@ -78,7 +78,7 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
             **features,
         )
         self.config = config
-        self.mcp = BandMcpServer()
+        self.mcp = BandMcpServer(lambda: (self.features.capabilities, self.additional_tools))
         self.client: OpencodeClient | None = None
         self.version = ""
         self._connecting = asyncio.Lock()
@@ -198,9 +198,7 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
         return payload
 
     async def run_prompt(self, room: OpencodeRoom, prompt: Prompt) -> None:
-        self.mcp.bindings[room.room_id] = RoomBinding(
-            prompt.tools, self.features.capabilities, self.additional_tools
-        )
+        self.mcp.bindings[room.room_id] = RoomBinding(prompt.tools)
         room.begin()
         texts: dict[str, str] = {}
         try:
