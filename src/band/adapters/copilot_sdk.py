@@ -5,9 +5,10 @@ its own Copilot session, id ``<session_id_prefix><room>``, posted as a ``task`` 
 "Copilot SDK session" (always: the resume state) and resumed after a restart; when that
 fails a new session starts with the room's history. Band's tools are native Copilot tools
 run in-process, and the only tools the session has: Copilot's shell and file tools are off,
-so nothing needs approving. The model's final text is relayed when the turn did not reply
-through ``band_send_message``. ``provider=`` (a ``ProviderConfig``) runs inference on your
-own endpoint ("BYOK"); ``client_factory=`` builds the client (its CLI path, environment).
+so nothing needs approving. ``ask_user="room"`` lets the model ask the room a question (its
+answer is the next message); a callable answers it from elsewhere. ``provider=`` (a
+``ProviderConfig``) runs inference on your own endpoint ("BYOK"); ``client=`` shares a
+client the caller owns, ``client_factory=`` builds one the adapter owns.
 """
 
 from __future__ import annotations
@@ -24,11 +25,19 @@ from band.adapters._coding.approvals import ApprovalMode, ApprovalRelay
 from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
+from band.adapters._coding.supervisor import TransportClosed
 from band.adapters._tool_events import run_band_tool
-from band.core.delivery import relay_reply
+from band.core.delivery import DeliveryFailedError, deliver_reply, relay_reply
 from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
 from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
 from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
+from band.integrations.copilot_sdk.room_ask_user import (
+    ASK_USER_ROOM,
+    ROOM_ASK_USER_GUIDANCE,
+    answer,
+    delivered,
+    render_room_question,
+)
 from band.runtime.custom_tools import CustomToolDef, custom_tools_to_schemas
 from band_protocol import AgentFailure
 
@@ -107,10 +116,16 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
         *,
         history_converter: Any = None,
         additional_tools: Sequence[CustomToolDef] | None = None,
+        client: Any = None,
         client_factory: Callable[[], Any] | None = None,
         provider: Any = None,
+        ask_user: Callable[..., Any] | str | None = None,
         **features: Unpack[FeatureKwargs],
     ) -> None:
+        if client is not None and client_factory is not None:
+            raise BandConfigError("pass client= (yours, shared) or client_factory=, not both")
+        if ask_user is not None and not callable(ask_user) and ask_user != ASK_USER_ROOM:
+            raise BandConfigError(f"ask_user must be {ASK_USER_ROOM!r}, a callable or None")
         config = config or CopilotSDKAdapterConfig()
         super().__init__(
             relay=ApprovalRelay(ApprovalMode.AUTO_DECLINE, text_notifications=False),
@@ -122,8 +137,10 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
         )
         self.config = config
         self.provider = provider
+        self.ask_user = ask_user
         self.client_factory = client_factory
-        self.client: Any = None
+        self.client: Any = client
+        self._owns_client = client is None
         self._starting = asyncio.Lock()
         self._bound: dict[str, AgentToolsProtocol] = {}
         self._recorded: dict[str, str] = {}
@@ -137,6 +154,19 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
         except ImportError:
             raise ImportError(INSTALL_HINT) from None
         await super().on_started(agent_name, agent_description)
+        if self.ask_user == ASK_USER_ROOM:
+            self.system_prompt = f"{self.system_prompt}\n\n{ROOM_ASK_USER_GUIDANCE}"
+        # Started now: a missing CLI or missing credentials refuse the start, in words.
+        client = await self._client()
+        if self.provider is None:
+            status = await client.get_auth_status()
+            if not getattr(status, "is_authenticated", getattr(status, "isAuthenticated", True)):
+                await self.cleanup_all()
+                why = getattr(status, "status_message", None) or "no credentials found"
+                raise BandConfigError(
+                    f"Copilot is not signed in ({why}): run `copilot login`, set "
+                    "github_token, or pass provider= for your own model endpoint"
+                )
 
     async def _client(self) -> Any:
         async with self._starting:
@@ -153,14 +183,14 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
                         base_directory=config.base_directory,
                     )
             try:
-                await self.client.start()  # revives a runtime that died
+                await self.client.start()  # revives a runtime that died; no-op when connected
             except Exception as exc:
                 raise BandConfigError(f"the Copilot runtime did not start: {exc}") from exc
             return self.client
 
     async def cleanup_all(self) -> None:
         await super().cleanup_all()
-        if self.client is not None:
+        if self.client is not None and self._owns_client:
             try:
                 await asyncio.wait_for(self.client.stop(), 10)
             except Exception as exc:
@@ -172,7 +202,11 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
         self._recorded.pop(room_id, None)
 
     def session_id(self, room_id: str) -> str:
-        prefix = self.config.session_id_prefix or f"band-{_UNSAFE.sub('-', self.agent_name)}-"
+        """The room's session id: the agent's id keeps agents on one host apart."""
+        prefix = self.config.session_id_prefix
+        if prefix is None:
+            who = self.platform.agent_id if self.platform is not None else self.agent_name
+            prefix = f"band-{_UNSAFE.sub('-', who)}-"
         return f"{prefix}{room_id}"
 
     # -- sessions and tools ---------------------------------------------------------------------
@@ -217,18 +251,24 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
     async def start_process(self, room_id: str, reporter: Reporter) -> CopilotRoom:
         client = await self._client()
         self._bound.setdefault(room_id, reporter.tools)
+        tools = self._tools(room_id)
         options: dict[str, Any] = {
             "model": self.config.model,
-            "tools": self._tools(room_id),
-            "available_tools": None,
-            "system_message": {"mode": "append", "content": self.system_prompt},
+            "tools": tools,
+            # Band's tools only: Copilot's shell and file tools are off.
+            "available_tools": [tool.name for tool in tools],
+            "system_message": {"mode": "replace", "content": self.system_prompt},
             "on_permission_request": _deny,
         }
         if self.config.reasoning_effort:
             options["reasoning_effort"] = self.config.reasoning_effort
         if self.provider is not None:
             options["provider"] = self.provider
-        options["available_tools"] = [t.name for t in options["tools"]]
+        if self.ask_user is not None:
+            options["available_tools"].append("ask_user")
+            options["on_user_input_request"] = (
+                self.ask_user if callable(self.ask_user) else self._room_question(room_id)
+            )
         session_id, known = self.session_id(room_id), self.known_sessions.get(room_id)
         if known is not None:
             try:
@@ -256,12 +296,38 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
             await room.session.send_and_wait("\n\n".join(texts), timeout=self.config.turn_timeout_s)
         except TimeoutError:
             await self._timed_out(room, prompt)
+        except Exception as exc:
+            if not room.alive:
+                raise TransportClosed(str(exc)) from exc
+            # The SDK raises a session.error event ("Session error: <what>\n  <hint>").
+            what = str(exc).removeprefix("Session error: ").splitlines()[0]
+            message = f"Copilot turn failed: {what}"
+            await prompt.tools.send_failure(AgentFailure(PROVIDER, message))
+            raise TurnResultAlreadyReported(message) from exc
         finally:
             self._prompts.pop(room.room_id, None)
         await self._finish(room, prompt)
 
+    def _room_question(self, room_id: str) -> Callable[..., Any]:
+        """Copilot's ``ask_user`` for ``room_id``: the question becomes the turn's reply."""
+
+        async def ask(request: dict[str, Any], _context: dict[str, str]) -> dict[str, Any]:
+            prompt = self._prompts.get(room_id)
+            if prompt is None:
+                return answer("(The room is not in a turn; go on without its answer.)")
+            question = render_room_question(request)
+            try:
+                await deliver_reply(prompt.tools, question, mentions=[prompt.msg.sender_id])
+            except DeliveryFailedError as exc:
+                logger.warning("Room %s: posting a question failed: %s", room_id, exc.cause)
+                return answer(f"(The question could not be posted: {exc.cause}.)")
+            return delivered(question)
+
+        return ask
+
     async def _finish(self, room: CopilotRoom, prompt: Prompt) -> None:
         usage, final, errors = TurnUsage(), "", []
+        thoughts: dict[str, str] = {}
         for event in room.events:
             kind, data = str(getattr(event.type, "value", event.type)), event.data
             if kind == "assistant.usage":
@@ -273,10 +339,13 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
                 )
             elif kind == "assistant.message":
                 final = str(data.content or "") or final
-            elif kind == "assistant.reasoning":
-                await prompt.reporter.thought(str(data.content or ""))
+            elif kind == "assistant.reasoning" and data.content:
+                # The CLI repeats a reasoning block (same id) within a turn: once each.
+                thoughts[str(getattr(data, "reasoning_id", len(thoughts)))] = str(data.content)
             elif kind == "session.error":
                 errors.append(str(data.message))
+        for thought in thoughts.values():
+            await prompt.reporter.thought(thought)
         session_id = str(getattr(room.session, "session_id", "") or self.session_id(room.room_id))
         self.known_sessions[room.room_id] = session_id
         if self._recorded.get(room.room_id) != session_id:

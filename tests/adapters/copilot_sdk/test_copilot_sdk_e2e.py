@@ -3,8 +3,10 @@
 adapter's ``provider=`` ("BYOK") on the fake OpenAI-compatible endpoint.
 
 What the room sees: the answer to a mention through Band's tool (a native Copilot tool run
-in-process, paired tool events), the same Copilot session after a restart, a provider that
-refuses the key answered once in words, and ``/status``.
+in-process, paired tool events), Copilot's ``ask_user`` as a question in the room whose
+answer (yes or no) is the next message, the same Copilot session after a restart, a
+provider that refuses the key answered once in words, ``/status`` and ``/help``; a missing
+Copilot CLI refuses the start in one line.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ import pytest
 from runtime_support import until
 
 from band.adapters import CopilotSDKAdapter, CopilotSDKAdapterConfig
-from band.testing import Failure, FakeModel
+from band.core.exceptions import BandConfigError
+from band.testing import Failure, FakeModel, ModelRequest, Reply, ToolCall, default_policy
 
 from ..acp.test_copilot_acp import copilot_binary, copilot_env
 from ..band_serve import Room
@@ -29,9 +32,30 @@ pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
 KEY = "copilot_session_id"
 
 
+QUESTION = "May I deploy the release to production?"
+
+
+def asking_policy(request: ModelRequest) -> Reply:
+    """Asks the room before deploying (Copilot's ``ask_user``); acts on the answer."""
+    send = request.offered("band_send_message") or "band_send_message"
+    users = request.texts("user")
+    if request.answering_tool() is not None:
+        return Reply(text="")  # the question is posted: the turn ends
+    if users and "please deploy" in users[-1] and "ask_user" in request.tool_names:
+        call = ToolCall("ask_user", {"question": QUESTION, "choices": ["yes", "no"]})
+        return Reply(tool_calls=(call,))
+    if users and any(QUESTION in e.text for e in request.entries if e.role == "tool"):
+        said = set(users[-1].lower().replace(":", " ").split())
+        content = "Deploying, as you approved." if said & {"1", "yes"} else "Not deploying."
+        return Reply(tool_calls=(ToolCall(send, {"content": content, "mentions": ["alice"]}),))
+    outcome = default_policy(request)
+    assert isinstance(outcome, Reply)
+    return outcome
+
+
 @pytest.fixture
 def fake() -> FakeModel:
-    return FakeModel()
+    return FakeModel(asking_policy)
 
 
 @pytest.fixture
@@ -53,10 +77,12 @@ def start_copilot(
             working_directory=str(tmp_path),
         )
 
-    def build(**fields: Any) -> CopilotSDKAdapter:
+    def build(ask_user: str | None = "room", **fields: Any) -> CopilotSDKAdapter:
         provider = ProviderConfig(type="openai", base_url=model_url, api_key="sk-fake")
         config = CopilotSDKAdapterConfig(model="fake-model", **fields)
-        return CopilotSDKAdapter(config, client_factory=client, provider=provider)
+        return CopilotSDKAdapter(
+            config, client_factory=client, provider=provider, ask_user=ask_user
+        )
 
     return agent_starter(band_serve, build)
 
@@ -75,8 +101,35 @@ async def test_a_mention_is_answered_through_a_native_band_tool(
     assert call["name"] == result["name"] == "band_send_message"
     assert call["tool_call_id"] == result["tool_call_id"]
     assert any(t["content"] == "Copilot SDK session" for t in tasks)
-    # Band's tools only: Copilot's shell and file tools are off.
-    assert all(name.startswith("band_") for name in fake.requests[-1].tool_names)
+    # Band's tools (and ask_user) only: Copilot's shell and file tools are off.
+    tools = fake.requests[-1].tool_names
+    assert "band_send_message" in tools and "bash" not in tools
+    assert set(tools) - {"ask_user"} == {t for t in tools if t.startswith("band_")}
+
+
+@pytest.mark.parametrize(
+    ("answer", "outcome"), [("yes", "Deploying, as you approved."), ("no", "Not deploying.")]
+)
+async def test_a_question_is_asked_in_the_room_and_its_answer_is_the_next_message(
+    start_copilot: AgentStarter, room: Room, answer: str, outcome: str
+) -> None:
+    async with start_copilot():
+        await room.ask("please deploy")
+        question = await room.wait_text(lambda t: QUESTION in t)
+        await room.ask(answer)
+        reply = await room.wait_text(lambda t: "eploying" in t)
+        texts = await room.texts()
+    assert "1. yes\n2. no" in question and "Answer with a number" in question
+    assert reply.endswith(outcome)
+    assert len([t for t in texts if QUESTION in t]) == 1
+
+
+async def test_without_ask_user_the_model_is_not_offered_it(
+    start_copilot: AgentStarter, room: Room, fake: FakeModel
+) -> None:
+    async with start_copilot(ask_user=None):
+        await room.ask("hello")
+    assert "ask_user" not in fake.requests[-1].tool_names
 
 
 async def test_a_restarted_agent_resumes_the_same_session(
@@ -101,6 +154,7 @@ async def test_bad_credentials_are_answered_once_in_words(
         await room.ask("hello", status="failed")
         errors = [e["content"] for e in await room.events("error")]
     assert len(errors) == 1, errors
+    assert errors[0].startswith("Copilot turn failed: Authentication failed"), errors
 
 
 async def test_status_and_help(start_copilot: AgentStarter, room: Room) -> None:
@@ -112,4 +166,25 @@ async def test_status_and_help(start_copilot: AgentStarter, room: Room) -> None:
         texts = await room.texts()
     assert "Session: none yet." in texts[0]
     assert "Copilot runtime: connected." in texts[2] and "Session: `band-" in texts[2]
-    assert "`/status`" in texts[3]
+    assert "`/status`" in texts[3] and "`/help`" in texts[3]
+
+
+async def test_a_missing_cli_refuses_the_start_in_one_line(tmp_path: Path) -> None:
+    from copilot import CopilotClient, RuntimeConnection
+
+    connection = RuntimeConnection.for_stdio(path=str(tmp_path / "copilot"))
+    adapter = CopilotSDKAdapter(
+        client_factory=lambda: CopilotClient(connection=connection, use_logged_in_user=False),
+        provider={"type": "openai", "base_url": "http://127.0.0.1:9/v1"},
+    )
+    with pytest.raises(BandConfigError) as info:
+        await adapter.on_started("Coder", "A coding agent")
+    assert "\n" not in str(info.value)
+    assert str(info.value).startswith("the Copilot runtime did not start")
+
+
+def test_bad_configurations_are_refused() -> None:
+    with pytest.raises(BandConfigError, match="not both"):
+        CopilotSDKAdapter(client=object(), client_factory=object)
+    with pytest.raises(BandConfigError, match="ask_user must be"):
+        CopilotSDKAdapter(ask_user="terminal")
