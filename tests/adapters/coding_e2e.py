@@ -4,9 +4,11 @@ script, the fake model endpoint, and starting the agent under test against ``ban
 
 from __future__ import annotations
 
+import json
 import os
 import signal
-from collections.abc import AsyncIterator, Callable, Iterator
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,16 +23,20 @@ from band.testing import FakeModel, ModelRequest, Reply, ToolCall, default_polic
 from .band_serve import BandServe, Room
 
 __all__ = [
+    "JOURNEY_OUT",
     "PROOF",
     "AgentStarter",
     "CrashCase",
     "agent_starter",
     "anthropic_url",
+    "approve_command",
     "crash_between_turns",
     "crash_mid_turn",
+    "journey",
     "kill_agent",
     "model_url",
     "proof_policy",
+    "timed_journey",
     "workspaces",
 ]
 
@@ -190,3 +196,58 @@ async def _same_session(room: Room, case: CrashCase) -> None:
     tasks = await room.events("task")
     sessions = {t["metadata"][case.session_key] for t in tasks if case.session_key in t["metadata"]}
     assert len(sessions) == 1, sessions
+
+
+JOURNEY_OUT = "BAND_JOURNEY_OUT"
+journey = pytest.mark.skipif(
+    not os.environ.get(JOURNEY_OUT), reason=f"timings for bench/coding_journeys.py ({JOURNEY_OUT})"
+)
+
+
+def approve_command(kind: str) -> Callable[[Room], Awaitable[str]]:
+    """Waits for the approval notice of ``kind``; the answer granting it."""
+
+    async def grant(room: Room) -> str:
+        return f"/approve {await room.approval_token(kind)}"
+
+    return grant
+
+
+async def timed_journey(
+    adapter: str,
+    start: AgentStarter,
+    room: Room,
+    grant: Callable[[Room], Awaitable[str]],
+    *,
+    ask: str = "please run the proof command",
+    done: Callable[[str], bool] = lambda text: "I ran the proof command" in text,
+) -> dict[str, float]:
+    """One person's journey with a coding agent, timed (seconds) and appended as a JSON line
+    to the file ``$BAND_JOURNEY_OUT`` names: ``start`` (the agent online), ``first_reply``
+    (a mention answered; the room's agent process starts), ``approval_asked`` (``ask`` to the
+    approval request), ``approval_round_trip`` (the grant to the reply ``done`` accepts) and
+    ``resume`` (a restarted agent answering on the room's saved session)."""
+    clock, times = time.perf_counter, {}
+    began = clock()
+    async with start():
+        times["start"] = clock() - began
+        began = clock()
+        await room.say("hello there")
+        await room.wait_text(lambda text: "You said: hello there" in text)
+        times["first_reply"] = clock() - began
+        began = clock()
+        await room.say(ask)
+        answer = await grant(room)
+        times["approval_asked"] = clock() - began
+        began = clock()
+        await room.say(answer)
+        await room.wait_text(done)
+        times["approval_round_trip"] = clock() - began
+    began = clock()
+    async with start():
+        await room.say("are you back?")
+        await room.wait_text(lambda text: "You said: are you back?" in text)
+        times["resume"] = clock() - began
+    with open(os.environ[JOURNEY_OUT], "a", encoding="utf-8") as out:
+        out.write(json.dumps({"adapter": adapter, **times}) + "\n")
+    return times

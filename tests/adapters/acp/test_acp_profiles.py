@@ -23,10 +23,20 @@ from band.adapters import (
     OmpACPAdapterConfig,
 )
 from band.adapters.omp_acp import omp_command
-from band.testing import FakeModel
+from band.testing import FakeModel, ToolCall
 
 from ..band_serve import Room
-from ..coding_e2e import AgentStarter, agent_starter, workspaces
+from ..coding_e2e import (
+    PROOF,
+    AgentStarter,
+    agent_starter,
+    approve_command,
+    journey,
+    proof_policy,
+    timed_journey,
+    workspaces,
+)
+from .test_acp_e2e import last_call
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
 
@@ -135,3 +145,25 @@ def test_omp_configuration() -> None:
         OmpACPAdapterConfig(api_key="k")
     with pytest.raises(ValueError, match="unsupported OMP model provider 'acme'"):
         OmpACPAdapterConfig(model="acme/m", api_key="k")
+
+
+@pytest.fixture
+def start_omp(band_serve: Any, model_url: str, tmp_path: Path) -> AgentStarter:
+    def build(**fields: Any) -> OmpACPAdapter:
+        env = {"BAND_FAKE_MODEL_URL": model_url, "BAND_STANDIN": "omp"}
+        config = OmpACPAdapterConfig(command=[*STANDIN, "acp"], env=env, **fields)
+        return OmpACPAdapter(config, workspace_for_room=workspaces(tmp_path))
+
+    return agent_starter(band_serve, build)
+
+
+@journey
+@pytest.mark.parametrize("profile", ["cursor", "omp"])
+async def test_journey_timings(
+    start_cursor: AgentStarter, start_omp: AgentStarter, room: Room, fake: FakeModel, profile: str
+) -> None:
+    fake.policy = proof_policy(ToolCall("run_command", {"command": PROOF}), last_call)
+    start, name = (
+        (start_cursor, "CursorACPAdapter") if profile == "cursor" else (start_omp, "OmpACPAdapter")
+    )
+    await timed_journey(f"{name} (stand-in)", start, room, approve_command("permission"))

@@ -22,7 +22,16 @@ from band.testing import Failure, FakeModel, ModelRequest, ToolCall
 
 from ..band_serve import Room
 from ..codex.codex_support import ROOT
-from ..coding_e2e import PROOF, AgentStarter, agent_starter, proof_policy, workspaces
+from ..coding_e2e import (
+    PROOF,
+    AgentStarter,
+    agent_starter,
+    approve_command,
+    journey,
+    proof_policy,
+    timed_journey,
+    workspaces,
+)
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
 
@@ -156,3 +165,8 @@ async def test_bad_credentials_are_answered_once_in_words(
         await room.ask("hello", status="failed")
         errors = [e["content"] for e in await room.events("error")]
     assert len(errors) == 1, errors
+
+
+@journey
+async def test_journey_timings(start_copilot: AgentStarter, room: Room) -> None:
+    await timed_journey("CopilotACPAdapter", start_copilot, room, approve_command("permission"))

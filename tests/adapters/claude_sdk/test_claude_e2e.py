@@ -21,7 +21,16 @@ from band.core.exceptions import BandConfigError
 from band.testing import Failure, FakeModel, ToolCall
 
 from ..band_serve import Room
-from ..coding_e2e import PROOF, AgentStarter, agent_starter, proof_policy, workspaces
+from ..coding_e2e import (
+    PROOF,
+    AgentStarter,
+    agent_starter,
+    approve_command,
+    journey,
+    proof_policy,
+    timed_journey,
+    workspaces,
+)
 from .claude_support import claude_config, last_tool_use
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
@@ -166,3 +175,8 @@ def test_bad_configurations_are_refused() -> None:
         ClaudeSDKAdapterConfig(retention={"idle_timeout_s": 60})
     with pytest.raises(ValueError, match="either cwd or workspace_for_room"):
         ClaudeSDKAdapter(ClaudeSDKAdapterConfig(cwd="/srv"), workspace_for_room=lambda r: r)
+
+
+@journey
+async def test_journey_timings(start_claude: AgentStarter, room: Room) -> None:
+    await timed_journey("ClaudeSDKAdapter", start_claude, room, approve_command("Bash"))

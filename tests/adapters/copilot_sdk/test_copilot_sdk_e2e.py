@@ -24,7 +24,7 @@ from band.testing import Failure, FakeModel, ModelRequest, Reply, ToolCall, defa
 
 from ..acp.test_copilot_acp import copilot_binary, copilot_env
 from ..band_serve import Room
-from ..coding_e2e import AgentStarter, agent_starter
+from ..coding_e2e import AgentStarter, agent_starter, journey, timed_journey
 
 pytest.importorskip("copilot", reason="the Copilot SDK is not installed (extra copilot-sdk)")
 pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
@@ -188,3 +188,19 @@ def test_bad_configurations_are_refused() -> None:
         CopilotSDKAdapter(client=object(), client_factory=object)
     with pytest.raises(BandConfigError, match="ask_user must be"):
         CopilotSDKAdapter(ask_user="terminal")
+
+
+@journey
+async def test_journey_timings(start_copilot: AgentStarter, room: Room) -> None:
+    async def answer_yes(room: Room) -> str:
+        await room.wait_text(lambda t: QUESTION in t)
+        return "yes"
+
+    await timed_journey(
+        "CopilotSDKAdapter",
+        start_copilot,
+        room,
+        answer_yes,
+        ask="please deploy",
+        done=lambda t: "Deploying, as you approved." in t,
+    )

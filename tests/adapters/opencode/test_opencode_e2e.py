@@ -19,7 +19,15 @@ from band.adapters import OpencodeAdapter, OpencodeAdapterConfig
 from band.testing import Failure, FakeModel, ModelRequest, ToolCall
 
 from ..band_serve import Room
-from ..coding_e2e import PROOF, AgentStarter, agent_starter, proof_policy
+from ..coding_e2e import (
+    PROOF,
+    AgentStarter,
+    agent_starter,
+    approve_command,
+    journey,
+    proof_policy,
+    timed_journey,
+)
 from .opencode_support import OpencodeServe
 
 pytestmark = [pytest.mark.timeout(240), pytest.mark.slow]
@@ -159,3 +167,8 @@ def test_configuration_comes_from_the_environment(monkeypatch: pytest.MonkeyPatc
     with pytest.raises(ValueError, match="provider_id and model_id together"):
         monkeypatch.delenv("OPENCODE_PROVIDER_ID")
         OpencodeAdapterConfig(model_id="m")
+
+
+@journey
+async def test_journey_timings(start_opencode: AgentStarter, room: Room) -> None:
+    await timed_journey("OpencodeAdapter", start_opencode, room, approve_command("bash"))
