@@ -1,12 +1,15 @@
 """A Band agent on a coding agent: Claude Code, OpenCode, or the GitHub Copilot CLI.
 
-    python coding_agents.py claude     # pip install 'openband[claude-sdk]'
-    python coding_agents.py opencode   # pip install 'openband[opencode]'; `opencode serve` running
-    python coding_agents.py copilot    # pip install 'openband[acp]'; npm i -g @github/copilot
+    python coding_agents.py claude       # pip install 'openband[claude-sdk]'
+    python coding_agents.py opencode     # pip install 'openband[opencode]'; `opencode serve` up
+    python coding_agents.py copilot      # pip install 'openband[acp]'; npm i -g @github/copilot
+    python coding_agents.py copilot-sdk  # pip install 'openband[copilot-sdk]'; the same CLI
 
-Each room gets its own Claude session / OpenCode session / Copilot process, resumed after a
-restart; Claude's and Copilot's shell commands and OpenCode's permission asks wait for
-`/approve <id>` or `/decline <id>` in the room. Reads agent_config.yaml's "my_agent"
+Each room gets its own Claude session / OpenCode session / Copilot process or session,
+resumed after a restart; Claude's and Copilot's shell commands and OpenCode's permission asks
+wait for `/approve <id>` or `/decline <id>` in the room. Through the Copilot SDK the agent
+has Band's tools only, and asks the room its questions (`ask_user`): the answer is your next
+message. Reads agent_config.yaml's "my_agent"
 (`band agents create`). The model is the agent's own (its login or its provider settings:
 `ANTHROPIC_BASE_URL` for Claude, OpenCode's config, `COPILOT_PROVIDER_BASE_URL` for Copilot).
 """
@@ -23,6 +26,8 @@ from band.adapters import (
     ClaudeSDKAdapterConfig,
     CopilotACPAdapter,
     CopilotACPAdapterConfig,
+    CopilotSDKAdapter,
+    CopilotSDKAdapterConfig,
     OpencodeAdapter,
     OpencodeAdapterConfig,
 )
@@ -37,7 +42,9 @@ def build_adapter(kind: str) -> SimpleAdapter[object]:
         return OpencodeAdapter(OpencodeAdapterConfig(base_url="http://127.0.0.1:4096"))
     if kind == "copilot":
         return CopilotACPAdapter(CopilotACPAdapterConfig(approval_mode="manual"))
-    raise SystemExit(f"usage: {sys.argv[0]} claude|opencode|copilot")
+    if kind == "copilot-sdk":
+        return CopilotSDKAdapter(CopilotSDKAdapterConfig(), ask_user="room")
+    raise SystemExit(f"usage: {sys.argv[0]} claude|opencode|copilot|copilot-sdk")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from band.adapters import ClaudeSDKAdapter, CopilotACPAdapter, OpencodeAdapter
+from band.adapters import ClaudeSDKAdapter, CopilotACPAdapter, CopilotSDKAdapter, OpencodeAdapter
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "coding_agents.py"
 
@@ -23,5 +23,7 @@ def test_the_example_builds_each_adapter() -> None:
     copilot = module.build_adapter("copilot")
     assert isinstance(copilot, CopilotACPAdapter)
     assert copilot.config.command == ["copilot", "--acp"]
+    copilot_sdk = module.build_adapter("copilot-sdk")
+    assert isinstance(copilot_sdk, CopilotSDKAdapter) and copilot_sdk.ask_user == "room"
     with pytest.raises(SystemExit, match="usage"):
         module.build_adapter("nope")

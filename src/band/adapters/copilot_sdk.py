@@ -160,9 +160,9 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
         client = await self._client()
         if self.provider is None:
             status = await client.get_auth_status()
-            if not getattr(status, "is_authenticated", getattr(status, "isAuthenticated", True)):
+            if not getattr(status, "isAuthenticated", True):
                 await self.cleanup_all()
-                why = getattr(status, "status_message", None) or "no credentials found"
+                why = getattr(status, "statusMessage", None) or "no credentials found"
                 raise BandConfigError(
                     f"Copilot is not signed in ({why}): run `copilot login`, set "
                     "github_token, or pass provider= for your own model endpoint"

@@ -183,6 +183,26 @@ async def test_a_missing_cli_refuses_the_start_in_one_line(tmp_path: Path) -> No
     assert str(info.value).startswith("the Copilot runtime did not start")
 
 
+async def test_no_sign_in_and_no_provider_refuses_the_start_in_one_line(tmp_path: Path) -> None:
+    """The real CLI, offline with no GitHub login: its auth status says so."""
+    from copilot import CopilotClient, RuntimeConnection
+
+    connection = RuntimeConnection.for_stdio(path=str(copilot_binary()))
+    env = {**copilot_env(tmp_path, "http://127.0.0.1:9/v1"), "PATH": "/usr/bin:/bin"}
+    for key in ("COPILOT_OFFLINE", "COPILOT_PROVIDER_BASE_URL", "COPILOT_PROVIDER_API_KEY"):
+        env.pop(key)
+    adapter = CopilotSDKAdapter(
+        client_factory=lambda: CopilotClient(
+            connection=connection, env=env, use_logged_in_user=False
+        )
+    )
+    with pytest.raises(BandConfigError) as info:
+        await adapter.on_started("Coder", "A coding agent")
+    assert "\n" not in str(info.value) and adapter.client is None  # the runtime was stopped
+    assert str(info.value).startswith("Copilot is not signed in")
+    assert "pass provider= for your own model endpoint" in str(info.value)
+
+
 def test_bad_configurations_are_refused() -> None:
     with pytest.raises(BandConfigError, match="not both"):
         CopilotSDKAdapter(client=object(), client_factory=object)
