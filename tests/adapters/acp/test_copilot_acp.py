@@ -167,6 +167,19 @@ async def test_bad_credentials_are_answered_once_in_words(
     assert len(errors) == 1, errors
 
 
+async def test_status_and_help_describe_the_room(start_copilot: AgentStarter, room: Room) -> None:
+    async with start_copilot():
+        await room.ask("/status")
+        await room.ask("hello")
+        await room.ask("/status")
+        await room.ask("/help")
+        texts = await room.texts()
+    before, after, help_text = texts[0], texts[2], texts[3]
+    assert "not running (it starts with the next message)" in before
+    assert "running (pid " in after and "Session: `" in after
+    assert "`/approve <id>`" in help_text and "`/status`" in help_text
+
+
 @journey
 async def test_journey_timings(start_copilot: AgentStarter, room: Room) -> None:
     await timed_journey("CopilotACPAdapter", start_copilot, room, approve_command("permission"))
