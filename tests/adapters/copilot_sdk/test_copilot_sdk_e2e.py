@@ -44,8 +44,9 @@ def asking_policy(request: ModelRequest) -> Reply:
     if users and "please deploy" in users[-1] and "ask_user" in request.tool_names:
         call = ToolCall("ask_user", {"question": QUESTION, "choices": ["yes", "no"]})
         return Reply(tool_calls=(call,))
-    if users and any(QUESTION in e.text for e in request.entries if e.role == "tool"):
-        said = set(users[-1].lower().replace(":", " ").split())
+    said = set(users[-1].lower().replace(":", " ").split()) if users else set()
+    asked = any(QUESTION in e.text for e in request.entries if e.role == "tool")
+    if asked and said & {"1", "yes", "2", "no"}:
         content = "Deploying, as you approved." if said & {"1", "yes"} else "Not deploying."
         return Reply(tool_calls=(ToolCall(send, {"content": content, "mentions": ["alice"]}),))
     outcome = default_policy(request)
