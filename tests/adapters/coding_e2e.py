@@ -36,6 +36,8 @@ __all__ = [
     "kill_agent",
     "model_url",
     "proof_policy",
+    "resumes_the_same_session",
+    "status_help_texts",
     "timed_journey",
     "workspaces",
 ]
@@ -196,6 +198,49 @@ async def _same_session(room: Room, case: CrashCase) -> None:
     tasks = await room.events("task")
     sessions = {t["metadata"][case.session_key] for t in tasks if case.session_key in t["metadata"]}
     assert len(sessions) == 1, sessions
+
+
+async def resumes_the_same_session(
+    start: AgentStarter, room: Room, fake: FakeModel, key: str
+) -> set[str]:
+    """A restarted agent answers on the room's saved session (``key`` in its task events)
+    and the model sees the earlier conversation; the session ids seen."""
+    async with start():
+        await room.ask("remember the number 7")
+    fake.reset()
+    async with start():
+        await room.ask("what was it?")
+        tasks = await room.events("task")
+    sessions = {t["metadata"][key] for t in tasks if key in t["metadata"]}
+    assert len(sessions) == 1, sessions
+    users = fake.requests[-1].texts("user")
+    assert any("remember the number 7" in u for u in users[:-1])
+    return sessions
+
+
+async def bad_credentials_errors(
+    start: AgentStarter, room: Room, fake: FakeModel, refusal: Any
+) -> str:
+    """The model endpoint refuses every call with ``refusal``: the message fails with one
+    error event, whose text is returned."""
+    fake.policy = lambda request: refusal
+    async with start():
+        await room.ask("hello", status="failed")
+        errors = [e["content"] for e in await room.events("error")]
+    assert len(errors) == 1, errors
+    return str(errors[0])
+
+
+async def status_help_texts(start: AgentStarter, room: Room) -> tuple[str, str, str]:
+    """``/status`` before any message, ``/status`` after one, ``/help``: their notices."""
+    async with start():
+        await room.ask("/status")
+        await room.ask("hello")
+        await room.ask("/status")
+        await room.ask("/help")
+        texts = await room.texts()
+    assert "`/approve <id>`" in texts[3] and "`/status`" in texts[3], texts[3]
+    return texts[0], texts[2], texts[3]
 
 
 JOURNEY_OUT = "BAND_JOURNEY_OUT"

@@ -25,7 +25,12 @@ from band.adapters.acp import ACPClientAdapter
 from band.testing import FakeModel
 
 from ..band_serve import Room
-from ..coding_e2e import agent_starter, workspaces
+from ..coding_e2e import (
+    agent_starter,
+    resumes_the_same_session,
+    status_help_texts,
+    workspaces,
+)
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
 
@@ -74,21 +79,8 @@ async def test_status_help_and_the_same_session_after_a_restart(
     env = {"BAND_FAKE_MODEL_URL": model_url, "BAND_STANDIN": profile}
     build = PROFILES[profile]
     start = agent_starter(band_serve, lambda: build(list(STANDIN), env, tmp_path))
-    async with start():
-        await room.ask("/status")
-        await room.ask("remember the number 7")
-        await room.ask("/status")
-        await room.ask("/help")
-        texts = await room.texts()
-    fake.reset()
-    async with start():
-        await room.ask("what was it?")
-        tasks = await room.events("task")
-    before, after, help_text = texts[0], texts[2], texts[3]
+    before, after, _ = await status_help_texts(start, room)
     assert "not running (it starts with the next message)" in before
     assert "Session: none yet." in before
     assert "running (pid " in after and "Session: `" in after
-    assert "`/approve <id>`" in help_text and "`/status`" in help_text
-    assert len({t["metadata"][KEY] for t in tasks if KEY in t["metadata"]}) == 1
-    users = fake.requests[-1].texts("user")
-    assert any("remember the number 7" in u for u in users[:-1])
+    await resumes_the_same_session(start, room, fake, KEY)

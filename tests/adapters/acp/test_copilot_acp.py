@@ -27,8 +27,11 @@ from ..coding_e2e import (
     AgentStarter,
     agent_starter,
     approve_command,
+    bad_credentials_errors,
     journey,
     proof_policy,
+    resumes_the_same_session,
+    status_help_texts,
     timed_journey,
     workspaces,
 )
@@ -146,38 +149,22 @@ async def test_decline_keeps_the_command_from_running(
 async def test_a_restarted_agent_loads_the_same_session(
     start_copilot: AgentStarter, room: Room, fake: FakeModel
 ) -> None:
-    async with start_copilot():
-        await room.ask("remember the number 7")
-    fake.reset()
-    async with start_copilot():
-        await room.ask("what was it?")
-        tasks = await room.events("task")
-    assert len({t["metadata"][KEY] for t in tasks if KEY in t["metadata"]}) == 1
-    users = fake.requests[-1].texts("user")
-    assert any("remember the number 7" in u for u in users[:-1])
+    await resumes_the_same_session(start_copilot, room, fake, KEY)
 
 
 async def test_bad_credentials_are_answered_once_in_words(
     start_copilot: AgentStarter, room: Room, fake: FakeModel
 ) -> None:
-    fake.policy = lambda request: Failure(401, "Incorrect API key provided")
-    async with start_copilot():
-        await room.ask("hello", status="failed")
-        errors = [e["content"] for e in await room.events("error")]
-    assert len(errors) == 1, errors
+    refusal = Failure(401, "Incorrect API key provided")
+    error = await bad_credentials_errors(start_copilot, room, fake, refusal)
+    assert error.startswith("Copilot turn failed: Authentication failed with provider"), error
+    assert "(HTTP 401)" in error
 
 
 async def test_status_and_help_describe_the_room(start_copilot: AgentStarter, room: Room) -> None:
-    async with start_copilot():
-        await room.ask("/status")
-        await room.ask("hello")
-        await room.ask("/status")
-        await room.ask("/help")
-        texts = await room.texts()
-    before, after, help_text = texts[0], texts[2], texts[3]
+    before, after, _ = await status_help_texts(start_copilot, room)
     assert "not running (it starts with the next message)" in before
     assert "running (pid " in after and "Session: `" in after
-    assert "`/approve <id>`" in help_text and "`/status`" in help_text
 
 
 @journey

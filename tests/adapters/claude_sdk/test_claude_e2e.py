@@ -26,8 +26,10 @@ from ..coding_e2e import (
     AgentStarter,
     agent_starter,
     approve_command,
+    bad_credentials_errors,
     journey,
     proof_policy,
+    status_help_texts,
     timed_journey,
     workspaces,
 )
@@ -128,27 +130,17 @@ async def test_a_restarted_agent_resumes_the_same_session(
 async def test_bad_credentials_are_answered_once_in_words(
     start_claude: AgentStarter, room: Room, fake: FakeModel
 ) -> None:
-    fake.policy = lambda request: Failure(401, "invalid x-api-key", "authentication_error")
-    async with start_claude():
-        await room.ask("hello", status="failed")
-        errors = [e["content"] for e in await room.events("error")]
-    assert len(errors) == 1
-    assert errors[0].startswith("Claude turn failed: Invalid API key")
+    refusal = Failure(401, "invalid x-api-key", "authentication_error")
+    error = await bad_credentials_errors(start_claude, room, fake, refusal)
+    assert error.startswith("Claude turn failed: Invalid API key")
 
 
 async def test_status_and_help_describe_the_room(start_claude: AgentStarter, room: Room) -> None:
-    async with start_claude():
-        await room.ask("/status")
-        await room.ask("hello")
-        await room.ask("/status")
-        await room.ask("/help")
-        texts = await room.texts()
-    before, after, help_text = texts[0], texts[2], texts[3]
+    before, after, _ = await status_help_texts(start_claude, room)
     assert "not running (it starts with the next message)" in before
     assert "Session: none yet." in before
     assert "running (pid " in after and "Session: `" in after
     assert "Model: `claude-fake`" in after and "Approval mode: `manual`" in after
-    assert "`/approve <id>`" in help_text and "`/status`" in help_text
 
 
 async def test_a_missing_cli_is_refused_with_the_install_command(

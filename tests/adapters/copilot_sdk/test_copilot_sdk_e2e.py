@@ -24,7 +24,15 @@ from band.testing import Failure, FakeModel, ModelRequest, Reply, ToolCall, defa
 
 from ..acp.test_copilot_acp import copilot_binary, copilot_env
 from ..band_serve import Room
-from ..coding_e2e import AgentStarter, agent_starter, journey, timed_journey
+from ..coding_e2e import (
+    AgentStarter,
+    agent_starter,
+    bad_credentials_errors,
+    journey,
+    resumes_the_same_session,
+    status_help_texts,
+    timed_journey,
+)
 
 pytest.importorskip("copilot", reason="the Copilot SDK is not installed (extra copilot-sdk)")
 pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
@@ -136,38 +144,22 @@ async def test_without_ask_user_the_model_is_not_offered_it(
 async def test_a_restarted_agent_resumes_the_same_session(
     start_copilot: AgentStarter, room: Room, fake: FakeModel
 ) -> None:
-    async with start_copilot():
-        await room.ask("remember the number 7")
-    fake.reset()
-    async with start_copilot():
-        await room.ask("what was it?")
-        tasks = await room.events("task")
-    assert len({t["metadata"][KEY] for t in tasks if KEY in t["metadata"]}) == 1
-    users = fake.requests[-1].texts("user")
-    assert any("remember the number 7" in u for u in users[:-1])
+    await resumes_the_same_session(start_copilot, room, fake, KEY)
 
 
 async def test_bad_credentials_are_answered_once_in_words(
     start_copilot: AgentStarter, room: Room, fake: FakeModel
 ) -> None:
-    fake.policy = lambda request: Failure(401, "Incorrect API key provided")
-    async with start_copilot():
-        await room.ask("hello", status="failed")
-        errors = [e["content"] for e in await room.events("error")]
-    assert len(errors) == 1, errors
-    assert errors[0].startswith("Copilot turn failed: Authentication failed"), errors
+    refusal = Failure(401, "Incorrect API key provided")
+    error = await bad_credentials_errors(start_copilot, room, fake, refusal)
+    assert error.startswith("Copilot turn failed: Authentication failed"), error
 
 
 async def test_status_and_help(start_copilot: AgentStarter, room: Room) -> None:
-    async with start_copilot():
-        await room.ask("/status")
-        await room.ask("hello")
-        await room.ask("/status")
-        await room.ask("/help")
-        texts = await room.texts()
-    assert "Session: none yet." in texts[0]
-    assert "Copilot runtime: connected." in texts[2] and "Session: `band-" in texts[2]
-    assert "`/status`" in texts[3] and "`/help`" in texts[3]
+    before, after, help_text = await status_help_texts(start_copilot, room)
+    assert "Session: none yet." in before
+    assert "Copilot runtime: connected." in after and "Session: `band-" in after
+    assert "`/help`" in help_text
 
 
 async def test_a_missing_cli_refuses_the_start_in_one_line(tmp_path: Path) -> None:

@@ -24,8 +24,11 @@ from ..coding_e2e import (
     AgentStarter,
     agent_starter,
     approve_command,
+    bad_credentials_errors,
     journey,
     proof_policy,
+    resumes_the_same_session,
+    status_help_texts,
     timed_journey,
 )
 from .opencode_support import OpencodeServe
@@ -107,26 +110,15 @@ async def test_decline_keeps_the_command_from_running(
 async def test_a_restarted_agent_keeps_the_same_session(
     start_opencode: AgentStarter, room: Room, fake: FakeModel
 ) -> None:
-    async with start_opencode():
-        await room.ask("remember the number 7")
-    fake.reset()
-    async with start_opencode():
-        await room.ask("what was it?")
-        tasks = await room.events("task")
-    assert len({t["metadata"][KEY] for t in tasks if KEY in t["metadata"]}) == 1
-    users = fake.requests[-1].texts("user")
-    assert any("remember the number 7" in u for u in users[:-1])
+    await resumes_the_same_session(start_opencode, room, fake, KEY)
 
 
 async def test_bad_credentials_are_answered_once_in_words(
     start_opencode: AgentStarter, room: Room, fake: FakeModel
 ) -> None:
-    fake.policy = lambda request: Failure(401, "Incorrect API key provided")
-    async with start_opencode():
-        await room.ask("hello", status="failed")
-        errors = [e["content"] for e in await room.events("error")]
-    assert len(errors) == 1
-    assert errors[0].startswith("OpenCode turn failed: ") and "API key" in errors[0]
+    refusal = Failure(401, "Incorrect API key provided")
+    error = await bad_credentials_errors(start_opencode, room, fake, refusal)
+    assert error.startswith("OpenCode turn failed: ") and "API key" in error
 
 
 async def test_no_server_is_answered_once_in_words(band_serve: Any, room: Room) -> None:
@@ -145,16 +137,10 @@ async def test_no_server_is_answered_once_in_words(band_serve: Any, room: Room) 
 
 
 async def test_status_and_help_describe_the_room(start_opencode: AgentStarter, room: Room) -> None:
-    async with start_opencode():
-        await room.ask("/status")
-        await room.ask("hello")
-        await room.ask("/status")
-        await room.ask("/help")
-        texts = await room.texts()
-    assert "Session: none yet." in texts[0]
-    assert "connected." in texts[2] and "Session: `ses_" in texts[2]
-    assert "Approval mode: `manual`" in texts[2]
-    assert "`/approve <id>`" in texts[3] and "`/status`" in texts[3]
+    before, after, _ = await status_help_texts(start_opencode, room)
+    assert "Session: none yet." in before
+    assert "connected." in after and "Session: `ses_" in after
+    assert "Approval mode: `manual`" in after
 
 
 def test_configuration_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
