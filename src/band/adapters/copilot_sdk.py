@@ -337,6 +337,9 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
                     cache_read_tokens=usage.cache_read_tokens + int(data.cache_read_tokens or 0),
                     cache_write_tokens=usage.cache_write_tokens + int(data.cache_write_tokens or 0),
                 )
+            elif kind == "assistant.message" and getattr(data, "tool_requests", None):
+                # Text beside tool calls is commentary: a thought, in order.
+                thoughts[f"message-{len(thoughts)}"] = str(data.content or "")
             elif kind == "assistant.message":
                 final = str(data.content or "") or final
             elif kind == "assistant.reasoning" and data.content:
