@@ -83,15 +83,35 @@ class CopilotRoom:
 
     @property
     def alive(self) -> bool:
-        return _state(self.client) not in ("disconnected", "error")
+        """The client is connected and the CLI it spawned (if any) still runs: the SDK notices
+        a dead CLI only at its next request."""
+        process = _process(self.client)
+        exited = process is not None and process.poll() is not None
+        return not exited and _state(self.client) not in ("disconnected", "error")
 
     @property
-    def pid(self) -> None:
-        return None
+    def pid(self) -> int | None:
+        pid = getattr(_process(self.client), "pid", None)
+        return pid if isinstance(pid, int) else None
 
     @property
     def exit_description(self) -> str:
+        process = _process(self.client)
+        if process is not None and process.poll() is not None:
+            return f"the Copilot CLI exited with code {process.returncode}"
         return f"the Copilot runtime is {_state(self.client)}"
+
+    async def send(self, text: str, limit_s: float) -> None:
+        """``send_and_wait``, given up (``TransportClosed``) as soon as the CLI is gone:
+        the SDK would wait for an idle event that never comes."""
+        work = asyncio.ensure_future(self.session.send_and_wait(text, timeout=limit_s))
+        while not work.done():
+            await asyncio.wait({work}, timeout=0.5)
+            if not work.done() and not self.alive:
+                work.cancel()
+                await asyncio.gather(work, return_exceptions=True)
+                raise TransportClosed(self.exit_description)
+        work.result()
 
     async def close(self) -> None:
         try:
@@ -170,6 +190,16 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
 
     async def _client(self) -> Any:
         async with self._starting:
+            process = _process(self.client)
+            if process is not None and process.poll() is not None:
+                # The SDK still says "connected" after its CLI died: stop it, start afresh.
+                logger.warning("The Copilot CLI exited (%s); starting it again", process.returncode)
+                try:
+                    await asyncio.wait_for(self.client.stop(), 10)
+                except Exception as exc:
+                    logger.info("Stopping the exited Copilot client: %s", exc)
+                if self._owns_client:
+                    self.client = None
             if self.client is None:
                 if self.client_factory is not None:
                     self.client = self.client_factory()
@@ -293,7 +323,9 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
                 texts.insert(0, block)
         room.created, room.events[:] = False, []
         try:
-            await room.session.send_and_wait("\n\n".join(texts), timeout=self.config.turn_timeout_s)
+            await room.send("\n\n".join(texts), self.config.turn_timeout_s)
+        except TransportClosed:
+            raise
         except TimeoutError:
             await self._timed_out(room, prompt)
         except Exception as exc:
@@ -380,6 +412,11 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
             f"Session: `{session}`." if session else "Session: none yet.",
             f"Model: `{self.config.model or 'the runtime default'}`.",
         ]
+
+
+def _process(client: Any) -> Any:
+    """The CLI process the client spawned (a ``Popen``; private in the SDK), or None."""
+    return getattr(client, "_cli_process", None) or getattr(client, "_process", None)
 
 
 def _state(client: Any) -> str:

@@ -26,8 +26,11 @@ from ..acp.test_copilot_acp import copilot_binary, copilot_env
 from ..band_serve import Room
 from ..coding_e2e import (
     AgentStarter,
+    CrashCase,
     agent_starter,
     bad_credentials_errors,
+    crash_between_turns,
+    crash_mid_turn,
     journey,
     resumes_the_same_session,
     status_help_texts,
@@ -217,3 +220,16 @@ async def test_journey_timings(start_copilot: AgentStarter, room: Room) -> None:
         ask="please deploy",
         done=lambda t: "Deploying, as you approved." in t,
     )
+
+
+CRASH = CrashCase("Copilot runtime", KEY)
+
+
+async def test_killed_between_turns(
+    start_copilot: AgentStarter, room: Room, fake: FakeModel
+) -> None:
+    await crash_between_turns(start_copilot, room, fake, CRASH)
+
+
+async def test_killed_mid_turn(start_copilot: AgentStarter, room: Room, fake: FakeModel) -> None:
+    await crash_mid_turn(start_copilot, room, fake, CRASH)
