@@ -27,6 +27,7 @@ from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
 from band.adapters._coding.supervisor import TransportClosed
 from band.adapters._tool_events import run_band_tool
+from band.converters.copilot_sdk import SESSION_ID_METADATA_KEY
 from band.core.delivery import DeliveryFailedError, deliver_reply, relay_reply
 from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
 from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
@@ -46,7 +47,7 @@ __all__ = ["INSTALL_HINT", "SESSION_KEY", "CopilotSDKAdapter", "CopilotSDKAdapte
 logger = logging.getLogger("band.adapters.copilot_sdk")
 INSTALL_HINT = "CopilotSDKAdapter needs the Copilot SDK: pip install 'openband[copilot-sdk]'"
 PROVIDER = "copilot_sdk"
-SESSION_KEY = "copilot_session_id"
+SESSION_KEY = SESSION_ID_METADATA_KEY
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 
 
@@ -54,7 +55,7 @@ class CopilotSDKAdapterConfig(BaseModel):
     """Settings of a ``CopilotSDKAdapter`` (frozen, unknown fields rejected).
 
     ``model`` (with ``provider=``: the provider's model), ``reasoning_effort``,
-    ``custom_section``; ``session_id_prefix`` (default ``band-<agent>-``, unique per agent);
+    ``custom_section``; ``session_id_prefix`` (default ``band-<agent id>-``, unique per agent);
     ``base_directory`` (the CLI's ``COPILOT_HOME``), ``github_token`` /
     ``use_logged_in_user`` (``False`` for BYOK only); ``turn_timeout_s`` (default 120 s).
     """

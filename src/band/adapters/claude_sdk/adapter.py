@@ -25,6 +25,7 @@ from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
 from band.adapters._coding.workspace import WorkspaceForRoom, room_workspace
+from band.converters.claude_sdk import SESSION_ID_METADATA_KEY
 from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
 from band.core.protocols import FAILURE_CODE_TIMEOUT
 from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
@@ -38,7 +39,7 @@ __all__ = ["INSTALL_HINT", "SESSION_KEY", "ClaudeSDKAdapter"]
 
 logger = logging.getLogger("band.adapters.claude_sdk")
 PROVIDER = "claude_sdk"
-SESSION_KEY = "claude_sdk_session_id"
+SESSION_KEY = SESSION_ID_METADATA_KEY
 MCP_PREFIX = f"mcp__{SERVER_NAME}__"
 # Claude Code's lookup of deferred tool definitions only reads them: never ask the room.
 TOOL_SEARCH = "ToolSearch"

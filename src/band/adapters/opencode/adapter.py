@@ -25,6 +25,7 @@ from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
 from band.adapters._coding.supervisor import TransportClosed
+from band.converters.opencode import SESSION_ID_METADATA_KEY
 from band.core.delivery import relay_reply
 from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
 from band.core.protocols import FAILURE_CODE_TIMEOUT
@@ -40,7 +41,7 @@ __all__ = ["SESSION_KEY", "OpencodeAdapter"]
 
 logger = logging.getLogger("band.adapters.opencode")
 PROVIDER = "opencode"
-SESSION_KEY = "opencode_session_id"
+SESSION_KEY = SESSION_ID_METADATA_KEY
 _REPLIES = {Decision.ACCEPT: "once", Decision.ACCEPT_SESSION: "always", Decision.DECLINE: "reject"}
 
 
