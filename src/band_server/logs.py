@@ -4,7 +4,8 @@ One ``logging.config.dictConfig`` for the whole process, uvicorn's loggers inclu
 applies the same dictionary again when it starts): the platform's loggers and every library's
 write through the root handler, uvicorn's through its own two, and every handler masks secrets
 with :class:`band.protocol.redaction.RedactSecrets`, whatever the level (a debug log of a
-WebSocket handshake prints its headers and URL).
+WebSocket handshake prints its headers and URL). At ``debug`` every logger writes, the
+database's statements and rows included.
 """
 
 from __future__ import annotations
@@ -37,4 +38,6 @@ def logging_config(level: str = "info") -> dict[str, Any]:
     for handler in config["handlers"].values():
         handler["filters"] = ["secrets"]
     config["root"] = {"handlers": ["platform"], "level": level.upper()}
+    if level == "debug":  # SQLAlchemy keeps its loggers at WARNING unless told: every statement
+        config["loggers"]["sqlalchemy"] = {"level": "DEBUG"}
     return config
