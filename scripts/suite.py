@@ -99,6 +99,7 @@ LINT = (
     ".venv/bin/ruff check --no-cache src tests bench scripts"
     " && .venv/bin/ruff format --no-cache --check src tests bench scripts"
     " && .venv/bin/mypy"
+    " && .venv/bin/bandit -q -r src"
 )
 
 

@@ -180,14 +180,14 @@ class InlineConnection(aiosqlite.Connection):
         return fn(*args, **kwargs)
 
     async def _off(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        assert self._offload is not None
+        assert self._offload is not None  # nosec B101 # narrows for mypy: set while running
         return await self._offload.run(partial(fn, *args, **kwargs))
 
     def commit_soon(self, done: Callable[[Any, BaseException | None], None]) -> None:
         """``COMMIT`` handed to the writer's thread at once; ``done(None, exc)`` on the loop."""
         if not self._running or not self._connection:
             raise ValueError("Connection closed")
-        assert self._offload is not None
+        assert self._offload is not None  # nosec B101 # narrows for mypy: set while running
         self._offload.submit(self._connection.commit, done)
 
     async def begin_immediate(self) -> None:
