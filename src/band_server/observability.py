@@ -14,6 +14,8 @@ Metrics, all per node:
   since this node's presence last reached Redis (growing while Redis is away);
 - ``band_fanout_lag_seconds``: from a broadcast's publication to this node's hub pushing it;
 - ``band_db_commit_batch_units``: units of work per SQLite group commit;
+- ``band_asyncio_tasks``: the tasks of the node's event loop, counted when scraped (flat under a
+  steady load: a growing count is a leak, see ``bench/soak.py``);
 - the process collector's CPU, memory and file descriptor figures.
 
 Each app has its own registry, so several apps in one process (tests) never collide.
@@ -21,6 +23,7 @@ Each app has its own registry, so several apps in one process (tests) never coll
 
 from __future__ import annotations
 
+import asyncio
 import time
 from bisect import bisect_left
 from collections.abc import Iterator
@@ -68,6 +71,7 @@ class Metrics:
             "band_deliveries", "Deliveries by state (all rooms)", ["state"], registry=r
         )
         self.sockets = Gauge("band_sockets", "Live sockets on this node", ["kind"], registry=r)
+        self.tasks = Gauge("band_asyncio_tasks", "Tasks of this node's event loop", registry=r)
         self._presence: tuple[Gauge, Gauge, Gauge] | None = None  # made on a cluster only
         self.fanout_lag = Histogram(
             "band_fanout_lag_seconds",
@@ -94,6 +98,7 @@ class Metrics:
             counts = {str(status): int(n) for status, n in rows}
         for state in DELIVERY_STATES:
             self.deliveries.labels(state).set(counts.get(state, 0))
+        self.tasks.set(len(asyncio.all_tasks()))
         by_kind = platform.hub.count_by_kind()
         for kind in ("agent", "user"):
             self.sockets.labels(kind).set(by_kind.get(kind, 0))
