@@ -37,6 +37,7 @@ from bench._socket_swarm import raise_file_limit
 
 TOKEN = re.compile(r"\bm\d+-\d+-[0-9a-f]{8}\b")  # tests/faults/load.py's TOKEN_PATTERN
 HEARTBEAT_EVERY = 30.0
+IDLE_REUSE = 3.0  # seconds a pooled connection may idle (uvicorn closes one idle for 5 s)
 
 
 class Rest:
@@ -45,14 +46,14 @@ class Rest:
     def __init__(self, spec: dict[str, Any]) -> None:
         self.host, self.port = spec["host"], int(spec["port"])
         self.size = int(spec["connections"])
-        self.pool: asyncio.Queue[Conn | None] = asyncio.Queue()
+        self.pool: asyncio.Queue[tuple[Conn | None, float]] = asyncio.Queue()
         self.t0, self.window = float(spec["t0"]), float(spec["window"])
         self.statuses: Counter[str] = Counter()
         self.latency: defaultdict[int, list[float]] = defaultdict(list)
 
     def open(self) -> None:
         for _ in range(self.size):
-            self.pool.put_nowait(None)  # connected on first use
+            self.pool.put_nowait((None, 0.0))  # connected on first use
 
     async def call(
         self, method: str, path: str, key: str, body: Any = None, idem: str | None = None
@@ -63,7 +64,9 @@ class Rest:
             status, answer = await self._once(method, path, key, body, idem)
             if status < 500:
                 break
+            self.statuses[f"retried after {status}"] += 1
             await asyncio.sleep(0.2 * 2**attempt)
+        self.statuses[f"{status // 100}xx"] += 1
         return status, answer
 
     async def _once(
@@ -76,8 +79,11 @@ class Rest:
         if body is not None:
             head += "content-type: application/json\r\n"
         request = (head + f"content-length: {len(payload)}\r\n\r\n").encode() + payload
-        conn = await self.pool.get()
+        conn, used = await self.pool.get()
         started = time.perf_counter()
+        if conn is not None and started - used > IDLE_REUSE:
+            conn.writer.close()
+            conn = None
         try:
             if conn is None:
                 reader, writer = await asyncio.open_connection(self.host, self.port, limit=1 << 22)
@@ -88,11 +94,10 @@ class Rest:
                 conn.writer.close()
             conn, status, raw = None, 599, b""
         finally:
-            self.pool.put_nowait(conn)
+            self.pool.put_nowait((conn, time.perf_counter()))
         self.latency[int((time.time() - self.t0) // self.window)].append(
             (time.perf_counter() - started) * 1000
         )
-        self.statuses[f"{status // 100}xx"] += 1
         return status, json.loads(raw) if raw else None
 
 
@@ -103,7 +108,7 @@ class SoakAgent:
         self.id, self.key, self.room, self.rest, self.stats = agent_id, key, room, rest, stats
         self.ws: ClientConnection | None = None
         self.ref = 0
-        self.working: set[str] = set()
+        self.working: dict[str, asyncio.Event] = {}  # message id -> set when its turn ends
         self.turns: set[asyncio.Task[None]] = set()
         self.joined = asyncio.Event()
 
@@ -132,26 +137,43 @@ class SoakAgent:
             if not first:
                 self.stats["reconnects"] += 1
             first = False
-            for topic in (f"agent_control:{self.id}", f"agent_rooms:{self.id}"):
-                await self.ws.send(self._frame(topic, "phx_join", join=True))
-            await self.ws.send(self._frame(f"chat_room:{self.room}", "phx_join", join=True))
             beat = asyncio.create_task(self._heartbeats(self.ws))
             try:
-                await self._drain()
+                early = await self._join(self.ws)
+                await self._drain()  # after the room's join: no mention falls between the two
                 self.joined.set()
+                for frame in early:
+                    self._pushed(frame)
                 async for raw in self.ws:
-                    frame = json.loads(raw)
-                    if frame[3] == "message_created":
-                        self.stats["pushes"] += 1
-                        task = asyncio.create_task(self.turn(frame[4]))
-                        self.turns.add(task)
-                        task.add_done_callback(self.turns.discard)
+                    self._pushed(json.loads(raw))
             except websockets.ConnectionClosed:
                 pass
             finally:
                 beat.cancel()
             self.stats["drops"] += 1
             await asyncio.sleep(random.uniform(0.1, 1.0))
+
+    async def _join(self, ws: ClientConnection) -> list[Any]:
+        """Join the agent's topics and its room's; the frames pushed before the room's reply."""
+        for topic in (f"agent_control:{self.id}", f"agent_rooms:{self.id}"):
+            await ws.send(self._frame(topic, "phx_join", join=True))
+        joining = self._frame(f"chat_room:{self.room}", "phx_join", join=True)
+        room_ref, early = json.loads(joining)[1], []
+        await ws.send(joining)
+        while True:
+            frame = json.loads(await asyncio.wait_for(ws.recv(), 60))
+            if frame[3] == "phx_reply" and frame[1] == room_ref:
+                if frame[4].get("status") != "ok":
+                    self.stats["join_refused"] += 1
+                return early
+            early.append(frame)
+
+    def _pushed(self, frame: list[Any]) -> None:
+        if frame[3] == "message_created":
+            self.stats["pushes"] += 1
+            task = asyncio.create_task(self.turn(frame[4]))
+            self.turns.add(task)
+            task.add_done_callback(self.turns.discard)
 
     async def _heartbeats(self, ws: ClientConnection) -> None:
         await asyncio.sleep(random.uniform(0, HEARTBEAT_EVERY))
@@ -160,31 +182,49 @@ class SoakAgent:
             await asyncio.sleep(HEARTBEAT_EVERY)
 
     async def _drain(self) -> None:
-        """``/next`` until 204: what was missed while the socket was away."""
+        """``/next`` until 204: what was missed while the socket was away. A head whose turn
+        is under way (its push came first) is waited for; a head served again after its turn
+        ended (its ``/processed`` was refused) ends the drain, counted."""
         path = f"/api/v1/agent/chats/{self.room}/messages/next"
-        for _ in range(10_000):
+        last = None
+        while True:
             status, body = await self.rest.call("GET", path, self.key)
             if status != 200 or not body:
                 return
+            message = body["data"]
+            message_id = str(message["id"])
+            running = self.working.get(message_id)
+            if running is not None:
+                await running.wait()
+                continue
+            if message_id == last:
+                self.stats["served_again_after_its_turn"] += 1
+                return
+            last = message_id
             self.stats["from_next"] += 1
-            await self.turn(body["data"])
+            await self.turn(message)
 
     async def turn(self, message: dict[str, Any]) -> None:
         message_id = str(message["id"])
         if message_id in self.working:
             self.stats["already_running"] += 1
             return
-        self.working.add(message_id)
+        ended = self.working[message_id] = asyncio.Event()
         base = f"/api/v1/agent/chats/{self.room}"
         try:
             await self._turn(base, message_id, message)
         except Exception:  # counted; the message stays open and /next serves it again
             self.stats["turn_errors"] += 1
         finally:
-            self.working.discard(message_id)
+            del self.working[message_id]
+            ended.set()
 
     async def _turn(self, base: str, message_id: str, message: dict[str, Any]) -> None:
-        await self.rest.call("POST", f"{base}/messages/{message_id}/processing", self.key)
+        claimed, _ = await self.rest.call(
+            "POST", f"{base}/messages/{message_id}/processing", self.key
+        )
+        if claimed != 200:
+            self.stats[f"processing answered {claimed}"] += 1
         tokens = TOKEN.findall(str(message.get("content") or ""))
         token = tokens[-1] if tokens else message_id
         event = {"event": {"content": f"looking up {token}", "message_type": "tool_call"}}
@@ -202,7 +242,9 @@ class SoakAgent:
         )
         if status in (200, 201):
             self.stats["replies"] += 1
-        await self.rest.call("POST", f"{base}/messages/{message_id}/processed", self.key)
+        done, _ = await self.rest.call("POST", f"{base}/messages/{message_id}/processed", self.key)
+        if done != 200:
+            self.stats[f"processed answered {done}"] += 1
 
 
 async def cut_sockets(agents: list[SoakAgent], every: float, stats: Counter[str]) -> None:

@@ -16,6 +16,8 @@ Metrics, all per node:
 - ``band_db_commit_batch_units``: units of work per SQLite group commit;
 - ``band_asyncio_tasks``: the tasks of the node's event loop, counted when scraped (flat under a
   steady load: a growing count is a leak, see ``bench/soak.py``);
+- ``band_sqlite_memory_bytes`` (SQLite nodes): what SQLite holds in the process, its page caches
+  above all (bounded by ``cache_size`` per connection: RSS growth that is not a leak);
 - the process collector's CPU, memory and file descriptor figures.
 
 Each app has its own registry, so several apps in one process (tests) never collide.
@@ -46,6 +48,7 @@ from starlette.types import Scope
 
 from .fanout.bus import Broadcast
 from .store.models import Delivery
+from .store.sqlite_memory import sqlite_memory_bytes
 
 if TYPE_CHECKING:
     from .context import Platform
@@ -72,6 +75,7 @@ class Metrics:
         )
         self.sockets = Gauge("band_sockets", "Live sockets on this node", ["kind"], registry=r)
         self.tasks = Gauge("band_asyncio_tasks", "Tasks of this node's event loop", registry=r)
+        self._sqlite: Gauge | None = None  # made on a SQLite node only
         self._presence: tuple[Gauge, Gauge, Gauge] | None = None  # made on a cluster only
         self.fanout_lag = Histogram(
             "band_fanout_lag_seconds",
@@ -99,6 +103,12 @@ class Metrics:
         for state in DELIVERY_STATES:
             self.deliveries.labels(state).set(counts.get(state, 0))
         self.tasks.set(len(asyncio.all_tasks()))
+        held = sqlite_memory_bytes() if platform.db.is_sqlite else None
+        if held is not None:
+            if self._sqlite is None:
+                doc = "Bytes SQLite holds in this process (page caches above all)"
+                self._sqlite = Gauge("band_sqlite_memory_bytes", doc, registry=self.registry)
+            self._sqlite.set(held)
         by_kind = platform.hub.count_by_kind()
         for kind in ("agent", "user"):
             self.sockets.labels(kind).set(by_kind.get(kind, 0))

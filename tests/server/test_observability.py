@@ -68,6 +68,10 @@ async def test_metrics_count_the_event_loops_tasks(client: httpx.AsyncClient) ->
     assert during == before + 3
 
 
+async def test_metrics_say_how_much_memory_sqlite_holds(client: httpx.AsyncClient) -> None:
+    assert sample((await client.get("/metrics")).text, "band_sqlite_memory_bytes") > 100_000
+
+
 async def test_an_unknown_path_is_counted_without_its_raw_path(client: httpx.AsyncClient) -> None:
     await client.get("/no/such/thing/123")
     text = (await client.get("/metrics")).text
