@@ -43,42 +43,30 @@ import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
-
-import httpx
-import psutil  # type: ignore[import-untyped]
-from prometheus_client.parser import text_string_to_metric_families
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the fault suite's load, checker and node process
 
+from bench._soak_figures import (  # noqa: E402
+    Sample,
+    judge,
+    progress,
+    reply_latency,
+    scrape,
+    table,
+    take_sample,
+)
 from compat.compat_harness import AgentCreds, Person  # noqa: E402
-from faults.checker import TOKEN, Report, settle  # noqa: E402
+from faults.checker import settle  # noqa: E402
 from faults.cluster import NodeProcess  # noqa: E402
 from faults.load import Burst, BurstResult  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
-FLAT = (0.02, 10)  # a flat figure stays within 2% (or 10) of its value after the warm-up
-RSS_GROWTH = 0.05
-
-
-@dataclass
-class Sample:
-    """The node, once: at ``t`` seconds after the load began."""
-
-    t: float
-    rss_mib: float
-    sqlite_mib: float  # of the RSS: what SQLite holds (its page caches, bounded)
-    fds: int
-    tasks: int
-    agent_sockets: int
-    db_mib: float
-    answers_5xx: int
-    requests: int
-    buckets: dict[float, float]  # cumulative request counts by latency bound (all routes)
-    acknowledged: int
+# Quiet before a sample at rest: longer than uvicorn's keep-alive (5 s), so the node has closed
+# every idle HTTP connection and holds only its sockets, files and listener.
+QUIET = 6.0
 
 
 @dataclass
@@ -95,7 +83,9 @@ class Soak:
 
     args: dict[str, Any]
     load_average_before: float
-    samples: list[Sample] = field(default_factory=list)
+    samples: list[Sample] = field(default_factory=list)  # under load, every --sample s
+    rest: list[Sample] = field(default_factory=list)  # at rest, before the load and after it
+    held_seconds: float = 0.0  # posting held back while the agents' backlog was too long
     agents: dict[str, Any] = field(default_factory=dict)
     people: dict[str, Any] = field(default_factory=dict)
     posts: dict[str, Any] = field(default_factory=dict)
@@ -143,75 +133,6 @@ async def seed(data: Path, agents: int, per_room: int) -> World:
         return World(person, made, room_ids, room_agents)
     finally:
         await db.dispose()
-
-
-def database_mib(data: Path) -> float:
-    files = [data / name for name in ("band.db", "band.db-wal", "band.db-shm")]
-    return round(sum(f.stat().st_size for f in files if f.exists()) / 2**20, 1)
-
-
-async def scrape(url: str) -> dict[str, Any]:
-    """The figures of the node's ``/metrics`` a sample keeps."""
-    async with httpx.AsyncClient(timeout=30) as http:
-        text = (await http.get(f"{url}/metrics")).text
-    out: dict[str, Any] = {"tasks": 0, "agent_sockets": 0, "5xx": 0, "requests": 0, "buckets": {}}
-    out["sqlite"] = 0.0
-    buckets: dict[float, float] = out["buckets"]
-    for family in text_string_to_metric_families(text):
-        for s in family.samples:
-            if s.name == "band_asyncio_tasks":
-                out["tasks"] = int(s.value)
-            elif s.name == "band_sqlite_memory_bytes":
-                out["sqlite"] = s.value
-            elif s.name == "band_sockets" and s.labels.get("kind") == "agent":
-                out["agent_sockets"] = int(s.value)
-            elif s.name == "band_http_requests_total":
-                out["requests"] += int(s.value)
-                if s.labels["status"].startswith("5"):
-                    out["5xx"] += int(s.value)
-            elif s.name == "band_http_request_duration_seconds_bucket":
-                bound = float(s.labels["le"])
-                buckets[bound] = buckets.get(bound, 0.0) + s.value
-    return out
-
-
-async def take_sample(node: NodeProcess, t: float, acknowledged: int) -> Sample:
-    assert node.proc is not None
-    proc = psutil.Process(node.proc.pid)
-    rss, fds = proc.memory_info().rss, proc.num_fds()
-    scraped = await scrape(node.url)
-    return Sample(
-        t=round(t, 1),
-        rss_mib=round(rss / 2**20, 1),
-        sqlite_mib=round(scraped["sqlite"] / 2**20, 1),
-        fds=fds,
-        tasks=scraped["tasks"],
-        agent_sockets=scraped["agent_sockets"],
-        db_mib=database_mib(node.data_dir),
-        answers_5xx=scraped["5xx"],
-        requests=scraped["requests"],
-        buckets=scraped["buckets"],
-        acknowledged=acknowledged,
-    )
-
-
-def window_p99_ms(before: dict[float, float], after: dict[float, float]) -> float | None:
-    """The p99 of the requests answered between two scrapes, interpolated in its bucket as
-    Prometheus' ``histogram_quantile`` does."""
-    bounds = sorted(after)
-    counts = [after[b] - before.get(b, 0.0) for b in bounds]
-    total = counts[-1] if counts else 0
-    if total <= 0:
-        return None
-    rank, lower, below = 0.99 * total, 0.0, 0.0
-    for bound, count in zip(bounds, counts, strict=True):
-        if count >= rank:
-            if math.isinf(bound):
-                return round(lower * 1000, 1)
-            share = (rank - below) / max(count - below, 1e-9)
-            return round((lower + (bound - lower) * share) * 1000, 1)
-        lower, below = bound, count
-    return None
 
 
 # -- the load processes ----------------------------------------------------------------------
@@ -272,18 +193,17 @@ async def run(args: argparse.Namespace, work: Path) -> Soak:
     print(f"seeding {args.agents} agents ...", flush=True)
     world = await seed(data, args.agents, args.agents_per_room)
     node = NodeProcess(data, work / "logs", name="soak")
-    t0 = time.time()
-    spec = {"host": "127.0.0.1", "port": node.port, "t0": t0, "window": args.sample}
     agents = Child(
         "bench._soak_agents",
         {
-            **spec,
+            "host": "127.0.0.1",
+            "port": node.port,
             "agents": [
                 [a.id, a.key, room]
                 for room, members in zip(world.rooms, world.room_agents, strict=True)
                 for a in members
             ],
-            "connections": 48,
+            "connections": args.agent_connections,
             "cut_every": args.cut_every,
         },
         work,
@@ -308,7 +228,6 @@ async def run(args: argparse.Namespace, work: Path) -> Soak:
         print(f"{args.agents} agents connecting ...", flush=True)
         connected = await agents.start(within=max(120, args.agents / 5))
         print(f"agents connected in {connected['seconds']} s", flush=True)
-        await people.start(within=60)
         await drive(soak, args, world, node, agents, people)
     finally:
         agents.kill()
@@ -335,16 +254,26 @@ async def drive(
         per_room=math.ceil(args.rate * seconds / len(world.rooms)) + 1,
         rate=args.rate,
     )
+    assert node.proc is not None
+    pid, data = node.proc.pid, node.data_dir
+
+    async def sample(t: float) -> Sample:
+        return await take_sample(pid, node.url, data, t, burst.acknowledged)
+
+    await asyncio.sleep(QUIET)
+    soak.rest.append(await sample(-1.0))
+    await people.start(within=60)
     started, started_wall = time.monotonic(), time.time()
     posting = asyncio.create_task(burst.run())
-    soak.samples.append(await take_sample(node, 0.0, 0))
+    pacing = asyncio.create_task(keep_up(soak, burst, node.url, args.rate * args.backlog))
+    soak.samples.append(await sample(0.0))
     for n in range(1, math.ceil(seconds / args.sample) + 1):
         await asyncio.sleep(max(0.0, started + n * args.sample - time.monotonic()))
         if n * args.sample >= seconds:
+            pacing.cancel()
             burst.stop()
-        sample = await take_sample(node, time.monotonic() - started, burst.acknowledged)
-        soak.samples.append(sample)
-        print(progress(sample, soak.samples[-2]), flush=True)
+        soak.samples.append(await sample(time.monotonic() - started))
+        print(progress(soak.samples[-1], soak.samples[-2]), flush=True)
     result = await posting
     await agents.tell("stop")
     await people.tell("stop")
@@ -367,12 +296,36 @@ async def drive(
         cap=max(360.0, seconds),
         on_histories=read,
     )
+    await asyncio.sleep(QUIET)
+    soak.rest.append(await sample(time.monotonic() - started))
     soak.report = asdict(report)
     soak.posts = posts_of(result)
     soak.reply_p99_ms = reply_latency(rooms, started_at=started_wall, window=args.sample)
     soak.agents = await agents.finish()
     soak.people = await people.finish()
-    soak.targets = judge_targets(soak, args, report)
+    soak.targets = judge(soak.samples, (soak.rest[0], soak.rest[1]), args.warm_up * 60, report)
+
+
+async def keep_up(soak: Soak, burst: Burst, url: str, limit: float) -> None:
+    """Posting waits while more than ``limit`` mentions are open (delivered or claimed, not
+    yet answered) and goes on below half of it: a machine that can't serve the offered rate
+    keeps a bounded backlog instead of one that grows all run; the time held is reported."""
+    held_since: float | None = None
+    try:
+        while True:
+            await asyncio.sleep(5)
+            waiting = (await scrape(url))["open"]
+            if held_since is None and waiting > limit:
+                held_since = time.monotonic()
+                burst.hold()
+            elif held_since is not None and waiting < limit / 2:
+                soak.held_seconds += time.monotonic() - held_since
+                held_since = None
+                burst.release()
+    finally:
+        if held_since is not None:
+            soak.held_seconds += time.monotonic() - held_since
+            burst.release()
 
 
 def posts_of(result: BurstResult) -> dict[str, Any]:
@@ -386,110 +339,8 @@ def posts_of(result: BurstResult) -> dict[str, Any]:
     }
 
 
-def reply_latency(
-    rooms: dict[str, list[dict[str, Any]]], *, started_at: float, window: float
-) -> dict[int, float | None]:
-    """p99 of mention to reply (the server's ``inserted_at`` of each), by the window the
-    mention was posted in."""
-    asked: dict[str, float] = {}
-    answered: dict[str, float] = {}
-    for messages in rooms.values():
-        for m in messages:
-            tokens = TOKEN.findall(str(m.get("content") or ""))
-            if m.get("message_type") != "text" or not tokens:
-                continue
-            at = datetime.fromisoformat(str(m["inserted_at"]).replace("Z", "+00:00")).timestamp()
-            (answered if m.get("sender_type") == "Agent" else asked).setdefault(tokens[-1], at)
-    by_window: dict[int, list[float]] = {}
-    for token, at in asked.items():
-        if token in answered:
-            w = int((at - started_at) // window)
-            by_window.setdefault(w, []).append((answered[token] - at) * 1000)
-    return {w: p99(v) for w, v in sorted(by_window.items())}
-
-
-def p99(values: list[float]) -> float | None:
-    if not values:
-        return None
-    ordered = sorted(values)
-    return round(ordered[min(len(ordered) - 1, round(0.99 * (len(ordered) - 1)))], 1)
-
-
-def judge_targets(soak: Soak, args: argparse.Namespace, report: Report) -> dict[str, Any]:
-    """The targets, each with what was measured: after the warm-up, RSS grows under 5%,
-    descriptors and tasks stay flat; no 5xx at all; nothing acknowledged lost."""
-    loaded = soak.samples[1:]
-    warm = next((s for s in loaded if s.t >= args.warm_up * 60), loaded[-1])
-    last = loaded[-1]
-
-    def flat(name: str) -> dict[str, Any]:
-        at_warm, at_end = getattr(warm, name), getattr(last, name)
-        room = max(FLAT[0] * at_warm, FLAT[1])
-        peak = max(getattr(s, name) for s in loaded if s.t >= warm.t)
-        return {
-            "after_warm_up": at_warm,
-            "end": at_end,
-            "peak": peak,
-            "met": abs(at_end - at_warm) <= room,
-        }
-
-    growth = (last.rss_mib - warm.rss_mib) / warm.rss_mib
-    return {
-        "rss": {
-            "after_warm_up": warm.rss_mib,
-            "end": last.rss_mib,
-            "growth": round(growth, 4),
-            "met": growth < RSS_GROWTH,
-        },
-        "fds": flat("fds"),
-        "tasks": flat("tasks"),
-        "no_5xx": {
-            "answers_5xx": soak.samples[-1].answers_5xx,
-            "met": soak.samples[-1].answers_5xx == 0,
-        },
-        "nothing_lost": {"problems": report.problems, "met": report.ok},
-    }
-
-
-# -- the table -------------------------------------------------------------------------------
-
-
-def progress(sample: Sample, before: Sample) -> str:
-    return (
-        f"  t={sample.t:6.0f}s rss={sample.rss_mib}MiB (sqlite {sample.sqlite_mib}) "
-        f"fds={sample.fds} tasks={sample.tasks} "
-        f"sockets={sample.agent_sockets} db={sample.db_mib}MiB "
-        f"acked={sample.acknowledged} 5xx={sample.answers_5xx} "
-        f"p99={window_p99_ms(before.buckets, sample.buckets)}ms"
-    )
-
-
-def table(soak: Soak) -> list[dict[str, Any]]:
-    rows = []
-    for before, s in zip(soak.samples, soak.samples[1:], strict=False):
-        window = int(before.t // soak.args["sample"])
-        span = max(s.t - before.t, 1e-9)
-        rows.append(
-            {
-                "min": round(s.t / 60, 1),
-                "rss MiB": s.rss_mib,
-                "sqlite MiB": s.sqlite_mib,
-                "fds": s.fds,
-                "tasks": s.tasks,
-                "sockets": s.agent_sockets,
-                "db MiB": s.db_mib,
-                "mentions/s": round((s.acknowledged - before.acknowledged) / span, 1),
-                "req/s": round((s.requests - before.requests) / span),
-                "p99 ms": window_p99_ms(before.buckets, s.buckets),
-                "reply p99 ms": soak.reply_p99_ms.get(window),
-                "5xx": s.answers_5xx - before.answers_5xx,
-            }
-        )
-    return rows
-
-
 def report_out(soak: Soak, out: Path) -> None:
-    rows = table(soak)
+    rows = table(soak.samples, soak.reply_p99_ms, soak.args["sample"])
     print()
     if rows:
         widths = {k: max(len(k), *(len(str(r[k])) for r in rows)) for k in rows[0]}
@@ -503,7 +354,7 @@ def report_out(soak: Soak, out: Path) -> None:
         f"unanswered={r['unanswered']} processing={r['processing']} "
         f"order_violations={r['order_violations']} settle={r['settle_seconds']}s"
     )
-    print(f"posts: {soak.posts}")
+    print(f"posts: {soak.posts}; held back {soak.held_seconds:.0f} s (agents' backlog)")
     print(f"agents: {soak.agents.get('stats')} statuses={soak.agents.get('statuses')}")
     print(f"people: {soak.people.get('counts')}")
     for name, target in soak.targets.items():
@@ -512,7 +363,7 @@ def report_out(soak: Soak, out: Path) -> None:
     print(f"load average before: {soak.load_average_before}, after: {os.getloadavg()[0]:.2f}")
     out.parent.mkdir(parents=True, exist_ok=True)
     document = asdict(soak) | {"table": rows, "ok": soak.ok}
-    for sample in document["samples"]:
+    for sample in document["samples"] + document["rest"]:
         sample.pop("buckets")
     out.write_text(json.dumps(document, indent=2, default=str))
     print(f"wrote {out}")
@@ -530,6 +381,15 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--reads", type=float, default=5.0, help="history pages read per second")
     p.add_argument("--pages", type=float, default=2.0, help="web app pages opened per second")
     p.add_argument("--files", type=float, default=1.0, help="uploads (+ a download) per second")
+    p.add_argument(
+        "--agent-connections", type=int, default=200, help="the agents' HTTP connections, shared"
+    )
+    p.add_argument(
+        "--backlog",
+        type=float,
+        default=10.0,
+        help="posting waits while more than this many seconds of mentions are unanswered",
+    )
     p.add_argument("--out", type=Path, default=RESULTS / "soak.json", help="the JSON written")
     return p
 

@@ -72,7 +72,7 @@ def declared_groups() -> list[Group]:
         Group("schemathesis", ["tests/schemathesis"], 190),
         Group("adapters", ["tests/adapters"], 210),
         Group("conformance", ["tests/conformance"], 220),
-        Group("scale", ["tests/scale"], 60, weight=2),
+        Group("scale", ["tests/scale"], 240, weight=2),  # 2.5 min of it: the soak
         Group("e2e", ["tests/e2e", "tests/integrations"], 260),
         Group("hermes", ["tests/hermes"], 145),  # most of it builds the Hermes venv
         Group("faults", ["tests/faults"], 480, weight=2),  # up to ~8 min: starts first
