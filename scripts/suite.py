@@ -66,7 +66,7 @@ def declared_groups() -> list[Group]:
         # The largest folder, in two halves by file name, so it does not end the run alone.
         Group("server:1", server[:half], 420),
         Group("server:2", server[half:], 420),
-        Group("sdk", ["tests/sdk"], 125),
+        Group("sdk", ["tests/sdk", "tests/protocol"], 125),  # the SDK and the wire package
         Group("browser", ["tests/browser"], 85, weight=2),
         Group("compat", ["tests/compat"], 330, weight=2),
         Group("schemathesis", ["tests/schemathesis"], 190),
@@ -99,6 +99,9 @@ LINT = (
     ".venv/bin/ruff check --no-cache src tests bench scripts"
     " && .venv/bin/ruff format --no-cache --check src tests bench scripts"
     " && .venv/bin/mypy"
+    # the import contracts ([tool.importlinter]), then the docs site (a broken link fails)
+    " && .venv/bin/lint-imports --no-cache"
+    " && NO_MKDOCS_2_WARNING=1 .venv/bin/python -m mkdocs build --strict --site-dir .site"
     " && .venv/bin/bandit -q -r src"
 )
 

@@ -8,16 +8,17 @@ The root logger stays at WARNING so an application's own INFO lines stay quiet; 
 
 from __future__ import annotations
 
+import inspect
 import json
 import logging
 import logging.config
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, ParamSpec, TypeVar
 
 from band.core.exceptions import BandConfigError
 
@@ -42,6 +43,8 @@ DEFAULT_JSON_FIELDS = ("timestamp", "level", "logger", "message")
 
 LogLevel = int | str
 LoggingConfig = dict[str, Any]
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class LoggingStyle(StrEnum):
@@ -130,6 +133,18 @@ def _formatter(
     }
 
 
+def _options_of(source: Callable[P, Any]) -> Callable[[Callable[..., R]], Callable[P, R]]:
+    """Give the decorated function ``source``'s signature (one list of logging options)."""
+
+    def decorate(function: Callable[..., R]) -> Callable[P, R]:
+        function.__signature__ = inspect.signature(source).replace(  # type: ignore[attr-defined]
+            return_annotation=inspect.signature(function).return_annotation
+        )
+        return function
+
+    return decorate
+
+
 def build_logging_config(
     level: LogLevel = logging.INFO,
     *,
@@ -192,45 +207,13 @@ def _prepare_file(path: str | Path) -> None:
     os.close(fd)
 
 
-def configure_logging(
-    level: LogLevel = logging.INFO,
-    *,
-    style: LoggingStyle | str = LoggingStyle.STANDARD,
-    root_level: LogLevel = logging.WARNING,
-    stream: LogStream | str = LogStream.STDERR,
-    datefmt: str = "%Y-%m-%d %H:%M:%S",
-    fmt: str | None = None,
-    fmt_style: FormatStyle | str = FormatStyle.PERCENT,
-    extra_loggers: Mapping[str, LogLevel] | None = None,
-    json_fields: Sequence[str] | None = None,
-    static_fields: Mapping[str, Any] | None = None,
-    log_file: str | Path | None = None,
-    max_bytes: int = 0,
-    backup_count: int = 1,
-    file_style: FileStyle | str | None = None,
-    file_level: LogLevel | None = None,
-) -> LoggingConfig:
+@_options_of(build_logging_config)
+def configure_logging(level: LogLevel = logging.INFO, **options: Any) -> LoggingConfig:
     """Send log lines to stderr (one per event) and set the ``band`` logger to ``level``."""
     band_level = _level(level, "level")
-    config = build_logging_config(
-        band_level,
-        style=style,
-        root_level=root_level,
-        stream=stream,
-        datefmt=datefmt,
-        fmt=fmt,
-        fmt_style=fmt_style,
-        extra_loggers=extra_loggers,
-        json_fields=json_fields,
-        static_fields=static_fields,
-        log_file=log_file,
-        max_bytes=max_bytes,
-        backup_count=backup_count,
-        file_style=file_style,
-        file_level=file_level,
-    )
-    if log_file is not None:
-        _prepare_file(log_file)
+    config = build_logging_config(band_level, **options)
+    if options.get("log_file") is not None:
+        _prepare_file(options["log_file"])
     logging.config.dictConfig(config)
     # setLevel rather than a dictConfig entry keeps handlers already on "band" intact.
     logging.getLogger("band").setLevel(band_level)

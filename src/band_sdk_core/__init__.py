@@ -1,8 +1,18 @@
-"""Tiny pure-Python core shared by the SDK: failures, turn ledger and payload validation."""
+"""Re-export of the SDK's shared core, which now lives in ``band_protocol``; the path stays."""
 
-from .failure import AgentFailure
-from .turn import MISSING_REPLY_MESSAGE, TurnEffect, TurnLedger, TurnVerdict, missing_reply_message
-from .validation import PayloadValidationError, validate_event_payload, validated_events
+from band_protocol.failure import AgentFailure
+from band_protocol.turn import (
+    MISSING_REPLY_MESSAGE,
+    TurnEffect,
+    TurnLedger,
+    TurnVerdict,
+    missing_reply_message,
+)
+from band_protocol.validation import (
+    PayloadValidationError,
+    validate_event_payload,
+    validated_events,
+)
 
 __all__ = [
     "MISSING_REPLY_MESSAGE",

@@ -3,7 +3,7 @@
 One ``logging.config.dictConfig`` for the whole process, uvicorn's loggers included (uvicorn
 applies the same dictionary again when it starts): the platform's loggers and every library's
 write through the root handler, uvicorn's through its own two, and every handler masks secrets
-with :class:`band.protocol.redaction.RedactSecrets`, whatever the level (a debug log of a
+with :class:`band_protocol.redaction.RedactSecrets`, whatever the level (a debug log of a
 WebSocket handshake prints its headers and URL). At ``debug`` every logger writes, the
 database's statements and rows included.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from band.protocol.redaction import RedactSecrets
+from band_protocol.redaction import RedactSecrets
 
 __all__ = ["LEVELS", "logging_config"]
 

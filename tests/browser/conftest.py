@@ -106,6 +106,7 @@ def csp_violations() -> list[str]:
 async def context(browser: Browser, csp_violations: list[str]) -> AsyncIterator[BrowserContext]:
     ctx = await browser.new_context(viewport={"width": 1280, "height": 820})
     ctx.set_default_timeout(TIMEOUT_MS)
+
     def report(violation: str) -> None:
         csp_violations.append(violation)
 

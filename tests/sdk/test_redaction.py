@@ -1,4 +1,4 @@
-"""Secrets masked in log lines (``band.protocol.redaction``): every shape a key or token takes
+"""Secrets masked in log lines (``band_protocol.redaction``): every shape a key or token takes
 in the lines the platform's and the SDK's libraries write, and nothing else."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from band.protocol.redaction import MASK, RedactSecrets, redact
+from band_protocol.redaction import MASK, RedactSecrets, redact
 
 KEY = "band_a_I3ggiCqemazSI7DMFk0rWzlk4_FHfLEqKISLh8z9ldY"
 

@@ -9,10 +9,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
 from band.converters.openai_chat import OpenAIChatHistoryConverter
-from band.core.protocols import HistoryConverter
-from band.core.types import FeatureKwargs, TurnUsage
-from band.runtime.custom_tools import CustomToolDef
+from band.core.types import TurnUsage
 
+from ._chat import LoopOptions, loop_options
 from ._loop import Messages, ModelCall, ModelTurn, ToolLoopAdapter, ToolOutcome
 
 if TYPE_CHECKING:
@@ -82,26 +81,9 @@ class OpenAIChatAdapter(ToolLoopAdapter):
         model: str = "gpt-5.4-mini",
         *,
         client: AsyncOpenAI | None = None,
-        system_prompt: str | None = None,
-        custom_section: str = "",
-        include_base_instructions: bool = True,
-        max_tool_rounds: int = 10,
-        stream: bool = False,
-        additional_tools: Sequence[CustomToolDef] = (),
-        history_converter: HistoryConverter[Messages] | None = None,
-        **features: Unpack[FeatureKwargs],
+        **options: Unpack[LoopOptions],
     ) -> None:
-        super().__init__(
-            model=model,
-            system_prompt=system_prompt,
-            custom_section=custom_section,
-            include_base_instructions=include_base_instructions,
-            max_tool_rounds=max_tool_rounds,
-            stream=stream,
-            additional_tools=additional_tools,
-            history_converter=history_converter or OpenAIChatHistoryConverter(),
-            **features,
-        )
+        super().__init__(model=model, **loop_options(options, OpenAIChatHistoryConverter))
         self.client = client if client is not None else _new_client()
 
     def start_conversation(self, history: Messages) -> Messages:

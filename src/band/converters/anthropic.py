@@ -4,48 +4,38 @@ from __future__ import annotations
 
 from typing import Any
 
-from .tool_history import Said, fold_history
+from .tool_history import FoldedHistoryConverter, Said, ToolExchange
 
 __all__ = ["AnthropicHistoryConverter"]
 
 
-class AnthropicHistoryConverter:
+class AnthropicHistoryConverter(FoldedHistoryConverter[dict[str, Any]]):
     """Own replies become ``assistant``, others ``user`` as ``[name]: text``; tool events
     become an assistant message of ``tool_use`` blocks and a user message of ``tool_result``
     blocks (``is_error`` only when true).
     """
 
-    def __init__(self, agent_name: str = "") -> None:
-        self.agent_name = agent_name
+    def said(self, line: Said) -> list[dict[str, Any]]:
+        return [{"role": line.role, "content": line.text}]
 
-    def set_agent_name(self, name: str) -> None:
-        self.agent_name = name
-
-    def convert(self, raw: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        messages: list[dict[str, Any]] = []
-        for item in fold_history(raw, self.agent_name):
-            if isinstance(item, Said):
-                messages.append({"role": item.role, "content": item.text})
-                continue
-            uses: list[dict[str, Any]] = []
-            results: list[dict[str, Any]] = []
-            for call, result in item.paired():
-                uses.append(
-                    {
-                        "type": "tool_use",
-                        "id": call.tool_call_id,
-                        "name": call.name,
-                        "input": call.args,
-                    }
-                )
-                block: dict[str, Any] = {
-                    "type": "tool_result",
-                    "tool_use_id": call.tool_call_id,
-                    "content": result.output,
+    def exchange(self, tools: ToolExchange) -> list[dict[str, Any]]:
+        uses: list[dict[str, Any]] = []
+        results: list[dict[str, Any]] = []
+        for call, result in tools.paired():
+            uses.append(
+                {
+                    "type": "tool_use",
+                    "id": call.tool_call_id,
+                    "name": call.name,
+                    "input": call.args,
                 }
-                if result.is_error:
-                    block["is_error"] = True
-                results.append(block)
-            messages.append({"role": "assistant", "content": uses})
-            messages.append({"role": "user", "content": results})
-        return messages
+            )
+            block: dict[str, Any] = {
+                "type": "tool_result",
+                "tool_use_id": call.tool_call_id,
+                "content": result.output,
+            }
+            if result.is_error:
+                block["is_error"] = True
+            results.append(block)
+        return [{"role": "assistant", "content": uses}, {"role": "user", "content": results}]

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from .tool_history import Said, fold_history
+from .tool_history import FoldedHistoryConverter, Said, ToolExchange
 
 try:
     from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
@@ -16,31 +14,24 @@ except ImportError:  # pragma: no cover - depends on the environment
 __all__ = ["LangChainHistoryConverter"]
 
 
-class LangChainHistoryConverter:
+class LangChainHistoryConverter(FoldedHistoryConverter[BaseMessage]):
     """Own replies become ``AIMessage``, others ``HumanMessage("[name]: text")``; a tool
     exchange becomes an ``AIMessage`` with ``tool_calls`` and one ``ToolMessage`` per call.
     """
 
-    def __init__(self, agent_name: str = "") -> None:
-        self.agent_name = agent_name
+    def said(self, line: Said) -> list[BaseMessage]:
+        cls = AIMessage if line.role == "assistant" else HumanMessage
+        return [cls(content=line.text)]
 
-    def set_agent_name(self, name: str) -> None:
-        self.agent_name = name
-
-    def convert(self, raw: list[dict[str, Any]]) -> list[BaseMessage]:
-        messages: list[BaseMessage] = []
-        for item in fold_history(raw, self.agent_name):
-            if isinstance(item, Said):
-                cls = AIMessage if item.role == "assistant" else HumanMessage
-                messages.append(cls(content=item.text))
-                continue
-            pairs = item.paired()
-            calls = [
-                {"name": call.name, "args": call.args, "id": call.tool_call_id, "type": "tool_call"}
-                for call, _ in pairs
-            ]
-            messages.append(AIMessage(content="", tool_calls=calls))
-            messages.extend(
+    def exchange(self, tools: ToolExchange) -> list[BaseMessage]:
+        pairs = tools.paired()
+        calls = [
+            {"name": call.name, "args": call.args, "id": call.tool_call_id, "type": "tool_call"}
+            for call, _ in pairs
+        ]
+        return [
+            AIMessage(content="", tool_calls=calls),
+            *(
                 ToolMessage(
                     content=result.output,
                     tool_call_id=call.tool_call_id,
@@ -48,5 +39,5 @@ class LangChainHistoryConverter:
                     status="error" if result.is_error else "success",
                 )
                 for call, result in pairs
-            )
-        return messages
+            ),
+        ]

@@ -11,8 +11,9 @@ a result is answered with ``INTERRUPTED_TOOL_TEXT``.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 from .parsing import (
     INTERRUPTED_TOOL_TEXT,
@@ -22,7 +23,16 @@ from .parsing import (
     parse_tool_result,
 )
 
-__all__ = ["HistoryItem", "Said", "ToolExchange", "fold_history", "is_own_message"]
+__all__ = [
+    "FoldedHistoryConverter",
+    "HistoryItem",
+    "Said",
+    "ToolExchange",
+    "fold_history",
+    "is_own_message",
+]
+
+M = TypeVar("M")
 
 
 @dataclass(frozen=True)
@@ -117,3 +127,28 @@ def fold_history(raw: list[dict[str, Any]], agent_name: str) -> list[HistoryItem
                 out.append(said)
     close()
     return out
+
+
+class FoldedHistoryConverter(ABC, Generic[M]):
+    """A history converter on the fold: a subclass writes a said line and a tool exchange in
+    its framework's messages (``set_agent_name`` tells which lines are the agent's own)."""
+
+    def __init__(self, agent_name: str = "") -> None:
+        self.agent_name = agent_name
+
+    def set_agent_name(self, name: str) -> None:
+        self.agent_name = name
+
+    def convert(self, raw: list[dict[str, Any]]) -> list[M]:
+        messages: list[M] = []
+        for item in fold_history(raw, self.agent_name):
+            messages.extend(self.said(item) if isinstance(item, Said) else self.exchange(item))
+        return messages
+
+    @abstractmethod
+    def said(self, line: Said) -> list[M]:
+        """The messages of one line of conversation."""
+
+    @abstractmethod
+    def exchange(self, tools: ToolExchange) -> list[M]:
+        """The messages of tool calls and their results."""

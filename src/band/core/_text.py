@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-import unicodedata
+from band_protocol.text import has_visible_text
 
 __all__ = ["has_visible_text", "truncate_middle"]
-
-_VISIBLE = frozenset("LNPS")
-
-
-def has_visible_text(text: str | None) -> bool:
-    """True when ``text`` has a letter, number, punctuation or symbol character."""
-    return bool(text) and any(unicodedata.category(ch)[0] in _VISIBLE for ch in text or "")
 
 
 def truncate_middle(text: str, limit: int, marker: str = "\n... [truncated] ...\n") -> str:

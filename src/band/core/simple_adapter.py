@@ -19,7 +19,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar, Generic, TypeVar, Unpack
 
-from band_sdk_core import AgentFailure, missing_reply_message
+from band_protocol import AgentFailure, missing_reply_message
 
 from ._cleanup import CleanupCallback, CleanupRegistry
 from .exceptions import BandConfigError, TurnResultAlreadyReported

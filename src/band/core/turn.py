@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from band_sdk_core import TurnEffect, TurnLedger, TurnVerdict
+from band_protocol import TurnEffect, TurnLedger, TurnVerdict
 
 __all__ = ["Turn", "TurnEffect", "TurnVerdict"]
 

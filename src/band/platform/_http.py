@@ -105,8 +105,7 @@ class HttpCore:
         self.request_count = 0
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
         headers = {"X-API-Key": api_key, "Accept": "application/json"}
-        # httpx, kept: measured against our former hand-written HTTP/1.1 client in one run of
-        # bench.sdk_overhead, it reaches band-sdk's turns/s at 1 and 50 rooms (docs/decisions.md).
+        # httpx and this pool: docs/decisions.md ("The HTTP client is httpx").
         self._client = httpx.AsyncClient(
             base_url=self.base_url,
             headers=headers,

@@ -1,7 +1,7 @@
 """Typed platform events: one dataclass per event type, as ``async for event in link`` yields.
 
 Every event has ``type`` (the wire event name), ``room_id`` (None for agent-wide events),
-``payload`` (a model from ``band.protocol.pushes`` read by attribute, e.g.
+``payload`` (a model from ``band_protocol.pushes`` read by attribute, e.g.
 ``event.payload.content``) and ``raw`` (the validated payload dict). ``PlatformEvent`` is the
 union of the classes; ``event_from_push`` builds the right one from a push.
 """
@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ValidationError
 
-from band.protocol.pushes import (
+from band_protocol.pushes import (
     ContactAddedPayload,
     ContactRemovedPayload,
     ContactRequestReceivedPayload,
@@ -26,7 +26,7 @@ from band.protocol.pushes import (
     RoomDeletedPayload,
     RoomRemovedPayload,
 )
-from band.protocol.socket import AgentControl, Supersede
+from band_protocol.socket import AgentControl, Supersede
 
 __all__ = [
     "AgentControlEvent",

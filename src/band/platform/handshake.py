@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus, WebSocketException
 
-from band.protocol.redaction import RedactSecrets
+from band_protocol.redaction import RedactSecrets
 
 from .phoenix import parse_upgrade_rejection
 from .socket_policy import ReconnectPolicy, SocketError, SocketTerminated, UpgradeRejected

@@ -29,8 +29,8 @@ import httpx
 from band.client.rest import AsyncRestClient
 from band.core.exceptions import AgentAlreadyRunningError, BandConnectionError
 from band.core.types import ConflictPolicy, PlatformConnection
-from band.protocol.socket import AgentControl
-from band_sdk_core import PayloadValidationError, validate_event_payload
+from band_protocol import PayloadValidationError, validate_event_payload
+from band_protocol.socket import AgentControl
 
 from .event import (
     PlatformEvent,

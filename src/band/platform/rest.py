@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from band.core.exceptions import BandConnectionError
-from band.protocol import WORKING_HEADER, AgentMe, ChatRoom, says_true
+from band_protocol import WORKING_HEADER, AgentMe, ChatRoom, says_true
 
 from ._http import HttpCore, error_from_response
 from ._social import Page, SocialCalls

@@ -1,10 +1,6 @@
 """A Phoenix Channels v2 client on ``websockets`` (asyncio).
 
-Why our own client and not ``phoenix-channels-python-client``: the protocol the agent needs is
-small (join / leave / heartbeat / pushes, no client-sent custom events), ``websockets`` is
-already a dependency, and owning the supervisor lets us pin exactly the behaviour the wire
-contract describes (join_ref filtering, 60 s watchdog, backoff, terminal close codes). The
-measurement that backs the choice is in ``docs/decisions.md``.
+Why our own client: ``docs/decisions.md`` ("Our own Phoenix v2 socket client").
 
 Behaviour:
 

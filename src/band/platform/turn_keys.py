@@ -1,18 +1,10 @@
 """Deterministic ``Idempotency-Key``s for what an agent posts while it handles one message.
 
-A process killed after posting its reply but before ``/processed`` leaves the message open;
-the platform serves it again and the next run would answer twice. Inside
-``turn_scope(agent_id, message_id)`` every post to a room's ``messages`` or ``events`` route
-carries a key derived from (agent, message, route and event type, position among the turn's
-posts of that kind), so the re-run's n-th reply carries the first run's n-th key:
-
-- same body: the platform replays the first answer (the post is not made again);
-- other body (a model rarely says the same twice): the platform answers 422
-  ``idempotency_key_reused``; the post was already made, so ``settled_reuse`` turns that
-  into a success answer marked ``already_posted`` and the turn goes on as if it posted.
-
-Posts past the first run's count of a kind (a partial turn) get new keys and are made. See
-``docs/decisions.md`` ("Answered once across a crash").
+Inside ``turn_scope(agent_id, message_id)`` every post to a room's ``messages`` or ``events``
+route carries a key derived from (agent, message, route and event type, position among the
+turn's posts of that kind), so a re-run after a crash repeats nothing; ``settled_reuse`` turns
+the platform's 422 ``idempotency_key_reused`` into an ``already_posted`` success. Why and how:
+``docs/decisions.md`` ("Answered once across a crash: turn keys").
 """
 
 from __future__ import annotations

@@ -1,18 +1,8 @@
-"""The error envelope: every 4xx/5xx body is ``{"error": {code, message, request_id, details}}``."""
+"""Re-export of ``band_protocol.errors``, the wire models' home; this path stays for users."""
 
-from __future__ import annotations
-
-from typing import Any
-
-from ._base import WireModel
+from band_protocol import errors as _wire
+from band_protocol.errors import *  # noqa: F403
 
 
-class ErrorBody(WireModel):
-    code: str
-    message: str
-    request_id: str
-    details: dict[str, Any] | None = None
-
-
-class ErrorEnvelope(WireModel):
-    error: ErrorBody
+def __getattr__(name: str) -> object:  # what the star import leaves out, as before
+    return getattr(_wire, name)

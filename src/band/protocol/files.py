@@ -1,19 +1,8 @@
-"""Room files: the attachment descriptor messages carry and uploads answer."""
+"""Re-export of ``band_protocol.files``, the wire models' home; this path stays for users."""
 
-from __future__ import annotations
-
-from ._base import WireModel
-
-MAX_ATTACHMENTS = 10
+from band_protocol import files as _wire
+from band_protocol.files import *  # noqa: F403
 
 
-class Attachment(WireModel):
-    """A file stored against a room and named by a message (``sha256`` of the bytes)."""
-
-    id: str
-    name: str
-    content_type: str
-    bytes: int
-    sha256: str
-    has_thumb: bool = False
-    expires_at: str | None = None
+def __getattr__(name: str) -> object:  # what the star import leaves out, as before
+    return getattr(_wire, name)

@@ -1,46 +1,8 @@
-"""Realtime payloads pushed over the Phoenix socket, and topic names."""
+"""Re-export of ``band_protocol.socket``, the wire models' home; this path stays for users."""
 
-from __future__ import annotations
-
-from typing import Literal
-
-from ._base import WireModel
-
-TopicKind = Literal[
-    "agent_control", "agent_rooms", "chat_room", "room_participants", "agent_contacts", "user_rooms"
-]
-TOPIC_KINDS: tuple[str, ...] = (
-    "agent_control",
-    "agent_rooms",
-    "chat_room",
-    "room_participants",
-    "agent_contacts",
-    "user_rooms",
-)
+from band_protocol import socket as _wire
+from band_protocol.socket import *  # noqa: F403
 
 
-def topic(kind: str, ident: str) -> str:
-    return f"{kind}:{ident}"
-
-
-def split_topic(name: str) -> tuple[str, str] | None:
-    kind, sep, ident = name.partition(":")
-    if not sep or not ident or kind not in TOPIC_KINDS:
-        return None
-    return kind, ident
-
-
-class Supersede(WireModel):
-    reason: str = "superseded"
-    message: str = "Another connection for this agent took over"
-    correlation_id: str | None = None
-    retryable: bool = False
-
-
-class AgentControl(WireModel):
-    mode: Literal["interrupt", "stop", "play"]
-    scope: Literal["agent", "room"]
-    agent_id: str
-    execution_id: str | None = None
-    room_id: str | None = None
-    correlation_id: str
+def __getattr__(name: str) -> object:  # what the star import leaves out, as before
+    return getattr(_wire, name)

@@ -29,8 +29,8 @@ def _strip(node: Any) -> Any:
     return node
 
 
-# Generating a pydantic JSON schema costs ~0.3 ms per model; tools ask for schemas every
-# turn, so each model's result is kept (as JSON text: a decode is a cheap fresh deep copy).
+# Generating a pydantic JSON schema is dear and tools ask for schemas every turn, so each
+# model's result is kept (as JSON text: a decode is a cheap fresh deep copy).
 _PARAMETERS: weakref.WeakKeyDictionary[type[BaseModel], str | dict[str, Any]] = (
     weakref.WeakKeyDictionary()
 )

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ValidationError
 from band.core.exceptions import InvalidToolArgumentsError
 from band.core.turn import Turn
 from band.runtime._schema import anthropic_schema, openai_schema, validate_schema_format
-from band_sdk_core import TurnEffect
+from band_protocol import TurnEffect
 
 __all__ = [
     "CustomToolDef",

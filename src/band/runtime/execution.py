@@ -19,9 +19,10 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from band.core.exceptions import (
     InputNotAccepted,
@@ -32,15 +33,13 @@ from band.core.protocols import GENERIC_PROVIDER_FAILURE_MESSAGE, TURN_FAILURE_P
 from band.platform.event import MessageEvent, event_from_push
 from band.platform.rest import BandRestClient, MarkResult
 from band.platform.turn_keys import turn_scope
-from band_sdk_core import AgentFailure
+from band_protocol import AgentFailure
 
 from .config import SessionConfig
 from .retry_tracker import MessageRetryTracker
+from .room import RoomState
 
-if TYPE_CHECKING:
-    from .room_execution import ExecutionContext
-
-__all__ = ["NEXT_IN_FLIGHT", "Outcome", "RetryTracker", "TurnRunner", "TurnServices"]
+__all__ = ["NEXT_IN_FLIGHT", "Outcome", "RetryTracker", "RoomOfTurn", "TurnRunner", "TurnServices"]
 
 log = logging.getLogger("band.runtime.execution")
 
@@ -93,10 +92,25 @@ def message_event(room_id: str, payload: dict[str, Any]) -> MessageEvent:
     return event
 
 
+class RoomOfTurn(Protocol):
+    """What a turn needs of its room's execution (``room_execution.ExecutionContext``)."""
+
+    @property
+    def room_id(self) -> str: ...
+
+    @property
+    def room(self) -> RoomState: ...
+
+    @property
+    def on_execute(self) -> Callable[[Any, MessageEvent], Awaitable[None]]: ...
+
+    async def platform_stopped(self) -> None: ...
+
+
 class TurnRunner:
     """Runs one message of one room; ``interrupt(mode)`` cancels the handler call."""
 
-    def __init__(self, services: TurnServices, ctx: ExecutionContext) -> None:
+    def __init__(self, services: TurnServices, ctx: RoomOfTurn) -> None:
         self.s = services
         self.ctx = ctx
         self.failure_reported = False

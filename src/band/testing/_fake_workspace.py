@@ -1,4 +1,4 @@
-"""The in-memory files, tasks and board behind ``FakeAgentTools`` (same rules as the platform).
+"""The fake platform's files, tasks and board: routes answered in memory, the platform's rules.
 
 Errors are the platform's: ``BandRestError`` with the status and code the REST API answers
 (404 ``not_found``, 422 ``invalid_status_transition``, ...), so tools translate them the same.
@@ -12,12 +12,16 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from band.platform.errors import BandRestError
-from band.protocol import iso, utcnow
-from band.protocol.tasks import STATE_MOVES, STATUS_MOVES, overall_status, state_event
+from band_protocol import iso, utcnow
+from band_protocol.tasks import STATE_MOVES, STATUS_MOVES, overall_status, state_event
+
+from ._fake_routes import Call, Routes
 
 __all__ = ["FakeWorkspace"]
 
 Page = tuple[list[dict[str, Any]], dict[str, Any]]
+CHAT = "/agent/chats/{room}"
+TASK = CHAT + "/tasks/{task}"
 FILE_FIELDS = ("id", "name", "content_type", "bytes", "sha256", "has_thumb", "expires_at")
 
 
@@ -50,6 +54,7 @@ class FakeWorkspace:
 
     agent_id: str = "agent-fake"
     agent_name: str = "Fake Agent"
+    routes: Routes
 
     def _init_workspace(
         self,
@@ -63,6 +68,18 @@ class FakeWorkspace:
         self.task_history: dict[str, list[dict[str, Any]]] = {}
         self.board: dict[str, Any] = dict(board or {})
         self.board_history: list[dict[str, Any]] = []
+        for method, path, handler in (
+            ("PUT", CHAT + "/files", self._upload),
+            ("GET", CHAT + "/files/{file}", lambda call: self._file(call.path["file"])["content"]),
+            ("GET", CHAT + "/tasks", self._list_tasks),
+            ("POST", CHAT + "/tasks", self._create_task),
+            ("GET", TASK, self._get_task),
+            ("POST", TASK, self._update_task),
+            ("GET", TASK + "/history", self._task_history),
+            ("GET", CHAT + "/board", lambda call: {"data": self._board(call)}),
+            ("PUT", CHAT + "/board", self._set_board),
+        ):
+            self.routes.add(method, path, handler)
 
     # files
 
@@ -84,24 +101,22 @@ class FakeWorkspace:
             )
         return [self.file_view(self._file(a)) for a in attachment_ids]
 
-    async def upload_file(
-        self, room_id: str, content: bytes, *, filename: str, content_type: str, sha256: str
-    ) -> dict[str, Any]:
+    def _upload(self, call: Call) -> dict[str, Any]:
+        content, sha256 = call.content, call.headers["x-file-sha256"]
+        filename, content_type = call.headers["x-file-name"], call.headers["content-type"]
         if hashlib.sha256(content).hexdigest() != sha256:
             raise _refused("checksum_mismatch", "/x-file-sha256", "x-file-sha256 does not match")
         for entry in self.files:
             if entry["sha256"] == sha256:
-                return self.file_view(entry)
+                return {"data": self.file_view(entry)}
         entry = _seed_file(
             {"name": filename, "content_type": content_type, "content": content},
             next(self._serial),
         )
         self.files.append(entry)
-        return self.file_view(entry)
+        return {"data": self.file_view(entry)}
 
-    async def download_file(self, room_id: str, file_id: str) -> bytes:
-        content: bytes = self._file(file_id)["content"]
-        return content
+    # The platform finds a room's files through the agent's context; the fake keeps a list.
 
     async def list_room_files(self, room_id: str, cursor: str | None = None) -> Page:
         return [self.file_view(f) for f in self.files], {"next_cursor": None, "has_more": False}
@@ -137,26 +152,16 @@ class FakeWorkspace:
         task["overall_status"] = status
         task["updated_at"] = now
 
-    async def list_tasks(
-        self,
-        room_id: str,
-        state: str | None = None,
-        cursor: str | None = None,
-        limit: int | None = None,
-    ) -> dict[str, Any]:
-        wanted = state or "active"
+    def _list_tasks(self, call: Call) -> dict[str, Any]:
+        wanted = call.query.get("state") or "active"
         rows = [t for t in self.tasks if wanted == "all" or t["state"] == wanted]
-        size = limit or 50
+        size = call.number("limit") or 50
         meta = {"has_more": len(rows) > size, "limit": size, "next_cursor": None}
         return {"data": [dict(t) for t in rows[:size]], "metadata": meta}
 
-    async def create_task(
-        self,
-        room_id: str,
-        subject: str,
-        detail: str | None = None,
-        supersedes_id: str | None = None,
-    ) -> dict[str, Any]:
+    def _create_task(self, call: Call) -> dict[str, Any]:
+        subject, detail = call.body["subject"], call.body.get("detail")
+        supersedes_id = call.body.get("supersedes_id")
         old = self._task(supersedes_id) if supersedes_id else None
         if old is not None and old["state"] != "active":
             raise _refused("task_not_active", "/supersedes_id", "only an active task")
@@ -164,7 +169,7 @@ class FakeWorkspace:
         task: dict[str, Any] = {
             "id": f"task-{next(self._serial)}",
             "number": max((t["number"] for t in self.tasks), default=0) + 1,
-            "chat_room_id": room_id,
+            "chat_room_id": call.path["room"],
             "subject": subject,
             "detail": detail or "",
             "state": "active",
@@ -183,19 +188,18 @@ class FakeWorkspace:
             old.update(state="superseded", superseded_by_id=task["id"], updated_at=now)
             change = {"state": {"from": "active", "to": "superseded"}}
             self._log(old, "superseded", {**change, "superseded_by_id": task["id"]})
-        return dict(task)
+        return {"data": dict(task)}
 
-    async def get_task(
-        self, room_id: str, task_id: str, include: str | None = None
-    ) -> dict[str, Any]:
-        task = dict(self._task(task_id))
-        if include == "history":
+    def _get_task(self, call: Call) -> dict[str, Any]:
+        task = dict(self._task(call.path["task"]))
+        if call.query.get("include") == "history":
             rows = self.task_history.get(task["id"], [])
             task.update(history=rows[-100:], history_truncated=len(rows) > 100)
-        return task
+        return {"data": task}
 
-    async def update_task(self, room_id: str, task_id: str, **fields: Any) -> dict[str, Any]:
-        task = self._task(task_id)
+    def _update_task(self, call: Call) -> dict[str, Any]:
+        fields: dict[str, Any] = call.body
+        task = self._task(call.path["task"])
         state = fields.get("state")
         work = [k for k in ("status", "active_form", "subject", "detail") if fields.get(k)]
         if work and task["state"] != "active":
@@ -229,29 +233,27 @@ class FakeWorkspace:
             self._log(task, state_event(state), change)
             task["state"] = state
         self._roll_up(task)
-        return dict(task)
+        return {"data": dict(task)}
 
-    async def get_task_history(
-        self, room_id: str, task_id: str, cursor: str | None = None, limit: int | None = None
-    ) -> dict[str, Any]:
-        rows = self.task_history.get(self._task(task_id)["id"], [])
-        start = int(cursor or 0)
-        size = limit or 50
+    def _task_history(self, call: Call) -> dict[str, Any]:
+        rows = self.task_history.get(self._task(call.path["task"])["id"], [])
+        start = int(call.query.get("cursor") or 0)
+        size = call.number("limit") or 50
         more = len(rows) > start + size
         meta = {"has_more": more, "limit": size, "next_cursor": str(start + size) if more else None}
         return {"data": rows[start : start + size], "metadata": meta}
 
     # the board
 
-    async def get_board(self, room_id: str, include: str | None = None) -> dict[str, Any]:
-        board = {"chat_room_id": room_id, "goal_title": None, "goal_summary": None, **self.board}
-        if include == "history":
+    def _board(self, call: Call) -> dict[str, Any]:
+        room = call.path["room"]
+        board = {"chat_room_id": room, "goal_title": None, "goal_summary": None, **self.board}
+        if call.query.get("include") == "history":
             board.update(history=self.board_history[-100:], history_truncated=False)
         return board
 
-    async def set_board(
-        self, room_id: str, goal_title: str | None = None, goal_summary: str | None = None
-    ) -> dict[str, Any]:
+    def _set_board(self, call: Call) -> dict[str, Any]:
+        goal_title, goal_summary = call.body.get("goal_title"), call.body.get("goal_summary")
         changes = {
             name: {"from": self.board.get(name), "to": value}
             for name, value in (("goal_title", goal_title), ("goal_summary", goal_summary))
@@ -266,4 +268,4 @@ class FakeWorkspace:
             self.board.setdefault("created_by", self._actor())
             self.board.setdefault("inserted_at", now)
             self.board.update(updated_by=self._actor(), updated_at=now)
-        return await self.get_board(room_id)
+        return {"data": self._board(call)}

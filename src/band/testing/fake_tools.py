@@ -16,7 +16,7 @@ from band.core.turn import Turn
 from band.core.types import AdapterFeatures, FeatureKwargs, PlatformConnection
 from band.runtime.custom_tools import CustomToolDef
 from band.runtime.tools.room_tools import Mentions, RoomTools
-from band_sdk_core import AgentFailure, missing_reply_message
+from band_protocol import AgentFailure, missing_reply_message
 
 from ._fake_platform import FakePlatform
 

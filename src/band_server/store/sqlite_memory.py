@@ -8,11 +8,10 @@ it links does: it is read through ``ctypes``, and is None where the symbol can't
 
 from __future__ import annotations
 
+import _sqlite3
 import ctypes
 from collections.abc import Callable
 from functools import cache
-
-import _sqlite3
 
 __all__ = ["sqlite_memory_bytes"]
 

@@ -20,7 +20,7 @@ from band.core.protocols import AgentToolsProtocol
 from band.core.types import FeatureKwargs, PlatformMessage
 from band.runtime.custom_tools import CustomToolDef
 from band.runtime.prompts import system_updates
-from band_sdk_core import AgentFailure
+from band_protocol import AgentFailure
 
 from .._prompt import PromptedAdapter
 from .approvals import ApprovalRelay

@@ -18,7 +18,7 @@ from typing import Any
 
 from band.core.exceptions import RoomExecutionStoppedError, TurnResultAlreadyReported
 from band.core.protocols import TURN_FAILURE_PROVIDER, AgentToolsProtocol
-from band_sdk_core import AgentFailure, missing_reply_message
+from band_protocol import AgentFailure, missing_reply_message
 
 __all__ = ["DetachableTurn", "TurnTasks"]
 

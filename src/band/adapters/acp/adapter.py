@@ -25,7 +25,7 @@ from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
 from band.core.protocols import FAILURE_CODE_TIMEOUT
 from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
 from band.runtime.custom_tools import CustomToolDef
-from band_sdk_core import AgentFailure
+from band_protocol import AgentFailure
 
 from . import session_config
 from .band_mcp import SERVER_NAME, BandMcpServer, RoomBinding

@@ -12,46 +12,21 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from band.adapters._coding.approvals import ApprovalRequest, Decision
 from band.runtime.tools.names import canonical_tool_name
 
+from ._types import ACPClientProfile, ACPPermissionRequest, ClientHost, PermissionResolver
 from .band_mcp import SERVER_NAME
 
 if TYPE_CHECKING:
     from band.adapters._coding.base import Prompt
     from band.adapters._coding.events import Reporter
 
-    from .adapter import ACPClientAdapter
-
 __all__ = ["ACPClientProfile", "ACPPermissionRequest", "PermissionResolver", "RoomClient"]
 
 logger = logging.getLogger("band.adapters.acp")
-
-
-@dataclass(frozen=True)
-class ACPPermissionRequest:
-    """What a resolver sees: the room, the tool call and the offered options."""
-
-    room_id: str
-    session_id: str
-    tool_call: Any
-    options: list[Any]
-
-
-PermissionResolver = Callable[[ACPPermissionRequest], Awaitable[str | None]]
-"""Returns an offered ``option_id``, or None to cancel the request."""
-
-
-class ACPClientProfile(Protocol):
-    """An agent's ACP extensions: methods and notifications named ``_<name>``."""
-
-    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]: ...
-
-    async def ext_notification(self, method: str, params: dict[str, Any]) -> None: ...
 
 
 def _text(content: Any) -> str:
@@ -105,7 +80,7 @@ def _output(update: Any) -> Any:
 class RoomClient:
     """``acp.Client`` for one room's agent process; ``prompt`` is the running turn."""
 
-    def __init__(self, adapter: ACPClientAdapter, room_id: str) -> None:
+    def __init__(self, adapter: ClientHost, room_id: str) -> None:
         self.adapter = adapter
         self.room_id = room_id
         self.prompt: Prompt | None = None

@@ -5,16 +5,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from band.adapters._coding.child import ChildProcess, spawn_child
 from band.adapters._coding.supervisor import TransportClosed
 
 if TYPE_CHECKING:
-    from .client import RoomClient
+    from band.adapters._coding.base import Prompt
+
     from .config import ACPClientAdapterConfig
 
-__all__ = ["INSTALL_HINT", "STDIO_LIMIT", "ACPProcess", "require_acp"]
+__all__ = ["INSTALL_HINT", "STDIO_LIMIT", "ACPProcess", "TurnClient", "require_acp"]
 
 INSTALL_HINT = "ACPClientAdapter needs the ACP SDK: pip install 'openband[acp]'"
 STDIO_LIMIT = 50 * 1024 * 1024
@@ -30,10 +31,18 @@ def require_acp() -> Any:
     return acp
 
 
+class TurnClient(Protocol):
+    """The ``acp.Client`` answering a room's agent, as a turn drives it (``client.RoomClient``)."""
+
+    prompt: Prompt | None
+
+    async def flush_thought(self) -> None: ...
+
+
 class ACPProcess:
     """A room's ACP agent: the connection, its child process and the room's session."""
 
-    def __init__(self, room_id: str, workspace: Path, client: RoomClient) -> None:
+    def __init__(self, room_id: str, workspace: Path, client: TurnClient) -> None:
         self.room_id = room_id
         self.workspace = workspace
         self.client = client

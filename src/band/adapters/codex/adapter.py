@@ -32,7 +32,7 @@ from band.core.exceptions import (
 from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
 from band.core.types import Capability, Emit, FeatureKwargs
 from band.runtime.custom_tools import CustomToolDef, custom_tools_to_schemas
-from band_sdk_core import AgentFailure
+from band_protocol import AgentFailure
 
 from . import commands
 from .config import DEFAULT_MODEL, INSTALL_COMMAND, CodexAdapterConfig

@@ -19,7 +19,7 @@ from .room import THREAD_KEY
 from .rpc import RpcError, TransportClosed
 
 if TYPE_CHECKING:
-    from .adapter import CodexAdapter
+    from ._types import CommandHost
 
 __all__ = ["HELP", "dispatch", "first_model", "model", "permission_lines", "status_lines"]
 
@@ -55,7 +55,7 @@ async def _models(proc: CodexProcess | None) -> list[dict[str, Any]]:
     return [m for m in (listing or {}).get("data") or [] if isinstance(m, dict)]
 
 
-async def _efforts(adapter: CodexAdapter, room_id: str) -> list[str]:
+async def _efforts(adapter: CommandHost, room_id: str) -> list[str]:
     """The reasoning efforts Codex lists for the room's model (empty when unknown)."""
     wanted = adapter.room_model(room_id)
     for entry in await _models(adapter.processes.current(room_id)):
@@ -68,14 +68,14 @@ async def _efforts(adapter: CodexAdapter, room_id: str) -> list[str]:
     return []
 
 
-def _running(adapter: CodexAdapter, room_id: str) -> str:
+def _running(adapter: CommandHost, room_id: str) -> str:
     proc = adapter.processes.current(room_id)
     if proc is None or not proc.alive:
         return "not running (it starts with the next message)"
     return f"running (pid {proc.pid})"
 
 
-def status_lines(adapter: CodexAdapter, room_id: str) -> list[str]:
+def status_lines(adapter: CommandHost, room_id: str) -> list[str]:
     room, config = adapter.room(room_id), adapter.config
     usage = room.thread_usage()
     return [
@@ -91,7 +91,7 @@ def status_lines(adapter: CodexAdapter, room_id: str) -> list[str]:
     ]
 
 
-def permission_lines(adapter: CodexAdapter, room_id: str) -> list[str]:
+def permission_lines(adapter: CommandHost, room_id: str) -> list[str]:
     config = adapter.config
     policy = f"; sandbox policy `{config.sandbox_policy}`" if config.sandbox_policy else ""
     return [
@@ -101,7 +101,7 @@ def permission_lines(adapter: CodexAdapter, room_id: str) -> list[str]:
     ]
 
 
-async def model(adapter: CodexAdapter, room_id: str, args: tuple[str, ...]) -> str:
+async def model(adapter: CommandHost, room_id: str, args: tuple[str, ...]) -> str:
     room = adapter.room(room_id)
     if not args:
         return (
@@ -120,7 +120,7 @@ async def model(adapter: CodexAdapter, room_id: str, args: tuple[str, ...]) -> s
 
 
 async def dispatch(
-    adapter: CodexAdapter, command: RoomCommand, room_id: str, reporter: Reporter
+    adapter: CommandHost, command: RoomCommand, room_id: str, reporter: Reporter
 ) -> str | None:
     name, args = command.name, command.args
     if name == "reasoning":
@@ -147,7 +147,7 @@ async def dispatch(
     return None
 
 
-async def _reasoning(adapter: CodexAdapter, room_id: str, args: tuple[str, ...]) -> str:
+async def _reasoning(adapter: CommandHost, room_id: str, args: tuple[str, ...]) -> str:
     room, config = adapter.room(room_id), adapter.config
     efforts = await _efforts(adapter, room_id)
     supported = ", ".join(f"`{e}`" for e in efforts)
@@ -176,7 +176,7 @@ async def _reasoning(adapter: CodexAdapter, room_id: str, args: tuple[str, ...])
     return f"Reasoning effort in this room is now `{effort}` (from the next message on)."
 
 
-def _sandbox(adapter: CodexAdapter, room_id: str, args: tuple[str, ...]) -> str:
+def _sandbox(adapter: CommandHost, room_id: str, args: tuple[str, ...]) -> str:
     if adapter.config.sandbox_policy is not None:
         return (
             "This agent has a sandbox policy configured, which `/sandbox` cannot override; "
@@ -202,7 +202,7 @@ def _sandbox(adapter: CodexAdapter, room_id: str, args: tuple[str, ...]) -> str:
     return f"Sandbox in this room is now `{mode}` (from the next message on)."
 
 
-async def _threads(adapter: CodexAdapter, room_id: str) -> str:
+async def _threads(adapter: CommandHost, room_id: str) -> str:
     room = adapter.room(room_id)
     proc = adapter.processes.current(room_id)
     listed: list[dict[str, Any]] = []
@@ -222,7 +222,7 @@ async def _threads(adapter: CodexAdapter, room_id: str) -> str:
     return "\n".join(lines)
 
 
-def _thread_info(adapter: CodexAdapter, room_id: str) -> str:
+def _thread_info(adapter: CommandHost, room_id: str) -> str:
     room = adapter.room(room_id)
     if room.thread_id is None:
         return "This room has no Codex thread yet; the next message starts one."
@@ -238,7 +238,7 @@ def _thread_info(adapter: CodexAdapter, room_id: str) -> str:
     )
 
 
-async def _archive(adapter: CodexAdapter, room_id: str, reporter: Reporter) -> str:
+async def _archive(adapter: CommandHost, room_id: str, reporter: Reporter) -> str:
     room = adapter.room(room_id)
     if adapter.turns.running(room_id) is not None:
         return "A turn is still running in this room; archive the thread once it is done."

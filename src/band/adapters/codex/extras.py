@@ -25,7 +25,7 @@ from band.core.types import Emit
 from .room import ThreadUsage
 
 if TYPE_CHECKING:
-    from .turn import CodexTurn
+    from ._types import TurnView
 
 __all__ = ["DIFF_LIMIT", "TurnExtras"]
 
@@ -35,7 +35,7 @@ DIFF_LIMIT = 64 * 1024
 class TurnExtras:
     """The extra events of one turn; every method is a no-op when its flag is off."""
 
-    def __init__(self, turn: CodexTurn) -> None:
+    def __init__(self, turn: TurnView) -> None:
         self.turn = turn
         self.config = turn.adapter.config
         self.reporter = turn.reporter

@@ -5,20 +5,37 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .rpc import RpcError, StdioRpc, TransportClosed
 
-if TYPE_CHECKING:
-    from .turn import CodexTurn
-
-__all__ = ["CodexProcess", "SkillRootsRefused"]
+__all__ = ["ActiveTurn", "CodexProcess", "SkillRootsRefused"]
 
 CLIENT_INFO = {"name": "band", "title": "Band", "version": "0.1.0"}
 
 
 class SkillRootsRefused(RpcError):
     """Codex did not accept the configured ``skill_roots``."""
+
+
+class ActiveTurn(Protocol):
+    """The running turn that the process hands its traffic to (``turn.CodexTurn``)."""
+
+    @property
+    def thread_id(self) -> str: ...
+
+    @property
+    def turn_id(self) -> str | None: ...
+
+    @property
+    def done(self) -> asyncio.Future[dict[str, Any]]: ...
+
+    @property
+    def awaiting_approval(self) -> int: ...
+
+    async def on_notification(self, method: str, params: dict[str, Any]) -> None: ...
+
+    async def on_request(self, method: str, params: dict[str, Any]) -> Any: ...
 
 
 class CodexProcess:
@@ -29,7 +46,7 @@ class CodexProcess:
         self.workspace = workspace
         self.rpc: StdioRpc | None = None
         self.thread_id: str | None = None
-        self.active: CodexTurn | None = None
+        self.active: ActiveTurn | None = None
 
     @property
     def alive(self) -> bool:
@@ -82,7 +99,7 @@ class CodexProcess:
             raise ValueError(f"no turn is running to answer {method}")
         return await self.active.on_request(method, params)
 
-    async def wait(self, turn: CodexTurn, limit: float) -> dict[str, Any] | None:
+    async def wait(self, turn: ActiveTurn, limit: float) -> dict[str, Any] | None:
         """The completed turn; None on timeout (time spent on approvals is not counted)."""
         closed = asyncio.create_task(self.channel.closed.wait())
         waiters: set[asyncio.Future[Any]] = {turn.done, closed}

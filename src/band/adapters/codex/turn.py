@@ -30,7 +30,7 @@ from .self_config import SELF_CONFIG_TOOLS, run_self_config
 if TYPE_CHECKING:
     from band.adapters._coding.base import Prompt
 
-    from .adapter import CodexAdapter
+    from ._types import TurnHost
 
 __all__ = ["CodexTurn"]
 
@@ -92,9 +92,7 @@ def _result(item: dict[str, Any]) -> tuple[Any, bool]:
 class CodexTurn:
     """Routes one turn's traffic; ``done`` resolves with the completed ``turn`` object."""
 
-    def __init__(
-        self, adapter: CodexAdapter, prompt: Prompt, room: CodexRoom, thread_id: str
-    ) -> None:
+    def __init__(self, adapter: TurnHost, prompt: Prompt, room: CodexRoom, thread_id: str) -> None:
         self.adapter = adapter
         self.prompt = prompt
         self.room = room

@@ -13,7 +13,7 @@ from band.core.protocols import AgentToolsProtocol, HistoryConverter
 from band.core.simple_adapter import SimpleAdapter
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage
 from band.runtime.custom_tools import CustomToolDef
-from band_sdk_core import AgentFailure
+from band_protocol import AgentFailure
 
 from ._require import INSTALL_HINT, parlant_available, require_parlant_sdk
 from .bindings import bind_session_tools

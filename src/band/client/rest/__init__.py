@@ -1,10 +1,10 @@
 """``band.client.rest``: the namespaced REST client host plugins use (``link.rest``).
 
 Names, namespaces, request models and ``.data`` answers follow band-client-rest; the
-implementation is ours, on the SDK's HTTP core and ``band.protocol`` models.
+implementation is ours, on the SDK's HTTP core and ``band_protocol`` models.
 """
 
-from band.protocol.requests import (
+from band_protocol.requests import (
     AgentMemoryCreateRequest,
     AgentRegisterRequest,
     ChatEventRequest,

@@ -1,11 +1,11 @@
-"""The agent side of ``AsyncRestClient`` (``/api/v1/agent/...``), one class per namespace."""
+"""The agent side of ``AsyncRestClient`` (``/api/v1/agent/...``): one declared row a method."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from typing import Any
 
-from band.protocol import (
+from band_protocol import (
     ActivityResponse,
     AgentContact,
     AgentMe,
@@ -18,16 +18,9 @@ from band.protocol import (
     MessageStatusResponse,
     Peer,
 )
-from band.protocol.requests import (
-    AgentMemoryCreateRequest,
-    ChatEventRequest,
-    ChatMessageRequest,
-    ChatRoomRequest,
-    ParticipantRequest,
-    RenameAgentChatRequestChat,
-)
 
-from ._core import ApiResponse, Caller, Record, RequestOptions
+from ._core import ApiResponse, Record, RequestOptions
+from ._routes import Namespace, Route
 
 __all__ = [
     "AgentActivityApi",
@@ -47,371 +40,166 @@ __all__ = [
 
 Options = RequestOptions | None
 Answer = ApiResponse[Any]
+CHAT = "/agent/chats/{chat_id}"
+PAGE = ("page?", "page_size?")
 
 
-def _chat(chat_id: str) -> str:
-    return f"/agent/chats/{chat_id}"
+class AgentIdentityApi(Namespace):
+    get_agent_me = Route(
+        "GET",
+        "/agent/me",
+        AgentMe,
+        doc="The calling agent: ``data.id``, ``name``, ``handle``, ``owner_uuid``, flags.",
+    )
 
 
-def _fields(**values: Any) -> dict[str, Any]:
-    return {k: v for k, v in values.items() if v is not None}
+class AgentChatsApi(Namespace):
+    list_agent_chats = Route(
+        "GET",
+        "/agent/chats",
+        ChatRoom,
+        "many",
+        query=PAGE,
+        doc="One page of the agent's rooms; ``metadata.total_pages`` tells how many.",
+    )
+    get_agent_chat = Route("GET", "/agent/chats/{id}", ChatRoom)
+    create_agent_chat = Route(
+        "POST", "/agent/chats", ChatRoom, wrap="chat", doc="Create a room owned by the agent."
+    )
+    rename_agent_chat = Route("PATCH", "/agent/chats/{id}", ChatRoom, wrap="chat")
 
 
-class _Namespace:
-    def __init__(self, caller: Caller) -> None:
-        self._c = caller
+class AgentMessagesApi(Namespace):
+    create_agent_chat_message = Route(
+        "POST",
+        CHAT + "/messages",
+        MessageSentResponse,
+        wrap="message",
+        doc="Post a text message; ``data`` is ``{id, success, recipients}``.",
+    )
+    list_agent_messages = Route(
+        "GET",
+        CHAT + "/messages",
+        ChatMessage,
+        "many",
+        query=("status?", "cursor?", "sort_order?", "limit?", *PAGE),
+        doc="Messages addressed to the agent (by default those not yet processed).",
+    )
+    get_agent_next_message = Route(
+        "GET",
+        CHAT + "/messages/next",
+        ChatMessage,
+        "maybe",
+        doc="The oldest message still to handle, or None (204).",
+    )
+    mark_agent_message_processing = Route(
+        "POST", CHAT + "/messages/{id}/processing", MessageStatusResponse, "maybe"
+    )
+    mark_agent_message_processed = Route(
+        "POST", CHAT + "/messages/{id}/processed", MessageStatusResponse, "maybe"
+    )
+    mark_agent_message_failed = Route(
+        "POST", CHAT + "/messages/{id}/failed", MessageStatusResponse, "maybe", json=("error",)
+    )
 
 
-class AgentIdentityApi(_Namespace):
-    async def get_agent_me(self, *, request_options: Options = None) -> Answer:
-        """The calling agent: ``data.id``, ``name``, ``handle``, ``owner_uuid``, flags."""
-        return await self._c.one(AgentMe, "GET", "/agent/me", options=request_options)
+class AgentEventsApi(Namespace):
+    create_agent_chat_event = Route(
+        "POST",
+        CHAT + "/events",
+        EventCreatedResponse,
+        wrap="event",
+        whole=True,
+        doc="Post an event (tool_call, tool_result, thought, error, task).",
+    )
 
 
-class AgentChatsApi(_Namespace):
-    async def list_agent_chats(
-        self,
-        *,
-        page: int | None = None,
-        page_size: int | None = None,
-        request_options: Options = None,
-    ) -> Answer:
-        """One page of the agent's rooms; ``metadata.total_pages`` tells how many."""
-        params = {"page": page, "page_size": page_size}
-        return await self._c.many(ChatRoom, "/agent/chats", params=params, options=request_options)
-
-    async def get_agent_chat(self, id: str, *, request_options: Options = None) -> Answer:
-        return await self._c.one(ChatRoom, "GET", _chat(id), options=request_options)
-
-    async def create_agent_chat(
-        self, *, chat: ChatRoomRequest, request_options: Options = None
-    ) -> Answer:
-        """Create a room owned by the agent."""
-        body = {"chat": chat.body()}
-        return await self._c.one(
-            ChatRoom, "POST", "/agent/chats", json=body, options=request_options
-        )
-
-    async def rename_agent_chat(
-        self, id: str, *, chat: RenameAgentChatRequestChat, request_options: Options = None
-    ) -> Answer:
-        body = {"chat": chat.body()}
-        return await self._c.one(ChatRoom, "PATCH", _chat(id), json=body, options=request_options)
+class AgentParticipantsApi(Namespace):
+    list_agent_chat_participants = Route("GET", CHAT + "/participants", ChatParticipant, "many")
+    add_agent_chat_participant = Route("POST", CHAT + "/participants", wrap="participant")
+    remove_agent_chat_participant = Route("DELETE", CHAT + "/participants/{id}")
 
 
-class AgentMessagesApi(_Namespace):
-    async def create_agent_chat_message(
-        self, chat_id: str, *, message: ChatMessageRequest, request_options: Options = None
-    ) -> Answer:
-        """Post a text message; ``data`` is ``{id, success, recipients}``."""
-        path = f"{_chat(chat_id)}/messages"
-        body = {"message": message.body()}
-        return await self._c.one(
-            MessageSentResponse, "POST", path, json=body, options=request_options
-        )
-
-    async def list_agent_messages(
-        self,
-        chat_id: str,
-        *,
-        status: str | None = None,
-        cursor: str | None = None,
-        sort_order: str | None = None,
-        limit: int | None = None,
-        page: int | None = None,
-        page_size: int | None = None,
-        request_options: Options = None,
-    ) -> Answer:
-        """Messages addressed to the agent (by default those not yet processed)."""
-        params = _fields(
-            status=status,
-            cursor=cursor,
-            sort_order=sort_order,
-            limit=limit,
-            page=page,
-            page_size=page_size,
-        )
-        path = f"{_chat(chat_id)}/messages"
-        return await self._c.many(ChatMessage, path, params=params, options=request_options)
-
-    async def get_agent_next_message(
-        self, chat_id: str, *, request_options: Options = None
-    ) -> Answer | None:
-        """The oldest message still to handle, or None (204)."""
-        path = f"{_chat(chat_id)}/messages/next"
-        return await self._c.maybe(ChatMessage, "GET", path, options=request_options)
-
-    async def mark_agent_message_processing(
-        self, chat_id: str, id: str, *, request_options: Options = None
-    ) -> Answer | None:
-        return await self._mark(chat_id, id, "processing", None, request_options)
-
-    async def mark_agent_message_processed(
-        self, chat_id: str, id: str, *, request_options: Options = None
-    ) -> Answer | None:
-        return await self._mark(chat_id, id, "processed", None, request_options)
-
-    async def mark_agent_message_failed(
-        self, chat_id: str, id: str, *, error: str, request_options: Options = None
-    ) -> Answer | None:
-        return await self._mark(chat_id, id, "failed", {"error": error}, request_options)
-
-    async def _mark(
-        self, chat_id: str, id: str, step: str, body: Any, options: Options
-    ) -> Answer | None:
-        path = f"{_chat(chat_id)}/messages/{id}/{step}"
-        return await self._c.maybe(MessageStatusResponse, "POST", path, json=body, options=options)
+class AgentContextApi(Namespace):
+    get_agent_chat_context = Route(
+        "GET",
+        CHAT + "/context",
+        ChatMessage,
+        "many",
+        query=("cursor?", "limit?", *PAGE),
+        doc="The agent's context in a room, oldest first (cursor or page paging).",
+    )
 
 
-class AgentEventsApi(_Namespace):
-    async def create_agent_chat_event(
-        self, chat_id: str, *, event: ChatEventRequest, request_options: Options = None
-    ) -> Answer:
-        """Post an event (tool_call, tool_result, thought, error, task)."""
-        path = f"{_chat(chat_id)}/events"
-        body = {"event": event.model_dump(mode="json")}
-        return await self._c.one(
-            EventCreatedResponse, "POST", path, json=body, options=request_options
-        )
+class AgentPeersApi(Namespace):
+    list_agent_peers = Route("GET", "/agent/peers", Peer, "many", query=("not_in_chat?", *PAGE))
 
 
-class AgentParticipantsApi(_Namespace):
-    async def list_agent_chat_participants(
-        self, chat_id: str, *, request_options: Options = None
-    ) -> Answer:
-        path = f"{_chat(chat_id)}/participants"
-        return await self._c.many(ChatParticipant, path, options=request_options)
-
-    async def add_agent_chat_participant(
-        self, chat_id: str, *, participant: ParticipantRequest, request_options: Options = None
-    ) -> Answer:
-        path = f"{_chat(chat_id)}/participants"
-        body = {"participant": participant.body()}
-        return await self._c.one(Record, "POST", path, json=body, options=request_options)
-
-    async def remove_agent_chat_participant(
-        self, chat_id: str, id: str, *, request_options: Options = None
-    ) -> Answer:
-        path = f"{_chat(chat_id)}/participants/{id}"
-        return await self._c.one(Record, "DELETE", path, options=request_options)
+class AgentActivityApi(Namespace):
+    report_agent_chat_activity = Route(
+        "POST", CHAT + "/activity", ActivityResponse, json=("working", "activity?")
+    )
 
 
-class AgentContextApi(_Namespace):
-    async def get_agent_chat_context(
-        self,
-        chat_id: str,
-        *,
-        cursor: str | None = None,
-        limit: int | None = None,
-        page: int | None = None,
-        page_size: int | None = None,
-        request_options: Options = None,
-    ) -> Answer:
-        """The agent's context in a room, oldest first (cursor or page paging)."""
-        params = _fields(cursor=cursor, limit=limit, page=page, page_size=page_size)
-        path = f"{_chat(chat_id)}/context"
-        return await self._c.many(ChatMessage, path, params=params, options=request_options)
+class AgentContactsApi(Namespace):
+    list_agent_contacts = Route("GET", "/agent/contacts", AgentContact, "many", query=PAGE)
+    add_agent_contact = Route("POST", "/agent/contacts/add", json=("handle", "message?"))
+    remove_agent_contact = Route("POST", "/agent/contacts/remove", json=("contact_id?", "handle?"))
+    list_agent_contact_requests = Route(
+        "GET", "/agent/contacts/requests", Record, "many", query=(*PAGE, "sent_status?")
+    )
+    respond_to_agent_contact_request = Route(
+        "POST", "/agent/contacts/requests/respond", json=("action", "handle?", "request_id?")
+    )
 
 
-class AgentPeersApi(_Namespace):
-    async def list_agent_peers(
-        self,
-        *,
-        not_in_chat: str | None = None,
-        page: int | None = None,
-        page_size: int | None = None,
-        request_options: Options = None,
-    ) -> Answer:
-        params = _fields(not_in_chat=not_in_chat, page=page, page_size=page_size)
-        return await self._c.many(Peer, "/agent/peers", params=params, options=request_options)
+class AgentMemoriesApi(Namespace):
+    list_agent_memories = Route(
+        "GET",
+        "/agent/memories",
+        AgentMemory,
+        "many",
+        extra="filters",
+        doc="Memories visible to the agent; keyword filters become query parameters.",
+    )
+    create_agent_memory = Route("POST", "/agent/memories", AgentMemory, wrap="memory")
+    get_agent_memory = Route("GET", "/agent/memories/{id}", AgentMemory)
+    supersede_agent_memory = Route("POST", "/agent/memories/{id}/supersede", AgentMemory)
+    archive_agent_memory = Route("POST", "/agent/memories/{id}/archive", AgentMemory)
 
 
-class AgentActivityApi(_Namespace):
-    async def report_agent_chat_activity(
-        self,
-        chat_id: str,
-        *,
-        working: bool,
-        activity: Any = None,
-        request_options: Options = None,
-    ) -> Answer:
-        path = f"{_chat(chat_id)}/activity"
-        body = _fields(working=working, activity=activity)
-        return await self._c.one(ActivityResponse, "POST", path, json=body, options=request_options)
+class AgentChatTasksApi(Namespace):
+    list_chat_tasks = Route(
+        "GET", CHAT + "/tasks", Record, "many", query=("state?", "cursor?", "limit?")
+    )
+    create_chat_task = Route("POST", CHAT + "/tasks", json=("subject", "detail?", "supersedes_id?"))
+    get_chat_task = Route("GET", CHAT + "/tasks/{id}", query=("include?",))
+    update_chat_task = Route(
+        "POST",
+        CHAT + "/tasks/{id}",
+        extra="changes",
+        doc="Change status, state, subject, detail, active_form or add a comment.",
+    )
+    get_chat_task_history = Route(
+        "GET", CHAT + "/tasks/{id}/history", Record, "many", query=("cursor?", "limit?")
+    )
+    get_chat_board = Route("GET", CHAT + "/board", query=("include?",))
+    put_chat_board = Route("PUT", CHAT + "/board", json=("goal_summary?", "goal_title?"))
 
 
-class AgentContactsApi(_Namespace):
-    async def list_agent_contacts(
-        self,
-        *,
-        page: int | None = None,
-        page_size: int | None = None,
-        request_options: Options = None,
-    ) -> Answer:
-        params = _fields(page=page, page_size=page_size)
-        return await self._c.many(
-            AgentContact, "/agent/contacts", params=params, options=request_options
-        )
-
-    async def add_agent_contact(
-        self, *, handle: str, message: str | None = None, request_options: Options = None
-    ) -> Answer:
-        body = _fields(handle=handle, message=message)
-        return await self._c.one(
-            Record, "POST", "/agent/contacts/add", json=body, options=request_options
-        )
-
-    async def remove_agent_contact(
-        self,
-        *,
-        contact_id: str | None = None,
-        handle: str | None = None,
-        request_options: Options = None,
-    ) -> Answer:
-        body = _fields(contact_id=contact_id, handle=handle)
-        path = "/agent/contacts/remove"
-        return await self._c.one(Record, "POST", path, json=body, options=request_options)
-
-    async def list_agent_contact_requests(
-        self,
-        *,
-        page: int | None = None,
-        page_size: int | None = None,
-        sent_status: str | None = None,
-        request_options: Options = None,
-    ) -> Answer:
-        params = _fields(page=page, page_size=page_size, sent_status=sent_status)
-        path = "/agent/contacts/requests"
-        return await self._c.many(Record, path, params=params, options=request_options)
-
-    async def respond_to_agent_contact_request(
-        self,
-        *,
-        action: str,
-        handle: str | None = None,
-        request_id: str | None = None,
-        request_options: Options = None,
-    ) -> Answer:
-        body = _fields(action=action, handle=handle, request_id=request_id)
-        path = "/agent/contacts/requests/respond"
-        return await self._c.one(Record, "POST", path, json=body, options=request_options)
+class AgentDelegationApi(Namespace):
+    exchange_delegated_token = Route(
+        "POST", "/agent/delegation/token", json=("audience", "message_id")
+    )
 
 
-class AgentMemoriesApi(_Namespace):
-    async def list_agent_memories(
-        self, *, request_options: Options = None, **filters: Any
-    ) -> Answer:
-        """Memories visible to the agent; keyword filters become query parameters."""
-        params = _fields(**filters)
-        return await self._c.many(
-            AgentMemory, "/agent/memories", params=params, options=request_options
-        )
-
-    async def create_agent_memory(
-        self, *, memory: AgentMemoryCreateRequest, request_options: Options = None
-    ) -> Answer:
-        body = {"memory": memory.body()}
-        return await self._c.one(
-            AgentMemory, "POST", "/agent/memories", json=body, options=request_options
-        )
-
-    async def get_agent_memory(self, id: str, *, request_options: Options = None) -> Answer:
-        return await self._c.one(
-            AgentMemory, "GET", f"/agent/memories/{id}", options=request_options
-        )
-
-    async def supersede_agent_memory(self, id: str, *, request_options: Options = None) -> Answer:
-        path = f"/agent/memories/{id}/supersede"
-        return await self._c.one(AgentMemory, "POST", path, options=request_options)
-
-    async def archive_agent_memory(self, id: str, *, request_options: Options = None) -> Answer:
-        path = f"/agent/memories/{id}/archive"
-        return await self._c.one(AgentMemory, "POST", path, options=request_options)
-
-
-class AgentChatTasksApi(_Namespace):
-    async def list_chat_tasks(
-        self,
-        chat_id: str,
-        *,
-        state: str | None = None,
-        cursor: str | None = None,
-        limit: int | None = None,
-        request_options: Options = None,
-    ) -> Answer:
-        params = _fields(state=state, cursor=cursor, limit=limit)
-        path = f"{_chat(chat_id)}/tasks"
-        return await self._c.many(Record, path, params=params, options=request_options)
-
-    async def create_chat_task(
-        self,
-        chat_id: str,
-        *,
-        subject: str,
-        detail: str | None = None,
-        supersedes_id: str | None = None,
-        request_options: Options = None,
-    ) -> Answer:
-        body = _fields(subject=subject, detail=detail, supersedes_id=supersedes_id)
-        path = f"{_chat(chat_id)}/tasks"
-        return await self._c.one(Record, "POST", path, json=body, options=request_options)
-
-    async def get_chat_task(
-        self, chat_id: str, id: str, *, include: str | None = None, request_options: Options = None
-    ) -> Answer:
-        path = f"{_chat(chat_id)}/tasks/{id}"
-        params = _fields(include=include)
-        return await self._c.one(Record, "GET", path, params=params, options=request_options)
-
-    async def update_chat_task(
-        self, chat_id: str, id: str, *, request_options: Options = None, **changes: Any
-    ) -> Answer:
-        """Change status, state, subject, detail, active_form or add a comment."""
-        path = f"{_chat(chat_id)}/tasks/{id}"
-        return await self._c.one(
-            Record, "POST", path, json=_fields(**changes), options=request_options
-        )
-
-    async def get_chat_task_history(
-        self,
-        chat_id: str,
-        id: str,
-        *,
-        cursor: str | None = None,
-        limit: int | None = None,
-        request_options: Options = None,
-    ) -> Answer:
-        path = f"{_chat(chat_id)}/tasks/{id}/history"
-        params = _fields(cursor=cursor, limit=limit)
-        return await self._c.many(Record, path, params=params, options=request_options)
-
-    async def get_chat_board(
-        self, chat_id: str, *, include: str | None = None, request_options: Options = None
-    ) -> Answer:
-        path = f"{_chat(chat_id)}/board"
-        params = _fields(include=include)
-        return await self._c.one(Record, "GET", path, params=params, options=request_options)
-
-    async def put_chat_board(
-        self,
-        chat_id: str,
-        *,
-        goal_summary: str | None = None,
-        goal_title: str | None = None,
-        request_options: Options = None,
-    ) -> Answer:
-        path = f"{_chat(chat_id)}/board"
-        body = _fields(goal_summary=goal_summary, goal_title=goal_title)
-        return await self._c.one(Record, "PUT", path, json=body, options=request_options)
-
-
-class AgentFilesApi(_Namespace):
+class AgentFilesApi(Namespace):
     async def upload_agent_chat_file(
         self, chat_id: str, *, request: bytes, request_options: Options = None
     ) -> Answer:
         """Store bytes as a room file; name, type and SHA-256 go in ``additional_headers``
         (``x-file-name``, ``content-type``, ``x-file-sha256``)."""
-        path = f"{_chat(chat_id)}/files"
+        path = f"/agent/chats/{chat_id}/files"
         body = await self._c.send("PUT", path, content=bytes(request), options=request_options)
         return ApiResponse(data=Record.model_validate((body or {}).get("data") or {}))
 
@@ -425,18 +213,9 @@ class AgentFilesApi(_Namespace):
                 **options.get("additional_headers", {}),
                 "range": range,
             }
-        response = await self._c.raw("GET", f"{_chat(chat_id)}/files/{id}", options=options)
+        response = await self._c.raw("GET", f"/agent/chats/{chat_id}/files/{id}", options=options)
 
         async def chunks() -> AsyncIterator[bytes]:
             yield response.content
 
         return chunks()
-
-
-class AgentDelegationApi(_Namespace):
-    async def exchange_delegated_token(
-        self, *, audience: str, message_id: str, request_options: Options = None
-    ) -> Answer:
-        body = {"audience": audience, "message_id": message_id}
-        path = "/agent/delegation/token"
-        return await self._c.one(Record, "POST", path, json=body, options=request_options)

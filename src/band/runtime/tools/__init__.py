@@ -1,7 +1,7 @@
 """Platform tools: names, effects, input models, schemas, and the room-bound ``AgentTools``."""
 
 from band.core.turn import Turn
-from band_sdk_core import TurnEffect
+from band_protocol import TurnEffect
 
 from .agent_tools import AgentTools
 from .backend import ToolBackend

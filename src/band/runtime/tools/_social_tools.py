@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, TypeVar
 
 from band.core.turn import Turn
-from band_sdk_core import TurnEffect
+from band_protocol import TurnEffect
 
 from .backend import ToolBackend
 

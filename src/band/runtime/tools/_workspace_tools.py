@@ -18,7 +18,7 @@ from band.core._text import has_visible_text
 from band.core.exceptions import BandToolError
 from band.core.turn import Turn
 from band.platform.errors import BandRestError
-from band_sdk_core import TurnEffect
+from band_protocol import TurnEffect
 
 from .backend import ToolBackend
 from .roster import Roster

@@ -9,7 +9,7 @@ from band.core.turn import Turn
 from band.core.types import AdapterFeatures
 from band.platform.rest import BandRestClient
 from band.runtime.custom_tools import CustomToolDef
-from band_sdk_core import AgentFailure
+from band_protocol import AgentFailure
 
 from .room_tools import RoomTools
 

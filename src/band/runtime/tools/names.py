@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from enum import StrEnum
 
 from band.core.types import Capability
-from band_sdk_core import TurnEffect
+from band_protocol import TurnEffect
 
 __all__ = [
     "ALL_TOOL_NAMES",

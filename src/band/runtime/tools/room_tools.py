@@ -15,13 +15,12 @@ from band.core.exceptions import MessagePostError, MessagePostKind, RoomExecutio
 from band.core.turn import Turn
 from band.core.types import AdapterFeatures
 from band.platform.errors import BandRestError
-from band.protocol import MAX_EVENT_CHARS
 from band.runtime.custom_tools import (
     CustomToolDef,
     custom_tool_names,
     reject_conflicting_tool_names,
 )
-from band_sdk_core import AgentFailure, TurnEffect
+from band_protocol import MAX_EVENT_CHARS, AgentFailure, TurnEffect
 
 from ._social_tools import SocialTools
 from ._workspace_tools import WorkspaceTools
@@ -37,7 +36,7 @@ NOT_IN_ROOM = "mentioned_participant_not_in_room"
 
 
 class RoomTools(ToolDispatch, SocialTools, WorkspaceTools):
-    """Room-bound tools over a ``ToolBackend`` (the REST client, or an in-memory fake)."""
+    """Room-bound tools over the REST client (or ``FakePlatform``, the same client in memory)."""
 
     strict_mentions = True
 

@@ -1,0 +1,139 @@
+"""Payloads the platform pushes over the socket, as typed models read by attribute.
+
+One model per pushed event (``message_created``, ``room_added`` ...). They are lenient
+(unknown keys kept, optional fields default to None), because the link has already checked
+presence and JSON types with ``band_protocol.validate_event_payload``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._base import WireModel
+
+__all__ = [
+    "ContactAddedPayload",
+    "ContactRemovedPayload",
+    "ContactRequestReceivedPayload",
+    "ContactRequestUpdatedPayload",
+    "MessageCreatedPayload",
+    "MessageMention",
+    "MessageMetadata",
+    "ParticipantAddedPayload",
+    "ParticipantRemovedPayload",
+    "RoomAddedPayload",
+    "RoomDeletedPayload",
+    "RoomRemovedPayload",
+]
+
+
+class MessageMention(WireModel):
+    """One participant a message mentions."""
+
+    id: str
+    username: str | None = None
+    handle: str | None = None
+    name: str | None = None
+
+
+class MessageMetadata(WireModel):
+    """``metadata`` of a pushed message: its mentions and delivery states."""
+
+    mentions: list[MessageMention] = []
+    status: str | None = None
+    delivery_status: dict[str, Any] | None = None
+
+
+class MessageCreatedPayload(WireModel):
+    """``message_created`` on ``chat_room:<id>``."""
+
+    id: str
+    content: str
+    message_type: str
+    metadata: MessageMetadata | None = None
+    sender_id: str
+    sender_type: str
+    sender_name: str | None = None
+    chat_room_id: str | None = None
+    thread_id: str | None = None
+    inserted_at: str
+    updated_at: str
+
+
+class _RoomPayload(WireModel):
+    id: str
+    title: str | None = None
+    task_id: str | None = None
+    inserted_at: str | None = None
+    updated_at: str | None = None
+
+
+class RoomAddedPayload(_RoomPayload):
+    """``room_added`` on ``agent_rooms:<agent>``."""
+
+
+class RoomRemovedPayload(_RoomPayload):
+    """``room_removed`` on ``agent_rooms:<agent>``."""
+
+
+class RoomDeletedPayload(WireModel):
+    """``room_deleted`` on ``room_participants:<room>``."""
+
+    id: str
+
+
+class ParticipantAddedPayload(WireModel):
+    """``participant_added`` on ``room_participants:<room>``."""
+
+    id: str
+    name: str | None = None
+    type: str | None = None
+    handle: str | None = None
+    description: str | None = None
+    is_remote: bool | None = None
+    is_external: bool | None = None
+
+
+class ParticipantRemovedPayload(WireModel):
+    """``participant_removed`` on ``room_participants:<room>``."""
+
+    id: str
+    name: str | None = None
+    type: str | None = None
+
+
+class ContactRequestReceivedPayload(WireModel):
+    """``contact_request_received`` on ``agent_contacts:<agent>``."""
+
+    id: str
+    from_handle: str | None = None
+    from_name: str | None = None
+    message: str | None = None
+    status: str | None = None
+    inserted_at: str | None = None
+
+
+class ContactRequestUpdatedPayload(WireModel):
+    """``contact_request_updated`` on ``agent_contacts:<agent>``."""
+
+    id: str
+    status: str | None = None
+
+
+class ContactAddedPayload(WireModel):
+    """``contact_added`` on ``agent_contacts:<agent>``."""
+
+    id: str
+    handle: str | None = None
+    name: str | None = None
+    type: str | None = None
+    description: str | None = None
+    is_remote: bool | None = None
+    is_external: bool | None = None
+    inserted_at: str | None = None
+
+
+class ContactRemovedPayload(WireModel):
+    """``contact_removed`` on ``agent_contacts:<agent>``."""
+
+    id: str
