@@ -1,14 +1,16 @@
 """The soak's figures (bench-only): samples of the node, the table, and the targets judged.
 
 A :class:`Sample` is the node once: its RSS and open descriptors (psutil), and from its
-``/metrics`` its event loop's tasks, its sockets, what SQLite holds, the 5xx answers it gave,
-the requests it answered by latency bucket and the mentions still open (delivered or claimed).
+``/metrics`` its event loop's tasks and requests under way, its sockets, what SQLite holds, the
+5xx answers it gave, the requests it answered by latency bucket and the mentions still open
+(delivered or claimed).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -33,6 +35,7 @@ class Sample:
     sqlite_mib: float  # of the RSS: what SQLite holds (its page caches, bounded)
     fds: int
     tasks: int
+    requests_in_flight: int  # one task each: the tasks beyond them are what a leak would grow
     agent_sockets: int
     db_mib: float
     open_mentions: int  # deliveries delivered or processing
@@ -46,12 +49,15 @@ async def scrape(url: str) -> dict[str, Any]:
     """The figures of the node's ``/metrics`` a sample keeps."""
     async with httpx.AsyncClient(timeout=60) as http:
         text = (await http.get(f"{url}/metrics")).text
-    out: dict[str, Any] = {"tasks": 0, "sockets": 0, "sqlite": 0.0, "open": 0, "5xx": 0}
+    out: dict[str, Any] = {"tasks": 0, "in_flight": 0, "sockets": 0, "sqlite": 0.0, "open": 0}
+    out["5xx"] = 0
     out["requests"], out["buckets"] = 0, {}
     for family in text_string_to_metric_families(text):
         for s in family.samples:
             if s.name == "band_asyncio_tasks":
                 out["tasks"] = int(s.value)
+            elif s.name == "band_http_requests_in_flight":
+                out["in_flight"] = int(s.value)
             elif s.name == "band_sqlite_memory_bytes":
                 out["sqlite"] = s.value
             elif s.name == "band_sockets" and s.labels.get("kind") == "agent":
@@ -82,6 +88,7 @@ async def take_sample(pid: int, url: str, data: Path, t: float, acknowledged: in
         sqlite_mib=round(scraped["sqlite"] / 2**20, 1),
         fds=fds,
         tasks=scraped["tasks"],
+        requests_in_flight=scraped["in_flight"],
         agent_sockets=scraped["sockets"],
         db_mib=database_mib(data),
         open_mentions=scraped["open"],
@@ -151,16 +158,18 @@ def trend(points: list[tuple[float, float]]) -> float:
     return sum((t - mt) * (v - mv) for t, v in points) / spread if spread else 0.0
 
 
-def flat(name: str, loaded: list[Sample], rest: tuple[Sample, Sample]) -> dict[str, Any]:
-    """Flat: its trend over the loaded samples moves it by at most 2% (or 10) over their span
-    (requests in flight make single samples jump), and at rest after the load it is back
-    where it was at rest before it (within the same margin)."""
-    points = [(s.t, float(getattr(s, name))) for s in loaded]
+def flat(
+    name: str, value: Callable[[Sample], float], loaded: list[Sample], rest: tuple[Sample, Sample]
+) -> dict[str, Any]:
+    """Flat: its trend over the loaded samples moves it by at most 2% (or 10) over their span,
+    and at rest after the load it is back where it was at rest before it (same margin)."""
+    points = [(s.t, value(s)) for s in loaded]
     mean = sum(v for _, v in points) / len(points)
     margin = max(FLAT[0] * mean, FLAT[1])
     change = trend(points) * (points[-1][0] - points[0][0])
-    before, after = getattr(rest[0], name), getattr(rest[1], name)
+    before, after = value(rest[0]), value(rest[1])
     return {
+        "figure": name,
         "mean": round(mean, 1),
         "low": min(v for _, v in points),
         "high": max(v for _, v in points),
@@ -193,8 +202,14 @@ def judge(
             "end": round(rest_of[1], 1),
             "growth": round((rest_of[1] - rest_of[0]) / rest_of[0], 4),
         },
-        "fds": flat("fds", loaded, rest),
-        "tasks": flat("tasks", loaded, rest),
+        "fds": flat("open descriptors", lambda s: s.fds, loaded, rest),
+        # A request under way is a task: what would grow with a leak is the rest.
+        "tasks": flat(
+            "tasks beyond requests in flight",
+            lambda s: s.tasks - s.requests_in_flight,
+            loaded,
+            rest,
+        ),
         "no_5xx": {"answers_5xx": rest[1].answers_5xx, "met": rest[1].answers_5xx == 0},
         "nothing_lost": {"problems": report.problems, "met": report.ok},
     }
@@ -214,6 +229,7 @@ def table(
                 "sqlite MiB": s.sqlite_mib,
                 "fds": s.fds,
                 "tasks": s.tasks,
+                "in flight": s.requests_in_flight,
                 "sockets": s.agent_sockets,
                 "db MiB": s.db_mib,
                 "open": s.open_mentions,
@@ -230,7 +246,8 @@ def table(
 def progress(sample: Sample, before: Sample) -> str:
     return (
         f"  t={sample.t:6.0f}s rss={sample.rss_mib}MiB (sqlite {sample.sqlite_mib}) "
-        f"fds={sample.fds} tasks={sample.tasks} sockets={sample.agent_sockets} "
+        f"fds={sample.fds} tasks={sample.tasks} (in flight {sample.requests_in_flight}) "
+        f"sockets={sample.agent_sockets} "
         f"db={sample.db_mib}MiB open={sample.open_mentions} acked={sample.acknowledged} "
         f"5xx={sample.answers_5xx} p99={window_p99_ms(before.buckets, sample.buckets)}ms"
     )

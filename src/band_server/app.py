@@ -92,8 +92,8 @@ class BandApp(FastAPI):
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
-    node_metrics = Metrics()
     in_flight = InFlight()  # this node's HTTP requests under way: Front counts them
+    node_metrics = Metrics(in_flight)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

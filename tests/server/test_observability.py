@@ -55,9 +55,11 @@ async def test_metrics_count_requests_by_route_template_and_deliveries_by_state(
 
 
 async def test_metrics_count_the_event_loops_tasks(client: httpx.AsyncClient) -> None:
-    """``band_asyncio_tasks``: what a soak watches for leaks; a task started counts."""
-    before = sample((await client.get("/metrics")).text, "band_asyncio_tasks")
+    """``band_asyncio_tasks`` and the requests in flight: what a soak watches for leaks."""
+    text = (await client.get("/metrics")).text
+    before = sample(text, "band_asyncio_tasks")
     assert before >= 1  # at least the request's own task
+    assert sample(text, "band_http_requests_in_flight") == 1  # the scrape itself
     parked = asyncio.Event()
     waiting = [asyncio.create_task(parked.wait()) for _ in range(3)]
     try:
