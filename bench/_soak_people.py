@@ -101,8 +101,8 @@ class People:
         room, file_id, digest = self.rng.choice(self.stored)
         where = f"/api/v1/me/chats/{room}/files/{file_id}"
         got = await self.timed("download", lambda: http.get(where))
-        delivered = got is not None and got.status_code == 200
-        if delivered and hashlib.sha256(got.content).hexdigest() != digest:  # type: ignore[union-attr]
+        content = got.content if got is not None and got.status_code == 200 else None
+        if content is not None and hashlib.sha256(content).hexdigest() != digest:
             self.counts["download mismatches"] += 1
 
     async def watch(self, ready: asyncio.Event) -> None:

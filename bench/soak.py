@@ -38,7 +38,6 @@ import asyncio
 import json
 import math
 import os
-import resource
 import sys
 import tempfile
 import time
@@ -58,6 +57,7 @@ from bench._soak_figures import (  # noqa: E402
     table,
     take_sample,
 )
+from bench._socket_swarm import raise_file_limit  # noqa: E402
 from compat.compat_harness import AgentCreds, Person  # noqa: E402
 from faults.checker import settle  # noqa: E402
 from faults.cluster import NodeProcess  # noqa: E402
@@ -396,8 +396,7 @@ def parser() -> argparse.ArgumentParser:
 
 def main() -> None:
     args = parser().parse_args()
-    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # inherited by the node
+    raise_file_limit()  # inherited by the node: a descriptor per agent socket
     with tempfile.TemporaryDirectory(prefix="band-soak-") as work:
         soak = asyncio.run(run(args, Path(work)))
     report_out(soak, args.out)
