@@ -42,6 +42,8 @@ class Sample:
     answers_5xx: int
     requests: int
     buckets: dict[float, float]  # cumulative request counts by latency bound (all routes)
+    routes: dict[str, tuple[float, float]]  # "METHOD route" -> (requests, seconds), cumulative
+    cpu_s: float  # the node's CPU time so far (user + system)
     acknowledged: int
 
 
@@ -51,7 +53,7 @@ async def scrape(url: str) -> dict[str, Any]:
         text = (await http.get(f"{url}/metrics")).text
     out: dict[str, Any] = {"tasks": 0, "in_flight": 0, "sockets": 0, "sqlite": 0.0, "open": 0}
     out["5xx"] = 0
-    out["requests"], out["buckets"] = 0, {}
+    out["requests"], out["buckets"], out["routes"] = 0, {}, {}
     for family in text_string_to_metric_families(text):
         for s in family.samples:
             if s.name == "band_asyncio_tasks":
@@ -70,6 +72,13 @@ async def scrape(url: str) -> dict[str, Any]:
             elif s.name == "band_http_request_duration_seconds_bucket":
                 bound = float(s.labels["le"])
                 out["buckets"][bound] = out["buckets"].get(bound, 0.0) + s.value
+            elif s.name.startswith("band_http_request_duration_seconds_"):
+                route = f"{s.labels['method']} {s.labels['route']}"
+                count, seconds = out["routes"].get(route, (0.0, 0.0))
+                if s.name.endswith("_count"):
+                    out["routes"][route] = (s.value, seconds)
+                elif s.name.endswith("_sum"):
+                    out["routes"][route] = (count, s.value)
     return out
 
 
@@ -80,7 +89,7 @@ def database_mib(data: Path) -> float:
 
 async def take_sample(pid: int, url: str, data: Path, t: float, acknowledged: int) -> Sample:
     proc = psutil.Process(pid)
-    rss, fds = proc.memory_info().rss, proc.num_fds()
+    rss, fds, cpu = proc.memory_info().rss, proc.num_fds(), proc.cpu_times()
     scraped = await scrape(url)
     return Sample(
         t=round(t, 1),
@@ -95,6 +104,8 @@ async def take_sample(pid: int, url: str, data: Path, t: float, acknowledged: in
         answers_5xx=scraped["5xx"],
         requests=scraped["requests"],
         buckets=scraped["buckets"],
+        routes=scraped["routes"],
+        cpu_s=round(cpu.user + cpu.system, 2),
         acknowledged=acknowledged,
     )
 
@@ -235,6 +246,10 @@ def table(
                 "open": s.open_mentions,
                 "mentions/s": round((s.acknowledged - before.acknowledged) / span, 1),
                 "req/s": round((s.requests - before.requests) / span),
+                "cpu %": round(100 * (s.cpu_s - before.cpu_s) / span),
+                "cpu ms/req": round(
+                    1000 * (s.cpu_s - before.cpu_s) / max(s.requests - before.requests, 1), 2
+                ),
                 "p99 ms": window_p99_ms(before.buckets, s.buckets),
                 "reply p99 ms": reply_p99.get(int(max(before.t, 0) // window)),
                 "5xx": s.answers_5xx - before.answers_5xx,
@@ -251,3 +266,33 @@ def progress(sample: Sample, before: Sample) -> str:
         f"db={sample.db_mib}MiB open={sample.open_mentions} acked={sample.acknowledged} "
         f"5xx={sample.answers_5xx} p99={window_p99_ms(before.buckets, sample.buckets)}ms"
     )
+
+
+def route_times(first: tuple[Sample, Sample], last: tuple[Sample, Sample]) -> list[dict[str, Any]]:
+    """Mean milliseconds per request of each route in two windows (the first after the warm-up
+    and the last), the routes that took most of the node's time in the last one first: which
+    request got slower as the data grew, or only waited longer for a busy machine."""
+
+    def window(pair: tuple[Sample, Sample]) -> dict[str, tuple[float, float]]:
+        before, after = pair
+        out = {}
+        for route, (count, seconds) in after.routes.items():
+            was_count, was_seconds = before.routes.get(route, (0.0, 0.0))
+            if count > was_count:
+                out[route] = (count - was_count, seconds - was_seconds)
+        return out
+
+    early, late = window(first), window(last)
+    rows = [
+        {
+            "route": route,
+            "requests_last": int(count),
+            "share_last": round(seconds / max(sum(s for _, s in late.values()), 1e-9), 3),
+            "mean_ms_first": round(1000 * early[route][1] / early[route][0], 1)
+            if route in early
+            else None,
+            "mean_ms_last": round(1000 * seconds / count, 1),
+        }
+        for route, (count, seconds) in late.items()
+    ]
+    return sorted(rows, key=lambda r: -r["share_last"])[:12]

@@ -38,6 +38,7 @@ import asyncio
 import json
 import math
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -53,6 +54,7 @@ from bench._soak_figures import (  # noqa: E402
     judge,
     progress,
     reply_latency,
+    route_times,
     scrape,
     table,
     take_sample,
@@ -91,7 +93,9 @@ class Soak:
     posts: dict[str, Any] = field(default_factory=dict)
     report: dict[str, Any] = field(default_factory=dict)
     reply_p99_ms: dict[int, float | None] = field(default_factory=dict)  # by window
+    routes: list[dict[str, Any]] = field(default_factory=list)  # mean ms, first and last window
     targets: dict[str, Any] = field(default_factory=dict)
+    node_log: Path | None = None  # copied beside the JSON at the end
 
     @property
     def ok(self) -> bool:
@@ -225,6 +229,7 @@ async def run(args: argparse.Namespace, work: Path) -> Soak:
     )
     try:
         await node.start(within=90)
+        soak.node_log = node.log_path
         print(f"{args.agents} agents connecting ...", flush=True)
         connected = await agents.start(within=max(120, args.agents / 5))
         print(f"agents connected in {connected['seconds']} s", flush=True)
@@ -304,6 +309,11 @@ async def drive(
     soak.agents = await agents.finish()
     soak.people = await people.finish()
     soak.targets = judge(soak.samples, (soak.rest[0], soak.rest[1]), args.warm_up * 60, report)
+    warm = next(
+        i for i, x in enumerate(soak.samples) if x.t >= args.warm_up * 60 or x is soak.samples[-1]
+    )
+    first = (soak.samples[max(warm - 1, 0)], soak.samples[warm])
+    soak.routes = route_times(first, (soak.samples[-2], soak.samples[-1]))
 
 
 async def keep_up(soak: Soak, burst: Burst, url: str, limit: float) -> None:
@@ -357,6 +367,12 @@ def report_out(soak: Soak, out: Path) -> None:
     print(f"posts: {soak.posts}; held back {soak.held_seconds:.0f} s (agents' backlog)")
     print(f"agents: {soak.agents.get('stats')} statuses={soak.agents.get('statuses')}")
     print(f"people: {soak.people.get('counts')}")
+    print("routes by their share of the node's time in the last window (mean ms: first, last):")
+    for r in soak.routes:
+        print(
+            f"  {r['share_last']:>6.1%} {r['route']:<60} {r['mean_ms_first']!s:>8} "
+            f"{r['mean_ms_last']:>8} ms  ({r['requests_last']} requests)"
+        )
     for name, target in soak.targets.items():
         verdict = "met" if target.get("met") else "MISSED" if "met" in target else "(figure)"
         print(f"target {name:>15}: {verdict}  {target}")
@@ -365,6 +381,7 @@ def report_out(soak: Soak, out: Path) -> None:
     document = asdict(soak) | {"table": rows, "ok": soak.ok}
     for sample in document["samples"] + document["rest"]:
         sample.pop("buckets")
+        sample.pop("routes")
     out.write_text(json.dumps(document, indent=2, default=str))
     print(f"wrote {out}")
 
@@ -399,6 +416,10 @@ def main() -> None:
     raise_file_limit()  # inherited by the node: a descriptor per agent socket
     with tempfile.TemporaryDirectory(prefix="band-soak-") as work:
         soak = asyncio.run(run(args, Path(work)))
+        if soak.node_log is not None and soak.node_log.exists():
+            kept = args.out.with_name(f"{args.out.stem}-node.log")
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(soak.node_log, kept)
     report_out(soak, args.out)
     raise SystemExit(0 if soak.ok else 1)
 
