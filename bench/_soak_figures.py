@@ -37,7 +37,8 @@ class Sample:
     tasks: int
     requests_in_flight: int  # one task each: the tasks beyond them are what a leak would grow
     agent_sockets: int
-    db_mib: float
+    db_mib: float  # the SQLite file
+    wal_mib: float  # its write-ahead log (a log that never shrinks: checkpoints starved)
     open_mentions: int  # deliveries delivered or processing
     answers_5xx: int
     requests: int
@@ -82,9 +83,8 @@ async def scrape(url: str) -> dict[str, Any]:
     return out
 
 
-def database_mib(data: Path) -> float:
-    files = [data / name for name in ("band.db", "band.db-wal", "band.db-shm")]
-    return round(sum(f.stat().st_size for f in files if f.exists()) / 2**20, 1)
+def file_mib(path: Path) -> float:
+    return round(path.stat().st_size / 2**20, 1) if path.exists() else 0.0
 
 
 async def take_sample(pid: int, url: str, data: Path, t: float, acknowledged: int) -> Sample:
@@ -99,7 +99,8 @@ async def take_sample(pid: int, url: str, data: Path, t: float, acknowledged: in
         tasks=scraped["tasks"],
         requests_in_flight=scraped["in_flight"],
         agent_sockets=scraped["sockets"],
-        db_mib=database_mib(data),
+        db_mib=file_mib(data / "band.db"),
+        wal_mib=file_mib(data / "band.db-wal"),
         open_mentions=scraped["open"],
         answers_5xx=scraped["5xx"],
         requests=scraped["requests"],
@@ -243,6 +244,7 @@ def table(
                 "in flight": s.requests_in_flight,
                 "sockets": s.agent_sockets,
                 "db MiB": s.db_mib,
+                "wal MiB": s.wal_mib,
                 "open": s.open_mentions,
                 "mentions/s": round((s.acknowledged - before.acknowledged) / span, 1),
                 "req/s": round((s.requests - before.requests) / span),
@@ -263,7 +265,8 @@ def progress(sample: Sample, before: Sample) -> str:
         f"  t={sample.t:6.0f}s rss={sample.rss_mib}MiB (sqlite {sample.sqlite_mib}) "
         f"fds={sample.fds} tasks={sample.tasks} (in flight {sample.requests_in_flight}) "
         f"sockets={sample.agent_sockets} "
-        f"db={sample.db_mib}MiB open={sample.open_mentions} acked={sample.acknowledged} "
+        f"db={sample.db_mib}+{sample.wal_mib}MiB open={sample.open_mentions} "
+        f"acked={sample.acknowledged} "
         f"5xx={sample.answers_5xx} p99={window_p99_ms(before.buckets, sample.buckets)}ms"
     )
 
