@@ -48,8 +48,10 @@ class People:
         self.going = True
 
     def note(self, what: str, response: httpx.Response | None, started: float) -> None:
-        status = "599" if response is None else str(response.status_code)
-        self.counts[f"{what} {status[0]}xx"] += 1
+        """Count the answer by status class; no answer (a timeout after 30 s, a dropped
+        connection) is a ``transport error``, not a status the node gave."""
+        kind = "transport error" if response is None else f"{response.status_code // 100}xx"
+        self.counts[f"{what} {kind}"] += 1
         self.latency[what].append((time.perf_counter() - started) * 1000)
 
     async def timed(
