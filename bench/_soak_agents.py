@@ -41,7 +41,7 @@ IDLE_REUSE = 3.0  # seconds a pooled connection may idle (uvicorn closes one idl
 
 
 class Rest:
-    """A pool of keep-alive HTTP/1.1 connections; every call timed into its window."""
+    """A pool of keep-alive HTTP/1.1 connections shared by the agents; every call timed."""
 
     def __init__(self, spec: dict[str, Any]) -> None:
         self.host, self.port = spec["host"], int(spec["port"])
@@ -143,8 +143,8 @@ class SoakAgent:
                     self._pushed(frame)
                 async for raw in self.ws:
                     self._pushed(json.loads(raw))
-            except websockets.ConnectionClosed:
-                pass
+            except (websockets.ConnectionClosed, TimeoutError):  # cut, or a join unanswered
+                await self.ws.close()
             finally:
                 beat.cancel()
             self.stats["drops"] += 1
@@ -174,9 +174,12 @@ class SoakAgent:
 
     async def _heartbeats(self, ws: ClientConnection) -> None:
         await asyncio.sleep(random.uniform(0, HEARTBEAT_EVERY))
-        while True:
-            await ws.send(self._frame("phoenix", "heartbeat"))
-            await asyncio.sleep(HEARTBEAT_EVERY)
+        try:
+            while True:
+                await ws.send(self._frame("phoenix", "heartbeat"))
+                await asyncio.sleep(HEARTBEAT_EVERY)
+        except websockets.ConnectionClosed:
+            return
 
     async def _drain(self) -> None:
         """``/next`` until 204: what was missed while the socket was away. A head whose turn
