@@ -44,6 +44,8 @@ __all__ = ["ApiCall", "FakeSlack"]
 TS = re.compile(r"^\d{10}\.\d{6}$")
 CHANNEL = re.compile(r"^[CDG][A-Z0-9]{2,}$")
 ACK_WINDOW_S = 3.0
+# The Events API's deprecated verification field: fixed text in every callback, no secret.
+_VERIFICATION_FIELD = "deprecated-verification-token"
 BOT_METHODS = {
     "auth.test": (),
     "chat.postMessage": ("channel",),
@@ -173,7 +175,7 @@ class FakeSlack:
     def callback(self, event: dict[str, Any], event_id: str | None = None) -> dict[str, Any]:
         """The Events API ``event_callback`` wrapping ``event``."""
         return {
-            "token": "deprecated-verification-token",
+            "token": _VERIFICATION_FIELD,
             "team_id": self.team_id,
             "api_app_id": "A0000001",
             "event": event,
@@ -270,7 +272,7 @@ class FakeSlack:
             while True:
                 self._on_ack(await ws.receive_text())
         except Exception:  # the client closed the connection
-            pass
+            return
         finally:
             if ws in self._sockets:
                 self._sockets.remove(ws)
