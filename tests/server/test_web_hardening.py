@@ -335,6 +335,8 @@ def _secret_names(node: ast.expr) -> list[str]:
         return [n for arg in node.args for n in _secret_names(arg)]
     if isinstance(node, ast.Subscript):
         return _secret_names(node.value)
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):  # ``x in (a, b)`` compares with ==
+        return [n for element in node.elts for n in _secret_names(element)]
     name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
     if name is None or not SECRET_NAME.search(name) or NOT_SECRET.search(name):
         return []
@@ -343,14 +345,20 @@ def _secret_names(node: ast.expr) -> list[str]:
 
 def secret_comparisons(source: str) -> list[str]:
     """Every ``==`` / ``!=`` between values whose names say they hold a key, token, CSRF
-    token, signature or password (a constant on either side is no secret's timing)."""
+    token, signature or password, and every ``in`` / ``not in`` a literal collection of them
+    (a constant on either side is no secret's timing)."""
     found = []
     for node in ast.walk(ast.parse(source)):
         if not isinstance(node, ast.Compare):
             continue
-        if not any(isinstance(op, ast.Eq | ast.NotEq) for op in node.ops):
-            continue
         operands = [node.left, *node.comparators]
+        literal = (ast.Tuple, ast.List, ast.Set)
+        if not any(
+            isinstance(op, ast.Eq | ast.NotEq)
+            or (isinstance(op, ast.In | ast.NotIn) and isinstance(right, literal))
+            for op, right in zip(node.ops, node.comparators, strict=True)
+        ):
+            continue  # ``in`` a set or a mapping is a hashed lookup
         if any(isinstance(o, ast.Constant) for o in operands):
             continue
         if [n for o in operands for n in _secret_names(o)]:
@@ -361,6 +369,7 @@ def secret_comparisons(source: str) -> list[str]:
 def test_the_scan_finds_a_secret_compared_with_eq() -> None:
     source = "def ok(row, given):\n    return row.csrf_token == given or given != api_key\n"
     assert len(secret_comparisons(source)) == 2
+    assert len(secret_comparisons("ok = token not in (self.bot_token, self.app_token)\n")) == 1
     assert secret_comparisons("x = hash_key(token) == row.key_hash\ny = token == ''\n") == []
 
 

@@ -337,15 +337,18 @@ class FakeSlack:
     def _check(self, method: str, args: dict[str, Any], token: str) -> tuple[str, str] | None:
         if not token:
             return "not_authed", "no token"
-        if token not in (self.bot_token, self.app_token):
+        # Compared in constant time, as a real service would (tests pin it for all of src).
+        is_app = hmac.compare_digest(token.encode(), self.app_token.encode())
+        is_bot = hmac.compare_digest(token.encode(), self.bot_token.encode())
+        if not (is_app or is_bot):
             return "invalid_auth", "unknown token"
         if method == "apps.connections.open":
-            if token != self.app_token:
+            if not is_app:
                 return "not_allowed_token_type", "apps.connections.open needs the xapp- token"
             return None
         if method not in BOT_METHODS:
             return "unknown_method", f"unknown method {method}"
-        if token != self.bot_token:
+        if not is_bot:
             return "not_allowed_token_type", f"{method} needs the bot (xoxb-) token"
         for name in BOT_METHODS[method]:
             # An empty status is documented: it clears the thread's status.
