@@ -199,7 +199,7 @@ def judge(
     descriptors and tasks stay flat; no 5xx at all; nothing acknowledged lost. Beside them, as a
     figure: the RSS less what SQLite holds (its page caches fill as the database grows)."""
     loaded = [s for s in samples if s.t >= warm_up] or samples[-1:]
-    warm, last = loaded[0], loaded[-1]
+    warm, middle, last = loaded[0], loaded[len(loaded) // 2], loaded[-1]
     growth = (last.rss_mib - warm.rss_mib) / warm.rss_mib
     rest_of = [s.rss_mib - s.sqlite_mib for s in (warm, last)]
     return {
@@ -213,6 +213,13 @@ def judge(
             "after_warm_up": round(rest_of[0], 1),
             "end": round(rest_of[1], 1),
             "growth": round((rest_of[1] - rest_of[0]) / rest_of[0], 4),
+        },
+        # A figure: bounded things (caches, requests queued up to the clients' concurrency)
+        # fill early and then stay; a leak keeps growing in the second half as in the first.
+        "rss_second_half": {
+            "middle": middle.rss_mib,
+            "end": last.rss_mib,
+            "growth": round((last.rss_mib - middle.rss_mib) / middle.rss_mib, 4),
         },
         "fds": flat("open descriptors", lambda s: s.fds, loaded, rest),
         # A request under way is a task: what would grow with a leak is the rest.
