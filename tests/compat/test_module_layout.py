@@ -1,0 +1,188 @@
+"""band-sdk 6.0.1's whole module layout, generated from the package, holds on our ``band``.
+
+At collection, ``layout/upstream_layout.py`` runs inside the band-sdk venv
+(``tests/compat/.venv``) and writes every public module of band-sdk with the names it exports
+and their facts (kind, ``inspect.signature`` parameters with kinds and defaults, enum members,
+constant values). One test per module then imports our module of the same path and compares
+every name (``layout/compare.py``). The list is generated, so it cannot drift from the package.
+
+A module band-sdk imports only with an optional extra must, where that extra's framework is
+absent, fail like band-sdk's does with our install hint (``pip install 'openband[<extra>]'``);
+its names are then checked in the environment that has the framework (``scripts/test-adapter``
+runs this file with ``-k <extra>``: test ids carry the extra).
+
+``PENDING`` lists the modules (and single names) of adapters other issues are building; each
+is expected to fail until built, and the test fails once it passes, so the list only shrinks.
+``ALLOWED`` is the allow-list (at most 2% of the names), each entry with its reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from .compat_harness import VENV_DIR, CompatUnavailable, ensure_compat_venv
+from .layout.compare import check_module, extra_of, generate
+
+# Adapters being built under other issues: "module" (and everything under it) or "module:Name".
+PENDING: dict[str, str] = {
+    **dict.fromkeys(
+        [
+            "band.adapters.crewai",
+            "band.adapters.crewai_flow",
+            "band.adapters.agno",
+            "band.adapters.strands",
+            "band.adapters.gemini",
+            "band.adapters.google_adk",
+            "band.adapters.nooa",
+            "band.converters.crewai",
+            "band.converters.crewai_flow",
+            "band.converters.agno",
+            "band.converters.strands",
+            "band.converters.gemini",
+            "band.converters.google_adk",
+            "band.converters.nooa",
+            "band.integrations.crewai",
+            "band.testing.nooa",
+            "band.testing.strands",
+        ],
+        "issue 29: CrewAI, CrewAI Flow, Agno, Strands, Gemini, Google ADK and NOOA adapters",
+    ),
+    **dict.fromkeys(
+        [
+            "band.adapters.letta",
+            "band.adapters.a2a",
+            "band.adapters.a2a_gateway",
+            "band.adapters.slack",
+            "band.converters.letta",
+            "band.converters.a2a",
+            "band.converters.a2a_gateway",
+            "band.converters.slack",
+            "band.converters.acp_server",
+            "band.integrations.letta",
+            "band.integrations.a2a",
+            "band.integrations.slack",
+            "band.integrations.mcp",
+            "band.integrations.uvicorn_server",
+            "band.runtime.mcp_server",
+            "band.integrations.acp.server",
+            "band.integrations.acp.server_adapter",
+            "band.integrations.acp.router",
+            "band.integrations.acp.push_handler",
+            "band.integrations.acp.event_converter",
+            "band.integrations.acp.failure",
+            "band.integrations.acp.types",
+            "band.integrations.acp.cli",
+            "band.integrations.acp:ACPServer",
+            "band.integrations.acp:run_acp_server",
+            "band.integrations.acp:BandACPServerAdapter",
+            "band.integrations.acp:BandACPServerAdapterConfig",
+            "band.integrations.acp:ACPPushHandler",
+            "band.integrations.acp:AgentRouter",
+            "band.integrations.acp:EventConverter",
+            "band.integrations.acp:ACPSessionState",
+            "band.integrations.acp:CollectedChunk",
+            "band.integrations.acp:PendingACPPrompt",
+            "band.adapters.acp:ACPServer",
+            "band.adapters.acp:BandACPServerAdapter",
+            "band.adapters.acp:BandACPServerAdapterConfig",
+        ],
+        "issue 30: Letta, A2A, A2A gateway, Slack, the MCP integration, the ACP server half",
+    ),
+    **dict.fromkeys(
+        [
+            "band.adapters.claude_sdk",
+            "band.adapters.opencode",
+            "band.adapters.copilot_sdk",
+            "band.adapters.copilot_acp",
+            "band.adapters.cursor_acp",
+            "band.adapters.omp_acp",
+            "band.converters.claude_sdk",
+            "band.converters.opencode",
+            "band.converters.copilot_sdk",
+            "band.integrations.claude_sdk",
+            "band.integrations.opencode",
+            "band.integrations.copilot_sdk",
+            "band.integrations.omp",
+            "band.integrations.acp.cursor",
+        ],
+        "issue 32: Claude SDK, OpenCode, Copilot SDK, Copilot/Cursor/OMP ACP adapters",
+    ),
+}
+
+# Names we do not provide, each with the reason; at most 2% of band-sdk's names.
+ALLOWED: dict[str, str] = {}
+ALLOWED_SHARE = 0.02
+
+
+def _pending_reason(module: str, name: str | None = None) -> str | None:
+    for key, reason in PENDING.items():
+        path, _, single = key.partition(":")
+        if single and (module != path or name != single):
+            continue
+        if not single and name is None and (module == path or module.startswith(path + ".")):
+            return reason
+        if single and name == single:
+            return reason
+    return None
+
+
+def _layout() -> dict[str, Any]:
+    try:
+        python = ensure_compat_venv(lambda line: print(f"[compat] {line}", flush=True))
+    except CompatUnavailable as exc:
+        pytest.skip(f"official band-sdk unavailable: {exc}", allow_module_level=True)
+    return generate(python, VENV_DIR)
+
+
+LAYOUT = _layout()
+
+
+def _test_id(module: str) -> str:
+    extra = extra_of(module, LAYOUT[module])
+    return f"{module}+{extra}" if extra else module
+
+
+def test_the_layout_is_band_sdk_6_0_1s_whole_public_surface() -> None:
+    """The generator found what the issue counted: 313 public modules, 1,686 names."""
+    assert len(LAYOUT) == 313
+    assert sum(len(entry["names"]) for entry in LAYOUT.values()) == 1686
+
+
+def test_the_allow_list_is_short_and_every_entry_says_why() -> None:
+    total = sum(len(entry["names"]) for entry in LAYOUT.values())
+    assert len(ALLOWED) <= ALLOWED_SHARE * total
+    for key, reason in ALLOWED.items():
+        module, _, name = key.partition(":")
+        assert name in LAYOUT[module]["names"], f"{key} is not a band-sdk name"
+        assert len(reason.split()) >= 4, f"{key}: say why"
+
+
+def test_pending_entries_name_modules_and_names_band_sdk_has() -> None:
+    for key in PENDING:
+        module, _, name = key.partition(":")
+        known = any(m == module or m.startswith(module + ".") for m in LAYOUT)
+        assert known, f"{key} is no band-sdk module"
+        assert not name or name in LAYOUT[module]["names"], f"{key} is no band-sdk name"
+
+
+@pytest.mark.parametrize("module", sorted(LAYOUT), ids=_test_id)
+def test_module_imports_and_defines_band_sdks_names(module: str) -> None:
+    entry = LAYOUT[module]
+    allowed = {key.partition(":")[2] for key in ALLOWED if key.partition(":")[0] == module}
+    pending_names = {n for n in entry["names"] if _pending_reason(module, n)}
+    check = check_module(module, entry, allowed | pending_names)
+    module_pending = _pending_reason(module)
+    if check.skipped:
+        pytest.skip(check.skipped)
+    if module_pending:
+        if check.problems:
+            pytest.xfail(f"pending, {module_pending}")
+        pytest.fail(f"{module} now matches band-sdk: remove it from PENDING ({module_pending})")
+    for name in sorted(pending_names):
+        # A pending name that now resolves and matches is no longer pending.
+        solo = check_module(module, {**entry, "names": {name: entry["names"][name]}}, set())
+        assert solo.problems, f"{module}:{name} now matches band-sdk: remove it from PENDING"
+    report = "\n".join(f"  {name}: {'; '.join(p)}" for name, p in sorted(check.problems.items()))
+    assert not check.problems, f"{module} differs from band-sdk 6.0.1:\n{report}"
