@@ -7,9 +7,9 @@ Booleans are True only when the platform confirmed; ``*_result`` says why not. M
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
+from band.core.settlement import SettlementResult
 from band.runtime.messages import PlatformMessage
 
 from .rest import BandRestClient, MarkResult
@@ -17,15 +17,6 @@ from .rest import BandRestClient, MarkResult
 __all__ = ["ActionablePage", "MessageLifecycle", "SettlementResult"]
 
 MAX_SCAN_PAGES = 20
-
-
-class SettlementResult(StrEnum):
-    """How the platform answered a claim or an acknowledgement."""
-
-    ACCEPTED = "accepted"
-    UNCONFIRMED = "unconfirmed"
-    NOT_FOUND = "not_found"
-    REJECTED = "rejected"
 
 
 _SETTLED = {

@@ -12,6 +12,7 @@ from typing import Any
 
 from band.core._text import has_visible_text, truncate_middle
 from band.core.exceptions import MessagePostError, MessagePostKind, RoomExecutionStoppedError
+from band.core.protocols import to_failure_event
 from band.core.turn import Turn
 from band.core.types import AdapterFeatures
 from band.platform.errors import BandRestError
@@ -79,7 +80,7 @@ class RoomTools(ToolDispatch, SocialTools, WorkspaceTools):
         if exc.status == 422 and NOT_IN_ROOM in (exc.message, exc.code):
             return MessagePostError(
                 "A mentioned participant is not in the room",
-                kind=MessagePostKind.MENTIONED_PARTICIPANT_NOT_IN_ROOM,
+                kind=MessagePostKind.MENTION_NOT_IN_ROOM,
                 detail=exc.details,
             )
         return exc
@@ -164,9 +165,9 @@ class RoomTools(ToolDispatch, SocialTools, WorkspaceTools):
 
     async def send_failure(self, failure: AgentFailure) -> Any:
         """Post ``failure`` as an error event; the runtime then skips its generic notice."""
-        content = failure.message.strip() or f"{failure.provider} failed without an error message."
+        content, metadata = to_failure_event(failure)
         try:
-            created = await self._post_event(content, "error", {"failure": failure.to_dict()})
+            created = await self._post_event(content, "error", metadata)
         except RoomExecutionStoppedError:
             raise
         except Exception as exc:
