@@ -14,8 +14,9 @@ import inspect
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
-from enum import StrEnum
 from typing import Any
+
+from band.client.streaming.client import ControlMode
 
 __all__ = ["ControlCallback", "ControlDeduplicator", "ControlMode", "apply_control", "targets"]
 
@@ -23,14 +24,6 @@ log = logging.getLogger("band.runtime.control")
 
 ControlCallback = Callable[[str, str], Awaitable[None]]
 SEEN_LIMIT = 256
-
-
-class ControlMode(StrEnum):
-    """The modes of an ``agent.control`` signal."""
-
-    INTERRUPT = "interrupt"
-    STOP = "stop"
-    PLAY = "play"
 
 
 class ControlDeduplicator:

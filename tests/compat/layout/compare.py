@@ -146,27 +146,49 @@ def compare_names(theirs: dict[str, Any], ours: dict[str, Any]) -> list[str]:
 
 
 def _compare_signatures(theirs: list[dict[str, Any]] | None, ours: Any) -> list[str]:
+    """Positional parameters in order, keyword-only ones by name, each with its default.
+
+    Parameters named ``_*`` are left out on both sides (pydantic-settings' private knobs,
+    which move between its versions). Ours may add keyword-only parameters that have a
+    default (a seam such as a transport): every call written for band-sdk binds the same.
+    """
     if theirs is None:
         return []
     if ours is None:
         return ["has no signature, band-sdk's has one"]
+    theirs = [p for p in theirs if not p["name"].startswith("_")]
+    ours = [p for p in ours if not p["name"].startswith("_")]
 
-    def shape(params: list[dict[str, Any]]) -> list[tuple[str, str]]:
-        return [(p["name"], p["kind"]) for p in params]
+    def positional(params: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [p for p in params if p["kind"] != "KEYWORD_ONLY"]
 
-    if shape(theirs) != shape(ours):
+    def text(params: list[dict[str, Any]]) -> str:
+        return ", ".join(f"{p['name']}:{p['kind'][:3].lower()}" for p in params)
 
-        def text(params: list[dict[str, Any]]) -> str:
-            return ", ".join(f"{p['name']}:{p['kind'][:3].lower()}" for p in params)
-
-        return [f"signature ({text(ours)}) != band-sdk's ({text(theirs)})"]
-    return [
-        f"default of {t['name']} is {o.get('default', '<none>')!r},"
-        f" band-sdk's is {t.get('default', '<none>')!r}"
-        for t, o in zip(theirs, ours, strict=True)
-        if ("default" in t) != ("default" in o)
-        or ("default" in t and not _same_default(t["default"], o["default"]))
-    ]
+    problems: list[str] = []
+    their_pos, our_pos = positional(theirs), positional(ours)
+    if [(p["name"], p["kind"]) for p in their_pos] != [(p["name"], p["kind"]) for p in our_pos]:
+        problems.append(f"parameters ({text(our_pos)}) != band-sdk's ({text(their_pos)})")
+        their_pos = our_pos = []
+    their_kw = {p["name"]: p for p in theirs if p["kind"] == "KEYWORD_ONLY"}
+    our_kw = {p["name"]: p for p in ours if p["kind"] == "KEYWORD_ONLY"}
+    missing = sorted(set(their_kw) - set(our_kw))
+    if missing:
+        problems.append(f"lacks keyword-only {', '.join(missing)}")
+    required = sorted(n for n in set(our_kw) - set(their_kw) if "default" not in our_kw[n])
+    if required:
+        problems.append(f"requires keyword-only {', '.join(required)} that band-sdk has not")
+    pairs = list(zip(their_pos, our_pos, strict=True))
+    pairs += [(their_kw[n], our_kw[n]) for n in sorted(set(their_kw) & set(our_kw))]
+    for t, o in pairs:
+        if ("default" in t) != ("default" in o) or (
+            "default" in t and not _same_default(t["default"], o["default"])
+        ):
+            problems.append(
+                f"default of {t['name']} is {o.get('default', '<none>')!r},"
+                f" band-sdk's is {t.get('default', '<none>')!r}"
+            )
+    return problems
 
 
 @dataclass
