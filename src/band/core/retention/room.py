@@ -20,7 +20,7 @@ import logging
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from band.core.exceptions import CleanupIncompleteError, RoomClosingError
 from band.core.retention.cleanup import (
@@ -42,8 +42,8 @@ from band.core.retention.states import (
     stronger_cause,
 )
 
-if TYPE_CHECKING:
-    from band.core.retention.owner import RoomRetention
+from band.core.retention.clock import RetentionClock
+from band.core.retention.config import RoomRetentionConfig
 
 __all__ = ["RetainedRoom"]
 
@@ -53,12 +53,25 @@ MAX_STEPS = 6  # transitions one operation may wait through before it calls the 
 _GONE = (Residency.SUSPENDED, Residency.CLOSED)
 
 
+class _Owner(Protocol):
+    """What a room needs of its ``RoomRetention``."""
+
+    config: RoomRetentionConfig
+    clock: RetentionClock
+    settle_grace_s: float
+    stopping: bool
+
+    def reschedule(self) -> None: ...
+
+    def _forget(self, room: RetainedRoom) -> None: ...
+
+
 class RetainedRoom:
     """One room's residency, serialised (see the module docstring)."""
 
     def __init__(
         self,
-        owner: RoomRetention,
+        owner: _Owner,
         room_id: str,
         acquire: Callable[[int, bool], Awaitable[None]],
         release: Callable[[ReleaseCause], Awaitable[ReleaseOutcome]],
