@@ -31,6 +31,8 @@ from band.core.retention.cleanup import (
     reporting,
     spawn_owned,
 )
+from band.core.retention.clock import RetentionClock
+from band.core.retention.config import RoomRetentionConfig
 from band.core.retention.states import (
     BUSY_ACTIVITY_REASON,
     UNKNOWN_ACTIVITY_REASON,
@@ -41,9 +43,6 @@ from band.core.retention.states import (
     RetentionSnapshot,
     stronger_cause,
 )
-
-from band.core.retention.clock import RetentionClock
-from band.core.retention.config import RoomRetentionConfig
 
 __all__ = ["RetainedRoom"]
 
