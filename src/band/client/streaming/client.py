@@ -23,6 +23,7 @@ from pydantic import Field
 
 from band.core.types import ConflictPolicy
 from band.logging_config import core_issues, trace_context_extra
+from band.platform.event import WebSocketDisconnectReason
 from band.platform.socket import PhoenixSocket, SocketTimings, UpgradeRejected
 
 from .errors import WebSocketUpgradeError
@@ -52,20 +53,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 Handler = Callable[[Any], Awaitable[None]]
-
-
-@dataclass(frozen=True)
-class WebSocketDisconnectReason:
-    """Why the platform ended this connection for good."""
-
-    reason: str
-    message: str
-    retryable: bool
-    retry_after: int | None = None
-    target_socket_id: str | None = None
-    correlation_id: str | None = None
-    dead_reason: str | None = None
-    stale_reason: str | None = None
 
 
 class DeliveryStatus(StrEnum):
