@@ -139,22 +139,18 @@ async def test_scripted_turns_drive_a_real_agent_on_the_local_platform() -> None
             await agent.start()
             try:
                 await platform.post(alice, room, "please help", echo)
+
+                async def said() -> list[str]:
+                    messages = await platform.messages(alice, room)
+                    return [m["content"] for m in messages if m["sender_id"] == echo.id]
+
                 async with asyncio.timeout(20):
-                    while fake.pending > 1:  # the ErrorTurn waits for the next message
+                    while fake.pending > 1 or not await said():  # noqa: ASYNC110
                         await asyncio.sleep(0.05)
-                    while not [
-                        m for m in await platform.messages(alice, room) if m["sender_id"] == echo.id
-                    ]:
-                        await asyncio.sleep(0.05)
-                said = [
-                    m["content"]
-                    for m in await platform.messages(alice, room)
-                    if m["sender_id"] == echo.id
-                ]
-                assert [text.endswith("on it") for text in said] == [True]
+                assert [text.endswith("on it") for text in await said()] == [True]
                 await platform.post(alice, room, "again", echo)  # the ErrorTurn answers 500
                 async with asyncio.timeout(20):
-                    while len(fake.requests) < 3:
+                    while len(fake.requests) < 3:  # noqa: ASYNC110
                         await asyncio.sleep(0.05)
             finally:
                 await agent.stop()
