@@ -19,9 +19,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar, Generic, TypeVar, Unpack
 
+from band.logging_config import trace_context_scope
+
 from ._cleanup import CleanupCallback, CleanupRegistry
 from .exceptions import BandConfigError, TurnResultAlreadyReported
 from .features import prune_by_feature_flags, resolve_features
+from .handoff import context_handoff
 from .protocols import AgentToolsProtocol, HistoryConverter
 from .turn import report_unsettled_turn
 from .types import (
@@ -202,9 +205,15 @@ class SimpleAdapter(ABC, Generic[H]):
         return self.history_converter.convert(raw)
 
     async def on_event(self, inp: AgentInput) -> None:
-        """Run one turn: convert history, call ``on_message``, judge the result."""
-        history = self.convert_history(inp)
-        await self.run_judged_turn(inp, history)
+        """Run one turn: convert history, call ``on_message``, judge the result.
+
+        Log lines of the turn share one ``trace_context``; a history conversion that fails
+        leaves the turn's context owed to its retry (``core.handoff``).
+        """
+        with trace_context_scope():
+            with context_handoff():
+                history = self.convert_history(inp)
+            await self.run_judged_turn(inp, history)
 
     async def run_judged_turn(self, inp: AgentInput, history: Any) -> None:
         """Call ``on_message``; if the judged turn reached nobody, report it and raise."""

@@ -13,9 +13,11 @@ import asyncio
 import contextlib
 import logging
 import signal
+import weakref
+from enum import StrEnum
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Self, cast
 
 import httpx
 
@@ -30,7 +32,7 @@ from .platform_runtime import ParticipantCallback, PlatformRuntime
 from .room_execution import ExecutionContext
 from .toolkit import make_room_tools
 
-__all__ = ["SDK_API_VERSION", "Agent", "running_agents"]
+__all__ = ["SDK_API_VERSION", "Agent", "CleanupPhase", "TimeoutNotSet", "running_agents"]
 
 log = logging.getLogger("band.agent")
 
@@ -38,12 +40,40 @@ log = logging.getLogger("band.agent")
 SDK_API_VERSION = "6.0.1"
 DEFAULT_SHUTDOWN_TIMEOUT = 30.0
 
-_RUNNING: set[Agent] = set()
+_RUNNING: weakref.WeakSet[Agent] = weakref.WeakSet()
 
 
 def running_agents() -> list[Agent]:
     """Agents of this process that are started and not yet stopped."""
     return list(_RUNNING)
+
+
+class CleanupPhase(StrEnum):
+    """Shutdown work an agent keeps until it succeeds; tried in this order, runtime first.
+
+    A failed phase stays pending (with the single-instance lock) and the next ``stop()``
+    retries it; a failing runtime does not skip the adapter's cleanup.
+    """
+
+    RUNTIME = "runtime"
+    ADAPTER = "adapter"
+
+
+class TimeoutNotSet:
+    """The "no shutdown timeout given" marker (one instance), unlike an explicit None."""
+
+    _instance: TimeoutNotSet | None = None
+
+    def __new__(cls) -> Self:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cast(Self, cls._instance)
+
+    def __repr__(self) -> str:
+        return "<TIMEOUT_NOT_SET>"
+
+
+TIMEOUT_NOT_SET = TimeoutNotSet()
 
 
 class Agent:
@@ -57,8 +87,8 @@ class Agent:
         self._started = False
         self._starting = False
         self._stop_requested = asyncio.Event()
-        self._stop_timeout: float | None = None
-        self._cleanup_pending = False
+        self._stop_timeout: float | TimeoutNotSet | None = TIMEOUT_NOT_SET
+        self._cleanup_pending: set[CleanupPhase] = set()
 
     # -- construction ------------------------------------------------------------------------
 
@@ -158,7 +188,7 @@ class Agent:
                 rt.agent_id, rt.api_key, rt.rest_url, rt.ws_url
             )
             await self._start_adapter()
-            await rt.start(self.adapter, self._make_tools)
+            await rt.start(self.adapter, self._make_tools, self.preprocessor)
         except BaseException:
             self._starting = False
             with contextlib.suppress(Exception):
@@ -251,21 +281,25 @@ class Agent:
         if self._started:
             self._started = False
             _RUNNING.discard(self)
+            self._cleanup_pending |= {CleanupPhase.RUNTIME, CleanupPhase.ADAPTER}
+        if CleanupPhase.RUNTIME in self._cleanup_pending:
             try:
                 graceful = await self._runtime.stop(timeout)
+                self._cleanup_pending.discard(CleanupPhase.RUNTIME)
             except Exception as exc:
                 errors.append(exc)
-        try:
-            dispose = getattr(self.adapter, "dispose", None)
-            if callable(dispose):
-                await dispose(self)
-            else:
-                await self.adapter.cleanup_all()
-        except ExceptionGroup as group:
-            errors.extend(group.exceptions)
-        except Exception as exc:
-            errors.append(exc)
-        self._cleanup_pending = bool(errors)
+        if CleanupPhase.ADAPTER in self._cleanup_pending:
+            try:
+                dispose = getattr(self.adapter, "dispose", None)
+                if callable(dispose):
+                    await dispose(self)
+                else:
+                    await self.adapter.cleanup_all()
+                self._cleanup_pending.discard(CleanupPhase.ADAPTER)
+            except ExceptionGroup as group:
+                errors.extend(group.exceptions)
+            except Exception as exc:
+                errors.append(exc)
         if errors:
             raise ExceptionGroup("Agent cleanup remains incomplete", errors)
         self._lock.release()
@@ -282,5 +316,6 @@ class Agent:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        timeout = self._stop_timeout if self._stop_timeout is not None else DEFAULT_SHUTDOWN_TIMEOUT
-        await self.stop(timeout)
+        # run()'s shutdown_timeout when it was given (None: stop now), else the default
+        timeout = self._stop_timeout
+        await self.stop(DEFAULT_SHUTDOWN_TIMEOUT if isinstance(timeout, TimeoutNotSet) else timeout)

@@ -24,9 +24,9 @@ from band.platform.socket import SocketTimings
 from .adapter_turn import AdapterTurn, ToolsFactory
 from .config import AgentConfig, SessionConfig
 from .control import ControlDeduplicator, apply_control, targets
-from .execution import TurnServices
 from .room import RoomState
 from .room_execution import ExecutionContext
+from .turn_runner import TurnServices
 
 __all__ = ["ParticipantCallback", "PlatformRuntime"]
 
@@ -103,11 +103,13 @@ class PlatformRuntime:
         if not self.agent_description.strip():
             raise ValueError(f"Agent {self.agent_id} has no description")
 
-    async def start(self, adapter: Any, tools_factory: ToolsFactory) -> None:
+    async def start(
+        self, adapter: Any, tools_factory: ToolsFactory, preprocessor: Any = None
+    ) -> None:
         """Connect, admit the agent's rooms and start routing events."""
         link = self._require_link()
         self._services = TurnServices(self.agent_id, link.api, self.session_config)
-        self._turn = AdapterTurn(adapter, tools_factory)
+        self._turn = AdapterTurn(adapter, tools_factory, preprocessor)
         await link.connect()
         room_ids = await link.list_room_ids() if self.config.auto_subscribe_existing_rooms else []
         for room_id in room_ids:

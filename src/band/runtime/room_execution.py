@@ -18,7 +18,7 @@ import contextlib
 import logging
 import random
 from collections.abc import Awaitable, Callable
-from enum import StrEnum
+from enum import Enum, StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from band.platform.event import MessageEvent, PlatformEvent, ReconnectedEvent
@@ -27,14 +27,30 @@ from band.platform.turn_keys import turn_scope
 from .config import SessionConfig
 from .context import ConversationContext
 from .control import ControlMode
-from .execution import Outcome, RetryTracker, TurnRunner, TurnServices, message_event
 from .history import delivery_processed, is_self_echo
 from .room import RoomState
+from .turn_runner import (
+    DEFERRED_OUTCOMES,
+    ClaimRegistry,
+    Outcome,
+    RetryTracker,
+    TurnOutcome,
+    TurnRunner,
+    TurnServices,
+    message_event,
+)
 
 if TYPE_CHECKING:
     from band.platform.link import BandLink
 
-__all__ = ["Execution", "ExecutionContext", "ExecutionHandler", "ExecutionState"]
+__all__ = [
+    "Execution",
+    "ExecutionContext",
+    "ExecutionHandler",
+    "ExecutionState",
+    "ResyncOutcome",
+    "ResyncRequest",
+]
 
 log = logging.getLogger("band.runtime.execution")
 
@@ -42,7 +58,24 @@ ExecutionHandler = Callable[["ExecutionContext", PlatformEvent], Awaitable[None]
 MessageControl = Callable[["ExecutionContext", PlatformEvent], Awaitable[bool]]
 ParticipantHook = Callable[[str, dict[str, Any]], Any]
 StopHook = Callable[["ExecutionContext"], Awaitable[None]]
-_DRAIN = object()
+
+
+class ResyncRequest:
+    """A queue marker: reconcile with ``/next`` at the next turn boundary."""
+
+    type: str = "_resync"
+
+
+class ResyncOutcome(Enum):
+    """What one reconciliation with ``/next`` found."""
+
+    EMPTY = "empty"  # nothing to do
+    WORK = "work"  # it ran messages
+    BLOCKED = "blocked"  # a message the adapter did not accept holds the head
+    RETRY = "retry"  # /next failed; the next resync tries again
+    STOPPED = "stopped"  # the platform stopped the room
+
+
 _STOP = object()
 STOP_WHEN_IDLE = 5.0  # an idle loop ends at its next step; this only bounds a stuck drain
 
@@ -96,9 +129,11 @@ class ExecutionContext:
         on_participant_removed: ParticipantHook | None = None,
         *,
         hub_room_id: str | None = None,
+        claim_registry: ClaimRegistry | None = None,
         on_message_control: MessageControl | None = None,
         on_platform_stop: StopHook | None = None,
         services: TurnServices | None = None,
+        tools_factory: Callable[[ExecutionContext], Any] | None = None,
     ) -> None:
         self.room_id = room_id
         self.link = link
@@ -110,6 +145,10 @@ class ExecutionContext:
         self.on_platform_stop = on_platform_stop
         self.hub_room_id = hub_room_id
         self.s = services or TurnServices(agent_id or link.agent_id, link.api, self.config)
+        if claim_registry is not None:
+            self.s.claims = claim_registry
+        # How this room's turns get their tools (the Agent's adapter-aware factory).
+        self.tools_factory = tools_factory
         self.room = RoomState(room_id, self.s.agent_id, self.s.rest, self.config)
         self.state = ExecutionState.STARTING
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
@@ -282,7 +321,7 @@ class ExecutionContext:
         """Drain ``/next`` at the next opportunity (after a reconnect or a play)."""
         if not self._closing and not self._drain_queued:
             self._drain_queued = True
-            self._queue.put_nowait(_DRAIN)
+            self._queue.put_nowait(ResyncRequest())
 
     # -- controls ----------------------------------------------------------------------------
 
@@ -333,13 +372,13 @@ class ExecutionContext:
             try:
                 item = await asyncio.wait_for(self._queue.get(), delay)
             except TimeoutError:
-                found = await self._drain()
+                found = await self._drain() is ResyncOutcome.WORK
                 cap = self.config.idle_resync_max_seconds
                 self._idle = self.config.idle_resync_seconds if found else min(cap, self._idle * 2)
                 continue
             if item is _STOP:
                 return
-            if item is _DRAIN:
+            if isinstance(item, ResyncRequest):
                 self._drain_queued = False
                 await self._drain()
             elif isinstance(item, MessageEvent):
@@ -354,9 +393,9 @@ class ExecutionContext:
             return cfg.stopped_resync_seconds or cfg.idle_resync_seconds
         return random.uniform(0, cfg.idle_resync_seconds) if first else self._idle
 
-    async def _drain(self) -> bool:
-        """Handle ``/next`` until 204 or a repeated head; True when it found work."""
-        found = False
+    async def _drain(self) -> ResyncOutcome:
+        """Handle ``/next`` until 204, a repeated head, a stop or a refused input."""
+        result = ResyncOutcome.EMPTY
         last: str | None = None
         while not self._closing:
             try:
@@ -364,18 +403,20 @@ class ExecutionContext:
                     payload = await self.s.rest.get_next(self.room_id)
             except Exception as exc:
                 log.warning("Room %s: /next failed: %s", self.room_id, exc)
-                break
+                return ResyncOutcome.RETRY
             if payload is None or str(payload.get("id")) == last:
                 break
             last = str(payload.get("id"))
             if self._stopped:
                 log.info("Room %s: runnable work found while stopped; resuming", self.room_id)
                 self._stopped = False
-            found = True
-            outcome = await self._handle(payload, None, source="next")
-            if outcome in (Outcome.STOPPED, Outcome.DEFERRED):
-                break
-        return found
+            result = ResyncOutcome.WORK
+            turn = (await self._handle(payload, None, source="next")).turn_outcome
+            if turn is TurnOutcome.PAUSED:
+                return ResyncOutcome.STOPPED
+            if turn in DEFERRED_OUTCOMES:
+                return ResyncOutcome.BLOCKED
+        return result
 
     async def _handle(
         self, payload: dict[str, Any], event: MessageEvent | None, *, source: str

@@ -24,7 +24,6 @@ from band.platform.event import PlatformEvent
 
 from .config import SessionConfig
 from .control import ControlCallback, ControlDeduplicator, apply_control, targets
-from .execution import TurnServices
 from .presence import RoomPresence
 from .room_execution import (
     Execution,
@@ -33,6 +32,7 @@ from .room_execution import (
     MessageControl,
     ParticipantHook,
 )
+from .turn_runner import TurnServices
 
 if TYPE_CHECKING:
     from band.platform.link import BandLink
