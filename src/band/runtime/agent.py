@@ -27,6 +27,7 @@ from band.core.types import PlatformConnection
 from band.platform.socket import SocketTimings
 
 from .config import AgentConfig, SessionConfig, load_agent_config, resolve_urls
+from .contacts import ContactEventConfig
 from .lock import InstanceLock
 from .platform_runtime import ParticipantCallback, PlatformRuntime
 from .room_execution import ExecutionContext
@@ -102,7 +103,7 @@ class Agent:
         rest_url: str | None = None,
         config: AgentConfig | None = None,
         session_config: SessionConfig | None = None,
-        contact_config: Any = None,
+        contact_config: ContactEventConfig | None = None,
         on_participant_added: ParticipantCallback | None = None,
         on_participant_removed: ParticipantCallback | None = None,
         preprocessor: Any = None,
@@ -121,16 +122,15 @@ class Agent:
             api_key,
             ws,
             rest,
-            config=config,
-            session_config=session_config,
+            config,
+            session_config,
+            contact_config,
+            on_participant_added,
+            on_participant_removed,
             transport=transport,
             socket_timings=socket_timings,
-            on_participant_added=on_participant_added,
-            on_participant_removed=on_participant_removed,
         )
-        agent = cls(runtime, adapter, preprocessor)
-        agent.contact_config = contact_config
-        return agent
+        return cls(runtime, adapter, preprocessor)
 
     @classmethod
     def from_config(
@@ -139,8 +139,6 @@ class Agent:
         """``create`` with ``agent_id`` / ``api_key`` read from ``agent_config.yaml``."""
         agent_id, api_key = load_agent_config(name, config_path=config_path)
         return cls.create(adapter=adapter, agent_id=agent_id, api_key=api_key, **kwargs)
-
-    contact_config: Any = None
 
     # -- properties --------------------------------------------------------------------------
 
@@ -165,8 +163,13 @@ class Agent:
         return self._started
 
     @property
+    def contact_config(self) -> ContactEventConfig:
+        return self._runtime.contact_config
+
+    @property
     def is_contacts_subscribed(self) -> bool:
-        return False
+        """Whether the agent receives its contact events (a strategy or broadcasts are on)."""
+        return self._runtime.contacts is not None
 
     # -- lifecycle ---------------------------------------------------------------------------
 

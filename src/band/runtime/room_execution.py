@@ -21,6 +21,7 @@ from collections.abc import Awaitable, Callable
 from enum import Enum, StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from band.core.types import is_contact_hub_turn
 from band.platform.event import MessageEvent, PlatformEvent, ReconnectedEvent
 from band.platform.turn_keys import turn_scope
 
@@ -425,6 +426,13 @@ class ExecutionContext:
         message_id = str(payload.get("id") or "")
         if not message_id or is_self_echo(payload, s.agent_id):
             return Outcome.SKIPPED
+        sender = {k: payload.get(k) for k in ("sender_type", "sender_id")}
+        if event is not None and is_contact_hub_turn(**sender):
+            self._runner = TurnRunner(s, self)
+            try:
+                return await self._runner.run_synthetic(event)
+            finally:
+                self._runner = None
         if message_id in s.retries.done and message_id not in s.retries.pending_acks:
             return Outcome.SKIPPED
         if delivery_processed(payload, s.agent_id):

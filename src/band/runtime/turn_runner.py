@@ -218,6 +218,14 @@ class TurnRunner:
         finally:
             s.claims.release(rid, message_id)
 
+    async def run_synthetic(self, event: MessageEvent) -> Outcome:
+        """A message the SDK made itself (a contact event in the hub room): it is not on the
+        platform, so it is neither claimed, retried nor acknowledged."""
+        error = await self._call(event)
+        if error is not None:
+            log.warning("Room %s: synthetic turn failed: %s", self.ctx.room_id, error)
+        return Outcome.PROCESSED
+
     async def _call(self, event: MessageEvent) -> BaseException | None:
         """The handler, under the working indicator and ``max_cycle_seconds``."""
         s = self.s

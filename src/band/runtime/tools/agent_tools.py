@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["AgentTools"]
 
 
-def _rest_client(rest: Any) -> BandRestClient:
+def rest_client(rest: Any) -> BandRestClient:
     """Our REST client, also from the namespaced ``AsyncRestClient`` band-sdk code passes."""
     if isinstance(rest, BandRestClient):
         return rest
@@ -56,7 +56,7 @@ class AgentTools(RoomTools):
     ) -> None:
         if not isinstance(room_id, str) and isinstance(rest, str):
             room_id, rest = rest, room_id
-        rest = _rest_client(rest)
+        rest = rest_client(rest)
         super().__init__(
             rest,
             room_id,
