@@ -91,7 +91,7 @@ class AgentMemoryCreateRequest(ClientRequest):
     type: str
     segment: str
     thought: str
-    scope: str
+    scope: str | None = None
     subject_id: str | None = None
     metadata: dict[str, Any] | None = None
 

@@ -28,9 +28,9 @@ from band.platform.socket import SocketTimings
 
 from .config import AgentConfig, SessionConfig, load_agent_config, resolve_urls
 from .contacts import ContactEventConfig
-from .lock import InstanceLock
 from .platform_runtime import ParticipantCallback, PlatformRuntime
 from .room_execution import ExecutionContext
+from .single_instance import SingleInstanceGuard
 from .toolkit import make_room_tools
 
 __all__ = ["SDK_API_VERSION", "Agent", "CleanupPhase", "TimeoutNotSet", "running_agents"]
@@ -84,7 +84,7 @@ class Agent:
         self._runtime = runtime
         self.adapter = adapter
         self.preprocessor = preprocessor
-        self._lock = InstanceLock(runtime.agent_id)
+        self._lock = SingleInstanceGuard(runtime.agent_id)
         self._started = False
         self._starting = False
         self._stop_requested = asyncio.Event()

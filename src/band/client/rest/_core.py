@@ -113,7 +113,17 @@ class Caller:
         )
         if response.status_code == 204 or not response.content:
             return None
-        body = response.json()
+        try:
+            body = response.json()
+        except ValueError as exc:
+            from ._errors import ParsingError
+
+            raise ParsingError(
+                headers=dict(response.headers),
+                status_code=response.status_code,
+                body=response.text,
+                cause=exc,
+            ) from exc
         return body if isinstance(body, dict) else {"data": body}
 
     async def raw(
@@ -145,11 +155,13 @@ class Caller:
         if not response.is_success:
             from band.platform._http import error_from_response
 
+            from ._errors import raise_for
+
             try:
                 body: Any = response.json()
             except ValueError:
                 body = response.text
-            raise ApiError(error_from_response(response), body)
+            raise_for(error_from_response(response), body, dict(response.headers))
         return response
 
     async def one(
