@@ -176,8 +176,13 @@ class SimpleAdapter(ABC, Generic[H]):
         feature_flags: Mapping[str, Any] | None = None,
         host: object | None = None,
     ) -> None:
-        """Start the adapter for a host: seal cleanups, prune features, ``on_started``."""
-        self._cleanups.accept_host(host)
+        """Start the adapter for a host: seal cleanups, prune features, ``on_started``.
+
+        Without ``host`` the ownership taken earlier (``runtime.startup.accept_adapter``)
+        stands.
+        """
+        if host is not None or not self._cleanups.sealed:
+            self._cleanups.accept_host(host)
         pruned = prune_by_feature_flags(self.features, feature_flags)
         if pruned != self.features:
             self.apply_effective_features(pruned)

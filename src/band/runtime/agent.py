@@ -31,6 +31,7 @@ from .contacts import ContactEventConfig
 from .platform_runtime import ParticipantCallback, PlatformRuntime
 from .room_execution import ExecutionContext
 from .single_instance import SingleInstanceGuard
+from .startup import accept_adapter, dispose_adapter, start_adapter
 from .toolkit import make_room_tools
 
 __all__ = ["SDK_API_VERSION", "Agent", "CleanupPhase", "TimeoutNotSet", "running_agents"]
@@ -205,13 +206,13 @@ class Agent:
 
     async def _start_adapter(self) -> None:
         rt = self._runtime
-        startup = getattr(self.adapter, "startup", None)
-        if callable(startup):
-            await startup(
-                rt.agent_name, rt.agent_description, feature_flags=rt.feature_flags, host=self
-            )
-        else:
-            await self.adapter.on_started(rt.agent_name, rt.agent_description)
+        accept_adapter(self.adapter, self)
+        await start_adapter(
+            self.adapter,
+            agent_name=rt.agent_name,
+            agent_description=rt.agent_description,
+            feature_flags=rt.feature_flags,
+        )
 
     def _make_tools(self, ctx: ExecutionContext) -> AgentToolsProtocol:
         link = self._runtime.link
@@ -292,13 +293,10 @@ class Agent:
             except Exception as exc:
                 errors.append(exc)
         if CleanupPhase.ADAPTER in self._cleanup_pending:
+            settled = CleanupPhase.RUNTIME not in self._cleanup_pending
             try:
-                dispose = getattr(self.adapter, "dispose", None)
-                if callable(dispose):
-                    await dispose(self)
-                else:
-                    await self.adapter.cleanup_all()
-                self._cleanup_pending.discard(CleanupPhase.ADAPTER)
+                if await dispose_adapter(self.adapter, work_settled=settled):
+                    self._cleanup_pending.discard(CleanupPhase.ADAPTER)
             except ExceptionGroup as group:
                 errors.extend(group.exceptions)
             except Exception as exc:
