@@ -7,8 +7,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from band.platform.event import MessageEvent
+    from band.runtime.messages import PlatformMessage
 
-__all__ = ["ContactEventCallback", "HubEventCallback", "HubInitCallback"]
+__all__ = ["ContactEventCallback", "HubEventCallback", "HubInitCallback", "MessageHandler"]
+
+# A plain handler of one room message and its tools (an ``AgentRuntime`` handler's shape).
+MessageHandler = Callable[["PlatformMessage", Any], Awaitable[None]]
 
 # on_event(event, contact_tools) for the CALLBACK strategy.
 ContactEventCallback = Callable[[Any, Any], Awaitable[None]]

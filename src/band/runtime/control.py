@@ -18,7 +18,14 @@ from typing import Any
 
 from band.client.streaming.client import ControlMode
 
-__all__ = ["ControlCallback", "ControlDeduplicator", "ControlMode", "apply_control", "targets"]
+__all__ = [
+    "ControlCallback",
+    "ControlDeduplicator",
+    "ControlMode",
+    "apply_control",
+    "control_targets",
+    "targets",
+]
 
 log = logging.getLogger("band.runtime.control")
 
@@ -52,6 +59,12 @@ def targets(payload: Mapping[str, Any], executions: Mapping[str, Any]) -> list[A
         return list(executions.values()) if payload.get("scope") == "agent" else []
     execution = executions.get(str(room_id))
     return [execution] if execution is not None else []
+
+
+def control_targets(payload: Any, executions: Mapping[str, Any]) -> list[Any]:
+    """``targets`` for a typed ``AgentControlPayload`` (or its dict)."""
+    fields = payload if isinstance(payload, Mapping) else payload.model_dump()
+    return targets(fields, executions)
 
 
 async def apply_control(execution: Any, mode: str, on_control: ControlCallback | None) -> None:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
 from collections.abc import Awaitable, Callable
 from enum import Enum, StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -29,6 +28,7 @@ from .config import SessionConfig
 from .context import ConversationContext
 from .control import ControlMode
 from .history import delivery_processed, is_self_echo
+from .resync import ResyncSchedule
 from .room import RoomState
 from .turn_runner import (
     DEFERRED_OUTCOMES,
@@ -159,7 +159,10 @@ class ExecutionContext:
         self._stopped = False
         self._deferred: str | None = None  # a message the handler did not accept yet
         self._drain_queued = False
-        self._idle = self.config.idle_resync_seconds
+        cfg = self.config
+        self._resync = ResyncSchedule(
+            cfg.idle_resync_seconds, cfg.idle_resync_max_seconds, stopped=cfg.stopped_resync_seconds
+        )
 
     # -- identity and state ------------------------------------------------------------------
 
@@ -366,16 +369,15 @@ class ExecutionContext:
         # arrives as a push: one drain at admission is enough (no second poll per room).
         await self._drain()
         self.state = ExecutionState.IDLE
-        first = True
+        clock = asyncio.get_running_loop()
+        schedule = self._resync
+        schedule.start(clock.time())
         while not self._closing:
-            delay = self._next_idle_delay(first)
-            first = False
             try:
-                item = await asyncio.wait_for(self._queue.get(), delay)
+                item = await asyncio.wait_for(self._queue.get(), schedule.delay(clock.time()))
             except TimeoutError:
                 found = await self._drain() is ResyncOutcome.WORK
-                cap = self.config.idle_resync_max_seconds
-                self._idle = self.config.idle_resync_seconds if found else min(cap, self._idle * 2)
+                schedule.complete(clock.time(), empty=not found, stopped=self._stopped)
                 continue
             if item is _STOP:
                 return
@@ -384,15 +386,9 @@ class ExecutionContext:
                 await self._drain()
             elif isinstance(item, MessageEvent):
                 await self._handle(item.raw or {}, item, source="ws")
-                self._idle = self.config.idle_resync_seconds
+                schedule.reset(clock.time(), stopped=self._stopped)
             else:
                 await self._other(item)
-
-    def _next_idle_delay(self, first: bool) -> float:
-        cfg = self.config
-        if self._stopped:
-            return cfg.stopped_resync_seconds or cfg.idle_resync_seconds
-        return random.uniform(0, cfg.idle_resync_seconds) if first else self._idle
 
     async def _drain(self) -> ResyncOutcome:
         """Handle ``/next`` until 204, a repeated head, a stop or a refused input."""

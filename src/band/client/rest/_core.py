@@ -15,7 +15,8 @@ import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from band.platform._http import HttpCore
-from band.platform.errors import BandRestError
+
+from ._errors import ApiError, ParsingError, raise_for
 
 __all__ = [
     "DEFAULT_REQUEST_OPTIONS",
@@ -46,18 +47,6 @@ class RequestOptions(TypedDict, total=False):
 
 DEFAULT_REQUEST_OPTIONS: RequestOptions = {"max_retries": 3}
 NO_RETRY_REQUEST_OPTIONS: RequestOptions = {"max_retries": 0}
-
-
-class ApiError(BandRestError):
-    """A non-2xx answer; ``status_code`` and ``body`` as band-client-rest names them."""
-
-    def __init__(self, error: BandRestError, body: Any = None) -> None:
-        super().__init__(error.status, error.code, error.message, error.details, error.request_id)
-        self.body = body
-
-    @property
-    def status_code(self) -> int:
-        return self.status
 
 
 class Record(BaseModel):
@@ -116,8 +105,6 @@ class Caller:
         try:
             body = response.json()
         except ValueError as exc:
-            from ._errors import ParsingError
-
             raise ParsingError(
                 headers=dict(response.headers),
                 status_code=response.status_code,
@@ -154,8 +141,6 @@ class Caller:
         )
         if not response.is_success:
             from band.platform._http import error_from_response
-
-            from ._errors import raise_for
 
             try:
                 body: Any = response.json()

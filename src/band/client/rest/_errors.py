@@ -9,8 +9,6 @@ from typing import Any
 
 from band.platform.errors import BandRestError
 
-from ._core import ApiError
-
 __all__ = [
     "NotFoundError",
     "ParsingError",
@@ -18,6 +16,18 @@ __all__ = [
     "UnprocessableEntityError",
     "raise_for",
 ]
+
+
+class ApiError(BandRestError):
+    """A non-2xx answer; ``status_code`` and ``body`` as band-client-rest names them."""
+
+    def __init__(self, error: BandRestError, body: Any = None) -> None:
+        super().__init__(error.status, error.code, error.message, error.details, error.request_id)
+        self.body = body
+
+    @property
+    def status_code(self) -> int:
+        return self.status
 
 
 def _error_of(status: int, body: Any) -> BandRestError:
