@@ -9,6 +9,7 @@ import importlib
 import inspect
 import types
 import typing
+from pathlib import Path
 
 import pytest
 
@@ -239,5 +240,5 @@ def test_json_logging_writes_one_object_per_line(capsys: pytest.CaptureFixture[s
 
 def test_workspace_resolver_keeps_rooms_inside_root(tmp_path: typing.Any) -> None:
     resolve = band.create_room_workspace_resolver(tmp_path)
-    path = resolve("../../etc")
+    path = Path(resolve("../../etc"))
     assert path.parent == tmp_path.resolve() and path.is_dir()

@@ -13,6 +13,7 @@ import asyncio
 import logging
 from abc import abstractmethod
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar, Unpack
 
 from band.core.exceptions import BandError, TurnResultAlreadyReported
@@ -20,6 +21,7 @@ from band.core.protocols import AgentToolsProtocol
 from band.core.types import FeatureKwargs, PlatformMessage
 from band.runtime.custom_tools import CustomToolDef
 from band.runtime.prompts import system_updates
+from band.workspaces import RoomWorkspaces, WorkspaceResolver
 from band_protocol import AgentFailure
 
 from .._prompt import PromptedAdapter
@@ -78,6 +80,7 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
         additional_tools: Sequence[CustomToolDef] = (),
         history_converter: Any = None,
         start_timeout_s: float = 60.0,
+        workspace_for_room: WorkspaceResolver | None = None,
         **features: Unpack[FeatureKwargs],
     ) -> None:
         super().__init__(
@@ -92,6 +95,8 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
         self.additional_tools = list(additional_tools)
         self.processes: RoomSupervisor[P] = RoomSupervisor(self.LABEL)
         self.turns = TurnTasks()
+        self.workspace_for_room = workspace_for_room
+        self.workspaces = RoomWorkspaces(workspace_for_room)
 
     # -- subclass hooks ------------------------------------------------------------------------
 
@@ -132,10 +137,17 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
         self.relay.forget(room_id)
         await self.processes.close(room_id)
         await self.forget_room(room_id)
+        self.workspaces.release(room_id)
 
     async def cleanup_all(self) -> None:
         await self.turns.cancel_all()
         await self.processes.close_all()
+        for room_id in self.workspaces.rooms:
+            self.workspaces.release(room_id)
+
+    def room_folder(self, room_id: str) -> Path:
+        """The folder the room's agent works in, held by this room until its cleanup."""
+        return Path(self.workspaces.claim(room_id))
 
     # -- one message ---------------------------------------------------------------------------
 

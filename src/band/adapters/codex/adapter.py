@@ -22,7 +22,6 @@ from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.commands import RoomCommand
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
-from band.adapters._coding.workspace import WorkspaceForRoom, room_workspace
 from band.core.exceptions import (
     BandConfigError,
     BandError,
@@ -32,6 +31,7 @@ from band.core.exceptions import (
 from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
 from band.core.types import Capability, Emit, FeatureKwargs
 from band.runtime.custom_tools import CustomToolDef, custom_tools_to_schemas
+from band.workspaces import WorkspaceResolver
 from band_protocol import AgentFailure
 
 from . import commands
@@ -75,7 +75,7 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         additional_tools: Sequence[CustomToolDef] | None = None,
         history_converter: Any = None,
         client_factory: Callable[..., Any] | None = None,
-        workspace_for_room: WorkspaceForRoom | None = None,
+        workspace_for_room: WorkspaceResolver | None = None,
         **features: Unpack[FeatureKwargs],
     ) -> None:
         config = config or CodexAdapterConfig()
@@ -94,10 +94,10 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
             additional_tools=additional_tools or (),
             history_converter=history_converter,
             start_timeout_s=config.retention.transition_timeout_s,
+            workspace_for_room=workspace_for_room,
             **features,
         )
         self.config = config
-        self.workspace_for_room = workspace_for_room
         self.argv: list[str] = []
         self.model = config.model
         self.rooms: dict[str, CodexRoom] = {}
@@ -129,7 +129,7 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         return [binary, "app-server", "--listen", "stdio://"]
 
     async def start_process(self, room_id: str, reporter: Reporter) -> CodexProcess:
-        proc = CodexProcess(room_id, room_workspace(room_id, self.workspace_for_room))
+        proc = CodexProcess(room_id, self.room_folder(room_id))
         env = {**os.environ, **self.config.codex_env}
         try:
             await proc.start(self.argv, env, self.config.skill_roots)

@@ -16,7 +16,7 @@ from band.runtime.custom_tools import (
     custom_tools_to_schemas,
     execute_custom_tool,
     find_custom_tool,
-    format_validation_error,
+    invalid_arguments_message,
 )
 
 from .names import canonical_tool_name
@@ -96,7 +96,7 @@ class ToolDispatch:
         try:
             validated = model.model_validate(args)
         except ValidationError as exc:
-            return _failed(format_validation_error(name, exc, separator=", "))
+            return _failed(invalid_arguments_message(name, exc, separator=", "))
         method = getattr(self, METHODS[name])
         try:
             result = await method(**validated.model_dump(exclude_none=True))
