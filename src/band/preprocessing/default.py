@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from band.core.protocols import Preprocessor
 from band.core.types import AgentInput, HistoryProvider, PlatformMessage
 from band.integrations.base import check_and_format_participants
 from band.platform.event import MessageEvent, PlatformEvent
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["DefaultPreprocessor"]
 
 
-class DefaultPreprocessor:
+class DefaultPreprocessor(Preprocessor):
     """Builds each turn's ``AgentInput`` (the ``Preprocessor`` protocol)."""
 
     async def process(

@@ -9,6 +9,7 @@ from typing import Any
 
 __all__ = ["env_defaults"]
 
+
 def env_defaults(
     prefix: str,
     names: Iterable[str],

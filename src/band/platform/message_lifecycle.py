@@ -6,7 +6,7 @@ Booleans are True only when the platform confirmed; ``*_result`` says why not. M
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from band.core.settlement import SettlementResult
@@ -35,8 +35,8 @@ def _settlement(result: MarkResult) -> SettlementResult:
 class ActionablePage:
     """One page of messages still to handle, and the cursor of the next page."""
 
-    messages: list[PlatformMessage] = field(default_factory=list)
-    next_cursor: str | None = None
+    messages: list[PlatformMessage]
+    next_cursor: str | None
 
 
 class MessageLifecycle:

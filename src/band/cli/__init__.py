@@ -1,5 +1,6 @@
 """The ``band`` console script: ``bridge`` and ``runtime`` need only the SDK; every other
-command belongs to the platform (``band_server.cli``, the ``server`` extra)."""
+command belongs to the platform (``band_server.cli``, the ``server`` extra). ``band-trigger``
+(``band.cli.trigger``) starts a room from a script."""
 
 from __future__ import annotations
 
@@ -28,7 +29,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 1
     return server_main(args)
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
