@@ -39,12 +39,12 @@ def anthropic(stream: bool) -> Callable[[], Any]:
     def build() -> Any:
         from anthropic import AsyncAnthropic
 
-        from band.adapters import AnthropicAdapter
+        from band.adapters import AnthropicAdapter, AnthropicAdapterConfig
 
         client = AsyncAnthropic(
             base_url=os.environ["ANTHROPIC_BASE_URL"], api_key="fake", max_retries=0
         )
-        return AnthropicAdapter(MODEL, client=client, stream=stream)
+        return AnthropicAdapter(AnthropicAdapterConfig(model=MODEL), client=client, stream=stream)
 
     return build
 

@@ -12,7 +12,7 @@ from band._lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .acp import ACPClientAdapter, ACPClientAdapterConfig
-    from .anthropic import AnthropicAdapter
+    from .anthropic import AnthropicAdapter, AnthropicAdapterConfig
     from .codex import CodexAdapter, CodexAdapterConfig
     from .langgraph import LangGraphAdapter
     from .openai_chat import OpenAIChatAdapter
@@ -23,6 +23,7 @@ __all__ = [
     "ACPClientAdapter",
     "ACPClientAdapterConfig",
     "AnthropicAdapter",
+    "AnthropicAdapterConfig",
     "CodexAdapter",
     "CodexAdapterConfig",
     "LangGraphAdapter",
@@ -36,6 +37,7 @@ _EXPORTS: dict[str, str] = {
     "ACPClientAdapter": "band.adapters.acp",
     "ACPClientAdapterConfig": "band.adapters.acp",
     "AnthropicAdapter": "band.adapters.anthropic",
+    "AnthropicAdapterConfig": "band.adapters.anthropic",
     "CodexAdapter": "band.adapters.codex",
     "CodexAdapterConfig": "band.adapters.codex",
     "LangGraphAdapter": "band.adapters.langgraph",
