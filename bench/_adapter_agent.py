@@ -83,7 +83,7 @@ def langgraph() -> Any:
         max_retries=0,
         stream_usage=True,
     )
-    return LangGraphAdapter(llm)
+    return LangGraphAdapter(llm=llm)
 
 
 def pydantic_ai() -> Any:
@@ -95,7 +95,9 @@ def pydantic_ai() -> Any:
     from band.adapters import PydanticAIAdapter
 
     client = AsyncOpenAI(base_url=os.environ["OPENAI_BASE_URL"], api_key="fake", max_retries=0)
-    return PydanticAIAdapter(OpenAIChatModel(MODEL, provider=OpenAIProvider(openai_client=client)))
+    return PydanticAIAdapter(
+        llm=OpenAIChatModel(MODEL, provider=OpenAIProvider(openai_client=client))
+    )
 
 
 BUILDERS: dict[str, Callable[[], Any]] = {

@@ -31,13 +31,16 @@ def test_exports_resolve_without_importing_parlant() -> None:
         "ACPClientAdapter",
         "ACPClientAdapterConfig",
         "AnthropicAdapter",
+        "AnthropicAdapterConfig",
         "CodexAdapter",
         "CodexAdapterConfig",
         "LangGraphAdapter",
+        "LangGraphAdapterConfig",
         "OpenAIChatAdapter",
         "ParlantAdapter",
         "ParlantAdapterConfig",
         "PydanticAIAdapter",
+        "PydanticAIAdapterConfig",
     }
 
 

@@ -14,10 +14,10 @@ if TYPE_CHECKING:
     from .acp import ACPClientAdapter, ACPClientAdapterConfig
     from .anthropic import AnthropicAdapter, AnthropicAdapterConfig
     from .codex import CodexAdapter, CodexAdapterConfig
-    from .langgraph import LangGraphAdapter
+    from .langgraph import LangGraphAdapter, LangGraphAdapterConfig
     from .openai_chat import OpenAIChatAdapter
     from .parlant import ParlantAdapter, ParlantAdapterConfig
-    from .pydantic_ai import PydanticAIAdapter
+    from .pydantic_ai import PydanticAIAdapter, PydanticAIAdapterConfig
 
 __all__ = [
     "ACPClientAdapter",
@@ -27,10 +27,12 @@ __all__ = [
     "CodexAdapter",
     "CodexAdapterConfig",
     "LangGraphAdapter",
+    "LangGraphAdapterConfig",
     "OpenAIChatAdapter",
     "ParlantAdapter",
     "ParlantAdapterConfig",
     "PydanticAIAdapter",
+    "PydanticAIAdapterConfig",
 ]
 
 _EXPORTS: dict[str, str] = {
@@ -41,10 +43,12 @@ _EXPORTS: dict[str, str] = {
     "CodexAdapter": "band.adapters.codex",
     "CodexAdapterConfig": "band.adapters.codex",
     "LangGraphAdapter": "band.adapters.langgraph",
+    "LangGraphAdapterConfig": "band.adapters.langgraph",
     "OpenAIChatAdapter": "band.adapters.openai_chat",
     "ParlantAdapter": "band.adapters.parlant",
     "ParlantAdapterConfig": "band.adapters.parlant",
     "PydanticAIAdapter": "band.adapters.pydantic_ai",
+    "PydanticAIAdapterConfig": "band.adapters.pydantic_ai",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
