@@ -28,7 +28,7 @@ from .._prompt import PromptedAdapter
 from .approvals import ApprovalRelay
 from .commands import APPROVAL_COMMANDS, RoomCommand, parse_command
 from .events import Reporter
-from .history import CodingHistory, CodingHistoryConverter
+from .history import CodingHistory, CodingHistoryConverter, as_coding_history
 from .supervisor import AgentProcess, RoomSupervisor, TransportClosed
 from .turns import DetachableTurn, TurnTasks
 
@@ -169,9 +169,8 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
             return
         earlier = self.turns.running(room_id)
         turn = DetachableTurn(tools, self.PROVIDER)
-        prompt = Prompt(
-            msg, room_id, history, system_updates(participants_msg, contacts_msg), reporter, turn
-        )
+        updates = system_updates(participants_msg, contacts_msg)
+        prompt = Prompt(msg, room_id, as_coding_history(history, room_id), updates, reporter, turn)
         if earlier is not None:  # it waits for an approval: this one goes after it
             waiting = ", ".join(f"`{t}`" for t in self.relay.pending(room_id))
             what = f" (waiting for approval {waiting})" if waiting else ""
