@@ -111,8 +111,35 @@ PENDING: dict[str, str] = {
     ),
 }
 
-# Names we do not provide, each with the reason; at most 2% of band-sdk's names.
-ALLOWED: dict[str, str] = {}
+# Names we do not provide as band-sdk does, each with the reason; at most 2% of band-sdk's
+# names. "module:Name" is one name; a bare "module" is the whole module (all its names count).
+_OWN_PROSE = (
+    "prompt prose is written in our own words (band-sdk's may not be copied), so the text "
+    "differs by design; the template names and where the text goes are the same"
+)
+ALLOWED: dict[str, str] = {
+    "band:CHATTY_LOGGERS": (
+        "the value names the third-party loggers to quiet; band-sdk's socket library is "
+        "phoenix_channels_python_client, ours is websockets"
+    ),
+    "band.runtime:BASE_INSTRUCTIONS": _OWN_PROSE,
+    "band.runtime:TEMPLATES": _OWN_PROSE,
+    "band.converters.langchain:PendingToolCall": (
+        "internal pairing record of band-sdk's LangChain converter; ours pairs tool calls "
+        "and results once for every converter (band.converters.tool_history)"
+    ),
+    "band.converters.langchain:LangChainParsedToolResult": (
+        "internal pairing record of band-sdk's LangChain converter; ours pairs tool calls "
+        "and results once for every converter (band.converters.tool_history)"
+    ),
+    "band.integrations.codex.winspawn": (
+        "Windows-only: spawns the Codex CLI inside a Windows job object through ctypes; we "
+        "support the Codex adapter on Linux and macOS and cannot build or test this here"
+    ),
+    "band.integrations.codex.winmain": (
+        "Windows-only: the entry point of the job-object spawner above (no names of its own)"
+    ),
+}
 ALLOWED_SHARE = 0.02
 
 
@@ -150,12 +177,21 @@ def test_the_layout_is_band_sdk_6_0_1s_whole_public_surface() -> None:
     assert sum(len(entry["names"]) for entry in LAYOUT.values()) == 1686
 
 
+def _allowed_names() -> set[tuple[str, str]]:
+    names: set[tuple[str, str]] = set()
+    for key in ALLOWED:
+        module, _, name = key.partition(":")
+        names |= {(module, name)} if name else {(module, n) for n in LAYOUT[module]["names"]}
+    return names
+
+
 def test_the_allow_list_is_short_and_every_entry_says_why() -> None:
     total = sum(len(entry["names"]) for entry in LAYOUT.values())
-    assert len(ALLOWED) <= ALLOWED_SHARE * total
+    assert len(_allowed_names()) <= ALLOWED_SHARE * total
     for key, reason in ALLOWED.items():
         module, _, name = key.partition(":")
-        assert name in LAYOUT[module]["names"], f"{key} is not a band-sdk name"
+        assert module in LAYOUT, f"{key} is not a band-sdk module"
+        assert not name or name in LAYOUT[module]["names"], f"{key} is not a band-sdk name"
         assert len(reason.split()) >= 4, f"{key}: say why"
 
 
@@ -170,7 +206,9 @@ def test_pending_entries_name_modules_and_names_band_sdk_has() -> None:
 @pytest.mark.parametrize("module", sorted(LAYOUT), ids=_test_id)
 def test_module_imports_and_defines_band_sdks_names(module: str) -> None:
     entry = LAYOUT[module]
-    allowed = {key.partition(":")[2] for key in ALLOWED if key.partition(":")[0] == module}
+    if module in ALLOWED:
+        pytest.skip(f"allowed: {ALLOWED[module]}")
+    allowed = {name for m, name in _allowed_names() if m == module}
     pending_names = {n for n in entry["names"] if _pending_reason(module, n)}
     check = check_module(module, entry, allowed | pending_names)
     module_pending = _pending_reason(module)
