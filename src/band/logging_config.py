@@ -25,7 +25,7 @@ from contextvars import ContextVar
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TextIO
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
@@ -346,6 +346,19 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(out, default=str)
 
 
+def rich_handler(stream: TextIO) -> logging.Handler:
+    """A console handler by ``rich`` (coloured levels, aligned columns) writing to ``stream``;
+    needs the ``logging`` extra."""
+    try:
+        from rich.console import Console
+        from rich.logging import RichHandler
+    except ImportError:
+        raise ImportError(
+            "logging style rich needs rich: pip install 'openband[logging]'"
+        ) from None
+    return RichHandler(console=Console(file=stream), show_path=False)
+
+
 def _formatter(style: LoggingStyle, request: LoggingRequest) -> dict[str, Any]:
     if style is LoggingStyle.JSON:
         return {
@@ -353,8 +366,8 @@ def _formatter(style: LoggingStyle, request: LoggingRequest) -> dict[str, Any]:
             "fields": request.json_fields or DEFAULT_JSON_FIELDS,
             "static": dict(request.static_fields or {}),
         }
-    if style is LoggingStyle.RICH:
-        raise BandConfigError("logging style rich is not available here; use standard or json")
+    if style is LoggingStyle.RICH:  # the rich handler shows the time and level itself
+        return {"format": "%(message)s", "datefmt": request.datefmt}
     return {
         "format": request.fmt or STANDARD_FORMAT,
         "datefmt": request.datefmt,
@@ -365,9 +378,10 @@ def _formatter(style: LoggingStyle, request: LoggingRequest) -> dict[str, Any]:
 def _build(request: LoggingRequest) -> LoggingConfig:
     out = sys.stdout if request.stream is LogStream.STDOUT else sys.stderr
     formatters = {"console": _formatter(request.style, request)}
-    handlers: dict[str, Any] = {
-        "console": {"class": "logging.StreamHandler", "formatter": "console", "stream": out}
-    }
+    console: dict[str, Any] = {"class": "logging.StreamHandler"}
+    if request.style is LoggingStyle.RICH:
+        console = {"()": rich_handler}
+    handlers: dict[str, Any] = {"console": {**console, "formatter": "console", "stream": out}}
     file_style, file_level = request.resolved_file_style, request.resolved_file_level
     if request.log_file is not None and file_style is not None and file_level is not None:
         formatters["file"] = _formatter(LoggingStyle(file_style), request)
