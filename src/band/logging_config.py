@@ -29,8 +29,6 @@ from typing import Annotated, Any, Literal, TextIO
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
-from band.core.exceptions import BandConfigError
-
 __all__ = [
     "CHATTY_LOGGERS",
     "STANDARD_FORMAT",

@@ -13,9 +13,9 @@ from pydantic import BaseModel, create_model
 
 from band import Agent
 from band.adapters import ParlantAdapter
-from band.adapters.parlant.bindings import bind_session_tools
 from band.adapters.parlant.tools import NO_CONTEXT_ERROR, build_custom_tools
 from band.core.turn import Turn
+from band.integrations.parlant.sessiontools import bound_session_tools
 from band.runtime.custom_tools import declares_turn_effect
 from band.testing.parlant_nlp import FakeNLPService
 from band_sdk_core import TurnEffect
@@ -56,13 +56,13 @@ async def test_a_custom_tool_runs_with_loose_arguments_and_records_its_effect() 
     assert entry.tool.required == ["order_id"]
 
     tools = Tools()
-    with bind_session_tools("s-1", tools):  # type: ignore[arg-type]
+    with bound_session_tools(session_id="s-1", tools=tools):  # type: ignore[arg-type]
         result = await entry.function(Ctx("s-1"), order_id="A-42", quantity="3", tags="a, b")
     assert result.data == "order A-42: shipped"
     assert seen == [LookupOrderInput(order_id="A-42", quantity=3, tags=["a", "b"])]
     assert TurnEffect.ACT in tools.turn.effects
 
-    with bind_session_tools("s-1", tools):  # type: ignore[arg-type]
+    with bound_session_tools(session_id="s-1", tools=tools):  # type: ignore[arg-type]
         bad = await entry.function(Ctx("s-1"), order_id="A-1", quantity="many", tags="")
     assert bad.data.startswith("Error running lookuporder: Invalid arguments for lookuporder")
     assert (await entry.function(Ctx("other"), order_id="x")).data == NO_CONTEXT_ERROR

@@ -13,6 +13,7 @@ from typing import Annotated, Any, get_args, get_origin
 
 from band.core.exceptions import BandToolError
 from band.core.types import AdapterFeatures, Capability
+from band.integrations.parlant.sessiontools import NO_SESSION_TOOLS_ERROR, get_session_tools
 from band.runtime.custom_tools import (
     CustomToolDef,
     execute_custom_tool,
@@ -20,8 +21,6 @@ from band.runtime.custom_tools import (
     reject_conflicting_tool_names,
 )
 from band.runtime.tools.names import CHAT_TOOL_NAMES, CONTACT_TOOL_NAMES
-
-from .bindings import tools_for_session
 
 __all__ = [
     "NO_CONTEXT_ERROR",
@@ -32,7 +31,7 @@ __all__ = [
 ]
 
 logger = logging.getLogger("band.adapters.parlant.tools")
-NO_CONTEXT_ERROR = "Error: No tools available in current context"
+NO_CONTEXT_ERROR = NO_SESSION_TOOLS_ERROR
 
 
 def tool_names_for(features: AdapterFeatures) -> list[str]:
@@ -56,7 +55,7 @@ def _given(**values: Any) -> dict[str, Any]:
 
 
 async def _run(p: Any, context: Any, name: str, args: dict[str, Any]) -> Any:
-    tools = tools_for_session(str(context.session_id))
+    tools = get_session_tools(str(context.session_id))
     if tools is None:
         return p.ToolResult(data=NO_CONTEXT_ERROR)
     logger.debug("[Parlant Tool] %s %r", name, args)
@@ -322,7 +321,7 @@ def _custom_tool(p: Any, tool: CustomToolDef) -> Any:
     name = get_custom_tool_name(model)
 
     async def run(context: Any, **raw: Any) -> Any:
-        tools = tools_for_session(str(context.session_id))
+        tools = get_session_tools(str(context.session_id))
         if tools is None:
             return p.ToolResult(data=NO_CONTEXT_ERROR)
         logger.debug("[Parlant Tool] %s %r", name, raw)
