@@ -23,8 +23,13 @@ through ``bench.sdk_overhead.Run``):
     .venv/bin/python -m bench.adapters [--turns 20] [--multi-turns 20] [--rooms 10]
         [--adapters seed,openai,anthropic,parlant,langgraph,pydantic-ai] [--parlant-turns 6]
 
-``--adapters`` also knows openai-stream and anthropic-stream. Prints a table and writes
-bench/results/adapters.json.
+``--adapters`` also knows openai-stream and anthropic-stream, and the framework rows of
+bench/_official_frameworks.py: crewai, crewai-flow, agno, strands (ours, from
+``.venvs/<name>``) each with its ``<name>@band-sdk`` twin (band-sdk 6.0.1 with that extra,
+same script, same run), compared in a second table; likewise the rows of
+bench/_official_google.py: gemini, google-adk (google-adk 1.19, where band-sdk's adapter
+works) and google-adk-latest (ours on the current google-adk, no twin). Prints the tables
+and writes bench/results/adapters.json.
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ from tests.compat.compat_harness import clean_env
 
 from band.testing import FakeModel, FakeModelServer, serve_fake_models
 from bench._adapter_agent import BUILDERS
+from bench._official_frameworks import FRAMEWORK_SPECS, print_versus, versus
+from bench._official_google import GOOGLE_SPECS
 from bench.sdk_overhead import AGENT_SCRIPT, RESULTS, ROOT, Run, build_world, progress, ratio
 
 ADAPTER_SCRIPT = Path(__file__).with_name("_adapter_agent.py")
@@ -87,6 +94,10 @@ SPECS = {
 }
 
 
+SPECS.update(FRAMEWORK_SPECS)  # same attributes as Spec, their own venvs and script
+SPECS.update(GOOGLE_SPECS)
+
+
 def unavailable(spec: Spec) -> str | None:
     """Why this row cannot run here, or None when it can."""
     if not spec.python.exists():
@@ -115,7 +126,7 @@ async def bench_adapter(
 ) -> dict[str, Any]:
     turns = args.parlant_turns if spec.label == "parlant" else args.turns
     multi = args.parlant_turns if spec.label == "parlant" else args.multi_turns
-    workdir = Path(tempfile.mkdtemp(prefix=f"band-bench-adapters-{spec.label}-"))
+    workdir = Path(tempfile.mkdtemp(prefix=f"band-bench-adapters-{spec.label.replace('@', '-')}-"))
     world = await build_world(workdir / "data", args.rooms)
     run = Run(spec.label, spec.python, workdir, args, script=spec.script)
     loopback = "127.0.0.1,localhost"
@@ -127,6 +138,8 @@ async def bench_adapter(
             within=spec.ready_within,
             BENCH_ADAPTER=spec.label,
             ANTHROPIC_BASE_URL=server.anthropic_base_url,
+            GOOGLE_GEMINI_BASE_URL=server.gemini_base_url,
+            GOOGLE_API_KEY="fake",
             PARLANT_HOME=str(workdir / "parlant-data"),
             NO_PROXY=loopback,
             no_proxy=loopback,
@@ -142,6 +155,9 @@ async def bench_adapter(
             if not warm["complete"]:
                 raise RuntimeError(f"no reply to the warm-up turn; see {workdir / 'agent.log'}")
             progress(f"{spec.label}: warm-up turn in {warm['seconds']}s")
+            # As bench.sdk_overhead: our SDK joins and drains its rooms after start() returned
+            # (band-sdk before), which must not count as the 1-room phase's turns.
+            progress(f"{spec.label}: start-up work settled after {await run.settle():.2f}s")
             phases = {}
             for key, rooms, n, what in (
                 ("one_room", [world.warm_room], turns, "1 room"),
@@ -249,7 +265,12 @@ async def amain(args: argparse.Namespace) -> None:
     skipped: dict[str, str] = {}
     specs = []
     for label in wanted:
-        why = unavailable(SPECS[label])
+        spec_of = SPECS[label]
+        why = (
+            spec_of.unavailable(progress)
+            if hasattr(spec_of, "unavailable")
+            else unavailable(spec_of)
+        )
         if why:
             progress(f"{label}: skipped: {why}")
             skipped[label] = why
@@ -267,12 +288,15 @@ async def amain(args: argparse.Namespace) -> None:
                 progress(f"{spec.label}: failed: {exc}")
                 skipped[spec.label] = f"failed: {exc}"
     rows = print_table(runs, skipped, args.rooms)
+    pairs = versus(runs)
+    print_versus(pairs, args.rooms)
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / "adapters.json"
     payload = {
         "config": {**vars(args), "cpus": os.cpu_count()},
         "rows": rows,
         "skipped": skipped,
+        "versus_band_sdk": pairs,
         "runs": runs,
     }
     out.write_text(json.dumps(payload, indent=2))

@@ -75,10 +75,24 @@ def declared_groups() -> list[Group]:
         Group("scale", ["tests/scale"], 60, weight=2),
         Group("e2e", ["tests/e2e", "tests/integrations"], 260),
         Group("hermes", ["tests/hermes"], 145),  # most of it builds the Hermes venv
+        # tsc, eslint and node:test of sdk-ts and openclaw-channel, the seed's agent.ts with
+        # Parlant and the real OpenClaw gateway: ~145 s warm, ~480 s when it also waits for
+        # .venvs/parlant (built once, under a lock, with env:parlant).
+        Group("typescript", ["tests/typescript"], 420, weight=2),
         Group("faults", ["tests/faults"], 480, weight=2),  # up to ~8 min: starts first
     ]
     if not os.environ.get("BAND_SKIP_ADAPTER_ENVS"):  # most of each builds its venv
-        for env, estimate in (("parlant", 440), ("langgraph", 160), ("pydantic-ai", 130)):
+        for env, estimate in (
+            ("parlant", 440),
+            ("langgraph", 160),
+            ("pydantic-ai", 130),
+            ("crewai-strands", 480),  # CrewAI (+ Flow) and Strands share a venv: ~5 min build
+            ("agno", 150),
+            ("gemini", 100),  # the newest google-genai
+            ("google-adk", 180),  # the current google-adk 1.x (google-genai 2.x)
+            ("google-adk-1.19", 150),  # google-adk 1.19 (google-genai 1.75)
+            ("letta", 600),  # a real Letta server on PostgreSQL: its env, then ~2 min to start
+        ):
             groups.append(
                 Group(f"env:{env}", [], estimate, command=["./scripts/test-adapter", env])
             )

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import yaml
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 
 from band.protocol import MessageSentResponse
 from band.protocol.messages import MessageCreateFields
@@ -89,13 +90,24 @@ async def _party(platform: Platform, handle: str, *, person: bool = False) -> Pa
 async def bootstrap_admin(settings: Settings, email: str | None = None) -> Created | None:
     """On a platform with no people yet, create the ``admin`` person (with ``email``, or the
     local mailbox ``admin@localhost``); otherwise do nothing."""
-    async with open_platform(settings) as platform, write(platform) as uow:
-        if await uow.session.scalar(select(func.count()).select_from(User)):
-            return None
-        user, key = await accounts.create_user(
-            uow.session, name="Admin", handle="admin", email=email, is_admin=True
-        )
-        return Created(user.id, user.handle, key, user.role)
+    async with open_platform(settings) as platform:
+        return await ensure_admin(platform, email)
+
+
+async def ensure_admin(platform: Platform, email: str | None = None) -> Created | None:
+    """``bootstrap_admin`` on a platform already open (``band serve``, once it is started).
+    Of nodes starting on one empty database at once, one makes the admin; the others' unit
+    is refused by the unique handle, and they find it there."""
+    try:
+        async with write(platform) as uow:
+            if await uow.session.scalar(select(func.count()).select_from(User)):
+                return None
+            user, key = await accounts.create_user(
+                uow.session, name="Admin", handle="admin", email=email, is_admin=True
+            )
+            return Created(user.id, user.handle, key, user.role)
+    except IntegrityError:
+        return None
 
 
 async def create_user(settings: Settings, name: str, handle: str, email: str) -> Created:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -14,11 +13,11 @@ from .api import agent as agent_api
 from .api import delegation, errors, health, openapi
 from .api import human as human_api
 from .api.agent import router as agent_router
-from .api.fast_lane import FastLane, lanes_of
+from .api.fast_lane import FastLane, Lane, lanes_of
 from .api.front import Front
 from .api.human import router as human_router
 from .api.idempotency import IdempotencyMiddleware, claimed_in_unit
-from .config import Settings
+from .config import DEFAULT_DEPENDENCY_WAIT, Settings
 from .context import Platform
 from .fanout.bus import Broadcast, Bus, InProcessBus
 from .gc_policy import FrozenSurvivors
@@ -28,13 +27,11 @@ from .realtime.presence import Presence
 from .realtime.socket import is_socket_upgrade, serve_socket
 from .realtime.socket import router as socket_router
 from .server_stack import steady_heap
+from .startup import GiveUp, NodeStart, ReadyHook
 from .store.db import Database
 from .store.group_commit import InFlight
-from .store.migrate import upgrade
 from .web import router as web_router
 from .web import static_files
-
-log = logging.getLogger("band_server")
 
 
 def make_presence(settings: Settings, hub: Hub) -> Presence | None:
@@ -57,6 +54,12 @@ def make_bus(settings: Settings) -> Bus:
     return InProcessBus()
 
 
+def api_lanes() -> list[Lane]:
+    """Every route of both REST surfaces as the fast lane sees it (``Lane.simple``: it serves
+    that route itself)."""
+    return [*lanes_of("/api/v1/agent", agent_api), *lanes_of("/api/v1/me", human_api)]
+
+
 class BandApp(FastAPI):
     """FastAPI, behind the platform's own layers.
 
@@ -73,8 +76,13 @@ class BandApp(FastAPI):
     """
 
     http_stack: ASGIApp | None = None
+    starting: NodeStart | None = None  # set at start-up; until it is ready, every answer is 503
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        starting = self.starting
+        if starting is not None and not starting.ready and scope["type"] != "lifespan":
+            await starting.answer(scope, receive, send)
+            return
         if scope["type"] == "http" and self.http_stack is not None:
             scope["app"] = self
             await self.http_stack(scope, receive, send)
@@ -90,17 +98,27 @@ class BandApp(FastAPI):
         await super().__call__(scope, receive, send)
 
 
-def create_app(settings: Settings | None = None) -> FastAPI:
+def create_app(
+    settings: Settings | None = None,
+    *,
+    wait_for_dependencies: float = DEFAULT_DEPENDENCY_WAIT,
+    on_give_up: GiveUp | None = None,
+    on_ready: ReadyHook | None = None,
+) -> FastAPI:
+    """The platform's ASGI app. A dependency out of reach at start is waited for while the
+    app answers 503 (``startup.NodeStart``); with ``on_give_up``, only for
+    ``wait_for_dependencies`` seconds, then it is told why. ``on_ready`` runs once the
+    database and Redis answer, before the node serves (``band serve`` makes the first person
+    there)."""
     settings = settings or Settings()
     node_metrics = Metrics()
     in_flight = InFlight()  # this node's HTTP requests under way: Front counts them
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         if settings.database_url is None:
             settings.data_dir.mkdir(parents=True, exist_ok=True)
         db = Database(settings.resolved_database_url, in_flight=in_flight)
-        await upgrade(db.engine)
         hub = Hub()
         bus = make_bus(settings)
         platform = Platform(
@@ -121,12 +139,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             platform.rosters.observe(broadcast)
             await hub.deliver(broadcast)
 
-        await bus.start(deliver)
-        await platform.presence.start(deliver)
         app.state.platform = platform
-        log.info("platform ready: database=%s bus=%s", db.engine.url.drivername, type(bus).__name__)
-        await platform.jobs.resume(platform)
-        platform.leases.start(platform)
+        start = NodeStart(platform, deliver, on_ready=on_ready)
+        app.starting = start
+        try:
+            await start.begin(wait_for_dependencies, on_give_up)
+        except BaseException:
+            await start.close()
+            raise
         heap = FrozenSurvivors()  # thousands of long-lived sockets: see gc_policy
         heap.install()
         try:
@@ -134,11 +154,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 yield
         finally:
             heap.uninstall()
-            await platform.leases.stop()
-            await platform.jobs.stop()
-            await platform.presence.stop()
-            await bus.stop()
-            await db.dispose()
+            await start.close()
 
     app = BandApp(
         title="Band (open platform)",
@@ -150,13 +166,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     errors.install(app)
     # Innermost first: the fast lane serves simple routes inside the idempotency middleware,
     # and hands everything else to FastAPI's own stack.
-    lanes = [*lanes_of("/api/v1/agent", agent_api), *lanes_of("/api/v1/me", human_api)]
+    lanes = api_lanes()
     unit_claimed = [
         lane.pattern
         for lane in lanes
         if "POST" in (lane.route.methods or ()) and claimed_in_unit(lane.route.endpoint)
     ]
-    stack: ASGIApp = FastLane(app.routed, lanes=lanes)
+    stack: ASGIApp = FastLane(app.routed, lanes=lanes) if settings.fast_lane else app.routed
     stack = IdempotencyMiddleware(stack, unit_claimed=unit_claimed)
     # Outer: times every request (the idempotency replays included), refuses an oversized body
     # before idempotency buffers it, answers a crash or a database out of reach in the envelope.

@@ -1,6 +1,7 @@
 """The ``band`` command: run the platform, and administer it from the shell.
 
     band serve [--host 127.0.0.1] [--port 8080] [--data DIR] [--access-log]
+               [--wait-for-dependencies S]
     band users create NAME --handle H --email ADDRESS
     band agents create NAME --owner HANDLE --description TEXT
                        [--write-config agent_config.yaml [--config-key KEY]]
@@ -23,8 +24,19 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import admin
-from .config import Settings
+from .config import DEFAULT_DEPENDENCY_WAIT, Settings
 from .services.accounts import slug
+
+
+def _seconds(text: str) -> float:
+    """A number of seconds, 0 or more (argparse's ``type`` for ``--wait-for-dependencies``)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more seconds, not {text!r}")
+    return value
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -36,6 +48,7 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from .app import create_app
+    from .context import Platform
     from .server_stack import uvicorn_options
 
     # One readable line per event for the platform's own loggers (uvicorn configures its own).
@@ -43,13 +56,26 @@ def _serve(args: argparse.Namespace) -> int:
         level=logging.INFO, format="%(asctime)s %(levelname)-7s %(name)s: %(message)s"
     )
     settings = dataclasses.replace(_settings(args), host=args.host, port=args.port)
-    first = asyncio.run(admin.bootstrap_admin(settings, args.admin_email))
-    if first is not None:
-        print("Created the first person, @admin. Their API key (shown once, keep it safe):")
-        print(f"  {first.api_key}")
-    print(f"Band is running at {settings.public_url}  (data: {settings.data_dir})", flush=True)
-    uvicorn.run(
-        create_app(settings),
+    gave_up: list[str] = []
+
+    async def first_person(platform: Platform) -> None:
+        first = await admin.ensure_admin(platform, args.admin_email)
+        if first is not None:
+            print("Created the first person, @admin. Their API key (shown once, keep it safe):")
+            print(f"  {first.api_key}", flush=True)
+
+    def give_up(reason: str) -> None:
+        gave_up.append(reason)
+        server.should_exit = True
+
+    app = create_app(
+        settings,
+        wait_for_dependencies=args.wait_for_dependencies,
+        on_give_up=give_up,
+        on_ready=first_person,
+    )
+    config = uvicorn.Config(
+        app,
         host=settings.host,
         port=settings.port,
         log_level="info",
@@ -58,7 +84,13 @@ def _serve(args: argparse.Namespace) -> int:
         ssl_keyfile=args.ssl_keyfile,
         **uvicorn_options(),
     )
-    return 0
+    server = uvicorn.Server(config)
+    print(f"Band is running at {settings.public_url}  (data: {settings.data_dir})", flush=True)
+    server.run()
+    if gave_up:  # the last line of the output says why
+        print(f"band serve: {gave_up[0]}", file=sys.stderr, flush=True)
+        return 1
+    return 0 if server.started else 3  # 3: the app failed to start (uvicorn's own status)
 
 
 def _users_create(args: argparse.Namespace) -> int:
@@ -147,6 +179,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--admin-email",
         metavar="ADDRESS",
         help="email of the @admin person created on first start (default admin@localhost)",
+    )
+    serve.add_argument(
+        "--wait-for-dependencies",
+        type=_seconds,
+        default=DEFAULT_DEPENDENCY_WAIT,
+        metavar="S",
+        help="when the database or Redis is out of reach at start, keep trying for S seconds "
+        "(answering 503 meanwhile), then exit with status 1; 0 exits at once "
+        f"(default {DEFAULT_DEPENDENCY_WAIT:g})",
     )
     _data_option(serve)
     serve.set_defaults(func=_serve)

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_MAX_FILE_BYTES = 25 * 1024 * 1024
+DEFAULT_DEPENDENCY_WAIT = 180.0  # seconds `band serve` waits for the database and Redis at start
 
 
 def default_data_dir() -> Path:
@@ -27,6 +28,19 @@ def default_max_file_bytes() -> int:
     if value < 1:
         raise ValueError("BAND_MAX_FILE_BYTES must be at least 1")
     return value
+
+
+def _switch(name: str, default: bool) -> bool:
+    """An on/off setting from the environment variable ``name`` (``1``/``0``, ``on``/``off``,
+    ``true``/``false``), else ``default``."""
+    raw = os.environ.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("1", "on", "true", "yes"):
+        return True
+    if raw in ("0", "off", "false", "no"):
+        return False
+    raise ValueError(f"{name} must be 1 or 0 (on or off), not {raw!r}")
 
 
 def _seconds(name: str, default: float) -> float:
@@ -72,6 +86,9 @@ class Settings:
     delegation_token_ttl: float = 300.0
     delegation_exchanges_per_message: int = 3
     delegation_exchange_rate: str = "30/minute"
+    # The fast lane (api.fast_lane) serves simple routes without FastAPI's per-request work;
+    # off, FastAPI serves every request. Both answer alike (tests/server/test_lane_equal.py).
+    fast_lane: bool = field(default_factory=lambda: _switch("BAND_FAST_LANE", True))
 
     @property
     def resolved_database_url(self) -> str:

@@ -12,6 +12,7 @@ from .services.accounts import authenticate_key
 from .services.auth_cache import AuthCache
 from .services.bulk_deletions import JobRunner
 from .services.leases import LeaseClock, LeaseSweeper
+from .services.passing_over import ServedHeads
 from .services.principals import Principal
 from .services.rate_limits import RateLimit
 from .services.roster_cache import RosterCache
@@ -36,6 +37,7 @@ class Platform:
     rosters: RosterCache = field(default_factory=RosterCache)  # rooms and members, hot paths
     jobs: JobRunner = field(default_factory=JobRunner)  # background jobs of this node
     leases: LeaseSweeper = field(default_factory=LeaseSweeper)  # expires dead attempts
+    served_heads: ServedHeads = field(default_factory=ServedHeads)  # what /next served here
     metrics: Metrics = field(default_factory=Metrics)  # this node's Prometheus registry
     file_store: InitVar[FileStore | None] = None  # default: the data folder
     cluster: InitVar[Presence | None] = None  # default: this node's hub alone

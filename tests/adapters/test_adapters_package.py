@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 
@@ -28,19 +29,42 @@ def test_exports_resolve_without_importing_parlant() -> None:
     )
     subprocess.run([sys.executable, "-c", code], check=True)
     assert set(adapters.__all__) == {
+        "A2AAdapter",
+        "A2AAdapterConfig",
+        "A2AGatewayAdapter",
+        "A2AGatewayAdapterConfig",
         "ACPClientAdapter",
         "ACPClientAdapterConfig",
+        "AgnoAdapter",
+        "AgnoAdapterConfig",
         "AnthropicAdapter",
         "AnthropicAdapterConfig",
         "CodexAdapter",
         "CodexAdapterConfig",
+        "CrewAIAdapter",
+        "CrewAIAdapterConfig",
+        "CrewAIFlowAdapter",
+        "CrewAIFlowAdapterConfig",
+        "GeminiAdapter",
+        "GeminiAdapterConfig",
+        "GoogleADKAdapter",
+        "GoogleADKAdapterConfig",
         "LangGraphAdapter",
         "LangGraphAdapterConfig",
+        "LettaAdapter",
+        "LettaAdapterConfig",
+        "NooaAdapter",
+        "NooaAdapterConfig",
+        "NooaRoomAgent",
         "OpenAIChatAdapter",
         "ParlantAdapter",
         "ParlantAdapterConfig",
         "PydanticAIAdapter",
         "PydanticAIAdapterConfig",
+        "StrandsAdapter",
+        "StrandsAdapterConfig",
+        "SlackAdapter",
+        "SlackAdapterConfig",
     }
 
 
@@ -50,3 +74,56 @@ def test_missing_extra_names_the_install_command() -> None:
         adapters.ParlantAdapter()
     assert str(info.value) == "ParlantAdapter needs Parlant: pip install 'openband[parlant]'"
     assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "module", "hint"),
+    [
+        ("CrewAIAdapter", "crewai", "CrewAIAdapter needs CrewAI: pip install 'openband[crewai]'"),
+        (
+            "CrewAIFlowAdapter",
+            "crewai",
+            "CrewAIFlowAdapter needs CrewAI: pip install 'openband[crewai]'",
+        ),
+        ("AgnoAdapter", "agno", "AgnoAdapter needs Agno: pip install 'openband[agno]'"),
+        (
+            "StrandsAdapter",
+            "strands",
+            "StrandsAdapter needs Strands Agents: pip install 'openband[strands]'",
+        ),
+        (
+            "GeminiAdapter",
+            "google.genai",
+            "GeminiAdapter needs google-genai: pip install 'openband[gemini]'",
+        ),
+        (
+            "GoogleADKAdapter",
+            "google.adk",
+            "GoogleADKAdapter needs google-adk: pip install 'openband[google_adk]'",
+        ),
+    ],
+)
+def test_a_framework_adapter_without_its_extra_names_the_install_command(
+    name: str, module: str, hint: str
+) -> None:
+    try:
+        installed = importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # a dotted name whose parent package is absent
+        installed = False
+    if installed:
+        pytest.skip(f"{module} is installed in this environment")
+    with pytest.raises(ImportError) as info:
+        getattr(adapters, name)
+    assert str(info.value) == hint
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="NOOA can install on this interpreter")
+def test_nooa_explains_that_it_needs_python_3_12() -> None:
+    """band-sdk's NOOA names import, and say in one line why NOOA cannot run here."""
+    with pytest.raises(ModuleNotFoundError) as info:
+        adapters.NooaAdapter  # noqa: B018
+    assert info.value.name == "nooa"
+    assert str(info.value) == (
+        "NooaAdapter needs NOOA, which runs on Python 3.12 and 3.13 only (this is Python"
+        f" {sys.version_info[0]}.{sys.version_info[1]}); there: pip install 'openband[nooa]'"
+    )

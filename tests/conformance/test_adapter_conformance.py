@@ -12,12 +12,15 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 from runtime_support import Person, make_agent, session, until, until_status
 
 from band.core import SimpleAdapter
 from band.core.exceptions import BandConfigError
 from band.core.protocols import GENERIC_PROVIDER_FAILURE_MESSAGE
 from band.core.types import Capability, Emit
+from band.runtime.custom_tools import declares_turn_effect
+from band.runtime.tools import TurnEffect
 from band.testing import FakeModel
 
 from .adapter_cases import AdapterCase
@@ -83,7 +86,10 @@ async def test_tool_events_pair_by_call_id_and_usage_is_reported(
     assert call["tool_call_id"] and call["tool_call_id"] == result["tool_call_id"]
     assert call["args"]["content"].startswith("Hi Alice!")
     usage = [t["metadata"]["band_usage"] for t in tasks if "band_usage" in (t["metadata"] or {})]
-    assert len(usage) == 1 and usage[0]["input_tokens"] > 0
+    if Emit.USAGE in case.build(FakeModel()).SUPPORTED_EMIT:
+        assert len(usage) == 1 and usage[0]["input_tokens"] > 0
+    else:  # e.g. CrewAI: its metrics are not per turn, so it declares no usage
+        assert usage == []
 
 
 async def test_text_alongside_a_tool_call_is_a_thought(
@@ -118,9 +124,11 @@ async def test_a_restarted_agent_gives_the_model_the_earlier_conversation(
         await _ask(alice, room, "what was it?", seeded.agent_id)
     first = fake.requests[0]
     users = first.texts("user")
-    assert any("remember the number 7" in text for text in users[:-1])
+    said = "\n".join(users)  # some adapters replay the history and the message as one text
+    assert "remember the number 7" in said
+    assert said.index("remember the number 7") < said.index("what was it?")
     assert "what was it?" in users[-1]
-    assert sum("what was it?" in text for text in users) == 1
+    assert said.count("what was it?") == 1
     if case.replayed_call_ids is not None:
         assert first_ids and first_ids <= case.replayed_call_ids(first)
 
@@ -207,9 +215,62 @@ async def test_a_model_error_is_reported_once_and_the_message_fails(
         await until_status(alice, room, message_id, seeded.agent_id, "failed")
         errors = await until(lambda: alice.events(room, "error"))
         await asyncio.sleep(1.0)  # idle resyncs see the failed message again: not re-run
-        assert [e["content"] for e in await alice.events(room, "error")] == [
-            GENERIC_PROVIDER_FAILURE_MESSAGE
-        ]
-        assert errors[0]["metadata"]["failure"]["provider"] == "band-runtime"
+        contents = [e["content"] for e in await alice.events(room, "error")]
+        assert len(contents) == 1
+        assert (case.failure_text or GENERIC_PROVIDER_FAILURE_MESSAGE) in contents[0]
+        assert errors[0]["metadata"]["failure"]["provider"] == case.failure_provider
         assert await alice.replies(room, seeded.agent_id) == []
     assert len(fake.requests) == 1
+
+
+class EscalateInput(BaseModel):
+    """Hand the conversation over to a person."""
+
+    reason: str
+
+
+@declares_turn_effect(TurnEffect.ACT)
+def escalate(args: EscalateInput) -> str:
+    return f"escalated: {args.reason}"
+
+
+class LookupInput(BaseModel):
+    """Look a word up."""
+
+    word: str
+
+
+def lookup(args: LookupInput) -> str:
+    return f"{args.word}: a word"
+
+
+async def test_a_custom_tool_that_acts_settles_the_turn_without_a_reply(
+    case: AdapterCase, live_server: Any, seeded: Any, alice: Person
+) -> None:
+    _skip(case, "custom_tools")
+    room = await alice.create_room("Escalate", seeded.agent_id)
+    fake = FakeModel()
+    fake.call_tool("escalate", {"reason": "needs a human"}).reply("")
+    adapter = case.build(fake, additional_tools=[(EscalateInput, escalate)])
+    async with running(live_server, seeded, adapter):
+        await _ask(alice, room, "I want a person", seeded.agent_id)
+        assert await alice.replies(room, seeded.agent_id) == []
+        assert await alice.events(room, "error") == []
+    assert "escalated: needs a human" in json.dumps(fake.requests[1].body)
+
+
+async def test_a_custom_tool_that_only_observes_leaves_the_turn_unanswered(
+    case: AdapterCase, live_server: Any, seeded: Any, alice: Person
+) -> None:
+    _skip(case, "custom_tools")
+    room = await alice.create_room("Lookup", seeded.agent_id)
+    fake = FakeModel()
+    fake.call_tool("lookup", {"word": "band"}).reply("")
+    quick = session(idle_resync_seconds=0.3, idle_resync_max_seconds=0.3)
+    adapter = case.build(fake, additional_tools=[(LookupInput, lookup)])
+    async with running(live_server, seeded, adapter, session_config=quick):
+        message_id = await alice.say(room, "what is band?", seeded.agent_id)
+        await until_status(alice, room, message_id, seeded.agent_id, "failed")
+        errors = await until(lambda: alice.events(room, "error"))
+    assert len(errors) == 1
+    assert "band: a word" in json.dumps(fake.requests[1].body)

@@ -100,6 +100,7 @@ class AgentSpec:
     sdk: str  # "ours" or "official"
     home: int
     turn_seconds: float = 0.0
+    failover: bool = True  # False: its balancer knows the home node only (down while it is)
 
 
 @dataclass
@@ -110,6 +111,7 @@ class Cluster:
     database_url: str
     world: World
     compat_python: Path | None
+    lease: float | None = DELIVERY_LEASE  # None: the platform's default (300 s)
     nodes: list[NodeProcess] = field(default_factory=list)
     balancers: dict[str, Balancer] = field(default_factory=dict)
     processes: list[AgentProcess] = field(default_factory=list)  # every run, restarts too
@@ -121,11 +123,9 @@ class Cluster:
 
     def _node(self) -> NodeProcess:
         index = len(self.nodes)
-        env = {
-            "BAND_DATABASE_URL": self.database_url,
-            "BAND_REDIS_URL": self.redis.url,
-            "BAND_DELIVERY_LEASE": str(DELIVERY_LEASE),
-        }
+        env = {"BAND_DATABASE_URL": self.database_url, "BAND_REDIS_URL": self.redis.url}
+        if self.lease is not None:
+            env["BAND_DELIVERY_LEASE"] = str(self.lease)
         node = NodeProcess(
             data_dir=self.root / f"node{index}" / "data",
             log_dir=self.root / f"node{index}" / "logs",
@@ -133,8 +133,9 @@ class Cluster:
             name=f"node{index}",
         )
         self.nodes.append(node)
-        for balancer in self.balancers.values():
-            balancer.backends.append(node.port)  # a fallback for every agent
+        for name, balancer in self.balancers.items():
+            if self.specs[name].failover:
+                balancer.backends.append(node.port)  # a fallback for every agent
         return node
 
     async def start_nodes(self, count: int) -> list[NodeProcess]:
@@ -184,7 +185,8 @@ class Cluster:
         balancer = self.balancers.get(name)
         if balancer is None:
             ports = [self.nodes[spec.home].port]
-            ports += [n.port for i, n in enumerate(self.nodes) if i != spec.home]
+            if spec.failover:
+                ports += [n.port for i, n in enumerate(self.nodes) if i != spec.home]
             balancer = Balancer(name, ports)
             await balancer.start()
             self.balancers[name] = balancer
@@ -241,10 +243,9 @@ class Cluster:
     # -- the end -------------------------------------------------------------------------
 
     async def aclose(self) -> None:
-        for proc in self.processes:
-            proc.stop()
-        for node in self.nodes:
-            node.stop()
+        """Agents first, then nodes; each group stopped at once (each waits out its shutdown)."""
+        await asyncio.gather(*(asyncio.to_thread(proc.stop) for proc in self.processes))
+        await asyncio.gather(*(asyncio.to_thread(node.stop) for node in self.nodes))
         for balancer in self.balancers.values():
             await balancer.stop()
 

@@ -74,6 +74,9 @@ class Burst:
     node_urls: Callable[[], list[str]]
     per_room: int
     rate: float
+    # False: every post goes to the first of ``node_urls()`` and each retry to the next one (a
+    # person who knows one node and falls back to the other); True: spread as described above.
+    spread: bool = True
     result: BurstResult = field(default_factory=BurstResult)
     # Closed by ``hold``: every lane waits before its next post until ``release``.
     _going: asyncio.Event = field(default_factory=asyncio.Event, init=False, repr=False)
@@ -129,6 +132,12 @@ class Burst:
             agent = self.agents[(k + room_index) % len(self.agents)]
             await self._post(http, room_index, room_id, person, agent, k)
 
+    def _url(self, urls: list[str], room_index: int, position: int, attempt: int) -> str:
+        if not self.spread:
+            return urls[attempt % len(urls)]
+        # Not (position + room) like the agent's choice: each agent hears from every node.
+        return urls[(position // len(self.agents) + room_index + attempt) % len(urls)]
+
     async def _post(
         self,
         http: httpx.AsyncClient,
@@ -149,8 +158,7 @@ class Burst:
             if not urls:
                 await asyncio.sleep(0.2)
                 continue
-            # Not (position + room) like the agent's choice: each agent hears from every node.
-            url = urls[(position // len(self.agents) + room_index + attempt) % len(urls)]
+            url = self._url(urls, room_index, position, attempt)
             attempt += 1
             try:
                 r = await http.post(

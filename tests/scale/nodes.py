@@ -80,6 +80,7 @@ class ProcessNode:
     url: str
     ws_url: str
     process: subprocess.Popen[bytes]
+    log: Path  # its stdout and stderr
 
     def kill(self) -> None:
         """``kill -9``: no shutdown code runs, nothing is cleaned up."""
@@ -93,8 +94,11 @@ def _spawn(command: list[str], env: dict[str, str], log: Path) -> subprocess.Pop
 
 
 @asynccontextmanager
-async def serve_process(settings: Settings, **env: str) -> AsyncIterator[ProcessNode]:
-    """Run ``band serve`` on a free port with ``settings``' data folder, database and Redis."""
+async def serve_process(
+    settings: Settings, *options: str, healthy: bool = True, **env: str
+) -> AsyncIterator[ProcessNode]:
+    """Run ``band serve`` (with ``options``) on a free port with ``settings``' data folder,
+    database and Redis; unless ``healthy`` is False, wait until its ``/healthz`` answers 200."""
     port = free_port()
     environ = {**os.environ, **env}
     if settings.database_url:
@@ -104,12 +108,12 @@ async def serve_process(settings: Settings, **env: str) -> AsyncIterator[Process
     command = [sys.executable, "-m", "band_server.cli", "serve", "--port", str(port)]
     log = settings.data_dir / f"node-{port}.log"
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    process = _spawn([*command, "--data", str(settings.data_dir)], environ, log)
+    process = _spawn([*command, "--data", str(settings.data_dir), *options], environ, log)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 60
         async with httpx.AsyncClient(base_url=url, timeout=2) as client:
-            while True:
+            while healthy:
                 if process.poll() is not None:
                     raise RuntimeError(f"band serve exited:\n{log.read_text()[-3000:]}")
                 with contextlib.suppress(httpx.TransportError):
@@ -118,7 +122,7 @@ async def serve_process(settings: Settings, **env: str) -> AsyncIterator[Process
                 if time.monotonic() > deadline:
                     raise RuntimeError(f"band serve did not start:\n{log.read_text()[-3000:]}")
                 await asyncio.sleep(0.1)
-        yield ProcessNode(url, f"ws://127.0.0.1:{port}/api/v1/socket/websocket", process)
+        yield ProcessNode(url, f"ws://127.0.0.1:{port}/api/v1/socket/websocket", process, log)
     finally:
         if process.poll() is None:
             process.terminate()

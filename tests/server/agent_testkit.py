@@ -5,11 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import httpx
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
+from band.protocol import utcnow
 from band.protocol.messages import MentionRef, MessageCreateFields
 from band_server.context import Platform
 from band_server.fanout.bus import Broadcast
@@ -154,3 +156,36 @@ async def room_log(platform: Platform, room_id: str, **kw: Any) -> MessagePage:
     async with platform.db.read() as session:
         room = await rooms.get_room(session, room_id)
         return await messages.list_messages(session, room, **kw)
+
+
+# -- /next and delivery leases (test_delivery_leases, test_passing_over) --------------------
+
+
+async def next_id(client: httpx.AsyncClient, w: World) -> str | None:
+    r = await client.get(w.url("/messages/next"), headers=w.echo_key)
+    if r.status_code == 204:
+        return None
+    assert r.status_code == 200, r.text
+    return str(r.json()["data"]["id"])
+
+
+async def age(platform: Platform, message_id: str, seconds: float) -> None:
+    """Move the delivery's lease clock ``seconds`` into the past (no sign of life since)."""
+    async with platform.db.write() as session:
+        await session.execute(
+            update(Delivery)
+            .where(Delivery.message_id == message_id)
+            .values(updated_at=utcnow() - timedelta(seconds=seconds))
+        )
+
+
+def past_the_lease(platform: Platform) -> float:
+    return platform.settings.delivery_lease + 5
+
+
+async def status_of(client: httpx.AsyncClient, w: World, message_id: str) -> dict[str, object]:
+    r = await client.get(f"/api/v1/me/chats/{w.room_id}/messages", headers=w.alice_key)
+    assert r.status_code == 200
+    [found] = [m for m in r.json()["data"] if m["id"] == message_id]
+    entry: dict[str, object] = found["metadata"]["delivery_status"][w.echo]
+    return entry

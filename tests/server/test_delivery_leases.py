@@ -9,14 +9,21 @@ Time is moved by ageing the attempt's lease clock in the database, never by slee
 
 from __future__ import annotations
 
-from datetime import timedelta
-
 import httpx
 import pytest
-from agent_testkit import World, make_world, mark, person_posts, recording
-from sqlalchemy import select, update
+from agent_testkit import (
+    World,
+    age,
+    make_world,
+    mark,
+    next_id,
+    past_the_lease,
+    person_posts,
+    recording,
+    status_of,
+)
+from sqlalchemy import select
 
-from band.protocol import utcnow
 from band_server.context import Platform
 from band_server.services.leases import EXPIRED_ERROR, LeaseClock
 from band_server.store.models import Delivery
@@ -26,36 +33,6 @@ from conftest import Seeded
 @pytest.fixture
 async def w(platform: Platform, seeded: Seeded) -> World:
     return await make_world(platform, seeded)
-
-
-async def next_id(client: httpx.AsyncClient, w: World) -> str | None:
-    r = await client.get(w.url("/messages/next"), headers=w.echo_key)
-    if r.status_code == 204:
-        return None
-    assert r.status_code == 200, r.text
-    return str(r.json()["data"]["id"])
-
-
-async def age(platform: Platform, message_id: str, seconds: float) -> None:
-    """Move the delivery's lease clock ``seconds`` into the past (no sign of life since)."""
-    async with platform.db.write() as session:
-        await session.execute(
-            update(Delivery)
-            .where(Delivery.message_id == message_id)
-            .values(updated_at=utcnow() - timedelta(seconds=seconds))
-        )
-
-
-def past_the_lease(platform: Platform) -> float:
-    return platform.settings.delivery_lease + 5
-
-
-async def status_of(client: httpx.AsyncClient, w: World, message_id: str) -> dict[str, object]:
-    r = await client.get(f"/api/v1/me/chats/{w.room_id}/messages", headers=w.alice_key)
-    assert r.status_code == 200
-    [found] = [m for m in r.json()["data"] if m["id"] == message_id]
-    entry: dict[str, object] = found["metadata"]["delivery_status"][w.echo]
-    return entry
 
 
 async def test_a_failed_head_is_served_after_the_rooms_other_open_messages(

@@ -11,44 +11,100 @@ from typing import TYPE_CHECKING
 from band._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .a2a import A2AAdapter, A2AAdapterConfig
+    from .a2a_gateway import A2AGatewayAdapter, A2AGatewayAdapterConfig
     from .acp import ACPClientAdapter, ACPClientAdapterConfig
+    from .agno import AgnoAdapter, AgnoAdapterConfig
     from .anthropic import AnthropicAdapter, AnthropicAdapterConfig
     from .codex import CodexAdapter, CodexAdapterConfig
+    from .crewai import CrewAIAdapter, CrewAIAdapterConfig
+    from .crewai_flow import CrewAIFlowAdapter, CrewAIFlowAdapterConfig
+    from .gemini import GeminiAdapter, GeminiAdapterConfig
+    from .google_adk import GoogleADKAdapter, GoogleADKAdapterConfig
     from .langgraph import LangGraphAdapter, LangGraphAdapterConfig
+    from .letta import LettaAdapter, LettaAdapterConfig
     from .openai_chat import OpenAIChatAdapter
     from .parlant import ParlantAdapter, ParlantAdapterConfig
     from .pydantic_ai import PydanticAIAdapter, PydanticAIAdapterConfig
+    from .slack import SlackAdapter, SlackAdapterConfig
+    from .strands import StrandsAdapter, StrandsAdapterConfig
 
 __all__ = [
+    "A2AAdapter",
+    "A2AAdapterConfig",
+    "A2AGatewayAdapter",
+    "A2AGatewayAdapterConfig",
     "ACPClientAdapter",
     "ACPClientAdapterConfig",
+    "AgnoAdapter",
+    "AgnoAdapterConfig",
     "AnthropicAdapter",
     "AnthropicAdapterConfig",
     "CodexAdapter",
     "CodexAdapterConfig",
+    "CrewAIAdapter",
+    "CrewAIAdapterConfig",
+    "CrewAIFlowAdapter",
+    "CrewAIFlowAdapterConfig",
+    "GeminiAdapter",
+    "GeminiAdapterConfig",
+    "GoogleADKAdapter",
+    "GoogleADKAdapterConfig",
     "LangGraphAdapter",
     "LangGraphAdapterConfig",
+    "LettaAdapter",
+    "LettaAdapterConfig",
+    "NooaAdapter",
+    "NooaAdapterConfig",
+    "NooaRoomAgent",
     "OpenAIChatAdapter",
     "ParlantAdapter",
     "ParlantAdapterConfig",
     "PydanticAIAdapter",
     "PydanticAIAdapterConfig",
+    "SlackAdapter",
+    "SlackAdapterConfig",
+    "StrandsAdapter",
+    "StrandsAdapterConfig",
 ]
 
 _EXPORTS: dict[str, str] = {
+    "A2AAdapter": "band.adapters.a2a",
+    "A2AAdapterConfig": "band.adapters.a2a",
+    "A2AGatewayAdapter": "band.adapters.a2a_gateway",
+    "A2AGatewayAdapterConfig": "band.adapters.a2a_gateway",
     "ACPClientAdapter": "band.adapters.acp",
     "ACPClientAdapterConfig": "band.adapters.acp",
+    "AgnoAdapter": "band.adapters.agno",
+    "AgnoAdapterConfig": "band.adapters.agno",
     "AnthropicAdapter": "band.adapters.anthropic",
     "AnthropicAdapterConfig": "band.adapters.anthropic",
     "CodexAdapter": "band.adapters.codex",
     "CodexAdapterConfig": "band.adapters.codex",
+    "CrewAIAdapter": "band.adapters.crewai",
+    "CrewAIAdapterConfig": "band.adapters.crewai",
+    "CrewAIFlowAdapter": "band.adapters.crewai_flow",
+    "CrewAIFlowAdapterConfig": "band.adapters.crewai_flow",
+    "GeminiAdapter": "band.adapters.gemini",
+    "GeminiAdapterConfig": "band.adapters.gemini",
+    "GoogleADKAdapter": "band.adapters.google_adk",
+    "GoogleADKAdapterConfig": "band.adapters.google_adk",
     "LangGraphAdapter": "band.adapters.langgraph",
     "LangGraphAdapterConfig": "band.adapters.langgraph",
+    "LettaAdapter": "band.adapters.letta",
+    "LettaAdapterConfig": "band.adapters.letta",
+    "NooaAdapter": "band.adapters.nooa",
+    "NooaAdapterConfig": "band.adapters.nooa",
+    "NooaRoomAgent": "band.adapters.nooa",
     "OpenAIChatAdapter": "band.adapters.openai_chat",
     "ParlantAdapter": "band.adapters.parlant",
     "ParlantAdapterConfig": "band.adapters.parlant",
     "PydanticAIAdapter": "band.adapters.pydantic_ai",
     "PydanticAIAdapterConfig": "band.adapters.pydantic_ai",
+    "StrandsAdapter": "band.adapters.strands",
+    "StrandsAdapterConfig": "band.adapters.strands",
+    "SlackAdapter": "band.adapters.slack",
+    "SlackAdapterConfig": "band.adapters.slack",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

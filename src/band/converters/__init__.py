@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING
 from band._lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
+    "AgnoHistoryConverter": "band.converters.agno",
+    "CrewAIHistoryConverter": "band.converters.crewai",
+    "CrewAIFlowStateConverter": "band.converters.crewai_flow",
+    "StrandsHistoryConverter": "band.converters.strands",
     "AnthropicHistoryConverter": "band.converters.anthropic",
+    "GeminiHistoryConverter": "band.converters.gemini",
+    "GoogleADKHistoryConverter": "band.converters.google_adk",
     "LangChainHistoryConverter": "band.converters.langchain",
     "OpenAIChatHistoryConverter": "band.converters.openai_chat",
     "PydanticAIHistoryConverter": "band.converters.pydantic_ai",
@@ -24,18 +30,29 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "INTERRUPTED_TOOL_TEXT",
+    "AgnoHistoryConverter",
     "AnthropicHistoryConverter",
+    "CrewAIFlowStateConverter",
+    "CrewAIHistoryConverter",
+    "GeminiHistoryConverter",
+    "GoogleADKHistoryConverter",
     "LangChainHistoryConverter",
     "OpenAIChatHistoryConverter",
     "ParsedToolCall",
     "ParsedToolResult",
     "PydanticAIHistoryConverter",
+    "StrandsHistoryConverter",
     "parse_tool_call",
     "parse_tool_result",
 ]
 
 if TYPE_CHECKING:
+    from band.converters.agno import AgnoHistoryConverter
     from band.converters.anthropic import AnthropicHistoryConverter
+    from band.converters.crewai import CrewAIHistoryConverter
+    from band.converters.crewai_flow import CrewAIFlowStateConverter
+    from band.converters.gemini import GeminiHistoryConverter
+    from band.converters.google_adk import GoogleADKHistoryConverter
     from band.converters.langchain import LangChainHistoryConverter
     from band.converters.openai_chat import OpenAIChatHistoryConverter
     from band.converters.parsing import (
@@ -46,5 +63,6 @@ if TYPE_CHECKING:
         parse_tool_result,
     )
     from band.converters.pydantic_ai import PydanticAIHistoryConverter
+    from band.converters.strands import StrandsHistoryConverter
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -16,7 +16,7 @@ from typing import Any, Literal, TypeAlias
 
 from ._turns import ScriptedTurn, TextTurn, ToolTurn
 
-Api: TypeAlias = Literal["openai", "responses", "anthropic"]
+Api: TypeAlias = Literal["openai", "responses", "anthropic", "gemini"]
 Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
 
 SEND_MESSAGE_TOOL = "band_send_message"
@@ -34,7 +34,11 @@ class ChatEntry:
 
 @dataclass(frozen=True)
 class ModelRequest:
-    """A request the fake received, in a form shared by every wire format."""
+    """A request the fake received, in a form shared by every wire format.
+
+    ``body`` is the JSON body as sent; for Gemini, whose model and streaming choice are in
+    the path, ``model`` and ``stream`` are added to it.
+    """
 
     api: Api
     path: str
@@ -81,7 +85,8 @@ class ToolCall:
 @dataclass(frozen=True)
 class Reply:
     """A successful model answer: text, tool calls, or both. ``reasoning`` is a reasoning
-    summary the model shows before them (only the Responses wire carries it)."""
+    summary the model shows before them (the Responses wire; Chat Completions as
+    ``reasoning_content``, as compatible servers send it)."""
 
     text: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
@@ -210,6 +215,9 @@ class FakeModel:
 # -- the default policy ----------------------------------------------------------------------
 
 _SPEAKER = re.compile(r"^\[([^\]\n]+)\]:\s?(.*)$", re.DOTALL)
+# Some frameworks wrap the message ("Current Task: [Alice]: hi") or put updates first
+# ("[System]: ...\n[Alice]: hi"): the last speaker tag inside the text then counts.
+_SPEAKER_TAG = re.compile(r"(?:^|(?<=\s))\[([^\]\n]+)\]:\s?")
 _IDENTITY = re.compile(r"You are ([^,.\n]+)")
 # A roster line as the SDK renders participants: "- @<handle> — <name> (<type>)".
 _ROSTER = re.compile(r"^- @(\S+) — (.+?) \((\w+)\)", re.MULTILINE)
@@ -238,6 +246,9 @@ def _last_speech(request: ModelRequest) -> tuple[str, str] | None:
         match = _SPEAKER.match(text.strip())
         if match and match.group(1) != "System":
             return match.group(1), match.group(2).strip()
+        tags = [t for t in _SPEAKER_TAG.finditer(text.strip()) if t.group(1) != "System"]
+        if tags:
+            return tags[-1].group(1), text.strip()[tags[-1].end() :].strip()
     return None
 
 
@@ -251,6 +262,9 @@ def default_policy(request: ModelRequest) -> Outcome:
       another agent and ``band_no_reply`` is offered, decline instead, so two scripted
       agents never talk to each other forever.
     * Otherwise: a plain text answer.
+
+    A tool that requires ``chat_id`` (Band's tools on a shared MCP server) gets the id the
+    conversation names (``chat_id: <id>`` or ``chat_id <id>``).
     """
     speech = _last_speech(request)
     reply_text = _reply_text(request, speech)
@@ -262,11 +276,38 @@ def default_policy(request: ModelRequest) -> Outcome:
         return Reply(text=reply_text)
     speaker = _roster(request.entries).get(speech[0])
     if speaker is not None and speaker.type == "Agent" and NO_REPLY_TOOL in request.tool_names:
-        call = ToolCall(NO_REPLY_TOOL, {"reason": "another agent spoke; nothing to add"})
-        return Reply(tool_calls=(call,))
+        args: dict[str, Any] = {"reason": "another agent spoke; nothing to add"}
+        return Reply(
+            tool_calls=(ToolCall(NO_REPLY_TOOL, _with_room(request, NO_REPLY_TOOL, args)),)
+        )
     mention = speaker.handle if speaker is not None else speech[0]
-    call = ToolCall(SEND_MESSAGE_TOOL, {"content": reply_text, "mentions": [mention]})
-    return Reply(tool_calls=(call,))
+    args = {"content": reply_text, "mentions": [mention]}
+    return Reply(
+        tool_calls=(ToolCall(SEND_MESSAGE_TOOL, _with_room(request, SEND_MESSAGE_TOOL, args)),)
+    )
+
+
+_CHAT_ID = re.compile(r"\bchat_id\b\W{1,4}([A-Za-z0-9][A-Za-z0-9_-]{7,})")
+
+
+def _with_room(request: ModelRequest, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """``args`` plus the conversation's ``chat_id`` when ``tool`` requires one."""
+    if "chat_id" not in _required(request, tool):
+        return args
+    for entry in reversed(request.entries):
+        found = _CHAT_ID.search(entry.text)
+        if found:
+            return {**args, "chat_id": found.group(1)}
+    return args
+
+
+def _required(request: ModelRequest, tool: str) -> set[str]:
+    for item in request.body.get("tools") or []:
+        function = item.get("function", item) if isinstance(item, dict) else {}
+        if function.get("name") == tool:
+            schema = function.get("parameters") or function.get("input_schema") or {}
+            return set(schema.get("required") or [])
+    return set()
 
 
 def _reply_text(request: ModelRequest, speech: tuple[str, str] | None) -> str:

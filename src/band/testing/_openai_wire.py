@@ -85,6 +85,8 @@ def _usage(request: ModelRequest, reply: Reply) -> dict[str, int]:
 def completion(fake: FakeModel, request: ModelRequest, reply: Reply) -> dict[str, Any]:
     """A non-streamed ``chat.completion`` object."""
     message: dict[str, Any] = {"role": "assistant", "content": reply.text, "refusal": None}
+    if reply.reasoning:  # as DeepSeek-style compatible servers send it
+        message["reasoning_content"] = reply.reasoning
     if reply.tool_calls:
         message["tool_calls"] = _tool_calls(fake, reply)
     return {
@@ -115,6 +117,8 @@ def stream_events(fake: FakeModel, request: ModelRequest, reply: Reply) -> Itera
         return _sse(_chunk_object(ident, created, model, [choice]))
 
     yield chunk({"role": "assistant", "content": ""})
+    for piece in pieces(reply.reasoning or ""):
+        yield chunk({"reasoning_content": piece})
     for piece in pieces(reply.text or ""):
         yield chunk({"content": piece})
     for index, call in enumerate(_tool_calls(fake, reply)):

@@ -4,7 +4,8 @@ Each check runs with a short timeout on every call (nothing is cached): the data
 ``SELECT 1``, and when Redis is configured, Redis answers a ``PING`` and the node's fan-out
 subscription is live. All good: 200 with the checks. Any dependency down: 503 with the error
 envelope, the checks in ``details`` and ``Retry-After``, so a balancer takes the node out of
-rotation and a client knows to wait. ``/healthz`` stays a bare liveness probe.
+rotation and a client knows to wait. ``/healthz`` stays a bare liveness probe. While a node
+still waits for a dependency at start, both answer 503 naming it (``startup.NodeStart``).
 """
 
 from __future__ import annotations

@@ -79,6 +79,8 @@ async def socket_endpoint(websocket: WebSocket) -> None:
 
     conn = SocketConnection(websocket, principal)
     platform.hub.register(conn)
+    if principal.is_agent:  # a new connection: what /next served the last one proves nothing
+        platform.served_heads.connected(principal.id)
     try:
         await websocket.accept()
     except Exception as exc:

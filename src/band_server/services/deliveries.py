@@ -43,11 +43,17 @@ from .delivery_views import status_view
 from .leases import EXPIRED_ERROR, LeaseClock
 from .principals import Principal
 from .unit import UnitOfWork
-from .views import Posted, message_payload
+from .views import Posted, message_payload, status_answer
 
 Mark = Literal["processing", "processed", "failed"]
 
 UNKNOWN_ERROR = "Unknown error"
+PASSED_OVER_ERROR = (
+    "Passed over: after its reconnect the agent went past this message without claiming it"
+)
+"""The error of an attempt the platform closed because the agent went past it (``pass_over``;
+a late success still settles it, as for an expired one)."""
+_CLOSED_BY_PLATFORM = frozenset({EXPIRED_ERROR, PASSED_OVER_ERROR})
 
 
 # A mark's one read: the agent's delivery (locked on PostgreSQL), its message, and every
@@ -114,11 +120,11 @@ class _MarkRead:
     def live_attempt(self) -> AttemptRow | None:
         return self.current_attempt() if self.delivery.status == "processing" else None
 
-    def expired_attempt(self) -> AttemptRow | None:
-        """The current attempt when the platform closed it for its lease (a late success
-        still settles it: the agent was alive after all)."""
+    def closed_attempt(self) -> AttemptRow | None:
+        """The current attempt when the platform closed it (its lease ran out, or the agent
+        went past it): a late success still settles it, the agent was at it after all."""
         a = self.current_attempt()
-        if self.delivery.status == "failed" and a is not None and a.error == EXPIRED_ERROR:
+        if self.delivery.status == "failed" and a is not None and a.error in _CLOSED_BY_PLATFORM:
             return a
         return None
 
@@ -174,14 +180,7 @@ def _announce(uow: UnitOfWork, read: _MarkRead) -> None:
 
 
 def _answer(read: _MarkRead, status: Mark) -> dict[str, Any]:
-    """``MessageStatusResponse(...).model_dump(mode="json")``, built straight (every mark
-    answers one; the model and its dump cost more than the dict)."""
-    return {
-        "id": read.message.id,
-        "status": status,
-        "attempt_number": read.delivery.attempt_number,
-        "success": True,
-    }
+    return status_answer(read.message.id, status, read.delivery.attempt_number)
 
 
 async def mark_processing(
@@ -269,12 +268,12 @@ async def _close(
 async def mark_processed(
     uow: UnitOfWork, agent: Principal, room: Room, message_id: str
 ) -> dict[str, Any]:
-    """Acknowledge success: close the live attempt (or the one the platform expired: the
-    agent was alive after all). A replay answers again, unchanged."""
+    """Acknowledge success: close the live attempt (or the one the platform closed: the
+    agent was at it after all). A replay answers again, unchanged."""
     read = await _read_for_mark(uow.session, agent.id, room, message_id)
     if read.delivery.status == "processed":
         return _answer(read, "processed")
-    attempt = read.live_attempt() or read.expired_attempt()
+    attempt = read.live_attempt() or read.closed_attempt()
     if attempt is None:
         raise _no_live_attempt("processed")
     await _close(uow, read, attempt, "processed", None)
@@ -306,3 +305,29 @@ async def mark_failed(
         raise _no_live_attempt("failed")
     await _close(uow, read, attempt, "failed", clean_error(error))
     return _answer(read, "failed")
+
+
+async def pass_over(
+    uow: UnitOfWork, agent_id: str, room: Room, message_id: str, seen: DeliveryRow
+) -> bool:
+    """The agent went past the head ``/next`` served it (``passing_over``): record its open
+    attempt ``failed`` with ``PASSED_OVER_ERROR`` (opening one first when it never claimed
+    it), so ``/next`` serves it after the room's other open messages. Only when the delivery
+    is still exactly as it was served (a claim, a mark or a sign of life since moves
+    ``updated_at``); True when it was recorded."""
+    try:
+        read = await _read_for_mark(uow.session, agent_id, room, message_id)
+    except NotFound:  # the message went away meanwhile
+        return False
+    d = read.delivery
+    if (d.status, d.attempt_number, d.updated_at) != (
+        seen.status,
+        seen.attempt_number,
+        seen.updated_at,
+    ):
+        return False
+    attempt = await _open(uow, read) if d.status == "delivered" else read.live_attempt()
+    if attempt is None:
+        return False
+    await _close(uow, read, attempt, "failed", PASSED_OVER_ERROR)
+    return True

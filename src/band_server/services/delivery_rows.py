@@ -17,7 +17,15 @@ from .views import Posted
 DELIVERIES = Base.metadata.tables[Delivery.__tablename__]
 ATTEMPTS = Base.metadata.tables[DeliveryAttempt.__tablename__]
 MESSAGES = Base.metadata.tables[Message.__tablename__]
-DELIVERY_COLUMNS = ("id", "agent_id", "status", "attempt_number", "delivered_at", "processed_at")
+DELIVERY_COLUMNS = (
+    "id",
+    "agent_id",
+    "status",
+    "attempt_number",
+    "delivered_at",
+    "processed_at",
+    "updated_at",
+)
 ATTEMPT_COLUMNS = ("id", "attempt_number", "status", "error", "started_at", "completed_at")
 MESSAGE_COLUMNS = (
     "id",
@@ -45,6 +53,7 @@ class DeliveryRow:
     attempt_number: int
     delivered_at: datetime
     processed_at: datetime | None
+    updated_at: datetime  # moved by every write: a mark, a sign of life, the sweep
 
 
 @dataclass(slots=True)

@@ -9,6 +9,7 @@ read session, three ORM reads and the model it cost ~1.5 ms of CPU in process.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import and_, bindparam, case, select
@@ -49,11 +50,18 @@ _M_END = len(rows.MESSAGE_COLUMNS)
 _D_END = _M_END + len(rows.DELIVERY_COLUMNS)
 
 
-async def next_message(
-    db: Database, room: Room, agent_id: str, *, lease: float
-) -> dict[str, Any] | None:
-    """The message the agent should handle next in the room (its wire form, with its
-    ``metadata.delivery_status`` for this agent), or None when nothing is open.
+@dataclass(frozen=True, slots=True)
+class Head:
+    """What ``/next`` serves: the message's wire form (with its ``metadata.delivery_status``
+    for this agent), and its delivery and current attempt as read."""
+
+    payload: dict[str, Any]
+    delivery: rows.DeliveryRow
+    attempt: rows.AttemptRow | None  # the delivery's current attempt, when it has one
+
+
+async def next_message(db: Database, room: Room, agent_id: str, *, lease: float) -> Head | None:
+    """The message the agent should handle next in the room, or None when nothing is open.
 
     First the oldest that is ``delivered`` or ``processing`` within its lease (crash recovery,
     a stopped turn: the agent gets its own open attempt back first); only when none is left,
@@ -70,4 +78,5 @@ async def next_message(
     delivery = rows.DeliveryRow(*head[_M_END:_D_END])
     attempts = [rows.AttemptRow(*row[_D_END:]) for row in found if row[_D_END] is not None]
     metadata = {**message.meta, "delivery_status": {agent_id: status_view(delivery, attempts)}}
-    return message_payload(message, metadata)
+    current = next((a for a in attempts if a.attempt_number == delivery.attempt_number), None)
+    return Head(message_payload(message, metadata), delivery, current)

@@ -86,7 +86,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         self.resolve_session_config = resolve_session_config
         self.resolve_permission = resolve_permission
         self.client_capabilities = client_capabilities
-        self.mcp = BandMcpServer()
+        self.mcp = BandMcpServer(lambda: (self.features.capabilities, self.additional_tools))
         self._sessions: dict[str, str] = {}
         self._selections: dict[str, dict[str, str]] = {}
 
@@ -251,9 +251,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
     async def run_prompt(self, proc: ACPProcess, prompt: Prompt) -> None:
         from acp import text_block
 
-        self.mcp.bindings[prompt.room_id] = RoomBinding(
-            prompt.tools, self.features.capabilities, self.additional_tools
-        )
+        self.mcp.bindings[prompt.room_id] = RoomBinding(prompt.tools)
         proc.client.prompt = prompt
         try:
             try:

@@ -26,7 +26,7 @@ from ...services import (
     deliveries,
     leases,
     messages,
-    next_up,
+    passing_over,
     rooms,
     unit,
     working,
@@ -36,9 +36,10 @@ from ...services.paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder
 from ..answers import answers, many, one
 from ..deps import AgentDep, PlatformDep
 from ..idempotency import claims_in_its_unit
+from ..json_body import JsonRoute
 from ..listing import MAX_PAGE
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 NEXT = {**one(ChatMessage), **answers(None, 204, "No message waits for the agent")}
 
@@ -148,11 +149,9 @@ async def next_message(
     platform: PlatformDep, agent: AgentDep, chat_id: str
 ) -> JSONResponse | Response:
     """The next message for this agent: the oldest open one, those it failed (or whose
-    attempt expired) last; 204 with no body when none is open."""
+    attempt expired, or that it went past) last; 204 with no body when none is open."""
     snap = await platform.rosters.room_for(platform.db, agent, chat_id)
-    msg = await next_up.next_message(
-        platform.db, snap.room, agent.id, lease=platform.settings.delivery_lease
-    )
+    msg = await passing_over.next_for_agent(platform, agent.id, snap.room)
     if msg is None:
         return Response(status_code=204)
     return JSONResponse({"data": msg})

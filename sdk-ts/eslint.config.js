@@ -1,0 +1,3 @@
+import { lintConfig } from "./eslint.shared.js";
+
+export default lintConfig(import.meta.dirname);

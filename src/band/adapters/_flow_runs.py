@@ -1,0 +1,412 @@
+"""The run engine of ``CrewAIFlowAdapter``: which run a message belongs to, carrying out
+the flow's decisions, joining delegation rounds, and watching for peers that fail.
+
+Runs live in memory per room (seeded from history on bootstrap) and every change is
+written as a ``task`` event carrying the whole run under the adapter's namespace. Work on
+a room's runs is serialised by a per-room lock: the room's turns and its watchdogs (one
+per run with pending delegations) take turns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from band.converters.crewai_flow import (
+    CrewAIFlowDelegationState,
+    CrewAIFlowDelegationStatus,
+    CrewAIFlowError,
+    CrewAIFlowMetadata,
+    CrewAIFlowParticipantSnapshot,
+    CrewAIFlowRunStatus,
+    CrewAIFlowSessionState,
+    CrewAIFlowTextOnlyBehavior,
+    normalize_participant_key,
+)
+from band.core.protocols import AgentToolsProtocol
+from band.core.types import PlatformMessage
+from band.runtime.formatters import strip_leading_mentions
+
+from ._flow_decisions import (
+    CrewAIFlowAdapterConfig,
+    CrewAIFlowTaggedPeerPolicy,
+    DelegateDecision,
+    DelegateItem,
+    FailedDecision,
+    FlowDecision,
+    WaitingDecision,
+)
+
+__all__ = ["FlowRuns"]
+
+logger = logging.getLogger("band.adapters.crewai_flow")
+
+Execute = Callable[
+    [
+        CrewAIFlowMetadata,
+        CrewAIFlowSessionState,
+        AgentToolsProtocol,
+        list[CrewAIFlowParticipantSnapshot],
+        dict[str, Any],
+    ],
+    Awaitable[FlowDecision | str],
+]
+
+
+TRANSCRIPT_LINES = 200  # the conversation a flow is given: the room's latest lines
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def _deadline(delegation: CrewAIFlowDelegationState, limit: float) -> float:
+    """Seconds until the delegation's reply is overdue (negative: overdue)."""
+    started = datetime.fromisoformat(delegation.delegated_at or _now())
+    return limit - (datetime.now(UTC) - started).total_seconds()
+
+
+def _find(
+    participants: list[CrewAIFlowParticipantSnapshot], ref: str
+) -> CrewAIFlowParticipantSnapshot | None:
+    key = normalize_participant_key(ref)
+    for p in participants:
+        names = {p.normalized_key, p.participant_id.lower()}
+        names |= {normalize_participant_key(v) for v in (p.handle, p.name) if v}
+        if key in names:
+            return p
+    return None
+
+
+class FlowRuns:
+    """Every room's runs; ``handle`` is a turn, ``execute`` one flow execution."""
+
+    def __init__(
+        self, namespace: str, agent_id: str, config: CrewAIFlowAdapterConfig, execute: Execute
+    ) -> None:
+        self.namespace = namespace
+        self.agent_id = agent_id
+        self.config = config
+        self.execute = execute
+        self.rooms: dict[str, CrewAIFlowSessionState] = {}
+        self.locks: dict[str, asyncio.Lock] = {}
+        self.watchdogs: dict[str, asyncio.Task[None]] = {}
+
+    # -- turns -------------------------------------------------------------------------------
+
+    async def handle(
+        self,
+        msg: PlatformMessage,
+        tools: AgentToolsProtocol,
+        history: CrewAIFlowSessionState,
+        participants: list[CrewAIFlowParticipantSnapshot],
+        updates: dict[str, str | None],
+        *,
+        is_session_bootstrap: bool,
+    ) -> None:
+        room = msg.room_id
+        async with self.locks.setdefault(room, asyncio.Lock()):
+            if is_session_bootstrap or room not in self.rooms:
+                self.rooms[room] = history.model_copy(deep=True)
+                self._resume_watchdogs(room, tools, participants)
+            state = self.rooms[room]
+            state.transcript.append({"role": "user", "content": msg.format_for_llm()})
+            del state.transcript[:-TRANSCRIPT_LINES]
+            run = self._answered_run(state, msg)
+            if run is None:
+                if msg.sender_type == "Agent" and not self.config.accept_agent_initiated:
+                    return
+                if state.is_terminal(msg.id):
+                    return
+                run = state.runs.get(msg.id) or CrewAIFlowMetadata(
+                    room_id=room,
+                    run_id=msg.id,
+                    parent_message_id=msg.id,
+                    requester_id=msg.sender_id,
+                    requester_name=msg.sender_name,
+                    status=CrewAIFlowRunStatus.OBSERVED,
+                    join_policy=self.config.join_policy,
+                    tagged_peer_keys=self._tagged(msg, participants),
+                )
+            elif not run.joined:
+                await self._save(tools, state, run, CrewAIFlowRunStatus.DELEGATED_PENDING)
+                return
+            await self._advance(tools, state, run, participants, msg, updates)
+
+    def _answered_run(
+        self, state: CrewAIFlowSessionState, msg: PlatformMessage
+    ) -> CrewAIFlowMetadata | None:
+        """The newest open run with a delegation pending on this sender; record the reply."""
+        for run in reversed(list(state.runs.values())):
+            if state.is_terminal(run.run_id):
+                continue
+            for delegation in run.pending:
+                if delegation.target.participant_id == msg.sender_id:
+                    delegation.status = CrewAIFlowDelegationStatus.REPLIED
+                    delegation.reply_message_id = msg.id
+                    delegation.reply_content = strip_leading_mentions(msg.content)
+                    return run
+        return None
+
+    def _tagged(
+        self, msg: PlatformMessage, participants: list[CrewAIFlowParticipantSnapshot]
+    ) -> list[str]:
+        metadata = msg.metadata if isinstance(msg.metadata, dict) else {}
+        mentions = metadata.get("mentions") or []
+        mentioned = {str(m.get("id")) for m in mentions if isinstance(m, dict)}
+        return [
+            p.normalized_key
+            for p in participants
+            if p.type == "Agent"
+            and p.participant_id in mentioned
+            and p.participant_id != self.agent_id
+        ]
+
+    # -- one flow execution and its decision -------------------------------------------------
+
+    async def _advance(
+        self,
+        tools: AgentToolsProtocol,
+        state: CrewAIFlowSessionState,
+        run: CrewAIFlowMetadata,
+        participants: list[CrewAIFlowParticipantSnapshot],
+        msg: PlatformMessage | None,
+        updates: dict[str, str | None],
+    ) -> None:
+        inputs = {
+            "room_id": run.room_id,
+            "run": run.model_dump(mode="json"),
+            "message": None
+            if msg is None
+            else {
+                "id": msg.id,
+                "content": msg.content,
+                "sender_id": msg.sender_id,
+                "sender_name": msg.sender_name,
+                "sender_type": msg.sender_type,
+            },
+            "requester": {"id": run.requester_id, "name": run.requester_name},
+            "participants": [p.model_dump(mode="json") for p in participants],
+            "transcript": list(state.transcript),
+            **updates,
+        }
+        try:
+            decision = await self.execute(run, state, tools, participants, inputs)
+        except Exception as exc:
+            # The runtime reports the raised error to the room: record the run only.
+            run.error = CrewAIFlowError(code="flow_runtime_error", message=f"{exc}"[:500])
+            await self._save(tools, state, run, CrewAIFlowRunStatus.FAILED)
+            raise
+        await self._carry_out(tools, state, run, participants, decision)
+
+    async def _carry_out(
+        self,
+        tools: AgentToolsProtocol,
+        state: CrewAIFlowSessionState,
+        run: CrewAIFlowMetadata,
+        participants: list[CrewAIFlowParticipantSnapshot],
+        decision: FlowDecision | str,
+    ) -> None:
+        if isinstance(decision, str):
+            if self.config.text_only_behavior == CrewAIFlowTextOnlyBehavior.FALLBACK_SEND:
+                await self._final(tools, state, run, decision, [])
+            else:
+                await self._fail(
+                    tools, state, run, "text_only_result", "the flow returned text, not a decision"
+                )
+            return
+        if isinstance(decision, FailedDecision):
+            await self._fail(tools, state, run, decision.error.code, decision.error.message)
+        elif isinstance(decision, WaitingDecision):
+            await self._save(tools, state, run, CrewAIFlowRunStatus.WAITING)
+        elif isinstance(decision, DelegateDecision):
+            await self._delegate(tools, state, run, participants, decision.delegations)
+        elif not run.joined:
+            await self._save(tools, state, run, CrewAIFlowRunStatus.DELEGATED_PENDING)
+        else:
+            await self._final(tools, state, run, decision.content, decision.mentions)
+
+    async def _delegate(
+        self,
+        tools: AgentToolsProtocol,
+        state: CrewAIFlowSessionState,
+        run: CrewAIFlowMetadata,
+        participants: list[CrewAIFlowParticipantSnapshot],
+        items: list[DelegateItem],
+    ) -> None:
+        if run.delegation_rounds >= self.config.max_delegation_rounds:
+            limit = self.config.max_delegation_rounds
+            await self._fail(
+                tools, state, run, "max_delegation_rounds_exceeded", f"more than {limit} rounds"
+            )
+            return
+        targets = [(item, _find(participants, item.target)) for item in items]
+        unknown = [item.target for item, target in targets if target is None]
+        if unknown:
+            await self._fail(
+                tools, state, run, "unknown_delegation_target", f"not in the room: {unknown}"
+            )
+            return
+        run.delegation_rounds += 1
+        for item, target in targets:
+            assert target is not None
+            sent = await tools.send_message(
+                item.content, [target.handle or target.participant_id, *item.mentions]
+            )
+            run.delegations.append(
+                CrewAIFlowDelegationState(
+                    delegation_id=item.delegation_id,
+                    target=target,
+                    content=item.content,
+                    delegation_message_id=(sent or {}).get("id")
+                    if isinstance(sent, dict)
+                    else None,
+                    delegated_at=_now(),
+                )
+            )
+        await self._save(tools, state, run, CrewAIFlowRunStatus.DELEGATED_PENDING)
+        self._watch(run.room_id, run.run_id, tools, participants)
+
+    async def _final(
+        self,
+        tools: AgentToolsProtocol,
+        state: CrewAIFlowSessionState,
+        run: CrewAIFlowMetadata,
+        content: str,
+        mentions: list[str],
+    ) -> None:
+        missing = self._undelegated_tags(run)
+        if missing:
+            await self._fail(
+                tools,
+                state,
+                run,
+                "tagged_peers_not_delegated",
+                f"tagged but never asked: {missing}",
+            )
+            return
+        sent = await tools.send_message(content, [run.requester_id, *mentions])
+        run.final_message_id = sent.get("id") if isinstance(sent, dict) else None
+        state.transcript.append({"role": "assistant", "content": content})
+        await self._save(tools, state, run, CrewAIFlowRunStatus.FINALIZED)
+
+    def _undelegated_tags(self, run: CrewAIFlowMetadata) -> list[str]:
+        if self.config.tagged_peer_policy == CrewAIFlowTaggedPeerPolicy.OFF:
+            return []
+        asked = {d.target.normalized_key for d in run.delegations}
+        missing = [key for key in run.tagged_peer_keys if key not in asked]
+        replied = {d.target.normalized_key for d in run.delegations if d.reply_message_id}
+        for upstream, downstream in self.config.sequential_chains.items():
+            up, down = normalize_participant_key(upstream), normalize_participant_key(downstream)
+            if up in replied and down not in asked:
+                missing.append(down)
+        return missing
+
+    async def _fail(
+        self,
+        tools: AgentToolsProtocol,
+        state: CrewAIFlowSessionState,
+        run: CrewAIFlowMetadata,
+        code: str,
+        message: str,
+    ) -> None:
+        run.error = CrewAIFlowError(code=code, message=message[:500])
+        with contextlib.suppress(Exception):
+            await tools.send_event(f"CrewAI Flow run failed ({code}): {message[:500]}", "error")
+        await self._save(tools, state, run, CrewAIFlowRunStatus.FAILED)
+
+    async def _save(
+        self,
+        tools: AgentToolsProtocol,
+        state: CrewAIFlowSessionState,
+        run: CrewAIFlowMetadata,
+        status: CrewAIFlowRunStatus,
+    ) -> None:
+        run.status = status
+        run.updated_at = _now()
+        state.runs[run.run_id] = run
+        metadata = {self.namespace: run.model_dump(mode="json")}
+        try:
+            await tools.send_event(f"CrewAI Flow run {run.run_id}: {status}", "task", metadata)
+        except Exception as exc:  # the run goes on; a restart may then repeat a step
+            logger.warning("Could not record CrewAI Flow run %s: %s", run.run_id, exc)
+
+    # -- peers that never answer -------------------------------------------------------------
+
+    def _resume_watchdogs(
+        self,
+        room: str,
+        tools: AgentToolsProtocol,
+        participants: list[CrewAIFlowParticipantSnapshot],
+    ) -> None:
+        for run in self.rooms[room].runs.values():
+            if run.status == CrewAIFlowRunStatus.DELEGATED_PENDING and run.pending:
+                self._watch(room, run.run_id, tools, participants)
+
+    def _watch(
+        self,
+        room: str,
+        run_id: str,
+        tools: AgentToolsProtocol,
+        participants: list[CrewAIFlowParticipantSnapshot],
+    ) -> None:
+        key = f"{room}/{run_id}"
+        if key not in self.watchdogs or self.watchdogs[key].done():
+            task = asyncio.create_task(
+                self._watchdog(room, run_id, tools, participants), name=f"crewai-flow-{key}"
+            )
+            self.watchdogs[key] = task
+
+    async def _watchdog(
+        self,
+        room: str,
+        run_id: str,
+        tools: AgentToolsProtocol,
+        participants: list[CrewAIFlowParticipantSnapshot],
+    ) -> None:
+        """At each pending delegation's deadline: fail it, and once the round is joined,
+        run the flow again so it can answer with what it has."""
+        limit = self.config.reply_timeout.total_seconds()
+        while True:
+            state = self.rooms.get(room)
+            run = None if state is None else state.runs.get(run_id)
+            if run is None or not run.pending:
+                return
+            await asyncio.sleep(max(0.0, min(_deadline(d, limit) for d in run.pending)))
+            async with self.locks.setdefault(room, asyncio.Lock()):
+                state = self.rooms.get(room)
+                run = None if state is None else state.runs.get(run_id)
+                if state is None or run is None or state.is_terminal(run_id):
+                    return
+                overdue = [d for d in run.pending if _deadline(d, limit) <= 0]
+                for delegation in overdue:
+                    delegation.status = CrewAIFlowDelegationStatus.FAILED
+                    delegation.error = CrewAIFlowError(
+                        code="reply_timeout", message=f"no reply within {limit:g}s"
+                    )
+                if not overdue or not run.joined:
+                    continue
+                try:
+                    await self._advance(tools, state, run, participants, None, {})
+                except Exception:
+                    logger.exception("CrewAI Flow run %s failed after a reply timeout", run_id)
+                return
+
+    # -- cleanup -----------------------------------------------------------------------------
+
+    async def forget(self, room: str) -> None:
+        for key in [k for k in self.watchdogs if k.startswith(f"{room}/")]:
+            task = self.watchdogs.pop(key)
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self.rooms.pop(room, None)
+        self.locks.pop(room, None)
+
+    async def close(self) -> None:
+        for room in list(self.rooms):
+            await self.forget(room)

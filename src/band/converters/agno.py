@@ -1,0 +1,63 @@
+"""``AgnoHistoryConverter``: room history as Agno ``Message`` objects."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .tool_history import Said, fold_history
+
+try:
+    from agno.models.message import Message
+except ImportError:  # pragma: no cover - depends on the environment
+    raise ImportError("AgnoHistoryConverter needs Agno: pip install 'openband[agno]'") from None
+
+__all__ = ["AgnoHistoryConverter", "AgnoMessages"]
+
+AgnoMessages = list[Message]
+
+
+class AgnoHistoryConverter:
+    """Own replies become ``assistant``, others ``user`` as ``[name]: text``; a tool exchange
+    becomes an assistant message with ``tool_calls`` and one ``tool`` message per call.
+
+    Every message is marked ``from_history``, so Agno does not add its stored session
+    history on top of it.
+    """
+
+    def __init__(self, agent_name: str = "") -> None:
+        self.agent_name = agent_name
+
+    def set_agent_name(self, name: str) -> None:
+        self.agent_name = name
+
+    def convert(self, raw: list[dict[str, Any]]) -> AgnoMessages:
+        messages: AgnoMessages = []
+        for item in fold_history(raw, self.agent_name):
+            if isinstance(item, Said):
+                messages.append(Message(role=item.role, content=item.text, from_history=True))
+                continue
+            pairs = item.paired()
+            calls = [
+                {
+                    "id": call.tool_call_id,
+                    "type": "function",
+                    "function": {"name": call.name, "arguments": json.dumps(call.args)},
+                }
+                for call, _ in pairs
+            ]
+            messages.append(
+                Message(role="assistant", content=None, tool_calls=calls, from_history=True)
+            )
+            messages.extend(
+                Message(
+                    role="tool",
+                    tool_call_id=call.tool_call_id,
+                    tool_name=call.name,
+                    content=result.output,
+                    tool_call_error=result.is_error,
+                    from_history=True,
+                )
+                for call, result in pairs
+            )
+        return messages

@@ -1,0 +1,69 @@
+"""CrewAI Flows the CrewAI Flow tests run: one that answers with a model call, and one that
+delegates to the tagged peers and then synthesises their answers.
+
+A flow gets the run as inputs (``self.state``) and returns a decision dict.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from crewai import LLM
+from crewai.flow.flow import Flow, start
+
+from band.runtime.formatters import strip_leading_mentions
+
+SYSTEM = "You are a router in a chat room. Answer the last message."
+
+
+def answer_flow(llm: LLM) -> Any:
+    """A flow whose answer is one model call over the room's conversation."""
+
+    class AnswerFlow(Flow):  # type: ignore[type-arg]
+        @start()
+        async def answer(self) -> dict[str, Any]:
+            messages = [{"role": "system", "content": SYSTEM}, *self.state["transcript"]]
+            text = await llm.acall(messages)
+            return {"decision": "direct_response", "content": str(text)}
+
+    return AnswerFlow()
+
+
+def synthesis(run: dict[str, Any]) -> str:
+    """One line per delegation: the peer's answer, or why there is none."""
+    lines = []
+    for delegation in run["delegations"]:
+        peer = delegation["target"]["name"] or delegation["target"]["handle"]
+        if delegation["status"] == "replied":
+            lines.append(f"{peer} said: {delegation['reply_content']}")
+        else:
+            error = delegation.get("error") or {}
+            lines.append(f"{peer} failed ({error.get('code')}): {error.get('message')}")
+    return "Summary of your peers' answers:\n" + "\n".join(lines)
+
+
+class DelegatingFlow(Flow):  # type: ignore[type-arg]
+    """Asks every tagged peer the question, then posts one synthesised answer."""
+
+    @start()
+    def decide(self) -> dict[str, Any]:
+        run = self.state["run"]
+        if not run["delegations"]:
+            question = strip_leading_mentions(self.state["message"]["content"])
+            tagged = [
+                p
+                for p in self.state["participants"]
+                if p["normalized_key"] in run["tagged_peer_keys"]
+            ]
+            return {
+                "decision": "delegate",
+                "delegations": [
+                    {
+                        "delegation_id": f"ask-{p['participant_id']}",
+                        "target": p["participant_id"],
+                        "content": f"Please give your view on: {question}",
+                    }
+                    for p in tagged
+                ],
+            }
+        return {"decision": "synthesize", "content": synthesis(run)}

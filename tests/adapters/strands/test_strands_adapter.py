@@ -1,0 +1,122 @@
+"""StrandsAdapter beyond the conformance suite: its converter, native tools, config."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from adapters.framework_support import require
+
+require("strands", "BAND_REQUIRE_STRANDS")
+
+import strands  # noqa: E402
+from pydantic import ValidationError  # noqa: E402
+from strands.models.openai import OpenAIModel  # noqa: E402
+
+from adapters.turn_support import load_example, room_tools, turn  # noqa: E402
+from band.adapters import StrandsAdapter, StrandsAdapterConfig  # noqa: E402
+from band.converters import StrandsHistoryConverter  # noqa: E402
+from band.runtime.custom_tools import declares_turn_effect  # noqa: E402
+from band.runtime.tools import TurnEffect  # noqa: E402
+from band.testing import FakeModel  # noqa: E402
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def adapter(base_url: str, **kwargs: Any) -> StrandsAdapter:
+    model = OpenAIModel(
+        client_args={"base_url": base_url, "api_key": "fake", "max_retries": 0},
+        model_id="fake-model",
+    )
+    return StrandsAdapter(llm=model, **kwargs)
+
+
+def test_history_becomes_paired_tool_use_and_alternating_roles() -> None:
+    call = {"name": "band_lookup_peers", "args": {"page": 1}, "tool_call_id": "t1"}
+    result = {"name": "band_lookup_peers", "output": "[]", "tool_call_id": "t1"}
+    raw = [
+        {
+            "message_type": "text",
+            "content": "find a peer",
+            "sender_name": "Alice",
+            "sender_type": "User",
+        },
+        {"message_type": "tool_call", "content": json.dumps(call)},
+        {
+            "message_type": "text",
+            "content": "any news?",
+            "sender_name": "Bob",
+            "sender_type": "User",
+        },
+        {"message_type": "tool_result", "content": json.dumps(result)},
+        {
+            "message_type": "text",
+            "content": "None found.",
+            "sender_name": "Bot",
+            "sender_type": "Agent",
+        },
+    ]
+    messages = StrandsHistoryConverter("Bot").convert(raw)
+    assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
+    assert messages[1]["content"] == [
+        {"toolUse": {"toolUseId": "t1", "name": "band_lookup_peers", "input": {"page": 1}}}
+    ]
+    # The result first, then Bob's line that arrived while the call was open, merged.
+    assert messages[2]["content"][0]["toolResult"]["toolUseId"] == "t1"
+    assert messages[2]["content"][1] == {"text": "[Bob]: any news?"}
+    assert messages[3]["content"] == [{"text": "None found."}]
+
+
+def test_an_unanswered_call_gets_an_error_result() -> None:
+    call = {"name": "band_lookup_peers", "args": {}, "tool_call_id": "t9"}
+    messages = StrandsHistoryConverter("Bot").convert(
+        [{"message_type": "tool_call", "content": json.dumps(call)}]
+    )
+    result = messages[-1]["content"][0]["toolResult"]
+    assert result["toolUseId"] == "t9" and result["status"] == "error"
+
+
+async def test_a_native_strands_tool_declared_to_act_settles_the_turn(
+    base_url: str, fake: FakeModel
+) -> None:
+    @strands.tool
+    @declares_turn_effect(TurnEffect.ACT)
+    def open_ticket(summary: str) -> str:
+        """Open a support ticket."""
+        return f"ticket opened: {summary}"
+
+    fake.call_tool("open_ticket", {"summary": "printer on fire"}).reply("")
+    tools = room_tools()
+    await turn(adapter(base_url, additional_tools=[open_ticket]), tools, "help")
+    assert tools.turn.complete and not tools.messages_sent
+    assert "ticket opened: printer on fire" in json.dumps(fake.requests[1].body)
+
+
+async def test_a_successful_no_reply_ends_the_loop(base_url: str, fake: FakeModel) -> None:
+    fake.call_tool("band_no_reply", {"reason": "nothing to add"})
+    tools = room_tools()
+    await turn(adapter(base_url), tools, "ok, thanks")
+    assert len(fake.requests) == 1
+    assert tools.turn.complete and not tools.messages_sent
+
+
+def test_exactly_one_of_model_and_llm(base_url: str) -> None:
+    with pytest.raises(ValueError, match=r"exactly one of config\.model or llm"):
+        StrandsAdapter()
+    with pytest.raises(ValueError, match=r"exactly one of config\.model or llm"):
+        adapter(base_url, config=StrandsAdapterConfig(model="us.anthropic.claude"))
+    with pytest.raises(ValidationError):
+        StrandsAdapterConfig(temperature=0.2)  # type: ignore[call-arg]
+
+
+async def test_the_example_answers_a_mention(
+    base_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_BASE_URL", base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "fake")
+    monkeypatch.setenv("OPENAI_MODEL", "fake-model")
+    tools = room_tools()
+    await turn(load_example("strands_agent").build_adapter(), tools, "hello example")
+    assert len(tools.chat) == 1 and "You said: hello example" in tools.chat[0]
