@@ -11,6 +11,7 @@ from typing import Any
 
 from band.adapters._coding.history import CodingHistoryConverter
 from band.converters.helpers import optional_str, parse_iso_datetime
+from band.core.protocols import HistoryConverter
 from band.integrations.codex.types import CodexSessionState
 
 __all__ = ["CodexHistoryConverter"]
@@ -18,7 +19,7 @@ __all__ = ["CodexHistoryConverter"]
 THREAD_KEY = "codex_thread_id"
 
 
-class CodexHistoryConverter:
+class CodexHistoryConverter(HistoryConverter[CodexSessionState]):
     """Room history -> ``CodexSessionState`` (the thread, its room, when it was made)."""
 
     def set_agent_name(self, name: str) -> None:

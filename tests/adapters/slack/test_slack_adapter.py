@@ -265,3 +265,28 @@ async def test_the_stand_in_refuses_what_slack_refuses(slack: FakeSlack) -> None
     assert no_text == "no_text" and bad_ts == "invalid_arguments"
     assert len(found) == 3
     assert unauth == {"ok": False, "error": "not_authed"}
+
+
+def test_a_plan_counts_pending_tasks_as_unfinished_and_finds_tasks_by_id() -> None:
+    """band-sdk's plan vocabulary: a task starts pending; the plan is done when none is
+    pending or in progress; send_message is a write, task tools are not."""
+    from band.integrations.slack.block_kit import (
+        DEFAULT_WRITE_TOOL_NAMES,
+        PlanState,
+        PlanTask,
+        TaskState,
+        plan_fallback_text,
+        render_plan_blocks,
+    )
+
+    plan = PlanState()
+    queued = PlanTask("call-1", "Send message", is_write=True)
+    plan.add(queued)
+    assert queued.state is TaskState.PENDING
+    assert plan.tasks_by_id["call-1"] is queued
+    assert not plan.done and plan_fallback_text(plan) == "Working on it…"
+    assert render_plan_blocks(plan)[-1]["elements"][0]["text"] == "⏸ ✏️ Send message"
+    queued.state = TaskState.COMPLETED
+    assert plan.done and plan_fallback_text(plan) == "Done"
+    assert "band_send_message" in DEFAULT_WRITE_TOOL_NAMES
+    assert "band_create_task" not in DEFAULT_WRITE_TOOL_NAMES

@@ -69,13 +69,32 @@ EXTRA_OF_MODULE_PREFIX = {
 }
 # The top-level module each extra's framework imports as (to tell "absent here" apart).
 FRAMEWORK_OF_EXTRA = {
+    "a2a": "a2a",
+    "a2a_gateway": "a2a",
     "acp": "acp",
+    "agno": "agno",
     "anthropic": "anthropic",
+    "claude_sdk": "claude_agent_sdk",
+    "crewai": "crewai",
     "desktop": "mcp",
+    "gemini": "google.genai",
+    "google_adk": "google.adk",
     "langgraph": "langgraph",
+    "letta": "letta_client",
+    "nooa": "nooa",
+    "opencode": "mcp",
     "parlant": "parlant",
     "pydantic-ai": "pydantic_ai",
+    "slack": "slack_sdk",
+    "strands": "strands",
 }
+
+
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ImportError:  # a dotted name whose parent package is absent
+        return False
 
 
 def extra_of(module: str, entry: dict[str, Any]) -> str | None:
@@ -210,7 +229,7 @@ def check_module(module: str, entry: dict[str, Any], allowed: set[str]) -> Modul
         ours = importlib.import_module(module)
     except ImportError as exc:
         framework = FRAMEWORK_OF_EXTRA.get(result.extra or "")
-        absent = framework is not None and importlib.util.find_spec(framework) is None
+        absent = framework is not None and not _installed(framework)
         hint = install_hint(result.extra) if result.extra else None
         if absent and hint and hint in str(exc):
             result.skipped = f"{result.extra} is not installed here; fails with {hint}"
