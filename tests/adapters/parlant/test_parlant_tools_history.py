@@ -8,13 +8,13 @@ import pytest
 
 pytest.importorskip("parlant")
 
-import parlant.sdk as p
 from pydantic import BaseModel, create_model
 
 from band import Agent
 from band.adapters import ParlantAdapter
-from band.adapters.parlant.tools import NO_CONTEXT_ERROR, build_custom_tools
+from band.adapters.parlant.tools import NO_CONTEXT_ERROR
 from band.core.turn import Turn
+from band.integrations.parlant.customtools import build_custom_tool
 from band.integrations.parlant.sessiontools import bound_session_tools
 from band.runtime.custom_tools import declares_turn_effect
 from band.testing.parlant_nlp import FakeNLPService
@@ -49,7 +49,7 @@ async def test_a_custom_tool_runs_with_loose_arguments_and_records_its_effect() 
         seen.append(args)
         return f"order {args.order_id}: shipped"
 
-    (entry,) = build_custom_tools(p, [(LookupOrderInput, lookup)])
+    entry = build_custom_tool((LookupOrderInput, lookup))
     assert entry.tool.name == "lookuporder"
     assert entry.tool.description == "Look up an order's status by its id."
     assert set(entry.tool.parameters) == {"order_id", "quantity", "tags"}

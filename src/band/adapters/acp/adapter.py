@@ -10,6 +10,7 @@ Each new or restored session gets the configured model and reasoning effort (or 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Mapping, Sequence
@@ -294,7 +295,9 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
 
     async def _timed_out(self, proc: ACPProcess, prompt: Prompt) -> None:
         with contextlib.suppress(Exception):
-            await proc.conn.cancel(session_id=proc.session_id)
+            await asyncio.wait_for(
+                proc.conn.cancel(session_id=proc.session_id), self.config.turn_settle_timeout_s
+            )
         # Recover: an agent that overran may ignore the cancel; the next message starts a new
         # process, which loads the session.
         if proc.session_id is not None:

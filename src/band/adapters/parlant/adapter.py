@@ -32,7 +32,7 @@ from .messages import (
 )
 from .responses import relay_agent_response
 from .rooms import RoomSessions
-from .tools import build_band_tools, build_custom_tools, check_custom_tools, tool_names_for
+from .tools import build_band_tools, build_custom_tools, check_custom_tools
 
 __all__ = ["ParlantAdapter", "ParlantSessionTurn"]
 
@@ -76,7 +76,7 @@ class ParlantAdapter(SimpleAdapter[ParlantMessages]):
     SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset()
     # Parlant's Band tool set has no memory tools: MEMORY is accepted and adds nothing.
     SUPPORTED_CAPABILITIES: ClassVar[frozenset[Capability]] = frozenset(
-        {Capability.CONTACTS, Capability.MEMORY}
+        {Capability.CONTACTS, Capability.MEMORY, Capability.TASKS, Capability.FILES}
     )
 
     def __init__(
@@ -195,15 +195,15 @@ class ParlantAdapter(SimpleAdapter[ParlantMessages]):
 
     async def _prepare(self, server: Any) -> tuple[Any, Any]:
         """Runs in the server's configuration phase: agent, tools, guidelines, configure."""
-        p = require_parlant_sdk()
+        require_parlant_sdk()
         if self._borrowed_agent is not None:
             agent = self._borrowed_agent
         else:
             agent = await server.create_agent(
                 name=self._display_name(), description=self._instructions()
             )
-        self._tools = build_band_tools(p, tool_names_for(self.features))
-        self._tools += build_custom_tools(p, self.additional_tools)
+        self._tools = build_band_tools(self.features)
+        self._tools += build_custom_tools(self.additional_tools)
         if self.additional_tools and self._configure is None and not self._guidelines.any_default():
             logger.warning(
                 "Custom tools are unreachable: no guideline keeps the default tools and there "

@@ -33,17 +33,11 @@ def create_parlant_tools(
     """The Parlant tool entries of ``features``' Band tools and of ``custom_tools``; an empty
     list (logged) where Parlant is not installed."""
     try:
-        import parlant.sdk as p
+        import parlant.sdk  # noqa: F401
     except ImportError:
         logger.warning("Parlant is not installed (pip install 'openband[parlant]'): no tools")
         return []
-    from band.adapters.parlant.tools import (
-        build_band_tools,
-        build_custom_tools,
-        check_custom_tools,
-        tool_names_for,
-    )
+    from band.adapters.parlant.tools import build_band_tools, build_custom_tools, check_custom_tools
 
     check_custom_tools(custom_tools)
-    names = tool_names_for(features or AdapterFeatures())
-    return [*build_band_tools(p, names), *build_custom_tools(p, custom_tools)]
+    return [*build_band_tools(features or AdapterFeatures()), *build_custom_tools(custom_tools)]
