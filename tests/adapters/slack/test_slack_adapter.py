@@ -290,3 +290,33 @@ def test_a_plan_counts_pending_tasks_as_unfinished_and_finds_tasks_by_id() -> No
     assert plan.done and plan_fallback_text(plan) == "Done"
     assert "band_send_message" in DEFAULT_WRITE_TOOL_NAMES
     assert "band_create_task" not in DEFAULT_WRITE_TOOL_NAMES
+
+
+async def test_closing_the_socket_client_settles_a_reconnect_in_flight() -> None:
+    """A reconnect still waiting on Slack when the adapter stops is cancelled and awaited by
+    close(): nothing keeps using the web client afterwards."""
+    import asyncio
+
+    from slack_sdk.web.async_client import AsyncWebClient
+
+    from band.integrations.slack.socketclient import SettlingSocketModeClient
+
+    async def never_answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read()  # holds the request open until the client goes away
+        writer.close()
+
+    server = await asyncio.start_server(never_answer, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    web = AsyncWebClient(token="xoxb-1", base_url=f"http://127.0.0.1:{port}/api/")
+    client = SettlingSocketModeClient(app_token="xapp-1", web_client=web)
+    try:
+        reconnect = asyncio.create_task(client.connect_to_new_endpoint(force=True))
+        await until(lambda: bool(client._reconnects))
+        await asyncio.wait_for(client.close(), 5)
+        assert reconnect.done()
+        assert not client._reconnects
+        await client.connect_to_new_endpoint()  # closed: nothing is opened again
+        assert not client._reconnects
+    finally:
+        server.close()
+        await server.wait_closed()
