@@ -16,6 +16,7 @@ import json
 import os
 import subprocess
 import sys
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,7 +91,7 @@ FRAMEWORK_OF_EXTRA = {
 }
 
 
-def _installed(module: str) -> bool:
+def installed(module: str) -> bool:
     try:
         return importlib.util.find_spec(module) is not None
     except ImportError:  # a dotted name whose parent package is absent
@@ -226,10 +227,15 @@ def check_module(module: str, entry: dict[str, Any], allowed: set[str]) -> Modul
     """Import our ``module`` and compare every name band-sdk exports from it."""
     result = ModuleCheck(module, extra_of(module, entry))
     try:
-        ours = importlib.import_module(module)
+        with warnings.catch_warnings():
+            # A framework's own deprecation or import warnings (pydantic's, CrewAI's) on
+            # first import say nothing about our layout.
+            warnings.simplefilter("ignore", DeprecationWarning)
+            warnings.simplefilter("ignore", ImportWarning)
+            ours = importlib.import_module(module)
     except ImportError as exc:
         framework = FRAMEWORK_OF_EXTRA.get(result.extra or "")
-        absent = framework is not None and not _installed(framework)
+        absent = framework is not None and not installed(framework)
         hint = install_hint(result.extra) if result.extra else None
         if absent and hint and hint in str(exc):
             result.skipped = f"{result.extra} is not installed here; fails with {hint}"
