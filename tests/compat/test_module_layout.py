@@ -145,10 +145,6 @@ REMAINING: dict[str, str] = {
         "the MCP engine's band-sdk building blocks (EngineSpec, resolvers, registrations): "
         "ours builds the same server from fewer parts; not reshaped yet"
     ),
-    "band.integrations.parlant.customschema": (
-        "typed Parlant descriptors for custom tool fields: ours advertises every field as "
-        "text with its type in the description; not built yet"
-    ),
     "band.converters.crewai_flow": (
         "CrewAI Flow's persisted run state (stages, side effects, sequential chains): ours "
         "keeps a smaller state model; not reshaped yet"

@@ -68,6 +68,51 @@ async def test_a_custom_tool_runs_with_loose_arguments_and_records_its_effect() 
     assert (await entry.function(Ctx("other"), order_id="x")).data == NO_CONTEXT_ERROR
 
 
+def test_a_custom_tools_fields_are_advertised_with_the_models_types() -> None:
+    """Parlant is told each field's own type (choices, lists, dates) while every value
+    arrives as text; a shape Parlant cannot be told about is refused up front."""
+    import datetime
+    import enum
+    from typing import Literal
+
+    from band.integrations.parlant.customschema import ParlantType, describe_custom_tool
+
+    class Color(enum.StrEnum):
+        RED = "red"
+        BLUE = "blue"
+
+    class ShipInput(BaseModel):
+        """Ship an order."""
+
+        when: datetime.date
+        speed: Literal["slow", "fast"] = "slow"
+        colors: list[Color] = []
+        weight: float | None = None
+        express: bool = False
+
+    entry = build_custom_tool((ShipInput, lambda args: "ok"))
+    kinds = {name: descriptor for name, (descriptor, _options) in entry.tool.parameters.items()}
+    assert kinds["when"]["type"] == ParlantType.DATE
+    assert kinds["speed"] == {"type": ParlantType.STRING, "enum": ["slow", "fast"]}
+    assert kinds["colors"]["type"] == ParlantType.ARRAY and kinds["colors"]["enum"] == [
+        "red",
+        "blue",
+    ]
+    assert kinds["weight"]["type"] == ParlantType.NUMBER
+    assert kinds["express"]["type"] == ParlantType.BOOLEAN
+    assert entry.tool.required == ["when"]
+    assert [f.parameter.name for f in describe_custom_tool(ShipInput).fields][:2] == [
+        "when",
+        "speed",
+    ]
+
+    class Anything(BaseModel):
+        value: str | int  # a free str would take every text before the int is tried
+
+    with pytest.raises(ValueError, match="Parlant cannot be told about this field's type"):
+        ParlantAdapter(additional_tools=[(Anything, lambda args: "ok")])
+
+
 def test_custom_tools_are_checked_at_construction() -> None:
     shadow = create_model("band_send_message", content=(str, ...))
 

@@ -11,17 +11,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from band.core.types import AdapterFeatures
+from band.integrations.parlant.customschema import check_parlant_custom_tools
 from band.integrations.parlant.sessiontools import NO_SESSION_TOOLS_ERROR
-from band.runtime.custom_tools import (
-    CustomToolDef,
-    get_custom_tool_name,
-    reject_conflicting_tool_names,
-)
+from band.runtime.custom_tools import CustomToolDef
 
 __all__ = ["NO_CONTEXT_ERROR", "build_band_tools", "build_custom_tools", "check_custom_tools"]
 
 NO_CONTEXT_ERROR = NO_SESSION_TOOLS_ERROR
-RESERVED_PARAMETER = "context"
 
 
 def build_band_tools(features: AdapterFeatures | None) -> list[Any]:
@@ -40,17 +36,5 @@ def build_custom_tools(tools: Sequence[CustomToolDef]) -> list[Any]:
 
 
 def check_custom_tools(tools: Sequence[CustomToolDef]) -> None:
-    """Refuse names that shadow Band tools or repeat, and fields Parlant cannot pass."""
-    reject_conflicting_tool_names(get_custom_tool_name(model) for model, _ in tools)
-    for model, _ in tools:
-        name = get_custom_tool_name(model)
-        for field in model.model_fields:
-            if field == RESERVED_PARAMETER:
-                raise ValueError(
-                    f"Custom tool {name!r} field 'context': 'context' is reserved for "
-                    "Parlant's tool context"
-                )
-            if not field.isidentifier():
-                raise ValueError(
-                    f"Custom tool {name!r} field {field!r}: not a valid Python parameter name"
-                )
+    """Refuse names that shadow Band tools or repeat, and fields Parlant cannot be offered."""
+    check_parlant_custom_tools(tools)

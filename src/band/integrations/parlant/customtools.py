@@ -1,23 +1,24 @@
 """Your own ``(InputModel, handler)`` tools as Parlant tools.
 
-Parlant reads a tool's parameters from its signature and sends every argument as text: each
-field of the model becomes a text parameter (optional ones default to ``""``, meaning
-omitted); a collection field takes comma-separated text. The handler then gets the model
-validated in lax mode, and a successful call records its turn effect.
+Each field is a ``str`` parameter (Parlant casts nothing) advertised with the type
+``customschema`` derives from the input model; the handler gets the model validated in lax
+mode from the delivered text, a successful call records its turn effect, and a failure comes
+back to the model as text (``guard``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import logging
-from typing import Annotated, Any, get_args, get_origin
+from typing import Any
 
-from band.runtime.custom_tools import CustomToolDef, execute_custom_tool, get_custom_tool_name
+from band.runtime.custom_tools import CustomToolDef, execute_custom_tool
 
-from ._parlant import ToolContext, ToolParameterOptions, ToolResult, p
-from .guard import CONTEXT_PARAMETER
-from .mentions import split_mentions
-from .sessiontools import NO_SESSION_TOOLS_ERROR, get_session_tools
+from ._parlant import ToolContext, ToolResult, p
+from .customschema import describe_custom_tool, parse_delivered
+from .guard import CONTEXT_PARAMETER, guard_failures
+from .sessiontools import require_session_tools
 
 __all__ = ["build_custom_tool"]
 
@@ -26,56 +27,29 @@ logger = logging.getLogger(__name__)
 
 def build_custom_tool(tool_def: CustomToolDef) -> Any:
     """A new Parlant ``ToolEntry`` running ``tool_def`` in the room of the calling session."""
-    model, _handler = tool_def
-    name = get_custom_tool_name(model)
+    described = describe_custom_tool(tool_def[0])
 
-    async def run(context: Any, **raw: Any) -> Any:
-        tools = get_session_tools(str(context.session_id))
-        if tools is None:
-            return ToolResult(data=NO_SESSION_TOOLS_ERROR)
-        logger.debug("[Parlant Tool] %s %r", name, raw)
-        try:
-            result = await execute_custom_tool(
-                tool_def, _arguments(model, raw), turn=tools.turn, strict=False
-            )
-        except Exception as exc:  # the engine would hide it; the model gets the text instead
-            logger.warning("Parlant custom tool %s failed: %s", name, exc)
-            result = f"Error running {name}: {exc}"
+    async def run(context: ToolContext, **delivered: Any) -> ToolResult:
+        tools = require_session_tools(context)
+        given = {k: v for k, v in delivered.items() if v not in ("", None)}
+        arguments = parse_delivered(given, described.fields)
+        result = await execute_custom_tool(tool_def, arguments, turn=tools.turn, strict=False)
         return ToolResult(data=result)
 
-    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
-    parameters = [inspect.Parameter(CONTEXT_PARAMETER, kind, annotation=ToolContext)]
-    for field_name, info in model.model_fields.items():
-        description = info.description or f"{field_name} ({_type_label(info.annotation)})"
-        annotation = Annotated[str, ToolParameterOptions(description=description)]
-        default = {} if info.is_required() else {"default": ""}
-        parameters.append(inspect.Parameter(field_name, kind, annotation=annotation, **default))
-    run.__signature__ = inspect.Signature(parameters, return_annotation=ToolResult)  # type: ignore[attr-defined]
-    run.__name__ = run.__qualname__ = name
-    run.__doc__ = inspect.cleandoc(model.__doc__ or "") or f"The {name} tool."
-    return p.tool(run)
-
-
-def _arguments(model: Any, raw: dict[str, Any]) -> dict[str, Any]:
-    """Parlant's text arguments: omitted ones dropped, collections split on commas."""
-    args: dict[str, Any] = {}
-    for key, value in raw.items():
-        if value in ("", None):
-            continue
-        info = model.model_fields.get(key)
-        if info is not None and isinstance(value, str) and _is_collection(info.annotation):
-            args[key] = split_mentions(value)
-        else:
-            args[key] = value
-    return args
-
-
-def _is_collection(annotation: Any) -> bool:
-    if get_origin(annotation) in (list, set, tuple, frozenset):
-        return True
-    return any(_is_collection(arg) for arg in get_args(annotation) if arg is not type(None))
-
-
-def _type_label(annotation: Any) -> str:
-    text = getattr(annotation, "__name__", None) or str(annotation)
-    return text.replace("typing.", "")
+    run.__name__ = run.__qualname__ = described.name
+    run.__doc__ = described.description or f"The {described.name} tool."
+    context = inspect.Parameter(
+        CONTEXT_PARAMETER, inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=ToolContext
+    )
+    run.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [context, *(field.parameter for field in described.fields)],
+        return_annotation=ToolResult,
+    )
+    entry = p.tool(guard_failures(run, failure=f"running {described.name}", mention_hints=False))
+    # p.tool described every field as the str it is passed as; advertise the model's types,
+    # keeping the options p.tool derived.
+    parameters = {
+        field.parameter.name: (field.descriptor, entry.tool.parameters[field.parameter.name][1])
+        for field in described.fields
+    }
+    return dataclasses.replace(entry, tool=dataclasses.replace(entry.tool, parameters=parameters))
