@@ -186,7 +186,6 @@ BARE_IMPORT: dict[str, tuple[str, str]] = {
     "band.adapters.crewai": ("crewai", "its CrewAI tool classes subclass CrewAI's"),
     "band.adapters.crewai_flow": ("crewai", "its CrewAI tool classes subclass CrewAI's"),
     "band.integrations.crewai": ("crewai", "its CrewAI tool classes subclass CrewAI's"),
-    "band.adapters.google_adk": ("google.adk", "its model and tool classes subclass ADK's"),
 }
 
 
