@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from .compat_harness import VENV_DIR, CompatUnavailable, ensure_compat_venv
-from .layout.compare import check_module, extra_of, generate, installed
+from .layout.compare import check_module, extra_of, generate
 
 # Adapters being built under other issues: "module" (and everything under it) or "module:Name".
 PENDING: dict[str, str] = {
@@ -179,22 +179,6 @@ REMAINING: dict[str, str] = {
     ),
 }
 
-# Modules band-sdk imports without their framework (it loads on first use) that ours need at
-# import: where the framework is absent they fail with our install hint (xfailed with this
-# reason); where it is installed (scripts/test-adapter) they are compared name by name.
-BARE_IMPORT: dict[str, tuple[str, str]] = {
-    "band.adapters.crewai": ("crewai", "its CrewAI tool classes subclass CrewAI's"),
-    "band.adapters.crewai_flow": ("crewai", "its CrewAI tool classes subclass CrewAI's"),
-    "band.integrations.crewai": ("crewai", "its CrewAI tool classes subclass CrewAI's"),
-}
-
-
-def _bare_import(module: str) -> tuple[str, str] | None:
-    for prefix, entry in BARE_IMPORT.items():
-        if module == prefix or module.startswith(prefix + "."):
-            return entry
-    return None
-
 
 def _pending_reason(module: str, name: str | None = None) -> str | None:
     for key, reason in {**PENDING, **REMAINING}.items():
@@ -267,10 +251,6 @@ def test_module_imports_and_defines_band_sdks_names(module: str) -> None:
     module_pending = _pending_reason(module)
     if check.skipped:
         pytest.skip(check.skipped)
-    bare = _bare_import(module)
-    failure = " ".join(check.problems.get("<import>", []))
-    if bare and not installed(bare[0]) and "pip install 'openband[" in failure:
-        pytest.xfail(f"band-sdk imports this without {bare[0]}; ours needs it: {bare[1]}")
     if module_pending:
         if check.problems:
             pytest.xfail(f"pending, {module_pending}")
