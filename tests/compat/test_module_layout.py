@@ -151,7 +151,6 @@ REMAINING: dict[str, str] = {
     ),
     "band.converters.nooa": "NOOA (Python 3.12+): its converter is not built",
     "band.testing.nooa": "NOOA (Python 3.12+): its test helpers are not built",
-    "band.testing.strands": "Strands' test helpers (scripted Strands models): not built",
     "band.converters.strands:ConverseTranscript": "Strands' transcript type: not built",
     **dict.fromkeys(
         [
