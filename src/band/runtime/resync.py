@@ -25,7 +25,7 @@ class ResyncSchedule:
 
     def start(self, now: float) -> None:
         self.interval = self.base
-        self.due_at = now + random.uniform(0, self.base)
+        self.due_at = now + random.uniform(0, self.base)  # nosec B311 # spreads resyncs over time, not a secret
 
     def reset(self, now: float, *, stopped: bool) -> None:
         """Activity: the next check no later than one base (or stopped) interval away."""

@@ -197,7 +197,7 @@ class RoomExecutions:
 
     async def _run(self, room_id: str, room: Room) -> None:
         convergence = room.convergence
-        assert convergence is not None
+        assert convergence is not None  # nosec B101 # narrows for mypy: a hosted room has one
         try:
             while not self._settled(room_id, room) and room.steps_left > 0:
                 room.steps_left -= 1

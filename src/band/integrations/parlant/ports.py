@@ -30,7 +30,7 @@ class ServerPorts(NamedTuple):
 def reserve_server_ports(host: str | None = None) -> ServerPorts:
     """Two ports the OS reports free: the API's on ``host`` (None: all interfaces, Parlant's
     default) and the tool service's on loopback. Logged, to match against ``lsof`` later."""
-    api_host = "0.0.0.0" if host is None else host
+    api_host = "0.0.0.0" if host is None else host  # nosec B104 # a probe for a free port, closed at once; it tests the address Parlant binds (all, when no host is given)
     with socket.socket() as api_sock, socket.socket() as tool_sock:
         # Both are held at once so the OS cannot hand the same number out twice.
         api_sock.bind((api_host, 0))
