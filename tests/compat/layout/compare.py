@@ -165,6 +165,11 @@ def compare_names(theirs: dict[str, Any], ours: dict[str, Any]) -> list[str]:
     return problems
 
 
+def _protocol_init(params: list[dict[str, Any]]) -> bool:
+    kinds = [(p["name"], p["kind"]) for p in params]
+    return kinds == [("args", "VAR_POSITIONAL"), ("kwargs", "VAR_KEYWORD")]
+
+
 def _compare_signatures(theirs: list[dict[str, Any]] | None, ours: Any) -> list[str]:
     """Positional parameters in order, keyword-only ones by name, each with its default.
 
@@ -178,6 +183,10 @@ def _compare_signatures(theirs: list[dict[str, Any]] | None, ours: Any) -> list[
         return ["has no signature, band-sdk's has one"]
     theirs = [p for p in theirs if not p["name"].startswith("_")]
     ours = [p for p in ours if not p["name"].startswith("_")]
+    if _protocol_init(theirs) and (not ours or _protocol_init(ours)):
+        # A class deriving from a typing.Protocol without an __init__ of its own reads as
+        # (*args, **kwargs) until its first instance, () after: both take no arguments.
+        return []
 
     def positional(params: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [p for p in params if p["kind"] != "KEYWORD_ONLY"]
