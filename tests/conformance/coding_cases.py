@@ -120,7 +120,15 @@ def copilot_sdk_adapter(fake: FakeModel, **features: Any) -> SimpleAdapter[Any]:
 
 def coding_cases() -> list[AdapterCase]:
     cases = [
-        AdapterCase("codex", codex_adapter, responses_call_ids),
+        # A model error reaches the room as Codex reported it (build_agent_failure, as
+        # band-sdk's): the CLI's own words for a failing model, provider "codex".
+        AdapterCase(
+            "codex",
+            codex_adapter,
+            responses_call_ids,
+            failure_provider="codex",
+            failure_text="experiencing high demand",
+        ),
         AdapterCase("acp", acp_adapter, openai_call_ids),
     ]
     try:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from .a2a_gateway import A2AGatewayAdapter, A2AGatewayAdapterConfig
     from .acp import ACPClientAdapter, ACPClientAdapterConfig
     from .agno import AgnoAdapter, AgnoAdapterConfig
-    from .anthropic import AnthropicAdapter
+    from .anthropic import AnthropicAdapter, AnthropicAdapterConfig
     from .claude_sdk import (
         ClaudeApprovalOptions,
         ClaudeCLIOptions,
@@ -30,13 +30,13 @@ if TYPE_CHECKING:
     from .cursor_acp import CursorACPAdapter, CursorACPAdapterConfig
     from .gemini import GeminiAdapter, GeminiAdapterConfig
     from .google_adk import GoogleADKAdapter, GoogleADKAdapterConfig
-    from .langgraph import LangGraphAdapter
+    from .langgraph import LangGraphAdapter, LangGraphAdapterConfig
     from .letta import LettaAdapter, LettaAdapterConfig
     from .omp_acp import OmpACPAdapter, OmpACPAdapterConfig
     from .openai_chat import OpenAIChatAdapter
     from .opencode import OpencodeAdapter, OpencodeAdapterConfig
     from .parlant import ParlantAdapter, ParlantAdapterConfig
-    from .pydantic_ai import PydanticAIAdapter
+    from .pydantic_ai import PydanticAIAdapter, PydanticAIAdapterConfig
     from .slack import SlackAdapter, SlackAdapterConfig
     from .strands import StrandsAdapter, StrandsAdapterConfig
 
@@ -50,6 +50,7 @@ __all__ = [
     "AgnoAdapter",
     "AgnoAdapterConfig",
     "AnthropicAdapter",
+    "AnthropicAdapterConfig",
     "ClaudeApprovalOptions",
     "ClaudeCLIOptions",
     "ClaudeSDKAdapter",
@@ -71,6 +72,7 @@ __all__ = [
     "GoogleADKAdapter",
     "GoogleADKAdapterConfig",
     "LangGraphAdapter",
+    "LangGraphAdapterConfig",
     "LettaAdapter",
     "LettaAdapterConfig",
     "NooaAdapter",
@@ -84,6 +86,7 @@ __all__ = [
     "ParlantAdapter",
     "ParlantAdapterConfig",
     "PydanticAIAdapter",
+    "PydanticAIAdapterConfig",
     "SlackAdapter",
     "SlackAdapterConfig",
     "StrandsAdapter",
@@ -100,6 +103,7 @@ _EXPORTS: dict[str, str] = {
     "AgnoAdapter": "band.adapters.agno",
     "AgnoAdapterConfig": "band.adapters.agno",
     "AnthropicAdapter": "band.adapters.anthropic",
+    "AnthropicAdapterConfig": "band.adapters.anthropic",
     "ClaudeApprovalOptions": "band.adapters.claude_sdk",
     "ClaudeCLIOptions": "band.adapters.claude_sdk",
     "ClaudeSDKAdapter": "band.adapters.claude_sdk",
@@ -121,6 +125,7 @@ _EXPORTS: dict[str, str] = {
     "GoogleADKAdapter": "band.adapters.google_adk",
     "GoogleADKAdapterConfig": "band.adapters.google_adk",
     "LangGraphAdapter": "band.adapters.langgraph",
+    "LangGraphAdapterConfig": "band.adapters.langgraph",
     "LettaAdapter": "band.adapters.letta",
     "LettaAdapterConfig": "band.adapters.letta",
     "NooaAdapter": "band.adapters.nooa",
@@ -134,6 +139,7 @@ _EXPORTS: dict[str, str] = {
     "ParlantAdapter": "band.adapters.parlant",
     "ParlantAdapterConfig": "band.adapters.parlant",
     "PydanticAIAdapter": "band.adapters.pydantic_ai",
+    "PydanticAIAdapterConfig": "band.adapters.pydantic_ai",
     "StrandsAdapter": "band.adapters.strands",
     "StrandsAdapterConfig": "band.adapters.strands",
     "SlackAdapter": "band.adapters.slack",

@@ -17,7 +17,6 @@ from typing import Unpack
 from pydantic import Field
 
 from band.adapters._coding.base import Prompt
-from band.adapters._coding.workspace import WorkspaceForRoom
 from band.adapters.acp import (
     ACPClientAdapter,
     ACPClientAdapterConfig,
@@ -28,6 +27,7 @@ from band.adapters.acp.process import ACPProcess
 from band.core.exceptions import TurnResultAlreadyReported
 from band.core.types import FeatureKwargs
 from band.runtime.custom_tools import CustomToolDef
+from band.workspaces import WorkspaceResolver
 from band_protocol import AgentFailure
 
 __all__ = ["DEFAULT_COPILOT_COMMAND", "CopilotACPAdapter", "CopilotACPAdapterConfig"]
@@ -55,14 +55,14 @@ class CopilotACPAdapter(ACPClientAdapter):
         config: CopilotACPAdapterConfig | None = None,
         *,
         additional_tools: Sequence[CustomToolDef] | None = None,
-        workspace_for_room: WorkspaceForRoom | None = None,
+        workspace_for_room: WorkspaceResolver | None = None,
         resolve_session_config: SessionConfigResolver | None = None,
         resolve_permission: PermissionResolver | None = None,
         **features: Unpack[FeatureKwargs],
     ) -> None:
         config = config or CopilotACPAdapterConfig()
-        if config.github_token and "GITHUB_TOKEN" not in config.env:
-            env = {**config.env, "GITHUB_TOKEN": config.github_token}
+        if config.github_token and "GITHUB_TOKEN" not in (config.env or {}):
+            env = {**(config.env or {}), "GITHUB_TOKEN": config.github_token}
             config = config.model_copy(update={"env": env})
         super().__init__(
             config,

@@ -18,7 +18,6 @@ from typing import Any, Literal, Unpack
 from pydantic import Field, PositiveFloat, model_validator
 
 from band.adapters._coding.approvals import ApprovalMode, ApprovalRequest, Decision
-from band.adapters._coding.workspace import WorkspaceForRoom
 from band.adapters.acp import (
     ACPClientAdapter,
     ACPClientAdapterConfig,
@@ -27,6 +26,7 @@ from band.adapters.acp import (
 )
 from band.core.types import FeatureKwargs
 from band.runtime.custom_tools import CustomToolDef
+from band.workspaces import WorkspaceResolver
 
 __all__ = [
     "ASK_QUESTION",
@@ -91,13 +91,13 @@ class CursorACPAdapter(ACPClientAdapter):
         config: CursorACPAdapterConfig | None = None,
         *,
         additional_tools: Sequence[CustomToolDef] | None = None,
-        workspace_for_room: WorkspaceForRoom | None = None,
+        workspace_for_room: WorkspaceResolver | None = None,
         resolve_session_config: SessionConfigResolver | None = None,
         resolve_permission: PermissionResolver | None = None,
         **features: Unpack[FeatureKwargs],
     ) -> None:
         config = config or CursorACPAdapterConfig()
-        env = dict(config.env)
+        env = dict(config.env or {})
         if config.api_key:
             env.setdefault("CURSOR_API_KEY", config.api_key)
         if config.auth_token:

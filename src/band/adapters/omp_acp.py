@@ -16,7 +16,6 @@ from typing import Literal, Unpack
 from pydantic import Field, field_validator, model_validator
 
 from band.adapters._coding.approvals import ApprovalMode
-from band.adapters._coding.workspace import WorkspaceForRoom
 from band.adapters.acp import (
     ACPClientAdapter,
     ACPClientAdapterConfig,
@@ -25,6 +24,7 @@ from band.adapters.acp import (
 )
 from band.core.types import FeatureKwargs
 from band.runtime.custom_tools import CustomToolDef
+from band.workspaces import WorkspaceResolver
 
 __all__ = ["DEFAULT_OMP_ACP_COMMAND", "OmpACPAdapter", "OmpACPAdapterConfig", "omp_command"]
 
@@ -100,13 +100,13 @@ class OmpACPAdapter(ACPClientAdapter):
         config: OmpACPAdapterConfig | None = None,
         *,
         additional_tools: Sequence[CustomToolDef] | None = None,
-        workspace_for_room: WorkspaceForRoom | None = None,
+        workspace_for_room: WorkspaceResolver | None = None,
         resolve_session_config: SessionConfigResolver | None = None,
         resolve_permission: PermissionResolver | None = None,
         **features: Unpack[FeatureKwargs],
     ) -> None:
         config = config or OmpACPAdapterConfig()
-        env = dict(config.env)
+        env = dict(config.env or {})
         if config.api_key is not None and config.model is not None:
             env.setdefault(provider_key(config.model), config.api_key)
         # The model is a launch flag here, not a session option to select.

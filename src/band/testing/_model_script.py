@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
+from ._turns import ScriptedTurn, TextTurn, ToolTurn
+
 Api: TypeAlias = Literal["openai", "responses", "anthropic", "gemini"]
 Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
 
@@ -172,6 +174,18 @@ class FakeModel:
     def call_tools(self, *calls: ToolCall, text: str | None = None) -> FakeModel:
         """Queue an answer that calls several tools at once."""
         return self.queue(Reply(text=text, tool_calls=calls))
+
+    def script(self, *turns: ScriptedTurn) -> FakeModel:
+        """Queue scripted turns: a ``ToolTurn`` calls a tool, a ``TextTurn`` answers, an
+        ``ErrorTurn`` fails the call (HTTP 500 carrying the error's text)."""
+        for turn in turns:
+            if isinstance(turn, ToolTurn):
+                self.call_tool(turn.name, dict(turn.args))
+            elif isinstance(turn, TextTurn):
+                self.reply(turn.text)
+            else:
+                self.fail(500, str(turn.error) or type(turn.error).__name__)
+        return self
 
     def fail(
         self, status: int = 500, message: str = "scripted failure", type: str | None = None

@@ -10,22 +10,22 @@ Each new or restored session gets the configured model and reasoning effort (or 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, ClassVar, Unpack
 
 from band.adapters._coding.approvals import ApprovalRelay
 from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
-from band.adapters._coding.workspace import WorkspaceForRoom, room_workspace
 from band.converters.acp_client import SESSION_ID_METADATA_KEY
 from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
 from band.core.protocols import FAILURE_CODE_TIMEOUT
 from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
 from band.runtime.custom_tools import CustomToolDef
+from band.workspaces import WorkspaceResolver, workspace_resolver_for
 from band_protocol import AgentFailure
 
 from . import session_config
@@ -58,7 +58,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         *,
         additional_tools: Sequence[CustomToolDef] | None = None,
         history_converter: Any = None,
-        workspace_for_room: WorkspaceForRoom | None = None,
+        workspace_for_room: WorkspaceResolver | None = None,
         profile: ACPClientProfile | None = None,
         resolve_session_config: SessionConfigResolver | None = None,
         resolve_permission: PermissionResolver | None = None,
@@ -72,8 +72,6 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
             raise ValueError(
                 "set either model/reasoning_effort or resolve_session_config, not both"
             )
-        if workspace_for_room is not None and config.cwd is not None:
-            raise ValueError("set either cwd or workspace_for_room, not both")
         super().__init__(
             relay=ApprovalRelay.from_config(config),
             session_key=SESSION_KEY,
@@ -82,6 +80,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
             additional_tools=additional_tools or (),
             history_converter=history_converter,
             start_timeout_s=config.retention.transition_timeout_s,
+            workspace_for_room=workspace_resolver_for(config.cwd, workspace_for_room),
             **features,
         )
         self.config = config
@@ -89,10 +88,6 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         self.resolve_session_config = resolve_session_config
         self.resolve_permission = resolve_permission
         self.client_capabilities = client_capabilities
-        root = Path(config.cwd) if config.cwd else None
-        self.workspace_for_room = workspace_for_room or (
-            (lambda room: root / room) if root is not None else None
-        )
         self.mcp = BandMcpServer(lambda: (self.features.capabilities, self.additional_tools))
         self._sessions: dict[str, str] = {}
         self._selections: dict[str, dict[str, str]] = {}
@@ -104,7 +99,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
     async def start_process(self, room_id: str, reporter: Reporter) -> ACPProcess:
         if self.config.inject_band_tools:
             await self.mcp.start()
-        workspace = room_workspace(room_id, self.workspace_for_room)
+        workspace = self.room_folder(room_id)
         proc = ACPProcess(room_id, workspace, RoomClient(self, room_id))
         try:
             await proc.start(self.config, self.client_capabilities)
@@ -301,7 +296,9 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
 
     async def _timed_out(self, proc: ACPProcess, prompt: Prompt) -> None:
         with contextlib.suppress(Exception):
-            await proc.conn.cancel(session_id=proc.session_id)
+            await asyncio.wait_for(
+                proc.conn.cancel(session_id=proc.session_id), self.config.turn_settle_timeout_s
+            )
         # Recover: an agent that overran may ignore the cancel; the next message starts a new
         # process, which loads the session.
         if proc.session_id is not None:

@@ -72,7 +72,7 @@ class ACPProcess:
         from acp.schema import ClientCapabilities, Implementation
         from acp.transports import default_environment
 
-        env = {**default_environment(), **config.env}
+        env = {**default_environment(), **(config.env or {})}
         self.child = await spawn_child(
             config.command, cwd=str(self.workspace), env=env, label="ACP agent", limit=STDIO_LIMIT
         )

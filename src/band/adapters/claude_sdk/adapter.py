@@ -24,12 +24,12 @@ from band.adapters._coding.band_tools import SERVER_NAME, BandMcpServer, RoomBin
 from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
-from band.adapters._coding.workspace import WorkspaceForRoom, room_workspace
 from band.converters.claude_sdk import SESSION_ID_METADATA_KEY
 from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
 from band.core.protocols import FAILURE_CODE_TIMEOUT
 from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
 from band.runtime.custom_tools import CustomToolDef
+from band.workspaces import WorkspaceResolver
 from band_protocol import AgentFailure
 
 from .config import DEFAULT_MODEL, INSTALL_COMMAND, ClaudeSDKAdapterConfig
@@ -79,7 +79,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
         *,
         history_converter: Any = None,
         additional_tools: Sequence[CustomToolDef] | None = None,
-        workspace_for_room: WorkspaceForRoom | None = None,
+        workspace_for_room: WorkspaceResolver | None = None,
         **features: Unpack[FeatureKwargs],
     ) -> None:
         config = config or ClaudeSDKAdapterConfig()
@@ -104,10 +104,10 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
             additional_tools=additional_tools or (),
             history_converter=history_converter,
             start_timeout_s=config.retention.transition_timeout_s,
+            workspace_for_room=workspace_for_room,
             **features,
         )
         self.config = config
-        self.workspace_for_room = workspace_for_room
         self.cli_path: str | None = None
         self.mcp = BandMcpServer(lambda: (self.features.capabilities, self.additional_tools))
         self._recorded: dict[str, str] = {}
@@ -141,8 +141,8 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
 
     async def start_process(self, room_id: str, reporter: Reporter) -> ClaudeProcess:
         await self.mcp.start()
-        folder = Path(self.config.cwd) if self.config.cwd else None
-        workspace = folder or room_workspace(room_id, self.workspace_for_room)
+        # ``cwd`` is one folder the rooms share; without it each room holds its own.
+        workspace = Path(self.config.cwd) if self.config.cwd else self.room_folder(room_id)
         proc = ClaudeProcess(room_id, workspace)
         resume = self.known_sessions.get(room_id)
         try:

@@ -15,7 +15,8 @@ import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from band.platform._http import HttpCore
-from band.platform.errors import BandRestError
+
+from ._errors import ApiError, ParsingError, raise_for
 
 __all__ = [
     "DEFAULT_REQUEST_OPTIONS",
@@ -46,18 +47,6 @@ class RequestOptions(TypedDict, total=False):
 
 DEFAULT_REQUEST_OPTIONS: RequestOptions = {"max_retries": 3}
 NO_RETRY_REQUEST_OPTIONS: RequestOptions = {"max_retries": 0}
-
-
-class ApiError(BandRestError):
-    """A non-2xx answer; ``status_code`` and ``body`` as band-client-rest names them."""
-
-    def __init__(self, error: BandRestError, body: Any = None) -> None:
-        super().__init__(error.status, error.code, error.message, error.details, error.request_id)
-        self.body = body
-
-    @property
-    def status_code(self) -> int:
-        return self.status
 
 
 class Record(BaseModel):
@@ -113,7 +102,15 @@ class Caller:
         )
         if response.status_code == 204 or not response.content:
             return None
-        body = response.json()
+        try:
+            body = response.json()
+        except ValueError as exc:
+            raise ParsingError(
+                headers=dict(response.headers),
+                status_code=response.status_code,
+                body=response.text,
+                cause=exc,
+            ) from exc
         return body if isinstance(body, dict) else {"data": body}
 
     async def raw(
@@ -149,7 +146,7 @@ class Caller:
                 body: Any = response.json()
             except ValueError:
                 body = response.text
-            raise ApiError(error_from_response(response), body)
+            raise_for(error_from_response(response), body, dict(response.headers))
         return response
 
     async def one(

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from band.core.exceptions import BandToolError, RoomExecutionStoppedError
 from band.core.turn import Turn
@@ -17,11 +16,12 @@ from band.runtime.custom_tools import (
     custom_tools_to_schemas,
     execute_custom_tool,
     find_custom_tool,
-    format_validation_error,
+    invalid_arguments_message,
 )
 
-from .models import TOOL_MODELS
 from .names import canonical_tool_name
+from .registry import TOOL_DEFINITIONS, TOOL_MODELS
+from .schema import ToolCallOutcome, serialize_tool_result
 from .schemas import anthropic_schema, enabled_tool_names, openai_schema, validate_schema_format
 
 __all__ = ["ToolCallOutcome", "ToolDispatch", "to_jsonable"]
@@ -29,28 +29,10 @@ __all__ = ["ToolCallOutcome", "ToolDispatch", "to_jsonable"]
 logger = logging.getLogger("band.runtime.tools.dispatch")
 
 # Tool name -> method name on the tools object (arguments map one to one).
-METHODS: dict[str, str] = {name: name.removeprefix("band_") for name in TOOL_MODELS}
-METHODS["band_create_chatroom"] = "create_chatroom"
+METHODS: dict[str, str] = {name: TOOL_DEFINITIONS[name].method_name for name in TOOL_MODELS}
 
 
-@dataclass(frozen=True)
-class ToolCallOutcome:
-    """The result of a dispatched call: ``value`` and whether it succeeded."""
-
-    value: Any
-    ok: bool
-    error_message: str | None = None
-
-
-def to_jsonable(value: Any) -> Any:
-    """Pydantic models become dicts (recursively through lists and dicts)."""
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    if isinstance(value, list | tuple):
-        return [to_jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {k: to_jsonable(v) for k, v in value.items()}
-    return value
+to_jsonable = serialize_tool_result
 
 
 def _failed(text: str) -> ToolCallOutcome:
@@ -114,7 +96,7 @@ class ToolDispatch:
         try:
             validated = model.model_validate(args)
         except ValidationError as exc:
-            return _failed(format_validation_error(name, exc, separator=", "))
+            return _failed(invalid_arguments_message(name, exc, separator=", "))
         method = getattr(self, METHODS[name])
         try:
             result = await method(**validated.model_dump(exclude_none=True))
