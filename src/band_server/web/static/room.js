@@ -2,7 +2,8 @@
 // itself); after every join the page fetches what it missed. This file wires the pieces:
 // room_text.js (text and mentions), room_messages.js (how rows look), room_timeline.js (the
 // list), room_people.js (the side panel), room_sync.js (catch-up and read marker), board.js
-// and composer.js. Content is only ever set with textContent, never parsed as HTML.
+// and composer.js. Content is set with textContent, except a text message's Markdown, which
+// room_markdown.js renders and sanitises (DOMPurify) before it reaches the page.
 (function () {
   "use strict";
   var Band = window.Band;

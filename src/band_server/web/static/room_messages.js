@@ -1,5 +1,5 @@
-// How each kind of timeline row looks: text messages (files, delivery per mentioned agent),
-// tool calls folded with their results by tool_call_id, and events (thought, error, task).
+// How each kind of timeline row looks: text messages (Markdown, files, delivery per mentioned
+// agent), tool calls folded with their results by tool_call_id, and events (thought, error, task).
 // Band.MessageViews(room) returns { render, update, toolOutput }; `room` gives roomId, meId,
 // nameOf(id, msg), state.people, and the maps state.calls / state.orphanResults.
 (function () {
@@ -34,6 +34,12 @@
 
     function rich(container, content, msg) {
       return text.richText(container, content, msg, room.nameOf, room.meId);
+    }
+
+    // A text message's Markdown, its mentions named as the message or the roster names them.
+    function markdown(container, content, msg) {
+      var names = { of: function (id) { return room.nameOf(id, msg); }, me: room.meId };
+      return Band.Markdown.render(container, content, names);
     }
 
     function header(msg, label) {
@@ -102,7 +108,7 @@
       if (mentionsMe) li.classList.add("mentions-me");
       if (msg.sender_id === room.meId) li.classList.add("mine");
       li.appendChild(header(msg));
-      li.appendChild(rich(el("div", "body"), msg.content, msg));
+      li.appendChild(markdown(el("div", "body"), msg.content, msg));
       var files = attachments(msg);
       if (files) li.appendChild(files);
       var status = deliveries(msg);
