@@ -119,6 +119,14 @@ class Message(Timestamps, Base):
             sqlite_where=text("idem_key IS NOT NULL"),
             postgresql_where=text("idem_key IS NOT NULL"),
         ),
+        # Full-text search on PostgreSQL (services.search; SQLite has its FTS5 table, made by
+        # migration 0013 with its triggers, outside the models).
+        Index(
+            "ix_messages_search",
+            text("to_tsvector('simple'::regconfig, content)"),
+            postgresql_using="gin",
+            postgresql_where=text("message_type = 'text'"),
+        ).ddl_if(dialect="postgresql"),
     )
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id"))

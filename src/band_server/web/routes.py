@@ -12,6 +12,7 @@ from . import (
     file_routes,
     people_routes,
     room_routes,
+    search_routes,
 )
 
 router = APIRouter(include_in_schema=False)
@@ -23,6 +24,7 @@ _MODULES = (
     board_routes,
     contact_routes,
     people_routes,
+    search_routes,
 )
 for _module in _MODULES:
     router.include_router(_module.router)
