@@ -89,6 +89,18 @@ class Settings:
     # The fast lane (api.fast_lane) serves simple routes without FastAPI's per-request work;
     # off, FastAPI serves every request. Both answer alike (tests/server/test_lane_equal.py).
     fast_lane: bool = field(default_factory=lambda: _switch("BAND_FAST_LANE", True))
+    # Accounts (services.account_links, services.mailer): invitation and reset links are mailed
+    # through BAND_SMTP_URL (smtp://[user:pass@]host[:port], smtps:// for TLS) when it is set,
+    # from BAND_SMTP_FROM; links start with BAND_WEB_URL (else the address the request came
+    # to); BAND_MEMBERS_MAY_INVITE lets every person invite, not only admins.
+    smtp_url: str | None = field(default_factory=lambda: os.environ.get("BAND_SMTP_URL") or None)
+    smtp_from: str = field(
+        default_factory=lambda: os.environ.get("BAND_SMTP_FROM", "band@localhost")
+    )
+    web_url: str | None = field(default_factory=lambda: os.environ.get("BAND_WEB_URL") or None)
+    members_may_invite: bool = field(
+        default_factory=lambda: _switch("BAND_MEMBERS_MAY_INVITE", False)
+    )
 
     @property
     def resolved_database_url(self) -> str:

@@ -112,10 +112,12 @@ async def web_client(url: str, key: str) -> AsyncIterator[tuple[httpx.AsyncClien
 
 
 async def sign_in(page: Any, url: str, key: str) -> None:
-    """The sign-in form, as a person fills it; ends on the Rooms page."""
+    """The API-key sign-in form (behind its link on the sign-in page), as a person fills it;
+    ends on the Rooms page."""
     from playwright.async_api import expect
 
     await page.goto(url + "/")
+    await page.get_by_role("link", name="Sign in with an API key").click()
     await page.get_by_label("API key").fill(key)
     await page.get_by_role("button", name="Sign in").click()
     await expect(page.get_by_role("heading", name="Rooms", exact=True)).to_be_visible()

@@ -349,6 +349,24 @@ class WebSession(Base):
     csrf_token: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     expires_at: Mapped[datetime] = mapped_column()
+    # What the person's list of sessions shows (services.session_devices).
+    user_agent: Mapped[str | None] = mapped_column(String(300), default=None)
+    last_used_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class AccountLink(Base):
+    """A single-use, expiring link: an invitation to join (``invite``) or a password reset
+    (``reset``). Only the SHA-256 of its token is kept (services.account_links)."""
+
+    __tablename__ = "account_links"
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    email: Mapped[str] = mapped_column(String(200), index=True)
+    user_id: Mapped[str | None] = mapped_column(String(36), default=None)
+    created_by: Mapped[str | None] = mapped_column(String(36), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column()
+    used_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class BulkDeletion(Base):

@@ -1,4 +1,5 @@
-"""Signing in with a person's API key, and signing out."""
+"""Signing in with a person's API key (for automation, behind a link on the sign-in page),
+and signing out. Email and password: ``password_routes``."""
 
 from __future__ import annotations
 
@@ -23,9 +24,12 @@ from .security import (
 router = APIRouter()
 
 
-def _login(request: Request, error: str | None = None, status: int = 200) -> Response:
+def _login(
+    request: Request, error: str | None = None, status: int = 200, mode: str = "key"
+) -> Response:
+    """The sign-in page: email and password, or (``mode="key"``, ``?with=key``) an API key."""
     token = request.cookies.get(LOGIN_CSRF_COOKIE) or new_login_csrf()
-    response = page("login.html", None, status=status, csrf=token, error=error)
+    response = page("login.html", None, status=status, csrf=token, error=error, mode=mode)
     set_login_csrf_cookie(response, request, token)
     return response
 
@@ -34,7 +38,7 @@ def _login(request: Request, error: str | None = None, status: int = 200) -> Res
 async def home(request: Request) -> Response:
     """The person's rooms, or the sign-in form."""
     if await session_of(request) is None:
-        return _login(request)
+        return _login(request, mode="password")
     return redirect("/rooms")
 
 
@@ -42,7 +46,7 @@ async def home(request: Request) -> Response:
 async def login_form(request: Request) -> Response:
     if await session_of(request) is not None:
         return redirect("/rooms")
-    return _login(request)
+    return _login(request, mode="key" if request.query_params.get("with") == "key" else "password")
 
 
 @router.post("/login")

@@ -5,11 +5,14 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from . import (
+    account_routes,
     agent_routes,
     auth_routes,
     board_routes,
     contact_routes,
     file_routes,
+    invite_routes,
+    password_routes,
     people_routes,
     room_routes,
     search_routes,
@@ -18,6 +21,9 @@ from . import (
 router = APIRouter(include_in_schema=False)
 _MODULES = (
     auth_routes,
+    password_routes,
+    account_routes,
+    invite_routes,
     agent_routes,
     room_routes,
     file_routes,
