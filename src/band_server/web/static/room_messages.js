@@ -1,5 +1,6 @@
-// How each kind of timeline row looks: text messages (Markdown, files, delivery per mentioned
-// agent), tool calls folded with their results by tool_call_id, and events (thought, error, task).
+// How each kind of timeline row looks: text messages (Markdown, files with image thumbnails,
+// delivery per mentioned agent), tool calls folded with their results by tool_call_id, and
+// events (thought, error, task).
 // Band.MessageViews(room) returns { render, update, toolOutput }; `room` gives roomId, meId,
 // nameOf(id, msg), state.people, and the maps state.calls / state.orphanResults.
 (function () {
@@ -7,6 +8,9 @@
   var Band = (window.Band = window.Band || {});
   var el = Band.el;
   var text = Band.RoomText;
+  // Images shown as thumbnails: the types the file route serves inline (files/serving.py);
+  // every other file (SVG and HTML included) is a download link with its name, type and size.
+  var PREVIEW_TYPES = { "image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true };
   var EVENT_LABELS = { thought: "thought", error: "error", task: "task", attention: "attention" };
 
   // What a task event is about: a task of the board (its number and status), the room's
@@ -88,9 +92,25 @@
       var list = el("ul", "files");
       list.setAttribute("aria-label", "Files");
       files.forEach(function (file) {
+        var url = "/rooms/" + room.roomId + "/files/" + encodeURIComponent(file.id);
         var item = el("li", "file");
+        if (PREVIEW_TYPES[file.content_type]) {
+          // An image the browser decodes and never runs: a thumbnail that opens it full size.
+          item.classList.add("file-image");
+          var open = el("a", "thumb");
+          open.href = url;
+          open.target = "_blank";
+          open.rel = "noopener noreferrer";
+          open.setAttribute("aria-label", "Open " + (file.name || "image") + " full size");
+          var img = el("img");
+          img.src = url;
+          img.alt = file.name || "image";
+          img.loading = "lazy";
+          open.appendChild(img);
+          item.appendChild(open);
+        }
         var link = el("a", "file-name", file.name || "file");
-        link.href = "/rooms/" + room.roomId + "/files/" + encodeURIComponent(file.id);
+        link.href = url;
         link.setAttribute("download", "");
         item.appendChild(link);
         var size = typeof file.bytes === "number" ? Band.formatBytes(file.bytes) : "";
