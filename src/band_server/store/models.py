@@ -354,6 +354,15 @@ class WebSession(Base):
     last_used_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
+class RoomNotify(Base):
+    """A person's notification level for a room (services.notify_levels); none: the default."""
+
+    __tablename__ = "room_notify"
+    user_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    room_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    level: Mapped[str] = mapped_column(String(8))
+
+
 class AccountLink(Base):
     """A single-use, expiring link: an invitation to join (``invite``) or a password reset
     (``reset``). Only the SHA-256 of its token is kept (services.account_links)."""

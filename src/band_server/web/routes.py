@@ -12,6 +12,7 @@ from . import (
     contact_routes,
     file_routes,
     invite_routes,
+    notify_routes,
     password_routes,
     people_routes,
     room_routes,
@@ -31,6 +32,7 @@ _MODULES = (
     contact_routes,
     people_routes,
     search_routes,
+    notify_routes,
 )
 for _module in _MODULES:
     router.include_router(_module.router)

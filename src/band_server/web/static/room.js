@@ -55,7 +55,10 @@
   socket.onClose(function () { room.setStatus("offline", "Reconnecting…"); });
 
   var channel = socket.channel("chat_room:" + room.roomId, {});
-  channel.on("message_created", room.timeline.add);
+  channel.on("message_created", function (msg) {
+    room.timeline.add(msg);
+    if (Band.Notify) Band.Notify.message(msg, true);
+  });
   channel.on("message_updated", room.timeline.update);
   channel.on("room_updated", function (payload) {
     if (!payload || !payload.title) return;
