@@ -17,6 +17,7 @@ from . import (
     people_routes,
     room_routes,
     search_routes,
+    turn_routes,
 )
 
 router = APIRouter(include_in_schema=False)
@@ -33,6 +34,7 @@ _MODULES = (
     people_routes,
     search_routes,
     notify_routes,
+    turn_routes,
 )
 for _module in _MODULES:
     router.include_router(_module.router)

@@ -44,6 +44,7 @@
     seen: function () { sync.markRead(); },
   };
   room.board = Band.Board(document.getElementById("board"), room.roomId);
+  room.turns = Band.TurnPanel(room);
   room.views = Band.MessageViews(room);
   room.timeline = Band.Timeline(room);
   room.people = Band.Participants(room);
@@ -57,9 +58,13 @@
   var channel = socket.channel("chat_room:" + room.roomId, {});
   channel.on("message_created", function (msg) {
     room.timeline.add(msg);
+    room.turns.poke();
     if (Band.Notify) Band.Notify.message(msg, true);
   });
-  channel.on("message_updated", room.timeline.update);
+  channel.on("message_updated", function (msg) {
+    room.timeline.update(msg);
+    room.turns.poke();
+  });
   channel.on("room_updated", function (payload) {
     if (!payload || !payload.title) return;
     root.querySelector(".room-head h1").textContent = payload.title;

@@ -74,8 +74,17 @@
         var status = statuses[agentId] || {};
         var kind = String(status.status || "delivered");
         var item = el("li", "delivery status-" + kind.replace(/[^a-z]/g, ""));
-        item.appendChild(el("span", "delivery-agent", room.nameOf(agentId, msg) || "Agent"));
-        item.appendChild(el("span", "delivery-state", kind));
+        // The status opens the agent's turn (room_turn.js).
+        var open = el("button", "delivery-open");
+        open.type = "button";
+        open.title = "Open the turn";
+        open.setAttribute("data-agent", agentId);
+        open.addEventListener("click", function () {
+          if (room.turns) room.turns.open(msg.id, agentId);
+        });
+        open.appendChild(el("span", "delivery-agent", room.nameOf(agentId, msg) || "Agent"));
+        open.appendChild(el("span", "delivery-state", kind));
+        item.appendChild(open);
         if (kind === "failed") {
           var attempts = status.attempts || [];
           var last = attempts.length ? attempts[attempts.length - 1] : null;
