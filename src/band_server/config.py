@@ -101,6 +101,22 @@ class Settings:
     members_may_invite: bool = field(
         default_factory=lambda: _switch("BAND_MEMBERS_MAY_INVITE", False)
     )
+    # Single sign-on with OpenID Connect (services.oidc): the provider's issuer URL, this
+    # platform's client id and secret there, the email domains allowed (comma list; empty: any)
+    # and whether a first sign-in with an unknown (verified) email creates a person.
+    oidc_issuer: str | None = field(
+        default_factory=lambda: os.environ.get("BAND_OIDC_ISSUER") or None
+    )
+    oidc_client_id: str = field(default_factory=lambda: os.environ.get("BAND_OIDC_CLIENT_ID", ""))
+    oidc_client_secret: str = field(
+        default_factory=lambda: os.environ.get("BAND_OIDC_CLIENT_SECRET", "")
+    )
+    oidc_allowed_domains: str = field(
+        default_factory=lambda: os.environ.get("BAND_OIDC_ALLOWED_DOMAINS", "")
+    )
+    oidc_create_users: bool = field(
+        default_factory=lambda: _switch("BAND_OIDC_CREATE_USERS", False)
+    )
 
     @property
     def resolved_database_url(self) -> str:

@@ -29,7 +29,8 @@ def _login(
 ) -> Response:
     """The sign-in page: email and password, or (``mode="key"``, ``?with=key``) an API key."""
     token = request.cookies.get(LOGIN_CSRF_COOKIE) or new_login_csrf()
-    response = page("login.html", None, status=status, csrf=token, error=error, mode=mode)
+    sso = bool(platform_of(request).settings.oidc_issuer)
+    response = page("login.html", None, status=status, csrf=token, error=error, mode=mode, sso=sso)
     set_login_csrf_cookie(response, request, token)
     return response
 

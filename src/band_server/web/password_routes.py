@@ -36,7 +36,8 @@ SENT = "If that email has an account here, a link to reset its password is on it
 def bare(request: Request, template: str, status: int = 200, **context: Any) -> Response:
     """A page for someone not signed in, with the sign-in form's CSRF cookie."""
     token = request.cookies.get(LOGIN_CSRF_COOKIE) or new_login_csrf()
-    response = page(template, None, status=status, csrf=token, **context)
+    sso = bool(platform_of(request).settings.oidc_issuer)
+    response = page(template, None, status=status, csrf=token, sso=sso, **context)
     set_login_csrf_cookie(response, request, token)
     return response
 

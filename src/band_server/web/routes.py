@@ -13,6 +13,7 @@ from . import (
     file_routes,
     invite_routes,
     notify_routes,
+    oidc_routes,
     password_routes,
     people_routes,
     room_routes,
@@ -24,6 +25,7 @@ router = APIRouter(include_in_schema=False)
 _MODULES = (
     auth_routes,
     password_routes,
+    oidc_routes,
     account_routes,
     invite_routes,
     agent_routes,
