@@ -8,12 +8,11 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 
-import httpx
 import pytest
 import pytest_asyncio
 from playwright.async_api import Browser, Page, expect
 
-from .browser_support import TIMEOUT_MS, Platform, Shots, sign_in, web_client
+from .browser_support import TIMEOUT_MS, Platform, Shots, new_room, post_as, sign_in
 from .xss_corpus import PAYLOADS
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(240)]
@@ -76,25 +75,6 @@ See [the docs](https://docs.example/guide), https://example.org/faq, not [this](
 <b>raw html stays text</b>"""
 
 
-async def post(url: str, key: str, room: str, content: str) -> None:
-    async with httpx.AsyncClient(base_url=url, timeout=10) as http:
-        made = await http.post(
-            f"/api/v1/me/chats/{room}/messages",
-            headers={"X-API-Key": key},
-            json={"message": {"content": content}},
-        )
-        assert made.status_code == 201, made.text
-
-
-async def new_room(url: str, key: str, title: str) -> str:
-    async with web_client(url, key) as (web, csrf):
-        made = await web.post(
-            "/rooms", data={"title": title, "csrf": csrf}, headers={"Accept": "application/json"}
-        )
-        assert made.status_code == 201, made.text
-        return str(made.json()["id"])
-
-
 @pytest_asyncio.fixture(loop_scope="session")
 async def watched(browser: Browser) -> AsyncIterator[tuple[Page, list[str]]]:
     """A page that records every dialog (``alert``) and, through ``WATCH``, every ``xss()``
@@ -134,7 +114,7 @@ async def test_markdown_renders_tables_tasks_code_links_and_mentions(
     await page.goto(f"{band.url}/rooms/{room}")
     await expect(page.locator("#live-status")).to_have_text("Live")
     me = await page.locator("#room").get_attribute("data-me")
-    await post(band.url, key, room, FEATURES.format(me=me))
+    await post_as(band.url, key, room, FEATURES.format(me=me))
 
     body = page.locator("#timeline li.msg.text .body")
     await expect(body.get_by_role("heading", name="Release notes")).to_be_visible()
@@ -178,7 +158,7 @@ async def test_no_xss_payload_runs_script_or_breaks_the_policy(
     me = str(await page.locator("#room").get_attribute("data-me"))
     half = len(PAYLOADS) // 2
     for payload in PAYLOADS[:half]:  # in the room before it opens: the catch-up renders them
-        await post(band.url, key, stored, payload.replace("{me}", me))
+        await post_as(band.url, key, stored, payload.replace("{me}", me))
 
     await page.goto(f"{band.url}/rooms/{stored}")
     rows = page.locator("#timeline li.msg.text")
@@ -190,7 +170,7 @@ async def test_no_xss_payload_runs_script_or_breaks_the_policy(
     await page.goto(f"{band.url}/rooms/{live}")
     await expect(page.locator("#live-status")).to_have_text("Live")
     for payload in PAYLOADS[half:]:  # each arrives over the socket while the room is open
-        await post(band.url, key, live, payload.replace("{me}", me))
+        await post_as(band.url, key, live, payload.replace("{me}", me))
     await expect(rows).to_have_count(len(PAYLOADS) - half)
     for row in (await rows.all())[:3]:
         await row.hover()

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from playwright.async_api import Browser, expect
 
-from .browser_support import TIMEOUT_MS, Platform, Shots, sign_in, web_client
+from .browser_support import TIMEOUT_MS, Platform, Shots, new_room, post_as, sign_in, web_client
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(180)]
 
@@ -46,31 +46,10 @@ async def befriend(url: str, asker_key: str, other_key: str, other_handle: str) 
         assert ok.status_code == 200, ok.text
 
 
-async def room_of(url: str, key: str, title: str, *ids: str) -> str:
-    async with web_client(url, key) as (web, csrf):
-        made = await web.post(
-            "/rooms",
-            data={"title": title, "participant": list(ids), "csrf": csrf},
-            headers={"Accept": "application/json"},
-        )
-        assert made.status_code == 201, made.text
-        return str(made.json()["id"])
-
-
 async def person_id(url: str, key: str) -> str:
     async with httpx.AsyncClient(base_url=url, timeout=10) as http:
         me = await http.get("/api/v1/me/profile", headers={"X-API-Key": key})
         return str(me.json()["data"]["id"])
-
-
-async def say(url: str, key: str, room: str, content: str) -> None:
-    async with httpx.AsyncClient(base_url=url, timeout=10) as http:
-        sent = await http.post(
-            f"/api/v1/me/chats/{room}/messages",
-            headers={"X-API-Key": key},
-            json={"message": {"content": content}},
-        )
-        assert sent.status_code == 201, sent.text
 
 
 async def notes(page: Any, count: int) -> list[dict[str, str]]:
@@ -92,8 +71,8 @@ async def test_mentions_and_direct_messages_notify_and_never_means_never(
     await befriend(band.url, omar, nora, "nora_n")
     await befriend(band.url, omar, pat, "pat_n")
     nora_id, pat_id = await person_id(band.url, nora), await person_id(band.url, pat)
-    direct = await room_of(band.url, omar, "Omar and Nora", nora_id)
-    group = await room_of(band.url, omar, "Launch team", nora_id, pat_id)
+    direct = await new_room(band.url, omar, "Omar and Nora", nora_id)
+    group = await new_room(band.url, omar, "Launch team", nora_id, pat_id)
 
     context = await browser.new_context(viewport={"width": 1280, "height": 820})
     context.set_default_timeout(TIMEOUT_MS)
@@ -106,9 +85,9 @@ async def test_mentions_and_direct_messages_notify_and_never_means_never(
         await page.wait_for_function("window.Band && window.Band.Notify")
         await page.wait_for_timeout(500)  # the page joined its rooms' channels
 
-        await say(band.url, omar, direct, "Lunch at noon?")
-        await say(band.url, omar, group, "General status: all green.")
-        await say(band.url, omar, group, "@Nora can you review the checklist?")
+        await post_as(band.url, omar, direct, "Lunch at noon?")
+        await post_as(band.url, omar, group, "General status: all green.")
+        await post_as(band.url, omar, group, "@Nora can you review the checklist?")
         await notes(page, 2)
         await page.wait_for_timeout(700)  # nothing more arrives for the chatter
         found = await page.evaluate("window.__notes")
@@ -131,8 +110,8 @@ async def test_mentions_and_direct_messages_notify_and_never_means_never(
         await shots.take(page, "room-notify-never")
         await page.goto(f"{band.url}/rooms")
         await page.wait_for_timeout(500)
-        await say(band.url, omar, group, "@Nora one more thing")
-        await say(band.url, omar, direct, "Still on for lunch?")
+        await post_as(band.url, omar, group, "@Nora one more thing")
+        await post_as(band.url, omar, direct, "Still on for lunch?")
         await notes(page, 1)
         await page.wait_for_timeout(700)
         found = await page.evaluate("window.__notes")

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from playwright.async_api import Locator, Page, expect
 
-from .browser_support import Platform, Shots, sign_in, web_client
+from .browser_support import Platform, Shots, new_room, post_as, sign_in
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(120)]
 
@@ -63,30 +63,13 @@ async def test_images_show_as_thumbnails_and_other_files_as_links(
     page: Page, band: Platform, shots: Shots
 ) -> None:
     key = await band.add_person("Pia Preview", "pia_preview")
-    async with web_client(band.url, key) as (web, csrf):
-        made = await web.post(
-            "/rooms",
-            data={"title": "Previews", "csrf": csrf},
-            headers={"Accept": "application/json"},
-        )
-        room = str(made.json()["id"])
+    room = await new_room(band.url, key, "Previews")
     async with httpx.AsyncClient(base_url=band.url, timeout=10) as http:
         chart = await upload(http, key, room, "chart.png", png(120, 80))
         notes = await upload(http, key, room, "notes.txt", b"plain notes\n")
         drawing = await upload(http, key, room, "drawing.svg", SVG)
-        sent = await http.post(
-            f"/api/v1/me/chats/{room}/messages",
-            headers={"X-API-Key": key},
-            json={"message": {"content": "Files", "attachment_ids": [chart, notes, drawing]}},
-        )
-        assert sent.status_code == 201, sent.text
-        linked = f"See ![the chart](/rooms/{room}/files/{chart}) above."
-        sent = await http.post(
-            f"/api/v1/me/chats/{room}/messages",
-            headers={"X-API-Key": key},
-            json={"message": {"content": linked}},
-        )
-        assert sent.status_code == 201, sent.text
+    await post_as(band.url, key, room, "Files", attachment_ids=[chart, notes, drawing])
+    await post_as(band.url, key, room, f"See ![the chart](/rooms/{room}/files/{chart}) above.")
 
     dialogs: list[str] = []
     page.on("dialog", lambda d: dialogs.append(d.message))

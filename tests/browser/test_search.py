@@ -4,11 +4,10 @@ that message even when it is older than what the room shows at first."""
 
 from __future__ import annotations
 
-import httpx
 import pytest
 from playwright.async_api import Page, expect
 
-from .browser_support import Platform, Shots, sign_in, web_client
+from .browser_support import Platform, Shots, new_room, post_as, sign_in
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(180)]
 
@@ -16,20 +15,9 @@ FILLER = 130  # more than the 100 messages a room shows when it opens
 
 
 async def room_with(url: str, key: str, title: str, contents: list[str]) -> str:
-    async with web_client(url, key) as (web, csrf):
-        made = await web.post(
-            "/rooms", data={"title": title, "csrf": csrf}, headers={"Accept": "application/json"}
-        )
-        assert made.status_code == 201, made.text
-        room = str(made.json()["id"])
-    async with httpx.AsyncClient(base_url=url, timeout=10) as http:
-        for content in contents:
-            sent = await http.post(
-                f"/api/v1/me/chats/{room}/messages",
-                headers={"X-API-Key": key},
-                json={"message": {"content": content}},
-            )
-            assert sent.status_code == 201, sent.text
+    room = await new_room(url, key, title)
+    for content in contents:
+        await post_as(url, key, room, content)
     return room
 
 

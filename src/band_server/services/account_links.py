@@ -16,7 +16,7 @@ from band.protocol import utcnow
 
 from ..errors import Conflict, Forbidden, NotFound
 from ..store.models import AccountLink, User
-from .accounts import create_user, normalise_email
+from .accounts import create_user, get_user, normalise_email
 from .keys import hash_key
 from .passwords import check_policy, set_password
 from .principals import Principal
@@ -81,17 +81,10 @@ async def reset_for(session: AsyncSession, user: User, by: Principal | None) -> 
     return await _issue(session, "reset", user.email, user_id=user.id, by=by.id if by else None)
 
 
-async def user_by_id(session: AsyncSession, user_id: str) -> User:
-    user = await session.get(User, user_id)
-    if user is None:
-        raise NotFound("Person not found")
-    return user
-
-
 async def reset_by_admin(session: AsyncSession, actor: Principal, person_id: str) -> str:
     if not await is_admin(session, actor.id):
         raise Forbidden("Only an admin can issue a reset link")
-    return await reset_for(session, await user_by_id(session, person_id), actor)
+    return await reset_for(session, await get_user(session, person_id), actor)
 
 
 async def user_by_email(session: AsyncSession, email: str) -> User | None:

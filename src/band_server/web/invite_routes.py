@@ -7,7 +7,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from ..services import account_links, mailer
+from ..services import account_links, accounts, mailer
 from ..services.unit import write
 from ..services.web_sessions import SignedIn
 from .password_routes import link_base
@@ -65,7 +65,7 @@ async def reset_link(request: Request, person_id: str) -> Response:
     async def run(me: SignedIn, form: Form) -> Response:
         async with write(platform_of(request)) as uow:
             token = await account_links.reset_by_admin(uow.session, me.person, person_id)
-            user = await account_links.user_by_id(uow.session, person_id)
+            user = await accounts.get_user(uow.session, person_id)
         link = f"{link_base(request)}/reset/{token}"
         mailed = await _mail(request, user.email, *mailer.reset(link))
         shown = {"title": f"Password reset for {user.name}", "link": link, "mailed": mailed}

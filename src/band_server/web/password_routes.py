@@ -5,10 +5,12 @@ the sign-in form. Every failed sign-in gets the same words (services.passwords.W
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..errors import ApiError, Unauthorized
 from ..services import account_links, mailer, session_devices
@@ -16,6 +18,7 @@ from ..services.accounts import user_principal
 from ..services.passwords import check_password
 from ..services.unit import write
 from ..services.web_sessions import start_session
+from ..store.models import User
 from .render import page
 from .respond import field, platform_of, read_form, redirect
 from .security import (
@@ -131,20 +134,23 @@ async def invite_form(request: Request, token: str) -> Response:
     return await _link_page(request, "invite", token)
 
 
-@router.post("/invite/{token}")
-async def accept_invite(request: Request, token: str) -> Response:
-    """Join: a name, a handle and a password for the invited email; then signed in."""
+Redeem = Callable[[AsyncSession, dict[str, list[str]]], Awaitable[User]]
+
+
+async def _through_link(
+    request: Request, kind: account_links.Kind, token: str, values: dict[str, str], redeem: Redeem
+) -> Response:
+    """Use a link (``redeem`` in one write), then sign the person in with a new session; a
+    used or expired link is the "link gone" page, a refused form comes back with its error."""
+    template = "invite.html" if kind == "invite" else "reset.html"
     form = await read_form(request)
-    values = {k: field(form, k) for k in ("name", "handle")}
     if not form_ok(request, form):
         return bare(
-            request, "invite.html", 403, token=token, email="", error=EXPIRED_FORM, values=values
+            request, template, 403, token=token, email="", error=EXPIRED_FORM, values=values
         )
     try:
         async with write(platform_of(request)) as uow:
-            user = await account_links.accept_invite(
-                uow.session, token, password=field(form, "password"), **values
-            )
+            user = await redeem(uow.session, form)
             session_token, _ = await start_session(uow.session, user_principal(user))
             await session_devices.record(
                 uow.session, session_token, request.headers.get("user-agent")
@@ -153,10 +159,10 @@ async def accept_invite(request: Request, token: str) -> Response:
         if exc.status_code == 404:
             return bare(request, "link_gone.html", 404, message=exc.message)
         async with platform_of(request).db.read() as session:
-            link = await account_links.open_link(session, "invite", token)
+            link = await account_links.open_link(session, kind, token)
         return bare(
             request,
-            "invite.html",
+            template,
             exc.status_code,
             token=token,
             email=link.email,
@@ -164,6 +170,20 @@ async def accept_invite(request: Request, token: str) -> Response:
             values=values,
         )
     return await signed_in_as(request, session_token)
+
+
+@router.post("/invite/{token}")
+async def accept_invite(request: Request, token: str) -> Response:
+    """Join: a name, a handle and a password for the invited email; then signed in."""
+    form = await read_form(request)
+    values = {k: field(form, k) for k in ("name", "handle")}
+
+    async def redeem(session: AsyncSession, form: dict[str, list[str]]) -> User:
+        return await account_links.accept_invite(
+            session, token, password=field(form, "password"), **values
+        )
+
+    return await _through_link(request, "invite", token, values, redeem)
 
 
 @router.get("/reset/{token}")
@@ -174,31 +194,10 @@ async def reset_form(request: Request, token: str) -> Response:
 @router.post("/reset/{token}")
 async def reset(request: Request, token: str) -> Response:
     """A new password through a reset link: every session of the person ends; signed in anew."""
-    form = await read_form(request)
-    if not form_ok(request, form):
-        return bare(
-            request, "reset.html", 403, token=token, email="", error=EXPIRED_FORM, values={}
-        )
-    try:
-        async with write(platform_of(request)) as uow:
-            user = await account_links.complete_reset(uow.session, token, field(form, "password"))
-            await session_devices.end_all(uow.session, user.id)
-            session_token, _ = await start_session(uow.session, user_principal(user))
-            await session_devices.record(
-                uow.session, session_token, request.headers.get("user-agent")
-            )
-    except ApiError as exc:
-        if exc.status_code == 404:
-            return bare(request, "link_gone.html", 404, message=exc.message)
-        async with platform_of(request).db.read() as session:
-            link = await account_links.open_link(session, "reset", token)
-        return bare(
-            request,
-            "reset.html",
-            exc.status_code,
-            token=token,
-            email=link.email,
-            error=exc.message,
-            values={},
-        )
-    return await signed_in_as(request, session_token)
+
+    async def redeem(session: AsyncSession, form: dict[str, list[str]]) -> User:
+        user = await account_links.complete_reset(session, token, field(form, "password"))
+        await session_devices.end_all(session, user.id)
+        return user
+
+    return await _through_link(request, "reset", token, {}, redeem)
