@@ -111,8 +111,8 @@ def create_app(
     database and Redis answer, before the node serves (``band serve`` makes the first person
     there)."""
     settings = settings or Settings()
-    node_metrics = Metrics()
     in_flight = InFlight()  # this node's HTTP requests under way: Front counts them
+    node_metrics = Metrics(in_flight)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:

@@ -1,6 +1,7 @@
 """The ``band`` command: run the platform, and administer it from the shell.
 
     band serve [--host 127.0.0.1] [--port 8080] [--data DIR] [--access-log]
+               [--log-level info] [--forwarded-allow-ips ADDRESSES]
                [--wait-for-dependencies S]
     band users create NAME --handle H --email ADDRESS
     band agents create NAME --owner HANDLE --description TEXT
@@ -18,7 +19,8 @@ import argparse
 import asyncio
 import dataclasses
 import getpass
-import logging
+import hmac
+import logging.config
 import os
 import sys
 from collections.abc import Sequence
@@ -26,6 +28,7 @@ from pathlib import Path
 
 from . import admin, admin_accounts
 from .config import DEFAULT_DEPENDENCY_WAIT, Settings
+from .logs import LEVELS, logging_config
 from .services.accounts import slug
 
 
@@ -52,10 +55,9 @@ def _serve(args: argparse.Namespace) -> int:
     from .context import Platform
     from .server_stack import uvicorn_options
 
-    # One readable line per event for the platform's own loggers (uvicorn configures its own).
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)-7s %(name)s: %(message)s"
-    )
+    # One readable line per event, secrets masked on every handler (uvicorn's included).
+    log_config = logging_config(args.log_level)
+    logging.config.dictConfig(log_config)
     settings = dataclasses.replace(_settings(args), host=args.host, port=args.port)
     gave_up: list[str] = []
 
@@ -79,10 +81,12 @@ def _serve(args: argparse.Namespace) -> int:
         app,
         host=settings.host,
         port=settings.port,
-        log_level="info",
+        log_level=args.log_level,
+        log_config=log_config,
         access_log=args.access_log,
         ssl_certfile=args.ssl_certfile,
         ssl_keyfile=args.ssl_keyfile,
+        forwarded_allow_ips=args.forwarded_allow_ips,
         **uvicorn_options(),
     )
     server = uvicorn.Server(config)
@@ -114,7 +118,8 @@ def _ask_password() -> str:
         password = sys.stdin.readline().rstrip("\n")
     else:
         password = getpass.getpass("Password: ")
-        if getpass.getpass("Password again: ") != password:
+        again = getpass.getpass("Password again: ")
+        if not hmac.compare_digest(again.encode(), password.encode()):
             raise admin.AdminError("the two passwords differ")
     admin_accounts.check_policy(password)  # before the person is created
     return password
@@ -198,6 +203,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--access-log",
         action="store_true",
         help="log one line per HTTP request (off by default: /metrics counts them)",
+    )
+    serve.add_argument(
+        "--log-level",
+        choices=LEVELS,
+        default="info",
+        help="the least severe events logged, for every logger (secrets are masked at any level)",
+    )
+    serve.add_argument(
+        "--forwarded-allow-ips",
+        metavar="ADDRESSES",
+        help="comma-separated addresses of proxies whose X-Forwarded-For and X-Forwarded-Proto "
+        "are trusted: the client address (sign-in limits) and https (secure cookies) come from "
+        "them ('*' for any; default: $FORWARDED_ALLOW_IPS or 127.0.0.1,::1)",
     )
     serve.add_argument(
         "--admin-email",

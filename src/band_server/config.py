@@ -86,6 +86,10 @@ class Settings:
     delegation_token_ttl: float = 300.0
     delegation_exchanges_per_message: int = 3
     delegation_exchange_rate: str = "30/minute"
+    # Failed web sign-ins per client address (``limits`` notation); one more gets 429.
+    sign_in_failures: str = field(
+        default_factory=lambda: os.environ.get("BAND_SIGN_IN_FAILURES", "10/minute")
+    )
     # The fast lane (api.fast_lane) serves simple routes without FastAPI's per-request work;
     # off, FastAPI serves every request. Both answer alike (tests/server/test_lane_equal.py).
     fast_lane: bool = field(default_factory=lambda: _switch("BAND_FAST_LANE", True))

@@ -214,7 +214,7 @@ class CrewAIFlowAdapter(SimpleAdapter[CrewAIFlowSessionState]):
         inputs: dict[str, Any],
     ) -> FlowDecision | str:
         """One flow execution for ``run``: its decision, or the bare text it returned."""
-        assert self._loop is not None
+        assert self._loop is not None  # nosec B101 # narrows for mypy: on_started set it
         context = CrewAIToolContext(
             room_id=run.room_id,
             tools=tools,

@@ -142,7 +142,7 @@ class HttpCore:
     def _delay(self, attempt: int, response: httpx.Response | None) -> float:
         hinted = _parse_retry_after(response) if response is not None else None
         if hinted is None:
-            hinted = 0.5 * (2**attempt) + random.uniform(0, 0.25)
+            hinted = 0.5 * (2**attempt) + random.uniform(0, 0.25)  # nosec B311 # backoff jitter, not a secret
         return min(hinted, self.max_retry_delay)
 
     async def send(

@@ -375,7 +375,7 @@ class BandLink(MessageLifecycle):
     def _preempt(self, payload: dict[str, Any]) -> None:
         """Hand a control to ``on_control`` after the ones before it (never in the queue)."""
         hook, before = self.on_control, self._control_lane
-        assert hook is not None
+        assert hook is not None  # nosec B101 # narrows for mypy: only called when a hook is set
         control = AgentControl.model_validate(payload)
 
         async def apply() -> None:

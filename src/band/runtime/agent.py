@@ -182,7 +182,7 @@ class Agent:
 
     def _make_tools(self, ctx: ExecutionContext) -> AgentToolsProtocol:
         link = self._runtime.link
-        assert link is not None, "tools are built only while the runtime runs"
+        assert link is not None, "tools are built only while the runtime runs"  # nosec B101 # narrows for mypy: see its message
         return make_room_tools(
             link.api,
             ctx.room_id,

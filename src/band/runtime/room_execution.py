@@ -352,7 +352,7 @@ class ExecutionContext:
         cfg = self.config
         if self._stopped:
             return cfg.stopped_resync_seconds or cfg.idle_resync_seconds
-        return random.uniform(0, cfg.idle_resync_seconds) if first else self._idle
+        return random.uniform(0, cfg.idle_resync_seconds) if first else self._idle  # nosec B311 # spreads idle resyncs over time, not a secret
 
     async def _drain(self) -> bool:
         """Handle ``/next`` until 204 or a repeated head; True when it found work."""

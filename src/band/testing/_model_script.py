@@ -169,7 +169,8 @@ class FakeModel:
     def last_request(self) -> ModelRequest:
         """The most recent request; AssertionError when there was none."""
         with self._lock:
-            assert self.requests, "the fake model received no request"
+            if not self.requests:
+                raise AssertionError("the fake model received no request")
             return self.requests[-1]
 
     def reset(self) -> None:

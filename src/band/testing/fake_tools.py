@@ -185,22 +185,24 @@ class FakeAgentTools(RoomTools):
             if (content is None or content in m["content"])
             and (mentions is None or m["mentions"] == mentions)
         ]
-        if count is None:
-            assert found, f"no matching message in {self.messages_sent!r}"
-        else:
-            assert len(found) == count, f"{len(found)} matching messages, expected {count}"
+        # Raised, not asserted: a test's check must hold under ``python -O`` too.
+        if count is None and not found:
+            raise AssertionError(f"no matching message in {self.messages_sent!r}")
+        if count is not None and len(found) != count:
+            raise AssertionError(f"{len(found)} matching messages, expected {count}")
 
     def assert_event_sent(
         self, *, message_type: str | None = None, count: int | None = None
     ) -> None:
         found = [e for e in self.events_sent if message_type in (None, e["message_type"])]
-        if count is None:
-            assert found, f"no {message_type or ''} event in {self.events_sent!r}"
-        else:
-            assert len(found) == count, f"{len(found)} matching events, expected {count}"
+        if count is None and not found:
+            raise AssertionError(f"no {message_type or ''} event in {self.events_sent!r}")
+        if count is not None and len(found) != count:
+            raise AssertionError(f"{len(found)} matching events, expected {count}")
 
     def assert_no_messages_sent(self) -> None:
-        assert not self.messages_sent, f"unexpected messages: {self.messages_sent!r}"
+        if self.messages_sent:
+            raise AssertionError(f"unexpected messages: {self.messages_sent!r}")
 
     async def until(self, condition: Callable[[], bool]) -> None:
         """Wait until ``condition()`` holds; wrap in ``asyncio.timeout`` to bound it."""

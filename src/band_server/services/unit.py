@@ -42,7 +42,7 @@ class UnitOfWork:
     def key_taken(self) -> idempotency.ClaimRefused:
         """The keyed message's insert found the key used: the error that rolls the unit back
         (the request's layer then reads what holds the key)."""
-        assert self.row_claim is not None
+        assert self.row_claim is not None  # nosec B101 # narrows for mypy: only a keyed unit gets here
         self.row_claim.taken = True
         return idempotency.refusal(idempotency.InFlight())
 

@@ -341,12 +341,12 @@ class IdempotencyRecord(Base):
 
 
 class WebSession(Base):
-    """A browser session for the web app (the cookie holds only a random token)."""
+    """A browser session for the web app: the cookie holds a random token, the row only its
+    hash (its CSRF token is derived from the cookie's, see ``services.web_sessions``)."""
 
     __tablename__ = "web_sessions"
     token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     user_id: Mapped[str] = mapped_column(String(36), index=True)
-    csrf_token: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     expires_at: Mapped[datetime] = mapped_column()
     # What the person's list of sessions shows (services.session_devices).

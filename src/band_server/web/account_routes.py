@@ -16,7 +16,7 @@ from .security import clear_session_cookie
 
 router = APIRouter()
 NOTICES = {
-    "password": "Your password is changed. Your other sessions were signed out.",
+    "changed": "Your password is changed. Your other sessions were signed out.",
     "ended": "That session is signed out.",
 }
 
@@ -55,7 +55,7 @@ async def new_password(request: Request) -> Response:
                 uow.session, me.person, field(form, "current_password"), field(form, "new_password")
             )
             await session_devices.end_all(uow.session, me.person.id, keep=token)
-        return redirect("/account?notice=password")
+        return redirect("/account?notice=changed")
 
     return await action(request, run)
 

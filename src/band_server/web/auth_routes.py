@@ -7,7 +7,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from ..errors import Unauthorized
-from ..services import accounts
+from ..services import accounts, session_devices
 from ..services.unit import write
 from ..services.web_sessions import COOKIE_NAME, end_session, start_session
 from .render import page
@@ -52,17 +52,29 @@ async def login_form(request: Request) -> Response:
 
 @router.post("/login")
 async def login(request: Request) -> Response:
-    """Exchange a person's API key for a session cookie."""
+    """Exchange a person's API key for a session cookie.
+
+    A client address with too many failed attempts in the window (``sign_in_failures``) is
+    answered 429 with ``Retry-After`` before its key is even looked at."""
+    platform = platform_of(request)
+    client = request.client.host if request.client else "unknown"
+    wait = await platform.sign_in_limit.blocked(client)
+    if wait is not None:
+        refused = _login(request, f"Too many failed sign-ins. Try again in {wait} s.", 429)
+        refused.headers["Retry-After"] = str(wait)
+        return refused
     form = await read_form(request)
     if not tokens_match(request.cookies.get(LOGIN_CSRF_COOKIE), field(form, "csrf")):
         return _login(request, "The form expired or came from another site. Try again.", 403)
     try:
-        async with write(platform_of(request)) as uow:
+        async with write(platform) as uow:
             person = await accounts.authenticate(uow.session, field(form, "api_key").strip())
             if person.is_agent:
                 raise Unauthorized("That is an agent's key; sign in with a person's key")
             token, _ = await start_session(uow.session, person)
+            await session_devices.record(uow.session, token, request.headers.get("user-agent"))
     except Unauthorized as exc:
+        await platform.sign_in_limit.count(client)
         return _login(request, exc.message, 401)
     response = redirect("/rooms")
     set_session_cookie(response, request, token)

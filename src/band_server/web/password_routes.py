@@ -28,7 +28,7 @@ from .security import (
     set_session_cookie,
     tokens_match,
 )
-from .sign_in_guard import guard_of, identifiers
+from .sign_in_guard import blocked, count, identifiers
 
 router = APIRouter()
 log = logging.getLogger(__name__)
@@ -68,8 +68,8 @@ async def login_with_password(request: Request) -> Response:
     email = field(form, "email")
     if not form_ok(request, form):
         return bare(request, "login.html", 403, error=EXPIRED_FORM, email=email)
-    guard, ids = guard_of(request), identifiers(request, email)
-    wait = await guard.blocked(*ids)
+    ids = identifiers(request, email)
+    wait = await blocked(request, ids)
     if wait is not None:
         refused = bare(
             request, "login.html", 429, error=f"Too many tries. Try again in {wait} s.", email=email
@@ -82,7 +82,7 @@ async def login_with_password(request: Request) -> Response:
             token, _ = await start_session(uow.session, person)
             await session_devices.record(uow.session, token, request.headers.get("user-agent"))
     except Unauthorized as exc:
-        await guard.count(*ids)
+        await count(request, ids)
         return bare(request, "login.html", 401, error=exc.message, email=email)
     return await signed_in_as(request, token)
 
@@ -101,9 +101,9 @@ async def forgot(request: Request) -> Response:
     if not form_ok(request, form) or not platform.settings.smtp_url:
         return bare(request, "forgot.html", 403, mail=bool(platform.settings.smtp_url), sent=False)
     email = field(form, "email")
-    guard, ids = guard_of(request), identifiers(request, email)
-    if await guard.blocked(*ids) is None:
-        await guard.count(*ids)
+    ids = identifiers(request, email)
+    if await blocked(request, ids) is None:
+        await count(request, ids)
         async with write(platform) as uow:
             user = await account_links.user_by_email(uow.session, email)
             token = await account_links.reset_for(uow.session, user, None) if user else None

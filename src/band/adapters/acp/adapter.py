@@ -181,7 +181,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
 
     async def _configure(self, proc: ACPProcess, room_id: str) -> None:
         """Apply the wanted model/effort (or the resolver's picks) to a fresh session."""
-        assert proc.session_id is not None
+        assert proc.session_id is not None  # nosec B101 # narrows for mypy: a started process has a session
         try:
             if self.resolve_session_config is not None:
                 request = ACPConfigRequest(room_id, proc.session_id, tuple(proc.config_options))
@@ -277,7 +277,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
             proc.client.prompt = None
             self.mcp.bindings.pop(prompt.room_id, None)
             await prompt.reporter.finish_text()
-        assert proc.session_id is not None
+        assert proc.session_id is not None  # nosec B101 # narrows for mypy: a started process has a session
         self._sessions[prompt.room_id] = proc.session_id
         await prompt.reporter.task(
             "ACP client session",

@@ -141,7 +141,7 @@ class RoomClient:
             await reporter.task(f"Plan\n{lines}", {"acp_plan": entries})
 
     async def _result(self, update: Any) -> None:
-        assert self.reporter is not None
+        assert self.reporter is not None  # nosec B101 # narrows for mypy: updates arrive only during a prompt
         name = self._names.get(update.tool_call_id) or _tool_name(update.title, "tool")
         output = _output(update)
         text = output if isinstance(output, str) else json.dumps(output, default=str)

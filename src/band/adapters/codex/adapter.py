@@ -259,7 +259,7 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         except CodexContinuityError as exc:
             await prompt.tools.send_failure(AgentFailure(self.PROVIDER, exc.message))
             raise TurnResultAlreadyReported(exc.message) from exc
-        assert proc.thread_id is not None
+        assert proc.thread_id is not None  # nosec B101 # narrows for mypy: _ensure_thread set it
         texts = [*extra, *prompt.updates, prompt.msg.format_for_llm()]
         turn = CodexTurn(self, prompt, self.room(prompt.room_id), proc.thread_id)
         proc.active = turn

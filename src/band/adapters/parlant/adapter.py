@@ -152,7 +152,7 @@ class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
         await super().on_started(agent_name, agent_description)
         await self._lifecycle.start(self._prepare)
         agent = self.parlant_agent
-        assert self._app is not None
+        assert self._app is not None  # nosec B101 # narrows for mypy: start() built the app
         self._sessions = RoomSessions(self._app, str(agent.id))
         self._started = True
         logger.info(

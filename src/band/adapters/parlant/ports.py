@@ -19,7 +19,7 @@ TOOL_SERVICE_HOST = "127.0.0.1"  # Parlant binds its tool service here, whatever
 
 def reserve_port_pair(host: str | None) -> tuple[int, int]:
     """Two ports the OS reports free: (api on ``host``, tool service on loopback)."""
-    api_host = host or "0.0.0.0"
+    api_host = host or "0.0.0.0"  # nosec B104 # a probe for a free port, closed at once; it tests the address Parlant binds (all, when no host is given)
     with socket.socket() as api_sock, socket.socket() as tool_sock:
         # Both are held at once so the OS cannot hand the same number out twice.
         api_sock.bind((api_host, 0))

@@ -83,7 +83,7 @@ class ServerLifecycle:
         return server
 
     async def _wait_ready(self, server: Any) -> None:
-        assert self._serve_task is not None
+        assert self._serve_task is not None  # nosec B101 # narrows for mypy: set just before
         ready = asyncio.ensure_future(server.ready.wait())
         try:
             done, _ = await asyncio.wait(

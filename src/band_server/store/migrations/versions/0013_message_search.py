@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from alembic import op
 
 revision: str = "0013"
-down_revision: str | None = "0011"  # 0012 (i26b) once main has it
+down_revision: str | None = "0012"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
@@ -24,8 +24,8 @@ _TEXT = "message_type = 'text'"
 _SQLITE_UP = [
     "CREATE VIRTUAL TABLE message_search USING fts5(content, content='messages',"
     " content_rowid='rowid', tokenize='unicode61 remove_diacritics 2')",
-    f"INSERT INTO message_search(rowid, content) SELECT rowid, content FROM messages"
-    f" WHERE {_TEXT}",
+    "INSERT INTO message_search(rowid, content) SELECT rowid, content FROM messages"
+    " WHERE message_type = 'text'",
     "CREATE TRIGGER message_search_insert AFTER INSERT ON messages"
     " WHEN new.message_type = 'text' BEGIN"
     " INSERT INTO message_search(rowid, content) VALUES (new.rowid, new.content); END",
