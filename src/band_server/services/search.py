@@ -77,35 +77,35 @@ def split_snippet(marked: str) -> tuple[str, list[tuple[int, int]]]:
     return "".join(plain), spans
 
 
-_VISIBLE = (
-    "JOIN participants p ON p.room_id = m.room_id AND p.participant_id = :me"
+# Each statement is one literal (what the person typed is only ever the bound :q); the
+# order is one of the two below. \ue000 and \ue001 are _OPEN and _CLOSE.
+_SQLITE = (
+    "SELECT m.id AS id, r.title AS title,"
+    " snippet(message_search, 0, '\ue000', '\ue001', '…', 24) AS snippet"
+    " FROM message_search JOIN messages m ON m.rowid = message_search.rowid"
+    " JOIN participants p ON p.room_id = m.room_id AND p.participant_id = :me"
     " AND p.status = 'active'"
     " JOIN rooms r ON r.id = m.room_id AND r.deleted_at IS NULL"
-)
-# Built from this module's constants only; what the person typed is the bound :q.
-_SQLITE = (
-    "SELECT m.id AS id, r.title AS title,"  # nosec B608 # constants only, the query is bound
-    f" snippet(message_search, 0, '{_OPEN}', '{_CLOSE}', '…', 24) AS snippet"
-    " FROM message_search JOIN messages m ON m.rowid = message_search.rowid "
-    + _VISIBLE
-    + " WHERE message_search MATCH :q AND m.message_type = 'text'"
+    " WHERE message_search MATCH :q AND m.message_type = 'text'"
     " ORDER BY {order} LIMIT :limit"
 )
 _SQLITE_ORDER = {"newest": "m.created_at DESC, m.seq DESC", "best": "bm25(message_search), m.seq"}
-_PG_DOC = "to_tsvector('simple'::regconfig, m.content)"
 _PG = (
-    "SELECT m.id AS id, r.title AS title,"  # nosec B608 # constants only, the query is bound
+    "SELECT m.id AS id, r.title AS title,"
     " ts_headline('simple'::regconfig, m.content, q.query,"
-    f" 'StartSel={_OPEN}, StopSel={_CLOSE}, MaxWords=24, MinWords=12, MaxFragments=2,"
+    " 'StartSel=\ue000, StopSel=\ue001, MaxWords=24, MinWords=12, MaxFragments=2,"
     ' FragmentDelimiter=" … "\') AS snippet'
-    " FROM messages m CROSS JOIN (SELECT to_tsquery('simple'::regconfig, :q) AS query) q "
-    + _VISIBLE
-    + f" WHERE m.message_type = 'text' AND {_PG_DOC} @@ q.query"
+    " FROM messages m CROSS JOIN (SELECT to_tsquery('simple'::regconfig, :q) AS query) q"
+    " JOIN participants p ON p.room_id = m.room_id AND p.participant_id = :me"
+    " AND p.status = 'active'"
+    " JOIN rooms r ON r.id = m.room_id AND r.deleted_at IS NULL"
+    " WHERE m.message_type = 'text'"
+    " AND to_tsvector('simple'::regconfig, m.content) @@ q.query"
     " ORDER BY {order} LIMIT :limit"
 )
 _PG_ORDER = {
     "newest": "m.created_at DESC, m.seq DESC",
-    "best": f"ts_rank({_PG_DOC}, q.query) DESC, m.created_at DESC",
+    "best": "ts_rank(to_tsvector('simple'::regconfig, m.content), q.query) DESC, m.created_at DESC",
 }
 
 
