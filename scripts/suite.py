@@ -73,8 +73,9 @@ def declared_groups() -> list[Group]:
         Group("browser", ["tests/browser"], 150, weight=2),  # 138 s at load 10 (issue 31)
         Group("compat", ["tests/compat"], 330, weight=2),
         Group("schemathesis", ["tests/schemathesis"], 190),
-        Group("adapters", ["tests/adapters"], 210),
-        Group("conformance", ["tests/conformance"], 220),
+        # Codex, OpenCode, the Copilot CLI (ACP and SDK), ACP stand-ins: 481-598 s at load 7-13
+        Group("adapters", ["tests/adapters"], 540),
+        Group("conformance", ["tests/conformance"], 300),  # 235-366 s at load 7-13 (issue 32)
         # Real PostgreSQL, Redis and several nodes: ~330 s at load 13. The two-minute soak
         # (one node, its load in three processes: ~160 s) is a group of its own beside it.
         Group("scale", scale, 340, weight=2),
@@ -98,6 +99,7 @@ def declared_groups() -> list[Group]:
             ("google-adk", 180),  # the current google-adk 1.x (google-genai 2.x)
             ("google-adk-1.19", 150),  # google-adk 1.19 (google-genai 1.75)
             ("letta", 600),  # a real Letta server on PostgreSQL: its env, then ~2 min to start
+            ("claude-sdk", 150),  # the real claude CLI (.tools/claude); ~100 s of it builds
         ):
             groups.append(
                 Group(f"env:{env}", [], estimate, command=["./scripts/test-adapter", env])

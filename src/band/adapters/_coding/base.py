@@ -92,6 +92,9 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
         self.additional_tools = list(additional_tools)
         self.processes: RoomSupervisor[P] = RoomSupervisor(self.LABEL)
         self.turns = TurnTasks()
+        # From each room's history: the session to resume, the transcript for a new one.
+        self.known_sessions: dict[str, str] = {}
+        self.transcripts: dict[str, tuple[str, ...]] = {}
 
     # -- subclass hooks ------------------------------------------------------------------------
 
@@ -130,6 +133,8 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
     async def on_cleanup(self, room_id: str) -> None:
         await self.turns.cancel(room_id)
         self.relay.forget(room_id)
+        self.known_sessions.pop(room_id, None)
+        self.transcripts.pop(room_id, None)
         await self.processes.close(room_id)
         await self.forget_room(room_id)
 
@@ -150,6 +155,10 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
         is_session_bootstrap: bool,
         room_id: str,
     ) -> None:
+        if room_id not in self.known_sessions and history.session_id is not None:
+            self.known_sessions[room_id] = history.session_id
+        if history.transcript:
+            self.transcripts[room_id] = history.transcript
         reporter = Reporter(self, tools, [msg.sender_id])
         command = parse_command(msg.content)
         if command is not None and await self._command(command, room_id, tools, reporter):

@@ -21,6 +21,7 @@ from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
 from band.adapters._coding.workspace import WorkspaceForRoom, room_workspace
+from band.converters.acp_client import SESSION_ID_METADATA_KEY
 from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
 from band.core.protocols import FAILURE_CODE_TIMEOUT
 from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
@@ -37,7 +38,7 @@ from .session_config import EFFORT, MODEL, ACPConfigError, ACPConfigRequest, Ses
 __all__ = ["INSTALL_HINT", "ACPClientAdapter", "ACPProcess"]
 
 logger = logging.getLogger("band.adapters.acp")
-SESSION_KEY = "acp_client_session_id"
+SESSION_KEY = SESSION_ID_METADATA_KEY
 CONFIG_FAILED = "ACP session configuration failed: "
 
 
