@@ -120,5 +120,7 @@ async def test_seed_004_by_keyboard_alone(page: Page, band: Platform, shots: Sho
     new_key = await fresh.get_by_label("API Key", exact=True).input_value()
     assert new_key.startswith("band_a_") and new_key != agent_key
     await shots.take(page, "regenerated-by-keyboard")
-    await page.keyboard.press("Escape")
-    await expect(fresh).to_be_hidden()
+    async with page.expect_navigation():  # a key dialog closed reloads the list
+        await page.keyboard.press("Escape")
+    await expect(page.get_by_role("heading", name=NAME)).to_be_visible()
+    await page.wait_for_load_state("load")
