@@ -18,13 +18,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import getpass
+import hmac
 import logging.config
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import admin
+from . import admin, admin_accounts
 from .config import DEFAULT_DEPENDENCY_WAIT, Settings
 from .logs import LEVELS, logging_config
 from .services.accounts import slug
@@ -97,12 +99,36 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _users_create(args: argparse.Namespace) -> int:
+    password = _ask_password() if args.password_prompt else None
     created = asyncio.run(admin.create_user(_settings(args), args.name, args.handle, args.email))
     print(f"id:      {created.id}")
     print(f"handle:  {created.handle}")
     print(f"role:    {created.role}")
     print(f"api_key: {created.api_key}")
     print("The API key is shown once; it is stored only as a hash.")
+    if password is not None:
+        asyncio.run(admin_accounts.set_password(_settings(args), created.id, password))
+        print(f"password: set (sign in at the web app with {args.email})")
+    return 0
+
+
+def _ask_password() -> str:
+    """A new password, typed twice without echo (or one line from a pipe)."""
+    if not sys.stdin.isatty():
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = getpass.getpass("Password: ")
+        again = getpass.getpass("Password again: ")
+        if not hmac.compare_digest(again.encode(), password.encode()):
+            raise admin.AdminError("the two passwords differ")
+    admin_accounts.check_policy(password)  # before the person is created
+    return password
+
+
+def _users_invite(args: argparse.Namespace) -> int:
+    link = asyncio.run(admin_accounts.invite(_settings(args), args.email))
+    print(f"invite_link: {link}")
+    print("The link is shown once and works once, for 7 days (set BAND_WEB_URL for its address).")
     return 0
 
 
@@ -215,8 +241,17 @@ def build_parser() -> argparse.ArgumentParser:
     uc.add_argument("name", help="display name")
     uc.add_argument("--handle", required=True, help="permanent handle (lowercase, 2-40 chars)")
     uc.add_argument("--email", required=True, metavar="ADDRESS", help="the person's email")
+    uc.add_argument(
+        "--password-prompt",
+        action="store_true",
+        help="ask for a password (typed twice, or one line on stdin) to sign in with email",
+    )
     _data_option(uc)
     uc.set_defaults(func=_users_create)
+    ui = users.add_parser("invite", help="print an invitation link for an email, once")
+    ui.add_argument("--email", required=True, metavar="ADDRESS", help="whom to invite")
+    _data_option(ui)
+    ui.set_defaults(func=_users_invite)
 
     agents = sub.add_parser("agents", help="manage agents").add_subparsers(
         dest="action", required=True, metavar="ACTION"

@@ -22,6 +22,7 @@ The rows are generated from the app's route table: a route under ``/api/v1/agent
 How to add a row for a new route: add ``"METHOD /api/v1/...": Row(...)`` to ``ROWS``.
 - Path parameters are filled by name from ``TARGETS`` (Vera's resources); a new parameter
   name needs a new entry there (and, if it is a new kind of resource, a line in ``_seed``).
+- ``query`` is the query string a legitimate caller would send (``GET /api/v1/me/search``).
 - ``body`` is the JSON a legitimate caller would send (so a refusal is about who asks, not
   what is sent); ``{caller}`` in it becomes the outsider's own id, and any ``{target}`` name
   becomes that target's id.
@@ -79,6 +80,7 @@ class Row:
 
     body: Any = None
     scope: Scope | None = None
+    query: dict[str, str] | None = None  # the query string a legitimate caller would send
 
 
 _PARTICIPANT = {"participant": {"participant_id": "{caller}"}}
@@ -173,6 +175,8 @@ ROWS: dict[str, Row] = {
     "POST /api/v1/me/memories/{memory_id}/archive": Row(),
     "POST /api/v1/me/memories/{memory_id}/restore": Row(),
     "GET /api/v1/me/peers": Row(),
+    # Words of Vera's own messages: an outsider finds none of them.
+    "GET /api/v1/me/search": Row(query={"q": "vault code 4711"}),
     "PUT /api/v1/me/chats/{chat_id}/files": Row(),
     "GET /api/v1/me/chats/{chat_id}/files/{file_id}": Row(),
     "GET /api/v1/me/chats/{chat_id}/tasks": Row(),
@@ -538,7 +542,7 @@ async def check(
         replay = route == "POST /api/v1/me/chats/{chat_id}/messages"
         headers["Idempotency-Key"] = IDEMPOTENCY_KEY if replay else uuid.uuid4().hex
     before = await snapshot(platform)
-    r = await client.request(method, path, json=body, headers=headers)
+    r = await client.request(method, path, json=body, headers=headers, params=row.query)
     await platform.jobs.idle()  # a job the request started has done its work
     after = await snapshot(platform)
     where = f"{route} as {who}: {r.status_code}"

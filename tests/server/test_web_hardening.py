@@ -98,11 +98,18 @@ def test_no_template_or_script_needs_unsafe_inline() -> None:
     ]
     found += [
         f"{path.relative_to(WEB)}: {what}"
-        for path in sorted((WEB / "static").rglob("*.js"))  # the vendored Phoenix client too
+        for path in sorted((WEB / "static").rglob("*.js"))  # the vendored libraries too
         for what, pattern in SCRIPT_HAZARDS.items()
         if pattern.search(path.read_text())
+        and not (what == "HTML parsed from a string" and path.parent.name in PARSES_HTML)
     ]
     assert found == []
+
+
+PARSES_HTML = {"dompurify-3.5.0", "highlight.js-11.12.0"}
+"""Vendored libraries that parse HTML from strings by design (which the policy allows): the
+sanitiser (on an inert document, to clean it) and highlight.js's ``highlightElement``, which
+the page never calls (room_markdown.js takes ``hljs.highlight``'s string through DOMPurify)."""
 
 
 # -- nosniff on every answer -----------------------------------------------------------------

@@ -119,6 +119,14 @@ class Message(Timestamps, Base):
             sqlite_where=text("idem_key IS NOT NULL"),
             postgresql_where=text("idem_key IS NOT NULL"),
         ),
+        # Full-text search on PostgreSQL (services.search; SQLite has its FTS5 table, made by
+        # migration 0013 with its triggers, outside the models).
+        Index(
+            "ix_messages_search",
+            text("to_tsvector('simple'::regconfig, content)"),
+            postgresql_using="gin",
+            postgresql_where=text("message_type = 'text'"),
+        ).ddl_if(dialect="postgresql"),
     )
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id"))
@@ -341,6 +349,33 @@ class WebSession(Base):
     user_id: Mapped[str] = mapped_column(String(36), index=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     expires_at: Mapped[datetime] = mapped_column()
+    # What the person's list of sessions shows (services.session_devices).
+    user_agent: Mapped[str | None] = mapped_column(String(300), default=None)
+    last_used_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class RoomNotify(Base):
+    """A person's notification level for a room (services.notify_levels); none: the default."""
+
+    __tablename__ = "room_notify"
+    user_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    room_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    level: Mapped[str] = mapped_column(String(8))
+
+
+class AccountLink(Base):
+    """A single-use, expiring link: an invitation to join (``invite``) or a password reset
+    (``reset``). Only the SHA-256 of its token is kept (services.account_links)."""
+
+    __tablename__ = "account_links"
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    email: Mapped[str] = mapped_column(String(200), index=True)
+    user_id: Mapped[str | None] = mapped_column(String(36), default=None)
+    created_by: Mapped[str | None] = mapped_column(String(36), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column()
+    used_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class BulkDeletion(Base):
