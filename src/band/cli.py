@@ -1,5 +1,6 @@
-"""The ``band`` console script: ``bridge`` and ``runtime`` need only the SDK; every other
-command belongs to the platform (``band_server.cli``, the ``server`` extra)."""
+"""The ``band`` console script: ``bridge``, ``runtime``, ``export`` and ``import`` need only
+the SDK; every other command belongs to the platform (``band_server.cli``, the ``server``
+extra)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from collections.abc import Sequence
 __all__ = ["main"]
 
 SDK_COMMANDS = ("bridge", "runtime")
+# Commands that speak to a platform over REST only (any Band-compatible one).
+PORTABLE_COMMANDS = ("export", "import")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -18,6 +21,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from band.bridge.cli import main as sdk_main
 
         return sdk_main(args)
+    if args[:1] and args[0] in PORTABLE_COMMANDS:
+        from band.portable import cli as portable
+
+        run = portable.main_export if args[0] == "export" else portable.main_import
+        return run(args[1:])
     try:
         from band_server.cli import main as server_main
     except ImportError as exc:

@@ -12,6 +12,7 @@ from . import __version__
 from .api import agent as agent_api
 from .api import delegation, errors, health, openapi
 from .api import human as human_api
+from .api.admin import router as admin_router
 from .api.agent import router as agent_router
 from .api.fast_lane import FastLane, lanes_of
 from .api.front import Front
@@ -173,6 +174,7 @@ def create_app(
     app.http_stack = Front(stack, metrics=node_metrics, in_flight=in_flight)
     app.include_router(agent_router, prefix="/api/v1/agent")
     app.include_router(human_router, prefix="/api/v1/me")
+    app.include_router(admin_router, prefix="/api/v1/admin")
     app.include_router(delegation.router, prefix="/api/v1/delegation")
     app.include_router(socket_router, prefix="/api/v1/socket")
     app.include_router(health.router)

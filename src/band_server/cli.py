@@ -248,6 +248,8 @@ def build_parser() -> argparse.ArgumentParser:
     # Handled by band.cli before this parser (they need only the SDK); listed for --help.
     sub.add_parser("bridge", help="forward every agent event to a runtime (band bridge --help)")
     sub.add_parser("runtime", help="serve an adapter per invocation (band runtime --help)")
+    sub.add_parser("export", help="copy rooms, messages, files... into an archive (--help)")
+    sub.add_parser("import", help="import an archive into this deployment (--help)")
     return parser
 
 

@@ -1,0 +1,13 @@
+"""The admin surface: ``/api/v1/admin/...``, a person's key whose role is ``admin``.
+
+What moves a whole deployment: its directory and every room read for ``band export``
+(``directory``, ``rooms``), and archive imports for ``band import`` (``imports``).
+"""
+
+from fastapi import APIRouter
+
+from . import directory, imports, rooms
+
+router = APIRouter(tags=["admin"])
+for _module in (directory, rooms, imports):
+    router.include_router(_module.router)
