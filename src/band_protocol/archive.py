@@ -49,6 +49,10 @@ class ArchiveRecord(BaseModel):
 
     id: str = Field(min_length=1, max_length=200)
 
+    def key(self) -> str:
+        """What names this record among its kind (a pair of ids for an edge)."""
+        return self.id
+
     def source_ids(self) -> dict[str, str]:
         """Ids this record points at, by what they name (checked against the archive)."""
         return {}
@@ -85,6 +89,9 @@ class ParticipantRecord(ArchiveRecord):
     status: str = "active"
     name: str | None = None
     handle: str | None = None
+
+    def key(self) -> str:
+        return f"{self.room_id}:{self.id}"
 
     def source_ids(self) -> dict[str, str]:
         return {"room": self.room_id, "party": self.id}
@@ -161,6 +168,9 @@ class ContactRecord(ArchiveRecord):
     type: Literal["User", "Agent"]
     handle: str | None = None
     name: str | None = None
+
+    def key(self) -> str:
+        return f"{self.owner_id}:{self.id}"
 
     def source_ids(self) -> dict[str, str]:
         return {"owner": self.owner_id}

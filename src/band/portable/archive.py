@@ -283,7 +283,7 @@ class ArchiveReader:
                 lines = number
                 record = _parse_line(name, number, raw, MEMBERS[kind][1])
                 _check_refs(name, number, kind, record, known, seqs)
-                known[kind].add(record.id)
+                known[kind].add(record.key())
                 if progress is not None:
                     progress(kind, 1)
             if expected is None:
@@ -335,8 +335,8 @@ def _check_refs(
     known: dict[str, set[str]],
     seqs: dict[str, set[int]],
 ) -> None:
-    if record.id in known[kind]:
-        raise ArchiveError(name, f"{kind} {record.id} appears twice", number)
+    if record.key() in known[kind]:
+        raise ArchiveError(name, f"{kind} {record.key()} appears twice", number)
     for role, ident in record.source_ids().items():
         pool = known["room"] if role == "room" else known["person"] | known["agent"]
         if ident not in pool:

@@ -64,7 +64,7 @@ async def list_agents(session: AsyncSession, cursor: str | None, limit: int) -> 
             "tags": list(a.tags or []),
             "inserted_at": iso(a.created_at),
         }
-        for a, owner in (await session.execute(statement)).tuples()
+        for a, owner in await session.execute(statement)
     ]
     return _page(items, "id", limit)
 
@@ -88,7 +88,7 @@ async def list_contacts(session: AsyncSession, cursor: str | None, limit: int) -
         found = await session.execute(
             select(model.id, model.handle, model.name).where(model.id.in_(ids))
         )
-        names.update({i: (h, n) for i, h, n in found.tuples()})
+        names.update({i: (h, n) for i, h, n in found})
     items = [
         {
             "edge": e.id,

@@ -239,7 +239,7 @@ class Rows:
         if party is None:
             raise _unknown("participant", rec.id)
         ptype, pid, name, handle = party
-        source = f"{rec.room_id}:{rec.id}"
+        source = rec.key()
         exists = await self.session.scalar(
             select(Participant.id).where(
                 Participant.room_id == room.id, Participant.participant_id == pid
@@ -393,7 +393,7 @@ class Rows:
     async def contact(self, rec: ContactRecord) -> Outcome:
         owner = await self._party(self.ids.get(rec.owner_id, ""))
         other = await self._party(self.ids.get(rec.id, "")) or await self._by_handle(rec.handle)
-        source = f"{rec.owner_id}:{rec.id}"
+        source = rec.key()
         if owner is None or other is None:
             self.keep("contact", source, "")
             return Outcome(None, False, note=f"skipped: @{rec.handle} is not on this deployment")
@@ -443,7 +443,7 @@ async def _room_members(session: AsyncSession, room_id: str) -> dict[str, str]:
             Participant.room_id == room_id
         )
     )
-    return {pid: ptype for pid, ptype in rows.tuples()}
+    return {pid: ptype for pid, ptype in rows}
 
 
 def _audit(model: Any, event: dict[str, Any], **owner: str) -> Any:

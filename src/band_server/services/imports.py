@@ -90,7 +90,7 @@ async def _journal(session: AsyncSession, import_id: str, kinds: Sequence[str]) 
             ImportedRow.import_id == import_id, ImportedRow.kind.in_(kinds)
         )
     )
-    return {source: target for source, target in rows.tuples()}
+    return {source: target for source, target in rows}
 
 
 def _records(kind: str, raw: list[dict[str, Any]]) -> list[ArchiveRecord]:
@@ -108,14 +108,6 @@ def _records(kind: str, raw: list[dict[str, Any]]) -> list[ArchiveRecord]:
     return out
 
 
-def _source_id(kind: str, rec: ArchiveRecord) -> str:
-    """The journal's key of a record (a participant or contact is a pair of ids)."""
-    owner = getattr(rec, "room_id", None) if kind == "participant" else None
-    if kind == "contact":
-        owner = getattr(rec, "owner_id", None)
-    return f"{owner}:{rec.id}" if owner else rec.id
-
-
 async def apply(
     uow: UnitOfWork, admin: Principal, import_id: str, kind: str, raw: list[dict[str, Any]]
 ) -> tuple[list[ImportedRecord], dict[str, int]]:
@@ -124,7 +116,7 @@ async def apply(
     session = uow.session
     run = await find(session, import_id, lock=True)
     ids = await _journal(session, run.id, REFERENCED)
-    sources = [_source_id(kind, r) for r in records]
+    sources = [r.key() for r in records]
     done = await session.execute(
         select(ImportedRow.source_id, ImportedRow.target_id).where(
             ImportedRow.import_id == run.id,
@@ -132,7 +124,7 @@ async def apply(
             ImportedRow.source_id.in_(sources),
         )
     )
-    already = {source: target for source, target in done.tuples()}
+    already = {source: target for source, target in done}
     rows = Rows(session, run.id, admin, ids)
     results: dict[int, Outcome] = {}
     fresh = [(i, r) for i, r in enumerate(records) if sources[i] not in already]
