@@ -10,9 +10,9 @@ agent). Unknown fields are kept, so a platform that says more loses nothing in t
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StrictInt
 
 from ._base import RequestModel, WireModel
 
@@ -207,7 +207,7 @@ class ImportStartBody(RequestModel):
 
     archive_id: str = Field(min_length=1, max_length=64)
     source: dict[str, Any] = {}
-    expected: dict[str, int] = {}
+    expected: dict[str, Annotated[StrictInt, Field(ge=0)]] = {}
 
 
 class ImportRecordsBody(RequestModel):

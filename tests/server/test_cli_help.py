@@ -19,6 +19,7 @@ BENCHES = [
     "bench.idle_sockets",
     "bench.keyed_posts",
     "bench.mention_latency",
+    "bench.portable",
     "bench.rest_calls",
     "bench.sdk_overhead",
 ]

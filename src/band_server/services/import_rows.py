@@ -1,23 +1,22 @@
 """What each archive record becomes here: people and agents (mapped by handle, or made with a
-key shown once), rooms, participants, tasks, boards, messages and contacts.
+key shown once), rooms, participants, tasks, boards, messages (``import_messages``) and
+contacts.
 
-Rows are written as the archive says (per-room ``seq``, authors, times, numbers), through the
-models rather than the posting services: an imported mention is history, not a new turn, so
-it makes its delivery already ``processed`` and never reaches an agent again. Every id a
-record holds is rewritten to what it became here (:func:`remap`), ``@[[id]]`` tokens included.
+Rows are written as the archive says (authors, times, task numbers), through the models
+rather than the posting services (which would post timeline events and start turns). Every id
+a record holds is rewritten to what it became here (``import_messages.remap``).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import case, insert, select, update
+from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band_protocol import topic, utcnow
+from band_protocol import topic
 from band_protocol.archive import (
     AgentRecord,
     BoardRecord,
@@ -33,17 +32,12 @@ from ..errors import ApiError, Conflict, ValidationFailed
 from ..fanout.bus import Broadcast
 from ..store.models import (
     Agent,
-    Base,
     BoardHistory,
     Contact,
-    Delivery,
     ImportedRow,
-    Message,
-    MessageMention,
     Participant,
     Room,
     RoomBoard,
-    RoomFile,
     RoomTask,
     TaskAssignee,
     TaskHistory,
@@ -51,43 +45,14 @@ from ..store.models import (
     new_id,
 )
 from . import accounts
-from .files import file_view
+from .import_messages import instant, remap, write_messages
 from .principals import Principal
 from .views import room_event
 
-__all__ = ["Outcome", "Rows", "remap"]
+__all__ = ["Outcome", "Rows"]
 
-TOKEN = re.compile(r"@\[\[([^\[\]]{1,200})\]\]")
-DERIVED_METADATA = ("delivery_status", "delegation")  # read views and platform-minted seals
 ROLES = ("owner", "admin", "member")
 DEFAULT_DESCRIPTION = "An agent imported from another Band deployment"
-_TABLES = Base.metadata.tables
-
-
-def remap(value: Any, ids: dict[str, str]) -> Any:
-    """``value`` with every source id (whole strings and ``@[[id]]`` tokens) rewritten."""
-    if isinstance(value, str):
-        if value in ids:
-            return ids[value]
-        if "@[[" in value:
-            return TOKEN.sub(lambda m: f"@[[{ids.get(m[1], m[1])}]]", value)
-        return value
-    if isinstance(value, dict):
-        return {k: remap(v, ids) for k, v in value.items()}
-    if isinstance(value, list):
-        return [remap(v, ids) for v in value]
-    return value
-
-
-def instant(text: str | None) -> datetime:
-    """An archive's ISO-8601 time (``Z`` or an offset); now when absent or unreadable."""
-    if not text:
-        return utcnow()
-    try:
-        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return utcnow()
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 @dataclass
@@ -328,65 +293,10 @@ class Rows:
 
     async def messages(self, recs: list[MessageRecord]) -> list[Outcome]:
         """A batch of messages, with their mentions and (processed) deliveries."""
-        rows: list[dict[str, Any]] = []
-        mentions: list[dict[str, Any]] = []
-        deliveries: list[dict[str, Any]] = []
-        tops: dict[str, int] = {}
-        members: dict[str, dict[str, str]] = {}
-        out: list[Outcome] = []
-        for rec in recs:
-            room = await self._room(rec.chat_room_id)
-            if room.id not in members:
-                members[room.id] = await _room_members(self.session, room.id)
-            meta = {k: v for k, v in rec.metadata.items() if k not in DERIVED_METADATA}
-            meta = remap(meta, self.ids)
-            created = instant(rec.inserted_at)
-            row = {
-                "id": new_id(),
-                "room_id": room.id,
-                "seq": rec.seq,
-                "sender_id": self.ids.get(rec.sender_id, rec.sender_id),
-                "sender_type": rec.sender_type,
-                "sender_name": rec.sender_name,
-                "message_type": rec.message_type[:16],
-                "content": remap(rec.content, self.ids),
-                "metadata": meta,
-                "attachments": await self._attachments(rec.attachments) or None,
-                "created_at": created,
-                "updated_at": instant(rec.updated_at),
-            }
-            rows.append(row)
-            tops[room.id] = max(tops.get(room.id, 0), rec.seq)
-            mentioned = [m.get("id") for m in meta.get("mentions") or [] if isinstance(m, dict)]
-            for pid in dict.fromkeys(p for p in mentioned if p in members[room.id]):
-                mentions.append(
-                    {"message_id": row["id"], "participant_id": pid, "room_id": room.id}
-                )
-                if members[room.id][pid] == "Agent" and rec.message_type == "text":
-                    deliveries.append(_processed(row, pid, created))
-            self.keep("message", rec.id, row["id"])
-            out.append(Outcome(row["id"], True))
-        # Table inserts: the rows are keyed by column ("metadata"), not by attribute.
-        await self.session.execute(_TABLES[Message.__tablename__].insert(), rows)
-        if mentions:
-            await self.session.execute(_TABLES[MessageMention.__tablename__].insert(), mentions)
-        if deliveries:
-            await self.session.execute(_TABLES[Delivery.__tablename__].insert(), deliveries)
-        for room_id, top in tops.items():
-            await self.session.execute(
-                update(Room)
-                .where(Room.id == room_id)
-                .values(last_seq=case((Room.last_seq < top, top), else_=Room.last_seq))
-            )
-        return out
-
-    async def _attachments(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        out = []
-        for item in items:
-            row = await self.session.get(RoomFile, self.ids.get(str(item.get("id")), ""))
-            if row is not None:
-                out.append(file_view(row).model_dump(mode="json"))
-        return out
+        made = await write_messages(self.session, self.ids, recs)
+        for rec, target in zip(recs, made, strict=True):
+            self.keep("message", rec.id, target)
+        return [Outcome(target, True) for target in made]
 
     # -- contacts ----------------------------------------------------------------------------
 
@@ -420,30 +330,6 @@ class Rows:
             select(Agent.id).where(Agent.handle == clean, Agent.deleted_at.is_(None))
         )
         return await self._party(found) if found else None
-
-
-def _processed(row: dict[str, Any], agent_id: str, at: datetime) -> dict[str, Any]:
-    return {
-        "id": new_id(),
-        "message_id": row["id"],
-        "room_id": row["room_id"],
-        "agent_id": agent_id,
-        "seq": row["seq"],
-        "status": "processed",
-        "attempt_number": 1,
-        "delivered_at": at,
-        "processed_at": at,
-        "updated_at": at,
-    }
-
-
-async def _room_members(session: AsyncSession, room_id: str) -> dict[str, str]:
-    rows = await session.execute(
-        select(Participant.participant_id, Participant.participant_type).where(
-            Participant.room_id == room_id
-        )
-    )
-    return {pid: ptype for pid, ptype in rows}
 
 
 def _audit(model: Any, event: dict[str, Any], **owner: str) -> Any:
