@@ -1,6 +1,6 @@
-"""The ``band`` console script: ``bridge``, ``runtime``, ``export`` and ``import`` need only
-the SDK; every other command belongs to the platform (``band_server.cli``, the ``server``
-extra)."""
+"""The ``band`` console script: ``bridge``, ``runtime``, ``export``, ``import`` and ``replay``
+are the SDK's; every other command belongs to the platform (``band_server.cli``, the
+``server`` extra)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ __all__ = ["main"]
 
 SDK_COMMANDS = ("bridge", "runtime")
 # Commands that speak to a platform over REST only (any Band-compatible one).
-PORTABLE_COMMANDS = ("export", "import")
+PORTABLE_COMMANDS = ("export", "import", "replay")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -24,7 +24,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args[:1] and args[0] in PORTABLE_COMMANDS:
         from band.portable import cli as portable
 
-        run = portable.main_export if args[0] == "export" else portable.main_import
+        run = {
+            "export": portable.main_export,
+            "import": portable.main_import,
+            "replay": portable.main_replay,
+        }[args[0]]
         return run(args[1:])
     try:
         from band_server.cli import main as server_main

@@ -284,6 +284,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("runtime", help="serve an adapter per invocation (band runtime --help)")
     sub.add_parser("export", help="copy rooms, messages, files... into an archive (--help)")
     sub.add_parser("import", help="import an archive into this deployment (--help)")
+    sub.add_parser("replay", help="ask an exported room's mentions again of an adapter (--help)")
     return parser
 
 

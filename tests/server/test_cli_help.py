@@ -60,6 +60,7 @@ def _entries() -> list[tuple[str, Callable[[], Any]]]:
         ("band demo", lambda: demo.parse_args([])),
         ("band export", lambda: portable_cli.main_export(["x"])),
         ("band import", lambda: portable_cli.main_import(["x"])),
+        ("band replay", lambda: portable_cli.main_replay(["x"])),
     ]
     for name in BENCHES:
         entries.append((f"python -m {name}", importlib.import_module(name).main))

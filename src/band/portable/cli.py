@@ -19,7 +19,7 @@ from .exporter import export_archive
 from .importer import NewKey, import_archive
 from .progress import progress_for
 
-__all__ = ["main_export", "main_import"]
+__all__ = ["main_export", "main_import", "main_replay"]
 
 DEFAULT_URL = "http://127.0.0.1:8080"
 
@@ -182,3 +182,77 @@ def main_import(argv: Sequence[str]) -> int:
     """``band import ARCHIVE [--check] [--batch N] [--url URL] [--key KEY]``."""
     args = import_parser().parse_args(list(argv))
     return _run("import", _import(args))
+
+
+def replay_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="band replay",
+        description="Ask every mention of an exported room again of an adapter, on a "
+        "throwaway platform in this process (offline), each with the history as it was; "
+        "writes replay.json and replay.html pairing each original answer with the new one.",
+    )
+    parser.add_argument("archive", type=Path, help="an archive written by band export")
+    parser.add_argument(
+        "--adapter",
+        required=True,
+        metavar="MODULE:CLASS",
+        help="the adapter to run, made with no arguments",
+    )
+    parser.add_argument(
+        "--model",
+        default="fake",
+        metavar="fake|URL",
+        help="fake: band.testing's offline scripted model (default); or an OpenAI- or "
+        "Anthropic-compatible base URL (OPENAI_BASE_URL and ANTHROPIC_BASE_URL are set to it)",
+    )
+    parser.add_argument("--room", metavar="ID|TITLE", help="the room, when the archive has several")
+    parser.add_argument("--agent", metavar="HANDLE", help="the agent (default: the most mentioned)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("replay-report"),
+        help="folder of the report (default replay-report)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    return parser
+
+
+async def _replay(args: argparse.Namespace) -> int:
+    from .replay import load_adapter, replay_archive
+    from .replay_report import summary, write_report
+
+    report = await replay_archive(
+        args.archive,
+        load_adapter(args.adapter),
+        adapter_name=args.adapter,
+        room=args.room,
+        agent=args.agent,
+        model=args.model,
+        progress=progress_for(),
+    )
+    json_path, html_path = write_report(report, args.out)
+    totals = summary(report)
+    if args.json:
+        print(json.dumps({**totals, "json": str(json_path), "html": str(html_path)}, indent=2))
+        return 0
+    n = totals["mentions"]
+    print(
+        f"Replayed {n} mentions of @{report.agent['handle']} in {report.seconds:.1f} s: "
+        f"answered {totals['answered_now']}/{n} now ({totals['answered_then']}/{n} then), "
+        f"{totals['same_answer']} the same; tool calls {totals['tool_calls_then']} then, "
+        f"{totals['tool_calls_now']} now"
+    )
+    print(f"Report: {html_path} (and {json_path.name})")
+    return 0
+
+
+def main_replay(argv: Sequence[str]) -> int:
+    """``band replay ARCHIVE --adapter MODULE:CLASS [--model fake|URL] [--room] [--agent]``."""
+    from .replay import ReplayError
+
+    args = replay_parser().parse_args(list(argv))
+    try:
+        return _run("replay", _replay(args))
+    except ReplayError as exc:
+        print(f"band replay: {exc}", file=sys.stderr)
+        return 2
