@@ -73,6 +73,9 @@ class Settings:
     delegation_token_ttl: float = 300.0
     delegation_exchanges_per_message: int = 3
     delegation_exchange_rate: str = "30/minute"
+    # Where the web app links a message's trace (with tracing on): a URL with "{trace_id}",
+    # e.g. a Jaeger UI's http://localhost:16686/trace/{trace_id}; unset shows the id.
+    trace_url: str | None = field(default_factory=lambda: os.environ.get("BAND_TRACE_URL") or None)
 
     @property
     def resolved_database_url(self) -> str:

@@ -271,7 +271,8 @@ class Agent:
         if errors:
             raise ExceptionGroup("Agent cleanup remains incomplete", errors)
         self._lock.release()
-        await asyncio.to_thread(tracing.shutdown)  # the spans still buffered go out now
+        if tracing.TRACING.on:
+            await asyncio.to_thread(tracing.shutdown)  # the spans still buffered go out now
         log.info("Agent stopped: %s (graceful=%s)", self.agent_name, graceful)
         return graceful
 
