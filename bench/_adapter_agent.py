@@ -4,11 +4,12 @@ Runs with the project venv (OpenAI, Anthropic) or an adapter's own venv (``.venv
 Configuration from the environment, as bench/_sdk_agent.py (BENCH_AGENT_ID, BENCH_API_KEY,
 BAND_WS_URL, BAND_REST_URL, BENCH_LOGGING, OPENAI_BASE_URL) plus BENCH_ADAPTER (a key of
 ``BUILDERS``) and ANTHROPIC_BASE_URL. Every model call goes to the zero-latency fake endpoint
-(``band.testing``); Parlant answers from ``FakeNLPService`` in-process.
+(``band.testing``); Parlant answers from ``FakeNLPService`` in-process; Gemini and Google
+ADK reach it through GOOGLE_GEMINI_BASE_URL (and GOOGLE_API_KEY).
 
-The framework rows (crewai, crewai-flow, agno, strands) run this same script under band-sdk
-6.0.1 too (``BENCH_ADAPTER=<name>@band-sdk``, its venv's ``band``): their builders import
-only ``band.adapters.<module>`` names both SDKs share.
+The framework rows (crewai, crewai-flow, agno, strands, gemini, google-adk) run this same
+script under band-sdk 6.0.1 too (``BENCH_ADAPTER=<name>@band-sdk``, its venv's ``band``):
+their builders import only ``band.adapters.<module>`` names both SDKs share.
 
 Prints ``BENCH_READY <epoch seconds>`` to stdout once ``Agent.start()`` has returned.
 """
@@ -155,6 +156,19 @@ def strands() -> Any:
     return StrandsAdapter(llm=OpenAIModel(client_args=client_args, model_id=MODEL))
 
 
+def gemini() -> Any:
+    """The adapter creates its google-genai client from the environment, as a user's would."""
+    from band.adapters.gemini import GeminiAdapter, GeminiAdapterConfig
+
+    return GeminiAdapter(GeminiAdapterConfig(model=MODEL))
+
+
+def google_adk() -> Any:
+    from band.adapters.google_adk import GoogleADKAdapter, GoogleADKAdapterConfig
+
+    return GoogleADKAdapter(GoogleADKAdapterConfig(model=MODEL))
+
+
 BUILDERS: dict[str, Callable[[], Any]] = {
     "openai": openai(False),
     "openai-stream": openai(True),
@@ -168,6 +182,9 @@ BUILDERS: dict[str, Callable[[], Any]] = {
     "crewai-flow": crewai_flow,
     "agno": agno,
     "strands": strands,
+    "gemini": gemini,
+    "google-adk": google_adk,
+    "google-adk-latest": google_adk,
 }
 
 

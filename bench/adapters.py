@@ -26,8 +26,10 @@ through ``bench.sdk_overhead.Run``):
 ``--adapters`` also knows openai-stream and anthropic-stream, and the framework rows of
 bench/_official_frameworks.py: crewai, crewai-flow, agno, strands (ours, from
 ``.venvs/<name>``) each with its ``<name>@band-sdk`` twin (band-sdk 6.0.1 with that extra,
-same script, same run), compared in a second table. Prints the tables and writes
-bench/results/adapters.json.
+same script, same run), compared in a second table; likewise the rows of
+bench/_official_google.py: gemini, google-adk (google-adk 1.19, where band-sdk's adapter
+works) and google-adk-latest (ours on the current google-adk, no twin). Prints the tables
+and writes bench/results/adapters.json.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from tests.compat.compat_harness import clean_env
 from band.testing import FakeModel, FakeModelServer, serve_fake_models
 from bench._adapter_agent import BUILDERS
 from bench._official_frameworks import FRAMEWORK_SPECS, print_versus, versus
+from bench._official_google import GOOGLE_SPECS
 from bench.sdk_overhead import AGENT_SCRIPT, RESULTS, ROOT, Run, build_world, progress, ratio
 
 ADAPTER_SCRIPT = Path(__file__).with_name("_adapter_agent.py")
@@ -92,6 +95,7 @@ SPECS = {
 
 
 SPECS.update(FRAMEWORK_SPECS)  # same attributes as Spec, their own venvs and script
+SPECS.update(GOOGLE_SPECS)
 
 
 def unavailable(spec: Spec) -> str | None:
@@ -134,6 +138,8 @@ async def bench_adapter(
             within=spec.ready_within,
             BENCH_ADAPTER=spec.label,
             ANTHROPIC_BASE_URL=server.anthropic_base_url,
+            GOOGLE_GEMINI_BASE_URL=server.gemini_base_url,
+            GOOGLE_API_KEY="fake",
             PARLANT_HOME=str(workdir / "parlant-data"),
             NO_PROXY=loopback,
             no_proxy=loopback,
@@ -149,6 +155,9 @@ async def bench_adapter(
             if not warm["complete"]:
                 raise RuntimeError(f"no reply to the warm-up turn; see {workdir / 'agent.log'}")
             progress(f"{spec.label}: warm-up turn in {warm['seconds']}s")
+            # As bench.sdk_overhead: our SDK joins and drains its rooms after start() returned
+            # (band-sdk before), which must not count as the 1-room phase's turns.
+            progress(f"{spec.label}: start-up work settled after {await run.settle():.2f}s")
             phases = {}
             for key, rooms, n, what in (
                 ("one_room", [world.warm_room], turns, "1 room"),

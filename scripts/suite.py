@@ -88,6 +88,9 @@ def declared_groups() -> list[Group]:
             ("pydantic-ai", 130),
             ("crewai-strands", 480),  # CrewAI (+ Flow) and Strands share a venv: ~5 min build
             ("agno", 150),
+            ("gemini", 100),  # the newest google-genai
+            ("google-adk", 180),  # the current google-adk 1.x (google-genai 2.x)
+            ("google-adk-1.19", 150),  # google-adk 1.19 (google-genai 1.75)
         ):
             groups.append(
                 Group(f"env:{env}", [], estimate, command=["./scripts/test-adapter", env])

@@ -16,7 +16,7 @@ from .api import delegation, errors, health, openapi
 from .api import human as human_api
 from .api.admin import router as admin_router
 from .api.agent import router as agent_router
-from .api.fast_lane import FastLane, lanes_of
+from .api.fast_lane import FastLane, Lane, lanes_of
 from .api.front import Front
 from .api.human import router as human_router
 from .api.idempotency import IdempotencyMiddleware, claimed_in_unit
@@ -56,6 +56,12 @@ def make_bus(settings: Settings) -> Bus:
         bus: Bus = RedisBus(settings.redis_url)
         return bus
     return InProcessBus()
+
+
+def api_lanes() -> list[Lane]:
+    """Every route of both REST surfaces as the fast lane sees it (``Lane.simple``: it serves
+    that route itself)."""
+    return [*lanes_of("/api/v1/agent", agent_api), *lanes_of("/api/v1/me", human_api)]
 
 
 class BandApp(FastAPI):
@@ -172,13 +178,13 @@ def create_app(
     errors.install(app)
     # Innermost first: the fast lane serves simple routes inside the idempotency middleware,
     # and hands everything else to FastAPI's own stack.
-    lanes = [*lanes_of("/api/v1/agent", agent_api), *lanes_of("/api/v1/me", human_api)]
+    lanes = api_lanes()
     unit_claimed = [
         lane.pattern
         for lane in lanes
         if "POST" in (lane.route.methods or ()) and claimed_in_unit(lane.route.endpoint)
     ]
-    stack: ASGIApp = FastLane(app.routed, lanes=lanes)
+    stack: ASGIApp = FastLane(app.routed, lanes=lanes) if settings.fast_lane else app.routed
     stack = IdempotencyMiddleware(stack, unit_claimed=unit_claimed)
     # Outer: times every request (the idempotency replays included), refuses an oversized body
     # before idempotency buffers it, answers a crash or a database out of reach in the envelope.

@@ -30,6 +30,19 @@ def default_max_file_bytes() -> int:
     return value
 
 
+def _switch(name: str, default: bool) -> bool:
+    """An on/off setting from the environment variable ``name`` (``1``/``0``, ``on``/``off``,
+    ``true``/``false``), else ``default``."""
+    raw = os.environ.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("1", "on", "true", "yes"):
+        return True
+    if raw in ("0", "off", "false", "no"):
+        return False
+    raise ValueError(f"{name} must be 1 or 0 (on or off), not {raw!r}")
+
+
 def _seconds(name: str, default: float) -> float:
     """A positive number of seconds from the environment variable ``name``, else ``default``."""
     raw = os.environ.get(name, "").strip()
@@ -76,6 +89,9 @@ class Settings:
     # Where the web app links a message's trace (with tracing on): a URL with "{trace_id}",
     # e.g. a Jaeger UI's http://localhost:16686/trace/{trace_id}; unset shows the id.
     trace_url: str | None = field(default_factory=lambda: os.environ.get("BAND_TRACE_URL") or None)
+    # The fast lane (api.fast_lane) serves simple routes without FastAPI's per-request work;
+    # off, FastAPI serves every request. Both answer alike (tests/server/test_lane_equal.py).
+    fast_lane: bool = field(default_factory=lambda: _switch("BAND_FAST_LANE", True))
 
     @property
     def resolved_database_url(self) -> str:

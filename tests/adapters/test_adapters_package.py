@@ -40,7 +40,14 @@ def test_exports_resolve_without_importing_parlant() -> None:
         "CrewAIAdapterConfig",
         "CrewAIFlowAdapter",
         "CrewAIFlowAdapterConfig",
+        "GeminiAdapter",
+        "GeminiAdapterConfig",
+        "GoogleADKAdapter",
+        "GoogleADKAdapterConfig",
         "LangGraphAdapter",
+        "NooaAdapter",
+        "NooaAdapterConfig",
+        "NooaRoomAgent",
         "OpenAIChatAdapter",
         "ParlantAdapter",
         "ParlantAdapterConfig",
@@ -73,13 +80,39 @@ def test_missing_extra_names_the_install_command() -> None:
             "strands",
             "StrandsAdapter needs Strands Agents: pip install 'openband[strands]'",
         ),
+        (
+            "GeminiAdapter",
+            "google.genai",
+            "GeminiAdapter needs google-genai: pip install 'openband[gemini]'",
+        ),
+        (
+            "GoogleADKAdapter",
+            "google.adk",
+            "GoogleADKAdapter needs google-adk: pip install 'openband[google_adk]'",
+        ),
     ],
 )
 def test_a_framework_adapter_without_its_extra_names_the_install_command(
     name: str, module: str, hint: str
 ) -> None:
-    if importlib.util.find_spec(module) is not None:
+    try:
+        installed = importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # a dotted name whose parent package is absent
+        installed = False
+    if installed:
         pytest.skip(f"{module} is installed in this environment")
     with pytest.raises(ImportError) as info:
         getattr(adapters, name)
     assert str(info.value) == hint
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="NOOA can install on this interpreter")
+def test_nooa_explains_that_it_needs_python_3_12() -> None:
+    """band-sdk's NOOA names import, and say in one line why NOOA cannot run here."""
+    with pytest.raises(ModuleNotFoundError) as info:
+        adapters.NooaAdapter  # noqa: B018
+    assert info.value.name == "nooa"
+    assert str(info.value) == (
+        "NooaAdapter needs NOOA, which runs on Python 3.12 and 3.13 only (this is Python"
+        f" {sys.version_info[0]}.{sys.version_info[1]}); there: pip install 'openband[nooa]'"
+    )

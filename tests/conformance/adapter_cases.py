@@ -14,6 +14,7 @@ from typing import Any
 
 from band.adapters import AnthropicAdapter, OpenAIChatAdapter
 from band.core import SimpleAdapter
+from band.core.protocols import TURN_FAILURE_PROVIDER
 from band.testing import FakeModel, ModelRequest, anthropic_client, openai_client
 
 Factory = Callable[..., SimpleAdapter[Any]]
@@ -24,13 +25,17 @@ class AdapterCase:
     """One adapter configuration: ``build(fake, **features)`` returns a fresh adapter.
 
     ``replayed_call_ids`` reads the tool-call ids a model request replays from history
-    (None when the adapter does not replay tool calls).
+    (None when the adapter does not replay tool calls). A model error is reported by
+    ``failure_provider`` in an error event containing ``failure_text`` (None: the generic
+    message).
     """
 
     id: str
     build: Factory
     replayed_call_ids: Callable[[ModelRequest], set[str]] | None = None
     skips: Mapping[str, str] = field(default_factory=dict)
+    failure_provider: str = TURN_FAILURE_PROVIDER
+    failure_text: str | None = None
 
 
 def openai_call_ids(request: ModelRequest) -> set[str]:
@@ -85,3 +90,8 @@ CASES.extend(framework_cases())
 from .coding_cases import coding_cases  # noqa: E402
 
 CASES.extend(coding_cases())
+
+# Gemini and Google ADK join where google-genai / google-adk are installed (own venvs).
+from .google_cases import google_cases  # noqa: E402
+
+CASES.extend(google_cases())

@@ -124,9 +124,11 @@ async def test_a_restarted_agent_gives_the_model_the_earlier_conversation(
         await _ask(alice, room, "what was it?", seeded.agent_id)
     first = fake.requests[0]
     users = first.texts("user")
-    assert any("remember the number 7" in text for text in users[:-1])
+    said = "\n".join(users)  # some adapters replay the history and the message as one text
+    assert "remember the number 7" in said
+    assert said.index("remember the number 7") < said.index("what was it?")
     assert "what was it?" in users[-1]
-    assert sum("what was it?" in text for text in users) == 1
+    assert said.count("what was it?") == 1
     if case.replayed_call_ids is not None:
         assert first_ids and first_ids <= case.replayed_call_ids(first)
 
@@ -213,10 +215,10 @@ async def test_a_model_error_is_reported_once_and_the_message_fails(
         await until_status(alice, room, message_id, seeded.agent_id, "failed")
         errors = await until(lambda: alice.events(room, "error"))
         await asyncio.sleep(1.0)  # idle resyncs see the failed message again: not re-run
-        assert [e["content"] for e in await alice.events(room, "error")] == [
-            GENERIC_PROVIDER_FAILURE_MESSAGE
-        ]
-        assert errors[0]["metadata"]["failure"]["provider"] == "band-runtime"
+        contents = [e["content"] for e in await alice.events(room, "error")]
+        assert len(contents) == 1
+        assert (case.failure_text or GENERIC_PROVIDER_FAILURE_MESSAGE) in contents[0]
+        assert errors[0]["metadata"]["failure"]["provider"] == case.failure_provider
         assert await alice.replies(room, seeded.agent_id) == []
     assert len(fake.requests) == 1
 

@@ -16,7 +16,7 @@ from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import Message
 
-from band_server.api import fast_lane
+from band_server.api import fast_lane, json_body
 from band_server.api.fast_lane import FastLane
 from band_server.api.front import Front
 from band_server.api.idempotency import IdempotencyMiddleware
@@ -112,24 +112,24 @@ async def test_a_keyed_requests_body_is_read_and_decoded_once(
     it hands on to FastAPI still gets the body, replayed."""
     room = await make_room(platform, seeded.user_id, seeded.agent_id)
     reads: list[str] = []
-    decodes: list[bytes] = []
-    reading, decoding = fast_lane._read_body, json.loads
+    decodes: list[str] = []
+    reading, decoding = fast_lane._read_body, json_body._DECODER.decode
 
     async def counted_read(receive: Any) -> tuple[bytes, bool]:
         reads.append("read")
         return await reading(receive)
 
-    def counted_loads(raw: Any, **kw: Any) -> Any:
-        decodes.append(raw)
-        return decoding(raw, **kw)
+    def counted_decode(text: str) -> Any:
+        decodes.append(text)
+        return decoding(text)
 
     monkeypatch.setattr(fast_lane, "_read_body", counted_read)
-    monkeypatch.setattr(json, "loads", counted_loads)
+    monkeypatch.setattr(json_body._DECODER, "decode", counted_decode)
     url = f"/api/v1/agent/chats/{room}/events"
     event = {"event": {"content": "thinking", "message_type": "thought"}}
     keyed = {"x-api-key": seeded.agent_key, "Idempotency-Key": "k-1"}
     r = await client.post(url, json=event, headers=keyed)
-    assert reads == [] and len([raw for raw in decodes if isinstance(raw, bytes)]) == 1
+    assert reads == [] and len(decodes) == 1
     assert r.status_code == 201 and r.json()["data"]["id"], r.text
     again = await client.post(url, json=event, headers=keyed)
     assert again.json() == r.json() and again.headers["idempotent-replayed"] == "true"

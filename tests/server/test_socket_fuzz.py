@@ -14,8 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import threading
-import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -35,6 +33,7 @@ from band_server.app import create_app
 from band_server.config import Settings
 from band_server.services import accounts
 from conftest import free_port
+from property_kit import serve_in_thread
 
 WAIT = 10.0  # generous: a loaded 2-core machine
 SECRET = "only-alice-and-echo-may-read-this"
@@ -118,13 +117,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         ws_per_message_deflate=False,
         lifespan="on",
     )
-    server = uvicorn.Server(config)  # in a thread of its own: no signal handlers there
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the platform did not start"
-        time.sleep(0.02)
+    server, thread = serve_in_thread(config)
     url = f"http://127.0.0.1:{port}"
     try:
         alice_id, alice_key, mallory_id, mallory_key = asyncio.run(_seed(data_dir))

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from .codex import CodexAdapter, CodexAdapterConfig
     from .crewai import CrewAIAdapter, CrewAIAdapterConfig
     from .crewai_flow import CrewAIFlowAdapter, CrewAIFlowAdapterConfig
+    from .gemini import GeminiAdapter, GeminiAdapterConfig
+    from .google_adk import GoogleADKAdapter, GoogleADKAdapterConfig
     from .langgraph import LangGraphAdapter
     from .openai_chat import OpenAIChatAdapter
     from .parlant import ParlantAdapter, ParlantAdapterConfig
@@ -35,7 +37,14 @@ __all__ = [
     "CrewAIAdapterConfig",
     "CrewAIFlowAdapter",
     "CrewAIFlowAdapterConfig",
+    "GeminiAdapter",
+    "GeminiAdapterConfig",
+    "GoogleADKAdapter",
+    "GoogleADKAdapterConfig",
     "LangGraphAdapter",
+    "NooaAdapter",
+    "NooaAdapterConfig",
+    "NooaRoomAgent",
     "OpenAIChatAdapter",
     "ParlantAdapter",
     "ParlantAdapterConfig",
@@ -56,7 +65,14 @@ _EXPORTS: dict[str, str] = {
     "CrewAIAdapterConfig": "band.adapters.crewai",
     "CrewAIFlowAdapter": "band.adapters.crewai_flow",
     "CrewAIFlowAdapterConfig": "band.adapters.crewai_flow",
+    "GeminiAdapter": "band.adapters.gemini",
+    "GeminiAdapterConfig": "band.adapters.gemini",
+    "GoogleADKAdapter": "band.adapters.google_adk",
+    "GoogleADKAdapterConfig": "band.adapters.google_adk",
     "LangGraphAdapter": "band.adapters.langgraph",
+    "NooaAdapter": "band.adapters.nooa",
+    "NooaAdapterConfig": "band.adapters.nooa",
+    "NooaRoomAgent": "band.adapters.nooa",
     "OpenAIChatAdapter": "band.adapters.openai_chat",
     "ParlantAdapter": "band.adapters.parlant",
     "ParlantAdapterConfig": "band.adapters.parlant",

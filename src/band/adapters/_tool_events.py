@@ -27,6 +27,7 @@ from band.runtime.custom_tools import (
 __all__ = [
     "UsageTotal",
     "as_text",
+    "image_blocks",
     "report_event",
     "report_tool_call",
     "report_tool_result",
@@ -39,6 +40,25 @@ logger = logging.getLogger("band.adapters.tools")
 def as_text(value: Any) -> str:
     """A tool result as the text a model sees (JSON for anything but a string)."""
     return value if isinstance(value, str) else json.dumps(value, default=str)
+
+
+def image_blocks(output: str) -> list[tuple[str, str]] | None:
+    """``(mime type, base64 data)`` of each image when ``output`` is an image result of
+    ``band_read_room_file`` (``{"content": [{"type": "image", ...}]}``), else None."""
+    if not output.startswith('{"content"'):
+        return None
+    try:
+        blocks = json.loads(output).get("content")
+    except (ValueError, AttributeError):
+        return None
+    if not isinstance(blocks, list) or not blocks:
+        return None
+    images = []
+    for b in blocks:
+        if not (isinstance(b, dict) and b.get("type") == "image" and b.get("data")):
+            return None
+        images.append((str(b.get("mimeType")), str(b["data"])))
+    return images
 
 
 @dataclass

@@ -4,7 +4,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
@@ -13,6 +12,7 @@ from band.core.types import TurnUsage
 
 from ._chat import LoopOptions, loop_options
 from ._loop import Messages, ModelCall, ModelTurn, ToolLoopAdapter, ToolOutcome
+from ._tool_events import image_blocks
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -24,21 +24,13 @@ INSTALL_HINT = "AnthropicAdapter needs anthropic: pip install 'openband[anthropi
 
 def _result_content(output: str) -> str | list[dict[str, Any]]:
     """An image band_read_room_file returned becomes image blocks; anything else stays text."""
-    if not output.startswith('{"content"'):
+    images = image_blocks(output)
+    if images is None:
         return output
-    try:
-        blocks = json.loads(output).get("content")
-    except (ValueError, AttributeError):
-        return output
-    if not isinstance(blocks, list) or not blocks:
-        return output
-    images = []
-    for b in blocks:
-        if not (isinstance(b, dict) and b.get("type") == "image" and b.get("data")):
-            return output
-        source = {"type": "base64", "media_type": b.get("mimeType"), "data": b["data"]}
-        images.append({"type": "image", "source": source})
-    return images
+    return [
+        {"type": "image", "source": {"type": "base64", "media_type": mime, "data": data}}
+        for mime, data in images
+    ]
 
 
 def _new_client() -> AsyncAnthropic:

@@ -16,6 +16,8 @@ _EXPORTS: dict[str, str] = {
     "CrewAIFlowStateConverter": "band.converters.crewai_flow",
     "StrandsHistoryConverter": "band.converters.strands",
     "AnthropicHistoryConverter": "band.converters.anthropic",
+    "GeminiHistoryConverter": "band.converters.gemini",
+    "GoogleADKHistoryConverter": "band.converters.google_adk",
     "LangChainHistoryConverter": "band.converters.langchain",
     "OpenAIChatHistoryConverter": "band.converters.openai_chat",
     "PydanticAIHistoryConverter": "band.converters.pydantic_ai",
@@ -32,6 +34,8 @@ __all__ = [
     "AnthropicHistoryConverter",
     "CrewAIFlowStateConverter",
     "CrewAIHistoryConverter",
+    "GeminiHistoryConverter",
+    "GoogleADKHistoryConverter",
     "LangChainHistoryConverter",
     "OpenAIChatHistoryConverter",
     "ParsedToolCall",
@@ -47,6 +51,8 @@ if TYPE_CHECKING:
     from band.converters.anthropic import AnthropicHistoryConverter
     from band.converters.crewai import CrewAIHistoryConverter
     from band.converters.crewai_flow import CrewAIFlowStateConverter
+    from band.converters.gemini import GeminiHistoryConverter
+    from band.converters.google_adk import GoogleADKHistoryConverter
     from band.converters.langchain import LangChainHistoryConverter
     from band.converters.openai_chat import OpenAIChatHistoryConverter
     from band.converters.parsing import (

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
-Api: TypeAlias = Literal["openai", "responses", "anthropic"]
+Api: TypeAlias = Literal["openai", "responses", "anthropic", "gemini"]
 Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
 
 SEND_MESSAGE_TOOL = "band_send_message"
@@ -32,7 +32,11 @@ class ChatEntry:
 
 @dataclass(frozen=True)
 class ModelRequest:
-    """A request the fake received, in a form shared by every wire format."""
+    """A request the fake received, in a form shared by every wire format.
+
+    ``body`` is the JSON body as sent; for Gemini, whose model and streaming choice are in
+    the path, ``model`` and ``stream`` are added to it.
+    """
 
     api: Api
     path: str

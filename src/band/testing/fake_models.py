@@ -1,5 +1,5 @@
-"""Fake model endpoints: OpenAI Chat Completions, OpenAI Responses (as the Codex CLI speaks it)
-and Anthropic Messages, scripted per test.
+"""Fake model endpoints: OpenAI Chat Completions, OpenAI Responses (as the Codex CLI speaks it),
+Anthropic Messages and the Gemini API (``generateContent``), scripted per test.
 
 The endpoints are one plain ASGI app (no web framework needed), so a test can use it
 in-process through an ``ASGITransport`` with the *real* provider clients, or serve it on a
@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from . import _anthropic_wire, _openai_wire, _responses_wire
+from . import _anthropic_wire, _gemini_wire, _openai_wire, _responses_wire
 from ._model_script import (
     OFFLINE_MODEL_LABEL,
     ChatEntry,
@@ -42,6 +42,7 @@ from ._model_script import (
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
+    from google.genai import Client as GeminiClient
     from openai import AsyncOpenAI
 
 __all__ = [
@@ -59,7 +60,9 @@ __all__ = [
     "anthropic_client",
     "default_policy",
     "fake_anthropic_server",
+    "fake_gemini_server",
     "fake_openai_server",
+    "gemini_client",
     "offline_openai_client",
     "openai_client",
     "serve_asgi",
@@ -77,8 +80,9 @@ _FAKE_ORIGIN = "http://fake-models.test"
 
 
 class FakeModelApp:
-    """The ASGI app serving ``fake`` at ``/v1/chat/completions``, ``/v1/responses`` and
-    ``/v1/messages``.
+    """The ASGI app serving ``fake`` at ``/v1/chat/completions``, ``/v1/responses``,
+    ``/v1/messages`` and ``/v1beta/models/<model>:generateContent`` (and
+    ``:streamGenerateContent``).
 
     The ``/v1`` prefix is optional, so a base URL with or without it works.
     """
@@ -103,6 +107,8 @@ class FakeModelApp:
             wire = _responses_wire
         elif path.rstrip("/").endswith("/messages"):
             wire = _anthropic_wire
+        elif _gemini_wire.is_gemini_path(path):
+            wire = _gemini_wire
         else:
             await _json(send, 404, {"error": {"message": f"no route {method} {path}"}})
             return
@@ -131,6 +137,8 @@ class FakeModelApp:
             await _json(send, 200, _openai_wire.completion(self.fake, request, outcome))
         elif wire is _responses_wire:
             await _json(send, 200, _responses_wire.response(self.fake, request, outcome))
+        elif wire is _gemini_wire:
+            await _json(send, 200, _gemini_wire.response(self.fake, request, outcome))
         else:
             await _json(send, 200, _anthropic_wire.message(self.fake, request, outcome))
 
@@ -196,6 +204,12 @@ class FakeModelServer:
         """Base URL for Anthropic clients (they append ``/v1/messages``)."""
         return self.url
 
+    @property
+    def gemini_base_url(self) -> str:
+        """Base URL for google-genai (``HttpOptions(base_url=...)`` or
+        ``GOOGLE_GEMINI_BASE_URL``; it appends ``/v1beta/models/<model>:generateContent``)."""
+        return self.url
+
 
 @contextmanager
 def serve_asgi(app: Any, name: str = "fake-models") -> Iterator[str]:
@@ -245,6 +259,14 @@ def fake_anthropic_server(fake: FakeModel | None = None) -> Iterator[str]:
         yield server.anthropic_base_url
 
 
+@contextmanager
+def fake_gemini_server(fake: FakeModel | None = None) -> Iterator[str]:
+    """Serve ``fake`` on loopback and yield a Gemini ``base_url`` (for
+    ``GOOGLE_GEMINI_BASE_URL``)."""
+    with serve_fake_models(fake) as server:
+        yield server.gemini_base_url
+
+
 # -- in-process clients ----------------------------------------------------------------------
 
 
@@ -290,6 +312,29 @@ def anthropic_client(fake: FakeModel, *, max_retries: int = 0, **kwargs: Any) ->
         http_client=_asgi_http_client("anthropic", fake, _FAKE_ORIGIN),
         **kwargs,
     )
+
+
+def gemini_client(fake: FakeModel, **kwargs: Any) -> GeminiClient:
+    """A real ``google.genai.Client`` whose requests reach ``fake`` in-process (no socket).
+
+    Its async side (``client.aio``) uses an httpx client on the fake app; the sync side is
+    not wired (use :func:`fake_gemini_server` for sync code). google-genai retries nothing
+    unless ``http_options.retry_options`` asks it to.
+    """
+    try:
+        import httpx
+        from google import genai
+        from google.genai import types
+    except ImportError as exc:
+        raise ImportError(
+            "gemini_client needs the google-genai package: pip install google-genai"
+        ) from exc
+    transport = httpx.ASGITransport(app=FakeModelApp(fake))
+    options = types.HttpOptions(
+        base_url=_FAKE_ORIGIN,
+        httpx_async_client=httpx.AsyncClient(transport=transport, base_url=_FAKE_ORIGIN),
+    )
+    return genai.Client(api_key=kwargs.pop("api_key", "fake"), http_options=options, **kwargs)
 
 
 def offline_openai_client(fake: FakeModel | None = None) -> AsyncOpenAI:

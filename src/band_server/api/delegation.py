@@ -17,8 +17,9 @@ from band.protocol.delegation import IntrospectBody, TokenIntrospection
 from ..services import delegation
 from .answers import NO_STORE, answers
 from .deps import PlatformDep
+from .json_body import JsonRoute
 
-router = APIRouter(tags=["delegation"])
+router = APIRouter(route_class=JsonRoute, tags=["delegation"])
 
 
 @router.post("/introspect", responses=answers(TokenIntrospection))

@@ -117,9 +117,13 @@ def install(app: FastAPI) -> None:
         for err in exc.errors():
             loc = tuple(err.get("loc", ()))
             if err.get("type") == "json_invalid":
-                return error_response(
-                    request, 400, "malformed_json", "Request body is not valid JSON"
-                )
+                reason = err.get("ctx", {}).get("error")
+                message = "Request body is not valid JSON" + (f": {reason}" if reason else "")
+                return error_response(request, 400, "malformed_json", message)
+            if loc == ("body",) and isinstance(err.get("input"), bytes):
+                # FastAPI reads a body as JSON only under a JSON Content-Type (api.json_body)
+                details["/"] = ["must be JSON, sent with Content-Type: application/json"]
+                continue
             details.setdefault(_pointer(loc), []).append(str(err.get("msg", "is invalid")))
         first = next(iter(details.items()), ("/", ["is invalid"]))
         message = f"{first[0]}: {first[1][0]}"

@@ -11,10 +11,13 @@ dependency (``current_agent``, ``current_user`` or ``current_principal``), its o
 parameters are path parameters and optional string headers named by an explicit alias
 (``Header(alias=...)``, default None), and it has at most one JSON body (a pydantic model). A
 request takes the lane only if exactly one route matches its method and path, it carries no
-query string, its key authenticates as the right kind of principal, and its body validates;
-anything unusual (bad input, a wrong key, an unknown path) goes to FastAPI, which answers
-exactly as it always did. The endpoint is called with the same arguments FastAPI would pass,
-and its errors get the same envelopes as FastAPI's exception handlers give.
+query string, its key authenticates as the right kind of principal, its ``Content-Type`` is
+JSON by FastAPI's own rule and its body decodes (``api.json_body``, as FastAPI's routes decode
+it) and validates; anything unusual (bad input, a wrong key, an unknown path) goes to FastAPI,
+which answers exactly as it does with the lane switched off (``BAND_FAST_LANE=0``). The
+endpoint is called with the same arguments FastAPI would pass, and its errors get the same
+envelopes as FastAPI's exception handlers give. ``tests/server/test_lane_equal.py`` compares
+the two for every route the lane serves.
 """
 
 from __future__ import annotations
@@ -31,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from fastapi.datastructures import DefaultPlaceholder
 from fastapi.routing import APIRoute
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 from sqlalchemy.exc import DBAPIError
 from starlette.requests import Request
 from starlette.responses import Response
@@ -42,6 +45,7 @@ from ..observability import ROUTE_TEMPLATE
 from . import deps
 from .errors import api_error_response, database_error_response, unexpected_response
 from .idempotency import BUFFERED, NOT_JSON
+from .json_body import decode, is_json
 from .raw_headers import header
 
 if TYPE_CHECKING:
@@ -58,7 +62,9 @@ _MAX_BODY = 1 << 20
 
 
 @dataclass(frozen=True)
-class _Lane:
+class Lane:
+    """A route as the lane sees it: ``simple`` when the lane serves it, with what it passes."""
+
     route: APIRoute
     pattern: re.Pattern[str]
     simple: bool
@@ -75,9 +81,9 @@ class _Lane:
 class _Candidates:
     """A method's routes, by the shape of the paths they could match."""
 
-    literal: dict[tuple[int, str], tuple[_Lane, ...]]  # (segments, last segment) -> routes
-    wildcard: dict[int, tuple[_Lane, ...]]  # segments -> routes ending in a path parameter
-    anywhere: tuple[_Lane, ...]  # routes with a ``{name:path}`` parameter
+    literal: dict[tuple[int, str], tuple[Lane, ...]]  # (segments, last segment) -> routes
+    wildcard: dict[int, tuple[Lane, ...]]  # segments -> routes ending in a path parameter
+    anywhere: tuple[Lane, ...]  # routes with a ``{name:path}`` parameter
 
 
 def _header_args(dependant: Any) -> tuple[tuple[str, bytes], ...] | None:
@@ -93,10 +99,10 @@ def _header_args(dependant: Any) -> tuple[tuple[str, bytes], ...] | None:
     return tuple(found)
 
 
-def _lane(prefix: str, route: APIRoute) -> _Lane:
+def _lane(prefix: str, route: APIRoute) -> Lane:
     pattern = re.compile("^" + re.escape(prefix) + route.path_regex.pattern.lstrip("^"))
     dependant = route.dependant
-    unsimple = _Lane(route, pattern, simple=False, template=prefix + route.path)
+    unsimple = Lane(route, pattern, simple=False, template=prefix + route.path)
     header_args = _header_args(dependant)
     if dependant.query_params or dependant.cookie_params or header_args is None:
         return unsimple
@@ -134,7 +140,7 @@ def _lane(prefix: str, route: APIRoute) -> _Lane:
         ):
             return unsimple
         body_arg, body_model = field.name, model
-    return _Lane(
+    return Lane(
         route,
         pattern,
         True,
@@ -148,9 +154,9 @@ def _lane(prefix: str, route: APIRoute) -> _Lane:
     )
 
 
-def lanes_of(prefix: str, package: ModuleType) -> list[_Lane]:
+def lanes_of(prefix: str, package: ModuleType) -> list[Lane]:
     """Every route of every router module in ``package`` (e.g. ``band_server.api.agent``)."""
-    found: list[_Lane] = []
+    found: list[Lane] = []
     for info in pkgutil.iter_modules(package.__path__):
         module = importlib.import_module(f"{package.__name__}.{info.name}")
         router = getattr(module, "router", None)
@@ -163,14 +169,14 @@ def lanes_of(prefix: str, package: ModuleType) -> list[_Lane]:
 class FastLane:
     """Pure ASGI middleware; see the module docstring."""
 
-    def __init__(self, app: ASGIApp, lanes: list[_Lane]) -> None:
+    def __init__(self, app: ASGIApp, lanes: list[Lane]) -> None:
         self.app = app
         # By method, then by the path's number of segments and its last one: a request tries
         # the few routes that could match (those with as many segments whose last one is that
         # literal, or a path parameter), not every route's pattern. A parameter never spans a
         # "/" (``{name}``), except a ``{name:path}`` one: such routes are tried for any path.
-        by_method: dict[str, dict[tuple[int, str | None], list[_Lane]]] = {}
-        spanning: dict[str, list[_Lane]] = {}
+        by_method: dict[str, dict[tuple[int, str | None], list[Lane]]] = {}
+        spanning: dict[str, list[Lane]] = {}
         for lane in lanes:
             last = lane.route.path.rsplit("/", 1)[-1]
             tail = None if "{" in last else last
@@ -231,14 +237,16 @@ class FastLane:
                     raise LookupError
                 kwargs[lane.principal_arg] = principal
             if lane.body_model is not None and lane.body_arg is not None:
-                if not (header(scope, b"content-type") or "").startswith("application/json"):
+                if not is_json(header(scope, b"content-type")):
                     raise LookupError
-                # As FastAPI does it: decode, then validate the Python value.
+                # As FastAPI does it (api.json_body): decode, then validate the Python value.
                 if value is NOT_JSON:
-                    value = json.loads(body)
+                    value = decode(body)
                 kwargs[lane.body_arg] = lane.body_model.model_validate(value)
-        except (ApiError, ValidationError, LookupError, ValueError):
-            await self.app(scope, replay, send)  # FastAPI answers bad input its own way
+        except Exception:
+            # Bad input, a wrong key, anything unusual: FastAPI answers it its own way (the
+            # same decoding, validation and handlers; tests/server/test_lane_equal.py).
+            await self.app(scope, replay, send)
             return
         if lane.platform_arg is not None:
             kwargs[lane.platform_arg] = platform
@@ -260,8 +268,8 @@ class FastLane:
         await send(start)
         await send(answer)
 
-    def _match(self, method: str, path: str) -> tuple[_Lane | None, dict[str, str]]:
-        found: tuple[_Lane, dict[str, str]] | None = None
+    def _match(self, method: str, path: str) -> tuple[Lane | None, dict[str, str]]:
+        found: tuple[Lane, dict[str, str]] | None = None
         routes = self._by_method.get(method)
         if routes is None:
             return None, {}

@@ -1,10 +1,11 @@
-"""The outermost HTTP layer: every request is timed and counted, an oversized JSON body is
-refused, and a failure before any answer is answered in the error envelope.
+"""The outermost HTTP layer: every request is timed and counted, an oversized JSON body or a
+repeated header is refused, and a failure before any answer is answered in the error envelope.
 
 Three concerns, one pure ASGI layer: as three layers, each request paid two more coroutine
 frames and two more wrapped ``send`` calls per answer (docs/decisions.md, "The stack outside
 the database"). Each concern keeps its own module: the numbers in ``observability``, the limit
-in ``api.body_limit``, the failure's answer in ``api.unavailable``.
+in ``api.body_limit``, the repeated headers in ``api.single_headers``, the failure's answer in
+``api.unavailable``.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from ..observability import Metrics, route_template
 from ..store.group_commit import InFlight
 from . import body_limit
+from .body_limit import API_PREFIX
+from .single_headers import refuse, repeated
 from .unavailable import answer_failure
 
 
@@ -25,8 +28,9 @@ class Front:
     - counts and times every request by its route template, the answers of the layers inside
       (an idempotency replay, a 413, a 503) included; ``in_flight`` counts the requests under
       way (the database's writer reads it);
-    - refuses a JSON API body over the limit with 413 before anything reads it
-      (``api.body_limit``);
+    - refuses an API request that repeats a header it must send once with 400
+      (``api.single_headers``), and a JSON API body over the limit with 413 before anything
+      reads it (``api.body_limit``);
     - answers what fails before an answer started in the envelope: an unreachable database
       503 (not raised further), anything else 500, then raised on for the server to log.
     """
@@ -49,6 +53,9 @@ class Front:
         in_flight = self.in_flight
         in_flight.count += 1
         try:
+            if str(scope["path"]).startswith(API_PREFIX) and (twice := repeated(scope)):
+                await refuse(scope, receive, answering, twice)
+                return
             if body_limit.applies(scope):
                 admitted = await body_limit.admitted(scope, receive, answering)
                 if admitted is None:

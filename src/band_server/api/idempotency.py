@@ -36,6 +36,7 @@ from ..services import idempotency as records
 from ..services import row_keys
 from ..store.db import Database
 from .errors import error_response
+from .json_body import decode
 from .raw_headers import header
 
 if TYPE_CHECKING:
@@ -72,7 +73,7 @@ def _hashed(scope: Scope, body: bytes) -> tuple[str, Any]:
     """:func:`body_hash`, and the body's JSON value (:data:`NOT_JSON` if it is not JSON)."""
     value: Any = NOT_JSON
     try:
-        value = json.loads(body)
+        value = decode(body)  # as the route will (api.json_body): refused alike
         canonical = _CANONICAL(value).encode()
     except ValueError:
         canonical = body

@@ -1,10 +1,11 @@
 """The OpenAPI document: every status a route can answer, with the error envelope, declared in
 one place for every route (including routes added later), not by hand per route.
 
-What each route can answer is derived from its shape: an authenticated route can answer 401
-(no or dead key), 403 (the other surface's key, or a refusal) and 503 (the database out of
-reach, with ``Retry-After``); a path parameter means 404; parameters or a body mean 422
-(``validation_error``); a JSON body means 400 (``malformed_json``); a write can answer 409 (a
+What each route can answer is derived from its shape: an API route can answer 400 (a header
+sent twice, ``duplicate_header``), 401 (no or dead key), 403 (the other surface's key, or a
+refusal) and 503 (the database out of reach, with ``Retry-After``); a path parameter means 404;
+parameters or a body mean 422 (``validation_error``, a body that is not JSON by its
+``Content-Type`` too); a JSON body means 400 (``malformed_json``); a write can answer 409 (a
 conflicting concurrent change, an idempotency key in flight) and 413 (a body past
 ``api.body_limit``). Statuses a route declares itself (``responses=``) are kept, and every
 error status gets the envelope's schema.
@@ -21,10 +22,14 @@ from fastapi.routing import APIRoute
 
 from band.protocol import ErrorEnvelope
 
+from .json_body import MAX_DEPTH
+
 API_PREFIX = "/api/v1/"
 WRITES = {"POST", "PUT", "PATCH", "DELETE"}
 DESCRIPTIONS = {
-    400: "Malformed request (e.g. the body is not JSON)",
+    400: "Malformed request: the body is not strict JSON (no NaN or Infinity, at most "
+    f"{MAX_DEPTH} levels deep), or a header that must come once (X-API-Key, Idempotency-Key, "
+    "Content-Type) was sent twice",
     401: "Missing, invalid or revoked API key",
     403: "This key may not do this",
     404: "No such resource, or one the caller may not see",
@@ -65,7 +70,8 @@ def route_statuses(path: str, route: APIRoute) -> set[int]:
     """The error statuses a route can answer, from its shape."""
     statuses: set[int] = set()
     if path.startswith(API_PREFIX):
-        statuses |= {401, 403, 503}  # 503: every API route needs the database
+        # 400: a header sent twice (api.single_headers); 503: every API route needs the database
+        statuses |= {400, 401, 403, 503}
     dependant = route.dependant
     params = [*dependant.query_params, *dependant.path_params, *dependant.body_params]
     for sub in dependant.dependencies:

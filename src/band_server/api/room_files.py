@@ -19,6 +19,7 @@ from ..services import files
 from ..services.principals import Principal
 from .answers import one
 from .deps import PlatformDep
+from .json_body import JsonRoute
 
 __all__ = ["file_routes", "parse_range"]
 
@@ -56,7 +57,7 @@ def _disposition(name: str) -> str:
 
 def file_routes(principal: Any) -> APIRouter:
     """The file routes, authenticated by the ``principal`` dependency of one surface."""
-    router = APIRouter()
+    router = APIRouter(route_class=JsonRoute)
     Caller = Annotated[Principal, Depends(principal)]
 
     @router.put(

@@ -22,6 +22,7 @@ from ..services.principals import Principal
 from ..services.unit import write
 from .answers import many, one
 from .deps import PlatformDep
+from .json_body import JsonRoute
 from .listing import data
 
 __all__ = ["task_routes"]
@@ -35,7 +36,7 @@ StateFilter = Annotated[Literal["active", "cancelled", "superseded", "archived",
 
 def task_routes(principal: Any) -> APIRouter:
     """The task and board routes, authenticated by the ``principal`` dependency of a surface."""
-    router = APIRouter()
+    router = APIRouter(route_class=JsonRoute)
     Caller = Annotated[Principal, Depends(principal)]
 
     @router.get("/chats/{chat_id}/tasks", responses=many(Task))

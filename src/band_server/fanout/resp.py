@@ -10,7 +10,9 @@ parser, already required by the ``redis`` extra. Presence keeps redis-py (a cycl
 Lua scripts).
 
 RESP2 only: commands are answered in the order they were sent, a subscription's messages
-arrive as ``["message", channel, data]`` in between.
+arrive as ``["message", channel, data]`` in between. One reply per command: SUBSCRIBE and
+UNSUBSCRIBE name one channel each (Redis answers once per channel). Compared with redis-py on
+a real server, the stream cut at every offset: ``tests/scale/test_resp_equal.py``.
 """
 
 from __future__ import annotations

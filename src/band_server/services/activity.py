@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import leases, unit
 from .principals import Principal
+from .views import activity_answer
 from .working import flipped
 
 if TYPE_CHECKING:
@@ -26,4 +27,4 @@ async def report_activity(
             await leases.touch(uow.session, agent.id, room_id)
     if platform.activity.report(room_id, agent.id, working):
         await platform.bus.publish(flipped(agent.id, room_id, working))
-    return {"working": working}  # ``ActivityResponse``'s JSON, built straight
+    return activity_answer(working)

@@ -31,7 +31,7 @@ from .paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder, page_of
 from .principals import Principal
 from .rooms import Member, members
 from .unit import UnitOfWork
-from .views import Posted, message_payload
+from .views import Posted, event_answer, message_payload, sent_answer
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -239,7 +239,7 @@ async def post_message(
             ],
         )
     uow.emit(_created(msg, frozenset(agent_ids)))
-    return {"id": msg.id, "success": True, "recipients": [m.recipient() for m in routed]}
+    return sent_answer(msg.id, [m.recipient() for m in routed])
 
 
 async def post_event(
@@ -253,7 +253,7 @@ async def post_event(
     meta.pop("delegation", None)  # minted by the platform only, never taken from a client
     msg = await _append(uow, room, sender, fields.message_type, fields.content, meta)
     uow.emit(_created(msg, frozenset()))
-    return {"id": msg.id, "message_type": msg.message_type, "success": True}
+    return event_answer(msg.id, msg.message_type)
 
 
 # -- reading ----------------------------------------------------------------------------------

@@ -13,9 +13,10 @@ from ...services import room_listing, rooms, unit
 from ...services.views import room_view
 from ..answers import many, one
 from ..deps import AgentDep, PlatformDep
+from ..json_body import JsonRoute
 from ..listing import MAX_PAGE, IncludeQuery, listed_values
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 
 @router.get("/chats", responses=many(AgentChatRoomListItem))

@@ -21,9 +21,10 @@ from ...services import contacts
 from ...services.unit import write
 from ..answers import many, not_found, one
 from ..deps import AgentDep, PlatformDep
+from ..json_body import JsonRoute
 from ..listing import PagingDep, data, listing
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 
 @router.get("/contacts", responses=many(AgentContact))

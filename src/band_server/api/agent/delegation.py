@@ -17,8 +17,9 @@ from ...services import delegation, unit
 from ...services.principals import Principal
 from ..answers import not_found, secret, secret_answer
 from ..deps import AgentDep, PlatformDep
+from ..json_body import JsonRoute
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 
 def policy(settings: Settings) -> delegation.Policy:

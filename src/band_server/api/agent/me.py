@@ -11,8 +11,9 @@ from band.protocol import AgentMe
 from ...services import accounts
 from ..answers import one
 from ..deps import AgentDep, PlatformDep
+from ..json_body import JsonRoute
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 # Optional capabilities this deployment serves (a missing key means "predates it").
 FEATURE_FLAGS = {"ff_file_transfer": True, "ff_room_tasks": True}

@@ -36,9 +36,10 @@ from ...services.paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder
 from ..answers import answers, many, one
 from ..deps import AgentDep, PlatformDep
 from ..idempotency import claims_in_its_unit
+from ..json_body import JsonRoute
 from ..listing import MAX_PAGE
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 NEXT = {**one(ChatMessage), **answers(None, 204, "No message waits for the agent")}
 

@@ -11,8 +11,9 @@ from band.protocol import ChatParticipant, ParticipantAddBody
 from ...services import room_roster, rooms, unit
 from ..answers import many, one
 from ..deps import AgentDep, PlatformDep
+from ..json_body import JsonRoute
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 
 @router.get("/chats/{chat_id}/participants", responses=many(ChatParticipant))

@@ -11,9 +11,10 @@ from band.protocol import Peer
 from ...services import peers
 from ..answers import many, not_found
 from ..deps import AgentDep, PlatformDep
+from ..json_body import JsonRoute
 from ..listing import PagingDep, listing
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 
 @router.get("/peers", responses={**many(Peer), **not_found("room (not_in_chat)")})

@@ -13,9 +13,10 @@ from ...services import accounts, registry
 from ...services.unit import write
 from ..answers import many, one, secret, secret_answer
 from ..deps import PlatformDep, UserDep
+from ..json_body import JsonRoute
 from ..listing import MAX_PAGE, data, listing
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 
 @router.get("/agents", responses=many(AgentInfo))

@@ -11,9 +11,10 @@ from ...services import bulk_deletions
 from ...services.unit import write
 from ..answers import Responses, one
 from ..deps import PlatformDep, UserDep
+from ..json_body import JsonRoute
 from ..listing import data
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 ACCEPTED: Responses = {
     202: {

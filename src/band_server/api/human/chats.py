@@ -19,9 +19,10 @@ from ...services.unit import write
 from ...services.views import room_view
 from ..answers import many, one
 from ..deps import PlatformDep, UserDep
+from ..json_body import JsonRoute
 from ..listing import MAX_PAGE, IncludeQuery, data, listed_values
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 
 @router.get("/chats", responses=many(MeChatRoomListItem))

@@ -20,9 +20,10 @@ from ...services import contacts, parties, person_contacts
 from ...services.unit import write
 from ..answers import many, not_found, one
 from ..deps import PlatformDep, UserDep
+from ..json_body import JsonRoute
 from ..listing import PagingDep, data, listing
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 
 class ResolveBody(RequestModel):

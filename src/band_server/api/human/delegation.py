@@ -19,9 +19,10 @@ from ...services import delegation_consents as consents
 from ...services.unit import write
 from ..answers import many, not_found, one, secret, secret_answer
 from ..deps import PlatformDep, UserDep
+from ..json_body import JsonRoute
 from ..listing import PagingDep, data, listing
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 
 @router.post("/delegation/systems", status_code=201, responses=secret(SystemRegistered, 201))

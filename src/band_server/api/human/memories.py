@@ -12,10 +12,11 @@ from ...services import memories
 from ...services.unit import write
 from ..answers import many, one
 from ..deps import PlatformDep, UserDep
+from ..json_body import JsonRoute
 from ..listing import data
 from ..memory_query import MemoryQueryDep, memory_page
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 
 @router.get("/memories", responses=many(AgentMemory))

@@ -16,9 +16,10 @@ from ..agent.messages import Cursor, Limit, Page, PageSize, page_response
 from ..answers import many, one
 from ..deps import PlatformDep, UserDep
 from ..idempotency import claims_in_its_unit
+from ..json_body import JsonRoute
 from ..listing import IncludeQuery, InstantQuery, listed_values, parse_instant
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 
 Anchor = Annotated[str | None, Query(max_length=200)]

@@ -12,10 +12,11 @@ from ...services import participation, rooms
 from ...services.unit import write
 from ..answers import many, one
 from ..deps import PlatformDep, UserDep
+from ..json_body import JsonRoute
 from ..listing import MAX_PAGE, data
 from ..roster_page import roster_page
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 
 @router.get("/chats/{chat_id}/participants", responses=many(ChatParticipant))

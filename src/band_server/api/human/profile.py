@@ -12,9 +12,10 @@ from ...services import profile
 from ...services.unit import write
 from ..answers import not_found, one
 from ..deps import PlatformDep, UserDep
+from ..json_body import JsonRoute
 from ..listing import data
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 
 @router.get("/profile", responses={**one(UserProfile), **not_found("person")})
