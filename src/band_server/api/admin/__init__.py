@@ -6,8 +6,9 @@ What moves a whole deployment: its directory and every room read for ``band expo
 
 from fastapi import APIRouter
 
+from ..json_body import JsonRoute
 from . import directory, imports, rooms
 
-router = APIRouter(tags=["admin"])
+router = APIRouter(tags=["admin"], route_class=JsonRoute)
 for _module in (directory, rooms, imports):
     router.include_router(_module.router)

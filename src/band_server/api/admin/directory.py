@@ -13,9 +13,10 @@ from band_protocol.archive import AgentRecord, ContactRecord, PersonRecord, Room
 from ...services import directory
 from ..answers import many
 from ..deps import PlatformDep
+from ..json_body import JsonRoute
 from .access import AdminDep
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 Cursor = Annotated[str | None, Query(max_length=200)]
 Limit = Annotated[int, Query(ge=1, le=500)]

@@ -21,9 +21,10 @@ from ...services import files, imports
 from ...services.unit import write
 from ..answers import one, secret, secret_answer
 from ..deps import PlatformDep
+from ..json_body import JsonRoute
 from .access import AdminDep
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 SourceId = Annotated[str, Query(min_length=1, max_length=200)]
 _BYTES = {"type": "string", "format": "binary"}

@@ -16,10 +16,11 @@ from ...services.messages import SortOrder
 from ..agent.messages import page_response
 from ..answers import many, one
 from ..deps import PlatformDep
+from ..json_body import JsonRoute
 from ..listing import data
 from .access import AdminDep
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 
 Cursor = Annotated[str | None, Query(max_length=200)]
 Limit = Annotated[int, Query(ge=1, le=100)]
