@@ -37,6 +37,7 @@ __all__ = [
     "ArchiveWriter",
     "Manifest",
     "canonical",
+    "plain",
 ]
 
 FORMAT = "band-archive"
@@ -70,6 +71,13 @@ class Manifest(BaseModel):
     source: dict[str, Any] = {}
     members: dict[str, MemberInfo]
     files: dict[str, int] = {}  # sha256 -> size
+
+
+def plain(item: Any) -> dict[str, Any]:
+    """A REST answer's model (or mapping) as a plain JSON dict: what a record is made of."""
+    if isinstance(item, BaseModel):
+        return item.model_dump(mode="json")
+    return dict(item)
 
 
 def canonical(data: dict[str, Any]) -> bytes:

@@ -16,11 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel
-
 from band.client.rest import ApiError, AsyncRestClient
 
-from .archive import ArchiveWriter, Manifest
+from .archive import ArchiveWriter, Manifest, plain
 from .progress import LineProgress, Progress
 
 __all__ = ["ExportSummary", "Scope", "export_archive"]
@@ -40,12 +38,6 @@ class ExportSummary:
     notes: list[str] = field(default_factory=list)
 
 
-def _plain(item: Any) -> dict[str, Any]:
-    if isinstance(item, BaseModel):
-        return item.model_dump(mode="json")
-    return dict(item)
-
-
 def _archive_size(path: Path) -> int:
     if path.is_file():
         return path.stat().st_size
@@ -62,7 +54,7 @@ async def _keyset(fetch: Fetch, *args: Any, **params: Any) -> AsyncIterator[dict
     while True:
         page = await fetch(*args, cursor=cursor, limit=limit, **params)
         for item in page.data or []:
-            yield _plain(item)
+            yield plain(item)
         meta = page.metadata
         cursor = meta.get("next_cursor") if meta is not None else None
         if not cursor or not (meta is not None and meta.get("has_more", True)):
@@ -75,7 +67,7 @@ async def _pages(fetch: Fetch, **params: Any) -> AsyncIterator[dict[str, Any]]:
     while True:
         page = await fetch(page=number, page_size=PAGE, **params)
         for item in page.data or []:
-            yield _plain(item)
+            yield plain(item)
         meta = page.metadata
         total = int(meta.get("total_pages") or 1) if meta is not None else 1
         if number >= total or not page.data:
@@ -146,7 +138,7 @@ class _Export:
                 self.agent(agent)
                 self.progress.advance()
             return
-        me = _plain((await self.c.human_api_profile.get_my_profile()).data)
+        me = plain((await self.c.human_api_profile.get_my_profile()).data)
         self.me = me["id"]
         self.person(me)
         self.progress.start("agents")
@@ -176,7 +168,7 @@ class _Export:
         self.w.add("room", room)
         roster = await self._room_api("participants")(rid)
         for part in roster.data or []:
-            p = _plain(part)
+            p = plain(part)
             who = {"id": p["id"], "name": p.get("name") or p.get("handle") or p["id"]}
             who["handle"] = p.get("handle") or who["name"]
             if p["type"] == "Agent":
@@ -220,7 +212,7 @@ class _Export:
             self.w.add("task", {**task, "chat_room_id": rid, "history": [h async for h in history]})
 
     async def _board(self, rid: str) -> None:
-        board = _plain((await self._room_api("board")(rid, include="history")).data)
+        board = plain((await self._room_api("board")(rid, include="history")).data)
         if board.get("goal_title") is not None or board.get("goal_summary") is not None:
             self.w.add("board", {**board, "id": rid, "history": board.get("history") or []})
 

@@ -20,8 +20,7 @@ from typing import Any
 from band.client.rest import AsyncRestClient
 from band_protocol.archive import KINDS, MAX_BATCH, MEMBERS, ArchiveRecord, FileRecord
 
-from .archive import ArchiveReader
-from .exporter import _plain
+from .archive import ArchiveReader, plain
 from .progress import LineProgress, Progress
 
 __all__ = ["ImportSummary", "NewKey", "import_archive"]
@@ -86,7 +85,7 @@ async def import_archive(
         manifest = reader.manifest
         progress.start("checking the archive", sum(m.lines for m in manifest.members.values()))
         counts = reader.verify(lambda _kind, n: progress.advance(n))
-        started = _plain(
+        started = plain(
             (
                 await api.start_import(
                     archive_id=manifest.archive_id, source=manifest.source, expected=counts
@@ -128,13 +127,11 @@ async def import_archive(
                         content_type=record.content_type,
                         uploader_id=record.uploader_id,
                     )
-                    took(_plain(sent.data))
+                    took(plain(sent.data))
                     progress.advance()
                 continue
             for chunk in _batches(reader.records(kind), done, batch):
-                answer = _plain(
-                    (await api.import_records(import_id, kind=kind, records=chunk)).data
-                )
+                answer = plain((await api.import_records(import_id, kind=kind, records=chunk)).data)
                 for item in answer["records"]:
                     took(item)
                 progress.advance(len(chunk))

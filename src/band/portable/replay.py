@@ -25,8 +25,7 @@ from typing import Any
 
 from band_protocol.archive import AgentRecord, MessageRecord, PersonRecord
 
-from .archive import ArchiveReader
-from .exporter import _plain
+from .archive import ArchiveReader, plain
 from .progress import LineProgress, Progress
 
 __all__ = [
@@ -230,7 +229,7 @@ class _Platform:
     ) -> str:
         """A room holding ``case.before``; its id here."""
         api = self.admin.admin_api_imports
-        started = _plain((await api.start_import(archive_id=f"{run}-{case.number}")).data)
+        started = plain((await api.start_import(archive_id=f"{run}-{case.number}")).data)
         import_id = started["id"]
         parties = {p.id: p for _, p in reader.records("person")}
         parties.update({a.id: a for _, a in reader.records("agent")})
@@ -248,9 +247,7 @@ class _Platform:
         for kind, records in batches:
             for start in range(0, len(records), 200):
                 chunk = records[start : start + 200]
-                answer = _plain(
-                    (await api.import_records(import_id, kind=kind, records=chunk)).data
-                )
+                answer = plain((await api.import_records(import_id, kind=kind, records=chunk)).data)
                 for item, record in zip(answer["records"], chunk, strict=True):
                     self.ids[record["id"]] = item["target_id"]
                     if item.get("api_key"):
