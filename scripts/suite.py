@@ -91,6 +91,7 @@ def declared_groups() -> list[Group]:
             ("gemini", 100),  # the newest google-genai
             ("google-adk", 180),  # the current google-adk 1.x (google-genai 2.x)
             ("google-adk-1.19", 150),  # google-adk 1.19 (google-genai 1.75)
+            ("letta", 600),  # a real Letta server on PostgreSQL: its env, then ~2 min to start
         ):
             groups.append(
                 Group(f"env:{env}", [], estimate, command=["./scripts/test-adapter", env])

@@ -29,6 +29,10 @@ def test_exports_resolve_without_importing_parlant() -> None:
     )
     subprocess.run([sys.executable, "-c", code], check=True)
     assert set(adapters.__all__) == {
+        "A2AAdapter",
+        "A2AAdapterConfig",
+        "A2AGatewayAdapter",
+        "A2AGatewayAdapterConfig",
         "ACPClientAdapter",
         "ACPClientAdapterConfig",
         "AgnoAdapter",
@@ -45,6 +49,8 @@ def test_exports_resolve_without_importing_parlant() -> None:
         "GoogleADKAdapter",
         "GoogleADKAdapterConfig",
         "LangGraphAdapter",
+        "LettaAdapter",
+        "LettaAdapterConfig",
         "NooaAdapter",
         "NooaAdapterConfig",
         "NooaRoomAgent",
@@ -54,6 +60,8 @@ def test_exports_resolve_without_importing_parlant() -> None:
         "PydanticAIAdapter",
         "StrandsAdapter",
         "StrandsAdapterConfig",
+        "SlackAdapter",
+        "SlackAdapterConfig",
     }
 
 

@@ -95,3 +95,17 @@ CASES.extend(coding_cases())
 from .google_cases import google_cases  # noqa: E402
 
 CASES.extend(google_cases())
+# Adapters that reach a separate server (a remote A2A agent answering from the fake model).
+from .a2a_cases import a2a_cases  # noqa: E402
+
+CASES.extend(a2a_cases())
+
+# Adapters wrapping another (Slack around the OpenAI adapter), on their Band side.
+from .wrapper_cases import wrapper_cases  # noqa: E402
+
+CASES.extend(wrapper_cases())
+
+# Letta: a real Letta server in its own environment (scripts/test-adapter letta).
+from .letta_cases import letta_cases  # noqa: E402
+
+CASES.extend(letta_cases())

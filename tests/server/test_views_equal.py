@@ -268,9 +268,9 @@ async def _both_views(
         room = await session.get(Room, room_id)
         stored_msg = await session.get(Message, msg.id)
         assert room is not None and stored_msg is not None
-        lean = await next_up.next_message(db, room, "a1", lease=300.0)
+        head = await next_up.next_message(db, room, "a1", lease=300.0)
         history = await delivery_views.chat_messages(session, [stored_msg], agent_id="a1")
-    return lean, history[0].model_dump(mode="json")
+    return (None if head is None else head.payload), history[0].model_dump(mode="json")
 
 
 @settings(

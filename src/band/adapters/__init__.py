@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING
 from band._lazy import lazy_exports
 
 if TYPE_CHECKING:
+    from .a2a import A2AAdapter, A2AAdapterConfig
+    from .a2a_gateway import A2AGatewayAdapter, A2AGatewayAdapterConfig
     from .acp import ACPClientAdapter, ACPClientAdapterConfig
     from .agno import AgnoAdapter, AgnoAdapterConfig
     from .anthropic import AnthropicAdapter
@@ -20,12 +22,18 @@ if TYPE_CHECKING:
     from .gemini import GeminiAdapter, GeminiAdapterConfig
     from .google_adk import GoogleADKAdapter, GoogleADKAdapterConfig
     from .langgraph import LangGraphAdapter
+    from .letta import LettaAdapter, LettaAdapterConfig
     from .openai_chat import OpenAIChatAdapter
     from .parlant import ParlantAdapter, ParlantAdapterConfig
     from .pydantic_ai import PydanticAIAdapter
+    from .slack import SlackAdapter, SlackAdapterConfig
     from .strands import StrandsAdapter, StrandsAdapterConfig
 
 __all__ = [
+    "A2AAdapter",
+    "A2AAdapterConfig",
+    "A2AGatewayAdapter",
+    "A2AGatewayAdapterConfig",
     "ACPClientAdapter",
     "ACPClientAdapterConfig",
     "AgnoAdapter",
@@ -42,6 +50,8 @@ __all__ = [
     "GoogleADKAdapter",
     "GoogleADKAdapterConfig",
     "LangGraphAdapter",
+    "LettaAdapter",
+    "LettaAdapterConfig",
     "NooaAdapter",
     "NooaAdapterConfig",
     "NooaRoomAgent",
@@ -49,11 +59,17 @@ __all__ = [
     "ParlantAdapter",
     "ParlantAdapterConfig",
     "PydanticAIAdapter",
+    "SlackAdapter",
+    "SlackAdapterConfig",
     "StrandsAdapter",
     "StrandsAdapterConfig",
 ]
 
 _EXPORTS: dict[str, str] = {
+    "A2AAdapter": "band.adapters.a2a",
+    "A2AAdapterConfig": "band.adapters.a2a",
+    "A2AGatewayAdapter": "band.adapters.a2a_gateway",
+    "A2AGatewayAdapterConfig": "band.adapters.a2a_gateway",
     "ACPClientAdapter": "band.adapters.acp",
     "ACPClientAdapterConfig": "band.adapters.acp",
     "AgnoAdapter": "band.adapters.agno",
@@ -70,6 +86,8 @@ _EXPORTS: dict[str, str] = {
     "GoogleADKAdapter": "band.adapters.google_adk",
     "GoogleADKAdapterConfig": "band.adapters.google_adk",
     "LangGraphAdapter": "band.adapters.langgraph",
+    "LettaAdapter": "band.adapters.letta",
+    "LettaAdapterConfig": "band.adapters.letta",
     "NooaAdapter": "band.adapters.nooa",
     "NooaAdapterConfig": "band.adapters.nooa",
     "NooaRoomAgent": "band.adapters.nooa",
@@ -79,6 +97,8 @@ _EXPORTS: dict[str, str] = {
     "PydanticAIAdapter": "band.adapters.pydantic_ai",
     "StrandsAdapter": "band.adapters.strands",
     "StrandsAdapterConfig": "band.adapters.strands",
+    "SlackAdapter": "band.adapters.slack",
+    "SlackAdapterConfig": "band.adapters.slack",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -248,6 +248,9 @@ def default_policy(request: ModelRequest) -> Outcome:
       another agent and ``band_no_reply`` is offered, decline instead, so two scripted
       agents never talk to each other forever.
     * Otherwise: a plain text answer.
+
+    A tool that requires ``chat_id`` (Band's tools on a shared MCP server) gets the id the
+    conversation names (``chat_id: <id>`` or ``chat_id <id>``).
     """
     speech = _last_speech(request)
     reply_text = _reply_text(request, speech)
@@ -259,11 +262,38 @@ def default_policy(request: ModelRequest) -> Outcome:
         return Reply(text=reply_text)
     speaker = _roster(request.entries).get(speech[0])
     if speaker is not None and speaker.type == "Agent" and NO_REPLY_TOOL in request.tool_names:
-        call = ToolCall(NO_REPLY_TOOL, {"reason": "another agent spoke; nothing to add"})
-        return Reply(tool_calls=(call,))
+        args: dict[str, Any] = {"reason": "another agent spoke; nothing to add"}
+        return Reply(
+            tool_calls=(ToolCall(NO_REPLY_TOOL, _with_room(request, NO_REPLY_TOOL, args)),)
+        )
     mention = speaker.handle if speaker is not None else speech[0]
-    call = ToolCall(SEND_MESSAGE_TOOL, {"content": reply_text, "mentions": [mention]})
-    return Reply(tool_calls=(call,))
+    args = {"content": reply_text, "mentions": [mention]}
+    return Reply(
+        tool_calls=(ToolCall(SEND_MESSAGE_TOOL, _with_room(request, SEND_MESSAGE_TOOL, args)),)
+    )
+
+
+_CHAT_ID = re.compile(r"\bchat_id\b\W{1,4}([A-Za-z0-9][A-Za-z0-9_-]{7,})")
+
+
+def _with_room(request: ModelRequest, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    """``args`` plus the conversation's ``chat_id`` when ``tool`` requires one."""
+    if "chat_id" not in _required(request, tool):
+        return args
+    for entry in reversed(request.entries):
+        found = _CHAT_ID.search(entry.text)
+        if found:
+            return {**args, "chat_id": found.group(1)}
+    return args
+
+
+def _required(request: ModelRequest, tool: str) -> set[str]:
+    for item in request.body.get("tools") or []:
+        function = item.get("function", item) if isinstance(item, dict) else {}
+        if function.get("name") == tool:
+            schema = function.get("parameters") or function.get("input_schema") or {}
+            return set(schema.get("required") or [])
+    return set()
 
 
 def _reply_text(request: ModelRequest, speech: tuple[str, str] | None) -> str:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from . import _anthropic_wire, _gemini_wire, _openai_wire, _responses_wire
+from ._embedding_wire import embeddings
 from ._model_script import (
     OFFLINE_MODEL_LABEL,
     ChatEntry,
@@ -82,7 +83,7 @@ _FAKE_ORIGIN = "http://fake-models.test"
 class FakeModelApp:
     """The ASGI app serving ``fake`` at ``/v1/chat/completions``, ``/v1/responses``,
     ``/v1/messages`` and ``/v1beta/models/<model>:generateContent`` (and
-    ``:streamGenerateContent``).
+    ``:streamGenerateContent``), and hashed vectors at ``/v1/embeddings``.
 
     The ``/v1`` prefix is optional, so a base URL with or without it works.
     """
@@ -98,6 +99,9 @@ class FakeModelApp:
             return
         path: str = scope["path"]
         method: str = scope["method"]
+        if method == "POST" and path.rstrip("/").endswith("/embeddings"):
+            await _json(send, *embeddings(json.loads(await _read_body(receive) or b"{}")))
+            return
         if method == "GET" and path.rstrip("/").endswith("/models"):
             await _json(send, 200, {"object": "list", "data": [_model_entry("fake-model")]})
             return

@@ -11,8 +11,6 @@ Pass ``FakeNLPService(...).factory`` (or the instance's ``as_factory()``) as
 Every generation is recorded in ``calls`` as ``(schema name, prompt text)``.
 """
 
-import hashlib
-import math
 import re
 import time
 import types
@@ -24,6 +22,8 @@ from typing import Any, Generic, Literal, TypeVar, Union, get_args, get_origin
 import parlant.sdk as p
 from parlant.core.nlp.generation_info import GenerationInfo, UsageInfo
 from pydantic import BaseModel
+
+from ._embedding_wire import hash_vector
 
 __all__ = [
     "FakeNLPService",
@@ -82,13 +82,7 @@ class HashedEmbedder(p.Embedder):  # type: ignore[misc]
 
 
 def _hash_vector(text: str) -> list[float]:
-    vector = [0.0] * DIMENSIONS
-    for word in re.findall(r"\w+", text.lower()):
-        digest = hashlib.sha256(word.encode()).digest()
-        index = int.from_bytes(digest[:4], "big") % DIMENSIONS
-        vector[index] += 1.0 if digest[4] & 1 else -1.0
-    norm = math.sqrt(sum(v * v for v in vector)) or 1.0
-    return [v / norm for v in vector]
+    return hash_vector(text, DIMENSIONS)
 
 
 def _minimal(annotation: Any) -> Any:

@@ -92,7 +92,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         self.workspace_for_room = workspace_for_room or (
             (lambda room: root / room) if root is not None else None
         )
-        self.mcp = BandMcpServer()
+        self.mcp = BandMcpServer(lambda: (self.features.capabilities, self.additional_tools))
         self._sessions: dict[str, str] = {}
         self._selections: dict[str, dict[str, str]] = {}
 
@@ -257,9 +257,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
     async def run_prompt(self, proc: ACPProcess, prompt: Prompt) -> None:
         from acp import text_block
 
-        self.mcp.bindings[prompt.room_id] = RoomBinding(
-            prompt.tools, self.features.capabilities, self.additional_tools
-        )
+        self.mcp.bindings[prompt.room_id] = RoomBinding(prompt.tools)
         proc.client.prompt = prompt
         try:
             try:

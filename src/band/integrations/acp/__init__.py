@@ -1,0 +1,51 @@
+"""ACP (Agent Client Protocol), the server half: editors talk to Band peers through Band rooms.
+
+``band-acp`` runs ``ACPServer`` over stdio with a ``BandACPServerAdapter`` agent. The client
+half (Band rooms on an ACP agent) is ``band.adapters.acp.ACPClientAdapter``, re-exported here.
+Needs ``pip install 'openband[acp]'``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from band._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from band.adapters.acp import ACPClientAdapter, ACPClientAdapterConfig
+
+    from .event_converter import EventConverter
+    from .push_handler import ACPPushHandler
+    from .router import AgentRouter
+    from .server import ACPServer, run_acp_server
+    from .server_adapter import BandACPServerAdapter, BandACPServerAdapterConfig
+    from .types import ACPSessionState, PendingACPPrompt
+
+__all__ = [
+    "ACPClientAdapter",
+    "ACPClientAdapterConfig",
+    "ACPPushHandler",
+    "ACPServer",
+    "ACPSessionState",
+    "AgentRouter",
+    "BandACPServerAdapter",
+    "BandACPServerAdapterConfig",
+    "EventConverter",
+    "PendingACPPrompt",
+    "run_acp_server",
+]
+
+_EXPORTS = {
+    "ACPClientAdapter": "band.adapters.acp",
+    "ACPClientAdapterConfig": "band.adapters.acp",
+    "ACPPushHandler": "band.integrations.acp.push_handler",
+    "ACPServer": "band.integrations.acp.server",
+    "ACPSessionState": "band.integrations.acp.types",
+    "AgentRouter": "band.integrations.acp.router",
+    "BandACPServerAdapter": "band.integrations.acp.server_adapter",
+    "BandACPServerAdapterConfig": "band.integrations.acp.server_adapter",
+    "EventConverter": "band.integrations.acp.event_converter",
+    "PendingACPPrompt": "band.integrations.acp.types",
+    "run_acp_server": "band.integrations.acp.server",
+}
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

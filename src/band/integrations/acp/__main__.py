@@ -1,0 +1,5 @@
+"""``python -m band.integrations.acp``: the ``band-acp`` command."""
+
+from band.integrations.acp.cli import entry_point
+
+entry_point()

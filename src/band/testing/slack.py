@@ -1,0 +1,415 @@
+"""``FakeSlack``: a local stand-in for Slack, checking every request as Slack documents it.
+
+Slack cannot run offline, so this serves the parts a Slack bridge talks to, on loopback:
+
+* the **Web API** at ``/api/<method>`` (``auth.test``, ``chat.postMessage``, ``chat.update``,
+  ``conversations.replies``, ``conversations.info``, ``users.info``,
+  ``assistant.threads.setStatus``, ``apps.connections.open``): the token comes from
+  ``Authorization: Bearer`` (JSON bodies must use it), bot methods need the bot token
+  (``xoxb-``), ``apps.connections.open`` the app-level token (``xapp-``); required arguments
+  and their shapes are checked (channel ids, ``ts`` as ``1234567890.123456``, text or
+  blocks, lengths). Answers have Slack's shapes (``{"ok": false, "error": ...}`` on errors);
+* **Socket Mode** at ``/link/?ticket=...`` (a websocket, the URL ``apps.connections.open``
+  gives): ``hello`` first, then ``events_api`` envelopes, each to be acknowledged with its
+  ``envelope_id`` within 3 seconds;
+* **Events over HTTP**: ``send_http_event`` posts an ``event_callback`` to an app's URL,
+  signed (``X-Slack-Signature: v0=<HMAC-SHA256>``, ``X-Slack-Request-Timestamp``), with the
+  retry headers on a retry, and expects 200 within 3 seconds.
+
+Whatever breaks those rules is refused as Slack would and recorded in ``violations``; a
+test asserts it stays empty. The workspace is small: one bot, users, channels, and the
+messages posted in them (so ``conversations.replies`` returns a thread).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import itertools
+import json
+import re
+import secrets
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl
+
+import httpx
+
+__all__ = ["ApiCall", "FakeSlack"]
+
+TS = re.compile(r"^\d{10}\.\d{6}$")
+CHANNEL = re.compile(r"^[CDG][A-Z0-9]{2,}$")
+ACK_WINDOW_S = 3.0
+BOT_METHODS = {
+    "auth.test": (),
+    "chat.postMessage": ("channel",),
+    "chat.update": ("channel", "ts"),
+    "conversations.replies": ("channel", "ts"),
+    "conversations.info": ("channel",),
+    "users.info": ("user",),
+    "assistant.threads.setStatus": ("channel_id", "thread_ts", "status"),
+}
+
+
+@dataclass(frozen=True)
+class ApiCall:
+    """One Web API call as the stand-in received it."""
+
+    method: str
+    args: dict[str, Any]
+    token: str
+
+
+@dataclass
+class FakeSlack:
+    """One Slack workspace with one bot (see the module docstring)."""
+
+    bot_token: str = "xoxb-1-fake-bot-token"
+    app_token: str = "xapp-1-fake-app-token"
+    signing_secret: str = "fake-signing-secret"
+    bot_user_id: str = "UBOT0001"
+    bot_id: str = "BBOT0001"
+    team_id: str = "T0000001"
+    users: dict[str, str] = field(default_factory=lambda: {"UALICE01": "alice"})
+    channels: dict[str, str] = field(default_factory=lambda: {"CGENERAL1": "general"})
+    calls: list[ApiCall] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    messages: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    acks: dict[str, float] = field(default_factory=dict)  # envelope id -> seconds to ack
+    origin: str = ""
+    _clock: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _tickets: set[str] = field(default_factory=set)
+    _sockets: list[Any] = field(default_factory=list)
+    _sent: dict[str, float] = field(default_factory=dict)
+
+    # -- running it --------------------------------------------------------------------------
+
+    @property
+    def api_url(self) -> str:
+        """The Web API base URL (``AsyncWebClient(base_url=...)``)."""
+        return f"{self.origin}/api/"
+
+    def web_client(self, token: str | None = None) -> Any:
+        """A real ``slack_sdk`` ``AsyncWebClient`` pointed at this stand-in."""
+        from slack_sdk.web.async_client import AsyncWebClient
+
+        return AsyncWebClient(token=token or self.bot_token, base_url=self.api_url)
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[FakeSlack]:
+        """Serve on a free loopback port for the block."""
+        from starlette.applications import Starlette
+        from starlette.routing import Route, WebSocketRoute
+
+        from band.integrations.uvicorn_server import ManagedUvicornServer
+
+        app = Starlette(
+            routes=[
+                Route("/api/{method}", self._api, methods=["GET", "POST"]),
+                WebSocketRoute("/link/", self._socket),
+            ]
+        )
+        server = ManagedUvicornServer(app, host="127.0.0.1", port=0)
+        await server.start()
+        self.origin = f"http://127.0.0.1:{server.bound_port}"
+        try:
+            yield self
+        finally:
+            for socket in list(self._sockets):
+                await socket.close()
+            await server.stop()
+
+    # -- the workspace -----------------------------------------------------------------------
+
+    def next_ts(self) -> str:
+        return f"{int(time.time()):010d}.{next(self._clock):06d}"
+
+    def post(
+        self, channel: str, text: str, *, user: str | None = None, **extra: Any
+    ) -> dict[str, Any]:
+        """A message in ``channel`` (by a user, or the bot when ``user`` is None)."""
+        ts = self.next_ts()
+        message = {"type": "message", "ts": ts, "text": text, **extra}
+        if user is None:
+            message.update(bot_id=self.bot_id, user=self.bot_user_id)
+        else:
+            message["user"] = user
+        self.messages.setdefault(channel, []).append(message)
+        return message
+
+    def thread(self, channel: str, thread_ts: str) -> list[dict[str, Any]]:
+        """The thread's messages, root first (as ``conversations.replies`` lists them)."""
+        return [
+            m
+            for m in self.messages.get(channel, [])
+            if m["ts"] == thread_ts or m.get("thread_ts") == thread_ts
+        ]
+
+    def bot_replies(self, channel: str, thread_ts: str) -> list[str]:
+        """What the bot posted in a thread (plain text replies, not its Block Kit updates)."""
+        return [
+            m["text"]
+            for m in self.thread(channel, thread_ts)
+            if m.get("bot_id") == self.bot_id and not m.get("blocks")
+        ]
+
+    def mention(
+        self,
+        text: str,
+        *,
+        user: str = "UALICE01",
+        channel: str = "CGENERAL1",
+        thread_ts: str | None = None,
+    ) -> dict[str, Any]:
+        """Alice mentions the bot in a channel (posted there); the ``app_mention`` event."""
+        extra = {"thread_ts": thread_ts} if thread_ts else {}
+        message = self.post(channel, f"<@{self.bot_user_id}> {text}", user=user, **extra)
+        return {**message, "type": "app_mention", "channel": channel, "event_ts": message["ts"]}
+
+    def callback(self, event: dict[str, Any], event_id: str | None = None) -> dict[str, Any]:
+        """The Events API ``event_callback`` wrapping ``event``."""
+        return {
+            "token": "deprecated-verification-token",
+            "team_id": self.team_id,
+            "api_app_id": "A0000001",
+            "event": event,
+            "type": "event_callback",
+            "event_id": event_id or f"Ev{secrets.token_hex(5).upper()}",
+            "event_time": int(time.time()),
+            "authorizations": [
+                {"team_id": self.team_id, "user_id": self.bot_user_id, "is_bot": True}
+            ],
+        }
+
+    # -- Slack -> the app: Events over HTTP --------------------------------------------------
+
+    async def send_http_event(
+        self, url: str, body: dict[str, Any], *, retry: int = 0, secret: str | None = None
+    ) -> httpx.Response:
+        """POST ``body`` to the app as Slack does (signed; retry headers on a retry)."""
+        raw = json.dumps(body).encode()
+        stamp = str(int(time.time()))
+        digest = hmac.new(
+            (secret or self.signing_secret).encode(),
+            b"v0:" + stamp.encode() + b":" + raw,
+            hashlib.sha256,
+        ).hexdigest()
+        headers = {
+            "Content-Type": "application/json",
+            "X-Slack-Request-Timestamp": stamp,
+            "X-Slack-Signature": f"v0={digest}",
+            "User-Agent": "Slackbot 1.0 (+https://api.slack.com/robots)",
+        }
+        if retry:
+            headers.update(
+                {"X-Slack-Retry-Num": str(retry), "X-Slack-Retry-Reason": "http_timeout"}
+            )
+        started = time.monotonic()
+        async with httpx.AsyncClient(timeout=10) as http:
+            answer = await http.post(url, content=raw, headers=headers)
+        took = time.monotonic() - started
+        if took > ACK_WINDOW_S:
+            self.violations.append(f"events endpoint answered after {took:.1f} s (Slack waits 3 s)")
+        return answer
+
+    # -- Slack -> the app: Socket Mode -------------------------------------------------------
+
+    async def push_socket_event(self, body: dict[str, Any], *, retry_attempt: int = 0) -> str:
+        """Send an ``events_api`` envelope on the open Socket Mode connection; its id."""
+        if not self._sockets:
+            raise RuntimeError("no Socket Mode connection is open")
+        envelope_id = secrets.token_hex(8)
+        envelope = {
+            "envelope_id": envelope_id,
+            "payload": body,
+            "type": "events_api",
+            "accepts_response_payload": False,
+            "retry_attempt": retry_attempt,
+            "retry_reason": "timeout" if retry_attempt else "",
+        }
+        self._sent[envelope_id] = time.monotonic()
+        await self._sockets[-1].send_text(json.dumps(envelope))
+        return envelope_id
+
+    async def wait_acked(self, envelope_id: str, limit: float = 10.0) -> float:
+        """Seconds the app took to acknowledge ``envelope_id``."""
+        deadline = time.monotonic() + limit
+        while envelope_id not in self.acks:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"envelope {envelope_id} was not acknowledged")
+            await asyncio.sleep(0.01)
+        return self.acks[envelope_id]
+
+    @property
+    def socket_connections(self) -> int:
+        return len(self._sockets)
+
+    async def _socket(self, ws: Any) -> None:
+        ticket = ws.query_params.get("ticket", "")
+        if ticket not in self._tickets:
+            self.violations.append(
+                "Socket Mode connection without a ticket from apps.connections.open"
+            )
+            await ws.close(code=1008)
+            return
+        self._tickets.discard(ticket)  # a ticket opens one connection
+        await ws.accept()
+        self._sockets.append(ws)
+        hello = {
+            "type": "hello",
+            "num_connections": len(self._sockets),
+            "debug_info": {"host": "fake-slack", "approximate_connection_time": 18060},
+            "connection_info": {"app_id": "A0000001"},
+        }
+        await ws.send_text(json.dumps(hello))
+        try:
+            while True:
+                self._on_ack(await ws.receive_text())
+        except Exception:  # the client closed the connection
+            pass
+        finally:
+            if ws in self._sockets:
+                self._sockets.remove(ws)
+
+    def _on_ack(self, text: str) -> None:
+        try:
+            ack = json.loads(text)
+        except ValueError:
+            self.violations.append(f"Socket Mode frame is not JSON: {text[:80]!r}")
+            return
+        envelope_id = ack.get("envelope_id") if isinstance(ack, dict) else None
+        sent = self._sent.pop(str(envelope_id), None)
+        if sent is None:
+            self.violations.append(f"acknowledgement of an unknown envelope: {ack!r}")
+            return
+        took = time.monotonic() - sent
+        if took > ACK_WINDOW_S:
+            self.violations.append(f"envelope {envelope_id} acknowledged after {took:.1f} s")
+        self.acks[str(envelope_id)] = took
+
+    # -- the Web API -------------------------------------------------------------------------
+
+    async def _api(self, request: Any) -> Any:
+        from starlette.responses import JSONResponse
+
+        method = request.path_params["method"]
+        args, token, problem = await self._read(request)
+        self.calls.append(ApiCall(method, args, token))
+        if problem is None:
+            problem = self._check(method, args, token)
+        if problem is not None:
+            error, why = problem
+            if error not in ("invalid_auth", "not_authed"):
+                self.violations.append(f"{method}: {why}")
+            return JSONResponse({"ok": False, "error": error})
+        return JSONResponse({"ok": True, **self._answer(method, args)})
+
+    async def _read(self, request: Any) -> tuple[dict[str, Any], str, tuple[str, str] | None]:
+        header = request.headers.get("authorization", "")
+        token = header.removeprefix("Bearer ").strip() if header.startswith("Bearer ") else ""
+        args: dict[str, Any] = dict(request.query_params)
+        if request.method == "POST":
+            kind = request.headers.get("content-type", "").split(";")[0].strip()
+            raw = await request.body()
+            if kind == "application/json":
+                if not token:
+                    return args, "", ("not_authed", "a JSON body needs the Authorization header")
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    return args, token, ("invalid_json", "the body is not JSON")
+                if not isinstance(body, dict):
+                    return args, token, ("invalid_json", "the JSON body is not an object")
+                args.update(body)
+            elif kind == "application/x-www-form-urlencoded":
+                args.update(parse_qsl(raw.decode()))
+            elif raw:
+                return args, token, ("invalid_form_data", f"unsupported content type {kind!r}")
+        token = token or str(args.pop("token", ""))
+        return args, token, None
+
+    def _check(self, method: str, args: dict[str, Any], token: str) -> tuple[str, str] | None:
+        if not token:
+            return "not_authed", "no token"
+        if token not in (self.bot_token, self.app_token):
+            return "invalid_auth", "unknown token"
+        if method == "apps.connections.open":
+            if token != self.app_token:
+                return "not_allowed_token_type", "apps.connections.open needs the xapp- token"
+            return None
+        if method not in BOT_METHODS:
+            return "unknown_method", f"unknown method {method}"
+        if token != self.bot_token:
+            return "not_allowed_token_type", f"{method} needs the bot (xoxb-) token"
+        for name in BOT_METHODS[method]:
+            # An empty status is documented: it clears the thread's status.
+            empty_ok = method == "assistant.threads.setStatus" and name == "status"
+            if args.get(name) is None or (args.get(name) == "" and not empty_ok):
+                return "invalid_arguments", f"missing required argument {name!r}"
+        return self._check_shapes(method, args)
+
+    def _check_shapes(self, method: str, args: dict[str, Any]) -> tuple[str, str] | None:
+        channel = args.get("channel") or args.get("channel_id")
+        if channel is not None and not CHANNEL.match(str(channel)):
+            return "channel_not_found", f"{channel!r} is not a channel id"
+        for name in ("ts", "thread_ts"):
+            if args.get(name) is not None and not TS.match(str(args[name])):
+                return "invalid_arguments", f"{name} {args[name]!r} is not a Slack timestamp"
+        if method in ("chat.postMessage", "chat.update"):
+            text, blocks = args.get("text"), args.get("blocks")
+            if not text and not blocks:
+                return "no_text", "neither text nor blocks"
+            if text is not None and (not isinstance(text, str) or len(text) > 40_000):
+                return "msg_too_long", "text is not a string of at most 40,000 characters"
+            if blocks is not None and (not isinstance(blocks, list) or len(blocks) > 50):
+                return "invalid_blocks", "blocks is not a list of at most 50 blocks"
+        if method == "chat.update" and not any(
+            m["ts"] == args["ts"] for m in self.messages.get(str(channel), [])
+        ):
+            return "message_not_found", f"no message {args['ts']} in {channel}"
+        if method == "users.info" and args["user"] not in self.users:
+            return "user_not_found", f"no user {args['user']}"
+        return None
+
+    def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
+        if method == "auth.test":
+            return {
+                "url": "https://fake.slack.com/",
+                "team": "Fake",
+                "user": "band",
+                "team_id": self.team_id,
+                "user_id": self.bot_user_id,
+                "bot_id": self.bot_id,
+            }
+        if method == "apps.connections.open":
+            ticket = secrets.token_hex(12)
+            self._tickets.add(ticket)
+            return {"url": f"{self.origin.replace('http', 'ws', 1)}/link/?ticket={ticket}"}
+        if method == "chat.postMessage":
+            extra = {k: args[k] for k in ("thread_ts", "blocks") if args.get(k)}
+            message = self.post(str(args["channel"]), str(args.get("text") or ""), **extra)
+            return {"channel": args["channel"], "ts": message["ts"], "message": message}
+        if method == "chat.update":
+            for message in self.messages[str(args["channel"])]:
+                if message["ts"] == args["ts"]:
+                    message.update({k: args[k] for k in ("text", "blocks") if k in args})
+            return {"channel": args["channel"], "ts": args["ts"], "text": args.get("text", "")}
+        if method == "conversations.replies":
+            return {
+                "messages": self.thread(str(args["channel"]), str(args["ts"])),
+                "has_more": False,
+            }
+        if method == "conversations.info":
+            channel = str(args["channel"])
+            name = self.channels.get(channel)
+            return {"channel": {"id": channel, "name": name, "is_im": channel.startswith("D")}}
+        if method == "users.info":
+            user = str(args["user"])
+            name = self.users[user]
+            profile = {"display_name": name.title(), "real_name": name.title()}
+            return {"user": {"id": user, "name": name, "profile": profile}}
+        return {}  # assistant.threads.setStatus
