@@ -110,6 +110,27 @@ async def test_a_persons_rooms_read_the_same_on_the_deployment_they_moved_to(
     assert last["seq"] == got[-1]["seq"] + 1
 
 
+async def test_people_the_deployment_has_are_mapped_by_handle_and_get_no_new_key(
+    world: World, tmp_path: Path
+) -> None:
+    alice_b = await world.b.person("alice")  # alice has an account on B already
+    archive = tmp_path / "alice"
+    await _export(world.a.rest_url, world.alice.key, archive)
+    done = await _import(world.b.rest_url, world.admin_b.key, archive)
+    assert "person: mapped to @alice" in done.notes
+    # Keys only for what the import made: alice's key on B stays hers.
+    assert {k.note for k in done.keys} == {"created @bob", "created @alice/echo"}
+    async with httpx.AsyncClient(
+        base_url=world.b.rest_url, headers={"X-API-Key": alice_b.key}
+    ) as c:
+        rooms = ok(await c.get("/api/v1/me/chats"))["data"]
+        assert [r["title"] for r in rooms] == ["Launch"]
+        got, handles = await _read(world.b.rest_url, alice_b.key, rooms[0]["id"])
+    mine = [m for m in got if m["sender_type"] == "User"]
+    assert mine and {m["sender_id"] for m in mine} == {alice_b.id}
+    assert handles[alice_b.id] == "alice"
+
+
 async def test_an_import_run_twice_makes_nothing_new(world: World, tmp_path: Path) -> None:
     archive = tmp_path / "alice"
     await _export(world.a.rest_url, world.alice.key, archive)
