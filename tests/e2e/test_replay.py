@@ -124,3 +124,22 @@ async def test_a_replay_naming_no_room_of_the_archive_is_refused_with_its_rooms(
     )  # fmt: skip
     assert done.returncode == 2
     assert "name one room with --room (the archive has: 'Arithmetic')" in done.stderr
+
+
+async def test_without_model_the_replay_runs_offline_on_the_scripted_model(
+    tmp_path: Path,
+) -> None:
+    archive = await _original_room(tmp_path)
+    done = subprocess.run(
+        [str(PROJECT_PYTHON), "-m", "band.cli", "replay", str(archive),
+         "--adapter", "chat_adapter:ChatCompletionsAdapter", "--out", str(tmp_path / "report")],
+        cwd=SEED_DIR, capture_output=True, text=True, env=clean_env(), timeout=100,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-4000:]
+    assert "answered 3/3 now (3/3 then), 0 the same" in done.stdout
+    report: dict[str, Any] = json.loads((tmp_path / "report" / "replay.json").read_text())
+    assert report["model"].startswith("fake")
+    answers = [c["replay"]["content"] for c in report["cases"]]
+    # band.testing's default policy answers the speaker and repeats what they said.
+    assert [a.startswith("@alice Hi Alice!") for a in answers] == [True] * 3, answers
+    assert "You said: and 3+3?" in answers[1]
