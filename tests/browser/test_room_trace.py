@@ -54,8 +54,9 @@ async def test_a_mentions_delivery_links_to_its_trace(
     timeline = page.get_by_role("list", name="Messages")
     await expect(timeline.locator(".delivery")).to_have_text("Helper Botdelivered")
     async with httpx.AsyncClient(base_url=traced_band.url, headers={"X-API-Key": key}) as c:
-        stored = (await c.get(f"/api/v1/me/chats/{made.id}/messages")).json()["data"][0]
-    trace_id = stored["metadata"]["trace_id"]
+        listed = (await c.get(f"/api/v1/me/chats/{made.id}/messages")).json()["data"]
+    stored = next(m for m in listed if "where did the time go" in m["content"])
+    trace_id = stored["metadata"].get("trace_id")
     assert re.fullmatch(r"[0-9a-f]{32}", trace_id)
     link = timeline.get_by_role("link", name=f"trace {trace_id[:8]}")
     await expect(link).to_have_attribute("href", VIEWER.replace("{trace_id}", trace_id))

@@ -103,8 +103,15 @@ class OtlpReceiver:
         return f"http://127.0.0.1:{self._server.server_address[1]}"
 
     def env(self, service: str | None = None) -> dict[str, str]:
-        """The variables a child needs to export here, quickly."""
-        env = {"OTEL_EXPORTER_OTLP_ENDPOINT": self.endpoint, "OTEL_BSP_SCHEDULE_DELAY": "100"}
+        """The variables a child needs to export here, quickly; tracing switched on even
+        where the environment turned the OpenTelemetry SDK off (a framework's conftest, a
+        module imported while collecting, may set ``OTEL_SDK_DISABLED``)."""
+        env = {
+            "OTEL_EXPORTER_OTLP_ENDPOINT": self.endpoint,
+            "OTEL_BSP_SCHEDULE_DELAY": "100",
+            "OTEL_SDK_DISABLED": "false",
+            "OTEL_TRACES_EXPORTER": "otlp",
+        }
         if service:
             env["OTEL_SERVICE_NAME"] = service
         return env
