@@ -237,6 +237,11 @@ async def test_only_an_admin_imports_and_a_batch_out_of_order_changes_nothing(
         assert "/records/0/seq" in bad.json()["error"]["details"]
         state = ok(await c.get(f"/api/v1/admin/imports/{run['id']}"))["data"]
         assert state["applied"] == {} and state["status"] == "running"
+        # A person made by an import: its key is shown this once, and never cached.
+        zed = {"id": "p-zed", "name": "Zed", "handle": "zed"}
+        made = await c.post(records, json={"kind": "person", "records": [zed]})
+        assert ok(made)["data"]["records"][0]["api_key"].startswith("band_u_")
+        assert made.headers["cache-control"] == "no-store"
     stranger = await world.b.person("stranger")
     async with httpx.AsyncClient(base_url=url, headers={"X-API-Key": stranger.key}) as c:
         denied = await c.post("/api/v1/admin/imports", json={"archive_id": "a-2"})

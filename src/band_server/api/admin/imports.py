@@ -73,7 +73,7 @@ async def import_records(
 @router.put(
     "/imports/{import_id}/files",
     responses={
-        **one(ImportedRecord),
+        **secret(ImportedRecord),  # its schema may hold a key (never a file's): no-store
         413: {"description": "The file is larger than the limit"},
         503: {"description": "The file store can't take the file right now"},
     },
@@ -95,7 +95,7 @@ async def import_file(
     x_file_name: Annotated[str | None, Header(max_length=2000)] = None,
     x_file_sha256: Annotated[str | None, Header(max_length=200)] = None,
     content_type: Annotated[str | None, Header(max_length=200, include_in_schema=False)] = None,
-) -> dict[str, Any]:
+) -> JSONResponse:
     """Store one file of the archive in its imported room (``room_id``, ``uploader_id`` and
     ``source_id`` are the archive's ids); a file already imported is not stored again."""
     meta = files.UploadMeta.parse(x_file_name, x_file_sha256, content_type)
@@ -105,7 +105,7 @@ async def import_file(
         )
     except ClientDisconnect as exc:
         raise ApiError("The upload was interrupted", code="upload_interrupted") from exc
-    return {"data": record.model_dump(mode="json")}
+    return secret_answer({"data": record.model_dump(mode="json")})
 
 
 @router.post("/imports/{import_id}/finish", responses=one(ImportRunView))
