@@ -8,6 +8,7 @@
                        [--write-config agent_config.yaml [--config-key KEY]]
     band rooms create --owner HANDLE [--title T] [--add HANDLE ...]
     band send --room ID --as HANDLE "text @handle"
+    band backup DEST [--data DIR]          band restore SOURCE [--data DIR] [--force]
     band demo [...]
 
 Admin commands open the database directly; they do not need a running server.
@@ -27,6 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import admin, admin_accounts
+from .backup import BackupError
 from .config import DEFAULT_DEPENDENCY_WAIT, Settings
 from .logs import LEVELS, logging_config
 from .services.accounts import slug
@@ -172,6 +174,26 @@ def _send(args: argparse.Namespace) -> int:
     return 0
 
 
+def _backup(args: argparse.Namespace) -> int:
+    from .backup import backup
+
+    done = backup(_settings(args), Path(args.dest).resolve(), say=_progress)
+    print(f"Backed up {done.database} and {done.files} files into {done.path} ({done.bytes} bytes)")
+    return 0
+
+
+def _restore(args: argparse.Namespace) -> int:
+    from .backup import restore
+
+    done = restore(_settings(args), Path(args.source).resolve(), force=args.force, say=_progress)
+    print(f"Restored {done.database} and {done.files} files into {done.path}")
+    return 0
+
+
+def _progress(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
 def _demo(argv: Sequence[str]) -> int:
     try:
         from .demo import main as demo_main
@@ -294,11 +316,26 @@ def build_parser() -> argparse.ArgumentParser:
     _data_option(send)
     send.set_defaults(func=_send)
 
+    bk = sub.add_parser(
+        "backup", help="copy this deployment (database and files) consistently, while it runs"
+    )
+    bk.add_argument("dest", help="a new folder, or a .tar file, to write the backup to")
+    _data_option(bk)
+    bk.set_defaults(func=_backup)
+    rs = sub.add_parser("restore", help="restore a backup into a (stopped) deployment")
+    rs.add_argument("source", help="the backup folder or .tar file")
+    rs.add_argument("--force", action="store_true", help="replace an existing SQLite database")
+    _data_option(rs)
+    rs.set_defaults(func=_restore)
+
     # Listed for --help only: main() hands everything after "demo" to the demo's own parser.
     sub.add_parser("demo", help="a person, a room and two agents, in one process")
     # Handled by band.cli before this parser (they need only the SDK); listed for --help.
     sub.add_parser("bridge", help="forward every agent event to a runtime (band bridge --help)")
     sub.add_parser("runtime", help="serve an adapter per invocation (band runtime --help)")
+    sub.add_parser("export", help="copy rooms, messages, files... into an archive (--help)")
+    sub.add_parser("import", help="import an archive into this deployment (--help)")
+    sub.add_parser("replay", help="ask an exported room's mentions again of an adapter (--help)")
     return parser
 
 
@@ -312,6 +349,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         status: int = args.func(args)
     except admin.AdminError as exc:
         print(f"band: error: {exc}", file=sys.stderr)
+        return 1
+    except BackupError as exc:
+        print(f"band {args.command}: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -90,6 +90,9 @@ class Settings:
     sign_in_failures: str = field(
         default_factory=lambda: os.environ.get("BAND_SIGN_IN_FAILURES", "10/minute")
     )
+    # Where the web app links a message's trace (with tracing on): a URL with "{trace_id}",
+    # e.g. a Jaeger UI's http://localhost:16686/trace/{trace_id}; unset shows the id.
+    trace_url: str | None = field(default_factory=lambda: os.environ.get("BAND_TRACE_URL") or None)
     # The fast lane (api.fast_lane) serves simple routes without FastAPI's per-request work;
     # off, FastAPI serves every request. Both answer alike (tests/server/test_lane_equal.py).
     fast_lane: bool = field(default_factory=lambda: _switch("BAND_FAST_LANE", True))

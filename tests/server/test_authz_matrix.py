@@ -59,7 +59,7 @@ from band_server.store.models import Base
 from conftest import LiveServer, make_user
 
 Scope = Literal["victim", "self"]
-SURFACES = ("/api/v1/agent", "/api/v1/me")
+SURFACES = ("/api/v1/agent", "/api/v1/me", "/api/v1/admin")
 OUTSIDERS = ("person", "agent", "no_key", "revoked", "deleted")
 DEAD_KEYS = frozenset({"no_key", "revoked", "deleted"})
 REFUSED = frozenset({401, 403, 404})
@@ -195,6 +195,24 @@ ROWS: dict[str, Row] = {
         {"consent": {"agent_id": "{caller}", "system_id": "{system_id}"}}
     ),
     "DELETE /api/v1/me/delegation/consents/{consent_id}": Row(),
+    # -- admin surface (Vera, the first person, is the admin): every outsider refused --------
+    "GET /api/v1/admin/people": Row(scope="victim"),
+    "GET /api/v1/admin/agents": Row(scope="victim"),
+    "GET /api/v1/admin/chats": Row(scope="victim"),
+    "GET /api/v1/admin/contacts": Row(scope="victim"),
+    "GET /api/v1/admin/chats/{chat_id}/messages": Row(),
+    "GET /api/v1/admin/chats/{chat_id}/participants": Row(),
+    "GET /api/v1/admin/chats/{chat_id}/tasks": Row(),
+    "GET /api/v1/admin/chats/{chat_id}/tasks/{task_id}/history": Row(),
+    "GET /api/v1/admin/chats/{chat_id}/board": Row(),
+    "GET /api/v1/admin/chats/{chat_id}/files/{file_id}": Row(),
+    "POST /api/v1/admin/imports": Row({"archive_id": "outsider-archive"}, scope="victim"),
+    "GET /api/v1/admin/imports/{import_id}": Row(),
+    "POST /api/v1/admin/imports/{import_id}/records": Row(
+        {"kind": "person", "records": [{"id": "x", "name": "X", "handle": "xavier"}]}
+    ),
+    "PUT /api/v1/admin/imports/{import_id}/files": Row(),
+    "POST /api/v1/admin/imports/{import_id}/finish": Row(),
 }
 
 # Path parameter (and body placeholder) name -> the attribute of ``Victim`` it names.
@@ -212,6 +230,7 @@ TARGETS: dict[str, str] = {
     "job_id": "job_id",
     "system_id": "system_id",
     "consent_id": "consent_id",
+    "import_id": "room_id",  # no import exists: the admin check refuses before any lookup
 }
 
 # Socket topic kind -> the attribute of ``Victim`` whose topic an outsider tries to join.

@@ -13,6 +13,8 @@ from typing import Any
 import httpx
 
 from band.core.exceptions import BandConnectionError
+from band_protocol import tracing
+from band_protocol.tracing import TRACING
 
 from .errors import BandRestError
 from .turn_keys import KEY_IN_USE, KEY_REUSED, error_code, settled_reuse, turn_post_key
@@ -135,6 +137,13 @@ class HttpCore:
         extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
         if content is not None:
             extra["content"] = content
+        if TRACING.on:  # a client span, its context in the request's traceparent header
+            with tracing.span(tracing.route_name(method, API_PREFIX + path), kind="client"):
+                headers = dict(headers)
+                tracing.inject(headers)
+                return await self._client.request(
+                    method, API_PREFIX + path, params=params, json=json, headers=headers, **extra
+                )
         return await self._client.request(
             method, API_PREFIX + path, params=params, json=json, headers=headers, **extra
         )

@@ -25,6 +25,7 @@ from band.core.exceptions import CleanupIncompleteError
 from band.core.protocols import AgentToolsProtocol
 from band.core.types import PlatformConnection
 from band.platform.socket import SocketTimings
+from band_protocol import tracing
 
 from .config import AgentConfig, SessionConfig, load_agent_config, resolve_urls
 from .contacts import ContactEventConfig
@@ -183,6 +184,7 @@ class Agent:
             raise CleanupIncompleteError("Agent cleanup is incomplete; call stop() to retry it")
         self._starting = True
         self._stop_requested = asyncio.Event()
+        tracing.configure("band-agent")  # on only when OTEL_EXPORTER_OTLP_ENDPOINT is set
         try:
             if self._runtime.config.single_instance:
                 self._lock.acquire()
@@ -304,6 +306,8 @@ class Agent:
         if errors:
             raise ExceptionGroup("Agent cleanup remains incomplete", errors)
         self._lock.release()
+        if tracing.TRACING.on:
+            await asyncio.to_thread(tracing.shutdown)  # the spans still buffered go out now
         log.info("Agent stopped: %s (graceful=%s)", self.agent_name, graceful)
         return graceful
 

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 from band.core.types import is_contact_hub_turn
 from band.platform.event import MessageEvent, PlatformEvent, ReconnectedEvent
 from band.platform.turn_keys import turn_scope
+from band_protocol import tracing
+from band_protocol.tracing import TRACING
 
 from .config import SessionConfig
 from .context import ConversationContext
@@ -447,7 +449,11 @@ class ExecutionContext:
         self._runner = TurnRunner(s, self)
         self.state = ExecutionState.PROCESSING
         try:
-            outcome = await self._runner.run(payload, event)
+            if TRACING.on:  # the turn continues the trace the push carried (band_protocol)
+                with tracing.span("band.turn", parent=payload, attributes=self._about(payload)):
+                    outcome = await self._runner.run(payload, event)
+            else:
+                outcome = await self._runner.run(payload, event)
         finally:
             self._runner = None
             self.state = ExecutionState.IDLE
@@ -455,6 +461,13 @@ class ExecutionContext:
             self._stopped = True
         self._deferred = message_id if outcome is Outcome.DEFERRED else None
         return outcome
+
+    def _about(self, payload: dict[str, Any]) -> dict[str, str]:
+        return {
+            "band.agent_id": self.s.agent_id,
+            "band.room_id": self.room_id,
+            "band.message_id": str(payload.get("id")),
+        }
 
     async def _offer_control(self, payload: dict[str, Any], event: MessageEvent | None) -> None:
         """While the queue is held, a message may still be a control the handler consumes."""

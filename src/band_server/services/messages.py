@@ -18,6 +18,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 
 from band.protocol import topic, utcnow
 from band.protocol.messages import EventCreateFields, MessageCreateFields
+from band_protocol import tracing
 
 from ..errors import ApiError, ValidationFailed
 from ..fanout.bus import Broadcast
@@ -207,6 +208,8 @@ async def post_message(
     if sender.is_agent:
         await _check_loop_guard(uow.session, room, routed, loop_limit)
     meta: dict[str, Any] = {"mentions": [m.metadata() for m in resolved], "status": "sent"}
+    if tracing.TRACING.on:  # the web app links a message's deliveries to its trace
+        meta["trace_id"] = tracing.trace_id()
     msg_id, now = new_id(), utcnow()
     sealed = delegation.envelope(sender, [m.member for m in routed], msg_id, now)
     if sealed is None and sender.is_agent:

@@ -10,6 +10,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band.protocol import utcnow
+from band_protocol import tracing
 
 from ..fanout.bus import Broadcast
 from . import idempotency, row_keys
@@ -115,7 +116,11 @@ class _Write:
         except BaseException as failed:
             await db_unit.__aexit__(type(failed), failed, failed.__traceback__)
             raise
-        await db_unit.__aexit__(None, None, None)
+        if tracing.TRACING.on:  # the commit is a span of the request's trace
+            with tracing.span("band.commit"):
+                await db_unit.__aexit__(None, None, None)
+        else:
+            await db_unit.__aexit__(None, None, None)
         if pending is not None:
             pending.claimed = True
             pending.kept = uow.answer is not None or uow.keyed_row

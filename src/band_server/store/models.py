@@ -442,3 +442,28 @@ class DelegatedToken(Base):
     message_id: Mapped[str] = mapped_column(String(36))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     expires_at: Mapped[datetime] = mapped_column()
+
+
+class ImportRun(Base):
+    """One archive's import into this deployment (``services.imports``); one per archive id."""
+
+    __tablename__ = "imports"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    archive_id: Mapped[str] = mapped_column(String(64), unique=True)
+    created_by: Mapped[str] = mapped_column(String(36))
+    source: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    expected: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)  # kind -> records
+    applied: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)  # kind -> records
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class ImportedRow(Base):
+    """The import journal: what a source id became here, written with the row it made, so
+    an import resumed after a crash never makes a row twice."""
+
+    __tablename__ = "import_map"
+    import_id: Mapped[str] = mapped_column(ForeignKey("imports.id"), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    source_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    target_id: Mapped[str] = mapped_column(String(36))

@@ -9,6 +9,7 @@ models, read by attribute) and, for lists, ``.metadata``.
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
 from typing import Any, Generic, NotRequired, TypedDict, TypeVar
 
 import httpx
@@ -26,6 +27,7 @@ __all__ = [
     "Caller",
     "Record",
     "RequestOptions",
+    "download",
 ]
 
 log = logging.getLogger("band.client.rest")
@@ -194,6 +196,21 @@ class Caller:
         else:  # e.g. contact requests: {"received": [...], "sent": [...]}
             data = _parse(Record, items)
         return ApiResponse(data=data, metadata=_meta(body))
+
+
+async def download(
+    caller: Caller, path: str, *, range: str | None = None, options: RequestOptions | None = None
+) -> AsyncIterator[bytes]:
+    """A file's bytes as chunks (``range`` such as ``bytes=0-99`` asks for one span)."""
+    opts: RequestOptions = dict(options or {})  # type: ignore[assignment]
+    if range is not None:
+        opts["additional_headers"] = {**opts.get("additional_headers", {}), "range": range}
+    response = await caller.raw("GET", path, options=opts)
+
+    async def chunks() -> AsyncIterator[bytes]:
+        yield response.content
+
+    return chunks()
 
 
 def _meta(body: dict[str, Any]) -> Record | None:

@@ -14,6 +14,7 @@ import httpx
 from band.platform._http import HttpCore
 from band.platform.urls import DEFAULT_REST_URL
 
+from . import _admin as admin
 from . import _agent as agent
 from . import _human as human
 from ._core import Caller
@@ -78,6 +79,12 @@ class AsyncRestClient:
         self.human_api_peers = human.HumanPeersApi(c)
         self.human_api_contacts = human.HumanContactsApi(c)
         self.human_api_memories = human.HumanMemoriesApi(c)
+        # Ours, beyond band-client-rest: person-side tasks and files, the admin surface.
+        self.human_api_chat_tasks = human.HumanChatTasksApi(c)
+        self.human_api_files = human.HumanFilesApi(c)
+        self.admin_api_directory = admin.AdminDirectoryApi(c)
+        self.admin_api_chats = admin.AdminChatsApi(c)
+        self.admin_api_imports = admin.AdminImportsApi(c)
 
     async def aclose(self) -> None:
         """Close the connection pool."""

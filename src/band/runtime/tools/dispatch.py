@@ -18,6 +18,8 @@ from band.runtime.custom_tools import (
     find_custom_tool,
     invalid_arguments_message,
 )
+from band_protocol import tracing
+from band_protocol.tracing import TRACING
 
 from .names import canonical_tool_name
 from .registry import TOOL_DEFINITIONS, TOOL_MODELS
@@ -84,6 +86,14 @@ class ToolDispatch:
         self, tool_name: str, arguments: Mapping[str, Any] | None
     ) -> ToolCallOutcome:
         """Like ``execute_tool_call`` but says whether the call succeeded."""
+        if TRACING.on:  # a span per tool call, around its REST requests
+            with tracing.span(f"band.tool {tool_name}", attributes={"band.tool": tool_name}):
+                return await self._execute(tool_name, arguments)
+        return await self._execute(tool_name, arguments)
+
+    async def _execute(
+        self, tool_name: str, arguments: Mapping[str, Any] | None
+    ) -> ToolCallOutcome:
         args = dict(arguments or {})
         self._note_tool_call(tool_name, args)
         name = canonical_tool_name(tool_name)

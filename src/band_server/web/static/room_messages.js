@@ -92,7 +92,33 @@
         }
         list.appendChild(item);
       });
+      var trace = traceLink(msg);
+      if (trace) list.appendChild(trace);
       return list;
+    }
+
+    // The message's trace (the platform records its id while tracing is on): a link when the
+    // platform names a trace viewer (data-trace-url, with {trace_id}), else the id itself.
+    function traceLink(msg) {
+      var id = msg.metadata && msg.metadata.trace_id;
+      if (typeof id !== "string" || !/^[0-9a-f]{32}$/.test(id)) return null;
+      var item = el("li", "delivery-trace");
+      var root = document.getElementById("room");
+      var template = (root && root.getAttribute("data-trace-url")) || "";
+      var label = "trace " + id.slice(0, 8);
+      if (/^https?:\/\//.test(template) && template.indexOf("{trace_id}") >= 0) {
+        var link = el("a", "trace-link", label);
+        link.href = template.split("{trace_id}").join(id);
+        link.target = "_blank";
+        link.rel = "noopener noreferrer";
+        link.title = "Trace " + id;
+        item.appendChild(link);
+      } else {
+        var code = el("code", "trace-id", label);
+        code.title = "Trace " + id;
+        item.appendChild(code);
+      }
+      return item;
     }
 
     function attachments(msg) {
