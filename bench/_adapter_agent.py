@@ -49,12 +49,12 @@ def anthropic(stream: bool) -> Callable[[], Any]:
     def build() -> Any:
         from anthropic import AsyncAnthropic
 
-        from band.adapters import AnthropicAdapter
+        from band.adapters import AnthropicAdapter, AnthropicAdapterConfig
 
         client = AsyncAnthropic(
             base_url=os.environ["ANTHROPIC_BASE_URL"], api_key="fake", max_retries=0
         )
-        return AnthropicAdapter(MODEL, client=client, stream=stream)
+        return AnthropicAdapter(AnthropicAdapterConfig(model=MODEL), client=client, stream=stream)
 
     return build
 
@@ -93,7 +93,7 @@ def langgraph() -> Any:
         max_retries=0,
         stream_usage=True,
     )
-    return LangGraphAdapter(llm)
+    return LangGraphAdapter(llm=llm)
 
 
 def pydantic_ai() -> Any:
@@ -105,7 +105,9 @@ def pydantic_ai() -> Any:
     from band.adapters import PydanticAIAdapter
 
     client = AsyncOpenAI(base_url=os.environ["OPENAI_BASE_URL"], api_key="fake", max_retries=0)
-    return PydanticAIAdapter(OpenAIChatModel(MODEL, provider=OpenAIProvider(openai_client=client)))
+    return PydanticAIAdapter(
+        llm=OpenAIChatModel(MODEL, provider=OpenAIProvider(openai_client=client))
+    )
 
 
 def crewai() -> Any:

@@ -37,6 +37,11 @@ class Conn:
         self.writer = writer
 
     async def exchange(self, request: bytes) -> int:
+        status, _ = await self.request(request)
+        return status
+
+    async def request(self, request: bytes) -> tuple[int, bytes]:
+        """Send one pre-built HTTP/1.1 request; its status and body (``Content-Length``)."""
         self.writer.write(request)
         head = await self.reader.readuntil(b"\r\n\r\n")
         status = int(head[9:12])
@@ -44,9 +49,8 @@ class Conn:
         for line in head.split(b"\r\n")[1:]:
             if line[:15].lower() == b"content-length:":
                 length = int(line[15:])
-        if length:
-            await self.reader.readexactly(length)
-        return status
+        body = await self.reader.readexactly(length) if length else b""
+        return status, body
 
 
 async def run(spec: dict[str, Any]) -> dict[str, Any]:

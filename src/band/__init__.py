@@ -55,19 +55,19 @@ _LAZY: dict[str, str] = {
     "build_participants_message": "band.runtime.formatters",
     "format_message_for_llm": "band.runtime.formatters",
     "format_history_for_llm": "band.runtime.formatters",
-    "configure_logging": "band._logging",
-    "build_logging_config": "band._logging",
-    "chatty_logger_levels": "band._logging",
-    "CHATTY_LOGGERS": "band._logging",
-    "STANDARD_FORMAT": "band._logging",
-    "LoggingStyle": "band._logging",
-    "FileStyle": "band._logging",
-    "FormatStyle": "band._logging",
-    "LogStream": "band._logging",
-    "LogLevel": "band._logging",
-    "LoggingConfig": "band._logging",
-    "LogSettings": "band._log_settings",
-    "configure_logging_from_env": "band._log_settings",
+    "configure_logging": "band.logging_config",
+    "build_logging_config": "band.logging_config",
+    "chatty_logger_levels": "band.logging_config",
+    "CHATTY_LOGGERS": "band.logging_config",
+    "STANDARD_FORMAT": "band.logging_config",
+    "LoggingStyle": "band.logging_config",
+    "FileStyle": "band.logging_config",
+    "FormatStyle": "band.logging_config",
+    "LogStream": "band.logging_config",
+    "LogLevel": "band.logging_config",
+    "LoggingConfig": "band.logging_config",
+    "LogSettings": "band.config.logs",
+    "configure_logging_from_env": "band.config.logs",
     "create_room_workspace_resolver": "band.workspaces",
 }
 
@@ -129,11 +129,11 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from band._log_settings import (
+    from band.config.logs import (
         LogSettings,
         configure_logging_from_env,
     )
-    from band._logging import (
+    from band.logging_config import (
         CHATTY_LOGGERS,
         STANDARD_FORMAT,
         FileStyle,

@@ -91,7 +91,7 @@ class AgentMemoryCreateRequest(ClientRequest):
     type: str
     segment: str
     thought: str
-    scope: str
+    scope: str | None = None
     subject_id: str | None = None
     metadata: dict[str, Any] | None = None
 
@@ -102,9 +102,10 @@ class AgentRegisterRequest(ClientRequest):
 
 
 class UpdateMyProfileRequestUser(ClientRequest):
-    name: str | None = None
+    first_name: str | None = None
+    last_name: str | None = None
 
 
 class CreateContactRequestRequestContactRequest(ClientRequest):
-    handle: str
+    recipient_handle: str
     message: str | None = None

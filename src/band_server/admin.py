@@ -26,7 +26,7 @@ from band_protocol.messages import MessageCreateFields
 
 from .config import Settings
 from .context import Platform
-from .errors import ApiError, NotFound, ValidationFailed
+from .errors import ApiError, Conflict, NotFound, ValidationFailed
 from .realtime.hub import Hub
 from .services.identity import accounts
 from .services.identity.parties import Party, party_by_handle
@@ -98,8 +98,9 @@ async def bootstrap_admin(settings: Settings, email: str | None = None) -> Creat
 
 async def ensure_admin(platform: Platform, email: str | None = None) -> Created | None:
     """``bootstrap_admin`` on a platform already open (``band serve``, once it is started).
-    Of nodes starting on one empty database at once, one makes the admin; the others' unit
-    is refused by the unique handle, and they find it there."""
+    Of nodes starting on one empty database at once, one makes the admin; the others find it
+    there: their unit is refused by the unique handle, or (the admin committed between their
+    count and their handle check) ``create_user`` finds the handle taken."""
     try:
         async with write(platform) as uow:
             if await uow.session.scalar(select(func.count()).select_from(User)):
@@ -110,6 +111,10 @@ async def ensure_admin(platform: Platform, email: str | None = None) -> Created 
             return Created(user.id, user.handle, key, user.role)
     except IntegrityError:
         return None
+    except Conflict as taken:
+        if taken.code in {"handle_taken", "email_taken"}:
+            return None
+        raise
 
 
 async def create_user(settings: Settings, name: str, handle: str, email: str) -> Created:

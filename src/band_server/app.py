@@ -8,10 +8,13 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from band_protocol import tracing
+
 from . import __version__
 from .api import agent as agent_api
 from .api import delegation
 from .api import human as human_api
+from .api.admin import router as admin_router
 from .api.agent import router as agent_router
 from .api.human import router as human_router
 from .config import DEFAULT_DEPENDENCY_WAIT, Settings
@@ -32,6 +35,7 @@ from .server_stack import steady_heap
 from .startup import GiveUp, NodeStart, ReadyHook
 from .store.db import Database
 from .store.group_commit import InFlight
+from .tracing import TracedBus, TracedHttp, traced_delivery
 from .web import router as web_router
 from .web import static_files
 
@@ -113,8 +117,9 @@ def create_app(
     database and Redis answer, before the node serves (``band serve`` makes the first person
     there)."""
     settings = settings or Settings()
-    node_metrics = Metrics()
+    tracing.configure("band-server")  # on only when OTEL_EXPORTER_OTLP_ENDPOINT is set
     in_flight = InFlight()  # this node's HTTP requests under way: Front counts them
+    node_metrics = Metrics(in_flight)
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -123,6 +128,8 @@ def create_app(
         db = Database(settings.resolved_database_url, in_flight=in_flight)
         hub = Hub()
         bus = make_bus(settings)
+        if tracing.TRACING.on:
+            bus = TracedBus(bus)
         platform = Platform(
             settings=settings,
             db=db,
@@ -142,7 +149,11 @@ def create_app(
             await hub.deliver(broadcast)
 
         app.state.platform = platform
-        start = NodeStart(platform, deliver, on_ready=on_ready)
+        start = NodeStart(
+            platform,
+            traced_delivery(deliver) if tracing.TRACING.on else deliver,
+            on_ready=on_ready,
+        )
         app.starting = start
         try:
             await start.begin(wait_for_dependencies, on_give_up)
@@ -157,6 +168,7 @@ def create_app(
         finally:
             heap.uninstall()
             await start.close()
+            tracing.shutdown()  # the spans still buffered go out (a no-op when off)
 
     app = BandApp(
         title="Band (open platform)",
@@ -179,8 +191,11 @@ def create_app(
     # Outer: times every request (the idempotency replays included), refuses an oversized body
     # before idempotency buffers it, answers a crash or a database out of reach in the envelope.
     app.http_stack = Front(stack, metrics=node_metrics, in_flight=in_flight)
+    if tracing.TRACING.on:
+        app.http_stack = TracedHttp(app.http_stack)
     app.include_router(agent_router, prefix="/api/v1/agent")
     app.include_router(human_router, prefix="/api/v1/me")
+    app.include_router(admin_router, prefix="/api/v1/admin")
     app.include_router(delegation.router, prefix="/api/v1/delegation")
     app.include_router(socket_router, prefix="/api/v1/socket")
     app.include_router(health.router)

@@ -1,12 +1,14 @@
 """The ``band`` command: run the platform, and administer it from the shell.
 
     band serve [--host 127.0.0.1] [--port 8080] [--data DIR] [--access-log]
+               [--log-level info] [--forwarded-allow-ips ADDRESSES]
                [--wait-for-dependencies S]
     band users create NAME --handle H --email ADDRESS
     band agents create NAME --owner HANDLE --description TEXT
                        [--write-config agent_config.yaml [--config-key KEY]]
     band rooms create --owner HANDLE [--title T] [--add HANDLE ...]
     band send --room ID --as HANDLE "text @handle"
+    band backup DEST [--data DIR]          band restore SOURCE [--data DIR] [--force]
     band demo [...]
 
 Admin commands open the database directly; they do not need a running server.
@@ -17,14 +19,18 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
-import logging
+import getpass
+import hmac
+import logging.config
 import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import admin
+from . import admin, admin_accounts
+from .backup import BackupError
 from .config import DEFAULT_DEPENDENCY_WAIT, Settings
+from .logs import LEVELS, logging_config
 from .services.identity.accounts import slug
 
 
@@ -51,10 +57,9 @@ def _serve(args: argparse.Namespace) -> int:
     from .context import Platform
     from .server_stack import uvicorn_options
 
-    # One readable line per event for the platform's own loggers (uvicorn configures its own).
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)-7s %(name)s: %(message)s"
-    )
+    # One readable line per event, secrets masked on every handler (uvicorn's included).
+    log_config = logging_config(args.log_level)
+    logging.config.dictConfig(log_config)
     settings = dataclasses.replace(_settings(args), host=args.host, port=args.port)
     gave_up: list[str] = []
 
@@ -78,10 +83,12 @@ def _serve(args: argparse.Namespace) -> int:
         app,
         host=settings.host,
         port=settings.port,
-        log_level="info",
+        log_level=args.log_level,
+        log_config=log_config,
         access_log=args.access_log,
         ssl_certfile=args.ssl_certfile,
         ssl_keyfile=args.ssl_keyfile,
+        forwarded_allow_ips=args.forwarded_allow_ips,
         **uvicorn_options(),
     )
     server = uvicorn.Server(config)
@@ -94,12 +101,36 @@ def _serve(args: argparse.Namespace) -> int:
 
 
 def _users_create(args: argparse.Namespace) -> int:
+    password = _ask_password() if args.password_prompt else None
     created = asyncio.run(admin.create_user(_settings(args), args.name, args.handle, args.email))
     print(f"id:      {created.id}")
     print(f"handle:  {created.handle}")
     print(f"role:    {created.role}")
     print(f"api_key: {created.api_key}")
     print("The API key is shown once; it is stored only as a hash.")
+    if password is not None:
+        asyncio.run(admin_accounts.set_password(_settings(args), created.id, password))
+        print(f"password: set (sign in at the web app with {args.email})")
+    return 0
+
+
+def _ask_password() -> str:
+    """A new password, typed twice without echo (or one line from a pipe)."""
+    if not sys.stdin.isatty():
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = getpass.getpass("Password: ")
+        again = getpass.getpass("Password again: ")
+        if not hmac.compare_digest(again.encode(), password.encode()):
+            raise admin.AdminError("the two passwords differ")
+    admin_accounts.check_policy(password)  # before the person is created
+    return password
+
+
+def _users_invite(args: argparse.Namespace) -> int:
+    link = asyncio.run(admin_accounts.invite(_settings(args), args.email))
+    print(f"invite_link: {link}")
+    print("The link is shown once and works once, for 7 days (set BAND_WEB_URL for its address).")
     return 0
 
 
@@ -143,6 +174,26 @@ def _send(args: argparse.Namespace) -> int:
     return 0
 
 
+def _backup(args: argparse.Namespace) -> int:
+    from .backup import backup
+
+    done = backup(_settings(args), Path(args.dest).resolve(), say=_progress)
+    print(f"Backed up {done.database} and {done.files} files into {done.path} ({done.bytes} bytes)")
+    return 0
+
+
+def _restore(args: argparse.Namespace) -> int:
+    from .backup import restore
+
+    done = restore(_settings(args), Path(args.source).resolve(), force=args.force, say=_progress)
+    print(f"Restored {done.database} and {done.files} files into {done.path}")
+    return 0
+
+
+def _progress(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
 def _demo(argv: Sequence[str]) -> int:
     try:
         from .demo import main as demo_main
@@ -176,6 +227,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="log one line per HTTP request (off by default: /metrics counts them)",
     )
     serve.add_argument(
+        "--log-level",
+        choices=LEVELS,
+        default="info",
+        help="the least severe events logged, for every logger (secrets are masked at any level)",
+    )
+    serve.add_argument(
+        "--forwarded-allow-ips",
+        metavar="ADDRESSES",
+        help="comma-separated addresses of proxies whose X-Forwarded-For and X-Forwarded-Proto "
+        "are trusted: the client address (sign-in limits) and https (secure cookies) come from "
+        "them ('*' for any; default: $FORWARDED_ALLOW_IPS or 127.0.0.1,::1)",
+    )
+    serve.add_argument(
         "--admin-email",
         metavar="ADDRESS",
         help="email of the @admin person created on first start (default admin@localhost)",
@@ -199,8 +263,17 @@ def build_parser() -> argparse.ArgumentParser:
     uc.add_argument("name", help="display name")
     uc.add_argument("--handle", required=True, help="permanent handle (lowercase, 2-40 chars)")
     uc.add_argument("--email", required=True, metavar="ADDRESS", help="the person's email")
+    uc.add_argument(
+        "--password-prompt",
+        action="store_true",
+        help="ask for a password (typed twice, or one line on stdin) to sign in with email",
+    )
     _data_option(uc)
     uc.set_defaults(func=_users_create)
+    ui = users.add_parser("invite", help="print an invitation link for an email, once")
+    ui.add_argument("--email", required=True, metavar="ADDRESS", help="whom to invite")
+    _data_option(ui)
+    ui.set_defaults(func=_users_invite)
 
     agents = sub.add_parser("agents", help="manage agents").add_subparsers(
         dest="action", required=True, metavar="ACTION"
@@ -243,11 +316,26 @@ def build_parser() -> argparse.ArgumentParser:
     _data_option(send)
     send.set_defaults(func=_send)
 
+    bk = sub.add_parser(
+        "backup", help="copy this deployment (database and files) consistently, while it runs"
+    )
+    bk.add_argument("dest", help="a new folder, or a .tar file, to write the backup to")
+    _data_option(bk)
+    bk.set_defaults(func=_backup)
+    rs = sub.add_parser("restore", help="restore a backup into a (stopped) deployment")
+    rs.add_argument("source", help="the backup folder or .tar file")
+    rs.add_argument("--force", action="store_true", help="replace an existing SQLite database")
+    _data_option(rs)
+    rs.set_defaults(func=_restore)
+
     # Listed for --help only: main() hands everything after "demo" to the demo's own parser.
     sub.add_parser("demo", help="a person, a room and two agents, in one process")
     # Handled by band.cli before this parser (they need only the SDK); listed for --help.
     sub.add_parser("bridge", help="forward every agent event to a runtime (band bridge --help)")
     sub.add_parser("runtime", help="serve an adapter per invocation (band runtime --help)")
+    sub.add_parser("export", help="copy rooms, messages, files... into an archive (--help)")
+    sub.add_parser("import", help="import an archive into this deployment (--help)")
+    sub.add_parser("replay", help="ask an exported room's mentions again of an adapter (--help)")
     return parser
 
 
@@ -261,6 +349,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         status: int = args.func(args)
     except admin.AdminError as exc:
         print(f"band: error: {exc}", file=sys.stderr)
+        return 1
+    except BackupError as exc:
+        print(f"band {args.command}: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130

@@ -87,9 +87,44 @@ class Settings:
     delegation_token_ttl: float = 300.0
     delegation_exchanges_per_message: int = 3
     delegation_exchange_rate: str = "30/minute"
+    # Failed web sign-ins per client address (``limits`` notation); one more gets 429.
+    sign_in_failures: str = field(
+        default_factory=lambda: os.environ.get("BAND_SIGN_IN_FAILURES", "10/minute")
+    )
+    # Where the web app links a message's trace (with tracing on): a URL with "{trace_id}",
+    # e.g. a Jaeger UI's http://localhost:16686/trace/{trace_id}; unset shows the id.
+    trace_url: str | None = field(default_factory=lambda: os.environ.get("BAND_TRACE_URL") or None)
     # The fast lane (http.fast_lane) serves simple routes without FastAPI's per-request work;
     # off, FastAPI serves every request. Both answer alike (tests/server/http/test_lane_equal.py).
     fast_lane: bool = field(default_factory=lambda: _switch("BAND_FAST_LANE", True))
+    # Accounts (services.account_links, services.mailer): invitation and reset links are mailed
+    # through BAND_SMTP_URL (smtp://[user:pass@]host[:port], smtps:// for TLS) when it is set,
+    # from BAND_SMTP_FROM; links start with BAND_WEB_URL (else the address the request came
+    # to); BAND_MEMBERS_MAY_INVITE lets every person invite, not only admins.
+    smtp_url: str | None = field(default_factory=lambda: os.environ.get("BAND_SMTP_URL") or None)
+    smtp_from: str = field(
+        default_factory=lambda: os.environ.get("BAND_SMTP_FROM", "band@localhost")
+    )
+    web_url: str | None = field(default_factory=lambda: os.environ.get("BAND_WEB_URL") or None)
+    members_may_invite: bool = field(
+        default_factory=lambda: _switch("BAND_MEMBERS_MAY_INVITE", False)
+    )
+    # Single sign-on with OpenID Connect (services.oidc): the provider's issuer URL, this
+    # platform's client id and secret there, the email domains allowed (comma list; empty: any)
+    # and whether a first sign-in with an unknown (verified) email creates a person.
+    oidc_issuer: str | None = field(
+        default_factory=lambda: os.environ.get("BAND_OIDC_ISSUER") or None
+    )
+    oidc_client_id: str = field(default_factory=lambda: os.environ.get("BAND_OIDC_CLIENT_ID", ""))
+    oidc_client_secret: str = field(
+        default_factory=lambda: os.environ.get("BAND_OIDC_CLIENT_SECRET", "")
+    )
+    oidc_allowed_domains: str = field(
+        default_factory=lambda: os.environ.get("BAND_OIDC_ALLOWED_DOMAINS", "")
+    )
+    oidc_create_users: bool = field(
+        default_factory=lambda: _switch("BAND_OIDC_CREATE_USERS", False)
+    )
 
     @property
     def resolved_database_url(self) -> str:

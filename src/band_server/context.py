@@ -44,6 +44,7 @@ class Platform:
     files: FileStore = field(init=False)
     presence: Presence = field(init=False)  # who is online, on any node
     exchange_limit: RateLimit = field(init=False)  # delegated-token exchanges per agent
+    sign_in_limit: RateLimit = field(init=False)  # failed web sign-ins per client address
     lease_clock: LeaseClock = field(init=False)  # signs of life written, thinned per node
 
     def __post_init__(self, file_store: FileStore | None, cluster: Presence | None) -> None:
@@ -52,6 +53,7 @@ class Platform:
         self.files = file_store or LocalFileStore(self.settings.data_dir / "files")
         self.presence = cluster or LocalPresence(self.hub)
         self.exchange_limit = RateLimit("delegation", self.settings.delegation_exchange_rate)
+        self.sign_in_limit = RateLimit("sign-in", self.settings.sign_in_failures)
         self.lease_clock = LeaseClock(every=self.settings.delivery_lease / 4)
 
     async def authenticate(self, key: str | None) -> Principal:

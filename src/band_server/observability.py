@@ -14,6 +14,11 @@ Metrics, all per node:
   since this node's presence last reached Redis (growing while Redis is away);
 - ``band_fanout_lag_seconds``: from a broadcast's publication to this node's hub pushing it;
 - ``band_db_commit_batch_units``: units of work per SQLite group commit;
+- ``band_asyncio_tasks``: the tasks of the node's event loop, counted when scraped, and
+  ``band_http_requests_in_flight``: the requests under way then (one task each), so the tasks
+  beyond them stay flat under a steady load and a growing count is a leak (``bench/soak.py``);
+- ``band_sqlite_memory_bytes`` (SQLite nodes): what SQLite holds in the process, its page caches
+  above all (bounded by ``cache_size`` per connection: RSS growth that is not a leak);
 - the process collector's CPU, memory and file descriptor figures.
 
 Each app has its own registry, so several apps in one process (tests) never collide.
@@ -21,6 +26,7 @@ Each app has its own registry, so several apps in one process (tests) never coll
 
 from __future__ import annotations
 
+import asyncio
 import time
 from bisect import bisect_left
 from collections.abc import Iterator
@@ -39,7 +45,9 @@ from sqlalchemy import func, select
 from starlette.types import Scope
 
 from .fanout.bus import Broadcast
+from .store.group_commit import InFlight
 from .store.models import Delivery
+from .store.sqlite_memory import sqlite_memory_bytes
 
 if TYPE_CHECKING:
     from .realtime.hub import Hub
@@ -74,8 +82,9 @@ class Scraped(Protocol):
 class Metrics:
     """The node's Prometheus registry and the instruments the platform updates."""
 
-    def __init__(self) -> None:
+    def __init__(self, in_flight: InFlight | None = None) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
+        self.in_flight = in_flight or InFlight()  # the app's requests under way (api.front)
         r = self.registry
         ProcessCollector(registry=r)
         self.http = RequestStats(r)
@@ -83,6 +92,11 @@ class Metrics:
             "band_deliveries", "Deliveries by state (all rooms)", ["state"], registry=r
         )
         self.sockets = Gauge("band_sockets", "Live sockets on this node", ["kind"], registry=r)
+        self.tasks = Gauge("band_asyncio_tasks", "Tasks of this node's event loop", registry=r)
+        self.requests_in_flight = Gauge(
+            "band_http_requests_in_flight", "HTTP requests under way on this node", registry=r
+        )
+        self._sqlite: Gauge | None = None  # made on a SQLite node only
         self._presence: tuple[Gauge, Gauge, Gauge] | None = None  # made on a cluster only
         self.fanout_lag = Histogram(
             "band_fanout_lag_seconds",
@@ -109,6 +123,14 @@ class Metrics:
             counts = {str(status): int(n) for status, n in rows}
         for state in DELIVERY_STATES:
             self.deliveries.labels(state).set(counts.get(state, 0))
+        self.tasks.set(len(asyncio.all_tasks()))
+        self.requests_in_flight.set(self.in_flight.count)
+        held = sqlite_memory_bytes() if platform.db.is_sqlite else None
+        if held is not None:
+            if self._sqlite is None:
+                doc = "Bytes SQLite holds in this process (page caches above all)"
+                self._sqlite = Gauge("band_sqlite_memory_bytes", doc, registry=self.registry)
+            self._sqlite.set(held)
         by_kind = platform.hub.count_by_kind()
         for kind in ("agent", "user"):
             self.sockets.labels(kind).set(by_kind.get(kind, 0))

@@ -4,9 +4,11 @@ script, the fake model endpoint, and starting the agent under test against ``ban
 
 from __future__ import annotations
 
+import json
 import os
 import signal
-from collections.abc import AsyncIterator, Callable, Iterator
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,15 +23,22 @@ from band.testing import FakeModel, ModelRequest, Reply, ToolCall, default_polic
 from .band_serve import BandServe, Room
 
 __all__ = [
+    "JOURNEY_OUT",
     "PROOF",
     "AgentStarter",
     "CrashCase",
     "agent_starter",
+    "anthropic_url",
+    "approve_command",
     "crash_between_turns",
     "crash_mid_turn",
+    "journey",
     "kill_agent",
     "model_url",
     "proof_policy",
+    "resumes_the_same_session",
+    "status_help_texts",
+    "timed_journey",
     "workspaces",
 ]
 
@@ -46,8 +55,8 @@ def proof_policy(
     like :func:`default_policy`. ``last_call`` reads the latest tool call's name."""
 
     def policy(request: ModelRequest) -> Reply:
-        last = request.last
-        if last is not None and last.role == "tool":
+        last = request.answering_tool()
+        if last is not None:
             if last_call(request) != command.name:
                 return Reply(text="")
             first = (last.text.strip().splitlines() or [""])[0][:120]
@@ -56,9 +65,10 @@ def proof_policy(
                 if "band-proof" in last.text
                 else f"I did not run the proof command: {first}"
             )
-            call = ToolCall("band_send_message", {"content": content, "mentions": ["alice"]})
+            send = request.offered("band_send_message") or "band_send_message"
+            call = ToolCall(send, {"content": content, "mentions": ["alice"]})
             return Reply(tool_calls=(call,))
-        if last is not None and "run the proof command" in last.text:
+        if any("run the proof command" in text for text in _latest_user_texts(request)):
             return Reply(tool_calls=(command,))
         outcome = default_policy(request)
         assert isinstance(outcome, Reply)
@@ -67,11 +77,29 @@ def proof_policy(
     return policy
 
 
+def _latest_user_texts(request: ModelRequest) -> list[str]:
+    """The user texts after the model's last turn (Claude Code sends reminders after the
+    prompt as user text of their own)."""
+    texts: list[str] = []
+    for entry in reversed([e for e in request.entries if e.role != "system"]):
+        if entry.role != "user":
+            break
+        texts.append(entry.text)
+    return texts
+
+
 @pytest.fixture
 def model_url(fake: FakeModel) -> Iterator[str]:
     """The OpenAI-style base URL (ending in ``/v1``) of the module's ``fake`` model."""
     with serve_fake_models(fake) as server:
         yield server.openai_base_url
+
+
+@pytest.fixture
+def anthropic_url(fake: FakeModel) -> Iterator[str]:
+    """The Anthropic base URL of the module's ``fake`` model."""
+    with serve_fake_models(fake) as server:
+        yield server.anthropic_base_url
 
 
 def agent_starter(serve: BandServe, build: Callable[..., A]) -> AgentStarter:
@@ -101,12 +129,12 @@ async def kill_agent(adapter: Any, room_id: str, name: str | None = None) -> int
     """``kill -9`` the room's agent process: the descendant called ``name`` when given (the
     native ``codex`` under its npm wrapper), else the process the adapter started; waits
     until the adapter sees it gone. Returns the killed pid."""
-    import psutil  # a dev dependency (the framework venvs import this module too)
-
     proc = adapter.processes.current(room_id)
     assert proc is not None and proc.alive and proc.pid is not None
     target = proc.pid
     if name is not None:
+        import psutil  # a dev dependency (the framework venvs import this module too)
+
         found = [c for c in psutil.Process(target).children(recursive=True) if c.name() == name]
         assert found, f"no {name} process under {target}"
         target = found[0].pid
@@ -170,3 +198,101 @@ async def _same_session(room: Room, case: CrashCase) -> None:
     tasks = await room.events("task")
     sessions = {t["metadata"][case.session_key] for t in tasks if case.session_key in t["metadata"]}
     assert len(sessions) == 1, sessions
+
+
+async def resumes_the_same_session(
+    start: AgentStarter, room: Room, fake: FakeModel, key: str
+) -> set[str]:
+    """A restarted agent answers on the room's saved session (``key`` in its task events)
+    and the model sees the earlier conversation; the session ids seen."""
+    async with start():
+        await room.ask("remember the number 7")
+    fake.reset()
+    async with start():
+        await room.ask("what was it?")
+        tasks = await room.events("task")
+    sessions = {t["metadata"][key] for t in tasks if key in t["metadata"]}
+    assert len(sessions) == 1, sessions
+    users = fake.requests[-1].texts("user")
+    assert any("remember the number 7" in u for u in users[:-1])
+    return sessions
+
+
+async def bad_credentials_errors(
+    start: AgentStarter, room: Room, fake: FakeModel, refusal: Any
+) -> str:
+    """The model endpoint refuses every call with ``refusal``: the message fails with one
+    error event, whose text is returned."""
+    fake.policy = lambda request: refusal
+    async with start():
+        await room.ask("hello", status="failed")
+        errors = [e["content"] for e in await room.events("error")]
+    assert len(errors) == 1, errors
+    return str(errors[0])
+
+
+async def status_help_texts(start: AgentStarter, room: Room) -> tuple[str, str, str]:
+    """``/status`` before any message, ``/status`` after one, ``/help``: their notices."""
+    async with start():
+        await room.ask("/status")
+        await room.ask("hello")
+        await room.ask("/status")
+        await room.ask("/help")
+        texts = await room.texts()
+    assert "`/approve <id>`" in texts[3] and "`/status`" in texts[3], texts[3]
+    return texts[0], texts[2], texts[3]
+
+
+JOURNEY_OUT = "BAND_JOURNEY_OUT"
+journey = pytest.mark.skipif(
+    not os.environ.get(JOURNEY_OUT), reason=f"timings for bench/coding_journeys.py ({JOURNEY_OUT})"
+)
+
+
+def approve_command(kind: str) -> Callable[[Room], Awaitable[str]]:
+    """Waits for the approval notice of ``kind``; the answer granting it."""
+
+    async def grant(room: Room) -> str:
+        return f"/approve {await room.approval_token(kind)}"
+
+    return grant
+
+
+async def timed_journey(
+    adapter: str,
+    start: AgentStarter,
+    room: Room,
+    grant: Callable[[Room], Awaitable[str]],
+    *,
+    ask: str = "please run the proof command",
+    done: Callable[[str], bool] = lambda text: "I ran the proof command" in text,
+) -> dict[str, float]:
+    """One person's journey with a coding agent, timed (seconds) and appended as a JSON line
+    to the file ``$BAND_JOURNEY_OUT`` names: ``start`` (the agent online), ``first_reply``
+    (a mention answered; the room's agent process starts), ``approval_asked`` (``ask`` to the
+    approval request), ``approval_round_trip`` (the grant to the reply ``done`` accepts) and
+    ``resume`` (a restarted agent answering on the room's saved session)."""
+    clock, times = time.perf_counter, {}
+    began = clock()
+    async with start():
+        times["start"] = clock() - began
+        began = clock()
+        await room.say("hello there")
+        await room.wait_text(lambda text: "You said: hello there" in text)
+        times["first_reply"] = clock() - began
+        began = clock()
+        await room.say(ask)
+        answer = await grant(room)
+        times["approval_asked"] = clock() - began
+        began = clock()
+        await room.say(answer)
+        await room.wait_text(done)
+        times["approval_round_trip"] = clock() - began
+    began = clock()
+    async with start():
+        await room.say("are you back?")
+        await room.wait_text(lambda text: "You said: are you back?" in text)
+        times["resume"] = clock() - began
+    with open(os.environ[JOURNEY_OUT], "a", encoding="utf-8") as out:
+        out.write(json.dumps({"adapter": adapter, **times}) + "\n")
+    return times

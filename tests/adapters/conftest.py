@@ -5,6 +5,6 @@ adapter folders bring their own ``alice`` (``framework_support.py``)."""
 from __future__ import annotations
 
 from .band_serve import alice, band_serve, room
-from .coding_e2e import model_url
+from .coding_e2e import anthropic_url, model_url
 
-__all__ = ["alice", "band_serve", "model_url", "room"]
+__all__ = ["alice", "anthropic_url", "band_serve", "model_url", "room"]

@@ -52,6 +52,8 @@ __all__ = [
     "ServerChild",
     "Shots",
     "agent_room",
+    "new_room",
+    "post_as",
     "sign_in",
     "web_client",
 ]
@@ -111,11 +113,38 @@ async def web_client(url: str, key: str) -> AsyncIterator[tuple[httpx.AsyncClien
         yield web, token[1]
 
 
+async def new_room(url: str, key: str, title: str, *participants: str) -> str:
+    """A room the person makes through the web app, with these agents or contacts (ids)."""
+    async with web_client(url, key) as (web, csrf):
+        made = await web.post(
+            "/rooms",
+            data={"title": title, "participant": list(participants), "csrf": csrf},
+            headers={"Accept": "application/json"},
+        )
+        assert made.status_code == 201, made.text
+        return str(made.json()["id"])
+
+
+async def post_as(url: str, key: str, room: str, content: str, **fields: Any) -> dict[str, Any]:
+    """A person's message through the REST API (``fields``: attachment_ids, ...)."""
+    async with httpx.AsyncClient(base_url=url, timeout=10) as http:
+        sent = await http.post(
+            f"/api/v1/me/chats/{room}/messages",
+            headers={"X-API-Key": key},
+            json={"message": {"content": content, **fields}},
+        )
+        assert sent.status_code == 201, sent.text
+        data: dict[str, Any] = sent.json()["data"]
+        return data
+
+
 async def sign_in(page: Any, url: str, key: str) -> None:
-    """The sign-in form, as a person fills it; ends on the Rooms page."""
+    """The API-key sign-in form (behind its link on the sign-in page), as a person fills it;
+    ends on the Rooms page."""
     from playwright.async_api import expect
 
     await page.goto(url + "/")
+    await page.get_by_role("link", name="Sign in with an API key").click()
     await page.get_by_label("API key").fill(key)
     await page.get_by_role("button", name="Sign in").click()
     await expect(page.get_by_role("heading", name="Rooms", exact=True)).to_be_visible()

@@ -1,4 +1,8 @@
-"""Browser tests: one Chromium per session, a shared platform, screenshots per test."""
+"""Browser tests: one Chromium per session, a shared platform, screenshots per test.
+
+Every page a test opens is watched for Content-Security-Policy violations (the
+``securitypolicyviolation`` events, and Chromium's "Refused to ..." console errors): a test
+whose pages report one fails, as it does when a page raises."""
 
 from __future__ import annotations
 
@@ -31,7 +35,14 @@ if not CHROMIUM.exists():
         f"{CHROMIUM} is missing (scripts/test installs chromium with apt)", allow_module_level=True
     )
 
-from playwright.async_api import Browser, BrowserContext, Page, async_playwright, expect
+from playwright.async_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Page,
+    async_playwright,
+    expect,
+)
 
 # Assertions wait as long as actions do (Playwright's own default is 5 s): on a loaded 2-core
 # machine a live update can take longer to show, and a condition met early returns at once.
@@ -75,10 +86,32 @@ def shots(request: pytest.FixtureRequest) -> Shots:
     return Shots(folder)
 
 
+CSP_WATCH = """
+document.addEventListener("securitypolicyviolation", (e) => {
+  const where = `${e.sourceFile || location.pathname}:${e.lineNumber}`;
+  const what = e.blockedURI || "inline";
+  window.__bandCspViolation(`${e.effectiveDirective} blocked ${what} at ${where}`);
+});
+"""
+
+
+@pytest.fixture
+def csp_violations() -> list[str]:
+    """The Content-Security-Policy violations the test's pages reported (``page`` fails the
+    test on any; a test that provokes one on purpose clears the list)."""
+    return []
+
+
 @pytest_asyncio.fixture(loop_scope="session")
-async def context(browser: Browser) -> AsyncIterator[BrowserContext]:
+async def context(browser: Browser, csp_violations: list[str]) -> AsyncIterator[BrowserContext]:
     ctx = await browser.new_context(viewport={"width": 1280, "height": 820})
     ctx.set_default_timeout(TIMEOUT_MS)
+
+    def report(violation: str) -> None:
+        csp_violations.append(violation)
+
+    await ctx.expose_function("__bandCspViolation", report)
+    await ctx.add_init_script(CSP_WATCH)
     try:
         yield ctx
     finally:
@@ -86,9 +119,16 @@ async def context(browser: Browser) -> AsyncIterator[BrowserContext]:
 
 
 @pytest_asyncio.fixture(loop_scope="session")
-async def page(context: BrowserContext) -> AsyncIterator[Page]:
+async def page(context: BrowserContext, csp_violations: list[str]) -> AsyncIterator[Page]:
     tab = await context.new_page()
     errors: list[str] = []
     tab.on("pageerror", lambda exc: errors.append(str(exc)))
+
+    def console(message: ConsoleMessage) -> None:
+        if "Content Security Policy" in message.text:
+            csp_violations.append(message.text)
+
+    tab.on("console", console)
     yield tab
     assert not errors, f"the page raised: {errors}"
+    assert not csp_violations, f"the pages broke their Content-Security-Policy: {csp_violations}"

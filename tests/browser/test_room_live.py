@@ -66,24 +66,30 @@ async def test_delivery_status_working_and_files_update_live(
         await shots.take(page, "failed-with-error")
 
 
+async def nav(page: Page, name: str) -> None:
+    """On a narrow screen the sidebar folds behind its Menu button."""
+    await page.get_by_role("button", name="Menu").click()
+    await page.get_by_role("navigation").get_by_role("link", name=name).click()
+
+
 async def test_the_pages_fit_400px_and_work_by_keyboard(
     page: Page, band: Platform, shots: Shots
 ) -> None:
     await page.set_viewport_size({"width": 400, "height": 800})
-    await page.goto(band.url + "/")
+    await page.goto(band.url + "/login?with=key")
     await page.get_by_label("API key").fill(await band.add_person("Tim Berners", "tim"))
     await page.keyboard.press("Enter")
     await expect(page.get_by_role("heading", name="Rooms", exact=True)).to_be_visible()
 
     for name in ("Agents", "Rooms", "Contacts"):
-        await page.get_by_role("navigation").get_by_role("link", name=name).click()
+        await nav(page, name)
         await expect(page.get_by_role("heading", name=name, exact=True)).to_be_visible()
         width = await page.evaluate("document.documentElement.scrollWidth")
         assert width <= 400, f"{name} is {width}px wide at 400px"
         await shots.take(page, f"{name.lower()}-400px")
 
     # Keyboard only: reach Connect remote agent, fill the dialog, Escape closes it.
-    await page.get_by_role("navigation").get_by_role("link", name="Agents").click()
+    await nav(page, "Agents")
     button = page.get_by_role("button", name="Connect remote agent")
     for _ in range(12):
         if await button.evaluate("b => b === document.activeElement"):
@@ -101,7 +107,7 @@ async def test_the_pages_fit_400px_and_work_by_keyboard(
     await expect(dialog).to_be_hidden()
 
     # The room at 400 px: timeline, composer and the participants panel behind a toggle.
-    await page.get_by_role("navigation").get_by_role("link", name="Rooms").click()
+    await nav(page, "Rooms")
     await page.get_by_role("button", name="New room").click()
     create = page.get_by_role("dialog", name="Create room")
     await create.get_by_label("Title").fill("A long room title that must not push the layout wider")

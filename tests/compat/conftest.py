@@ -48,10 +48,12 @@ async def _build_world(seeder: Seeder) -> tuple[Person, AgentCreds, AgentCreds, 
     return alice, echo, other, room, side
 
 
-async def _world(tmp_path: Path, compat_python: Path | None) -> AsyncIterator[World]:
+async def _world(
+    tmp_path: Path, compat_python: Path | None, server_env: dict[str, str] | None = None
+) -> AsyncIterator[World]:
     data_dir = tmp_path / "data"
     alice, echo, other, room, side = await seed(data_dir, _build_world)
-    server = ServerProcess(data_dir=data_dir, log_dir=tmp_path / "logs")
+    server = ServerProcess(data_dir=data_dir, log_dir=tmp_path / "logs", env=server_env or {})
     await server.start()
     world = World(
         tmp=tmp_path,

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from band.adapters import AnthropicAdapter, OpenAIChatAdapter
+from band.adapters import AnthropicAdapter, AnthropicAdapterConfig, OpenAIChatAdapter
 from band.core import SimpleAdapter
 from band.core.protocols import TURN_FAILURE_PROVIDER
 from band.testing import FakeModel, ModelRequest, anthropic_client, openai_client
@@ -68,7 +68,10 @@ def _openai(stream: bool) -> Factory:
 def _anthropic(stream: bool) -> Factory:
     def build(fake: FakeModel, **features: Any) -> SimpleAdapter[Any]:
         return AnthropicAdapter(
-            "fake-model", client=anthropic_client(fake), stream=stream, **features
+            AnthropicAdapterConfig(model="fake-model"),
+            client=anthropic_client(fake),
+            stream=stream,
+            **features,
         )
 
     return build

@@ -1,5 +1,6 @@
-"""Conformance cases of the coding-agent adapters: the real ``codex app-server`` and an ACP
-agent process, each answering from the case's :class:`FakeModel` over loopback HTTP.
+"""Conformance cases of the coding-agent adapters: the real ``codex app-server``, an ACP
+agent process and the real Copilot CLI under the Copilot SDK (where it is installed), each
+answering from the case's :class:`FakeModel` over loopback HTTP.
 
 One loopback server serves every case's fake under its own path prefix
 (``/f/<n>/v1/...``), so a factory can hand a base URL to a child process.
@@ -87,8 +88,55 @@ def acp_adapter(fake: FakeModel, **features: Any) -> SimpleAdapter[Any]:
     )
 
 
+COPILOT = Path(__file__).resolve().parents[2] / ".tools" / "copilot" / "node_modules" / ".bin"
+
+
+def copilot_sdk_adapter(fake: FakeModel, **features: Any) -> SimpleAdapter[Any]:
+    """The Copilot SDK on the real Copilot CLI, offline, its provider the case's fake."""
+    from copilot import CopilotClient, RuntimeConnection
+
+    from band.adapters import CopilotSDKAdapter, CopilotSDKAdapterConfig
+
+    url = ROUTER.base_url(fake)
+    home = SCRATCH / "copilot"  # one home: a restarted agent finds its sessions there
+    env = {
+        "HOME": str(home),
+        "COPILOT_HOME": str(home / ".copilot"),
+        "COPILOT_AUTO_UPDATE": "false",
+        "PATH": "/usr/bin:/bin",
+        "HTTP_PROXY": "http://127.0.0.1:9",
+        "HTTPS_PROXY": "http://127.0.0.1:9",
+        "NO_PROXY": "127.0.0.1,localhost",
+    }
+
+    def client() -> Any:
+        connection = RuntimeConnection.for_stdio(path=str(COPILOT / "copilot"))
+        return CopilotClient(connection=connection, env=env, use_logged_in_user=False)
+
+    provider = {"type": "openai", "base_url": url, "api_key": "sk-fake"}
+    config = CopilotSDKAdapterConfig(model="fake-model")
+    return CopilotSDKAdapter(config, client_factory=client, provider=provider, **features)
+
+
 def coding_cases() -> list[AdapterCase]:
-    return [
-        AdapterCase("codex", codex_adapter, responses_call_ids),
+    cases = [
+        # A model error reaches the room as Codex reported it (build_agent_failure, as
+        # band-sdk's): the CLI's own words for a failing model, provider "codex".
+        AdapterCase(
+            "codex",
+            codex_adapter,
+            responses_call_ids,
+            failure_provider="codex",
+            failure_text="experiencing high demand",
+        ),
         AdapterCase("acp", acp_adapter, openai_call_ids),
     ]
+    try:
+        import copilot  # noqa: F401
+    except ImportError:
+        return cases
+    if (COPILOT / "copilot").exists():
+        retries = "the Copilot CLI retries a 5xx itself, with backoff (tests/adapters/copilot_sdk)"
+        skips = {"model_error": retries}
+        cases.append(AdapterCase("copilot-sdk", copilot_sdk_adapter, openai_call_ids, skips))
+    return cases

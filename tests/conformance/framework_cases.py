@@ -41,7 +41,7 @@ def langgraph_adapter(fake: FakeModel, **features: Any) -> SimpleAdapter[Any]:
         max_retries=0,
         stream_usage=True,
     )
-    return LangGraphAdapter(llm, **features)
+    return LangGraphAdapter(llm=llm, **features)
 
 
 def pydantic_ai_adapter(fake: FakeModel, **features: Any) -> SimpleAdapter[Any]:
@@ -53,7 +53,7 @@ def pydantic_ai_adapter(fake: FakeModel, **features: Any) -> SimpleAdapter[Any]:
     model = OpenAIChatModel(
         "fake-model", provider=OpenAIProvider(openai_client=openai_client(fake))
     )
-    return PydanticAIAdapter(model, **features)
+    return PydanticAIAdapter(llm=model, **features)
 
 
 def parlant_adapter(fake: FakeModel, **features: Any) -> SimpleAdapter[Any]:

@@ -63,7 +63,11 @@ async def test_a_mention_gets_one_reply_that_mentions_the_sender(
         m for m in listing if m["sender_id"] == seeded.agent_id and m["message_type"] == "text"
     ]
     assert len(replies) == 1
-    assert "You said: hello there" in replies[0]["content"]
+    # The scripted model echoes what it was told; Parlant is told "<agent name> hello there"
+    # (its adapter names the agent where the message mentions it, as band-sdk's does).
+    assert "You said: " in replies[0]["content"]
+    said = replies[0]["content"].split("You said: ", 1)[1]
+    assert said.endswith("hello there") and len(said) < len("hello there") + 40
     assert seeded.user_id in json.dumps(replies[0].get("metadata")) + json.dumps(
         replies[0].get("mentions")
     )

@@ -21,6 +21,7 @@ import json
 import re
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -244,9 +245,11 @@ async def settle(
     stall: float = 150.0,
     cap: float = 360.0,
     quiet: float = 2.0,
+    on_histories: Callable[[dict[str, list[dict[str, Any]]]], None] | None = None,
 ) -> Report:
     """Wait until every mention is answered or failed, then (after ``quiet`` s more, room for
-    a duplicate to appear) judge what the rooms hold.
+    a duplicate to appear) judge what the rooms hold; ``on_histories`` gets the rooms as last
+    read (the soak measures its latencies on them).
 
     The wait ends when ``stall`` seconds pass with no mention settled (answered or failed),
     or after ``cap`` seconds in all: on a loaded machine the agents drain a burst slowly but
@@ -257,6 +260,8 @@ async def settle(
 
         async def read() -> Report:
             histories = {room: await timeline(http, url, room) for room in rooms}
+            if on_histories is not None:
+                on_histories(histories)
             return judge(scenario, burst, histories, agent_ids)
 
         open_left: int | None = None

@@ -45,13 +45,15 @@ BAND_CLI = PROJECT_PYTHON.parent / "band"
 
 @dataclass
 class NodeProcess(ServerProcess):
-    """One `band serve` process; the shared database and Redis come from `env`."""
+    """One `band serve` process; the shared database and Redis come from `env` (none: SQLite
+    in its data folder); `options` are more of `band serve`'s (``--log-level debug``)."""
 
     name: str = "node"
+    options: list[str] = field(default_factory=list)
 
     def _argv(self) -> list[str]:
         serve = ["serve", "--host", "127.0.0.1", "--port", str(self.port)]
-        return [str(BAND_CLI), *serve, "--data", str(self.data_dir)]
+        return [str(BAND_CLI), *serve, "--data", str(self.data_dir), *self.options]
 
     @property
     def alive(self) -> bool:

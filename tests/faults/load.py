@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import httpx
@@ -66,7 +66,10 @@ class BurstResult:
 
 @dataclass
 class Burst:
-    """``per_room`` mentions in each room, ``rate`` posts/s in all, to ``node_urls()``."""
+    """``per_room`` mentions in each room, ``rate`` posts/s in all, to ``node_urls()``.
+
+    ``room_agents`` (when rooms hold different agents, as in the soak) names the agents of room
+    i; by default every agent is in every room."""
 
     rooms: tuple[str, ...]
     poster: Callable[[int], Person]
@@ -78,8 +81,10 @@ class Burst:
     # person who knows one node and falls back to the other); True: spread as described above.
     spread: bool = True
     result: BurstResult = field(default_factory=BurstResult)
+    room_agents: Callable[[int], Sequence[AgentCreds]] | None = None
     # Closed by ``hold``: every lane waits before its next post until ``release``.
     _going: asyncio.Event = field(default_factory=asyncio.Event, init=False, repr=False)
+    _stopping: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
         self._going.set()
@@ -90,6 +95,11 @@ class Burst:
         self._going.clear()
 
     def release(self) -> None:
+        self._going.set()
+
+    def stop(self) -> None:
+        """No new post (what is in flight finishes): the burst ends early (a timed soak)."""
+        self._stopping = True
         self._going.set()
 
     @property
@@ -118,6 +128,7 @@ class Burst:
 
     async def _lane(self, http: httpx.AsyncClient, room_index: int) -> None:
         room_id, person = self.rooms[room_index], self.poster(room_index)
+        agents = self.agents if self.room_agents is None else self.room_agents(room_index)
         gap = len(self.rooms) / self.rate
         start = self.result.started + room_index * gap / len(self.rooms)
         paused = 0.0
@@ -129,7 +140,9 @@ class Burst:
                 held = time.monotonic()
                 await self._going.wait()
                 paused += time.monotonic() - held
-            agent = self.agents[(k + room_index) % len(self.agents)]
+            if self._stopping:
+                return
+            agent = agents[(k + room_index) % len(agents)]
             await self._post(http, room_index, room_id, person, agent, k)
 
     def _url(self, urls: list[str], room_index: int, position: int, attempt: int) -> str:

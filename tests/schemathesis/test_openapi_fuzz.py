@@ -5,7 +5,7 @@ messages, events, a file, a task, a memory, contact requests, a delegation conse
 path parameters draw from the seeded ids most of the time (schemathesis dictionaries), so the
 generated requests reach real rows, and are otherwise generated. Each surface runs with its
 own key (an agent's on ``/api/v1/agent``, a person's on ``/api/v1/me``, a target system's on
-``/api/v1/delegation``) and the checks
+``/api/v1/delegation``, the admin's on ``/api/v1/admin``) and the checks
 ``not_a_server_error``, ``status_code_conformance``, ``content_type_conformance``,
 ``response_schema_conformance`` and ``negative_data_rejection``; any failure fails the test
 and its report is printed. Examples per operation are bounded (``BAND_FUZZ_EXAMPLES``,
@@ -207,7 +207,12 @@ async def _run(server: LiveServer, tmp_path: Path, key: str, surface: str) -> tu
 
 @pytest.mark.parametrize(
     ("surface", "who"),
-    [("/api/v1/agent", "echo"), ("/api/v1/me", "alice"), ("/api/v1/delegation", "system")],
+    [
+        ("/api/v1/agent", "echo"),
+        ("/api/v1/me", "alice"),
+        ("/api/v1/delegation", "system"),
+        ("/api/v1/admin", "alice"),  # the first person: the deployment's admin
+    ],
 )
 async def test_schemathesis_finds_nothing(
     live_server: LiveServer, tmp_path: Path, surface: str, who: str

@@ -161,7 +161,7 @@ async def test_agent_tools_share_a_file_a_person_downloads_and_read_a_persons_fi
 ) -> None:
     room_id = await make_room(platform, seeded.user_id, seeded.agent_id)
     roster = await agent_rest.get_participants(room_id)
-    tools = AgentTools(agent_rest, room_id, participants=roster, agent_id=seeded.agent_id)
+    tools = AgentTools(room_id, agent_rest, roster, agent_id=seeded.agent_id)
 
     sent = await tools.send_room_file("quarterly numbers\n", "report.txt", mentions=["alice"])
     file_id = sent["attachment"]["id"]

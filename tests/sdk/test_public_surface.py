@@ -9,6 +9,7 @@ import importlib
 import inspect
 import types
 import typing
+from pathlib import Path
 
 import pytest
 
@@ -237,7 +238,20 @@ def test_json_logging_writes_one_object_per_line(capsys: pytest.CaptureFixture[s
     band.configure_logging()
 
 
+def test_rich_logging_writes_through_rich(capsys: pytest.CaptureFixture[str]) -> None:
+    import logging
+
+    from rich.logging import RichHandler
+
+    band.configure_logging(style="rich", stream="stdout")
+    assert any(isinstance(h, RichHandler) for h in logging.getLogger().handlers)
+    logging.getLogger("band.test").warning("rich %s", "hello")
+    out = capsys.readouterr().out
+    assert "rich hello" in out and "WARNING" in out
+    band.configure_logging()
+
+
 def test_workspace_resolver_keeps_rooms_inside_root(tmp_path: typing.Any) -> None:
     resolve = band.create_room_workspace_resolver(tmp_path)
-    path = resolve("../../etc")
+    path = Path(resolve("../../etc"))
     assert path.parent == tmp_path.resolve() and path.is_dir()

@@ -86,7 +86,7 @@ async def test_agent_tools_reply_and_events(
 ) -> None:
     await human_mention(client, seeded, room_id)
     roster = await rest.get_participants(room_id)
-    tools = AgentTools(rest, room_id, participants=roster, agent_id=seeded.agent_id)
+    tools = AgentTools(room_id, rest, roster, agent_id=seeded.agent_id)
     before = rest.request_count
     sent = await tools.send_message("hello @alice", mentions=["alice"])
     assert sent["recipients"][0]["handle"] == "alice"

@@ -160,4 +160,6 @@ def test_participants_message_lists_the_others() -> None:
     assert text.splitlines()[0] == "## Current Participants"
     assert "- @alice — Alice Smith (User)" in text
     assert "Echo Bot" not in text
-    assert build_participants_message([], "a1").endswith("No other participants in this room.")
+    assert build_participants_message([], agent_id="a1").endswith(
+        "No other participants in this room."
+    )

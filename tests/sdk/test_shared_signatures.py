@@ -1,5 +1,6 @@
-"""Options declared once: ``configure_logging`` takes ``build_logging_config``'s, and the
-chat-completion adapters take ``ToolLoopAdapter``'s (``LoopOptions``)."""
+"""Options declared once: ``configure_logging`` takes ``build_logging_config``'s, the OpenAI
+chat adapter takes ``ToolLoopAdapter``'s (``LoopOptions``), and the Anthropic adapter reads the
+same settings from its config, as band-sdk's does."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import inspect
 
 from band import configure_logging
 from band._logging import build_logging_config
-from band.adapters import AnthropicAdapter, OpenAIChatAdapter
+from band.adapters import AnthropicAdapter, AnthropicAdapterConfig, OpenAIChatAdapter
 from band.adapters._chat import LoopOptions
 from band.converters.anthropic import AnthropicHistoryConverter
 from band.converters.openai_chat import OpenAIChatHistoryConverter
@@ -19,7 +20,7 @@ def test_configure_logging_shows_and_takes_build_logging_configs_options() -> No
     assert config == build_logging_config("DEBUG", style="json", json_fields=["message"])
 
 
-def test_both_chat_adapters_take_every_loop_option_and_default_to_their_converter() -> None:
+def test_the_chat_adapters_take_the_loop_options_and_default_to_their_converter() -> None:
     options: LoopOptions = {
         "system_prompt": "Be brief.",
         "custom_section": "x",
@@ -29,7 +30,10 @@ def test_both_chat_adapters_take_every_loop_option_and_default_to_their_converte
         "additional_tools": (),
     }
     openai = OpenAIChatAdapter(client=object(), **options)  # type: ignore[arg-type]
-    anthropic = AnthropicAdapter(client=object(), **options)  # type: ignore[arg-type]
+    config = AnthropicAdapterConfig(
+        system_prompt="Be brief.", custom_section="x", include_base_instructions=False
+    )
+    anthropic = AnthropicAdapter(config, client=object(), max_tool_rounds=3, stream=True)  # type: ignore[arg-type]
     for adapter in (openai, anthropic):
         assert (adapter.system_prompt, adapter.max_tool_rounds, adapter.stream) == (
             "Be brief.",

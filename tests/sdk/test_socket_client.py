@@ -7,7 +7,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from fake_phoenix import FakePhoenix
 
 from band.platform.phoenix import Frame, decode_frame, encode_frame, parse_upgrade_rejection
 from band.platform.socket import (
@@ -19,6 +18,7 @@ from band.platform.socket import (
     build_socket_url,
 )
 from band.platform.socket_policy import ReconnectPolicy, equal_jitter
+from band.testing.phoenix_server import FakePhoenixServer, JoinOutcome, fake_phoenix_server
 
 FAST = SocketTimings(
     heartbeat_interval=0.1,
@@ -32,13 +32,14 @@ FAST = SocketTimings(
 
 
 @pytest.fixture
-async def server() -> AsyncIterator[FakePhoenix]:
-    fake = await FakePhoenix().start()
-    yield fake
-    await fake.stop()
+async def server() -> AsyncIterator[FakePhoenixServer]:
+    async with fake_phoenix_server() as fake:
+        yield fake
 
 
-def make_socket(server: FakePhoenix, **kw: Any) -> tuple[PhoenixSocket, list[tuple[str, str]]]:
+def make_socket(
+    server: FakePhoenixServer, **kw: Any
+) -> tuple[PhoenixSocket, list[tuple[str, str]]]:
     pushes: list[tuple[str, str]] = []
     sock = PhoenixSocket(
         server.url,
@@ -81,7 +82,9 @@ def test_backoff_is_exponential_with_equal_jitter_and_capped() -> None:
     assert not policy.connection_ended(None, 0.1)
 
 
-async def test_connects_with_header_and_joins_with_join_ref_equal_ref(server: FakePhoenix) -> None:
+async def test_connects_with_header_and_joins_with_join_ref_equal_ref(
+    server: FakePhoenixServer,
+) -> None:
     sock, _ = make_socket(server, initial_params={"on_conflict": "reject"})
     await sock.connect()
     await sock.join("agent_control:A")
@@ -96,17 +99,17 @@ async def test_connects_with_header_and_joins_with_join_ref_equal_ref(server: Fa
     await sock.close()
 
 
-async def test_refused_join_raises_and_forgets_the_topic(server: FakePhoenix) -> None:
-    server.refused_topics.add("chat_room:x")
+async def test_refused_join_raises_and_forgets_the_topic(server: FakePhoenixServer) -> None:
+    server.script_joins("chat_room:x", JoinOutcome.REJECTED)
     sock, _ = make_socket(server)
     await sock.connect()
-    with pytest.raises(JoinError, match="unauthorized"):
+    with pytest.raises(JoinError, match="rejected by fake server"):
         await sock.join("chat_room:x")
     assert "chat_room:x" not in sock.topics
     await sock.close()
 
 
-async def test_pushes_with_a_stale_or_null_join_ref_are_dropped(server: FakePhoenix) -> None:
+async def test_pushes_with_a_stale_or_null_join_ref_are_dropped(server: FakePhoenixServer) -> None:
     sock, pushes = make_socket(server)
     await sock.connect()
     await sock.join("chat_room:r")
@@ -119,7 +122,7 @@ async def test_pushes_with_a_stale_or_null_join_ref_are_dropped(server: FakePhoe
     await sock.close()
 
 
-async def test_heartbeats_are_sent_on_topic_phoenix(server: FakePhoenix) -> None:
+async def test_heartbeats_are_sent_on_topic_phoenix(server: FakePhoenixServer) -> None:
     sock, _ = make_socket(server)
     await sock.connect()
     await server.until(lambda: len(server.sent("heartbeat")) >= 3)
@@ -129,7 +132,7 @@ async def test_heartbeats_are_sent_on_topic_phoenix(server: FakePhoenix) -> None
     await sock.close()
 
 
-async def test_watchdog_reconnects_when_heartbeats_are_not_acked(server: FakePhoenix) -> None:
+async def test_watchdog_reconnects_when_heartbeats_are_not_acked(server: FakePhoenixServer) -> None:
     server.ack_heartbeats = False
     sock, _ = make_socket(server)
     await sock.connect()
@@ -138,7 +141,7 @@ async def test_watchdog_reconnects_when_heartbeats_are_not_acked(server: FakePho
     await sock.close()
 
 
-async def test_reconnect_rejoins_every_topic_with_fresh_refs(server: FakePhoenix) -> None:
+async def test_reconnect_rejoins_every_topic_with_fresh_refs(server: FakePhoenixServer) -> None:
     reconnected = asyncio.Event()
 
     async def on_reconnect() -> None:
@@ -149,7 +152,7 @@ async def test_reconnect_rejoins_every_topic_with_fresh_refs(server: FakePhoenix
     await sock.connect()
     await sock.join("agent_control:A")
     await sock.join("chat_room:r")
-    await server.drop(1000)  # a normal close is reconnected too
+    await server.close_connection(code=1000)  # a normal close is reconnected too
     await asyncio.wait_for(reconnected.wait(), 5)
     assert "on_conflict" not in server.upgrades[1].query
     rejoins = [f for f in server.sent("phx_join")[2:]]
@@ -161,17 +164,17 @@ async def test_reconnect_rejoins_every_topic_with_fresh_refs(server: FakePhoenix
     await sock.close()
 
 
-async def test_policy_violation_close_is_terminal(server: FakePhoenix) -> None:
+async def test_policy_violation_close_is_terminal(server: FakePhoenixServer) -> None:
     sock, _ = make_socket(server)
     await sock.connect()
-    await server.drop(1008)
+    await server.close_connection(code=1008)
     with pytest.raises(SocketTerminated):
         await asyncio.wait_for(sock.wait_closed(), 5)
     await asyncio.sleep(0.2)
     assert len(server.upgrades) == 1
 
 
-async def test_terminate_closes_without_reconnecting(server: FakePhoenix) -> None:
+async def test_terminate_closes_without_reconnecting(server: FakePhoenixServer) -> None:
     sock, _ = make_socket(server)
     await sock.connect()
     await sock.join("agent_control:A")
@@ -182,8 +185,8 @@ async def test_terminate_closes_without_reconnecting(server: FakePhoenix) -> Non
     assert sock.last_disconnect_reason == "superseded"
 
 
-async def test_conflict_upgrade_refusal_is_terminal(server: FakePhoenix) -> None:
-    server.reject_with = (409, {"error": {"code": "connection_conflict", "message": "busy"}})
+async def test_conflict_upgrade_refusal_is_terminal(server: FakePhoenixServer) -> None:
+    server.refuse_with = (409, {"error": {"code": "connection_conflict", "message": "busy"}})
     sock, _ = make_socket(server)
     with pytest.raises(UpgradeRejected) as info:
         await sock.connect()
@@ -191,18 +194,18 @@ async def test_conflict_upgrade_refusal_is_terminal(server: FakePhoenix) -> None
     assert len(server.upgrades) == 1
 
 
-async def test_transient_upgrade_refusal_is_retried(server: FakePhoenix) -> None:
-    server.reject_with = (503, {"error": {"code": "unavailable", "message": "later"}})
+async def test_transient_upgrade_refusal_is_retried(server: FakePhoenixServer) -> None:
+    server.refuse_with = (503, {"error": {"code": "unavailable", "message": "later"}})
     sock, _ = make_socket(server)
     task = asyncio.create_task(sock.connect())
     await server.until(lambda: len(server.upgrades) >= 2)
-    server.reject_with = None
+    server.refuse_with = None
     await asyncio.wait_for(task, 5)
     assert sock.connected
     await sock.close()
 
 
-async def test_leave_sends_phx_leave_with_the_join_ref(server: FakePhoenix) -> None:
+async def test_leave_sends_phx_leave_with_the_join_ref(server: FakePhoenixServer) -> None:
     sock, _ = make_socket(server)
     await sock.connect()
     await sock.join("chat_room:r")

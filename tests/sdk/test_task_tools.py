@@ -84,7 +84,7 @@ async def test_agent_tools_run_the_board_on_the_platform(
     agent_rest: BandRestClient,  # noqa: F811
 ) -> None:
     room_id = await make_room(platform, seeded.user_id, seeded.agent_id)
-    tools = AgentTools(agent_rest, room_id, agent_id=seeded.agent_id)
+    tools = AgentTools(room_id, agent_rest, agent_id=seeded.agent_id)
     task = await run_board(tools)
     assert task["assignments"][0]["assignee"]["id"] == seeded.agent_id
     assert task["completed_at"] is not None

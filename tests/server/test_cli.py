@@ -189,6 +189,27 @@ async def test_bootstrap_admin_happens_once(settings: Settings) -> None:
     assert second.role == "user"  # only the first person is the admin
 
 
+async def test_bootstrap_admin_finds_the_admin_another_node_made_meanwhile(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On PostgreSQL two nodes starting at once can both count no people, then one commits the
+    admin before the other checks the handle: the other finds it there and starts (it used to
+    exit with "handle 'admin' is taken")."""
+    made = await admin.bootstrap_admin(settings, "root@example.org")
+    assert made is not None
+    real_count = admin.func.count
+
+    class NoPeopleYet:  # the count as the late node read it, before the admin committed
+        def __getattr__(self, name: str) -> object:
+            return getattr(real_count, name)
+
+        def __call__(self) -> object:
+            return real_count().op("*")(0)
+
+    monkeypatch.setattr(admin.func, "count", NoPeopleYet(), raising=False)
+    assert await admin.bootstrap_admin(settings) is None
+
+
 def test_write_config_refuses_a_non_mapping(tmp_path: Path) -> None:
     path = tmp_path / "agent_config.yaml"
     path.write_text("- just\n- a list\n")

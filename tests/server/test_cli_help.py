@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from band.bridge import cli as bridge_cli
+from band.portable import cli as portable_cli
 from band_server import cli as server_cli
 from band_server import demo
 
@@ -18,6 +19,7 @@ BENCHES = [
     "bench.idle_sockets",
     "bench.keyed_posts",
     "bench.mention_latency",
+    "bench.portable",
     "bench.rest_calls",
     "bench.sdk_overhead",
 ]
@@ -56,6 +58,9 @@ def _entries() -> list[tuple[str, Callable[[], Any]]]:
         ("band", lambda: server_cli.main(["serve"])),
         ("band bridge|runtime", lambda: bridge_cli.main(["bridge"])),
         ("band demo", lambda: demo.parse_args([])),
+        ("band export", lambda: portable_cli.main_export(["x"])),
+        ("band import", lambda: portable_cli.main_import(["x"])),
+        ("band replay", lambda: portable_cli.main_replay(["x"])),
     ]
     for name in BENCHES:
         entries.append((f"python -m {name}", importlib.import_module(name).main))

@@ -253,7 +253,7 @@ class FlowRuns:
             return
         run.delegation_rounds += 1
         for item, target in targets:
-            assert target is not None
+            assert target is not None  # nosec B101 # narrows for mypy: targets hold only resolved handles
             sent = await tools.send_message(
                 item.content, [target.handle or target.participant_id, *item.mentions]
             )

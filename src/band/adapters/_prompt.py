@@ -29,11 +29,13 @@ class PromptedAdapter(SimpleAdapter[H], Generic[H]):
         system_prompt: str | None = None,
         custom_section: str = "",
         include_base_instructions: bool = True,
+        prompt_template: str = "default",
         history_converter: HistoryConverter[H] | None = None,
         **features: Unpack[FeatureKwargs],
     ) -> None:
         super().__init__(history_converter=history_converter, **features)
         self.custom_section = custom_section
+        self.prompt_template = prompt_template
         self.include_base_instructions = include_base_instructions
         self.system_prompt = system_prompt or ""
         self._fixed_prompt = system_prompt is not None
@@ -45,6 +47,7 @@ class PromptedAdapter(SimpleAdapter[H], Generic[H]):
                 agent_name=agent_name,
                 agent_description=agent_description,
                 custom_section=self.custom_section,
+                template=self.prompt_template,
                 include_base_instructions=self.include_base_instructions,
                 features=self.features,
             )

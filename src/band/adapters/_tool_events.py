@@ -10,17 +10,19 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from band.core.exceptions import BandToolError, RoomExecutionStoppedError
 from band.core.protocols import AgentToolsProtocol
+from band.core.turn import Turn
 from band.core.types import AdapterFeatures, Emit, TurnUsage
 from band.runtime.custom_tools import (
     CustomToolDef,
     execute_custom_tool,
     find_custom_tool,
+    get_custom_tool_name,
     is_failure_result,
 )
 
@@ -32,6 +34,7 @@ __all__ = [
     "report_tool_call",
     "report_tool_result",
     "run_band_tool",
+    "run_custom_tool",
 ]
 
 logger = logging.getLogger("band.adapters.tools")
@@ -132,16 +135,39 @@ async def run_band_tool(
     Errors the model can act on come back as text; only a stopped room raises.
     """
     custom = find_custom_tool(custom_tools, name)
+    if custom is not None:
+        return await run_custom_tool(custom, args, tools.turn)
+    return await _guarded(name, _band_tool(tools, name, args))
+
+
+async def run_custom_tool(
+    tool: CustomToolDef, args: dict[str, Any], turn: Turn | None
+) -> tuple[str, bool]:
+    """Run one custom tool (its effect recorded on ``turn``); ``(output text, is_error)``."""
+    return await _guarded(get_custom_tool_name(tool[0]), _custom_tool(tool, args, turn))
+
+
+async def _custom_tool(
+    tool: CustomToolDef, args: dict[str, Any], turn: Turn | None
+) -> tuple[str, bool]:
+    value = await execute_custom_tool(tool, args, turn=turn)
+    return as_text(value), is_failure_result(value)
+
+
+async def _band_tool(
+    tools: AgentToolsProtocol, name: str, args: dict[str, Any]
+) -> tuple[str, bool]:
+    structured = getattr(tools, "execute_tool_call_structured", None)
+    if structured is not None:
+        result = await structured(name, args)
+        return as_text(result.value), not result.ok
+    value = await tools.execute_tool_call(name, args)
+    return as_text(value), is_failure_result(value)
+
+
+async def _guarded(name: str, call: Awaitable[tuple[str, bool]]) -> tuple[str, bool]:
     try:
-        if custom is not None:
-            value = await execute_custom_tool(custom, args, turn=tools.turn)
-            return as_text(value), is_failure_result(value)
-        structured = getattr(tools, "execute_tool_call_structured", None)
-        if structured is not None:
-            result = await structured(name, args)
-            return as_text(result.value), not result.ok
-        value = await tools.execute_tool_call(name, args)
-        return as_text(value), is_failure_result(value)
+        return await call
     except RoomExecutionStoppedError:
         raise
     except (BandToolError, ValueError) as exc:

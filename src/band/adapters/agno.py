@@ -260,7 +260,7 @@ class AgnoAdapter(SimpleAdapter[AgnoMessages]):
         self, messages: list[Message], tools: AgentToolsProtocol, session_id: str
     ) -> RunOutput:
         """One streamed run: tool events as they happen, then the assembled output."""
-        assert self._agent is not None
+        assert self._agent is not None  # nosec B101 # narrows for mypy: on_started built it
         final: RunOutput | None = None
         async for item in self._agent.arun(
             input=messages,

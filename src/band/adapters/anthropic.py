@@ -7,17 +7,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
-from band.converters.anthropic import AnthropicHistoryConverter
-from band.core.types import TurnUsage
+from pydantic import Field, PositiveInt
 
-from ._chat import LoopOptions, loop_options
+from band.converters.anthropic import AnthropicHistoryConverter
+from band.core.adapterconfig import BaseAdapterConfig
+from band.core.types import FeatureKwargs, TurnUsage
+from band.runtime.custom_tools import CustomToolDef
+
 from ._loop import Messages, ModelCall, ModelTurn, ToolLoopAdapter, ToolOutcome
 from ._tool_events import image_blocks
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
 
-__all__ = ["AnthropicAdapter"]
+__all__ = ["AnthropicAdapter", "AnthropicAdapterConfig"]
 
 INSTALL_HINT = "AnthropicAdapter needs anthropic: pip install 'openband[anthropic]'"
 
@@ -33,12 +36,32 @@ def _result_content(output: str) -> str | list[dict[str, Any]]:
     ]
 
 
-def _new_client() -> AsyncAnthropic:
+DEFAULT_MODEL = "claude-sonnet-5-5"
+
+
+class AnthropicAdapterConfig(BaseAdapterConfig):
+    """What ``AnthropicAdapter`` runs with.
+
+    ``provider_key`` is the API key (None: the client reads ``ANTHROPIC_API_KEY``).
+    ``system_prompt``, when set, is sent as it is; otherwise the prompt is rendered from
+    ``custom_section`` (and the base instructions unless ``include_base_instructions`` is
+    False). ``max_tokens`` bounds each model call's answer.
+    """
+
+    model: str = DEFAULT_MODEL
+    provider_key: str | None = Field(default=None, repr=False)
+    system_prompt: str | None = None
+    custom_section: str = ""
+    include_base_instructions: bool = True
+    max_tokens: PositiveInt = 4096
+
+
+def _new_client(api_key: str | None) -> AsyncAnthropic:
     try:
         from anthropic import AsyncAnthropic
     except ImportError:
         raise ImportError(INSTALL_HINT) from None
-    return AsyncAnthropic()
+    return AsyncAnthropic(api_key=api_key)
 
 
 def _usage(usage: Any) -> TurnUsage:
@@ -83,24 +106,40 @@ def _turn(message: Any) -> ModelTurn:
 class AnthropicAdapter(ToolLoopAdapter):
     """Runs one Messages API tool loop per Band message, one conversation per room.
 
-    ``client`` defaults to ``AsyncAnthropic()`` (``ANTHROPIC_API_KEY`` /
-    ``ANTHROPIC_BASE_URL``). ``stream=True`` consumes the streamed answer. Thinking blocks
-    and text sent alongside tool calls become ``thought`` events when ``Emit.THOUGHTS`` is on.
+    ``config`` holds the model, key and prompt (``AnthropicAdapterConfig``). ``client``
+    defaults to ``AsyncAnthropic(api_key=config.provider_key)`` (``ANTHROPIC_BASE_URL`` is
+    honoured). ``stream=True`` consumes the streamed answer; at most ``max_tool_rounds``
+    model calls a turn. Thinking blocks and text sent alongside tool calls become ``thought``
+    events when ``Emit.THOUGHTS`` is on.
     """
 
     SCHEMA_FORMAT = "anthropic"
 
     def __init__(
         self,
-        model: str = "claude-sonnet-5-5",
+        config: AnthropicAdapterConfig | None = None,
         *,
+        history_converter: AnthropicHistoryConverter | None = None,
+        additional_tools: Sequence[CustomToolDef] | None = None,
         client: AsyncAnthropic | None = None,
-        max_tokens: int = 4096,
-        **options: Unpack[LoopOptions],
+        max_tool_rounds: int = 10,
+        stream: bool = False,
+        **features: Unpack[FeatureKwargs],
     ) -> None:
-        super().__init__(model=model, **loop_options(options, AnthropicHistoryConverter))
-        self.max_tokens = max_tokens
-        self.client = client if client is not None else _new_client()
+        self.config = config = config or AnthropicAdapterConfig()
+        super().__init__(
+            model=config.model,
+            system_prompt=config.system_prompt,
+            custom_section=config.custom_section,
+            include_base_instructions=config.include_base_instructions,
+            max_tool_rounds=max_tool_rounds,
+            stream=stream,
+            additional_tools=additional_tools or (),
+            history_converter=history_converter or AnthropicHistoryConverter(),
+            **features,
+        )
+        self.max_tokens = config.max_tokens
+        self.client = client if client is not None else _new_client(config.provider_key)
 
     def tool_results(self, outcomes: Sequence[ToolOutcome]) -> Messages:
         blocks: list[dict[str, Any]] = []

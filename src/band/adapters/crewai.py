@@ -12,15 +12,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from typing import Any, ClassVar, Unpack
+from typing import TYPE_CHECKING, Any, ClassVar, Unpack
 
 from pydantic import BaseModel, ConfigDict, PositiveInt
-
-try:
-    from crewai import LLM
-    from crewai import Agent as CrewAIAgent
-except ImportError:  # pragma: no cover - depends on the environment
-    raise ImportError("CrewAIAdapter needs CrewAI: pip install 'openband[crewai]'") from None
 
 from band.converters.crewai import CrewAIHistoryConverter, CrewAIMessages
 from band.core.protocols import AgentToolsProtocol
@@ -33,6 +27,10 @@ from band.integrations.crewai import (
 )
 from band.integrations.crewai.tools import Execute, bound_context
 from band.runtime.custom_tools import CustomToolDef, reject_conflicting_tool_names
+
+if TYPE_CHECKING:
+    from crewai import LLM
+    from crewai import Agent as CrewAIAgent
 from band.runtime.custom_tools import get_custom_tool_name as _tool_name
 from band.runtime.prompts import render_system_prompt, system_updates
 from band.runtime.tools import BandTool
@@ -46,6 +44,15 @@ logger = logging.getLogger("band.adapters.crewai")
 # CrewAI raises a bare ValueError with this text when a completion comes back empty.
 EMPTY_LLM_RESPONSE_MARKER = "Invalid response from LLM call"
 DEFAULT_MODEL = "gpt-6-luna"
+
+
+def require_crewai(adapter: str) -> None:
+    """ImportError naming the extra when CrewAI is absent (on first use: the module itself
+    imports without it, as band-sdk's does)."""
+    try:
+        import crewai  # noqa: F401
+    except ImportError:
+        raise ImportError(f"{adapter} needs CrewAI: pip install 'openband[crewai]'") from None
 
 
 class CrewAIAdapterConfig(BaseModel):
@@ -122,6 +129,7 @@ class CrewAIAdapter(SimpleAdapter[CrewAIMessages]):
         llm: LLM | None = None,
         **features: Unpack[FeatureKwargs],
     ) -> None:
+        require_crewai("CrewAIAdapter")
         super().__init__(
             history_converter=history_converter or CrewAIHistoryConverter(), **features
         )
@@ -144,6 +152,9 @@ class CrewAIAdapter(SimpleAdapter[CrewAIMessages]):
             features=self.features,
         )
         backstory = f"{self.config.backstory}\n\n{prompt}" if self.config.backstory else prompt
+        from crewai import LLM
+        from crewai import Agent as CrewAIAgent
+
         self._crewai_agent = CrewAIAgent(
             role=self.config.role or agent_name,
             goal=self.config.goal or agent_description or "Help users accomplish their tasks",
@@ -204,7 +215,7 @@ class CrewAIAdapter(SimpleAdapter[CrewAIMessages]):
         self, messages: list[dict[str, str]], tracker: ReplyTracker, room_id: str
     ) -> str:
         """The final text; an empty completion is retried once if no tool ran yet."""
-        assert self._crewai_agent is not None
+        assert self._crewai_agent is not None  # nosec B101 # narrows for mypy: on_started built it
         for attempt in (1, 2):
             try:
                 result = await self._crewai_agent.kickoff_async(messages)

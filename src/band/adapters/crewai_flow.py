@@ -24,11 +24,6 @@ from typing import Any, ClassVar, Unpack
 
 from pydantic import ConfigDict
 
-try:
-    import crewai  # noqa: F401  # the flows it runs are CrewAI's
-except ImportError:  # pragma: no cover - depends on the environment
-    raise ImportError("CrewAIFlowAdapter needs CrewAI: pip install 'openband[crewai]'") from None
-
 from band.converters.crewai_flow import (
     CrewAIFlowMetadata,
     CrewAIFlowParticipantSnapshot,
@@ -57,7 +52,7 @@ from ._flow_decisions import (
     parse_decision,
 )
 from ._flow_runs import FlowRuns
-from .crewai import band_executor
+from .crewai import band_executor, require_crewai
 
 __all__ = [
     "CrewAIFlowAdapter",
@@ -154,6 +149,7 @@ class CrewAIFlowAdapter(SimpleAdapter[CrewAIFlowSessionState]):
     ) -> None:
         if not callable(flow_factory):
             raise BandConfigError("flow_factory must be callable")
+        require_crewai("CrewAIFlowAdapter")  # the flows it runs are CrewAI's
         self.config = config or CrewAIFlowAdapterConfig()
         converter = history_converter or CrewAIFlowStateConverter(
             max_run_age=self.config.max_run_age
@@ -214,7 +210,7 @@ class CrewAIFlowAdapter(SimpleAdapter[CrewAIFlowSessionState]):
         inputs: dict[str, Any],
     ) -> FlowDecision | str:
         """One flow execution for ``run``: its decision, or the bare text it returned."""
-        assert self._loop is not None
+        assert self._loop is not None  # nosec B101 # narrows for mypy: on_started set it
         context = CrewAIToolContext(
             room_id=run.room_id,
             tools=tools,

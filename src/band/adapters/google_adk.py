@@ -13,23 +13,10 @@ import logging
 import re
 import uuid
 from collections.abc import Sequence
-from functools import cached_property
-from typing import Any, ClassVar, Final, Unpack
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Unpack
 
-import httpx
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt
-
-try:
-    from google import genai
-    from google.adk import Agent as ADKAgent
-    from google.adk.models.google_llm import Gemini
-    from google.adk.runners import InMemoryRunner
-    from google.adk.tools import BaseTool
-    from google.genai import types
-except ImportError:
-    raise ImportError(
-        "GoogleADKAdapter needs google-adk: pip install 'openband[google_adk]'"
-    ) from None
 
 from band.converters.google_adk import GoogleADKHistoryConverter, GoogleADKMessages
 from band.core.exceptions import ProviderRunError, RoomExecutionStoppedError
@@ -40,7 +27,13 @@ from band.runtime.prompts import system_updates
 
 from ._gemini_common import gemini_usage, openai_functions
 from ._prompt import PromptedAdapter
-from ._tool_events import UsageTotal, report_tool_call, report_tool_result, run_band_tool
+from ._tool_events import UsageTotal, report_tool_call, report_tool_result
+
+if TYPE_CHECKING:
+    from google.adk.runners import InMemoryRunner
+    from google.genai import types
+
+    from ._google_adk_runtime import BoundedGemini
 
 __all__ = ["GOOGLE_ADK_MAX_GENERATION_RETRIES", "GoogleADKAdapter", "GoogleADKAdapterConfig"]
 
@@ -72,52 +65,18 @@ class GoogleADKAdapterConfig(BaseModel):
     max_transcript_chars: PositiveInt = 100_000
 
 
+def _adk_runtime() -> ModuleType:
+    """The module holding the ADK subclasses (imports google-adk on first use)."""
+    from . import _google_adk_runtime
+
+    return _google_adk_runtime
+
+
 def adk_agent_name(name: str) -> str:
     """An ADK-valid agent name for a Band display name: a Python identifier, never ``user``
     (ADK's name for the person speaking)."""
     safe = re.sub(r"[^A-Za-z0-9_]", "_", name or "band_agent")
     return safe if safe.isidentifier() and safe != "user" else f"band_{safe}"
-
-
-class BoundedGemini(Gemini):  # type: ignore[misc]
-    """ADK's Gemini model on an httpx client, so retries stay within ``retry_options`` (the
-    aiohttp transport reconnects on its own), and with a way to close its clients.
-
-    ``sharing(owner)`` makes a model that uses ``owner``'s clients: building a client costs
-    three TLS contexts (~20 ms of CPU), so the adapter builds them once, not every turn.
-    """
-
-    def sharing(self, owner: BoundedGemini) -> BoundedGemini:
-        self.__dict__["api_client"] = owner.api_client  # the cached_property's slot
-        return self
-
-    @cached_property
-    def httpx_client(self) -> httpx.AsyncClient:
-        return httpx.AsyncClient()
-
-    @cached_property
-    def api_client(self) -> genai.Client:
-        headers = self._tracking_headers
-        if callable(headers):  # a method from google-adk 1.20 on, a property before
-            headers = headers()
-        options = types.HttpOptions(
-            headers=headers, retry_options=self.retry_options, httpx_async_client=self.httpx_client
-        )
-        return genai.Client(http_options=options)
-
-    async def aclose(self) -> None:
-        client = self.__dict__.get("api_client")
-        http = self.__dict__.get("httpx_client")
-        try:
-            if client is not None:
-                await client.aio.aclose()
-        finally:
-            try:
-                if http is not None:
-                    await http.aclose()
-            finally:
-                if client is not None:
-                    client.close()
 
 
 class _Turn:
@@ -128,31 +87,6 @@ class _Turn:
         self.tools = tools
         self.custom = custom
         self.failed: set[str] = set()
-
-
-class BandADKTool(BaseTool):  # type: ignore[misc]
-    """One Band (or custom) tool offered to the ADK agent; runs through Band's tools."""
-
-    def __init__(self, name: str, description: str, parameters: dict[str, Any], turn: _Turn):
-        super().__init__(name=name, description=description)
-        self._turn = turn
-        # Schema.from_json_schema inlines $ref/$defs, which Gemini's schema subset lacks.
-        self._declaration = types.FunctionDeclaration(
-            name=name,
-            description=description,
-            parameters=types.Schema.from_json_schema(json_schema=types.JSONSchema(**parameters)),
-        )
-
-    def _get_declaration(self) -> types.FunctionDeclaration:
-        return self._declaration
-
-    get_declaration = _get_declaration  # the public name, should ADK rename it
-
-    async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> str:
-        output, is_error = await run_band_tool(self._turn.tools, self.name, args, self._turn.custom)
-        if is_error and getattr(tool_context, "function_call_id", None):
-            self._turn.failed.add(tool_context.function_call_id)
-        return output
 
 
 def _response_output(response: Any) -> str:
@@ -200,15 +134,18 @@ class GoogleADKAdapter(PromptedAdapter[GoogleADKMessages]):
         self.histories: dict[str, GoogleADKMessages] = {}
         self.sessions: dict[str, str] = {}
         self._clients: BoundedGemini | None = None  # owns the client every turn's model uses
+        self._adk = _adk_runtime()  # google-adk, or ImportError naming the extra
 
     # -- one turn ----------------------------------------------------------------------------
 
     def _runner(self, turn: _Turn, schemas: list[dict[str, Any]]) -> InMemoryRunner:
+        adk = self._adk
+        types = adk.types
         adk_tools = [
-            BandADKTool(name, description, parameters, turn)
+            adk.BandADKTool(name, description, parameters, turn)
             for name, description, parameters in openai_functions(schemas)
         ]
-        model = BoundedGemini(
+        model = adk.BoundedGemini(
             model=self.config.model,
             retry_options=types.HttpRetryOptions(attempts=self.config.max_retries + 1),
         )
@@ -217,14 +154,14 @@ class GoogleADKAdapter(PromptedAdapter[GoogleADKMessages]):
         else:
             model.sharing(self._clients)
         prompt = self.system_prompt
-        agent = ADKAgent(
+        agent = adk.ADKAgent(
             name=adk_agent_name(self.agent_name),
             model=model,
             # A callable instruction is not an ADK template: braces in the prompt stay text.
             instruction=lambda _context: prompt,
             tools=adk_tools,
         )
-        return InMemoryRunner(agent=agent, app_name=APP_NAME)
+        return adk.InMemoryRunner(agent=agent, app_name=APP_NAME)
 
     def _prompt(self, room_id: str, lines: list[str]) -> str:
         """The turn's text: the replayed transcript (if any), the updates, the message."""
@@ -271,6 +208,7 @@ class GoogleADKAdapter(PromptedAdapter[GoogleADKMessages]):
             await runner.session_service.create_session(
                 app_name=APP_NAME, user_id=room_id, session_id=session_id
             )
+            types = self._adk.types
             content = types.Content(role="user", parts=[types.Part.from_text(text=text)])
             answer = await self._run(runner, turn, room_id, session_id, content, usage)
         except RoomExecutionStoppedError:
@@ -305,7 +243,7 @@ class GoogleADKAdapter(PromptedAdapter[GoogleADKMessages]):
             code = event.error_code
             # A model failure arrives as an event and ends the run; drain rather than break,
             # which would leave ADK's generators open. Old ADKs report an empty finish as STOP.
-            if code and code != types.FinishReason.STOP:
+            if code and code != self._adk.types.FinishReason.STOP:
                 failure = ProviderRunError(str(getattr(code, "value", code)), event.error_message)
             await self._report(turn, event)
             if event.is_final_response():

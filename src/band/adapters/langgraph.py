@@ -12,6 +12,9 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Unpack
 
+from pydantic import PositiveInt
+
+from band.core.adapterconfig import BaseAdapterConfig
 from band.core.protocols import AgentToolsProtocol, HistoryConverter
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage, TurnUsage
 from band.runtime.custom_tools import CustomToolDef
@@ -37,12 +40,29 @@ except ImportError:  # pragma: no cover - depends on the environment
     ) from None
 
 from band.converters.langchain import LangChainHistoryConverter
+from band.integrations.langgraph.decline import terminal_decline
 from band.integrations.langgraph.langchain_tools import schemas_to_langchain
 
-__all__ = ["GraphFactory", "LangGraphAdapter", "build_react_graph"]
+__all__ = ["GraphFactory", "LangGraphAdapter", "LangGraphAdapterConfig", "build_react_graph"]
 
 logger = logging.getLogger("band.adapters.langgraph")
-NO_REPLY_TOOL = "band_no_reply"
+
+
+class LangGraphAdapterConfig(BaseAdapterConfig):
+    """What ``LangGraphAdapter`` runs with.
+
+    ``prompt_template`` names the system prompt's template (``band.runtime.TEMPLATES``) and
+    ``custom_section`` is added to it; ``recursion_limit`` bounds the graph steps of one
+    turn. ``inject_system_prompt`` puts the rendered prompt at the start of a new thread;
+    None does so only for ``llm=`` (a graph of your own usually brings its own prompt).
+    """
+
+    prompt_template: str = "default"
+    custom_section: str = ""
+    recursion_limit: PositiveInt = 50
+    inject_system_prompt: bool | None = None
+
+
 GraphFactory = Callable[[list[BaseTool]], Any]
 """Builds a compiled graph over the room's tools; compile it with a checkpointer."""
 
@@ -58,12 +78,7 @@ def build_react_graph(llm: Any, tools: list[BaseTool], checkpointer: Any = None)
         return {"messages": [await model.ainvoke(state["messages"])]}
 
     def after_tools(state: MessagesState) -> str:
-        for message in reversed(state["messages"]):
-            if not isinstance(message, ToolMessage):
-                break
-            if message.name == NO_REPLY_TOOL and message.status != "error":
-                return str(END)
-        return "model"
+        return str(END) if terminal_decline(state["messages"]) else "model"
 
     builder = StateGraph(MessagesState)
     builder.add_node("model", call_model)
@@ -160,14 +175,15 @@ def _content_text(content: Any) -> str:
 class LangGraphAdapter(PromptedAdapter[list[BaseMessage]]):
     """Runs a LangGraph agent per Band message, one LangGraph thread per room.
 
-    Give exactly one of:
+    ``config`` is a ``LangGraphAdapterConfig``. Give exactly one of:
 
     * ``llm``: a LangChain chat model; the adapter builds :func:`build_react_graph` over
-      the room's tools each message.
+      the room's tools each message (threads kept in ``checkpointer``, in memory by default).
     * ``graph_factory(tools)``: your own compiled graph over the room's LangChain tools.
     * ``graph``: a static compiled graph with its own tools; its turns are not judged,
       since it cannot reach the room's reply tools.
 
+    ``additional_tools`` are custom tools ``(InputModel, handler)`` or ready LangChain tools.
     The model's plain final text is not relayed: replies reach the room only through
     ``band_send_message``.
     """
@@ -179,25 +195,22 @@ class LangGraphAdapter(PromptedAdapter[list[BaseMessage]]):
 
     def __init__(
         self,
-        llm: Any = None,
+        config: LangGraphAdapterConfig | None = None,
         *,
+        history_converter: HistoryConverter[list[BaseMessage]] | None = None,
+        additional_tools: Sequence[CustomToolDef | BaseTool] | None = None,
+        llm: Any = None,
+        checkpointer: Any = None,
         graph_factory: GraphFactory | None = None,
         graph: Any = None,
-        checkpointer: Any = None,
-        system_prompt: str | None = None,
-        custom_section: str = "",
-        include_base_instructions: bool = True,
-        recursion_limit: int = 50,
-        additional_tools: Sequence[CustomToolDef] = (),
-        history_converter: HistoryConverter[list[BaseMessage]] | None = None,
         **features: Unpack[FeatureKwargs],
     ) -> None:
         if sum(x is not None for x in (llm, graph_factory, graph)) != 1:
             raise ValueError("Set exactly one of llm, graph_factory or graph")
+        self.config = config = config or LangGraphAdapterConfig()
         super().__init__(
-            system_prompt=system_prompt,
-            custom_section=custom_section,
-            include_base_instructions=include_base_instructions,
+            custom_section=config.custom_section,
+            prompt_template=config.prompt_template,
             history_converter=history_converter or LangChainHistoryConverter(),
             **features,
         )
@@ -205,8 +218,12 @@ class LangGraphAdapter(PromptedAdapter[list[BaseMessage]]):
         self.graph_factory = graph_factory
         self.graph = graph
         self.checkpointer = checkpointer if checkpointer is not None else InMemorySaver()
-        self.recursion_limit = recursion_limit
-        self.additional_tools = list(additional_tools)
+        self.recursion_limit = config.recursion_limit
+        inject = config.inject_system_prompt
+        self.inject_system_prompt = llm is not None if inject is None else inject
+        tools = list(additional_tools or ())
+        self.additional_tools = [t for t in tools if isinstance(t, tuple)]
+        self.langchain_tools = [t for t in tools if not isinstance(t, tuple)]
         self._seeded: set[str] = set()
 
     @property
@@ -221,7 +238,10 @@ class LangGraphAdapter(PromptedAdapter[list[BaseMessage]]):
         if self.graph is not None:
             return self.graph
         schemas = tools.get_openai_tool_schemas(capabilities=self.features.capabilities)
-        lc_tools: list[BaseTool] = [*schemas_to_langchain(tools, schemas, self.additional_tools)]
+        lc_tools: list[BaseTool] = [
+            *schemas_to_langchain(tools, schemas, self.additional_tools),
+            *self.langchain_tools,
+        ]
         if self.graph_factory is not None:
             return self.graph_factory(lc_tools)
         return build_react_graph(self.llm, lc_tools, self.checkpointer)
@@ -252,7 +272,7 @@ class LangGraphAdapter(PromptedAdapter[list[BaseMessage]]):
         messages: list[BaseMessage] = []
         if room_id not in self._seeded:
             if await self._thread_is_empty(graph, config):
-                if self.system_prompt:
+                if self.system_prompt and self.inject_system_prompt:
                     messages.append(SystemMessage(content=self.system_prompt))
                 messages.extend(history)
             self._seeded.add(room_id)

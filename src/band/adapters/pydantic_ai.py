@@ -7,10 +7,12 @@ converted room history on bootstrap and replaced by the run's ``all_messages()``
 
 from __future__ import annotations
 
+import inspect
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Unpack, cast
 
+from band.core.adapterconfig import BaseAdapterConfig
 from band.core.delivery import relay_reply
 from band.core.protocols import AgentToolsProtocol, HistoryConverter
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage, TurnUsage
@@ -18,10 +20,9 @@ from band.runtime.custom_tools import CustomToolDef, custom_tools_to_schemas
 from band.runtime.prompts import system_updates
 
 from ._prompt import PromptedAdapter
-from ._tool_events import report_tool_call, report_tool_result, run_band_tool
 
 try:
-    from pydantic_ai import Agent, RunContext, Tool
+    from pydantic_ai import Agent, Tool
     from pydantic_ai.messages import (
         ModelMessage,
         ModelRequest,
@@ -37,8 +38,9 @@ except ImportError:  # pragma: no cover - depends on the environment
     ) from None
 
 from band.converters.pydantic_ai import PydanticAIHistoryConverter
+from band.integrations.pydantic_ai.tools import band_tool
 
-__all__ = ["PydanticAIAdapter"]
+__all__ = ["PydanticAIAdapter", "PydanticAIAdapterConfig"]
 
 logger = logging.getLogger("band.adapters.pydantic_ai")
 
@@ -70,12 +72,38 @@ def _replayable(message: ModelMessage) -> bool:
     return any(not isinstance(p, TextPart) or p.content.strip() for p in message.parts)
 
 
+class PydanticAIAdapterConfig(BaseAdapterConfig):
+    """What ``PydanticAIAdapter`` runs with.
+
+    ``model`` is a Pydantic AI model name (``"openai-chat:gpt-5-mini"``; ``"openai:..."`` is
+    the Responses API); leave it None when the adapter gets a live ``llm``.
+    ``system_prompt`` replaces the rendered prompt; ``custom_section`` is added to it.
+    """
+
+    model: str | None = None
+    system_prompt: str | None = None
+    custom_section: str | None = None
+
+
+def _takes_context(function: Callable[..., Any]) -> bool:
+    """Whether a Pydantic AI tool function's first parameter is its ``RunContext``."""
+    params = list(inspect.signature(function).parameters.values())
+    if not params:
+        return False
+    hint = params[0].annotation
+    text = hint if isinstance(hint, str) else getattr(hint, "__name__", repr(hint))
+    return "RunContext" in str(text)
+
+
 class PydanticAIAdapter(PromptedAdapter[list[ModelMessage]]):
     """Runs a Pydantic AI ``Agent`` per Band message, one message history per room.
 
-    ``llm`` is a Pydantic AI ``Model`` or a model name such as ``"openai-chat:gpt-5-mini"``.
-    Band tools come as a per-run toolset; ``additional_tools`` takes ``(InputModel,
-    handler)`` pairs. The model's final text is posted only when no tool replied.
+    The model is ``config.model`` (a name) or ``llm`` (a Pydantic AI ``Model``): exactly
+    one. Band tools come as a per-run toolset whose dependencies are the room's tools.
+    ``additional_tools`` takes ``(InputModel, handler)`` pairs and plain Pydantic AI tool
+    functions (with or without a leading ``RunContext[AgentToolsProtocol]``).
+    ``instrument`` is handed to Pydantic AI (None: whatever the host set globally). The
+    model's final text is posted only when no tool replied.
     """
 
     SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset({Emit.TOOL_CALLS, Emit.USAGE})
@@ -85,61 +113,59 @@ class PydanticAIAdapter(PromptedAdapter[list[ModelMessage]]):
 
     def __init__(
         self,
-        llm: Model | str,
+        config: PydanticAIAdapterConfig | None = None,
         *,
-        system_prompt: str | None = None,
-        custom_section: str = "",
-        include_base_instructions: bool = True,
-        tool_retries: int = 3,
-        additional_tools: Sequence[CustomToolDef] = (),
         history_converter: HistoryConverter[list[ModelMessage]] | None = None,
+        additional_tools: Sequence[Callable[..., Any] | CustomToolDef] | None = None,
+        llm: Model | None = None,
+        instrument: Any = None,
+        tool_retries: int = 3,
         **features: Unpack[FeatureKwargs],
     ) -> None:
+        self.config = config = config or PydanticAIAdapterConfig()
+        if (config.model is None) == (llm is None):
+            raise ValueError("Set exactly one of config.model or llm")
         super().__init__(
-            system_prompt=system_prompt,
-            custom_section=custom_section,
-            include_base_instructions=include_base_instructions,
+            system_prompt=config.system_prompt,
+            custom_section=config.custom_section or "",
             history_converter=history_converter or PydanticAIHistoryConverter(),
             **features,
         )
-        self.llm = llm
+        self.llm: Model | str = llm if llm is not None else cast(str, config.model)
+        self.instrument = instrument
         self.tool_retries = tool_retries
-        self.additional_tools = list(additional_tools)
-        self.agent: Agent[None, str | None] | None = None
+        extra = list(additional_tools or ())
+        self.additional_tools: list[CustomToolDef] = [t for t in extra if isinstance(t, tuple)]
+        self.tool_functions = [t for t in extra if not isinstance(t, tuple)]
+        self.agent: Agent[AgentToolsProtocol, str | None] | None = None
         self.rooms: dict[str, list[ModelMessage]] = {}
 
     async def on_started(self, agent_name: str, agent_description: str) -> None:
         await super().on_started(agent_name, agent_description)
         # ``instructions`` are sent with every request and never stored in the history.
         # ``None`` output: after replying through a tool the model may have nothing to add.
+        own = [Tool(f, takes_ctx=_takes_context(f)) for f in self.tool_functions]
         self.agent = Agent(
             self.llm,
+            deps_type=AgentToolsProtocol,
             instructions=self.system_prompt or None,
             output_type=cast(Any, str | None),  # a union is a TypeForm, not a type
             retries=self.tool_retries,
+            tools=own,
         )
+        # None keeps whatever ``Agent.instrument_all()`` the host chose.
+        self.agent.instrument = self.instrument
 
     async def on_cleanup(self, room_id: str) -> None:
         self.rooms.pop(room_id, None)
 
-    def _toolset(self, tools: AgentToolsProtocol) -> FunctionToolset[None]:
-        """The room's Band tools (then custom ones) as Pydantic AI tools bound to ``tools``."""
+    def _toolset(self, tools: AgentToolsProtocol) -> FunctionToolset[AgentToolsProtocol]:
+        """The room's Band tools (then custom ones) as Pydantic AI tools; ``deps`` is the room."""
         schemas = tools.get_openai_tool_schemas(capabilities=self.features.capabilities)
         schemas += custom_tools_to_schemas(self.additional_tools, "openai")
-        return FunctionToolset([self._tool(tools, s["function"]) for s in schemas])
-
-    def _tool(self, tools: AgentToolsProtocol, spec: dict[str, Any]) -> Tool[None]:
-        name: str = spec["name"]
-
-        async def call(ctx: RunContext[None], **arguments: Any) -> str:
-            call_id = ctx.tool_call_id or ""
-            await report_tool_call(tools, self.features, name, arguments, call_id)
-            output, is_error = await run_band_tool(tools, name, arguments, self.additional_tools)
-            await report_tool_result(tools, self.features, name, output, call_id, is_error=is_error)
-            return output
-
-        parameters = spec.get("parameters") or {"type": "object", "properties": {}}
-        return Tool.from_schema(call, name, spec.get("description"), parameters, takes_ctx=True)
+        return FunctionToolset(
+            [band_tool(s["function"], self.features, self.additional_tools) for s in schemas]
+        )
 
     async def on_message(
         self,
@@ -163,7 +189,10 @@ class PydanticAIAdapter(PromptedAdapter[list[ModelMessage]]):
             for line in system_updates(participants_msg, contacts_msg)
         )
         result = await self.agent.run(
-            msg.format_for_llm(), message_history=history_now, toolsets=[self._toolset(tools)]
+            msg.format_for_llm(),
+            message_history=history_now,
+            toolsets=[self._toolset(tools)],
+            deps=tools,
         )
         self.rooms[room_id] = [m for m in result.all_messages() if _replayable(m)]
         await self.emit_usage(tools, _usage(result.usage))

@@ -114,7 +114,7 @@ class Forwarder:
                         "Room %s: runtime failed %s %d times; giving up", room_id, kind, rejections
                     )
                     return
-            delay = min(self.backoff_cap, self.backoff_base * 2**attempt) * random.uniform(0.5, 1)
+            delay = min(self.backoff_cap, self.backoff_base * 2**attempt) * random.uniform(0.5, 1)  # nosec B311 # backoff jitter, not a secret
             attempt += 1
             log.warning(
                 "Room %s: runtime unavailable (%s); retry in %.1fs", room_id, problem, delay

@@ -11,6 +11,10 @@ from typing import TYPE_CHECKING
 from band._lazy import lazy_exports
 
 _EXPORTS: dict[str, str] = {
+    "CopilotSDKHistoryConverter": "band.converters.copilot_sdk",
+    "ClaudeSDKHistoryConverter": "band.converters.claude_sdk",
+    "OpencodeHistoryConverter": "band.converters.opencode",
+    "ACPClientHistoryConverter": "band.converters.acp_client",
     "AgnoHistoryConverter": "band.converters.agno",
     "CrewAIHistoryConverter": "band.converters.crewai",
     "CrewAIFlowStateConverter": "band.converters.crewai_flow",
@@ -30,14 +34,18 @@ _EXPORTS: dict[str, str] = {
 
 __all__ = [
     "INTERRUPTED_TOOL_TEXT",
+    "ACPClientHistoryConverter",
     "AgnoHistoryConverter",
     "AnthropicHistoryConverter",
+    "ClaudeSDKHistoryConverter",
+    "CopilotSDKHistoryConverter",
     "CrewAIFlowStateConverter",
     "CrewAIHistoryConverter",
     "GeminiHistoryConverter",
     "GoogleADKHistoryConverter",
     "LangChainHistoryConverter",
     "OpenAIChatHistoryConverter",
+    "OpencodeHistoryConverter",
     "ParsedToolCall",
     "ParsedToolResult",
     "PydanticAIHistoryConverter",
@@ -47,14 +55,18 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from band.converters.acp_client import ACPClientHistoryConverter
     from band.converters.agno import AgnoHistoryConverter
     from band.converters.anthropic import AnthropicHistoryConverter
+    from band.converters.claude_sdk import ClaudeSDKHistoryConverter
+    from band.converters.copilot_sdk import CopilotSDKHistoryConverter
     from band.converters.crewai import CrewAIHistoryConverter
     from band.converters.crewai_flow import CrewAIFlowStateConverter
     from band.converters.gemini import GeminiHistoryConverter
     from band.converters.google_adk import GoogleADKHistoryConverter
     from band.converters.langchain import LangChainHistoryConverter
     from band.converters.openai_chat import OpenAIChatHistoryConverter
+    from band.converters.opencode import OpencodeHistoryConverter
     from band.converters.parsing import (
         INTERRUPTED_TOOL_TEXT,
         ParsedToolCall,

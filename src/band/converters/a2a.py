@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from band.core.protocols import HistoryConverter
 from band.integrations.a2a.types import A2ASessionState
 
 __all__ = ["A2AHistoryConverter"]
 
 
-class A2AHistoryConverter:
+class A2AHistoryConverter(HistoryConverter[A2ASessionState]):
     """Reads ``a2a_context_id`` / ``a2a_task_id`` / ``a2a_task_state`` (the latest event wins)."""
 
     def convert(self, raw: list[dict[str, Any]]) -> A2ASessionState:

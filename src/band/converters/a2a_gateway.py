@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from band.core.protocols import HistoryConverter
+
 __all__ = ["GatewayHistoryConverter"]
 
 
-class GatewayHistoryConverter:
+class GatewayHistoryConverter(HistoryConverter[Any]):
     """Reads ``gateway_context_id`` / ``gateway_room_id`` from the gateway's ``task`` events,
     and which agents spoke in each room."""
 

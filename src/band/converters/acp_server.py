@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from band.core.protocols import HistoryConverter
 from band.integrations.acp.types import ACPSessionState
 
 __all__ = ["ACPServerHistoryConverter"]
 
 
-class ACPServerHistoryConverter:
+class ACPServerHistoryConverter(HistoryConverter[ACPSessionState]):
     """Reads ``acp_session_id`` / ``acp_room_id`` / ``acp_cwd`` / ``acp_mcp_servers`` from
     the ACP server's ``task`` events (the latest per session wins)."""
 

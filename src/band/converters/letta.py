@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from band.core.protocols import HistoryConverter
+
 __all__ = ["LettaHistoryConverter", "LettaSessionState"]
 
 
@@ -27,7 +29,7 @@ class LettaSessionState:
         return bool(self.agent_id)
 
 
-class LettaHistoryConverter:
+class LettaHistoryConverter(HistoryConverter[LettaSessionState]):
     """Reads the latest ``letta_*`` task metadata and the text transcript."""
 
     def set_agent_name(self, name: str) -> None:

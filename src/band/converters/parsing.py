@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
@@ -24,8 +24,8 @@ class ParsedToolCall:
     """``{"name", "args", "tool_call_id"}`` of a tool_call event."""
 
     name: str
-    args: dict[str, Any] = field(default_factory=dict)
-    tool_call_id: str = ""
+    args: dict[str, Any]
+    tool_call_id: str
 
 
 @dataclass(frozen=True)
@@ -33,8 +33,8 @@ class ParsedToolResult:
     """``{"name", "output", "tool_call_id", "is_error"}`` of a tool_result event."""
 
     name: str
-    output: str = ""
-    tool_call_id: str = ""
+    output: str
+    tool_call_id: str
     is_error: bool = False
 
 

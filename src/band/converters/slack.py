@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from band.core.protocols import HistoryConverter
 from band.integrations.slack.types import SlackRoomBinding, SlackSessionState
 
 __all__ = ["SlackHistoryConverter"]
 
 
-class SlackHistoryConverter:
+class SlackHistoryConverter(HistoryConverter[SlackSessionState]):
     """Reads ``slack_app_slug`` / ``slack_channel_id`` / ``slack_thread_ts`` (latest wins)."""
 
     def convert(self, raw: list[dict[str, Any]]) -> SlackSessionState:

@@ -29,23 +29,23 @@ class DeliveryFailedError(BandError):
         self.cause = cause
 
 
-async def deliver_reply(tools: AgentToolsProtocol, text: str, mentions: Mentions = None) -> Any:
+async def deliver_reply(tools: AgentToolsProtocol, content: str, mentions: Mentions = None) -> Any:
     """Send ``text`` as the turn's reply (records REPLY); failures become DeliveryFailedError.
 
     A stopped room execution propagates unchanged so the runtime can end the turn quietly.
     """
     try:
-        return await tools.send_message(text, mentions=mentions)
+        return await tools.send_message(content, mentions=mentions)
     except RoomExecutionStoppedError:
         raise
     except Exception as exc:
         raise DeliveryFailedError(exc) from exc
 
 
-async def deliver_notice(tools: AgentToolsProtocol, text: str, mentions: Mentions = None) -> Any:
+async def deliver_notice(tools: AgentToolsProtocol, content: str, mentions: Mentions = None) -> Any:
     """Send an adapter-owned notice (does not answer the turn)."""
     try:
-        return await tools.send_notice(text, mentions=mentions)
+        return await tools.send_notice(content, mentions=mentions)
     except RoomExecutionStoppedError:
         raise
     except Exception as exc:
@@ -65,7 +65,7 @@ async def relay_reply(
     return await deliver_reply(tools, text, mentions=mentions) is not None
 
 
-def reraise_delivery_cause(error: DeliveryFailedError) -> NoReturn:
+def reraise_delivery_cause(e: DeliveryFailedError) -> NoReturn:
     """Log a failed delivery and raise its original cause."""
-    logger.error("Reply delivery failed: %s", error.cause)
-    raise error.cause
+    logger.error("Reply delivery failed: %s", e.cause)
+    raise e.cause

@@ -77,16 +77,26 @@ class MessagePostKind(StrEnum):
     """Why a message post was refused or is uncertain."""
 
     UNCONFIRMED_RECIPIENT = "unconfirmed_recipient"
-    MENTIONED_PARTICIPANT_NOT_IN_ROOM = "mentioned_participant_not_in_room"
+    MENTION_NOT_IN_ROOM = "mentioned_participant_not_in_room"
 
 
 class MessagePostError(BandToolError):
-    """A message post failed for a reason the platform named (see ``kind``)."""
+    """A message post failed for a reason the platform named (see ``kind``).
 
-    def __init__(self, message: str, *, kind: MessagePostKind, detail: Any = None) -> None:
+    An error rebuilt from its message text alone leaves ``kind`` and ``detail`` unset.
+    """
+
+    def __init__(
+        self, message: str, *, kind: MessagePostKind | None = None, detail: Any = None
+    ) -> None:
         super().__init__(message)
         self.kind = kind
         self.detail = detail
+
+    @classmethod
+    def classified(cls, kind: MessagePostKind, detail: str) -> MessagePostError:
+        """``"<kind>: <detail>"`` with both kept on the error."""
+        return cls(f"{kind}: {detail}", kind=kind, detail=detail)
 
 
 class InvalidToolArgumentsError(BandError, ValueError):
@@ -122,5 +132,5 @@ class CleanupIncompleteError(BandError):
     """A previous stop left cleanup pending; call ``stop()`` again to retry it."""
 
 
-class TurnResultAlreadyReported(BandError):
+class TurnResultAlreadyReported(Exception):
     """The turn's failure already reached the room; mark the message failed, post nothing."""

@@ -19,13 +19,16 @@ from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar, Generic, TypeVar, Unpack
 
-from band_protocol import AgentFailure, missing_reply_message
+from band.logging_config import trace_context_scope
 
 from ._cleanup import CleanupCallback, CleanupRegistry
 from .exceptions import BandConfigError, TurnResultAlreadyReported
 from .features import prune_by_feature_flags, resolve_features
-from .protocols import TURN_FAILURE_PROVIDER, AgentToolsProtocol, HistoryConverter
+from .handoff import context_handoff
+from .protocols import AgentToolsProtocol, HistoryConverter
+from .turn import report_unsettled_turn
 from .types import (
+    SYNTHETIC_CONTACT_EVENTS_SENDER_ID,
     USAGE_EVENT_TYPE,
     USAGE_METADATA_KEY,
     AdapterFeatures,
@@ -36,13 +39,13 @@ from .types import (
     PlatformConnection,
     PlatformMessage,
     TurnUsage,
+    is_contact_hub_turn,
 )
 
 __all__ = ["CONTACT_EVENTS_SENDER_ID", "SimpleAdapter"]
 
 H = TypeVar("H")
-CONTACT_EVENTS_SENDER_ID = "contact-events"
-turn_logger = logging.getLogger("band.core.turn")
+CONTACT_EVENTS_SENDER_ID = SYNTHETIC_CONTACT_EVENTS_SENDER_ID
 logger = logging.getLogger("band.core.simple_adapter")
 
 
@@ -173,8 +176,13 @@ class SimpleAdapter(ABC, Generic[H]):
         feature_flags: Mapping[str, Any] | None = None,
         host: object | None = None,
     ) -> None:
-        """Start the adapter for a host: seal cleanups, prune features, ``on_started``."""
-        self._cleanups.accept(host)
+        """Start the adapter for a host: seal cleanups, prune features, ``on_started``.
+
+        Without ``host`` the ownership taken earlier (``runtime.startup.accept_adapter``)
+        stands.
+        """
+        if host is not None or not self._cleanups.sealed:
+            self._cleanups.accept_host(host)
         pruned = prune_by_feature_flags(self.features, feature_flags)
         if pruned != self.features:
             self.apply_effective_features(pruned)
@@ -202,15 +210,21 @@ class SimpleAdapter(ABC, Generic[H]):
         return self.history_converter.convert(raw)
 
     async def on_event(self, inp: AgentInput) -> None:
-        """Run one turn: convert history, call ``on_message``, judge the result."""
-        history = self.convert_history(inp)
-        await self.run_judged_turn(inp, history)
+        """Run one turn: convert history, call ``on_message``, judge the result.
+
+        Log lines of the turn share one ``trace_context``; a history conversion that fails
+        leaves the turn's context owed to its retry (``core.handoff``).
+        """
+        with trace_context_scope():
+            with context_handoff():
+                history = self.convert_history(inp)
+            await self.run_judged_turn(inp, history)
 
     async def run_judged_turn(self, inp: AgentInput, history: Any) -> None:
         """Call ``on_message``; if the judged turn reached nobody, report it and raise."""
         msg, tools = inp.msg, inp.tools
         turn = tools.turn
-        synthetic = msg.sender_type == "System" and msg.sender_id == CONTACT_EVENTS_SENDER_ID
+        synthetic = is_contact_hub_turn(sender_type=msg.sender_type, sender_id=msg.sender_id)
         turn.judged = self.judges_turns and not synthetic
         await self.on_message(
             msg,
@@ -221,11 +235,7 @@ class SimpleAdapter(ABC, Generic[H]):
             is_session_bootstrap=inp.is_session_bootstrap,
             room_id=inp.room_id,
         )
-        if not turn.judged or turn.detached or turn.complete:
+        if not turn.judged or turn.detached:
             return
-        turn_logger.warning(
-            "Room %s: turn ended without a reply (detached=%s)", inp.room_id, turn.detached
-        )
-        if turn.posts_missing_reply:
-            await tools.send_failure(AgentFailure(TURN_FAILURE_PROVIDER, missing_reply_message()))
-        raise TurnResultAlreadyReported("turn ended without a reply")
+        if await report_unsettled_turn(tools, room_id=inp.room_id):
+            raise TurnResultAlreadyReported("turn ended without a reply")

@@ -2,9 +2,23 @@
 
 from __future__ import annotations
 
-from band_protocol import TurnEffect, TurnLedger, TurnVerdict
+import logging
+from typing import Any, Protocol
 
-__all__ = ["Turn", "TurnEffect", "TurnVerdict"]
+from band_protocol import AgentFailure, TurnEffect, TurnLedger, TurnVerdict, missing_reply_message
+
+__all__ = [
+    "MISSING_REPLY",
+    "Turn",
+    "TurnEffect",
+    "TurnVerdict",
+    "judge_detached_turn",
+    "report_unsettled_turn",
+]
+
+logger = logging.getLogger("band.core.turn")
+# What a turn that ended without a reply reports to the room.
+MISSING_REPLY = AgentFailure("band-runtime", missing_reply_message())
 
 
 class Turn:
@@ -79,3 +93,33 @@ class Turn:
     def __repr__(self) -> str:
         effects = ",".join(self._ledger.effects)
         return f"Turn(effects=[{effects}], verdict={self.verdict})"
+
+
+class _TurnTools(Protocol):
+    """What judging needs of ``AgentToolsProtocol``: its ledger and ``send_failure``."""
+
+    @property
+    def turn(self) -> Turn: ...
+
+    async def send_failure(self, failure: AgentFailure) -> Any: ...
+
+
+async def report_unsettled_turn(tools: _TurnTools, *, room_id: str) -> bool:
+    """Report a turn that ended without a reply (when its tools post that); True if it did."""
+    turn = tools.turn
+    if turn.complete:
+        return False
+    logger.warning("Room %s: turn ended without a reply (detached=%s)", room_id, turn.detached)
+    if turn.posts_missing_reply:
+        await tools.send_failure(MISSING_REPLY)
+    return True
+
+
+async def judge_detached_turn(tools: _TurnTools, *, room_id: str) -> None:
+    """Judge a detached turn when the adapter's work on it really ends.
+
+    ``run_judged_turn`` returns before such a turn ends; attached turns were judged there,
+    and an unjudged turn is never reported.
+    """
+    if tools.turn.judged and tools.turn.detached:
+        await report_unsettled_turn(tools, room_id=room_id)

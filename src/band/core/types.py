@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 from typing import Any, TypedDict, TypeVar
@@ -19,6 +19,8 @@ __all__ = [
     "AgentInput",
     "Capability",
     "ConflictPolicy",
+    "ContactRequestAction",
+    "ContactRequestStatus",
     "Emit",
     "FeatureKwargs",
     "HistoryProvider",
@@ -27,6 +29,10 @@ __all__ = [
     "PlatformMessage",
     "ToolEventKey",
     "TurnUsage",
+    "delivery_status_for_agent",
+    "is_contact_hub_turn",
+    "is_usage_event",
+    "metadata_to_dict",
 ]
 
 USAGE_EVENT_TYPE = "task"
@@ -57,6 +63,23 @@ class ToolEventKey(StrEnum):
     IS_ERROR = "is_error"
 
 
+class ContactRequestStatus(StrEnum):
+    """A contact request's lifecycle status."""
+
+    PENDING = "pending"
+    APPROVED = "approved"
+    REJECTED = "rejected"
+    CANCELLED = "cancelled"
+
+
+class ContactRequestAction(StrEnum):
+    """What ``band_respond_contact_request`` can do with a request."""
+
+    APPROVE = "approve"
+    REJECT = "reject"
+    CANCEL = "cancel"
+
+
 class ConflictPolicy(StrEnum):
     """What the platform does when a second connection of the same agent arrives."""
 
@@ -74,15 +97,33 @@ class FeatureKwargs(TypedDict, total=False):
     include_categories: Iterable[str]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class AdapterFeatures:
-    """The resolved features of an adapter (``adapter.features``)."""
+    """The resolved features of an adapter (``adapter.features``); any iterables are frozen."""
 
-    capabilities: frozenset[Capability] = frozenset()
-    emit: frozenset[Emit] = frozenset()
-    include_tools: tuple[str, ...] | None = None
-    exclude_tools: tuple[str, ...] | None = None
-    include_categories: tuple[str, ...] | None = None
+    capabilities: frozenset[Capability]
+    emit: frozenset[Emit]
+    include_tools: tuple[str, ...] | None
+    exclude_tools: tuple[str, ...] | None
+    include_categories: tuple[str, ...] | None
+
+    def __init__(
+        self,
+        *,
+        capabilities: Iterable[Capability] = (),
+        emit: Iterable[Emit] = (),
+        include_tools: Iterable[str] | None = None,
+        exclude_tools: Iterable[str] | None = None,
+        include_categories: Iterable[str] | None = None,
+    ) -> None:
+        def names(value: Iterable[str] | None) -> tuple[str, ...] | None:
+            return None if value is None else tuple(value)
+
+        object.__setattr__(self, "capabilities", frozenset(capabilities))
+        object.__setattr__(self, "emit", frozenset(emit))
+        object.__setattr__(self, "include_tools", names(include_tools))
+        object.__setattr__(self, "exclude_tools", names(exclude_tools))
+        object.__setattr__(self, "include_categories", names(include_categories))
 
 
 @dataclass(frozen=True)
@@ -98,6 +139,41 @@ class TurnUsage:
         return any(
             (self.input_tokens, self.output_tokens, self.cache_read_tokens, self.cache_write_tokens)
         )
+
+
+def metadata_to_dict(metadata: object, *, exclude_none: bool = False) -> dict[str, Any]:
+    """Message or event metadata as a plain dict, whether a dict or a pydantic model came."""
+    if isinstance(metadata, dict):
+        return metadata
+    dump = getattr(metadata, "model_dump", None)
+    if callable(dump):
+        dumped = dump(exclude_none=exclude_none)
+        return dumped if isinstance(dumped, dict) else {}
+    return {}
+
+
+def is_usage_event(metadata: object) -> bool:
+    """Whether an event's metadata marks it as a usage record (``band_usage``), not a task."""
+    return USAGE_METADATA_KEY in metadata_to_dict(metadata)
+
+
+def delivery_status_for_agent(metadata: Any, agent_id: str | None) -> str | None:
+    """This agent's delivery status as the message's ``delivery_status`` metadata says."""
+    statuses = metadata_to_dict(metadata).get("delivery_status")
+    entry = statuses.get(agent_id) if isinstance(statuses, dict) else None
+    status = entry.get("status") if isinstance(entry, dict) else None
+    return status if isinstance(status, str) else None
+
+
+# The sender of the contact notes the SDK writes into a hub room itself.
+SYNTHETIC_SENDER_TYPE = "System"
+SYNTHETIC_CONTACT_EVENTS_SENDER_ID = "contact-events"
+SYNTHETIC_CONTACT_EVENTS_SENDER_NAME = "Contact Events"
+
+
+def is_contact_hub_turn(*, sender_type: str | None, sender_id: str | None) -> bool:
+    """Whether a message is a contact note the SDK injected into the hub room."""
+    return sender_type == SYNTHETIC_SENDER_TYPE and sender_id == SYNTHETIC_CONTACT_EVENTS_SENDER_ID
 
 
 @dataclass(frozen=True)
@@ -134,7 +210,7 @@ class PlatformMessage:
 class HistoryProvider:
     """Raw room history (list of dicts) handed to adapters without a converter."""
 
-    raw: list[dict[str, Any]] = field(default_factory=list)
+    raw: list[dict[str, Any]]
 
     def __len__(self) -> int:
         return len(self.raw)

@@ -29,7 +29,7 @@ __all__ = [
 
 logger = logging.getLogger("band.integrations.uvicorn")
 POLL_INTERVAL_S = 0.02
-SERVER_START_TIMEOUT_S = 10.0
+SERVER_START_TIMEOUT_S = 5.0
 SERVER_STOP_TIMEOUT_S = 5
 
 
@@ -42,14 +42,14 @@ class EmbeddedUvicornServer(uvicorn.Server):
 
 
 async def wait_until_started(
-    server: uvicorn.Server, task: asyncio.Task[None], *, timeout_s: float
+    server: uvicorn.Server, serve_task: asyncio.Task[None], *, timeout_s: float
 ) -> None:
     """Return once ``server`` accepts connections; raise if its task ends or time runs out."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout_s
     while not server.started:
-        if task.done():
-            await task
+        if serve_task.done():
+            await serve_task
             raise RuntimeError("the server stopped while starting")
         if loop.time() > deadline:
             raise TimeoutError(f"the server did not start within {timeout_s:g} s")

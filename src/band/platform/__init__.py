@@ -21,12 +21,12 @@ __all__ = [
 _LAZY = {
     "BandLink": "band.platform.link",
     "PlatformEvent": "band.platform.event",
-    "SettlementResult": "band.platform.lifecycle",
+    "SettlementResult": "band.platform.message_lifecycle",
 }
 
 if TYPE_CHECKING:
     from .event import PlatformEvent
-    from .lifecycle import SettlementResult
     from .link import BandLink
+    from .message_lifecycle import SettlementResult
 
 __getattr__, __dir__ = lazy_exports(__name__, _LAZY, globals())

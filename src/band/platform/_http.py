@@ -13,6 +13,8 @@ from typing import Any
 import httpx
 
 from band.core.exceptions import BandConnectionError
+from band_protocol import tracing
+from band_protocol.tracing import TRACING
 
 from .errors import BandRestError
 from .turn_keys import KEY_IN_USE, KEY_REUSED, error_code, settled_reuse, turn_post_key
@@ -135,6 +137,13 @@ class HttpCore:
         extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
         if content is not None:
             extra["content"] = content
+        if TRACING.on:  # a client span, its context in the request's traceparent header
+            with tracing.span(tracing.route_name(method, API_PREFIX + path), kind="client"):
+                headers = dict(headers)
+                tracing.inject(headers)
+                return await self._client.request(
+                    method, API_PREFIX + path, params=params, json=json, headers=headers, **extra
+                )
         return await self._client.request(
             method, API_PREFIX + path, params=params, json=json, headers=headers, **extra
         )
@@ -142,7 +151,7 @@ class HttpCore:
     def _delay(self, attempt: int, response: httpx.Response | None) -> float:
         hinted = _parse_retry_after(response) if response is not None else None
         if hinted is None:
-            hinted = 0.5 * (2**attempt) + random.uniform(0, 0.25)
+            hinted = 0.5 * (2**attempt) + random.uniform(0, 0.25)  # nosec B311 # backoff jitter, not a secret
         return min(hinted, self.max_retry_delay)
 
     async def send(

@@ -15,12 +15,18 @@ from collections.abc import Awaitable, Callable, Mapping
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus, WebSocketException
 
+from band_protocol.redaction import RedactSecrets
+
 from .phoenix import parse_upgrade_rejection
 from .socket_policy import ReconnectPolicy, SocketError, SocketTerminated, UpgradeRejected
 
 __all__ = ["TRANSPORT_ERRORS", "first_connect", "open_websocket", "reconnect"]
 
 log = logging.getLogger("band.platform.socket")
+# What the websockets library logs of our connections (at debug: the handshake's URL and
+# headers, the agent's key among them), with every secret masked.
+wire_log = logging.getLogger("band.platform.websocket")
+wire_log.addFilter(RedactSecrets())
 
 TRANSPORT_ERRORS = (OSError, TimeoutError, WebSocketException)
 MAX_FRAME_BYTES = 16 * 1024 * 1024
@@ -38,6 +44,7 @@ async def open_websocket(
             open_timeout=open_timeout,
             ping_interval=None,
             max_size=MAX_FRAME_BYTES,
+            logger=wire_log,
         )
     except InvalidStatus as exc:
         response = exc.response

@@ -39,9 +39,10 @@ from .event import (
     WebSocketDisconnectReason,
     event_from_push,
 )
-from .lifecycle import ActionablePage, MessageLifecycle, SettlementResult
+from .message_lifecycle import ActionablePage, MessageLifecycle, SettlementResult
 from .rest import BandRestClient
 from .socket import JoinError, PhoenixSocket, SocketError, SocketTimings, UpgradeRejected
+from .subscriptions import SubscriptionManager
 from .urls import DEFAULT_REST_URL, DEFAULT_WS_URL
 
 __all__ = [
@@ -56,7 +57,6 @@ __all__ = [
 log = logging.getLogger("band.platform.link")
 
 MAX_ROOM_PAGES = 50
-ROOM_JOIN_RETRY_DELAYS = (1.0, 2.0, 4.0, 8.0, 16.0)
 
 _ROOM_EVENTS = {"room_added", "room_removed"}
 _PARTICIPANT_EVENTS = {"participant_added", "participant_removed", "room_deleted"}
@@ -105,10 +105,8 @@ class BandLink(MessageLifecycle):
             timings=timings,
         )
         self._events: asyncio.Queue[Any] = asyncio.Queue()
-        self._rooms: set[str] = set()
-        self._retries: dict[str, asyncio.Task[None]] = {}
+        self.subscriptions = SubscriptionManager(lambda: self.socket)
         self._watcher: asyncio.Task[None] | None = None
-        self._contacts_topic: str | None = None
         self.dropped_invalid = 0
         self.superseded = False
         self.on_control: ControlHook | None = None
@@ -155,16 +153,12 @@ class BandLink(MessageLifecycle):
 
     async def disconnect(self) -> None:
         """Leave every topic, close the socket and the REST client; iteration then ends."""
-        for task in self._retries.values():
-            task.cancel()
-        self._retries.clear()
+        self.subscriptions.end_session()
         if self._control_lane is not None:
             self._control_lane.cancel()
         if self.socket.connected:
-            for room_id in sorted(self._rooms):
-                await self._leave_room_topics(room_id)
+            await self.subscriptions.leave_all(self.socket)
             await self.socket.leave(f"agent_control:{self.agent_id}")
-        self._rooms.clear()
         await self.socket.close()
         if self._watcher is not None:
             with contextlib.suppress(asyncio.CancelledError):
@@ -208,28 +202,15 @@ class BandLink(MessageLifecycle):
 
     async def subscribe_agent_rooms(self, agent_id: str) -> None:
         """Receive ``room_added`` / ``room_removed`` for ``agent_id`` (joined by ``connect``)."""
-        topic = f"agent_rooms:{agent_id}"
-        if self.socket.is_joined(topic):
-            return
-        try:
-            await self.socket.join(topic)
-        except JoinError as exc:
-            log.error("Running without room_added/room_removed: %s", exc)
+        await self.subscriptions.subscribe_agent_rooms(self.socket, agent_id)
 
     async def subscribe_agent_contacts(self, agent_id: str) -> None:
         """Receive contact requests and contact changes for ``agent_id``."""
-        topic = f"agent_contacts:{agent_id}"
-        try:
-            await self.socket.join(topic)
-        except JoinError as exc:
-            raise BandConnectionError(str(exc)) from exc
-        self._contacts_topic = topic
+        await self.subscriptions.subscribe_agent_contacts(self.socket, agent_id)
 
     async def unsubscribe_agent_contacts(self) -> None:
         """Stop receiving contact events."""
-        if self._contacts_topic is not None:
-            await self.socket.leave(self._contacts_topic)
-            self._contacts_topic = None
+        await self.subscriptions.unsubscribe_agent_contacts(self.socket)
 
     async def list_room_ids(self) -> list[str]:
         """Every room the agent is in (``GET /agent/chats``, all pages, at most 50)."""
@@ -244,58 +225,19 @@ class BandLink(MessageLifecycle):
             page += 1
 
     def is_room_subscribed(self, room_id: str) -> bool:
-        return room_id in self._rooms
+        return self.subscriptions.is_room_subscribed(room_id)
 
     @property
     def rooms(self) -> frozenset[str]:
-        return frozenset(self._rooms)
+        return self.subscriptions.rooms
 
     async def subscribe_room(self, room_id: str) -> bool:
         """Join the room's two topics; on refusal retry in the background (1..16 s)."""
-        if room_id in self._rooms and self.socket.is_joined(f"chat_room:{room_id}"):
-            return True
-        self._rooms.add(room_id)
-        if await self._join_room_topics(room_id):
-            return True
-        if room_id not in self._retries:
-            self._retries[room_id] = asyncio.create_task(self._retry_room(room_id))
-        return False
+        return await self.subscriptions.subscribe_room(self.socket, room_id)
 
     async def unsubscribe_room(self, room_id: str) -> None:
         """Leave the room's topics and forget the room."""
-        self._rooms.discard(room_id)
-        retry = self._retries.pop(room_id, None)
-        if retry is not None:
-            retry.cancel()
-        await self._leave_room_topics(room_id)
-
-    async def _join_room_topics(self, room_id: str) -> bool:
-        try:
-            await self.socket.join(f"chat_room:{room_id}")
-        except JoinError as exc:
-            log.warning("Room %s: %s", room_id, exc)
-            return False
-        try:
-            await self.socket.join(f"room_participants:{room_id}")
-        except JoinError as exc:
-            log.warning("Room %s: %s", room_id, exc)
-            await self.socket.leave(f"chat_room:{room_id}")
-            return False
-        return True
-
-    async def _leave_room_topics(self, room_id: str) -> None:
-        await self.socket.leave(f"chat_room:{room_id}")
-        await self.socket.leave(f"room_participants:{room_id}")
-
-    async def _retry_room(self, room_id: str) -> None:
-        try:
-            for delay in ROOM_JOIN_RETRY_DELAYS:
-                await asyncio.sleep(delay)
-                if room_id not in self._rooms or await self._join_room_topics(room_id):
-                    return
-            log.error("Room %s: giving up joining until the next reconnect", room_id)
-        finally:
-            self._retries.pop(room_id, None)
+        await self.subscriptions.unsubscribe_room(self.socket, room_id)
 
     # -- events ------------------------------------------------------------------------------
 
@@ -375,7 +317,7 @@ class BandLink(MessageLifecycle):
     def _preempt(self, payload: dict[str, Any]) -> None:
         """Hand a control to ``on_control`` after the ones before it (never in the queue)."""
         hook, before = self.on_control, self._control_lane
-        assert hook is not None
+        assert hook is not None  # nosec B101 # narrows for mypy: only called when a hook is set
         control = AgentControl.model_validate(payload)
 
         async def apply() -> None:
@@ -409,13 +351,12 @@ class BandLink(MessageLifecycle):
             current = set(await self.list_room_ids())
         except Exception as exc:
             log.warning("Room reconciliation after reconnect failed: %s", exc)
-            current = set(self._rooms)
-        for room_id in sorted(current - self._rooms):
+            current = set(self.rooms)
+        wanted = self.rooms
+        for room_id in sorted(current - wanted):
             self._queue_push("room_added", room_id)
-        for room_id in sorted(self._rooms - current):
+        for room_id in sorted(wanted - current):
             self._queue_push("room_removed", room_id)
-        for room_id in sorted(self._rooms & current):
-            if not self.socket.is_joined(f"chat_room:{room_id}"):
-                await self.subscribe_room(room_id)
+        await self.subscriptions.rejoin_rooms(self.socket, current)
         log.info("Reconnected to platform")
         self.queue_event(ReconnectedEvent())

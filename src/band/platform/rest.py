@@ -107,6 +107,13 @@ class BandRestClient(SocialCalls, WorkspaceCalls):
             outage_window=outage_window,
         )
 
+    @classmethod
+    def over(cls, http: HttpCore) -> BandRestClient:
+        """A client sharing an existing HTTP core (its pool, key, retries)."""
+        client = cls.__new__(cls)
+        client.http = http
+        return client
+
     @property
     def request_count(self) -> int:
         """HTTP attempts sent so far (retries included)."""

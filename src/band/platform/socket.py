@@ -107,6 +107,11 @@ class PhoenixSocket:
         return self._ws is not None
 
     @property
+    def connection(self) -> ClientConnection | None:
+        """The live WebSocket connection, None between connections."""
+        return self._ws
+
+    @property
     def topics(self) -> list[str]:
         """Topics this client holds (joined or waiting for a rejoin)."""
         return list(self._channels)

@@ -94,7 +94,7 @@ def build_socket_url(ws_url: str, params: Mapping[str, str]) -> str:
 def equal_jitter(base: float, attempt: int, cap: float) -> float:
     """Half the capped exponential delay ``base * 2**attempt`` plus a random half."""
     delay = float(min(cap, base * (2 ** min(attempt, 30))))
-    return delay / 2 + random.uniform(0, delay / 2)
+    return delay / 2 + random.uniform(0, delay / 2)  # nosec B311 # backoff jitter, not a secret
 
 
 class ReconnectPolicy:
@@ -129,9 +129,9 @@ class ReconnectPolicy:
         else:
             self._streak = 0
         if code == 1012:  # service restart
-            self._override = random.uniform(1.0, 5.0)
+            self._override = random.uniform(1.0, 5.0)  # nosec B311 # reconnect delay jitter, not a secret
         elif code == 1013:  # try again later
-            self._override = random.uniform(30.0, 60.0)
+            self._override = random.uniform(30.0, 60.0)  # nosec B311 # reconnect delay jitter, not a secret
         return True
 
     def retry_after(self, seconds: float | None) -> None:

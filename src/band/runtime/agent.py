@@ -13,9 +13,11 @@ import asyncio
 import contextlib
 import logging
 import signal
+import weakref
+from enum import StrEnum
 from pathlib import Path
 from types import TracebackType
-from typing import Any
+from typing import Any, Self, cast
 
 import httpx
 
@@ -23,14 +25,17 @@ from band.core.exceptions import CleanupIncompleteError
 from band.core.protocols import AgentToolsProtocol
 from band.core.types import PlatformConnection
 from band.platform.socket import SocketTimings
+from band_protocol import tracing
 
 from .config import AgentConfig, SessionConfig, load_agent_config, resolve_urls
-from .lock import InstanceLock
+from .contacts import ContactEventConfig
 from .platform_runtime import ParticipantCallback, PlatformRuntime
 from .room_execution import ExecutionContext
+from .single_instance import SingleInstanceGuard
+from .startup import accept_adapter, dispose_adapter, start_adapter
 from .toolkit import make_room_tools
 
-__all__ = ["SDK_API_VERSION", "Agent", "running_agents"]
+__all__ = ["SDK_API_VERSION", "Agent", "CleanupPhase", "TimeoutNotSet", "running_agents"]
 
 log = logging.getLogger("band.agent")
 
@@ -38,12 +43,40 @@ log = logging.getLogger("band.agent")
 SDK_API_VERSION = "6.0.1"
 DEFAULT_SHUTDOWN_TIMEOUT = 30.0
 
-_RUNNING: set[Agent] = set()
+_RUNNING: weakref.WeakSet[Agent] = weakref.WeakSet()
 
 
 def running_agents() -> list[Agent]:
     """Agents of this process that are started and not yet stopped."""
     return list(_RUNNING)
+
+
+class CleanupPhase(StrEnum):
+    """Shutdown work an agent keeps until it succeeds; tried in this order, runtime first.
+
+    A failed phase stays pending (with the single-instance lock) and the next ``stop()``
+    retries it; a failing runtime does not skip the adapter's cleanup.
+    """
+
+    RUNTIME = "runtime"
+    ADAPTER = "adapter"
+
+
+class TimeoutNotSet:
+    """The "no shutdown timeout given" marker (one instance), unlike an explicit None."""
+
+    _instance: TimeoutNotSet | None = None
+
+    def __new__(cls) -> Self:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cast(Self, cls._instance)
+
+    def __repr__(self) -> str:
+        return "<TIMEOUT_NOT_SET>"
+
+
+TIMEOUT_NOT_SET = TimeoutNotSet()
 
 
 class Agent:
@@ -53,12 +86,12 @@ class Agent:
         self._runtime = runtime
         self.adapter = adapter
         self.preprocessor = preprocessor
-        self._lock = InstanceLock(runtime.agent_id)
+        self._lock = SingleInstanceGuard(runtime.agent_id)
         self._started = False
         self._starting = False
         self._stop_requested = asyncio.Event()
-        self._stop_timeout: float | None = None
-        self._cleanup_pending = False
+        self._stop_timeout: float | TimeoutNotSet | None = TIMEOUT_NOT_SET
+        self._cleanup_pending: set[CleanupPhase] = set()
 
     # -- construction ------------------------------------------------------------------------
 
@@ -72,7 +105,7 @@ class Agent:
         rest_url: str | None = None,
         config: AgentConfig | None = None,
         session_config: SessionConfig | None = None,
-        contact_config: Any = None,
+        contact_config: ContactEventConfig | None = None,
         on_participant_added: ParticipantCallback | None = None,
         on_participant_removed: ParticipantCallback | None = None,
         preprocessor: Any = None,
@@ -91,16 +124,15 @@ class Agent:
             api_key,
             ws,
             rest,
-            config=config,
-            session_config=session_config,
+            config,
+            session_config,
+            contact_config,
+            on_participant_added,
+            on_participant_removed,
             transport=transport,
             socket_timings=socket_timings,
-            on_participant_added=on_participant_added,
-            on_participant_removed=on_participant_removed,
         )
-        agent = cls(runtime, adapter, preprocessor)
-        agent.contact_config = contact_config
-        return agent
+        return cls(runtime, adapter, preprocessor)
 
     @classmethod
     def from_config(
@@ -109,8 +141,6 @@ class Agent:
         """``create`` with ``agent_id`` / ``api_key`` read from ``agent_config.yaml``."""
         agent_id, api_key = load_agent_config(name, config_path=config_path)
         return cls.create(adapter=adapter, agent_id=agent_id, api_key=api_key, **kwargs)
-
-    contact_config: Any = None
 
     # -- properties --------------------------------------------------------------------------
 
@@ -135,8 +165,13 @@ class Agent:
         return self._started
 
     @property
+    def contact_config(self) -> ContactEventConfig:
+        return self._runtime.contact_config
+
+    @property
     def is_contacts_subscribed(self) -> bool:
-        return False
+        """Whether the agent receives its contact events (a strategy or broadcasts are on)."""
+        return self._runtime.contacts is not None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -149,6 +184,7 @@ class Agent:
             raise CleanupIncompleteError("Agent cleanup is incomplete; call stop() to retry it")
         self._starting = True
         self._stop_requested = asyncio.Event()
+        tracing.configure("band-agent")  # on only when OTEL_EXPORTER_OTLP_ENDPOINT is set
         try:
             if self._runtime.config.single_instance:
                 self._lock.acquire()
@@ -158,7 +194,7 @@ class Agent:
                 rt.agent_id, rt.api_key, rt.rest_url, rt.ws_url
             )
             await self._start_adapter()
-            await rt.start(self.adapter, self._make_tools)
+            await rt.start(self.adapter, self._make_tools, self.preprocessor)
         except BaseException:
             self._starting = False
             with contextlib.suppress(Exception):
@@ -172,17 +208,17 @@ class Agent:
 
     async def _start_adapter(self) -> None:
         rt = self._runtime
-        startup = getattr(self.adapter, "startup", None)
-        if callable(startup):
-            await startup(
-                rt.agent_name, rt.agent_description, feature_flags=rt.feature_flags, host=self
-            )
-        else:
-            await self.adapter.on_started(rt.agent_name, rt.agent_description)
+        accept_adapter(self.adapter, self)
+        await start_adapter(
+            self.adapter,
+            agent_name=rt.agent_name,
+            agent_description=rt.agent_description,
+            feature_flags=rt.feature_flags,
+        )
 
     def _make_tools(self, ctx: ExecutionContext) -> AgentToolsProtocol:
         link = self._runtime.link
-        assert link is not None, "tools are built only while the runtime runs"
+        assert link is not None, "tools are built only while the runtime runs"  # nosec B101 # narrows for mypy: see its message
         return make_room_tools(
             link.api,
             ctx.room_id,
@@ -251,24 +287,27 @@ class Agent:
         if self._started:
             self._started = False
             _RUNNING.discard(self)
+            self._cleanup_pending |= {CleanupPhase.RUNTIME, CleanupPhase.ADAPTER}
+        if CleanupPhase.RUNTIME in self._cleanup_pending:
             try:
                 graceful = await self._runtime.stop(timeout)
+                self._cleanup_pending.discard(CleanupPhase.RUNTIME)
             except Exception as exc:
                 errors.append(exc)
-        try:
-            dispose = getattr(self.adapter, "dispose", None)
-            if callable(dispose):
-                await dispose(self)
-            else:
-                await self.adapter.cleanup_all()
-        except ExceptionGroup as group:
-            errors.extend(group.exceptions)
-        except Exception as exc:
-            errors.append(exc)
-        self._cleanup_pending = bool(errors)
+        if CleanupPhase.ADAPTER in self._cleanup_pending:
+            settled = CleanupPhase.RUNTIME not in self._cleanup_pending
+            try:
+                if await dispose_adapter(self.adapter, work_settled=settled):
+                    self._cleanup_pending.discard(CleanupPhase.ADAPTER)
+            except ExceptionGroup as group:
+                errors.extend(group.exceptions)
+            except Exception as exc:
+                errors.append(exc)
         if errors:
             raise ExceptionGroup("Agent cleanup remains incomplete", errors)
         self._lock.release()
+        if tracing.TRACING.on:
+            await asyncio.to_thread(tracing.shutdown)  # the spans still buffered go out now
         log.info("Agent stopped: %s (graceful=%s)", self.agent_name, graceful)
         return graceful
 
@@ -282,5 +321,6 @@ class Agent:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        timeout = self._stop_timeout if self._stop_timeout is not None else DEFAULT_SHUTDOWN_TIMEOUT
-        await self.stop(timeout)
+        # run()'s shutdown_timeout when it was given (None: stop now), else the default
+        timeout = self._stop_timeout
+        await self.stop(DEFAULT_SHUTDOWN_TIMEOUT if isinstance(timeout, TimeoutNotSet) else timeout)

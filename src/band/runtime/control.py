@@ -14,23 +14,23 @@ import inspect
 import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
-from enum import StrEnum
 from typing import Any
 
-__all__ = ["ControlCallback", "ControlDeduplicator", "ControlMode", "apply_control", "targets"]
+from band.client.streaming.client import ControlMode
+
+__all__ = [
+    "ControlCallback",
+    "ControlDeduplicator",
+    "ControlMode",
+    "apply_control",
+    "control_targets",
+    "targets",
+]
 
 log = logging.getLogger("band.runtime.control")
 
 ControlCallback = Callable[[str, str], Awaitable[None]]
 SEEN_LIMIT = 256
-
-
-class ControlMode(StrEnum):
-    """The modes of an ``agent.control`` signal."""
-
-    INTERRUPT = "interrupt"
-    STOP = "stop"
-    PLAY = "play"
 
 
 class ControlDeduplicator:
@@ -59,6 +59,12 @@ def targets(payload: Mapping[str, Any], executions: Mapping[str, Any]) -> list[A
         return list(executions.values()) if payload.get("scope") == "agent" else []
     execution = executions.get(str(room_id))
     return [execution] if execution is not None else []
+
+
+def control_targets(payload: Any, executions: Mapping[str, Any]) -> list[Any]:
+    """``targets`` for a typed ``AgentControlPayload`` (or its dict)."""
+    fields = payload if isinstance(payload, Mapping) else payload.model_dump()
+    return targets(fields, executions)
 
 
 async def apply_control(execution: Any, mode: str, on_control: ControlCallback | None) -> None:

@@ -26,11 +26,13 @@ __all__ = [
     "custom_tool_to_openai_schema",
     "custom_tools_to_schemas",
     "declared_effect",
+    "declared_effects",
     "declares_turn_effect",
     "execute_custom_tool",
     "find_custom_tool",
     "format_validation_error",
     "get_custom_tool_name",
+    "invalid_arguments_message",
     "invoke_validated_custom_tool",
     "is_failure_result",
     "reject_conflicting_tool_names",
@@ -40,9 +42,9 @@ CustomToolDef = tuple[type[BaseModel], Callable[..., Any]]
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def get_custom_tool_name(model: type[BaseModel]) -> str:
+def get_custom_tool_name(input_model: type[BaseModel]) -> str:
     """``EscalateInput`` -> ``escalate``."""
-    name = model.__name__
+    name = input_model.__name__
     if name.endswith("Input") and len(name) > len("Input"):
         name = name[: -len("Input")]
     return name.lower()
@@ -59,37 +61,42 @@ def declares_turn_effect(effect: TurnEffect) -> Callable[[F], F]:
     return mark
 
 
-def declared_effect(handler: Callable[..., Any]) -> TurnEffect | None:
-    """The declared effect; ``band_terminal = True`` is shorthand for ACT."""
-    effect = getattr(handler, "band_effect", None)
+def declared_effect(tool: Any) -> TurnEffect | None:
+    """A handler's declared effect; ``band_terminal = True`` is shorthand for ACT."""
+    effect = getattr(tool, "band_effect", None)
     if effect is not None:
         return TurnEffect(effect)
-    if getattr(handler, "band_terminal", False):
+    if getattr(tool, "band_terminal", False):
         return TurnEffect.ACT
     return None
 
 
-def custom_tool_effects(tools: Iterable[CustomToolDef]) -> dict[str, TurnEffect]:
-    """Declared effects by tool name (undeclared tools are left out)."""
+def declared_effects(named_handlers: Iterable[tuple[str, Any]]) -> dict[str, TurnEffect]:
+    """Declared effects by name for ``(name, handler)`` pairs; undeclared ones are left out."""
     effects: dict[str, TurnEffect] = {}
-    for model, handler in tools:
+    for name, handler in named_handlers:
         effect = declared_effect(handler)
         if effect is not None:
-            effects[get_custom_tool_name(model)] = effect
+            effects[name] = effect
     return effects
 
 
+def custom_tool_effects(tools: Iterable[CustomToolDef]) -> dict[str, TurnEffect]:
+    """Declared effects by tool name (undeclared tools are left out)."""
+    return declared_effects((get_custom_tool_name(model), handler) for model, handler in tools)
+
+
 def custom_tool_to_openai_schema(
-    model: type[BaseModel], *, schema_generator: Any = None
+    input_model: type[BaseModel], *, schema_generator: Any = None
 ) -> dict[str, Any]:
     """The OpenAI function schema of a custom tool."""
     del schema_generator  # accepted for compatibility; our schemas come from pydantic
-    return openai_schema(get_custom_tool_name(model), model)
+    return openai_schema(get_custom_tool_name(input_model), input_model)
 
 
-def custom_tool_to_anthropic_schema(model: type[BaseModel]) -> dict[str, Any]:
+def custom_tool_to_anthropic_schema(input_model: type[BaseModel]) -> dict[str, Any]:
     """The Anthropic tool schema of a custom tool."""
-    return anthropic_schema(get_custom_tool_name(model), model)
+    return anthropic_schema(get_custom_tool_name(input_model), input_model)
 
 
 def custom_tools_to_schemas(tools: Iterable[CustomToolDef], format: str) -> list[dict[str, Any]]:
@@ -117,13 +124,21 @@ def reject_conflicting_tool_names(names: Iterable[str]) -> None:
         seen.add(name)
 
 
-def format_validation_error(name: str, error: ValidationError, separator: str = "; ") -> str:
-    """``Invalid arguments for <name>: <loc>: <msg>; <loc>: <msg>``."""
-    parts = [
+def format_validation_error(exc: ValidationError) -> str:
+    """A validation error as ``<field>: <msg>; <field>: <msg>`` (``unknown`` for model-level)."""
+    return _field_errors(exc, "; ")
+
+
+def invalid_arguments_message(name: str, exc: ValidationError, *, separator: str = "; ") -> str:
+    """``Invalid arguments for <name>: <fields>``, the text a model sees for bad arguments."""
+    return f"Invalid arguments for {name}: {_field_errors(exc, separator)}"
+
+
+def _field_errors(exc: ValidationError, separator: str) -> str:
+    return separator.join(
         f"{'.'.join(str(p) for p in item['loc']) or 'unknown'}: {item['msg']}"
-        for item in error.errors()
-    ]
-    return f"Invalid arguments for {name}: {separator.join(parts)}"
+        for item in exc.errors()
+    )
 
 
 def is_failure_result(result: Any) -> bool:
@@ -174,7 +189,7 @@ async def execute_custom_tool(
         validated = model.model_validate(dict(arguments), strict=strict)
     except ValidationError as exc:
         raise InvalidToolArgumentsError(
-            format_validation_error(get_custom_tool_name(model), exc)
+            invalid_arguments_message(get_custom_tool_name(model), exc)
         ) from None
     return await invoke_validated_custom_tool(tool, validated, turn=turn)
 

@@ -155,11 +155,14 @@ def _one_line(text: str, limit: int = 200) -> str:
 
 
 def build_participants_message(
-    roster: Iterable[Mapping[str, Any]], agent_id: str | None = None
+    participants: Iterable[Mapping[str, Any]], *, agent_id: str | None = None
 ) -> str:
-    """The ``## Current Participants`` roster text handed to adapters as participants_msg."""
+    """The ``## Current Participants`` roster text handed to adapters as participants_msg.
+
+    ``agent_id`` leaves the agent itself out.
+    """
     lines = ["## Current Participants"]
-    others = [p for p in roster if p.get("id") != agent_id]
+    others = [p for p in participants if agent_id is None or p.get("id") != agent_id]
     if not others:
         return "\n".join([*lines, "No other participants in this room."])
     described = False

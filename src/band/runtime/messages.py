@@ -8,7 +8,7 @@ a plain dict. ``from_payload`` builds one from a pushed or REST message dict.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -37,8 +37,8 @@ class PlatformMessage:
     sender_type: str
     sender_name: str | None
     message_type: str
-    metadata: dict[str, Any] = field(default_factory=dict)
-    created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    metadata: dict[str, Any]
+    created_at: datetime
 
     def format_for_llm(self) -> str:
         """``[<sender_name or sender_type>]: <content>``."""

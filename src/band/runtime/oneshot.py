@@ -237,7 +237,7 @@ class OneShotInvoker:
                 adapter=self.adapter,
             ),
             history=HistoryProvider(history_before(context, message_id, roster)),
-            participants_msg=build_participants_message(roster.values(), self.agent_id),
+            participants_msg=build_participants_message(roster.values(), agent_id=self.agent_id),
             contacts_msg=None,
             is_session_bootstrap=True,
             room_id=room_id,

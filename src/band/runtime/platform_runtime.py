@@ -22,11 +22,13 @@ from band.platform.link import BandLink
 from band.platform.socket import SocketTimings
 
 from .adapter_turn import AdapterTurn, ToolsFactory
-from .config import AgentConfig, SessionConfig
+from .config import DEFAULT_REST_URL, DEFAULT_WS_URL, AgentConfig, SessionConfig
+from .contact_handler import ContactEventHandler
+from .contacts import ContactEventConfig, ContactEventStrategy
 from .control import ControlDeduplicator, apply_control, targets
-from .execution import TurnServices
 from .room import RoomState
 from .room_execution import ExecutionContext
+from .turn_runner import TurnServices
 
 __all__ = ["ParticipantCallback", "PlatformRuntime"]
 
@@ -45,15 +47,16 @@ class PlatformRuntime:
         self,
         agent_id: str,
         api_key: str,
-        ws_url: str,
-        rest_url: str,
-        *,
+        ws_url: str = DEFAULT_WS_URL,
+        rest_url: str = DEFAULT_REST_URL,
         config: AgentConfig | None = None,
         session_config: SessionConfig | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
-        socket_timings: SocketTimings | None = None,
+        contact_config: ContactEventConfig | None = None,
         on_participant_added: ParticipantCallback | None = None,
         on_participant_removed: ParticipantCallback | None = None,
+        *,
+        transport: httpx.AsyncBaseTransport | None = None,
+        socket_timings: SocketTimings | None = None,
     ) -> None:
         self.agent_id = agent_id
         self.api_key = api_key
@@ -61,6 +64,8 @@ class PlatformRuntime:
         self.rest_url = rest_url
         self.config = config or AgentConfig()
         self.session_config = session_config or SessionConfig()
+        self.contact_config = contact_config or ContactEventConfig()
+        self.contacts: ContactEventHandler | None = None
         self._transport = transport
         self._timings = socket_timings
         self.on_participant_added = on_participant_added
@@ -103,12 +108,15 @@ class PlatformRuntime:
         if not self.agent_description.strip():
             raise ValueError(f"Agent {self.agent_id} has no description")
 
-    async def start(self, adapter: Any, tools_factory: ToolsFactory) -> None:
+    async def start(
+        self, adapter: Any, tools_factory: ToolsFactory, preprocessor: Any = None
+    ) -> None:
         """Connect, admit the agent's rooms and start routing events."""
         link = self._require_link()
         self._services = TurnServices(self.agent_id, link.api, self.session_config)
-        self._turn = AdapterTurn(adapter, tools_factory)
+        self._turn = AdapterTurn(adapter, tools_factory, preprocessor)
         await link.connect()
+        await self._start_contacts(link)
         room_ids = await link.list_room_ids() if self.config.auto_subscribe_existing_rooms else []
         for room_id in room_ids:
             await link.subscribe_room(room_id)
@@ -116,6 +124,40 @@ class PlatformRuntime:
             await self._add_worker(room_id)
         self._pump = asyncio.create_task(self._pump_events(), name="band-events")
         log.info("Platform runtime started for agent: %s", self.agent_name)
+
+    async def _start_contacts(self, link: BandLink) -> None:
+        """Contact events per ``contact_config``; HUB_ROOM creates its room now."""
+        if not self.contact_config.active:
+            return
+        self.contacts = ContactEventHandler(
+            self.contact_config,
+            link,
+            on_broadcast=self._broadcast,
+            on_hub_event=self._to_hub,
+            on_hub_init=self._brief_hub,
+        )
+        await link.subscribe_agent_contacts(self.agent_id)
+        if self.contact_config.strategy == ContactEventStrategy.HUB_ROOM:
+            await self.contacts.initialize_hub_room()
+
+    @property
+    def hub_room_id(self) -> str | None:
+        """The contacts hub room, when the HUB_ROOM strategy runs."""
+        return self.contacts.hub_room_id if self.contacts is not None else None
+
+    def _broadcast(self, note: str) -> None:
+        for worker in self.workers.values():
+            worker.inject_system_message(note)
+
+    async def _to_hub(self, hub_room_id: str, event: MessageEvent) -> None:
+        if hub_room_id not in self.workers:
+            await self._admit(hub_room_id)
+        self.workers[hub_room_id].push(event)
+
+    async def _brief_hub(self, hub_room_id: str, prompt: str) -> None:
+        if hub_room_id not in self.workers:
+            await self._admit(hub_room_id)
+        self.workers[hub_room_id].inject_system_message(prompt)
 
     async def run_forever(self) -> None:
         """Until the socket ends (stop, supersede) or fails for good."""
@@ -162,11 +204,14 @@ class PlatformRuntime:
             self.agent_id,
             self.on_participant_added,
             self.on_participant_removed,
+            hub_room_id=self.hub_room_id,
             on_message_control=turn.control,
             on_platform_stop=self._platform_stop,
             services=self._require_services(),
         )
         self.workers[room_id] = worker
+        if self.contacts is not None and room_id == self.hub_room_id:
+            self.contacts.mark_hub_room_ready()
         presence_log.info("Agent joined room: %s", room_id)
         await worker.start()
         return worker
@@ -236,6 +281,8 @@ class PlatformRuntime:
             task.add_done_callback(self._removal_done)
         elif kind in ("participant_added", "participant_removed") and worker is not None:
             await worker.on_event(event)
+        elif kind.startswith("contact_") and self.contacts is not None:
+            await self.contacts.handle(event)
         elif kind == "agent.control":
             await self._control(payload)
         elif kind == "reconnected":

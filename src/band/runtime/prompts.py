@@ -147,6 +147,6 @@ def system_updates(*updates: str | None) -> list[str]:
     return [f"{SYSTEM_UPDATE_PREFIX}{u}" for u in updates if u]
 
 
-def with_system_updates(content: str, *updates: str | None) -> str:
-    """``content`` preceded by its system update lines."""
-    return "\n".join([*system_updates(*updates), content])
+def with_system_updates(message: str, *updates: str | None) -> str:
+    """``message`` preceded by its system update lines."""
+    return "\n".join([*system_updates(*updates), message])

@@ -79,7 +79,7 @@ class RoomState:
             self._sent = self.participants
 
     def participants_message(self) -> str:
-        return build_participants_message(self.roster.values(), self.agent_id)
+        return build_participants_message(self.roster.values(), agent_id=self.agent_id)
 
     def take_participants_message(self) -> str | None:
         """The roster text when it changed since last delivered (always on the first turn)."""

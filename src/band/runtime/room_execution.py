@@ -16,25 +16,44 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
 from collections.abc import Awaitable, Callable
-from enum import StrEnum
+from enum import Enum, StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from band.core.types import is_contact_hub_turn
 from band.platform.event import MessageEvent, PlatformEvent, ReconnectedEvent
 from band.platform.turn_keys import turn_scope
+from band_protocol import tracing
+from band_protocol.tracing import TRACING
 
 from .config import SessionConfig
 from .context import ConversationContext
 from .control import ControlMode
-from .execution import Outcome, RetryTracker, TurnRunner, TurnServices, message_event
 from .history import delivery_processed, is_self_echo
+from .resync import ResyncSchedule
 from .room import RoomState
+from .turn_runner import (
+    DEFERRED_OUTCOMES,
+    ClaimRegistry,
+    Outcome,
+    RetryTracker,
+    TurnOutcome,
+    TurnRunner,
+    TurnServices,
+    message_event,
+)
 
 if TYPE_CHECKING:
     from band.platform.link import BandLink
 
-__all__ = ["Execution", "ExecutionContext", "ExecutionHandler", "ExecutionState"]
+__all__ = [
+    "Execution",
+    "ExecutionContext",
+    "ExecutionHandler",
+    "ExecutionState",
+    "ResyncOutcome",
+    "ResyncRequest",
+]
 
 log = logging.getLogger("band.runtime.execution")
 
@@ -42,7 +61,24 @@ ExecutionHandler = Callable[["ExecutionContext", PlatformEvent], Awaitable[None]
 MessageControl = Callable[["ExecutionContext", PlatformEvent], Awaitable[bool]]
 ParticipantHook = Callable[[str, dict[str, Any]], Any]
 StopHook = Callable[["ExecutionContext"], Awaitable[None]]
-_DRAIN = object()
+
+
+class ResyncRequest:
+    """A queue marker: reconcile with ``/next`` at the next turn boundary."""
+
+    type: str = "_resync"
+
+
+class ResyncOutcome(Enum):
+    """What one reconciliation with ``/next`` found."""
+
+    EMPTY = "empty"  # nothing to do
+    WORK = "work"  # it ran messages
+    BLOCKED = "blocked"  # a message the adapter did not accept holds the head
+    RETRY = "retry"  # /next failed; the next resync tries again
+    STOPPED = "stopped"  # the platform stopped the room
+
+
 _STOP = object()
 STOP_WHEN_IDLE = 5.0  # an idle loop ends at its next step; this only bounds a stuck drain
 
@@ -96,9 +132,11 @@ class ExecutionContext:
         on_participant_removed: ParticipantHook | None = None,
         *,
         hub_room_id: str | None = None,
+        claim_registry: ClaimRegistry | None = None,
         on_message_control: MessageControl | None = None,
         on_platform_stop: StopHook | None = None,
         services: TurnServices | None = None,
+        tools_factory: Callable[[ExecutionContext], Any] | None = None,
     ) -> None:
         self.room_id = room_id
         self.link = link
@@ -110,6 +148,10 @@ class ExecutionContext:
         self.on_platform_stop = on_platform_stop
         self.hub_room_id = hub_room_id
         self.s = services or TurnServices(agent_id or link.agent_id, link.api, self.config)
+        if claim_registry is not None:
+            self.s.claims = claim_registry
+        # How this room's turns get their tools (the Agent's adapter-aware factory).
+        self.tools_factory = tools_factory
         self.room = RoomState(room_id, self.s.agent_id, self.s.rest, self.config)
         self.state = ExecutionState.STARTING
         self._queue: asyncio.Queue[Any] = asyncio.Queue()
@@ -119,7 +161,10 @@ class ExecutionContext:
         self._stopped = False
         self._deferred: str | None = None  # a message the handler did not accept yet
         self._drain_queued = False
-        self._idle = self.config.idle_resync_seconds
+        cfg = self.config
+        self._resync = ResyncSchedule(
+            cfg.idle_resync_seconds, cfg.idle_resync_max_seconds, stopped=cfg.stopped_resync_seconds
+        )
 
     # -- identity and state ------------------------------------------------------------------
 
@@ -282,7 +327,7 @@ class ExecutionContext:
         """Drain ``/next`` at the next opportunity (after a reconnect or a play)."""
         if not self._closing and not self._drain_queued:
             self._drain_queued = True
-            self._queue.put_nowait(_DRAIN)
+            self._queue.put_nowait(ResyncRequest())
 
     # -- controls ----------------------------------------------------------------------------
 
@@ -326,37 +371,30 @@ class ExecutionContext:
         # arrives as a push: one drain at admission is enough (no second poll per room).
         await self._drain()
         self.state = ExecutionState.IDLE
-        first = True
+        clock = asyncio.get_running_loop()
+        schedule = self._resync
+        schedule.start(clock.time())
         while not self._closing:
-            delay = self._next_idle_delay(first)
-            first = False
             try:
-                item = await asyncio.wait_for(self._queue.get(), delay)
+                item = await asyncio.wait_for(self._queue.get(), schedule.delay(clock.time()))
             except TimeoutError:
-                found = await self._drain()
-                cap = self.config.idle_resync_max_seconds
-                self._idle = self.config.idle_resync_seconds if found else min(cap, self._idle * 2)
+                found = await self._drain() is ResyncOutcome.WORK
+                schedule.complete(clock.time(), empty=not found, stopped=self._stopped)
                 continue
             if item is _STOP:
                 return
-            if item is _DRAIN:
+            if isinstance(item, ResyncRequest):
                 self._drain_queued = False
                 await self._drain()
             elif isinstance(item, MessageEvent):
                 await self._handle(item.raw or {}, item, source="ws")
-                self._idle = self.config.idle_resync_seconds
+                schedule.reset(clock.time(), stopped=self._stopped)
             else:
                 await self._other(item)
 
-    def _next_idle_delay(self, first: bool) -> float:
-        cfg = self.config
-        if self._stopped:
-            return cfg.stopped_resync_seconds or cfg.idle_resync_seconds
-        return random.uniform(0, cfg.idle_resync_seconds) if first else self._idle
-
-    async def _drain(self) -> bool:
-        """Handle ``/next`` until 204 or a repeated head; True when it found work."""
-        found = False
+    async def _drain(self) -> ResyncOutcome:
+        """Handle ``/next`` until 204, a repeated head, a stop or a refused input."""
+        result = ResyncOutcome.EMPTY
         last: str | None = None
         while not self._closing:
             try:
@@ -364,18 +402,20 @@ class ExecutionContext:
                     payload = await self.s.rest.get_next(self.room_id)
             except Exception as exc:
                 log.warning("Room %s: /next failed: %s", self.room_id, exc)
-                break
+                return ResyncOutcome.RETRY
             if payload is None or str(payload.get("id")) == last:
                 break
             last = str(payload.get("id"))
             if self._stopped:
                 log.info("Room %s: runnable work found while stopped; resuming", self.room_id)
                 self._stopped = False
-            found = True
-            outcome = await self._handle(payload, None, source="next")
-            if outcome in (Outcome.STOPPED, Outcome.DEFERRED):
-                break
-        return found
+            result = ResyncOutcome.WORK
+            turn = (await self._handle(payload, None, source="next")).turn_outcome
+            if turn is TurnOutcome.PAUSED:
+                return ResyncOutcome.STOPPED
+            if turn in DEFERRED_OUTCOMES:
+                return ResyncOutcome.BLOCKED
+        return result
 
     async def _handle(
         self, payload: dict[str, Any], event: MessageEvent | None, *, source: str
@@ -384,6 +424,13 @@ class ExecutionContext:
         message_id = str(payload.get("id") or "")
         if not message_id or is_self_echo(payload, s.agent_id):
             return Outcome.SKIPPED
+        sender = {k: payload.get(k) for k in ("sender_type", "sender_id")}
+        if event is not None and is_contact_hub_turn(**sender):
+            self._runner = TurnRunner(s, self)
+            try:
+                return await self._runner.run_synthetic(event)
+            finally:
+                self._runner = None
         if message_id in s.retries.done and message_id not in s.retries.pending_acks:
             return Outcome.SKIPPED
         if delivery_processed(payload, s.agent_id):
@@ -402,7 +449,11 @@ class ExecutionContext:
         self._runner = TurnRunner(s, self)
         self.state = ExecutionState.PROCESSING
         try:
-            outcome = await self._runner.run(payload, event)
+            if TRACING.on:  # the turn continues the trace the push carried (band_protocol)
+                with tracing.span("band.turn", parent=payload, attributes=self._about(payload)):
+                    outcome = await self._runner.run(payload, event)
+            else:
+                outcome = await self._runner.run(payload, event)
         finally:
             self._runner = None
             self.state = ExecutionState.IDLE
@@ -410,6 +461,13 @@ class ExecutionContext:
             self._stopped = True
         self._deferred = message_id if outcome is Outcome.DEFERRED else None
         return outcome
+
+    def _about(self, payload: dict[str, Any]) -> dict[str, str]:
+        return {
+            "band.agent_id": self.s.agent_id,
+            "band.room_id": self.room_id,
+            "band.message_id": str(payload.get("id")),
+        }
 
     async def _offer_control(self, payload: dict[str, Any], event: MessageEvent | None) -> None:
         """While the queue is held, a message may still be a control the handler consumes."""

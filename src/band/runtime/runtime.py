@@ -16,7 +16,7 @@ import asyncio
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pydantic import BaseModel
 
@@ -24,7 +24,6 @@ from band.platform.event import PlatformEvent
 
 from .config import SessionConfig
 from .control import ControlCallback, ControlDeduplicator, apply_control, targets
-from .execution import TurnServices
 from .presence import RoomPresence
 from .room_execution import (
     Execution,
@@ -33,6 +32,7 @@ from .room_execution import (
     MessageControl,
     ParticipantHook,
 )
+from .turn_runner import TurnServices
 
 if TYPE_CHECKING:
     from band.platform.link import BandLink
@@ -41,8 +41,16 @@ __all__ = ["AgentRuntime"]
 
 log = logging.getLogger("band.runtime.runtime")
 
-ExecutionFactory = Callable[..., Execution]
-"""``factory(room_id, link, *, hub_room_id=None)``; two-argument factories work too."""
+
+class ExecutionFactory(Protocol):
+    """Builds a room's execution: ``factory(room_id, link, hub_room_id=None)``.
+
+    Two-argument factories ``factory(room_id, link)`` work too.
+    """
+
+    def __call__(
+        self, room_id: str, link: BandLink, hub_room_id: str | None = None
+    ) -> Execution: ...
 
 
 class AgentRuntime:

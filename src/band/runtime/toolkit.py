@@ -25,9 +25,9 @@ def make_room_tools(
     from band.runtime.tools import AgentTools
 
     tools: AgentToolsProtocol = AgentTools(
-        api,
         room_id,
-        participants=participants,
+        api,
+        participants,
         agent_id=agent_id,
         agent_name=agent_name,
         features=getattr(adapter, "features", None),

@@ -17,8 +17,20 @@ _EXPORTS: dict[str, str] = {
     "MISSING_REPLY_FAILURE": "band.testing.fake_tools",
     "events_of_type": "band.testing.fake_tools",
     "failure_reports": "band.testing.fake_tools",
-    "feature_kwargs": "band.testing.fake_tools",
-    "platform_connection_stub": "band.testing.fake_tools",
+    "feature_kwargs": "band.testing.features",
+    "platform_connection_stub": "band.testing.platform",
+    # a real loopback Phoenix server, and cutting a link's transport
+    "FakePhoenixServer": "band.testing.phoenix_server",
+    "JoinOutcome": "band.testing.phoenix_server",
+    "fake_phoenix_server": "band.testing.phoenix_server",
+    "close_transport": "band.testing.transport",
+    "force_transport_disconnect": "band.testing.transport",
+    "live_connection": "band.testing.transport",
+    # scripted model turns (FakeModel.script)
+    "ErrorTurn": "band.testing._turns",
+    "ScriptedTurn": "band.testing._turns",
+    "TextTurn": "band.testing._turns",
+    "ToolTurn": "band.testing._turns",
     "reported_failures": "band.testing.fake_tools",
     "FakePlatform": "band.testing._fake_platform",
     "Identity": "band_server.testing.local_platform",
@@ -49,26 +61,36 @@ __all__ = [
     "MISSING_REPLY_FAILURE",
     "OFFLINE_MODEL_LABEL",
     "ChatEntry",
+    "ErrorTurn",
     "Failure",
     "FakeAgentTools",
     "FakeModel",
     "FakeModelApp",
     "FakeModelServer",
+    "FakePhoenixServer",
     "FakePlatform",
     "Identity",
+    "JoinOutcome",
     "LocalPlatform",
     "ModelRequest",
     "Reply",
+    "ScriptedTurn",
+    "TextTurn",
     "ToolCall",
+    "ToolTurn",
     "anthropic_client",
+    "close_transport",
     "default_policy",
     "events_of_type",
     "failure_reports",
     "fake_anthropic_server",
     "fake_gemini_server",
     "fake_openai_server",
+    "fake_phoenix_server",
     "feature_kwargs",
+    "force_transport_disconnect",
     "gemini_client",
+    "live_connection",
     "offline_openai_client",
     "openai_client",
     "platform_connection_stub",
@@ -79,6 +101,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from band.testing._fake_platform import FakePlatform
+    from band.testing._turns import ErrorTurn, ScriptedTurn, TextTurn, ToolTurn
     from band.testing.fake_models import (
         OFFLINE_MODEL_LABEL,
         ChatEntry,
@@ -105,9 +128,15 @@ if TYPE_CHECKING:
         FakeAgentTools,
         events_of_type,
         failure_reports,
-        feature_kwargs,
-        platform_connection_stub,
         reported_failures,
+    )
+    from band.testing.features import feature_kwargs
+    from band.testing.phoenix_server import FakePhoenixServer, JoinOutcome, fake_phoenix_server
+    from band.testing.platform import platform_connection_stub
+    from band.testing.transport import (
+        close_transport,
+        force_transport_disconnect,
+        live_connection,
     )
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

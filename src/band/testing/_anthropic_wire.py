@@ -40,12 +40,19 @@ def _entries(message: Mapping[str, Any]) -> list[ChatEntry]:
     if not isinstance(content, list):
         return [ChatEntry(role, _block_text(content))]
     out: list[ChatEntry] = []
-    text = _block_text(content)
-    if text:
-        out.append(ChatEntry(role, text))
-    for block in content:
-        if isinstance(block, Mapping) and block.get("type") == "tool_result":
+    text: list[str] = []
+    for block in content:  # in block order: text after a tool result is read after it
+        if not isinstance(block, Mapping):
+            continue
+        if block.get("type") == "text":
+            text.append(str(block.get("text", "")))
+        elif block.get("type") == "tool_result":
+            if "".join(text):
+                out.append(ChatEntry(role, "".join(text)))
+            text = []
             out.append(ChatEntry("tool", _block_text(block.get("content", ""))))
+    if "".join(text):
+        out.append(ChatEntry(role, "".join(text)))
     if not out:
         out.append(ChatEntry(role, ""))
     return out

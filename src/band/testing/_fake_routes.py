@@ -19,7 +19,7 @@ import httpx
 
 from band.platform._http import API_PREFIX
 
-__all__ = ["Call", "Routes", "page_of"]
+__all__ = ["Call", "Routes", "page_of", "page_slice", "total_pages"]
 
 
 @dataclass(frozen=True)
@@ -42,15 +42,23 @@ Handler = Callable[[Call], Any]
 """Returns the answer's whole JSON body (``{"data": ...}``), or bytes for a download."""
 
 
-def page_of(items: list[dict[str, Any]], page: int, page_size: int) -> dict[str, Any]:
-    """One offset page of ``items`` with the platform's paging metadata."""
+def total_pages(total: int, page_size: int) -> int:
+    """The page count the platform reports for ``total`` items (0 when there are none)."""
+    return max(1, -(-total // page_size)) if total else 0
+
+
+def page_slice(items: list[dict[str, Any]], page: int, page_size: int) -> list[dict[str, Any]]:
+    """Page ``page`` (from 1) of ``items``."""
     start = (max(page, 1) - 1) * page_size
-    total_pages = max(1, -(-len(items) // page_size))
+    return items[start : start + page_size]
+
+
+def page_of(items: list[dict[str, Any]], page: int, page_size: int) -> dict[str, Any]:
+    """One offset page of ``items`` with the platform's paging metadata (an empty listing
+    still has one page)."""
     meta = {"page": page, "page_size": page_size, "total_count": len(items)}
-    return {
-        "data": items[start : start + page_size],
-        "metadata": {**meta, "total_pages": total_pages},
-    }
+    pages = max(1, total_pages(len(items), page_size))
+    return {"data": page_slice(items, page, page_size), "metadata": {**meta, "total_pages": pages}}
 
 
 class Routes:

@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeAlias
 
+from ._turns import ScriptedTurn, TextTurn, ToolTurn
+
 Api: TypeAlias = Literal["openai", "responses", "anthropic", "gemini"]
 Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
 
@@ -69,6 +71,28 @@ class ModelRequest:
     def texts(self, role: Role) -> list[str]:
         """The texts of every entry with ``role``, oldest first."""
         return [e.text for e in self.entries if e.role == role]
+
+    def answering_tool(self) -> ChatEntry | None:
+        """The tool result the model answers now: the last ``tool`` entry, when only nudges
+        follow it (user text without a new ``[Name]:`` speaker, as Claude Code's reminders
+        and Copilot's "Please continue", and empty assistant turns); None when the model
+        answers a message."""
+        for entry in reversed([e for e in self.entries if e.role != "system"]):
+            if entry.role == "tool":
+                return entry
+            nudge = entry.role == "user" and not _speaks(entry.text)
+            if not nudge and not (entry.role == "assistant" and not entry.text.strip()):
+                return None
+        return None
+
+    def offered(self, name: str) -> str | None:
+        """The offered tool that is ``name``: by that name, or under an MCP server's prefix
+        (``mcp__band__band_send_message`` from Claude Code, ``band_band_send_message`` from
+        OpenCode, ``band-band_send_message`` from Copilot); None when it is not offered."""
+        if name in self.tool_names:
+            return name
+        endings = (f"__{name}", f"_{name}", f"-{name}")
+        return next((t for t in self.tool_names if t.endswith(endings)), None)
 
 
 @dataclass(frozen=True)
@@ -151,6 +175,18 @@ class FakeModel:
         """Queue an answer that calls several tools at once."""
         return self.queue(Reply(text=text, tool_calls=calls))
 
+    def script(self, *turns: ScriptedTurn) -> FakeModel:
+        """Queue scripted turns: a ``ToolTurn`` calls a tool, a ``TextTurn`` answers, an
+        ``ErrorTurn`` fails the call (HTTP 500 carrying the error's text)."""
+        for turn in turns:
+            if isinstance(turn, ToolTurn):
+                self.call_tool(turn.name, dict(turn.args))
+            elif isinstance(turn, TextTurn):
+                self.reply(turn.text)
+            else:
+                self.fail(500, str(turn.error) or type(turn.error).__name__)
+        return self
+
     def fail(
         self, status: int = 500, message: str = "scripted failure", type: str | None = None
     ) -> FakeModel:
@@ -169,7 +205,8 @@ class FakeModel:
     def last_request(self) -> ModelRequest:
         """The most recent request; AssertionError when there was none."""
         with self._lock:
-            assert self.requests, "the fake model received no request"
+            if not self.requests:
+                raise AssertionError("the fake model received no request")
             return self.requests[-1]
 
     def reset(self) -> None:
@@ -226,6 +263,11 @@ def _roster(entries: Iterable[ChatEntry]) -> dict[str, _Participant]:
     return found
 
 
+def _speaks(text: str) -> bool:
+    """Whether ``text`` holds a ``[Name]:`` line of someone other than [System]."""
+    return any(t.group(1) != "System" for t in _SPEAKER_TAG.finditer(text.strip()))
+
+
 def _last_speech(request: ModelRequest) -> tuple[str, str] | None:
     """(speaker, content) of the latest ``[Name]: content`` user message, skipping [System]."""
     for text in reversed(request.texts("user")):
@@ -254,23 +296,21 @@ def default_policy(request: ModelRequest) -> Outcome:
     """
     speech = _last_speech(request)
     reply_text = _reply_text(request, speech)
-    last = request.last
-    if last is not None and last.role == "tool":
+    last = request.answering_tool()
+    if last is not None:
         failed = last.text.lower().lstrip('"').startswith("error")
         return Reply(text=reply_text if failed else "")
-    if speech is None or SEND_MESSAGE_TOOL not in request.tool_names:
+    send = request.offered(SEND_MESSAGE_TOOL)
+    if speech is None or send is None:
         return Reply(text=reply_text)
     speaker = _roster(request.entries).get(speech[0])
-    if speaker is not None and speaker.type == "Agent" and NO_REPLY_TOOL in request.tool_names:
+    decline = request.offered(NO_REPLY_TOOL)
+    if speaker is not None and speaker.type == "Agent" and decline is not None:
         args: dict[str, Any] = {"reason": "another agent spoke; nothing to add"}
-        return Reply(
-            tool_calls=(ToolCall(NO_REPLY_TOOL, _with_room(request, NO_REPLY_TOOL, args)),)
-        )
+        return Reply(tool_calls=(ToolCall(decline, _with_room(request, decline, args)),))
     mention = speaker.handle if speaker is not None else speech[0]
     args = {"content": reply_text, "mentions": [mention]}
-    return Reply(
-        tool_calls=(ToolCall(SEND_MESSAGE_TOOL, _with_room(request, SEND_MESSAGE_TOOL, args)),)
-    )
+    return Reply(tool_calls=(ToolCall(send, _with_room(request, send, args)),))
 
 
 _CHAT_ID = re.compile(r"\bchat_id\b\W{1,4}([A-Za-z0-9][A-Za-z0-9_-]{7,})")

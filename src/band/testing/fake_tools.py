@@ -13,24 +13,46 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from band.core.turn import Turn
-from band.core.types import AdapterFeatures, FeatureKwargs, PlatformConnection
+from band.core.types import AdapterFeatures
 from band.runtime.custom_tools import CustomToolDef
 from band.runtime.tools.room_tools import Mentions, RoomTools
 from band_protocol import AgentFailure, missing_reply_message
 
 from ._fake_platform import FakePlatform
+from ._fake_routes import page_slice, total_pages
+from .features import feature_kwargs
+from .platform import platform_connection_stub
 
 __all__ = [
     "MISSING_REPLY_FAILURE",
     "FakeAgentTools",
+    "HeldMessage",
     "events_of_type",
     "failure_reports",
     "feature_kwargs",
+    "page_slice",
     "platform_connection_stub",
     "reported_failures",
+    "total_pages",
 ]
 
 MISSING_REPLY_FAILURE = ("band-runtime", missing_reply_message())
+
+
+class HeldMessage:
+    """A message held in flight by ``FakeAgentTools.hold_message``."""
+
+    def __init__(self, matching: str, error: Exception | None) -> None:
+        self.matching = matching
+        self.error = error
+        self.sending = asyncio.Event()
+        self.released = asyncio.Event()
+
+    async def __aenter__(self) -> None:
+        await self.sending.wait()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.released.set()
 
 
 class FakeAgentTools(RoomTools):
@@ -41,36 +63,37 @@ class FakeAgentTools(RoomTools):
     def __init__(
         self,
         *,
-        participants: Iterable[Mapping[str, Any]] = (),
-        peers: Iterable[Mapping[str, Any]] = (),
-        contacts: Iterable[Mapping[str, Any]] = (),
+        participants: Iterable[Mapping[str, Any]] | None = None,
+        peers: Iterable[Mapping[str, Any]] | None = None,
+        contacts: Iterable[Mapping[str, Any]] | None = None,
         room_id: str = "room-fake",
         hub_room_id: str | None = None,
-        room_context: Iterable[Mapping[str, Any]] = (),
-        memories: Iterable[Mapping[str, Any]] = (),
-        agent_id: str = "agent-fake",
+        room_context: Iterable[Mapping[str, Any]] | None = None,
+        memories: Iterable[Mapping[str, Any]] | None = None,
+        agent_id: str | None = None,
         agent_name: str = "",
-        received_contact_requests: Iterable[Mapping[str, Any]] = (),
-        sent_contact_requests: Iterable[Mapping[str, Any]] = (),
-        files: Iterable[Mapping[str, Any]] = (),
-        tasks: Iterable[Mapping[str, Any]] = (),
+        received_contact_requests: Iterable[Mapping[str, Any]] | None = None,
+        sent_contact_requests: Iterable[Mapping[str, Any]] | None = None,
+        files: Iterable[Mapping[str, Any]] | None = None,
+        tasks: Iterable[Mapping[str, Any]] | None = None,
         board: Mapping[str, Any] | None = None,
         features: AdapterFeatures | None = None,
         custom_tools: Sequence[CustomToolDef] = (),
         turn: Turn | None = None,
     ) -> None:
         self.platform = FakePlatform(
-            participants=participants,
-            peers=peers,
-            contacts=contacts,
-            room_context=room_context,
-            memories=memories,
-            received_contact_requests=received_contact_requests,
-            sent_contact_requests=sent_contact_requests,
-            files=files,
-            tasks=tasks,
+            participants=participants or (),
+            peers=peers or (),
+            contacts=contacts or (),
+            room_context=room_context or (),
+            memories=memories or (),
+            received_contact_requests=received_contact_requests or (),
+            sent_contact_requests=sent_contact_requests or (),
+            files=files or (),
+            tasks=tasks or (),
             board=board,
         )
+        agent_id = agent_id or "agent-fake"
         self.platform.agent_id = agent_id
         self.platform.agent_name = agent_name or "Fake Agent"
         super().__init__(
@@ -96,6 +119,7 @@ class FakeAgentTools(RoomTools):
         self.files = self.platform.files  # descriptors plus "content" bytes
         self.tasks = self.platform.tasks
         self.board = self.platform.board
+        self._held: list[HeldMessage] = []
 
     # failure injection
 
@@ -117,6 +141,13 @@ class FakeAgentTools(RoomTools):
 
     # recording seams
 
+    def hold_message(self, matching: str, *, error: Exception | None = None) -> HeldMessage:
+        """Hold the next message containing ``matching`` in flight for an ``async with`` block
+        (entering waits until it is being sent; leaving lets it land, or fail with ``error``)."""
+        held = HeldMessage(matching, error)
+        self._held.append(held)
+        return held
+
     async def _deliver(
         self,
         content: str,
@@ -124,6 +155,13 @@ class FakeAgentTools(RoomTools):
         requested: Mentions,
         attachment_ids: list[str] | None = None,
     ) -> dict[str, Any]:
+        held = next((h for h in self._held if h.matching in content), None)
+        if held is not None:
+            self._held.remove(held)
+            held.sending.set()
+            await held.released.wait()
+            if held.error is not None:
+                raise held.error
         sent = await super()._deliver(content, wire, requested, attachment_ids)
         record = {"id": sent["id"], "content": content, "mentions": requested}
         if attachment_ids:
@@ -185,22 +223,24 @@ class FakeAgentTools(RoomTools):
             if (content is None or content in m["content"])
             and (mentions is None or m["mentions"] == mentions)
         ]
-        if count is None:
-            assert found, f"no matching message in {self.messages_sent!r}"
-        else:
-            assert len(found) == count, f"{len(found)} matching messages, expected {count}"
+        # Raised, not asserted: a test's check must hold under ``python -O`` too.
+        if count is None and not found:
+            raise AssertionError(f"no matching message in {self.messages_sent!r}")
+        if count is not None and len(found) != count:
+            raise AssertionError(f"{len(found)} matching messages, expected {count}")
 
     def assert_event_sent(
         self, *, message_type: str | None = None, count: int | None = None
     ) -> None:
         found = [e for e in self.events_sent if message_type in (None, e["message_type"])]
-        if count is None:
-            assert found, f"no {message_type or ''} event in {self.events_sent!r}"
-        else:
-            assert len(found) == count, f"{len(found)} matching events, expected {count}"
+        if count is None and not found:
+            raise AssertionError(f"no {message_type or ''} event in {self.events_sent!r}")
+        if count is not None and len(found) != count:
+            raise AssertionError(f"{len(found)} matching events, expected {count}")
 
     def assert_no_messages_sent(self) -> None:
-        assert not self.messages_sent, f"unexpected messages: {self.messages_sent!r}"
+        if self.messages_sent:
+            raise AssertionError(f"unexpected messages: {self.messages_sent!r}")
 
     async def until(self, condition: Callable[[], bool]) -> None:
         """Wait until ``condition()`` holds; wrap in ``asyncio.timeout`` to bound it."""
@@ -230,23 +270,6 @@ def reported_failures(tools: FakeAgentTools) -> list[dict[str, Any]]:
 def failure_reports(tools: FakeAgentTools) -> list[tuple[str, str]]:
     """``(provider, message)`` of each reported failure."""
     return [(f["provider"], f["message"]) for f in reported_failures(tools)]
-
-
-def feature_kwargs(features: AdapterFeatures) -> FeatureKwargs:
-    """The constructor keywords that rebuild ``features``."""
-    kwargs: FeatureKwargs = {"emit": features.emit, "capabilities": features.capabilities}
-    if features.include_tools is not None:
-        kwargs["include_tools"] = features.include_tools
-    if features.exclude_tools is not None:
-        kwargs["exclude_tools"] = features.exclude_tools
-    if features.include_categories is not None:
-        kwargs["include_categories"] = features.include_categories
-    return kwargs
-
-
-def platform_connection_stub(agent_id: str = "test-agent-id") -> PlatformConnection:
-    """A ``PlatformConnection`` pointing nowhere, for adapters that read ``self.platform``."""
-    return PlatformConnection(agent_id, "test-api-key", "http://band.invalid", "ws://band.invalid")
 
 
 def tool_event_payloads(tools: FakeAgentTools, message_type: str) -> list[dict[str, Any]]:

@@ -44,6 +44,8 @@ __all__ = ["ApiCall", "FakeSlack"]
 TS = re.compile(r"^\d{10}\.\d{6}$")
 CHANNEL = re.compile(r"^[CDG][A-Z0-9]{2,}$")
 ACK_WINDOW_S = 3.0
+# The Events API's deprecated verification field: fixed text in every callback, no secret.
+_VERIFICATION_FIELD = "deprecated-verification-token"
 BOT_METHODS = {
     "auth.test": (),
     "chat.postMessage": ("channel",),
@@ -173,7 +175,7 @@ class FakeSlack:
     def callback(self, event: dict[str, Any], event_id: str | None = None) -> dict[str, Any]:
         """The Events API ``event_callback`` wrapping ``event``."""
         return {
-            "token": "deprecated-verification-token",
+            "token": _VERIFICATION_FIELD,
             "team_id": self.team_id,
             "api_app_id": "A0000001",
             "event": event,
@@ -270,7 +272,7 @@ class FakeSlack:
             while True:
                 self._on_ack(await ws.receive_text())
         except Exception:  # the client closed the connection
-            pass
+            return
         finally:
             if ws in self._sockets:
                 self._sockets.remove(ws)
@@ -335,15 +337,18 @@ class FakeSlack:
     def _check(self, method: str, args: dict[str, Any], token: str) -> tuple[str, str] | None:
         if not token:
             return "not_authed", "no token"
-        if token not in (self.bot_token, self.app_token):
+        # Compared in constant time, as a real service would (tests pin it for all of src).
+        is_app = hmac.compare_digest(token.encode(), self.app_token.encode())
+        is_bot = hmac.compare_digest(token.encode(), self.bot_token.encode())
+        if not (is_app or is_bot):
             return "invalid_auth", "unknown token"
         if method == "apps.connections.open":
-            if token != self.app_token:
+            if not is_app:
                 return "not_allowed_token_type", "apps.connections.open needs the xapp- token"
             return None
         if method not in BOT_METHODS:
             return "unknown_method", f"unknown method {method}"
-        if token != self.bot_token:
+        if not is_bot:
             return "not_allowed_token_type", f"{method} needs the bot (xoxb-) token"
         for name in BOT_METHODS[method]:
             # An empty status is documented: it clears the thread's status.

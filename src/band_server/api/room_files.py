@@ -6,7 +6,6 @@ person's key). The body of an upload is the file itself and is streamed, never b
 
 import re
 from typing import Annotated, Any
-from urllib.parse import quote
 
 from fastapi import APIRouter, Depends, Header, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
@@ -15,6 +14,7 @@ from starlette.requests import ClientDisconnect
 from band_protocol import Attachment, Envelope
 
 from ..errors import ApiError
+from ..files.serving import download_headers
 from ..http.deps import PlatformDep
 from ..http.json_body import JsonRoute
 from ..services import files
@@ -48,11 +48,6 @@ def parse_range(header: str | None, size: int) -> tuple[int, int] | bool | None:
     if start >= size:
         return False
     return start, min(end, size)
-
-
-def _disposition(name: str) -> str:
-    ascii_name = name.encode("ascii", "replace").decode().replace('"', "'").replace("?", "_")
-    return f"attachment; filename=\"{ascii_name}\"; filename*=UTF-8''{quote(name, safe='')}"
 
 
 def file_routes(principal: Any) -> APIRouter:
@@ -124,15 +119,15 @@ def file_routes(principal: Any) -> APIRouter:
         file_id: str,
         range: Annotated[str | None, Header(max_length=200)] = None,
     ) -> Response:
-        """The exact bytes of a room's file, always as a download; ``Range`` reads a part."""
+        """The exact bytes of a room's file: a download, or inline for an image of a safe type
+        (PNG, JPEG, GIF, WebP), never sniffed (``files.serving``); ``Range`` reads a part."""
         snap = await platform.rosters.room_for(platform.db, me, chat_id)
         found = await files.find_file(platform, snap.room, file_id)
         size = found.bytes
         span = parse_range(range, size)
         headers = {
+            **download_headers(found.name, found.content_type),
             "Accept-Ranges": "bytes",
-            "Content-Disposition": _disposition(found.name),
-            "X-Content-Type-Options": "nosniff",
             "ETag": f'"{found.sha256}"',
             "Cache-Control": "private, max-age=0",
         }

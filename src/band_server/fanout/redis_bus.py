@@ -301,7 +301,7 @@ class RedisBus:
     async def _connection(self) -> RespConnection:
         """The publishing connection, opened once when it is missing or dead, and asked
         whether it skips replies (then publishes on it are quiet)."""
-        assert self._opening is not None
+        assert self._opening is not None  # nosec B101 # narrows for mypy: start() set it
         async with self._opening:
             if self._conn is None or not self._conn.alive:
                 conn = await open_connection(self.url, within=self.command_timeout)

@@ -1,5 +1,7 @@
 """The outermost HTTP layer: every request is timed and counted, an oversized JSON body or a
-repeated header is refused, and a failure before any answer is answered in the error envelope.
+repeated header is refused, a failure before any answer is answered in the error envelope, and
+every answer says ``X-Content-Type-Options: nosniff`` (no browser guesses HTML out of a JSON
+error or a file).
 
 Three concerns, one pure ASGI layer: as three layers, each request paid two more coroutine
 frames and two more wrapped ``send`` calls per answer (docs/decisions.md, "The stack outside
@@ -21,6 +23,16 @@ from band_server.http.single_headers import refuse, repeated
 from band_server.observability import Metrics, route_template
 from band_server.store.group_commit import InFlight
 
+NOSNIFF = (b"x-content-type-options", b"nosniff")
+
+
+def with_nosniff(message: Message) -> None:
+    """Add ``nosniff`` to an ``http.response.start`` message unless its answer says it."""
+    headers = list(message.get("headers") or ())
+    if not any(name.lower() == NOSNIFF[0] for name, _ in headers):
+        headers.append(NOSNIFF)
+        message["headers"] = headers
+
 
 class Front:
     """Pure ASGI middleware for HTTP requests (``BandApp`` hands it nothing else).
@@ -32,7 +44,8 @@ class Front:
       (``http.single_headers``), and a JSON API body over the limit with 413 before anything
       reads it (``http.body_limit``);
     - answers what fails before an answer started in the envelope: an unreachable database
-      503 (not raised further), anything else 500, then raised on for the server to log.
+      503 (not raised further), anything else 500, then raised on for the server to log;
+    - marks every answer ``nosniff``.
     """
 
     def __init__(self, app: ASGIApp, metrics: Metrics, in_flight: InFlight) -> None:
@@ -48,6 +61,7 @@ class Front:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = int(message["status"])
+                with_nosniff(message)
             await send(message)
 
         in_flight = self.in_flight

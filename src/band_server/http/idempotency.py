@@ -127,7 +127,7 @@ class IdempotencyMiddleware:
         (read once per database; nothing writes such records since)."""
         legacy = self._legacy
         if legacy is None or legacy[0] is not platform.db:
-            assert self._unit_claimed is not None
+            assert self._unit_claimed is not None  # nosec B101 # narrows for mypy: set at start-up
             until = await row_keys.legacy_until(platform.db, self._unit_claimed)
             self._legacy = legacy = (platform.db, until)
         return utcnow() < legacy[1]

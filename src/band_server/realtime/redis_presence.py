@@ -202,7 +202,7 @@ class ClusterPresence:
                 self._forget_expired(time.time())
 
     async def _cycle(self) -> None:
-        assert self._client is not None
+        assert self._client is not None  # nosec B101 # narrows for mypy: start() opened it
         self._wake.clear()
         dirty, self._dirty = self._dirty, set()
         try:
@@ -223,7 +223,7 @@ class ClusterPresence:
 
     async def _write(self, dirty: set[str]) -> dict[str, float]:
         """Write this node's changes and refresh its expiry; the live nodes and their expiry."""
-        assert self._client is not None
+        assert self._client is not None  # nosec B101 # narrows for mypy: start() opened it
         now = time.time()
         rewrite = self._rewrite
         if rewrite or dirty:  # the other nodes reload this hash only when its version moves
@@ -259,7 +259,7 @@ class ClusterPresence:
 
     async def _read(self, live: dict[str, float]) -> None:
         """Reload the hash of every other live node whose version moved."""
-        assert self._client is not None
+        assert self._client is not None  # nosec B101 # narrows for mypy: start() opened it
         others = [n for n in live if n != self.node_id]
         changed = False
         now = time.time()

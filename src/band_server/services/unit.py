@@ -9,7 +9,7 @@ from typing import Any
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band_protocol import utcnow
+from band_protocol import tracing, utcnow
 
 from ..fanout.bus import Broadcast
 from .idempotency import records as idempotency
@@ -40,7 +40,7 @@ class UnitOfWork:
     def key_taken(self) -> idempotency.ClaimRefused:
         """The keyed message's insert found the key used: the error that rolls the unit back
         (the request's layer then reads what holds the key)."""
-        assert self.row_claim is not None
+        assert self.row_claim is not None  # nosec B101 # narrows for mypy: only a keyed unit gets here
         self.row_claim.taken = True
         return idempotency.refusal(idempotency.InFlight())
 
@@ -113,7 +113,11 @@ class _Write:
         except BaseException as failed:
             await db_unit.__aexit__(type(failed), failed, failed.__traceback__)
             raise
-        await db_unit.__aexit__(None, None, None)
+        if tracing.TRACING.on:  # the commit is a span of the request's trace
+            with tracing.span("band.commit"):
+                await db_unit.__aexit__(None, None, None)
+        else:
+            await db_unit.__aexit__(None, None, None)
         if pending is not None:
             pending.claimed = True
             pending.kept = uow.answer is not None or uow.keyed_row

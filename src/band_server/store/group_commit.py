@@ -144,7 +144,7 @@ class GroupCommitter:
 
     def _commit_here(self, batch: _Batch) -> None:
         """The batch's ``COMMIT`` (the fsync) on the loop's thread; the turn is released."""
-        assert self._sqlite is not None
+        assert self._sqlite is not None  # nosec B101 # narrows for mypy: set with the batch
         try:
             self._sqlite.commit()
         except BaseException as exc:
@@ -183,11 +183,11 @@ class GroupCommitter:
             self._conn = await self._engine.connect()
             self._outer = await self._conn.begin()  # the first batch: BEGIN IMMEDIATE
             driver = self._conn.sync_connection.connection.driver_connection  # type: ignore[union-attr]
-            assert isinstance(driver, InlineConnection)
+            assert isinstance(driver, InlineConnection)  # nosec B101 # narrows for mypy: the engine's driver
             self._driver = driver
             self._sqlite = driver._connection
         else:
-            assert self._driver is not None and self._sqlite is not None
+            assert self._driver is not None and self._sqlite is not None  # nosec B101 # narrows for mypy: set with the batch
             try:
                 # The write lock is almost always free (one writer per process): taken here at
                 # once, with no call through aiosqlite's adapter (busy timeout 0 on the loop).
@@ -204,7 +204,7 @@ class GroupCommitter:
         """What :meth:`_commit_off` does not hand over, in a task that owns the turn: an empty
         batch's ``ROLLBACK``, or the failure of a batch whose transaction broke."""
         try:
-            assert self._driver is not None
+            assert self._driver is not None  # nosec B101 # narrows for mypy: set with the batch
             if not self._usable():
                 raise RuntimeError("the writer's transaction was rolled back")
             await self._driver.execute("ROLLBACK")  # an empty batch
@@ -292,7 +292,7 @@ class _Unit:
                 self._first = True
             self._batch = batch
             sqlite = w._sqlite
-            assert sqlite is not None
+            assert sqlite is not None  # nosec B101 # narrows for mypy: _open() set it
             if not self._first:
                 _run(sqlite, _SAVEPOINT)
         except BaseException:
@@ -329,12 +329,12 @@ class _Unit:
                 raise
             w = self._writer
             if not self._first:
-                assert w._sqlite is not None
+                assert w._sqlite is not None  # nosec B101 # narrows for mypy: set with the batch
                 _run(w._sqlite, _RELEASE)
             if untouched:
                 w._spare = self._session
             batch = self._batch
-            assert batch is not None
+            assert batch is not None  # nosec B101 # narrows for mypy: set on entry
             batch.size += 1
             if w._alone(batch):
                 # One pass of the loop first: whatever already waits for it (a request read
@@ -345,7 +345,7 @@ class _Unit:
         finally:
             self._end()
         batch = self._batch
-        assert batch is not None
+        assert batch is not None  # nosec B101 # narrows for mypy: set on entry
         if batch.done.done():
             batch.done.result()
         else:
@@ -354,7 +354,7 @@ class _Unit:
     async def _settle(self) -> bool:
         """Flush (commit) the session if it was used, then close it; True if it never was."""
         session = self._session
-        assert session is not None
+        assert session is not None  # nosec B101 # narrows for mypy: set on entry
         sync = session.sync_session
         if not sync.in_transaction() and sync._is_clean():  # clean: nothing new either
             if not len(sync.identity_map):
@@ -383,7 +383,7 @@ class _Unit:
         unit, the whole transaction rolled back (the batch is dropped)."""
         w = self._writer
         sqlite = w._sqlite
-        assert sqlite is not None
+        assert sqlite is not None  # nosec B101 # narrows for mypy: set with the batch
         try:
             if self._first:
                 if sqlite.in_transaction:

@@ -120,6 +120,14 @@ class Message(Timestamps, Base):
             sqlite_where=text("idem_key IS NOT NULL"),
             postgresql_where=text("idem_key IS NOT NULL"),
         ),
+        # Full-text search on PostgreSQL (services.search; SQLite has its FTS5 table, made by
+        # migration 0013 with its triggers, outside the models).
+        Index(
+            "ix_messages_search",
+            text("to_tsvector('simple'::regconfig, content)"),
+            postgresql_using="gin",
+            postgresql_where=text("message_type = 'text'"),
+        ).ddl_if(dialect="postgresql"),
     )
     id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
     room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id"))
@@ -335,14 +343,41 @@ class IdempotencyRecord(Base):
 
 
 class WebSession(Base):
-    """A browser session for the web app (the cookie holds only a random token)."""
+    """A browser session for the web app: the cookie holds a random token, the row only its
+    hash (its CSRF token is derived from the cookie's, see ``services.web_sessions``)."""
 
     __tablename__ = "web_sessions"
     token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
     user_id: Mapped[str] = mapped_column(String(36), index=True)
-    csrf_token: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     expires_at: Mapped[datetime] = mapped_column()
+    # What the person's list of sessions shows (services.session_devices).
+    user_agent: Mapped[str | None] = mapped_column(String(300), default=None)
+    last_used_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class RoomNotify(Base):
+    """A person's notification level for a room (services.notify_levels); none: the default."""
+
+    __tablename__ = "room_notify"
+    user_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    room_id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    level: Mapped[str] = mapped_column(String(8))
+
+
+class AccountLink(Base):
+    """A single-use, expiring link: an invitation to join (``invite``) or a password reset
+    (``reset``). Only the SHA-256 of its token is kept (services.account_links)."""
+
+    __tablename__ = "account_links"
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    email: Mapped[str] = mapped_column(String(200), index=True)
+    user_id: Mapped[str | None] = mapped_column(String(36), default=None)
+    created_by: Mapped[str | None] = mapped_column(String(36), default=None)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column()
+    used_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
 class BulkDeletion(Base):
@@ -409,3 +444,28 @@ class DelegatedToken(Base):
     message_id: Mapped[str] = mapped_column(String(36))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     expires_at: Mapped[datetime] = mapped_column()
+
+
+class ImportRun(Base):
+    """One archive's import into this deployment (``services.imports``); one per archive id."""
+
+    __tablename__ = "imports"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    archive_id: Mapped[str] = mapped_column(String(64), unique=True)
+    created_by: Mapped[str] = mapped_column(String(36))
+    source: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    expected: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)  # kind -> records
+    applied: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)  # kind -> records
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class ImportedRow(Base):
+    """The import journal: what a source id became here, written with the row it made, so
+    an import resumed after a crash never makes a row twice."""
+
+    __tablename__ = "import_map"
+    import_id: Mapped[str] = mapped_column(ForeignKey("imports.id"), primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16), primary_key=True)
+    source_id: Mapped[str] = mapped_column(String(200), primary_key=True)
+    target_id: Mapped[str] = mapped_column(String(36))

@@ -37,6 +37,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 __all__ = ["InlineConnection", "connect_reader", "creator", "explicit_begin"]
 
 WRITER_BUSY_MS = 10_000
+WRITER_CACHE_KIB = 32 * 1024
+READER_CACHE_KIB = 4 * 1024
 SWITCH_INTERVAL = 0.0005
 """Seconds a thread waiting for the GIL waits before the running one must drop it (CPython's
 default: 0.005). The writer's thread needs the GIL back the moment its ``COMMIT`` returns,
@@ -51,10 +53,13 @@ def _pragmas(conn: sqlite3.Connection, *, writer: bool) -> None:
     conn.execute("PRAGMA journal_mode=WAL")
     conn.execute("PRAGMA synchronous=FULL")
     conn.execute("PRAGMA foreign_keys=ON")
-    # Savepoints (one per unit of work) keep their undo data in memory, and a bigger page
-    # cache keeps the hot indexes of a busy node from being read again and again.
+    # Savepoints (one per unit of work) keep their undo data in memory, and the writer's bigger
+    # page cache keeps the hot indexes of a busy node from being read again and again. Each
+    # reader (up to 15 under load, overflow ones reopened cold) keeps its own cache: at 32 MiB
+    # each they held up to 175 MiB and the node's RSS grew for the whole soak (bench/soak.py,
+    # docs/decisions.md "Soak"); at 4 MiB it is flat once warm, misses served by the OS cache.
     conn.execute("PRAGMA temp_store=MEMORY")
-    conn.execute("PRAGMA cache_size=-32768")
+    conn.execute(f"PRAGMA cache_size={-WRITER_CACHE_KIB if writer else -READER_CACHE_KIB}")
     # A reader runs on the loop's thread: WAL readers never wait for the writer, so a long
     # busy wait could only come from a crash recovery; keep it short. The writer never waits
     # on the loop's thread: holding the write lock from BEGIN IMMEDIATE on, its statements
@@ -181,14 +186,14 @@ class InlineConnection(aiosqlite.Connection):
         return fn(*args, **kwargs)
 
     async def _off(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        assert self._offload is not None
+        assert self._offload is not None  # nosec B101 # narrows for mypy: set while running
         return await self._offload.run(partial(fn, *args, **kwargs))
 
     def commit_soon(self, done: Callable[[Any, BaseException | None], None]) -> None:
         """``COMMIT`` handed to the writer's thread at once; ``done(None, exc)`` on the loop."""
         if not self._running or not self._connection:
             raise ValueError("Connection closed")
-        assert self._offload is not None
+        assert self._offload is not None  # nosec B101 # narrows for mypy: set while running
         self._offload.submit(self._connection.commit, done)
 
     async def begin_immediate(self) -> None:

@@ -1,4 +1,5 @@
-"""Signing in with a person's API key, and signing out."""
+"""Signing in with a person's API key (for automation, behind a link on the sign-in page),
+and signing out. Email and password: ``password_routes``."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from ..errors import Unauthorized
+from ..services import session_devices
 from ..services.identity import accounts
 from ..services.identity.web_sessions import COOKIE_NAME, end_session, start_session
 from ..services.unit import write
@@ -23,9 +25,13 @@ from .security import (
 router = APIRouter()
 
 
-def _login(request: Request, error: str | None = None, status: int = 200) -> Response:
+def _login(
+    request: Request, error: str | None = None, status: int = 200, mode: str = "key"
+) -> Response:
+    """The sign-in page: email and password, or (``mode="key"``, ``?with=key``) an API key."""
     token = request.cookies.get(LOGIN_CSRF_COOKIE) or new_login_csrf()
-    response = page("login.html", None, status=status, csrf=token, error=error)
+    sso = bool(platform_of(request).settings.oidc_issuer)
+    response = page("login.html", None, status=status, csrf=token, error=error, mode=mode, sso=sso)
     set_login_csrf_cookie(response, request, token)
     return response
 
@@ -34,7 +40,7 @@ def _login(request: Request, error: str | None = None, status: int = 200) -> Res
 async def home(request: Request) -> Response:
     """The person's rooms, or the sign-in form."""
     if await session_of(request) is None:
-        return _login(request)
+        return _login(request, mode="password")
     return redirect("/rooms")
 
 
@@ -42,22 +48,34 @@ async def home(request: Request) -> Response:
 async def login_form(request: Request) -> Response:
     if await session_of(request) is not None:
         return redirect("/rooms")
-    return _login(request)
+    return _login(request, mode="key" if request.query_params.get("with") == "key" else "password")
 
 
 @router.post("/login")
 async def login(request: Request) -> Response:
-    """Exchange a person's API key for a session cookie."""
+    """Exchange a person's API key for a session cookie.
+
+    A client address with too many failed attempts in the window (``sign_in_failures``) is
+    answered 429 with ``Retry-After`` before its key is even looked at."""
+    platform = platform_of(request)
+    client = request.client.host if request.client else "unknown"
+    wait = await platform.sign_in_limit.blocked(client)
+    if wait is not None:
+        refused = _login(request, f"Too many failed sign-ins. Try again in {wait} s.", 429)
+        refused.headers["Retry-After"] = str(wait)
+        return refused
     form = await read_form(request)
     if not tokens_match(request.cookies.get(LOGIN_CSRF_COOKIE), field(form, "csrf")):
         return _login(request, "The form expired or came from another site. Try again.", 403)
     try:
-        async with write(platform_of(request)) as uow:
+        async with write(platform) as uow:
             person = await accounts.authenticate(uow.session, field(form, "api_key").strip())
             if person.is_agent:
                 raise Unauthorized("That is an agent's key; sign in with a person's key")
             token, _ = await start_session(uow.session, person)
+            await session_devices.record(uow.session, token, request.headers.get("user-agent"))
     except Unauthorized as exc:
+        await platform.sign_in_limit.count(client)
         return _login(request, exc.message, 401)
     response = redirect("/rooms")
     set_session_cookie(response, request, token)

@@ -8,13 +8,12 @@ as ``PUT /api/v1/me/chats/{id}/files`` stores it, with the same limit (413) and 
 
 from __future__ import annotations
 
-from urllib.parse import quote
-
 from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 from starlette.requests import ClientDisconnect
 
 from ..errors import ApiError
+from ..files.serving import download_headers
 from ..services import files
 from ..services.identity.web_sessions import SignedIn
 from .respond import api_failure, forbidden_form, json, platform_of, session_of, signed_out, view
@@ -61,7 +60,8 @@ async def upload(request: Request, room_id: str) -> Response:
 
 @router.get("/rooms/{room_id}/files/{file_id}")
 async def download(request: Request, room_id: str, file_id: str) -> Response:
-    """A file shared in the room, always as a download (never rendered by the browser)."""
+    """A file shared in the room: a download, or an image of a safe type shown inline; never
+    rendered as a page (``files.serving``)."""
 
     async def run(me: SignedIn) -> Response:
         platform = platform_of(request)
@@ -69,7 +69,7 @@ async def download(request: Request, room_id: str, file_id: str) -> Response:
         found = await files.find_file(platform, snap.room, file_id)
         opened = await files.open_file(platform, found)
         headers = {
-            "Content-Disposition": f"attachment; filename*=UTF-8''{quote(found.name, safe='')}",
+            **download_headers(found.name, found.content_type),
             "Content-Length": str(opened.length),
         }
         return secure_headers(

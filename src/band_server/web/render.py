@@ -13,6 +13,21 @@ from .security import secure_headers
 
 PHOENIX_VERSION = "1.8.16"
 """The vendored npm package ``phoenix`` (``static/vendor/phoenix-<version>/``)."""
+VENDORED = {
+    "phoenix": PHOENIX_VERSION,
+    "markdown-it": "15.0.3",
+    "markdown-it-task-lists": "2.1.1",
+    "highlight.js": "11.12.0",
+    "dompurify": "3.5.0",
+}
+"""Every vendored browser library and its version (``static/vendor/<name>-<version>/``, put
+there by ``scripts/vendor-phoenix`` and ``scripts/vendor-markdown``)."""
+
+
+def vendored(name: str, file: str) -> str:
+    """The address of a vendored library's file."""
+    return f"/static/vendor/{name}-{VENDORED[name]}/{file}"
+
 
 _env = Environment(
     loader=PackageLoader("band_server.web", "templates"),
@@ -41,7 +56,8 @@ def _iso(moment: datetime | None) -> str:
 _env.filters["when"] = _when
 _env.filters["iso"] = _iso
 _env.globals["section"] = ""  # which sidebar entry is current
-_env.globals["phoenix_js"] = f"/static/vendor/phoenix-{PHOENIX_VERSION}/phoenix.js"
+_env.globals["phoenix_js"] = vendored("phoenix", "phoenix.js")
+_env.globals["vendored"] = vendored
 
 
 def render(template: str, me: SignedIn | None, **context: Any) -> str:

@@ -17,7 +17,9 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from ..context import Platform
 from ..errors import ApiError
+from ..services import session_devices
 from ..services.identity.web_sessions import COOKIE_NAME, SignedIn, signed_in
+from ..services.unit import write
 from .render import page
 from .security import secure_headers, tokens_match
 
@@ -30,9 +32,15 @@ def platform_of(request: Request) -> Platform:
 
 
 async def session_of(request: Request) -> SignedIn | None:
-    """The person signed in with this request's cookie, or None."""
+    """The person signed in with this request's cookie, or None; the session's last use is
+    written at most every few minutes (``session_devices.due``)."""
+    token = request.cookies.get(COOKIE_NAME)
     async with platform_of(request).db.read() as session:
-        return await signed_in(session, request.cookies.get(COOKIE_NAME))
+        me = await signed_in(session, token)
+    if me is not None and token and session_devices.due(token):
+        async with write(platform_of(request)) as uow:
+            await session_devices.touch(uow.session, token)
+    return me
 
 
 async def read_form(request: Request) -> dict[str, list[str]]:

@@ -104,6 +104,7 @@ async def room_page(request: Request, room_id: str) -> Response:
             title=room_title(room),
             max_file_bytes=platform_of(request).settings.max_file_bytes,
             max_attachments=MAX_ATTACHMENTS,
+            trace_url=platform_of(request).settings.trace_url or "",
         )
 
     return await view(request, run)

@@ -20,7 +20,16 @@ from band.adapters.acp import ACPConfigRequest
 from band.testing import FakeModel, ModelRequest, Reply, ToolCall
 
 from ..band_serve import Room
-from ..coding_e2e import PROOF, AgentStarter, agent_starter, proof_policy, workspaces
+from ..coding_e2e import (
+    PROOF,
+    AgentStarter,
+    agent_starter,
+    approve_command,
+    journey,
+    proof_policy,
+    timed_journey,
+    workspaces,
+)
 
 pytestmark = [pytest.mark.timeout(120), pytest.mark.slow]
 
@@ -235,3 +244,8 @@ async def test_a_prompt_that_overruns_is_cancelled_and_the_next_message_recovers
         if "acp_client_session_id" in t["metadata"]
     }
     assert len(sessions) == 1
+
+
+@journey
+async def test_journey_timings(start_agent: AgentStarter, room: Room) -> None:
+    await timed_journey("ACPClientAdapter", start_agent, room, approve_command("permission"))

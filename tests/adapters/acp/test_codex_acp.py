@@ -21,7 +21,16 @@ from band.testing import FakeModel, ModelRequest, ToolCall
 
 from ..band_serve import Room
 from ..codex.codex_support import ROOT, codex_env
-from ..coding_e2e import PROOF, AgentStarter, agent_starter, proof_policy, workspaces
+from ..coding_e2e import (
+    PROOF,
+    AgentStarter,
+    agent_starter,
+    approve_command,
+    journey,
+    proof_policy,
+    timed_journey,
+    workspaces,
+)
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
 
@@ -121,3 +130,10 @@ async def test_decline_keeps_codex_acp_from_running_it(
     assert not (room.workspace / "proof.txt").exists()
     assert f"Approval `{token}` resolved as `decline`." in " ".join(texts)
     assert not any("I ran the proof command" in t for t in texts)
+
+
+@journey
+async def test_journey_timings(start_agent: AgentStarter, room: Room) -> None:
+    await timed_journey(
+        "ACPClientAdapter (codex-acp)", start_agent, room, approve_command("permission")
+    )

@@ -19,7 +19,16 @@ from band.core.exceptions import BandConfigError
 from band.testing import FakeModel, ToolCall
 
 from ..band_serve import Room
-from ..coding_e2e import PROOF, AgentStarter, agent_starter, proof_policy, workspaces
+from ..coding_e2e import (
+    PROOF,
+    AgentStarter,
+    agent_starter,
+    approve_command,
+    journey,
+    proof_policy,
+    timed_journey,
+    workspaces,
+)
 from .codex_support import codex_config, last_call_name
 
 pytestmark = [pytest.mark.timeout(180), pytest.mark.slow]
@@ -151,3 +160,8 @@ async def test_a_message_sent_while_an_approval_waits_is_answered_after_it(
     ran = next(i for i, t in enumerate(texts) if "I ran the proof command" in t)
     answered = [i for i, t in enumerate(texts) if "You said: hello meanwhile" in t]
     assert len(answered) == 1 and answered[0] > ran
+
+
+@journey
+async def test_journey_timings(start_coder: AgentStarter, room: Room) -> None:
+    await timed_journey("CodexAdapter", start_coder, room, approve_command("command"))

@@ -42,7 +42,7 @@ def adapter(base_url: str, **features: Any) -> LangGraphAdapter:
     llm = ChatOpenAI(
         model="fake-model", api_key="fake", base_url=base_url, max_retries=0, stream_usage=True
     )
-    return LangGraphAdapter(llm, **features)
+    return LangGraphAdapter(llm=llm, **features)
 
 
 async def test_a_mention_is_answered_with_a_reply_that_mentions_the_sender(

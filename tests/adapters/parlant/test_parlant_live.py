@@ -225,11 +225,11 @@ async def test_borrowed_server_and_agent_are_left_running(
     (Parlant's HTTP API is not up yet); the adapter never stops the borrowed server."""
     import asyncio
 
-    from band.adapters.parlant.ports import reserve_port_pair
+    from band.integrations.parlant.ports import reserve_server_ports
 
     room, _user_id, agent_id = world
     nlp = FakeNLPService(REPLY)
-    api_port, tool_port = reserve_port_pair("127.0.0.1")
+    api_port, tool_port = reserve_server_ports("127.0.0.1")
     replies: asyncio.Future[list[dict[str, Any]]] = asyncio.get_running_loop().create_future()
     servers: list[Any] = []
 

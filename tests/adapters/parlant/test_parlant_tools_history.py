@@ -8,14 +8,14 @@ import pytest
 
 pytest.importorskip("parlant")
 
-import parlant.sdk as p
 from pydantic import BaseModel, create_model
 
 from band import Agent
 from band.adapters import ParlantAdapter
-from band.adapters.parlant.bindings import bind_session_tools
-from band.adapters.parlant.tools import NO_CONTEXT_ERROR, build_custom_tools
+from band.adapters.parlant.tools import NO_CONTEXT_ERROR
 from band.core.turn import Turn
+from band.integrations.parlant.customtools import build_custom_tool
+from band.integrations.parlant.sessiontools import bound_session_tools
 from band.runtime.custom_tools import declares_turn_effect
 from band.testing.parlant_nlp import FakeNLPService
 from band_sdk_core import TurnEffect
@@ -49,23 +49,68 @@ async def test_a_custom_tool_runs_with_loose_arguments_and_records_its_effect() 
         seen.append(args)
         return f"order {args.order_id}: shipped"
 
-    (entry,) = build_custom_tools(p, [(LookupOrderInput, lookup)])
+    entry = build_custom_tool((LookupOrderInput, lookup))
     assert entry.tool.name == "lookuporder"
     assert entry.tool.description == "Look up an order's status by its id."
     assert set(entry.tool.parameters) == {"order_id", "quantity", "tags"}
     assert entry.tool.required == ["order_id"]
 
     tools = Tools()
-    with bind_session_tools("s-1", tools):  # type: ignore[arg-type]
+    with bound_session_tools(session_id="s-1", tools=tools):  # type: ignore[arg-type]
         result = await entry.function(Ctx("s-1"), order_id="A-42", quantity="3", tags="a, b")
     assert result.data == "order A-42: shipped"
     assert seen == [LookupOrderInput(order_id="A-42", quantity=3, tags=["a", "b"])]
     assert TurnEffect.ACT in tools.turn.effects
 
-    with bind_session_tools("s-1", tools):  # type: ignore[arg-type]
+    with bound_session_tools(session_id="s-1", tools=tools):  # type: ignore[arg-type]
         bad = await entry.function(Ctx("s-1"), order_id="A-1", quantity="many", tags="")
     assert bad.data.startswith("Error running lookuporder: Invalid arguments for lookuporder")
     assert (await entry.function(Ctx("other"), order_id="x")).data == NO_CONTEXT_ERROR
+
+
+def test_a_custom_tools_fields_are_advertised_with_the_models_types() -> None:
+    """Parlant is told each field's own type (choices, lists, dates) while every value
+    arrives as text; a shape Parlant cannot be told about is refused up front."""
+    import datetime
+    import enum
+    from typing import Literal
+
+    from band.integrations.parlant.customschema import ParlantType, describe_custom_tool
+
+    class Color(enum.StrEnum):
+        RED = "red"
+        BLUE = "blue"
+
+    class ShipInput(BaseModel):
+        """Ship an order."""
+
+        when: datetime.date
+        speed: Literal["slow", "fast"] = "slow"
+        colors: list[Color] = []
+        weight: float | None = None
+        express: bool = False
+
+    entry = build_custom_tool((ShipInput, lambda args: "ok"))
+    kinds = {name: descriptor for name, (descriptor, _options) in entry.tool.parameters.items()}
+    assert kinds["when"]["type"] == ParlantType.DATE
+    assert kinds["speed"] == {"type": ParlantType.STRING, "enum": ["slow", "fast"]}
+    assert kinds["colors"]["type"] == ParlantType.ARRAY and kinds["colors"]["enum"] == [
+        "red",
+        "blue",
+    ]
+    assert kinds["weight"]["type"] == ParlantType.NUMBER
+    assert kinds["express"]["type"] == ParlantType.BOOLEAN
+    assert entry.tool.required == ["when"]
+    assert [f.parameter.name for f in describe_custom_tool(ShipInput).fields][:2] == [
+        "when",
+        "speed",
+    ]
+
+    class Anything(BaseModel):
+        value: str | int  # a free str would take every text before the int is tried
+
+    with pytest.raises(ValueError, match="Parlant cannot be told about this field's type"):
+        ParlantAdapter(additional_tools=[(Anything, lambda args: "ok")])
 
 
 def test_custom_tools_are_checked_at_construction() -> None:

@@ -38,7 +38,7 @@ def base_url(fake: FakeModel) -> Iterator[str]:
 
 def adapter(base_url: str, **features: Any) -> PydanticAIAdapter:
     provider = OpenAIProvider(base_url=base_url, api_key="fake")
-    return PydanticAIAdapter(OpenAIChatModel("fake-model", provider=provider), **features)
+    return PydanticAIAdapter(llm=OpenAIChatModel("fake-model", provider=provider), **features)
 
 
 async def test_a_mention_is_answered_with_a_reply_that_mentions_the_sender(

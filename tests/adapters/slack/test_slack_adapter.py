@@ -265,3 +265,58 @@ async def test_the_stand_in_refuses_what_slack_refuses(slack: FakeSlack) -> None
     assert no_text == "no_text" and bad_ts == "invalid_arguments"
     assert len(found) == 3
     assert unauth == {"ok": False, "error": "not_authed"}
+
+
+def test_a_plan_counts_pending_tasks_as_unfinished_and_finds_tasks_by_id() -> None:
+    """band-sdk's plan vocabulary: a task starts pending; the plan is done when none is
+    pending or in progress; send_message is a write, task tools are not."""
+    from band.integrations.slack.block_kit import (
+        DEFAULT_WRITE_TOOL_NAMES,
+        PlanState,
+        PlanTask,
+        TaskState,
+        plan_fallback_text,
+        render_plan_blocks,
+    )
+
+    plan = PlanState()
+    queued = PlanTask("call-1", "Send message", is_write=True)
+    plan.add(queued)
+    assert queued.state is TaskState.PENDING
+    assert plan.tasks_by_id["call-1"] is queued
+    assert not plan.done and plan_fallback_text(plan) == "Working on it…"
+    assert render_plan_blocks(plan)[-1]["elements"][0]["text"] == "⏸ ✏️ Send message"
+    queued.state = TaskState.COMPLETED
+    assert plan.done and plan_fallback_text(plan) == "Done"
+    assert "band_send_message" in DEFAULT_WRITE_TOOL_NAMES
+    assert "band_create_task" not in DEFAULT_WRITE_TOOL_NAMES
+
+
+async def test_closing_the_socket_client_settles_a_reconnect_in_flight() -> None:
+    """A reconnect still waiting on Slack when the adapter stops is cancelled and awaited by
+    close(): nothing keeps using the web client afterwards."""
+    import asyncio
+
+    from slack_sdk.web.async_client import AsyncWebClient
+
+    from band.integrations.slack.socketclient import SettlingSocketModeClient
+
+    async def never_answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await reader.read()  # holds the request open until the client goes away
+        writer.close()
+
+    server = await asyncio.start_server(never_answer, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    web = AsyncWebClient(token="xoxb-1", base_url=f"http://127.0.0.1:{port}/api/")
+    client = SettlingSocketModeClient(app_token="xapp-1", web_client=web)
+    try:
+        reconnect = asyncio.create_task(client.connect_to_new_endpoint(force=True))
+        await until(lambda: bool(client._reconnects))
+        await asyncio.wait_for(client.close(), 5)
+        assert reconnect.done()
+        assert not client._reconnects
+        await client.connect_to_new_endpoint()  # closed: nothing is opened again
+        assert not client._reconnects
+    finally:
+        server.close()
+        await server.wait_closed()

@@ -120,3 +120,26 @@ async def test_the_example_answers_a_mention(
     tools = room_tools()
     await turn(load_example("strands_agent").build_adapter(), tools, "hello example")
     assert len(tools.chat) == 1 and "You said: hello example" in tools.chat[0]
+
+
+async def test_the_scripted_strands_model_drives_the_adapter_offline() -> None:
+    """band.testing.strands: a tool turn then a text turn, through Strands' own loop; an
+    error turn fails the turn as a provider error would."""
+    from band.testing.strands import ErrorTurn, ScriptedStrandsModel, TextTurn, ToolTurn
+
+    model = ScriptedStrandsModel(
+        [
+            ToolTurn("band_send_message", {"content": "Hi Alice", "mentions": ["@alice"]}),
+            TextTurn("sent"),
+        ],
+        input_tokens=3,
+        output_tokens=2,
+    )
+    tools = room_tools()
+    await turn(StrandsAdapter(llm=model), tools, "hello")
+    assert [m["content"] for m in tools.messages_sent] == ["Hi Alice"]
+    assert len(model.calls) == 2 and model.calls[0]["tool_specs"]
+
+    failing = ScriptedStrandsModel([ErrorTurn(RuntimeError("provider down"))])
+    with pytest.raises(Exception, match="provider down"):
+        await turn(StrandsAdapter(llm=failing), room_tools(), "hello again")

@@ -6,6 +6,7 @@ Configuration comes from the environment the test harness sets:
   COMPAT_EVENTS                     JSON-lines file this process reports to
   COMPAT_SINGLE_INSTANCE            "0" turns off the SDK's per-host lock (supersede test)
   COMPAT_CONFLICT_POLICY            "reject" asks the platform to refuse a second connection
+  COMPAT_LOG_LEVEL                  "DEBUG" logs everything, every library's loggers included
 
 Every observation the tests need is written to COMPAT_EVENTS as one JSON object per line:
 ready, start_failed, turn, replied, superseded, stopped. The SDK's own logs go to stderr.
@@ -46,7 +47,7 @@ class _SupersedeWatch(logging.Handler):
 def _configure_logging() -> None:
     logging.basicConfig(
         stream=sys.stderr,
-        level=logging.INFO,
+        level=os.environ.get("COMPAT_LOG_LEVEL", "INFO"),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
     logging.getLogger("band").addHandler(_SupersedeWatch(level=logging.INFO))

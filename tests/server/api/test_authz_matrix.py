@@ -22,6 +22,7 @@ The rows are generated from the app's route table: a route under ``/api/v1/agent
 How to add a row for a new route: add ``"METHOD /api/v1/...": Row(...)`` to ``ROWS``.
 - Path parameters are filled by name from ``TARGETS`` (Vera's resources); a new parameter
   name needs a new entry there (and, if it is a new kind of resource, a line in ``_seed``).
+- ``query`` is the query string a legitimate caller would send (``GET /api/v1/me/search``).
 - ``body`` is the JSON a legitimate caller would send (so a refusal is about who asks, not
   what is sent); ``{caller}`` in it becomes the outsider's own id, and any ``{target}`` name
   becomes that target's id.
@@ -58,7 +59,7 @@ from band_server.store.models import Base
 from conftest import LiveServer, make_user
 
 Scope = Literal["victim", "self"]
-SURFACES = ("/api/v1/agent", "/api/v1/me")
+SURFACES = ("/api/v1/agent", "/api/v1/me", "/api/v1/admin")
 OUTSIDERS = ("person", "agent", "no_key", "revoked", "deleted")
 DEAD_KEYS = frozenset({"no_key", "revoked", "deleted"})
 REFUSED = frozenset({401, 403, 404})
@@ -79,6 +80,7 @@ class Row:
 
     body: Any = None
     scope: Scope | None = None
+    query: dict[str, str] | None = None  # the query string a legitimate caller would send
 
 
 _PARTICIPANT = {"participant": {"participant_id": "{caller}"}}
@@ -173,6 +175,8 @@ ROWS: dict[str, Row] = {
     "POST /api/v1/me/memories/{memory_id}/archive": Row(),
     "POST /api/v1/me/memories/{memory_id}/restore": Row(),
     "GET /api/v1/me/peers": Row(),
+    # Words of Vera's own messages: an outsider finds none of them.
+    "GET /api/v1/me/search": Row(query={"q": "vault code 4711"}),
     "PUT /api/v1/me/chats/{chat_id}/files": Row(),
     "GET /api/v1/me/chats/{chat_id}/files/{file_id}": Row(),
     "GET /api/v1/me/chats/{chat_id}/tasks": Row(),
@@ -191,6 +195,24 @@ ROWS: dict[str, Row] = {
         {"consent": {"agent_id": "{caller}", "system_id": "{system_id}"}}
     ),
     "DELETE /api/v1/me/delegation/consents/{consent_id}": Row(),
+    # -- admin surface (Vera, the first person, is the admin): every outsider refused --------
+    "GET /api/v1/admin/people": Row(scope="victim"),
+    "GET /api/v1/admin/agents": Row(scope="victim"),
+    "GET /api/v1/admin/chats": Row(scope="victim"),
+    "GET /api/v1/admin/contacts": Row(scope="victim"),
+    "GET /api/v1/admin/chats/{chat_id}/messages": Row(),
+    "GET /api/v1/admin/chats/{chat_id}/participants": Row(),
+    "GET /api/v1/admin/chats/{chat_id}/tasks": Row(),
+    "GET /api/v1/admin/chats/{chat_id}/tasks/{task_id}/history": Row(),
+    "GET /api/v1/admin/chats/{chat_id}/board": Row(),
+    "GET /api/v1/admin/chats/{chat_id}/files/{file_id}": Row(),
+    "POST /api/v1/admin/imports": Row({"archive_id": "outsider-archive"}, scope="victim"),
+    "GET /api/v1/admin/imports/{import_id}": Row(),
+    "POST /api/v1/admin/imports/{import_id}/records": Row(
+        {"kind": "person", "records": [{"id": "x", "name": "X", "handle": "xavier"}]}
+    ),
+    "PUT /api/v1/admin/imports/{import_id}/files": Row(),
+    "POST /api/v1/admin/imports/{import_id}/finish": Row(),
 }
 
 # Path parameter (and body placeholder) name -> the attribute of ``Victim`` it names.
@@ -208,6 +230,7 @@ TARGETS: dict[str, str] = {
     "job_id": "job_id",
     "system_id": "system_id",
     "consent_id": "consent_id",
+    "import_id": "room_id",  # no import exists: the admin check refuses before any lookup
 }
 
 # Socket topic kind -> the attribute of ``Victim`` whose topic an outsider tries to join.
@@ -538,7 +561,7 @@ async def check(
         replay = route == "POST /api/v1/me/chats/{chat_id}/messages"
         headers["Idempotency-Key"] = IDEMPOTENCY_KEY if replay else uuid.uuid4().hex
     before = await snapshot(platform)
-    r = await client.request(method, path, json=body, headers=headers)
+    r = await client.request(method, path, json=body, headers=headers, params=row.query)
     await platform.jobs.idle()  # a job the request started has done its work
     after = await snapshot(platform)
     where = f"{route} as {who}: {r.status_code}"

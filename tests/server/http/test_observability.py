@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 
 import httpx
@@ -51,6 +52,26 @@ async def test_metrics_count_requests_by_route_template_and_deliveries_by_state(
     assert sample(text, "band_fanout_lag_seconds_count") >= 2
     assert "process_cpu_seconds_total" in text
     assert "band_presence_" not in text  # a node alone: no cluster, no cluster gauges
+
+
+async def test_metrics_count_the_event_loops_tasks(client: httpx.AsyncClient) -> None:
+    """``band_asyncio_tasks`` and the requests in flight: what a soak watches for leaks."""
+    text = (await client.get("/metrics")).text
+    before = sample(text, "band_asyncio_tasks")
+    assert before >= 1  # at least the request's own task
+    assert sample(text, "band_http_requests_in_flight") == 1  # the scrape itself
+    parked = asyncio.Event()
+    waiting = [asyncio.create_task(parked.wait()) for _ in range(3)]
+    try:
+        during = sample((await client.get("/metrics")).text, "band_asyncio_tasks")
+    finally:
+        parked.set()
+        await asyncio.gather(*waiting)
+    assert during == before + 3
+
+
+async def test_metrics_say_how_much_memory_sqlite_holds(client: httpx.AsyncClient) -> None:
+    assert sample((await client.get("/metrics")).text, "band_sqlite_memory_bytes") > 100_000
 
 
 async def test_an_unknown_path_is_counted_without_its_raw_path(client: httpx.AsyncClient) -> None:

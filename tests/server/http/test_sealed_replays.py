@@ -158,10 +158,12 @@ async def test_every_answer_that_holds_a_secret_says_no_store(app: FastAPI) -> N
                     secret_routes.append(f"{method.upper()} {path}")
                     assert "Cache-Control" in answer.get("headers", {}), (method, path)
     assert sorted(secret_routes) == [
+        "POST /api/v1/admin/imports/{import_id}/records",  # people and agents an import makes
         "POST /api/v1/agent/delegation/token",
         "POST /api/v1/me/agents/register",
         "POST /api/v1/me/agents/{agent_id}/regenerate-key",
         "POST /api/v1/me/delegation/systems",
+        "PUT /api/v1/admin/imports/{import_id}/files",  # its record's schema has api_key
     ]
 
 

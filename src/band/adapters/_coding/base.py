@@ -13,6 +13,7 @@ import asyncio
 import logging
 from abc import abstractmethod
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, ClassVar, Generic, TypeVar, Unpack
 
 from band.core.exceptions import BandError, TurnResultAlreadyReported
@@ -20,13 +21,14 @@ from band.core.protocols import AgentToolsProtocol
 from band.core.types import FeatureKwargs, PlatformMessage
 from band.runtime.custom_tools import CustomToolDef
 from band.runtime.prompts import system_updates
+from band.workspaces import RoomWorkspaces, WorkspaceResolver
 from band_protocol import AgentFailure
 
 from .._prompt import PromptedAdapter
 from .approvals import ApprovalRelay
 from .commands import APPROVAL_COMMANDS, RoomCommand, parse_command
 from .events import Reporter
-from .history import CodingHistory, CodingHistoryConverter
+from .history import CodingHistory, CodingHistoryConverter, as_coding_history
 from .supervisor import AgentProcess, RoomSupervisor, TransportClosed
 from .turns import DetachableTurn, TurnTasks
 
@@ -78,6 +80,7 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
         additional_tools: Sequence[CustomToolDef] = (),
         history_converter: Any = None,
         start_timeout_s: float = 60.0,
+        workspace_for_room: WorkspaceResolver | None = None,
         **features: Unpack[FeatureKwargs],
     ) -> None:
         super().__init__(
@@ -92,6 +95,11 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
         self.additional_tools = list(additional_tools)
         self.processes: RoomSupervisor[P] = RoomSupervisor(self.LABEL)
         self.turns = TurnTasks()
+        # From each room's history: the session to resume, the transcript for a new one.
+        self.known_sessions: dict[str, str] = {}
+        self.transcripts: dict[str, tuple[str, ...]] = {}
+        self.workspace_for_room = workspace_for_room
+        self.workspaces = RoomWorkspaces(workspace_for_room)
 
     # -- subclass hooks ------------------------------------------------------------------------
 
@@ -130,12 +138,21 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
     async def on_cleanup(self, room_id: str) -> None:
         await self.turns.cancel(room_id)
         self.relay.forget(room_id)
+        self.known_sessions.pop(room_id, None)
+        self.transcripts.pop(room_id, None)
         await self.processes.close(room_id)
         await self.forget_room(room_id)
+        self.workspaces.release(room_id)
 
     async def cleanup_all(self) -> None:
         await self.turns.cancel_all()
         await self.processes.close_all()
+        for room_id in self.workspaces.rooms:
+            self.workspaces.release(room_id)
+
+    def room_folder(self, room_id: str) -> Path:
+        """The folder the room's agent works in, held by this room until its cleanup."""
+        return Path(self.workspaces.claim(room_id))
 
     # -- one message ---------------------------------------------------------------------------
 
@@ -150,6 +167,10 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
         is_session_bootstrap: bool,
         room_id: str,
     ) -> None:
+        if room_id not in self.known_sessions and history.session_id is not None:
+            self.known_sessions[room_id] = history.session_id
+        if history.transcript:
+            self.transcripts[room_id] = history.transcript
         reporter = Reporter(self, tools, [msg.sender_id])
         command = parse_command(msg.content)
         if command is not None and await self._command(command, room_id, tools, reporter):
@@ -157,9 +178,8 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
             return
         earlier = self.turns.running(room_id)
         turn = DetachableTurn(tools, self.PROVIDER)
-        prompt = Prompt(
-            msg, room_id, history, system_updates(participants_msg, contacts_msg), reporter, turn
-        )
+        updates = system_updates(participants_msg, contacts_msg)
+        prompt = Prompt(msg, room_id, as_coding_history(history, room_id), updates, reporter, turn)
         if earlier is not None:  # it waits for an approval: this one goes after it
             waiting = ", ".join(f"`{t}`" for t in self.relay.pending(room_id))
             what = f" (waiting for approval {waiting})" if waiting else ""

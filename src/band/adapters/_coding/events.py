@@ -34,6 +34,7 @@ class Reporter:
         self.tools = tools
         self.mentions = mentions
         self._held: list[str] = []
+        self.final_text = ""  # the agent text the turn ended with (kept after finish_text)
 
     @property
     def emit(self) -> frozenset[Emit]:
@@ -111,6 +112,7 @@ class Reporter:
 
     async def finish_text(self) -> None:
         """The turn ended: its last text becomes a thought only if the turn did not reply."""
+        self.final_text = "\n\n".join(t.strip() for t in self._held if t.strip())
         if self._held and not self.tools.turn.replied:
             await self.flush_commentary()
         self._held = []

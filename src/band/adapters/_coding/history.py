@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CodingHistory", "CodingHistoryConverter", "history_block"]
+from band.converters.helpers import build_replay_messages
+
+__all__ = ["CodingHistory", "CodingHistoryConverter", "as_coding_history", "history_block"]
 
 
 @dataclass(frozen=True)
@@ -36,19 +38,31 @@ class CodingHistoryConverter:
     def convert(self, raw: list[dict[str, Any]]) -> CodingHistory:
         session_id: str | None = None
         found: dict[str, Any] = {}
-        lines: list[str] = []
         for item in raw:
-            kind = item.get("message_type")
             metadata = item.get("metadata") or {}
-            if kind == "task" and isinstance(metadata, dict) and self.session_key in metadata:
+            if item.get("message_type") != "task" or not isinstance(metadata, dict):
+                continue
+            if self.session_key in metadata:
                 value = metadata[self.session_key]
                 if value is None:
                     session_id, found = None, {}
                 elif isinstance(value, str) and value:
                     session_id, found = value, dict(metadata)
-            elif kind == "text" and str(item.get("content") or "").strip():
-                lines.append(f"[{item.get('sender_name') or 'Unknown'}]: {item['content']}")
-        return CodingHistory(session_id, tuple(lines), found)
+        return CodingHistory(session_id, tuple(build_replay_messages(raw)), found)
+
+
+def as_coding_history(value: Any, room_id: str) -> CodingHistory:
+    """What a history converter gave, as ``CodingHistory``: band-sdk's session states
+    (``CodexSessionState``'s ``thread_id``; ``ACPClientSessionState``'s ``room_to_session``
+    and ``replay_messages``) are read too, so their converters can be handed to our adapters."""
+    if isinstance(value, CodingHistory):
+        return value
+    if hasattr(value, "room_to_session"):
+        session = (getattr(value, "room_to_session", None) or {}).get(room_id)
+        lines = tuple(getattr(value, "replay_messages", None) or ())
+        return CodingHistory(session, lines)
+    thread = getattr(value, "thread_id", None)
+    return CodingHistory(thread if isinstance(thread, str) and thread else None)
 
 
 def history_block(transcript: tuple[str, ...], limit: int) -> str | None:

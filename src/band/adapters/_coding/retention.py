@@ -9,24 +9,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from band.core.retention.config import RoomRetentionConfig, require_disabled_retention
 
 __all__ = ["RoomRetention"]
 
 
-class RoomRetention(BaseModel):
+class RoomRetention(RoomRetentionConfig):
     """Residency of a room's process: no idle suspension; starts bounded in time."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    idle_timeout_s: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     transition_timeout_s: float = Field(default=60.0, gt=0, allow_inf_nan=False)
 
     @classmethod
     def disabled(cls, value: Any, reason: str) -> RoomRetention:
-        """``value`` (None, a mapping or a RoomRetention) as a RoomRetention without idle
-        suspension; ValueError naming ``reason`` when it asks for one."""
+        """``value`` (None, a mapping or a retention config) without idle suspension;
+        ValueError naming ``reason`` when it asks for one."""
+        if isinstance(value, RoomRetentionConfig) and not isinstance(value, cls):
+            value = value.model_dump()
         retention = cls() if value is None else cls.model_validate(value)
-        if retention.idle_timeout_s is not None:
-            raise ValueError(f"{reason} Leave retention.idle_timeout_s unset.")
+        require_disabled_retention(retention, reason=reason)
         return retention

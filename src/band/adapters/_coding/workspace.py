@@ -1,31 +1,13 @@
-"""Per-room workspace folders and the environment-variable layer of adapter configs."""
+"""The environment-variable layer of adapter configs."""
 
 from __future__ import annotations
 
 import json
 import os
-import re
-from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
+from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["WorkspaceForRoom", "env_defaults", "room_workspace"]
-
-WorkspaceForRoom = Callable[[str], "str | os.PathLike[str]"]
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-DEFAULT_ROOT = ".band-workspaces"
-
-
-def room_workspace(room_id: str, workspace_for_room: WorkspaceForRoom | None) -> Path:
-    """The room's folder (created): ``workspace_for_room(room_id)`` or
-    ``./.band-workspaces/<room>``, absolute."""
-    if workspace_for_room is not None:
-        folder = Path(workspace_for_room(room_id))
-    else:
-        folder = Path(DEFAULT_ROOT) / (_UNSAFE.sub("_", room_id) or "room")
-    folder = folder.expanduser().resolve()
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+__all__ = ["env_defaults"]
 
 
 def env_defaults(

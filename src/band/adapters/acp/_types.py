@@ -32,7 +32,9 @@ PermissionResolver = Callable[[ACPPermissionRequest], Awaitable[str | None]]
 
 
 class ACPClientProfile(Protocol):
-    """An agent's ACP extensions: methods and notifications named ``_<name>``."""
+    """An agent's ACP extensions: methods and notifications named ``_<name>``. A profile
+    that needs the room and its running turn may also define ``room_ext_method(client,
+    method, params)`` / ``room_ext_notification(...)``, called with the room's client."""
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]: ...
 

@@ -10,21 +10,22 @@ Each new or restored session gets the configured model and reasoning effort (or 
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, ClassVar, Unpack
 
 from band.adapters._coding.approvals import ApprovalRelay
 from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
-from band.adapters._coding.workspace import WorkspaceForRoom, room_workspace
+from band.converters.acp_client import SESSION_ID_METADATA_KEY
 from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
 from band.core.protocols import FAILURE_CODE_TIMEOUT
 from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
 from band.runtime.custom_tools import CustomToolDef
+from band.workspaces import WorkspaceResolver, workspace_resolver_for
 from band_protocol import AgentFailure
 
 from . import session_config
@@ -37,7 +38,7 @@ from .session_config import EFFORT, MODEL, ACPConfigError, ACPConfigRequest, Ses
 __all__ = ["INSTALL_HINT", "ACPClientAdapter", "ACPProcess"]
 
 logger = logging.getLogger("band.adapters.acp")
-SESSION_KEY = "acp_client_session_id"
+SESSION_KEY = SESSION_ID_METADATA_KEY
 CONFIG_FAILED = "ACP session configuration failed: "
 
 
@@ -57,7 +58,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         *,
         additional_tools: Sequence[CustomToolDef] | None = None,
         history_converter: Any = None,
-        workspace_for_room: WorkspaceForRoom | None = None,
+        workspace_for_room: WorkspaceResolver | None = None,
         profile: ACPClientProfile | None = None,
         resolve_session_config: SessionConfigResolver | None = None,
         resolve_permission: PermissionResolver | None = None,
@@ -71,8 +72,6 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
             raise ValueError(
                 "set either model/reasoning_effort or resolve_session_config, not both"
             )
-        if workspace_for_room is not None and config.cwd is not None:
-            raise ValueError("set either cwd or workspace_for_room, not both")
         super().__init__(
             relay=ApprovalRelay.from_config(config),
             session_key=SESSION_KEY,
@@ -81,6 +80,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
             additional_tools=additional_tools or (),
             history_converter=history_converter,
             start_timeout_s=config.retention.transition_timeout_s,
+            workspace_for_room=workspace_resolver_for(config.cwd, workspace_for_room),
             **features,
         )
         self.config = config
@@ -88,10 +88,6 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         self.resolve_session_config = resolve_session_config
         self.resolve_permission = resolve_permission
         self.client_capabilities = client_capabilities
-        root = Path(config.cwd) if config.cwd else None
-        self.workspace_for_room = workspace_for_room or (
-            (lambda room: root / room) if root is not None else None
-        )
         self.mcp = BandMcpServer(lambda: (self.features.capabilities, self.additional_tools))
         self._sessions: dict[str, str] = {}
         self._selections: dict[str, dict[str, str]] = {}
@@ -103,7 +99,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
     async def start_process(self, room_id: str, reporter: Reporter) -> ACPProcess:
         if self.config.inject_band_tools:
             await self.mcp.start()
-        workspace = room_workspace(room_id, self.workspace_for_room)
+        workspace = self.room_folder(room_id)
         proc = ACPProcess(room_id, workspace, RoomClient(self, room_id))
         try:
             await proc.start(self.config, self.client_capabilities)
@@ -181,7 +177,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
 
     async def _configure(self, proc: ACPProcess, room_id: str) -> None:
         """Apply the wanted model/effort (or the resolver's picks) to a fresh session."""
-        assert proc.session_id is not None
+        assert proc.session_id is not None  # nosec B101 # narrows for mypy: a started process has a session
         try:
             if self.resolve_session_config is not None:
                 request = ACPConfigRequest(room_id, proc.session_id, tuple(proc.config_options))
@@ -277,7 +273,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
             proc.client.prompt = None
             self.mcp.bindings.pop(prompt.room_id, None)
             await prompt.reporter.finish_text()
-        assert proc.session_id is not None
+        assert proc.session_id is not None  # nosec B101 # narrows for mypy: a started process has a session
         self._sessions[prompt.room_id] = proc.session_id
         await prompt.reporter.task(
             "ACP client session",
@@ -300,7 +296,9 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
 
     async def _timed_out(self, proc: ACPProcess, prompt: Prompt) -> None:
         with contextlib.suppress(Exception):
-            await proc.conn.cancel(session_id=proc.session_id)
+            await asyncio.wait_for(
+                proc.conn.cancel(session_id=proc.session_id), self.config.turn_settle_timeout_s
+            )
         # Recover: an agent that overran may ignore the cancel; the next message starts a new
         # process, which loads the session.
         if proc.session_id is not None:

@@ -15,7 +15,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from band.adapters._coding.approvals import ApprovalRequest, Decision
-from band.runtime.tools.names import canonical_tool_name
+from band.runtime.tools.names import ALL_TOOL_NAMES, canonical_tool_name
 
 from ._types import ACPClientProfile, ACPPermissionRequest, ClientHost, PermissionResolver
 from .band_mcp import SERVER_NAME
@@ -67,7 +67,11 @@ def _band_permission(tool_call: Any) -> bool:
     if isinstance(raw, dict) and SERVER_NAME in (raw.get("server_name"), raw.get("server")):
         return True
     title = str(tool_call.title or "")
-    return title.startswith((f"{SERVER_NAME}/", f"Tool: {SERVER_NAME}/", "mcp__band__"))
+    if title.startswith(
+        (f"{SERVER_NAME}/", f"Tool: {SERVER_NAME}/", f"{SERVER_NAME}-", "mcp__band__")
+    ):
+        return True
+    return canonical_tool_name(title) in ALL_TOOL_NAMES  # Copilot titles it by the bare name
 
 
 def _output(update: Any) -> Any:
@@ -105,11 +109,18 @@ class RoomClient:
             from acp import RequestError
 
             raise RequestError.method_not_found(method)
+        in_room = getattr(profile, "room_ext_method", None)  # a profile that needs the room
+        if in_room is not None:
+            return dict(await in_room(self, method, params))
         return await profile.ext_method(method, params)
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
-        if self.adapter.profile is not None:
-            await self.adapter.profile.ext_notification(method, params)
+        profile = self.adapter.profile
+        in_room = getattr(profile, "room_ext_notification", None)
+        if in_room is not None:
+            await in_room(self, method, params)
+        elif profile is not None:
+            await profile.ext_notification(method, params)
 
     async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
         kind = getattr(update, "session_update", "")
@@ -141,7 +152,7 @@ class RoomClient:
             await reporter.task(f"Plan\n{lines}", {"acp_plan": entries})
 
     async def _result(self, update: Any) -> None:
-        assert self.reporter is not None
+        assert self.reporter is not None  # nosec B101 # narrows for mypy: updates arrive only during a prompt
         name = self._names.get(update.tool_call_id) or _tool_name(update.title, "tool")
         output = _output(update)
         text = output if isinstance(output, str) else json.dumps(output, default=str)
@@ -182,6 +193,9 @@ class RoomClient:
         # The agent's title is written for people; the raw input only stands in for it.
         raw = tool_call.raw_input
         title = tool_call.title or (json.dumps(raw, default=str)[:500] if raw else "tool call")
+        command = raw.get("command") if isinstance(raw, dict) else None
+        if isinstance(command, str) and command not in title:  # Copilot titles by description
+            title = f"{title}: {command}"
         request = ApprovalRequest("permission", title, f"tool:{title}", None)
         decision = await self.adapter.relay.request(
             self.room_id, prompt.reporter, request, on_wait=prompt.turn.release

@@ -16,6 +16,7 @@ from pydantic import (
 
 from band.adapters._coding.approvals import ApprovalMode, Decision
 from band.adapters._coding.retention import RoomRetention
+from band.core.turn_lifecycle import TURN_SETTLE_GRACE_S, TurnSettleTimeout
 
 __all__ = ["ACPClientAdapterConfig"]
 
@@ -34,6 +35,8 @@ class ACPClientAdapterConfig(BaseModel):
     * ``inject_band_tools``: offer Band's room tools as the loopback MCP server ``band``;
       ``mcp_servers`` are passed to every session as well (ACP ``McpServer`` objects).
     * ``auth_method``: an ``authenticate`` method id to call after ``initialize``.
+    * ``turn_timeout_s`` / ``turn_settle_timeout_s``: how long a prompt may run, and how long
+      its cancel may then take before the room's agent process is replaced.
     * ``model`` / ``reasoning_effort``: chosen from each new or restored session's config
       options (its ``model`` and ``thought_level`` selects); a value the session does not
       offer fails the turn with the choices. Not combinable with ``resolve_session_config``.
@@ -47,15 +50,17 @@ class ACPClientAdapterConfig(BaseModel):
 
     command: list[str]
     retention: RoomRetention = Field(default_factory=lambda: RoomRetention(transition_timeout_s=30))
-    env: dict[str, str] = Field(default_factory=dict)
+    env: dict[str, str] | None = None
     cwd: str | None = None
-    mcp_servers: list[dict[str, Any]] = Field(default_factory=list)
+    mcp_servers: tuple[dict[str, Any], ...] = ()
     inject_band_tools: bool = True
     auth_method: str | None = None
     custom_section: str = ""
     system_prompt: str | None = None
     use_unstable_protocol: bool = False
     turn_timeout_s: PositiveFloat = 300.0
+    # How long a timed-out prompt's cancel may take before the room's process is replaced.
+    turn_settle_timeout_s: TurnSettleTimeout = TURN_SETTLE_GRACE_S
     model: str | None = None
     reasoning_effort: str | None = None
     approval_mode: ApprovalMode = ApprovalMode.AUTO_ACCEPT

@@ -72,12 +72,12 @@ class ACPProcess:
         from acp.schema import ClientCapabilities, Implementation
         from acp.transports import default_environment
 
-        env = {**default_environment(), **config.env}
+        env = {**default_environment(), **(config.env or {})}
         self.child = await spawn_child(
             config.command, cwd=str(self.workspace), env=env, label="ACP agent", limit=STDIO_LIMIT
         )
         proc = self.child.proc
-        assert proc.stdin is not None and proc.stdout is not None
+        assert proc.stdin is not None and proc.stdout is not None  # nosec B101 # narrows for mypy: spawned with both pipes
         self.conn = acp.connect_to_agent(
             self.client, proc.stdin, proc.stdout, use_unstable_protocol=config.use_unstable_protocol
         )
@@ -94,7 +94,7 @@ class ACPProcess:
 
     async def call(self, work: Any, limit: float | None = None) -> Any:
         """Await an ACP request; TransportClosed if the process dies first, None on timeout."""
-        assert self.child is not None
+        assert self.child is not None  # nosec B101 # narrows for mypy: called after start
         request = asyncio.ensure_future(work)
         exited = asyncio.create_task(self.child.proc.wait())
         try:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-import time
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from typing import Any, ClassVar, NoReturn, Unpack
 
 from band.adapters._coding.approvals import ApprovalRelay
@@ -22,7 +22,6 @@ from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.commands import RoomCommand
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
-from band.adapters._coding.workspace import WorkspaceForRoom, room_workspace
 from band.core.exceptions import (
     BandConfigError,
     BandError,
@@ -31,7 +30,9 @@ from band.core.exceptions import (
 )
 from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
 from band.core.types import Capability, Emit, FeatureKwargs
+from band.integrations.codex.types import build_agent_failure
 from band.runtime.custom_tools import CustomToolDef, custom_tools_to_schemas
+from band.workspaces import WorkspaceResolver
 from band_protocol import AgentFailure
 
 from . import commands
@@ -75,7 +76,7 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         additional_tools: Sequence[CustomToolDef] | None = None,
         history_converter: Any = None,
         client_factory: Callable[..., Any] | None = None,
-        workspace_for_room: WorkspaceForRoom | None = None,
+        workspace_for_room: WorkspaceResolver | None = None,
         **features: Unpack[FeatureKwargs],
     ) -> None:
         config = config or CodexAdapterConfig()
@@ -94,10 +95,10 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
             additional_tools=additional_tools or (),
             history_converter=history_converter,
             start_timeout_s=config.retention.transition_timeout_s,
+            workspace_for_room=workspace_for_room,
             **features,
         )
         self.config = config
-        self.workspace_for_room = workspace_for_room
         self.argv: list[str] = []
         self.model = config.model
         self.rooms: dict[str, CodexRoom] = {}
@@ -129,7 +130,7 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         return [binary, "app-server", "--listen", "stdio://"]
 
     async def start_process(self, room_id: str, reporter: Reporter) -> CodexProcess:
-        proc = CodexProcess(room_id, room_workspace(room_id, self.workspace_for_room))
+        proc = CodexProcess(room_id, self.room_folder(room_id))
         env = {**os.environ, **self.config.codex_env}
         try:
             await proc.start(self.argv, env, self.config.skill_roots)
@@ -245,7 +246,7 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         metadata: dict[str, Any] = {
             THREAD_KEY: proc.thread_id,
             "codex_room_id": room.room_id,
-            "codex_created_at": int(time.time()),
+            "codex_created_at": datetime.now(UTC).isoformat(),
             "codex_transport": "stdio",
         }
         if room.tools_digest is not None:
@@ -259,11 +260,11 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         except CodexContinuityError as exc:
             await prompt.tools.send_failure(AgentFailure(self.PROVIDER, exc.message))
             raise TurnResultAlreadyReported(exc.message) from exc
-        assert proc.thread_id is not None
+        assert proc.thread_id is not None  # nosec B101 # narrows for mypy: _ensure_thread set it
         texts = [*extra, *prompt.updates, prompt.msg.format_for_llm()]
         turn = CodexTurn(self, prompt, self.room(prompt.room_id), proc.thread_id)
         proc.active = turn
-        status, error = "failed", None
+        status, error, failure = "failed", None, None
         try:
             started = await proc.channel.request("turn/start", self._turn_params(proc, texts))
             turn.turn_id = str((started or {}).get("turn", {}).get("id") or "") or None
@@ -273,14 +274,24 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
                 status = "timed_out"
                 await self._timed_out(proc, turn)
             status = str(completed.get("status") or "completed")
-            error = str((completed.get("error") or {}).get("message") or "") or None
+            if isinstance(completed.get("error"), dict):
+                failure = build_agent_failure(
+                    completed["error"],
+                    thread_id=proc.thread_id,
+                    turn_id=turn.turn_id,
+                    room_id=prompt.room_id,
+                )
+                error = failure.message
         finally:
             proc.active = None
             await prompt.reporter.finish_text()
             await prompt.reporter.usage(turn.usage.total())
             await turn.extras.finished(status, error)
+        if status == "failed" and failure is not None:
+            await prompt.tools.send_failure(failure)
+            raise TurnResultAlreadyReported(failure.message)
         if status == "failed":
-            raise ProviderRunError("turn_failed", error or "Codex turn failed")
+            raise ProviderRunError("turn_failed", "Codex turn failed")
         if status == "interrupted":
             await prompt.reporter.notice("I couldn't complete this request: it was interrupted.")
             prompt.tools.turn.settle()

@@ -87,7 +87,7 @@ def status_lines(adapter: CommandHost, room_id: str) -> list[str]:
         f"Approval policy `{config.approval_policy}`; sandbox "
         f"`{adapter.room_sandbox(room_id) or 'default'}`"
         + (" (a sandbox policy is configured)." if config.sandbox_policy else "."),
-        f"Token usage: {usage.summary()}." if usage else "Token usage: none yet.",
+        f"Token usage: {usage.format_summary()}." if usage else "Token usage: none yet.",
     ]
 
 
@@ -143,7 +143,7 @@ async def dispatch(
             return "This room has no Codex thread yet, so no usage."
         if usage is None:
             return f"No token usage recorded for thread `{room.thread_id}` yet."
-        return f"Thread `{room.thread_id}`: {usage.summary()}."
+        return f"Thread `{room.thread_id}`: {usage.format_summary()}."
     return None
 
 
@@ -233,7 +233,7 @@ def _thread_info(adapter: CommandHost, room_id: str) -> str:
             f"Thread `{room.thread_id}` ({tools}).",
             f"Model `{adapter.room_model(room_id)}`; sandbox "
             f"`{adapter.room_sandbox(room_id) or 'default'}`.",
-            f"Token usage: {usage.summary()}." if usage else "Token usage: none yet.",
+            f"Token usage: {usage.format_summary()}." if usage else "Token usage: none yet.",
         ]
     )
 

@@ -18,11 +18,11 @@ Thoughts need ``Emit.THOUGHTS``, task events ``Emit.TASK_EVENTS``.
 from __future__ import annotations
 
 import time
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
 from band.core.types import Emit
-
-from .room import ThreadUsage
+from band.integrations.codex.types import CodexTokenUsage, parse_plan_steps
 
 if TYPE_CHECKING:
     from ._types import TurnView
@@ -86,11 +86,7 @@ class TurnExtras:
     async def plan(self, params: dict[str, Any]) -> None:
         if not (self.config.stream_plan_events and self._tasks_on):
             return
-        steps = [
-            {"step": str(s.get("step")), "status": str(s.get("status"))}
-            for s in params.get("plan") or []
-            if isinstance(s, dict)
-        ]
+        steps = [asdict(step) for step in parse_plan_steps(params)]
         lines = [f"- [{s['status']}] {s['step']}" for s in steps]
         explanation = params.get("explanation")
         head = f"Codex plan: {explanation}" if explanation else "Codex plan"
@@ -101,17 +97,11 @@ class TurnExtras:
         if isinstance(params.get("diff"), str):
             self._diff = params["diff"]
 
-    async def token_usage(self, usage: ThreadUsage, last: ThreadUsage) -> None:
+    async def token_usage(self, usage: CodexTokenUsage, last_total: int) -> None:
         if not (self.config.emit_token_usage_events and self._tasks_on):
             return
-        meta = {
-            "codex_event_type": "token_usage",
-            **usage.metadata(),
-            "codex_last_total_tokens": last.total_tokens,
-            "codex_context_window": usage.context_window,
-            **self._ids(),
-        }
-        await self.reporter.task(f"Codex token usage: {usage.summary()}", meta)
+        meta = {**usage.to_metadata(), "codex_last_total_tokens": last_total, **self._ids()}
+        await self.reporter.task(f"Codex token usage: {usage.format_summary()}", meta)
 
     async def compacted(self) -> None:
         if self.config.emit_turn_lifecycle_events and self._tasks_on:
@@ -148,7 +138,8 @@ class TurnExtras:
             await self._post_diff(self._diff)
         if self.config.emit_turn_task_markers:
             tail = f" ({error})" if error else ""
-            counts = usage.metadata() if usage is not None else {}
+            counts = usage.to_metadata() if usage is not None else {}
+            counts.pop("codex_event_type", None)
             await self.reporter.task(f"Codex turn: {status}{tail}", {**ended, **counts})
         if self.config.emit_turn_lifecycle_events:
             meta = {"codex_event_type": "turn_lifecycle", **ended}

@@ -106,7 +106,7 @@ class StdioRpc:
 
     async def _read(self) -> None:
         stdout = self.proc.stdout
-        assert stdout is not None
+        assert stdout is not None  # nosec B101 # narrows for mypy: spawned with stdout piped
         try:
             while line := await stdout.readline():
                 try:

@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from band.runtime.custom_tools import custom_tools_to_schemas, format_validation_error
+from band.runtime.custom_tools import custom_tools_to_schemas, invalid_arguments_message
 
 from .config import ReasoningSummary
 from .room import CodexRoom
@@ -60,11 +60,11 @@ def run_self_config(room: CodexRoom, name: str, args: dict[str, Any]) -> tuple[s
     try:
         parsed = SELF_CONFIG_TOOLS[name].model_validate(args)
     except ValidationError as exc:
-        return f"Error: {format_validation_error(name, exc)}", True
+        return f"Error: {invalid_arguments_message(name, exc)}", True
     if isinstance(parsed, SetModelInput):
         room.model = parsed.model
         return f"Model set to {parsed.model} for the next turns in this room.", False
-    assert isinstance(parsed, SetReasoningInput)
+    assert isinstance(parsed, SetReasoningInput)  # nosec B101 # narrows for mypy: the union's last member
     changes = []
     if parsed.effort is not None:
         room.effort = parsed.effort

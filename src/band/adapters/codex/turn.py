@@ -22,9 +22,16 @@ from typing import TYPE_CHECKING, Any
 from band.adapters._coding.approvals import ApprovalRequest, Decision
 from band.adapters._tool_events import UsageTotal, run_band_tool
 from band.core.types import TurnUsage
+from band.integrations.codex.types import (
+    CODEX_APPROVAL_METHODS,
+    DYNAMIC_TOOL_CALL_METHOD,
+    CodexApprovalMethod,
+    CodexItemType,
+    CodexTokenUsage,
+)
 
 from .extras import TurnExtras
-from .room import CodexRoom, ThreadUsage
+from .room import CodexRoom
 from .self_config import SELF_CONFIG_TOOLS, run_self_config
 
 if TYPE_CHECKING:
@@ -43,27 +50,28 @@ _DELTAS = (
     "item/agentMessage/delta",
 )
 _APPROVALS = {
-    "item/commandExecution/requestApproval": "command",
-    "item/fileChange/requestApproval": "file change",
+    CodexApprovalMethod.COMMAND_EXECUTION: "command",
+    CodexApprovalMethod.FILE_CHANGE: "file change",
 }
+_I = CodexItemType
 
 
 def _call_args(item: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
     kind = item.get("type")
-    if kind == "commandExecution":
+    if kind == _I.COMMAND_EXECUTION:
         return "command_execution", {"command": item.get("command"), "cwd": item.get("cwd")}
-    if kind == "fileChange":
+    if kind == _I.FILE_CHANGE:
         changes = [
             {"path": c.get("path"), "kind": c.get("kind")} for c in item.get("changes") or []
         ]
         return "file_change", {"changes": changes}
-    if kind == "mcpToolCall":
+    if kind == _I.MCP_TOOL_CALL:
         return f"{item.get('server')}.{item.get('tool')}", dict(item.get("arguments") or {})
-    if kind == "webSearch":
+    if kind == _I.WEB_SEARCH:
         return "web_search", {"query": item.get("query")}
-    if kind == "imageView":
+    if kind == _I.IMAGE_VIEW:
         return "view_image", {"path": item.get("path")}
-    if kind == "collabAgentToolCall":
+    if kind == _I.COLLAB_AGENT_TOOL_CALL:
         return f"collab.{item.get('tool')}", {"prompt": item.get("prompt")}
     return None
 
@@ -73,17 +81,17 @@ def _result(item: dict[str, Any]) -> tuple[Any, bool]:
     kind = item.get("type")
     if status == "declined":
         return "Declined in the room: it did not run.", True
-    if kind == "commandExecution":
+    if kind == _I.COMMAND_EXECUTION:
         output = item.get("aggregatedOutput") or ""
         code = item.get("exitCode")
         return output or f"(no output; exit code {code})", status != "completed" or code not in (
             0,
             None,
         )
-    if kind == "mcpToolCall":
+    if kind == _I.MCP_TOOL_CALL:
         error = item.get("error")
         return (error or item.get("result") or {}), error is not None
-    if kind == "fileChange":
+    if kind == _I.FILE_CHANGE:
         paths = ", ".join(str(c.get("path")) for c in item.get("changes") or [])
         return f"{status}: {paths}", status != "completed"
     return status or "completed", status == "failed"
@@ -103,6 +111,9 @@ class CodexTurn:
         self.done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.awaiting_approval = 0
         self.extras = TurnExtras(self)
+        held = room.usage.get(thread_id)
+        if held is not None:
+            held.reset_turn_deltas()
         self._file_paths: dict[str, list[str]] = {}
 
     def _ours(self, params: dict[str, Any]) -> bool:
@@ -149,12 +160,12 @@ class CodexTurn:
                 cache_write_tokens=int(last.get("cacheWriteInputTokens") or 0),
             )
         )
-        total = ThreadUsage.from_codex(usage.get("total") or {}, usage.get("modelContextWindow"))
-        self.room.usage[self.thread_id] = total
-        await self.extras.token_usage(total, ThreadUsage.from_codex(last))
+        totals = self.room.usage.setdefault(self.thread_id, CodexTokenUsage())
+        totals.update({"tokenUsage": usage})
+        await self.extras.token_usage(totals, int(last.get("totalTokens") or 0))
 
     async def _started(self, item: dict[str, Any]) -> None:
-        if item.get("type") == "fileChange":
+        if item.get("type") == _I.FILE_CHANGE:
             self._file_paths[str(item.get("id"))] = [
                 str(c.get("path")) for c in item.get("changes") or []
             ]
@@ -168,24 +179,24 @@ class CodexTurn:
         if call is not None:
             output, is_error = _result(item)
             await self.reporter.tool_result(call[0], output, str(item.get("id")), is_error=is_error)
-        elif kind == "agentMessage":
+        elif kind == _I.AGENT_MESSAGE:
             if str(item.get("id")) not in self.extras.streamed:  # already shown as chunks
                 self.reporter.hold_text(str(item.get("text") or ""))
-        elif kind == "reasoning":
+        elif kind == _I.REASONING:
             parts = list(item.get("summary") or []) or list(item.get("content") or [])
             await self.reporter.thought("\n\n".join(str(p) for p in parts))
-        elif kind == "plan":
+        elif kind == _I.PLAN:
             await self.reporter.thought(str(item.get("text") or ""))
-        elif kind == "contextCompaction":
+        elif kind == _I.CONTEXT_COMPACTION:
             await self.reporter.thought("Codex compacted the conversation context.")
 
     # -- requests from Codex --------------------------------------------------------------------
 
     async def on_request(self, method: str, params: dict[str, Any]) -> Any:
-        if method == "item/tool/call":
+        if method == DYNAMIC_TOOL_CALL_METHOD:
             return await self._tool_call(params)
-        if method in _APPROVALS:
-            return await self._approval(_APPROVALS[method], params)
+        if method in CODEX_APPROVAL_METHODS:
+            return await self._approval(_APPROVALS[CodexApprovalMethod(method)], params)
         if method == "item/tool/requestUserInput":
             return {"answers": {}}
         raise ValueError(f"unsupported request {method}")

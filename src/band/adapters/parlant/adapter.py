@@ -6,26 +6,35 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar, Unpack
 
-from band.core.delivery import DeliveryFailedError, relay_reply
+from band.converters.parlant import ParlantHistoryConverter, ParlantMessages
+from band.core.delivery import DeliveryFailedError
 from band.core.protocols import AgentToolsProtocol, HistoryConverter
 from band.core.simple_adapter import SimpleAdapter
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage
+from band.integrations.parlant.sessiontools import bound_session_tools
 from band.runtime.custom_tools import CustomToolDef
 from band_protocol import AgentFailure
 
 from ._require import INSTALL_HINT, parlant_available, require_parlant_sdk
-from .bindings import bind_session_tools
 from .config import ConfigureCallback, ParlantAdapterConfig
 from .guidelines import ADD_GUIDELINE_AFTER_START, GuidelineLedger, GuidelineSpec
-from .history import ParlantHistoryConverter
-from .replies import wait_for_reply
-from .server import ServerLifecycle
-from .sessions import RoomSessions
-from .tools import build_band_tools, build_custom_tools, check_custom_tools, tool_names_for
+from .history import inject_history, name_this_agent_in_history
+from .lifecycle import ServerLifecycle
+from .messages import (
+    await_stopped_task,
+    compose_user_message,
+    live_preamble_tasks,
+    post_user_message,
+    process_session_tag,
+)
+from .responses import relay_agent_response
+from .rooms import RoomSessions
+from .tools import build_band_tools, build_custom_tools, check_custom_tools
 
-__all__ = ["ParlantAdapter"]
+__all__ = ["ParlantAdapter", "ParlantSessionTurn"]
 
 logger = logging.getLogger("band.adapters.parlant.adapter")
 PROVIDER = "parlant"
@@ -34,7 +43,24 @@ CANCEL_REASON = "Band turn stopped"
 CANCEL_WAIT = 10.0
 
 
-class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
+@dataclass(frozen=True)
+class ParlantSessionTurn:
+    """The engine's background processing of one session's answer, to stop it."""
+
+    background_tasks: Any
+    session_id: Any
+
+    async def cancel(self, reason: str) -> None:
+        """Stop the session's processing and the preamble Parlant left running beside it."""
+        preambles = live_preamble_tasks(str(self.session_id))
+        await self.background_tasks.cancel(tag=process_session_tag(self.session_id), reason=reason)
+        for task in preambles:
+            task.cancel()
+        for task in preambles:
+            await await_stopped_task(task)
+
+
+class ParlantAdapter(SimpleAdapter[ParlantMessages]):
     """Answers each mention through a Parlant agent; Parlant's engine owns the reply.
 
     By default the adapter runs its own Parlant server in-process (``nlp_service`` and
@@ -50,14 +76,14 @@ class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
     SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset()
     # Parlant's Band tool set has no memory tools: MEMORY is accepted and adds nothing.
     SUPPORTED_CAPABILITIES: ClassVar[frozenset[Capability]] = frozenset(
-        {Capability.CONTACTS, Capability.MEMORY}
+        {Capability.CONTACTS, Capability.MEMORY, Capability.TASKS, Capability.FILES}
     )
 
     def __init__(
         self,
         config: ParlantAdapterConfig | None = None,
         *,
-        history_converter: HistoryConverter[list[dict[str, Any]]] | None = None,
+        history_converter: HistoryConverter[ParlantMessages] | None = None,
         additional_tools: Sequence[CustomToolDef] | None = None,
         nlp_service: Any | None = None,
         server_options: Mapping[str, Any] | None = None,
@@ -70,13 +96,12 @@ class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
             history_converter=history_converter or ParlantHistoryConverter(), **features
         )
         self.config = config or ParlantAdapterConfig()
-        if parlant_agent is not None and server is None:
-            raise ValueError("parlant_agent requires the server it lives on; pass server= as well")
-        if server is not None and (nlp_service is not None or server_options):
-            raise ValueError(
-                "nlp_service/server_options configure the adapter-owned server; they cannot "
-                "be combined with a caller-provided server="
-            )
+        self._lifecycle = ServerLifecycle(
+            server=server,
+            agent=parlant_agent,
+            nlp_service=nlp_service,
+            server_options=dict(server_options or {}),
+        )
         if parlant_agent is not None and (
             self.config.system_prompt is not None or self.config.custom_section is not None
         ):
@@ -88,12 +113,7 @@ class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
         check_custom_tools(self.additional_tools)
         if server is None and not parlant_available():
             raise ImportError(INSTALL_HINT)
-        options = dict(server_options or {})
-        if nlp_service is not None:
-            options["nlp_service"] = nlp_service
-        self._lifecycle = ServerLifecycle(borrowed=server, options=options)
         self._borrowed_agent = parlant_agent
-        self._agent: Any | None = None
         self._configure = configure
         self._guidelines = GuidelineLedger()
         self._tools: list[Any] | None = None
@@ -131,9 +151,9 @@ class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
 
     @property
     def parlant_agent(self) -> Any:
-        if self._agent is None:
+        if self._lifecycle.agent is None or (not self._started and self._borrowed_agent is None):
             raise RuntimeError("Parlant agent not created yet; it starts with the agent")
-        return self._agent
+        return self._lifecycle.agent
 
     @property
     def tools(self) -> list[Any]:
@@ -150,10 +170,11 @@ class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
 
     async def on_started(self, agent_name: str, agent_description: str) -> None:
         await super().on_started(agent_name, agent_description)
-        await self._lifecycle.start(self._prepare)
-        agent = self.parlant_agent
-        assert self._app is not None
-        self._sessions = RoomSessions(self._app, str(agent.id))
+        self._app = await self._lifecycle.start(self._prepare)
+        agent: Any = self._lifecycle.agent
+        self._sessions = RoomSessions(
+            server=self._lifecycle.server, app=self._app, agent_id=agent.id
+        )
         self._started = True
         logger.info(
             "Parlant SDK adapter started for agent: %s (parlant_agent_id=%s)",
@@ -172,18 +193,17 @@ class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
             text = f"{text}\n\n{self.config.custom_section}" if text else self.config.custom_section
         return text
 
-    async def _prepare(self, server: Any) -> None:
+    async def _prepare(self, server: Any) -> tuple[Any, Any]:
         """Runs in the server's configuration phase: agent, tools, guidelines, configure."""
-        p = require_parlant_sdk()
+        require_parlant_sdk()
         if self._borrowed_agent is not None:
             agent = self._borrowed_agent
         else:
             agent = await server.create_agent(
                 name=self._display_name(), description=self._instructions()
             )
-        self._agent = agent
-        self._tools = build_band_tools(p, tool_names_for(self.features))
-        self._tools += build_custom_tools(p, self.additional_tools)
+        self._tools = build_band_tools(self.features)
+        self._tools += build_custom_tools(self.additional_tools)
         if self.additional_tools and self._configure is None and not self._guidelines.any_default():
             logger.warning(
                 "Custom tools are unreachable: no guideline keeps the default tools and there "
@@ -194,7 +214,7 @@ class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
             await self._configure(server, agent)
         from parlant.core.application import Application
 
-        self._app = server.container[Application]
+        return agent, server.container[Application]
 
     async def on_cleanup(self, room_id: str) -> None:
         if self._sessions is not None:
@@ -213,11 +233,10 @@ class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
         self._sessions = None
         self._app = None
         try:
-            await self._lifecycle.stop()
+            await self._lifecycle.release()
         finally:
             if self._lifecycle.owns_server or self._borrowed_agent is None:
                 self._guidelines.reset()
-                self._agent = None
             self._started = False
         logger.info("Parlant adapter cleanup complete")
 
@@ -227,7 +246,7 @@ class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
         self,
         msg: PlatformMessage,
         tools: AgentToolsProtocol,
-        history: list[dict[str, Any]],
+        history: ParlantMessages,
         participants_msg: str | None,
         contacts_msg: str | None,
         *,
@@ -238,41 +257,43 @@ class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
             await tools.send_failure(AgentFailure(PROVIDER, NOT_INITIALIZED))
             raise RuntimeError(NOT_INITIALIZED)
         sender = msg.sender_name or msg.sender_type or "Unknown"
-        session_id: str | None = None
+        agent_name = self._display_name()
+        roster = list(getattr(tools, "participants", None) or [])
+        own_id = getattr(tools, "agent_id", None) or None
+        session_id: Any = None
         try:
             fresh = not self._sessions.known(room_id)
-            session_id = await self._sessions.session_for(room_id, sender)
+            session_id = await self._sessions.session_for(room_id, customer_name=sender)
             if fresh and is_session_bootstrap and history:
-                count = await self._sessions.inject_history(session_id, history)
-                logger.info("Room %s: injected %d history line(s) into Parlant", room_id, count)
-            text = _compose(msg, participants_msg, contacts_msg)
-            with bind_session_tools(session_id, tools):
-                offset = await self._sessions.post_customer_message(session_id, text)
-                outcome = await wait_for_reply(
-                    self._app,
-                    session_id,
-                    offset,
-                    tools.turn,
+                named = name_this_agent_in_history(
+                    history, agent_id=own_id, agent_name=agent_name, participants=roster
+                )
+                count = await inject_history(
+                    app=self._app, session_id=session_id, history=named, agent_name=agent_name
+                )
+                logger.info("Room %s: replayed %d history line(s) into Parlant", room_id, count)
+            text = compose_user_message(
+                msg=msg,
+                participants_msg=participants_msg,
+                contacts_msg=contacts_msg,
+                agent_id=own_id,
+                agent_name=agent_name,
+                participants=roster,
+            )
+            with bound_session_tools(session_id=str(session_id), tools=tools):
+                offset = await post_user_message(app=self._app, session_id=session_id, message=text)
+                gave_up = await relay_agent_response(
+                    app=self._app,
+                    session_id=session_id,
+                    room_id=room_id,
+                    min_offset=offset,
+                    tools=tools,
+                    sender_name=sender,
                     timeout=self.config.response_timeout,
                     poll=self.config.response_poll,
                 )
-                if outcome.timed_out:
-                    logger.warning(
-                        "Room %s: timed out after %ss waiting for agent response",
-                        room_id,
-                        self.config.response_timeout,
-                    )
-                    await self._cancel_processing(session_id)
-                    return
-                reply = "\n\n".join(outcome.texts)
-                if outcome.settled or tools.turn.replied:
-                    if reply:
-                        logger.info("Room %s: a guideline already replied; not reposting", room_id)
-                    return
-                if not reply:
-                    logger.warning("Room %s: Parlant produced an empty reply", room_id)
-                    return
-                await relay_reply(tools, reply, mentions=[sender])
+            if gave_up:
+                await self._cancel_processing(session_id)
         except DeliveryFailedError as exc:
             raise exc.cause from exc
         except asyncio.CancelledError:
@@ -282,26 +303,12 @@ class ParlantAdapter(SimpleAdapter[list[dict[str, Any]]]):
                     await asyncio.shield(self._cancel_processing(session_id))
             raise
 
-    async def _cancel_processing(self, session_id: str) -> None:
+    async def _cancel_processing(self, session_id: Any) -> None:
         """Best effort: stop Parlant still working on a turn we gave up on."""
         try:
             from parlant.core.background_tasks import BackgroundTaskService
 
-            service = self.server.container[BackgroundTaskService]
-            await asyncio.wait_for(
-                service.cancel(tag=f"process-session({session_id})", reason=CANCEL_REASON),
-                CANCEL_WAIT,
-            )
+            turn = ParlantSessionTurn(self.server.container[BackgroundTaskService], session_id)
+            await asyncio.wait_for(turn.cancel(CANCEL_REASON), CANCEL_WAIT)
         except Exception as exc:
             logger.debug("Could not cancel Parlant processing for %s: %s", session_id, exc)
-
-
-def _compose(msg: PlatformMessage, participants_msg: str | None, contacts_msg: str | None) -> str:
-    """Contacts, then roster updates, then ``[Sender]: text``."""
-    parts = [
-        f"[System Update]: {update}"
-        for update in (contacts_msg, participants_msg)
-        if update and update.strip()
-    ]
-    parts.append(msg.format_for_llm())
-    return "\n\n".join(parts)

@@ -19,7 +19,7 @@ from band_protocol import (
     Peer,
 )
 
-from ._core import ApiResponse, Record, RequestOptions
+from ._core import ApiResponse, Record, RequestOptions, download
 from ._routes import Namespace, Route
 
 __all__ = [
@@ -207,15 +207,5 @@ class AgentFilesApi(Namespace):
         self, chat_id: str, id: str, *, range: str | None = None, request_options: Options = None
     ) -> AsyncIterator[bytes]:
         """The file's bytes (a ``range`` such as ``bytes=0-99`` asks for one span)."""
-        options: RequestOptions = dict(request_options or {})  # type: ignore[assignment]
-        if range is not None:
-            options["additional_headers"] = {
-                **options.get("additional_headers", {}),
-                "range": range,
-            }
-        response = await self._c.raw("GET", f"/agent/chats/{chat_id}/files/{id}", options=options)
-
-        async def chunks() -> AsyncIterator[bytes]:
-            yield response.content
-
-        return chunks()
+        path = f"/agent/chats/{chat_id}/files/{id}"
+        return await download(self._c, path, range=range, options=request_options)

@@ -9,13 +9,15 @@ models, read by attribute) and, for lists, ``.metadata``.
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
 from typing import Any, Generic, NotRequired, TypedDict, TypeVar
 
 import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from band.platform._http import HttpCore
-from band.platform.errors import BandRestError
+
+from ._errors import ApiError, ParsingError, raise_for
 
 __all__ = [
     "DEFAULT_REQUEST_OPTIONS",
@@ -25,6 +27,7 @@ __all__ = [
     "Caller",
     "Record",
     "RequestOptions",
+    "download",
 ]
 
 log = logging.getLogger("band.client.rest")
@@ -46,18 +49,6 @@ class RequestOptions(TypedDict, total=False):
 
 DEFAULT_REQUEST_OPTIONS: RequestOptions = {"max_retries": 3}
 NO_RETRY_REQUEST_OPTIONS: RequestOptions = {"max_retries": 0}
-
-
-class ApiError(BandRestError):
-    """A non-2xx answer; ``status_code`` and ``body`` as band-client-rest names them."""
-
-    def __init__(self, error: BandRestError, body: Any = None) -> None:
-        super().__init__(error.status, error.code, error.message, error.details, error.request_id)
-        self.body = body
-
-    @property
-    def status_code(self) -> int:
-        return self.status
 
 
 class Record(BaseModel):
@@ -113,7 +104,15 @@ class Caller:
         )
         if response.status_code == 204 or not response.content:
             return None
-        body = response.json()
+        try:
+            body = response.json()
+        except ValueError as exc:
+            raise ParsingError(
+                headers=dict(response.headers),
+                status_code=response.status_code,
+                body=response.text,
+                cause=exc,
+            ) from exc
         return body if isinstance(body, dict) else {"data": body}
 
     async def raw(
@@ -149,7 +148,7 @@ class Caller:
                 body: Any = response.json()
             except ValueError:
                 body = response.text
-            raise ApiError(error_from_response(response), body)
+            raise_for(error_from_response(response), body, dict(response.headers))
         return response
 
     async def one(
@@ -197,6 +196,21 @@ class Caller:
         else:  # e.g. contact requests: {"received": [...], "sent": [...]}
             data = _parse(Record, items)
         return ApiResponse(data=data, metadata=_meta(body))
+
+
+async def download(
+    caller: Caller, path: str, *, range: str | None = None, options: RequestOptions | None = None
+) -> AsyncIterator[bytes]:
+    """A file's bytes as chunks (``range`` such as ``bytes=0-99`` asks for one span)."""
+    opts: RequestOptions = dict(options or {})  # type: ignore[assignment]
+    if range is not None:
+        opts["additional_headers"] = {**opts.get("additional_headers", {}), "range": range}
+    response = await caller.raw("GET", path, options=opts)
+
+    async def chunks() -> AsyncIterator[bytes]:
+        yield response.content
+
+    return chunks()
 
 
 def _meta(body: dict[str, Any]) -> Record | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 from band_protocol import (
     AgentContact,
     AgentInfo,
@@ -15,14 +17,16 @@ from band_protocol import (
     UserProfile,
 )
 
-from ._core import Record
+from ._core import Record, RequestOptions, download
 from ._routes import Namespace, Route
 
 __all__ = [
     "HumanAgentsApi",
     "HumanBulkDeletionsApi",
+    "HumanChatTasksApi",
     "HumanChatsApi",
     "HumanContactsApi",
+    "HumanFilesApi",
     "HumanMemoriesApi",
     "HumanMessagesApi",
     "HumanParticipantsApi",
@@ -127,3 +131,28 @@ class HumanMemoriesApi(Namespace):
     supersede_user_memory = Route("POST", MEMORY + "/supersede", AgentMemory)
     archive_user_memory = Route("POST", MEMORY + "/archive", AgentMemory)
     restore_user_memory = Route("POST", MEMORY + "/restore", AgentMemory)
+
+
+# Ours (band-client-rest has no person-side tasks, board or files): the same paths under /me.
+class HumanChatTasksApi(Namespace):
+    list_my_chat_tasks = Route(
+        "GET", CHAT + "/tasks", Record, "many", query=("state?", "cursor?", "limit?")
+    )
+    get_my_chat_task_history = Route(
+        "GET", CHAT + "/tasks/{id}/history", Record, "many", query=("cursor?", "limit?")
+    )
+    get_my_chat_board = Route("GET", CHAT + "/board", query=("include?",))
+
+
+class HumanFilesApi(Namespace):
+    async def download_my_chat_file(
+        self,
+        chat_id: str,
+        id: str,
+        *,
+        range: str | None = None,
+        request_options: RequestOptions | None = None,
+    ) -> AsyncIterator[bytes]:
+        """The file's bytes (a ``range`` such as ``bytes=0-99`` asks for one span)."""
+        path = f"/me/chats/{chat_id}/files/{id}"
+        return await download(self._c, path, range=range, options=request_options)

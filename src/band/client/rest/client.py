@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Any
 
 import httpx
@@ -13,11 +14,18 @@ import httpx
 from band.platform._http import HttpCore
 from band.platform.urls import DEFAULT_REST_URL
 
+from . import _admin as admin
 from . import _agent as agent
 from . import _human as human
 from ._core import Caller
 
-__all__ = ["AsyncRestClient", "aclose_rest_client"]
+__all__ = ["AsyncRestClient", "RestClient", "RestClientEnvironment", "aclose_rest_client"]
+
+
+class RestClientEnvironment(Enum):
+    """The platform a client talks to when no ``base_url`` is given."""
+
+    DEFAULT = DEFAULT_REST_URL
 
 
 class AsyncRestClient:
@@ -31,7 +39,7 @@ class AsyncRestClient:
         self,
         *,
         base_url: str | None = None,
-        environment: str = DEFAULT_REST_URL,
+        environment: RestClientEnvironment | str = RestClientEnvironment.DEFAULT,
         api_key: str,
         headers: dict[str, str] | None = None,
         timeout: float | None = None,
@@ -45,9 +53,8 @@ class AsyncRestClient:
             if httpx_client is not None and transport is None:
                 # Only its transport is reused; our core owns headers, retries and timeouts.
                 transport = getattr(httpx_client, "_transport", None)
-            http = HttpCore(
-                base_url or environment, api_key, transport=transport, timeout=timeout or 60.0
-            )
+            root = environment.value if isinstance(environment, Enum) else environment
+            http = HttpCore(base_url or root, api_key, transport=transport, timeout=timeout or 60.0)
         self._http = http
         c = Caller(http)
         self.agent_api_identity = agent.AgentIdentityApi(c)
@@ -72,6 +79,12 @@ class AsyncRestClient:
         self.human_api_peers = human.HumanPeersApi(c)
         self.human_api_contacts = human.HumanContactsApi(c)
         self.human_api_memories = human.HumanMemoriesApi(c)
+        # Ours, beyond band-client-rest: person-side tasks and files, the admin surface.
+        self.human_api_chat_tasks = human.HumanChatTasksApi(c)
+        self.human_api_files = human.HumanFilesApi(c)
+        self.admin_api_directory = admin.AdminDirectoryApi(c)
+        self.admin_api_chats = admin.AdminChatsApi(c)
+        self.admin_api_imports = admin.AdminImportsApi(c)
 
     async def aclose(self) -> None:
         """Close the connection pool."""
@@ -87,3 +100,73 @@ class AsyncRestClient:
 async def aclose_rest_client(client: AsyncRestClient) -> None:
     """Close ``client`` (the function form band-client-rest users call)."""
     await client.aclose()
+
+
+class RestClient:
+    """The blocking twin of ``AsyncRestClient``: the same namespaces, each call run to the end.
+
+    It owns a private event loop, so it cannot be used from inside a running loop (use
+    ``AsyncRestClient`` there). ``close()`` ends it.
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str | None = None,
+        environment: RestClientEnvironment | str = RestClientEnvironment.DEFAULT,
+        api_key: str,
+        headers: dict[str, str] | None = None,
+        timeout: float | None = None,
+        follow_redirects: bool | None = True,
+        httpx_client: httpx.Client | None = None,
+        logging: Any = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        import asyncio
+
+        self._loop = asyncio.new_event_loop()
+        self._async = AsyncRestClient(
+            base_url=base_url,
+            environment=environment,
+            api_key=api_key,
+            headers=headers,
+            timeout=timeout,
+            follow_redirects=follow_redirects,
+            logging=logging,
+            transport=transport,
+        )
+
+    def __getattr__(self, name: str) -> Any:
+        namespace = getattr(self._async, name)
+        return _Blocking(namespace, self._loop)
+
+    def close(self) -> None:
+        """Close the connection pool and the loop."""
+        if not self._loop.is_closed():
+            self._loop.run_until_complete(self._async.aclose())
+            self._loop.close()
+
+    def __enter__(self) -> RestClient:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class _Blocking:
+    """One namespace whose methods run on the client's loop and return the answer."""
+
+    def __init__(self, namespace: Any, loop: Any) -> None:
+        self._namespace, self._loop = namespace, loop
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._namespace, name)
+        if not callable(method):
+            return method
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return self._loop.run_until_complete(method(*args, **kwargs))
+
+        call.__name__ = name
+        call.__doc__ = method.__doc__
+        return call

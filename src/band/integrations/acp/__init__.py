@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from band._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from band.adapters.acp import ACPClientAdapter, ACPClientAdapterConfig
+    from band.adapters.acp import ACPClientAdapter, ACPClientAdapterConfig, ACPConfigRequest
 
     from .event_converter import EventConverter
     from .push_handler import ACPPushHandler
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ACPClientAdapter",
     "ACPClientAdapterConfig",
+    "ACPConfigRequest",
     "ACPPushHandler",
     "ACPServer",
     "ACPSessionState",
@@ -38,6 +39,7 @@ __all__ = [
 _EXPORTS = {
     "ACPClientAdapter": "band.adapters.acp",
     "ACPClientAdapterConfig": "band.adapters.acp",
+    "ACPConfigRequest": "band.adapters.acp",
     "ACPPushHandler": "band.integrations.acp.push_handler",
     "ACPServer": "band.integrations.acp.server",
     "ACPSessionState": "band.integrations.acp.types",

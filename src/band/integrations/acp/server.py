@@ -186,14 +186,21 @@ def prompt_text(blocks: list[Any]) -> str:
 
 
 async def run_acp_server(
-    server: ACPServer, input_stream: Any = None, output_stream: Any = None, **kwargs: Any
+    server: ACPServer,
+    input_stream: Any = None,
+    output_stream: Any = None,
+    **connection_kwargs: Any,
 ) -> None:
     """Serve ``server`` over stdio (or the given streams) until the editor disconnects.
 
     Unstable ACP methods (session fork, resume, close) are on.
     """
-    if "use_unstable_protocol" in kwargs:
+    if "use_unstable_protocol" in connection_kwargs:
         raise TypeError("run_acp_server always runs with use_unstable_protocol=True")
     await run_agent(
-        cast(Any, server), input_stream, output_stream, use_unstable_protocol=True, **kwargs
+        cast(Any, server),
+        input_stream,
+        output_stream,
+        use_unstable_protocol=True,
+        **connection_kwargs,
     )

@@ -16,12 +16,15 @@ __all__ = ["run_async"]
 T = TypeVar("T")
 
 
-def run_async(coro: Coroutine[Any, Any, T], loop: asyncio.AbstractEventLoop | None) -> T:
-    """Run ``coro`` on ``loop`` (the agent's) and wait for its result in this thread.
+def run_async(
+    coro: Coroutine[Any, Any, T], fallback_loop: asyncio.AbstractEventLoop | None = None
+) -> T:
+    """Run ``coro`` on ``fallback_loop`` (the agent's) and wait for its result in this thread.
 
-    Without a running ``loop`` the coroutine runs on a fresh loop here. Called on the
-    loop's own thread it would wait for itself: that is refused with a clear error.
+    Without a running ``fallback_loop`` the coroutine runs on a fresh loop here. Called on
+    the loop's own thread it would wait for itself: that is refused with a clear error.
     """
+    loop = fallback_loop
     try:
         running = asyncio.get_running_loop()
     except RuntimeError:

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, create_model, field_validator
 
@@ -29,12 +29,21 @@ from band.runtime.tools.schemas import enabled_tool_names
 
 from .runtime import run_async
 
-try:
+if TYPE_CHECKING:
     from crewai.tools import BaseTool
-except ImportError:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "the CrewAI integration needs CrewAI: pip install 'openband[crewai]'"
-    ) from None
+
+INSTALL_HINT = "the CrewAI integration needs CrewAI: pip install 'openband[crewai]'"
+
+
+def _base_tool() -> type[BaseTool]:
+    """CrewAI's ``BaseTool`` (imported on first use, so this module imports without CrewAI)."""
+    try:
+        from crewai.tools import BaseTool
+    except ImportError:
+        raise ImportError(INSTALL_HINT) from None
+    base: type[BaseTool] = BaseTool
+    return base
+
 
 __all__ = [
     "CrewAIToolContext",
@@ -122,7 +131,7 @@ async def _call(context: CrewAIToolContext, name: str, args: dict[str, Any]) -> 
 
 
 def _make_tool(name: str, description: str, schema: type[BaseModel]) -> BaseTool:
-    class BandCrewAITool(BaseTool):
+    class BandCrewAITool(_base_tool()):  # type: ignore[misc]
         def _run(self, *args: Any, **kwargs: Any) -> str:
             context = current_context()
             if context is None:

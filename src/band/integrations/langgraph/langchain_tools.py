@@ -17,8 +17,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from band.core.protocols import AgentToolsProtocol
+from band.core.turn import Turn
 from band.core.types import AdapterFeatures, Capability
-from band.runtime.custom_tools import CustomToolDef, custom_tools_to_schemas
+from band.runtime.custom_tools import CustomToolDef, custom_tool_to_openai_schema
 
 try:
     from langchain_core.tools import StructuredTool, ToolException
@@ -30,7 +31,11 @@ except ImportError:  # pragma: no cover - depends on the environment
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
 
-__all__ = ["agent_tools_to_langchain", "schemas_to_langchain"]
+__all__ = [
+    "agent_tools_to_langchain",
+    "custom_tool_def_to_langchain",
+    "schemas_to_langchain",
+]
 
 
 def _override(
@@ -77,29 +82,51 @@ def schemas_to_langchain(
     schemas: Sequence[dict[str, Any]],
     custom_tools: Sequence[CustomToolDef] = (),
 ) -> list[StructuredTool]:
-    """LangChain tools for OpenAI-format ``schemas`` (plus ``custom_tools``), run via ``tools``."""
-    everything = [*schemas, *custom_tools_to_schemas(custom_tools, "openai")]
-    return [_structured_tool(tools, s["function"], custom_tools) for s in everything]
+    """LangChain tools for OpenAI-format ``schemas`` run via ``tools``, then ``custom_tools``
+    (their effects recorded on the room's turn)."""
+    band = [_band_tool(tools, s["function"]) for s in schemas]
+    return [*band, *(custom_tool_def_to_langchain(t, turn=tools.turn) for t in custom_tools)]
 
 
-def _structured_tool(
-    tools: AgentToolsProtocol, spec: dict[str, Any], custom_tools: Sequence[CustomToolDef]
-) -> StructuredTool:
+def custom_tool_def_to_langchain(tool_def: CustomToolDef, *, turn: Turn | None) -> StructuredTool:
+    """A custom tool ``(InputModel, handler)`` as a LangChain tool.
+
+    Its schema is the model's, its description the model's docstring; a call validates the
+    arguments and runs the handler, recording its declared effect on ``turn`` (None: a tool
+    not bound to a room). A failure reaches the model as an error ``ToolMessage``.
+    """
+    from band.adapters._tool_events import run_custom_tool
+
+    spec = custom_tool_to_openai_schema(tool_def[0])["function"]
+
+    async def call(**arguments: Any) -> str:
+        output, is_error = await run_custom_tool(tool_def, arguments, turn)
+        if is_error:
+            raise ToolException(output)
+        return output
+
+    return _structured(spec, call)
+
+
+def _band_tool(tools: AgentToolsProtocol, spec: dict[str, Any]) -> StructuredTool:
     # Imported here: the shared helpers live with the adapters, which import this module.
     from band.adapters._tool_events import run_band_tool
 
     name: str = spec["name"]
 
     async def call(**arguments: Any) -> str:
-        output, is_error = await run_band_tool(tools, name, arguments, custom_tools)
+        output, is_error = await run_band_tool(tools, name, arguments)
         if is_error:
             raise ToolException(output)
         return output
 
-    coroutine: Callable[..., Awaitable[str]] = call
+    return _structured(spec, call)
+
+
+def _structured(spec: dict[str, Any], coroutine: Callable[..., Awaitable[str]]) -> StructuredTool:
     return StructuredTool(
-        name=name,
-        description=spec.get("description") or name,
+        name=spec["name"],
+        description=spec.get("description") or spec["name"],
         args_schema=spec.get("parameters") or {"type": "object", "properties": {}},
         coroutine=coroutine,
         handle_tool_error=True,

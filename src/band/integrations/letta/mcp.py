@@ -141,7 +141,7 @@ class LettaMCPBridge:
     def advertised_url(self, port: int) -> str:
         """The URL Letta dials for the self-hosted server."""
         host = self._config.advertised_host or self._config.bind_host
-        if host in ("0.0.0.0", "::"):
+        if host in ("0.0.0.0", "::"):  # nosec B104 # compares with the wildcards, binds nothing
             host = "127.0.0.1"  # a listening wildcard is no address to dial
         return f"http://{host}:{port}{_PATHS[self._config.transport]}"
 

@@ -24,8 +24,8 @@ from band.runtime._schema import model_description, model_parameters
 from band.runtime.custom_tools import (
     CustomToolDef,
     execute_custom_tool,
-    format_validation_error,
     get_custom_tool_name,
+    invalid_arguments_message,
 )
 from band.runtime.tools.definitions import Surface, ToolDefinition, iter_tool_definitions
 
@@ -100,7 +100,7 @@ def _room_of(name: str, model: type[BaseModel], arguments: dict[str, Any]) -> st
     except ValidationError as exc:
         errors = [e for e in exc.errors() if e["loc"][:1] == (CHAT_ID_FIELD_NAME,)]
         if errors:
-            raise ToolCallFailed(format_validation_error(name, exc, separator=", ")) from exc
+            raise ToolCallFailed(invalid_arguments_message(name, exc, separator=", ")) from exc
         return str(arguments.get(CHAT_ID_FIELD_NAME) or arguments.get(ROOM_PATH_PARAM))
     return str(getattr(validated, CHAT_ID_FIELD_NAME))
 

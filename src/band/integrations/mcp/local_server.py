@@ -270,7 +270,7 @@ class LocalMCPServer:
         """Every port of the range from a random start (a just-freed port is not reused
         first: a client of its old server may still be talking to it); ``avoid_port`` last."""
         span = high - low + 1
-        start = random.randrange(span)
+        start = random.randrange(span)  # nosec B311 # an order of ports, no secret
         ports = [low + (start + i) % span for i in range(span)]
         return sorted(ports, key=lambda port: port == self._avoid_port)
 

@@ -368,8 +368,8 @@ class SlackAdapter(SimpleAdapter[Any]):
         participants = await self.rest.get_participants(room_id)
         platform = self.require_platform()
         return AgentTools(
-            self.rest,
             room_id,
+            self.rest,
             participants=participants,
             agent_id=platform.agent_id,
             agent_name=self.agent_name,

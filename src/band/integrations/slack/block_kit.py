@@ -10,9 +10,6 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from band.runtime.tools.names import TOOL_EFFECTS
-from band_sdk_core import TurnEffect
-
 __all__ = [
     "DEFAULT_WRITE_TOOL_NAMES",
     "PlanState",
@@ -23,14 +20,30 @@ __all__ = [
     "render_plan_blocks",
 ]
 
+# The tools band-sdk marks as writes in the plan by default: posting, changing who is in a
+# room or a contact list, and memory changes.
 DEFAULT_WRITE_TOOL_NAMES: frozenset[str] = frozenset(
-    name for name, effect in TOOL_EFFECTS.items() if effect is TurnEffect.ACT
+    {
+        "band_send_message",
+        "band_add_participant",
+        "band_remove_participant",
+        "band_create_chatroom",
+        "band_store_memory",
+        "band_supersede_memory",
+        "band_archive_memory",
+        "band_add_contact",
+        "band_remove_contact",
+        "band_respond_contact_request",
+    }
 )
-_MARK = {"in_progress": "⏳", "completed": "✅", "error": "❌"}
+_MARK = {"pending": "⏸", "in_progress": "⏳", "completed": "✅", "error": "❌"}
 ERROR_TEXT_LIMIT = 200
 
 
 class TaskState(StrEnum):
+    """Where one tool call of the plan stands."""
+
+    PENDING = "pending"
     IN_PROGRESS = "in_progress"
     COMPLETED = "completed"
     ERROR = "error"
@@ -38,9 +51,11 @@ class TaskState(StrEnum):
 
 @dataclass
 class PlanTask:
+    """One tool call shown in the plan (``id`` is the call's own)."""
+
     id: str
     label: str
-    state: TaskState = TaskState.IN_PROGRESS
+    state: TaskState = TaskState.PENDING
     is_write: bool = False
     error_message: str | None = None
 
@@ -49,12 +64,19 @@ class PlanTask:
 class PlanState:
     """The plan of one turn; ``message_ts`` once its Slack message exists."""
 
-    tasks: list[PlanTask] = field(default_factory=list)
     message_ts: str | None = None
+    tasks: list[PlanTask] = field(default_factory=list)
+    tasks_by_id: dict[str, PlanTask] = field(default_factory=dict)
+
+    def add(self, task: PlanTask) -> None:
+        """Append a task; it is found again by its id."""
+        self.tasks.append(task)
+        self.tasks_by_id[task.id] = task
 
     @property
     def done(self) -> bool:
-        return all(t.state is not TaskState.IN_PROGRESS for t in self.tasks)
+        unfinished = (TaskState.PENDING, TaskState.IN_PROGRESS)
+        return all(t.state not in unfinished for t in self.tasks)
 
 
 def humanize_tool_name(name: str) -> str:

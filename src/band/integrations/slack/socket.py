@@ -57,11 +57,9 @@ async def start_socket_listeners(
 
 
 def _default_client(app: SlackApp, web_client: Any) -> Any:
-    try:
-        from slack_sdk.socket_mode.aiohttp import SocketModeClient
-    except ImportError as exc:  # pragma: no cover - depends on the installed extras
-        raise ImportError("Socket Mode needs aiohttp: pip install 'openband[slack]'") from exc
-    return SocketModeClient(app_token=app.app_token, web_client=web_client)
+    from .socketclient import SettlingSocketModeClient
+
+    return SettlingSocketModeClient(app_token=app.app_token, web_client=web_client)
 
 
 def _handler(

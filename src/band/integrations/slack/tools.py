@@ -150,9 +150,12 @@ class SlackTeeingTools:
         if not self._show_progress:
             return None
         task = PlanTask(
-            str(uuid.uuid4()), humanize_tool_name(tool_name), is_write=tool_name in self._writes
+            str(uuid.uuid4()),
+            humanize_tool_name(tool_name),
+            TaskState.IN_PROGRESS,
+            is_write=tool_name in self._writes,
         )
-        self._plan.tasks.append(task)
+        self._plan.add(task)
         await self._show_plan()
         return task
 

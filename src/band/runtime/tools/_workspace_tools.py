@@ -25,23 +25,23 @@ from .roster import Roster
 
 __all__ = [
     "DEFAULT_FILE_CAPTION",
-    "FILE_UNAVAILABLE",
+    "FILE_UNAVAILABLE_MESSAGE",
     "MAX_INLINE_IMAGE_BYTES",
     "MAX_INLINE_TEXT_BYTES",
-    "MAX_SEND_FILE_BYTES",
+    "MAX_SEND_CONTENT_BYTES",
     "WorkspaceTools",
 ]
 
 T = TypeVar("T")
 
-MAX_SEND_FILE_BYTES = 1_000_000  # what one tool call may compose, not the platform's limit
+MAX_SEND_CONTENT_BYTES = 1_000_000  # what one tool call may compose, not the platform's limit
 MAX_INLINE_TEXT_BYTES = 16 * 1024
 MAX_INLINE_IMAGE_BYTES = 5 * 1024 * 1024
-INLINE_IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
+PREVIEWABLE_IMAGE_CONTENT_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
 DEFAULT_FILE_CAPTION = "Shared a file: {filename}"
 # The platform answers one 404 for "no such file here" and "files are off": say both.
-FILE_UNAVAILABLE = "File not found, or file transfer is unavailable in this room."
-_HEADER_SAFE = re.compile(r"[\x20-\x7e]+")
+FILE_UNAVAILABLE_MESSAGE = "File not found, or file transfer is unavailable in this room."
+FILENAME_HEADER_SAFE_PATTERN = re.compile(r"[\x20-\x7e]+")
 
 
 class WorkspaceTools:
@@ -72,7 +72,7 @@ class WorkspaceTools:
     async def _find_file(self, file_id: str) -> dict[str, Any]:
         found = await self.backend.find_room_file(self.room_id, file_id)
         if found is None:
-            raise BandToolError(FILE_UNAVAILABLE)
+            raise BandToolError(FILE_UNAVAILABLE_MESSAGE)
         return found
 
     async def _download(self, file_id: str) -> bytes:
@@ -80,7 +80,7 @@ class WorkspaceTools:
             return await self.backend.download_file(self.room_id, file_id)
         except BandRestError as exc:
             if exc.status == 404:
-                raise BandToolError(FILE_UNAVAILABLE) from exc
+                raise BandToolError(FILE_UNAVAILABLE_MESSAGE) from exc
             raise
 
     async def read_room_file(self, file_id: str) -> dict[str, Any]:
@@ -97,13 +97,13 @@ class WorkspaceTools:
                     "The file is not valid UTF-8; undecodable bytes were replaced with \ufffd."
                 )
             return self._seen(TurnEffect.OBSERVE, result)
-        if kind in INLINE_IMAGE_TYPES and size <= MAX_INLINE_IMAGE_BYTES:
+        if kind in PREVIEWABLE_IMAGE_CONTENT_TYPES and size <= MAX_INLINE_IMAGE_BYTES:
             data = base64.b64encode(await self._download(file_id)).decode("ascii")
             block = {"type": "image", "data": data, "mimeType": kind}
             return self._seen(TurnEffect.OBSERVE, {"content": [block]})
         if kind.startswith("text/"):
             why = f"it is larger than the {MAX_INLINE_TEXT_BYTES}-byte inline text limit"
-        elif kind in INLINE_IMAGE_TYPES:
+        elif kind in PREVIEWABLE_IMAGE_CONTENT_TYPES:
             why = f"it is larger than the {MAX_INLINE_IMAGE_BYTES}-byte inline image limit"
         else:
             why = "it is not a previewable text or image type"
@@ -118,15 +118,15 @@ class WorkspaceTools:
         mentions: list[str] | None = None,
     ) -> dict[str, Any]:
         """Upload ``content`` as a file and post it with ``caption``; this answers the turn."""
-        if not _HEADER_SAFE.fullmatch(filename):
+        if not FILENAME_HEADER_SAFE_PATTERN.fullmatch(filename):
             raise BandToolError(
                 f"Filename {filename!r} must use plain printable ASCII characters only (no "
                 "accents, CJK, emoji, line breaks or control characters). Rename it and retry."
             )
         body = content.encode("utf-8")
-        if len(body) > MAX_SEND_FILE_BYTES:
+        if len(body) > MAX_SEND_CONTENT_BYTES:
             raise BandToolError(
-                f"File content is {len(body)} bytes, over the {MAX_SEND_FILE_BYTES}-byte limit "
+                f"File content is {len(body)} bytes, over the {MAX_SEND_CONTENT_BYTES}-byte limit "
                 "of band_send_room_file. Send shorter content."
             )
         # Resolve first: a bad mention must fail before the upload leaves an orphan file.
@@ -143,7 +143,7 @@ class WorkspaceTools:
             )
         except BandRestError as exc:
             if exc.status == 404:
-                raise BandToolError(FILE_UNAVAILABLE) from exc
+                raise BandToolError(FILE_UNAVAILABLE_MESSAGE) from exc
             raise
         sent = await self.send_message(caption, wire, attachment_ids=[str(attachment["id"])])
         message_id = sent.get("id") if isinstance(sent, dict) else getattr(sent, "id", None)

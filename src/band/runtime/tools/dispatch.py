@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from band.core.exceptions import BandToolError, RoomExecutionStoppedError
 from band.core.turn import Turn
@@ -17,11 +16,14 @@ from band.runtime.custom_tools import (
     custom_tools_to_schemas,
     execute_custom_tool,
     find_custom_tool,
-    format_validation_error,
+    invalid_arguments_message,
 )
+from band_protocol import tracing
+from band_protocol.tracing import TRACING
 
-from .models import TOOL_MODELS
 from .names import canonical_tool_name
+from .registry import TOOL_DEFINITIONS, TOOL_MODELS
+from .schema import ToolCallOutcome, serialize_tool_result
 from .schemas import anthropic_schema, enabled_tool_names, openai_schema, validate_schema_format
 
 __all__ = ["ToolCallOutcome", "ToolDispatch", "to_jsonable"]
@@ -29,28 +31,10 @@ __all__ = ["ToolCallOutcome", "ToolDispatch", "to_jsonable"]
 logger = logging.getLogger("band.runtime.tools.dispatch")
 
 # Tool name -> method name on the tools object (arguments map one to one).
-METHODS: dict[str, str] = {name: name.removeprefix("band_") for name in TOOL_MODELS}
-METHODS["band_create_chatroom"] = "create_chatroom"
+METHODS: dict[str, str] = {name: TOOL_DEFINITIONS[name].method_name for name in TOOL_MODELS}
 
 
-@dataclass(frozen=True)
-class ToolCallOutcome:
-    """The result of a dispatched call: ``value`` and whether it succeeded."""
-
-    value: Any
-    ok: bool
-    error_message: str | None = None
-
-
-def to_jsonable(value: Any) -> Any:
-    """Pydantic models become dicts (recursively through lists and dicts)."""
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    if isinstance(value, list | tuple):
-        return [to_jsonable(v) for v in value]
-    if isinstance(value, dict):
-        return {k: to_jsonable(v) for k, v in value.items()}
-    return value
+to_jsonable = serialize_tool_result
 
 
 def _failed(text: str) -> ToolCallOutcome:
@@ -102,6 +86,14 @@ class ToolDispatch:
         self, tool_name: str, arguments: Mapping[str, Any] | None
     ) -> ToolCallOutcome:
         """Like ``execute_tool_call`` but says whether the call succeeded."""
+        if TRACING.on:  # a span per tool call, around its REST requests
+            with tracing.span(f"band.tool {tool_name}", attributes={"band.tool": tool_name}):
+                return await self._execute(tool_name, arguments)
+        return await self._execute(tool_name, arguments)
+
+    async def _execute(
+        self, tool_name: str, arguments: Mapping[str, Any] | None
+    ) -> ToolCallOutcome:
         args = dict(arguments or {})
         self._note_tool_call(tool_name, args)
         name = canonical_tool_name(tool_name)
@@ -114,7 +106,7 @@ class ToolDispatch:
         try:
             validated = model.model_validate(args)
         except ValidationError as exc:
-            return _failed(format_validation_error(name, exc, separator=", "))
+            return _failed(invalid_arguments_message(name, exc, separator=", "))
         method = getattr(self, METHODS[name])
         try:
             result = await method(**validated.model_dump(exclude_none=True))

@@ -1,12 +1,31 @@
-"""Names of the platform tools, their groups and the turn effect of each."""
+"""Names of the platform tools, their groups and the turn effect of each.
+
+The definitions live in ``registry`` (names and groups) and ``types`` (the vocabulary); this
+module adds each tool's ``TurnEffect`` and the name canonicalisation the dispatcher uses.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from enum import StrEnum
+from collections.abc import Mapping
 
 from band.core.types import Capability
 from band_protocol import TurnEffect
+
+from .registry import (
+    ALL_TOOL_NAMES,
+    BASE_TOOL_NAMES,
+    CHAT_TOOL_NAMES,
+    CONTACT_TOOL_NAMES,
+    FILE_TOOL_NAMES,
+    LEGACY_SEND_MESSAGE_TOOL,
+    MCP_TOOL_PREFIX,
+    MEMORY_TOOL_NAMES,
+    READ_ONLY_TOOL_NAMES,
+    TASK_TOOL_NAMES,
+    get_band_tool_category,
+    mcp_tool_names,
+)
+from .types import BandTool, ToolCategory
 
 __all__ = [
     "ALL_TOOL_NAMES",
@@ -27,68 +46,9 @@ __all__ = [
     "turn_effect",
 ]
 
-MCP_TOOL_PREFIX = "mcp__band__"
-LEGACY_NAMES = {"create_agent_chat_message": "band_send_message"}
-
-
-class BandTool(StrEnum):
-    """Every agent-side platform tool, in registry order."""
-
-    SEND_MESSAGE = "band_send_message"
-    SEND_EVENT = "band_send_event"
-    NO_REPLY = "band_no_reply"
-    ADD_PARTICIPANT = "band_add_participant"
-    REMOVE_PARTICIPANT = "band_remove_participant"
-    LOOKUP_PEERS = "band_lookup_peers"
-    GET_PARTICIPANTS = "band_get_participants"
-    CREATE_CHATROOM = "band_create_chatroom"
-    LIST_CONTACTS = "band_list_contacts"
-    ADD_CONTACT = "band_add_contact"
-    REMOVE_CONTACT = "band_remove_contact"
-    LIST_CONTACT_REQUESTS = "band_list_contact_requests"
-    RESPOND_CONTACT_REQUEST = "band_respond_contact_request"
-    LIST_MEMORIES = "band_list_memories"
-    STORE_MEMORY = "band_store_memory"
-    GET_MEMORY = "band_get_memory"
-    SUPERSEDE_MEMORY = "band_supersede_memory"
-    ARCHIVE_MEMORY = "band_archive_memory"
-    LIST_ROOM_FILES = "band_list_room_files"
-    READ_ROOM_FILE = "band_read_room_file"
-    SEND_ROOM_FILE = "band_send_room_file"
-    LIST_TASKS = "band_list_tasks"
-    CREATE_TASK = "band_create_task"
-    GET_TASK = "band_get_task"
-    UPDATE_TASK = "band_update_task"
-    GET_TASK_HISTORY = "band_get_task_history"
-    GET_BOARD = "band_get_board"
-    SET_BOARD = "band_set_board"
-
-
-class ToolCategory(StrEnum):
-    """Tool groups; every group but CHAT is switched on by the Capability of that name."""
-
-    CHAT = "chat"
-    CONTACTS = "contacts"
-    MEMORY = "memory"
-    FILES = "files"
-    TASKS = "tasks"
-
-
-_T = BandTool
-CHAT_TOOL_NAMES: frozenset[str] = frozenset(t.value for t in list(_T)[:8])
-CONTACT_TOOL_NAMES: frozenset[str] = frozenset(t.value for t in list(_T)[8:13])
-MEMORY_TOOL_NAMES: frozenset[str] = frozenset(t.value for t in list(_T)[13:18])
-FILE_TOOL_NAMES: frozenset[str] = frozenset(t.value for t in list(_T)[18:21])
-TASK_TOOL_NAMES: frozenset[str] = frozenset(t.value for t in list(_T)[21:])
-BASE_TOOL_NAMES: frozenset[str] = CHAT_TOOL_NAMES | CONTACT_TOOL_NAMES
-ALL_TOOL_NAMES: frozenset[str] = frozenset(t.value for t in _T)
-
+LEGACY_NAMES = {LEGACY_SEND_MESSAGE_TOOL: str(BandTool.SEND_MESSAGE)}
 TOOL_CATEGORIES: Mapping[str, ToolCategory] = {
-    **dict.fromkeys(CHAT_TOOL_NAMES, ToolCategory.CHAT),
-    **dict.fromkeys(CONTACT_TOOL_NAMES, ToolCategory.CONTACTS),
-    **dict.fromkeys(MEMORY_TOOL_NAMES, ToolCategory.MEMORY),
-    **dict.fromkeys(FILE_TOOL_NAMES, ToolCategory.FILES),
-    **dict.fromkeys(TASK_TOOL_NAMES, ToolCategory.TASKS),
+    str(t): category for t in BandTool if (category := get_band_tool_category(t)) is not None
 }
 CATEGORY_OF_CAPABILITY: Mapping[Capability, ToolCategory] = {
     Capability.CONTACTS: ToolCategory.CONTACTS,
@@ -97,6 +57,7 @@ CATEGORY_OF_CAPABILITY: Mapping[Capability, ToolCategory] = {
     Capability.TASKS: ToolCategory.TASKS,
 }
 
+_T = BandTool
 _REPLY = {_T.SEND_MESSAGE, _T.SEND_ROOM_FILE}
 _ACT = {
     _T.ADD_PARTICIPANT,
@@ -113,7 +74,7 @@ _ACT = {
     _T.SET_BOARD,
 }
 TOOL_EFFECTS: Mapping[str, TurnEffect] = {
-    t.value: (
+    str(t): (
         TurnEffect.REPLY
         if t in _REPLY
         else TurnEffect.DECLINE
@@ -124,11 +85,6 @@ TOOL_EFFECTS: Mapping[str, TurnEffect] = {
     )
     for t in _T
 }
-READ_ONLY_TOOL_NAMES: frozenset[str] = frozenset(
-    name
-    for name, effect in TOOL_EFFECTS.items()
-    if effect is TurnEffect.OBSERVE and name != _T.SEND_EVENT
-)
 
 
 def canonical_tool_name(name: str) -> str:
@@ -140,16 +96,16 @@ def canonical_tool_name(name: str) -> str:
     return LEGACY_NAMES.get(name, name)
 
 
-def mcp_tool_names(names: Iterable[str] = ALL_TOOL_NAMES) -> list[str]:
-    """The MCP spellings (``mcp__band__<tool>``) of ``names``, sorted."""
-    return sorted(MCP_TOOL_PREFIX + name for name in names)
+def turn_effect(
+    tool_name: str, *, custom_effects: Mapping[str, TurnEffect] | None = None
+) -> TurnEffect:
+    """The effect a successful call of ``tool_name`` records; Band tools win over custom ones.
 
-
-def turn_effect(name: str, *, custom_effects: Mapping[str, TurnEffect] | None = None) -> TurnEffect:
-    """The effect a successful call of ``name`` records; Band tools win over custom ones."""
-    canonical = canonical_tool_name(name)
+    A tool that declared no effect is ``OBSERVE``.
+    """
+    canonical = canonical_tool_name(tool_name)
     if canonical in TOOL_EFFECTS:
         return TOOL_EFFECTS[canonical]
-    if custom_effects and name in custom_effects:
-        return custom_effects[name]
+    if custom_effects and tool_name in custom_effects:
+        return custom_effects[tool_name]
     return TurnEffect.OBSERVE

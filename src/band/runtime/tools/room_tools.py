@@ -10,17 +10,19 @@ import logging
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from band.core._text import has_visible_text, truncate_middle
-from band.core.exceptions import MessagePostError, MessagePostKind, RoomExecutionStoppedError
+from band.core._text import has_visible_text
+from band.core.exceptions import RoomExecutionStoppedError
+from band.core.protocols import to_failure_event
 from band.core.turn import Turn
 from band.core.types import AdapterFeatures
 from band.platform.errors import BandRestError
+from band.platform.posting import classified_post_error, event_content, unconfirmed_recipients
 from band.runtime.custom_tools import (
     CustomToolDef,
     custom_tool_names,
     reject_conflicting_tool_names,
 )
-from band_protocol import MAX_EVENT_CHARS, AgentFailure, TurnEffect
+from band_protocol import AgentFailure, TurnEffect
 
 from ._social_tools import SocialTools
 from ._workspace_tools import WorkspaceTools
@@ -32,7 +34,6 @@ __all__ = ["Mentions", "RoomTools"]
 
 logger = logging.getLogger("band.runtime.tools.agent")
 Mentions = list[str] | list[dict[str, str]] | None
-NOT_IN_ROOM = "mentioned_participant_not_in_room"
 
 
 class RoomTools(ToolDispatch, SocialTools, WorkspaceTools):
@@ -73,17 +74,6 @@ class RoomTools(ToolDispatch, SocialTools, WorkspaceTools):
         """A copy of the cached roster."""
         return self.roster.members
 
-    def _platform_error(self, exc: BandRestError) -> Exception:
-        if exc.is_stopped_execution:
-            return RoomExecutionStoppedError(self.room_id)
-        if exc.status == 422 and NOT_IN_ROOM in (exc.message, exc.code):
-            return MessagePostError(
-                "A mentioned participant is not in the room",
-                kind=MessagePostKind.MENTIONED_PARTICIPANT_NOT_IN_ROOM,
-                detail=exc.details,
-            )
-        return exc
-
     # messages and events
 
     async def _post(
@@ -100,16 +90,12 @@ class RoomTools(ToolDispatch, SocialTools, WorkspaceTools):
         try:
             sent = await self._deliver(content, wire, mentions, attachment_ids)
         except BandRestError as exc:
-            raise self._platform_error(exc) from exc
-        missing = [r for r in sent.get("recipients") or [] if not r.get("handle")]
+            raise classified_post_error(exc, self.room_id) from exc
         if reply:
             self.turn.record(TurnEffect.REPLY)
-        if missing:
-            raise MessagePostError(
-                "Message was posted but a recipient could not be confirmed; do not resend it",
-                kind=MessagePostKind.UNCONFIRMED_RECIPIENT,
-                detail=missing,
-            )
+        problem = unconfirmed_recipients(sent)
+        if problem is not None:
+            raise problem
         return sent
 
     async def _deliver(
@@ -140,13 +126,13 @@ class RoomTools(ToolDispatch, SocialTools, WorkspaceTools):
     async def _post_event(
         self, content: str, message_type: str, metadata: dict[str, Any] | None
     ) -> Any:
-        if not has_visible_text(content):
+        capped = event_content(content, room_id=self.room_id, kind=f"{message_type} event")
+        if capped is None:
             return None
-        content = truncate_middle(content, MAX_EVENT_CHARS)
         try:
-            created = await self.backend.post_event(self.room_id, content, message_type, metadata)
+            created = await self.backend.post_event(self.room_id, capped, message_type, metadata)
         except BandRestError as exc:
-            raise self._platform_error(exc) from exc
+            raise classified_post_error(exc, self.room_id) from exc
         self.turn.record(TurnEffect.OBSERVE)
         return created
 
@@ -164,9 +150,9 @@ class RoomTools(ToolDispatch, SocialTools, WorkspaceTools):
 
     async def send_failure(self, failure: AgentFailure) -> Any:
         """Post ``failure`` as an error event; the runtime then skips its generic notice."""
-        content = failure.message.strip() or f"{failure.provider} failed without an error message."
+        content, metadata = to_failure_event(failure)
         try:
-            created = await self._post_event(content, "error", {"failure": failure.to_dict()})
+            created = await self._post_event(content, "error", metadata)
         except RoomExecutionStoppedError:
             raise
         except Exception as exc:

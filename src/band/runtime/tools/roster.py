@@ -8,10 +8,48 @@ from typing import Any
 
 from band.core.exceptions import BandToolError
 
-__all__ = ["MISSING_MENTIONS_ERROR", "Roster"]
+__all__ = [
+    "MISSING_MENTIONS_ERROR",
+    "Roster",
+    "append_mention_handles_hint",
+    "available_mention_handles",
+    "entity_field",
+    "strip_handle_prefix",
+]
 
 MISSING_MENTIONS_ERROR = "At least one mention is required"
 ROSTER_KEYS = ("id", "name", "type", "handle", "description")
+_HANDLES_HINT = "Available handles:"  # one marker: the hint is never appended twice
+
+
+def strip_handle_prefix(value: str) -> str:
+    """``@Alice`` and ``alice`` compare equal: no leading ``@``, lower case."""
+    return value.lstrip("@").lower()
+
+
+def entity_field(entity: Mapping[str, Any] | Any, field: str) -> str:
+    """A field of a dict or a model as text (``""`` when absent)."""
+    value = entity.get(field) if isinstance(entity, Mapping) else getattr(entity, field, None)
+    return str(value) if value else ""
+
+
+def available_mention_handles(
+    participants: Iterable[Any], agent_id: str | None = None
+) -> list[str]:
+    """The handles this agent may mention (its own left out)."""
+    return [
+        handle
+        for p in participants
+        if (handle := entity_field(p, "handle"))
+        and (agent_id is None or entity_field(p, "id") != agent_id)
+    ]
+
+
+def append_mention_handles_hint(error: str, handles: list[str]) -> str:
+    """``error`` with a retry hint naming ``handles`` (unchanged when none, or already there)."""
+    if not handles or _HANDLES_HINT in error:
+        return error
+    return f"{error}. {_HANDLES_HINT} {handles}. Use participant handles from the list."
 
 
 class Roster:
@@ -38,7 +76,7 @@ class Roster:
 
     def handles(self) -> list[str]:
         """Handles of the other participants (the hint given with mention errors)."""
-        return [m["handle"] for m in self._members if m.get("handle") and m["id"] != self.agent_id]
+        return available_mention_handles(self._members, self.agent_id)
 
     def find(self, identifier: str) -> dict[str, Any] | None:
         """Match by handle (``@`` stripped), then name, then id; exact before case-folded."""
@@ -62,13 +100,7 @@ class Roster:
         )
 
     def missing_mentions(self) -> BandToolError:
-        handles = self.handles()
-        if not handles:
-            return BandToolError(MISSING_MENTIONS_ERROR)
-        return BandToolError(
-            f"{MISSING_MENTIONS_ERROR}. Available handles: {handles}. "
-            "Use participant handles from the list."
-        )
+        return BandToolError(append_mention_handles_hint(MISSING_MENTIONS_ERROR, self.handles()))
 
     def resolve(
         self, mentions: Iterable[str | Mapping[str, Any]] | None, *, strict: bool = True

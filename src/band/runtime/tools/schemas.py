@@ -13,8 +13,8 @@ from band.runtime._schema import (
     validate_schema_format,
 )
 
-from .models import TOOL_MODELS
 from .names import CATEGORY_OF_CAPABILITY, TOOL_CATEGORIES, ToolCategory
+from .registry import TOOL_MODELS
 
 __all__ = [
     "anthropic_schema",

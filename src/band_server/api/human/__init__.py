@@ -14,10 +14,11 @@ from . import (
     participants,
     peers,
     profile,
+    search,
     tasks,
 )
 
 router = APIRouter(tags=["human"])
 _MODULES = (bulk_deletions, profile, agents, chats, messages, participants, files, tasks)
-for _module in (*_MODULES, contacts, memories, peers, delegation):
+for _module in (*_MODULES, contacts, memories, peers, delegation, search):
     router.include_router(_module.router)

@@ -53,7 +53,7 @@ __all__ = [
     "seed_consent",
 ]
 
-TOKEN_PREFIX = "band_d_"
+TOKEN_PREFIX = "band_d_"  # nosec B105 # a token's public prefix, not a password
 
 
 @dataclass(frozen=True)
@@ -267,5 +267,5 @@ async def introspect(
         message_id=row.message_id,
         iat=int(_aware(row.created_at).timestamp()),
         exp=int(_aware(row.expires_at).timestamp()),
-        token_type="bearer",
+        token_type="bearer",  # nosec B106 # the OAuth token type's name, not a password
     )

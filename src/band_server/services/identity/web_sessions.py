@@ -1,7 +1,15 @@
-"""Browser sessions for the web app: a random cookie token, stored only as its SHA-256."""
+"""Browser sessions for the web app: a random cookie token, stored only as its SHA-256.
+
+The session's CSRF token is an HMAC-SHA256 of a fixed label keyed by the cookie token: a page
+of the session can carry it, a site without the (HttpOnly) cookie can't compute it, and
+neither it nor the cookie token is stored anywhere in the clear.
+"""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -18,6 +26,7 @@ from band_server.store.models import User, WebSession
 
 COOKIE_NAME = "band_session"
 LIFETIME = timedelta(days=14)
+_CSRF_LABEL = b"band web session csrf v1"
 
 
 @dataclass(frozen=True)
@@ -29,20 +38,20 @@ class SignedIn:
     is_admin: bool = False
 
 
+def csrf_of(token: str) -> str:
+    """The CSRF token of the session whose cookie token is ``token``."""
+    digest = hmac.new(token.encode("utf-8"), _CSRF_LABEL, hashlib.sha256).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
+
+
 async def start_session(session: AsyncSession, person: Principal) -> tuple[str, str]:
     """Create a session for a person; return (cookie token, CSRF token)."""
     token = secrets.token_urlsafe(32)
-    csrf = secrets.token_urlsafe(32)
     session.add(
-        WebSession(
-            token_hash=hash_key(token),
-            user_id=person.id,
-            csrf_token=csrf,
-            expires_at=utcnow() + LIFETIME,
-        )
+        WebSession(token_hash=hash_key(token), user_id=person.id, expires_at=utcnow() + LIFETIME)
     )
     await session.flush()
-    return token, csrf
+    return token, csrf_of(token)
 
 
 def _aware(moment: datetime) -> datetime:
@@ -60,7 +69,7 @@ async def signed_in(session: AsyncSession, token: str | None) -> SignedIn | None
     user = await session.get(User, row.user_id)
     if user is None or is_disabled(user):
         return None
-    return SignedIn(user_principal(user), row.csrf_token, await is_admin(session, user.id))
+    return SignedIn(user_principal(user), csrf_of(token), await is_admin(session, user.id))
 
 
 async def end_session(session: AsyncSession, token: str | None) -> None:

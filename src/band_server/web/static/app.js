@@ -63,6 +63,16 @@
   }
   Band.openDialog = openDialog;
 
+  // The sidebar's Menu button (on narrow screens the sidebar folds behind it).
+  document.addEventListener("click", function (event) {
+    var toggle = event.target.closest && event.target.closest("[data-toggle-menu]");
+    if (!toggle) return;
+    var bar = toggle.closest(".sidebar");
+    var open = !bar.classList.contains("menu-open");
+    bar.classList.toggle("menu-open", open);
+    toggle.setAttribute("aria-expanded", open ? "true" : "false");
+  });
+
   function returnFocus(dialog) {
     var to = openers.get(dialog);
     openers.delete(dialog);

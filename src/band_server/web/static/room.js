@@ -2,7 +2,8 @@
 // itself); after every join the page fetches what it missed. This file wires the pieces:
 // room_text.js (text and mentions), room_messages.js (how rows look), room_timeline.js (the
 // list), room_people.js (the side panel), room_sync.js (catch-up and read marker), board.js
-// and composer.js. Content is only ever set with textContent, never parsed as HTML.
+// and composer.js. Content is set with textContent, except a text message's Markdown, which
+// room_markdown.js renders and sanitises (DOMPurify) before it reaches the page.
 (function () {
   "use strict";
   var Band = window.Band;
@@ -43,6 +44,7 @@
     seen: function () { sync.markRead(); },
   };
   room.board = Band.Board(document.getElementById("board"), room.roomId);
+  room.turns = Band.TurnPanel(room);
   room.views = Band.MessageViews(room);
   room.timeline = Band.Timeline(room);
   room.people = Band.Participants(room);
@@ -54,8 +56,15 @@
   socket.onClose(function () { room.setStatus("offline", "Reconnecting…"); });
 
   var channel = socket.channel("chat_room:" + room.roomId, {});
-  channel.on("message_created", room.timeline.add);
-  channel.on("message_updated", room.timeline.update);
+  channel.on("message_created", function (msg) {
+    room.timeline.add(msg);
+    room.turns.poke();
+    if (Band.Notify) Band.Notify.message(msg, true);
+  });
+  channel.on("message_updated", function (msg) {
+    room.timeline.update(msg);
+    room.turns.poke();
+  });
   channel.on("room_updated", function (payload) {
     if (!payload || !payload.title) return;
     root.querySelector(".room-head h1").textContent = payload.title;

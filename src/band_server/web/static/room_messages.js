@@ -1,5 +1,6 @@
-// How each kind of timeline row looks: text messages (files, delivery per mentioned agent),
-// tool calls folded with their results by tool_call_id, and events (thought, error, task).
+// How each kind of timeline row looks: text messages (Markdown, files with image thumbnails,
+// delivery per mentioned agent), tool calls folded with their results by tool_call_id, and
+// events (thought, error, task).
 // Band.MessageViews(room) returns { render, update, toolOutput }; `room` gives roomId, meId,
 // nameOf(id, msg), state.people, and the maps state.calls / state.orphanResults.
 (function () {
@@ -7,6 +8,9 @@
   var Band = (window.Band = window.Band || {});
   var el = Band.el;
   var text = Band.RoomText;
+  // Images shown as thumbnails: the types the file route serves inline (files/serving.py);
+  // every other file (SVG and HTML included) is a download link with its name, type and size.
+  var PREVIEW_TYPES = { "image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true };
   var EVENT_LABELS = { thought: "thought", error: "error", task: "task", attention: "attention" };
 
   // What a task event is about: a task of the board (its number and status), the room's
@@ -34,6 +38,12 @@
 
     function rich(container, content, msg) {
       return text.richText(container, content, msg, room.nameOf, room.meId);
+    }
+
+    // A text message's Markdown, its mentions named as the message or the roster names them.
+    function markdown(container, content, msg) {
+      var names = { of: function (id) { return room.nameOf(id, msg); }, me: room.meId };
+      return Band.Markdown.render(container, content, names);
     }
 
     function header(msg, label) {
@@ -64,8 +74,17 @@
         var status = statuses[agentId] || {};
         var kind = String(status.status || "delivered");
         var item = el("li", "delivery status-" + kind.replace(/[^a-z]/g, ""));
-        item.appendChild(el("span", "delivery-agent", room.nameOf(agentId, msg) || "Agent"));
-        item.appendChild(el("span", "delivery-state", kind));
+        // The status opens the agent's turn (room_turn.js).
+        var open = el("button", "delivery-open");
+        open.type = "button";
+        open.title = "Open the turn";
+        open.setAttribute("data-agent", agentId);
+        open.addEventListener("click", function () {
+          if (room.turns) room.turns.open(msg.id, agentId);
+        });
+        open.appendChild(el("span", "delivery-agent", room.nameOf(agentId, msg) || "Agent"));
+        open.appendChild(el("span", "delivery-state", kind));
+        item.appendChild(open);
         if (kind === "failed") {
           var attempts = status.attempts || [];
           var last = attempts.length ? attempts[attempts.length - 1] : null;
@@ -73,7 +92,33 @@
         }
         list.appendChild(item);
       });
+      var trace = traceLink(msg);
+      if (trace) list.appendChild(trace);
       return list;
+    }
+
+    // The message's trace (the platform records its id while tracing is on): a link when the
+    // platform names a trace viewer (data-trace-url, with {trace_id}), else the id itself.
+    function traceLink(msg) {
+      var id = msg.metadata && msg.metadata.trace_id;
+      if (typeof id !== "string" || !/^[0-9a-f]{32}$/.test(id)) return null;
+      var item = el("li", "delivery-trace");
+      var root = document.getElementById("room");
+      var template = (root && root.getAttribute("data-trace-url")) || "";
+      var label = "trace " + id.slice(0, 8);
+      if (/^https?:\/\//.test(template) && template.indexOf("{trace_id}") >= 0) {
+        var link = el("a", "trace-link", label);
+        link.href = template.split("{trace_id}").join(id);
+        link.target = "_blank";
+        link.rel = "noopener noreferrer";
+        link.title = "Trace " + id;
+        item.appendChild(link);
+      } else {
+        var code = el("code", "trace-id", label);
+        code.title = "Trace " + id;
+        item.appendChild(code);
+      }
+      return item;
     }
 
     function attachments(msg) {
@@ -82,9 +127,25 @@
       var list = el("ul", "files");
       list.setAttribute("aria-label", "Files");
       files.forEach(function (file) {
+        var url = "/rooms/" + room.roomId + "/files/" + encodeURIComponent(file.id);
         var item = el("li", "file");
+        if (PREVIEW_TYPES[file.content_type]) {
+          // An image the browser decodes and never runs: a thumbnail that opens it full size.
+          item.classList.add("file-image");
+          var open = el("a", "thumb");
+          open.href = url;
+          open.target = "_blank";
+          open.rel = "noopener noreferrer";
+          open.setAttribute("aria-label", "Open " + (file.name || "image") + " full size");
+          var img = el("img");
+          img.src = url;
+          img.alt = file.name || "image";
+          img.loading = "lazy";
+          open.appendChild(img);
+          item.appendChild(open);
+        }
         var link = el("a", "file-name", file.name || "file");
-        link.href = "/rooms/" + room.roomId + "/files/" + encodeURIComponent(file.id);
+        link.href = url;
         link.setAttribute("download", "");
         item.appendChild(link);
         var size = typeof file.bytes === "number" ? Band.formatBytes(file.bytes) : "";
@@ -102,7 +163,7 @@
       if (mentionsMe) li.classList.add("mentions-me");
       if (msg.sender_id === room.meId) li.classList.add("mine");
       li.appendChild(header(msg));
-      li.appendChild(rich(el("div", "body"), msg.content, msg));
+      li.appendChild(markdown(el("div", "body"), msg.content, msg));
       var files = attachments(msg);
       if (files) li.appendChild(files);
       var status = deliveries(msg);

@@ -1,18 +1,39 @@
 // Keeping the room page in step with the server: a catch-up fetch after every join (and
 // whenever the page knows it missed something), one at a time, and the read marker, which
-// follows what the person has seen. Band.RoomSync(room) returns { catchUp, markRead };
-// `room` gives roomId, timeline node, state, the Timeline, the Participants panel, the board
-// and setStatus(kind, text).
+// follows what the person has seen. Opened from a search result (?at=<seq>), the first fetch
+// starts a little before that message and the page scrolls to it. Band.RoomSync(room)
+// returns { catchUp, markRead }; `room` gives roomId, timeline node, state, the Timeline, the
+// Participants panel, the board and setStatus(kind, text).
 (function () {
   "use strict";
   var Band = (window.Band = window.Band || {});
   var el = Band.el;
   var EMPTY = "No messages yet. Say hello, and @mention an agent to bring it in.";
 
+  var CONTEXT = 20; // messages shown above a message a search result opens
+
+  // The message a search result asked for (?at=<seq>), if any.
+  function target() {
+    var at = new URLSearchParams(window.location.search).get("at");
+    return at && /^[0-9]{1,15}$/.test(at) && Number(at) > 0 ? Number(at) : null;
+  }
+
+  // Scroll to the asked-for message, mark it and give it focus (for keyboards and readers).
+  function showTarget(node, seq) {
+    var row = node.querySelector('li.msg[data-seq="' + seq + '"]');
+    if (!row) return false;
+    row.classList.add("found-target");
+    row.setAttribute("tabindex", "-1");
+    row.scrollIntoView({ block: "center" });
+    row.focus({ preventScroll: true });
+    return true;
+  }
+
   Band.RoomSync = function (room) {
     var state = room.state;
     var fetching = null;
     var again = false;
+    var at = target();
 
     function show(data) {
       room.people.render(data.participants || [], data.addable || []);
@@ -25,7 +46,7 @@
         state.loaded = true;
         state.readSent = data.last_read_seq || 0;
         if (!(data.items || []).length) room.node.appendChild(el("li", "empty", EMPTY));
-        room.node.scrollTop = room.node.scrollHeight;
+        if (!(at && showTarget(room.node, at))) room.node.scrollTop = room.node.scrollHeight;
         markRead(true);
       }
       if (data.has_more) again = true;
@@ -36,7 +57,8 @@
         again = true;
         return fetching;
       }
-      var url = "/rooms/" + room.roomId + "/timeline" + (state.loaded ? "?after=" + room.timeline.resumeFrom() : "");
+      var from = state.loaded ? room.timeline.resumeFrom() : at ? Math.max(0, at - 1 - CONTEXT) : null;
+      var url = "/rooms/" + room.roomId + "/timeline" + (from !== null ? "?after=" + from : "");
       fetching = fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } })
         .then(function (response) {
           if (response.status === 401) {

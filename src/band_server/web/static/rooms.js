@@ -83,7 +83,10 @@
     Object.keys(wanted).forEach(function (id) {
       if (followed[id]) return;
       var channel = socket.channel("chat_room:" + id, {});
-      channel.on("message_created", changed);
+      channel.on("message_created", function (msg) {
+        if (Band.Notify) Band.Notify.message(msg, false);
+        changed();
+      });
       channel.on("room_updated", changed);
       channel.join();
       followed[id] = channel;
@@ -93,6 +96,9 @@
   // A burst of pushes (an agent's tool calls) is one question.
   var changed = Band.follower("/rooms", function (data) {
     render(data.rooms || []);
+    if (Band.Notify) {
+      Band.Notify.unread((data.rooms || []).reduce(function (sum, room) { return sum + (room.unread || 0); }, 0));
+    }
     follow((data.rooms || []).map(function (room) { return room.id; }));
   }, 250);
 

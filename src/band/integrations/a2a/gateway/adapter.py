@@ -48,7 +48,7 @@ try:
 except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise ImportError("the A2A gateway needs a2a-sdk: pip install 'openband[a2a_gateway]'") from exc
 
-__all__ = ["A2AGatewayAdapter", "BandAgentExecutor", "slugify"]
+__all__ = ["A2AGatewayAdapter", "BandAgentExecutor", "GatewayRequest", "slugify"]
 
 logger = logging.getLogger("band.integrations.a2a.gateway")
 PROVIDER = "a2a-gateway"
@@ -63,7 +63,9 @@ def slugify(name: str) -> str:
 
 
 @dataclass
-class _Request:
+class GatewayRequest:
+    """One A2A request in flight: the Band peer it goes to, its room and A2A context."""
+
     peer: Peer
     room_id: str
     context_id: str
@@ -196,7 +198,7 @@ class A2AGatewayAdapter(RestBridgeAdapter[GatewaySessionState]):
         context_id = str(context.context_id or uuid.uuid4())
         room_id = await self._room_for(context_id, peer)
         task = _working_task(context)
-        request = _Request(peer, room_id, context_id, PendingA2ATask(task, event_queue))
+        request = GatewayRequest(peer, room_id, context_id, PendingA2ATask(task, event_queue))
         try:
             async with self._waiting(request):
                 await event_queue.enqueue_event(snapshot_task(task))
@@ -212,7 +214,7 @@ class A2AGatewayAdapter(RestBridgeAdapter[GatewaySessionState]):
             await request.pending.fail("The A2A request failed", failure=failure.to_dict())
 
     @contextlib.asynccontextmanager
-    async def _waiting(self, request: _Request) -> AsyncIterator[None]:
+    async def _waiting(self, request: GatewayRequest) -> AsyncIterator[None]:
         """One request in flight per room: a second one on the same context is refused."""
         if request.room_id in self._pending:
             raise RuntimeError("The peer is still answering an earlier request in this context")
@@ -223,7 +225,7 @@ class A2AGatewayAdapter(RestBridgeAdapter[GatewaySessionState]):
             if self._pending.get(request.room_id) is request.pending:
                 del self._pending[request.room_id]
 
-    async def _ask(self, request: _Request, text: str) -> None:
+    async def _ask(self, request: GatewayRequest, text: str) -> None:
         if not text.strip():
             raise ValueError("The A2A message has no text to send")
         peer = request.peer
@@ -233,7 +235,7 @@ class A2AGatewayAdapter(RestBridgeAdapter[GatewaySessionState]):
             request.room_id, message=message
         )
 
-    async def _await_reply(self, request: _Request) -> None:
+    async def _await_reply(self, request: GatewayRequest) -> None:
         limit = self.config.response_timeout_s
         try:
             async with asyncio.timeout(limit):

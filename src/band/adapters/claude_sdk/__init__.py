@@ -1,0 +1,24 @@
+"""``ClaudeSDKAdapter``: Band rooms on Claude Code, through the Claude Agent SDK.
+
+Extra ``claude-sdk``.
+
+Importing this package needs nothing beyond the SDK; starting the adapter needs
+``claude-agent-sdk`` (``pip install 'openband[claude-sdk]'``), whose wheel carries a
+``claude`` CLI; ``cli.cli_path`` names another (``npm install -g @anthropic-ai/claude-code``).
+"""
+
+from .adapter import ClaudeSDKAdapter
+from .config import (
+    ClaudeApprovalOptions,
+    ClaudeCLIOptions,
+    ClaudePermissionMode,
+    ClaudeSDKAdapterConfig,
+)
+
+__all__ = [
+    "ClaudeApprovalOptions",
+    "ClaudeCLIOptions",
+    "ClaudePermissionMode",
+    "ClaudeSDKAdapter",
+    "ClaudeSDKAdapterConfig",
+]

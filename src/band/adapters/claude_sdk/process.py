@@ -1,0 +1,144 @@
+"""A room's Claude Code CLI: a connected ``ClaudeSDKClient`` and the one task reading it.
+
+The SDK starts ``claude`` with stream-json on stdio. Everything the CLI says is read by one
+task into a queue; a turn takes messages from it up to its ``ResultMessage``. When the
+CLI's output ends (it exited or was killed) the reader says so, and the turn raises
+``TransportClosed``; between turns, ``alive`` turns False and the supervisor reports it once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from band.adapters._coding.supervisor import TransportClosed
+
+__all__ = ["INSTALL_HINT", "ClaudeProcess", "require_claude_sdk"]
+
+logger = logging.getLogger("band.adapters.claude_sdk")
+INSTALL_HINT = "ClaudeSDKAdapter needs the Claude Agent SDK: pip install 'openband[claude-sdk]'"
+_END = object()
+
+
+def require_claude_sdk() -> Any:
+    """The ``claude_agent_sdk`` module; ImportError naming the extra when it is missing."""
+    try:
+        import claude_agent_sdk
+        import mcp  # noqa: F401  (Band's tools reach the CLI over MCP)
+    except ImportError:
+        raise ImportError(INSTALL_HINT) from None
+    return claude_agent_sdk
+
+
+class ClaudeProcess:
+    """The CLI of one room; ``session_id`` is the Claude session it speaks in."""
+
+    def __init__(self, room_id: str, workspace: Path) -> None:
+        self.room_id = room_id
+        self.workspace = workspace
+        self.client: Any = None
+        self.session_id: str | None = None
+        self.resumed = False
+        self.stderr: deque[str] = deque(maxlen=20)
+        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._reader: asyncio.Task[None] | None = None
+
+    @property
+    def _process(self) -> Any:
+        transport = getattr(self.client, "_transport", None)  # the SDK keeps it private
+        return getattr(transport, "_process", None)
+
+    @property
+    def pid(self) -> int | None:
+        proc = self._process
+        return int(proc.pid) if proc is not None else None
+
+    @property
+    def alive(self) -> bool:
+        proc = self._process
+        reading = self._reader is not None and not self._reader.done()
+        return proc is not None and proc.returncode is None and reading
+
+    @property
+    def exit_description(self) -> str:
+        proc = self._process
+        code = proc.returncode if proc is not None else None
+        text = f"exit code {code}" if code is not None else "its output ended"
+        last = next((line for line in reversed(self.stderr) if line.strip()), "")
+        return f"{text}: {last[:300]}" if last else text
+
+    async def start(self, options: Any) -> None:
+        """Start the CLI with ``options`` (a ``ClaudeAgentOptions``) and begin reading it."""
+        sdk = require_claude_sdk()
+        options.stderr = self.stderr.append
+        self.client = sdk.ClaudeSDKClient(options)
+        await self.client.connect()
+        self._reader = asyncio.create_task(self._read())
+
+    async def _read(self) -> None:
+        try:
+            async for message in self.client.receive_messages():
+                self._queue.put_nowait(message)
+        except Exception as exc:
+            logger.info("Room %s: Claude CLI output failed: %s", self.room_id, exc)
+        finally:
+            self._queue.put_nowait(_END)
+
+    async def turn(self, text: str) -> AsyncIterator[Any]:
+        """Send ``text`` and yield what the CLI answers, up to its ``ResultMessage``."""
+        from claude_agent_sdk import ResultMessage
+
+        while not self._queue.empty():  # leftovers of an interrupted turn
+            if self._queue.get_nowait() is _END:
+                raise TransportClosed(f"the Claude CLI exited ({self.exit_description})")
+        try:
+            await self.client.query(text)
+        except Exception as exc:
+            raise TransportClosed(f"the Claude CLI is gone ({exc})") from exc
+        while True:
+            message = await self._queue.get()
+            if message is _END:
+                self._queue.put_nowait(_END)
+                await self._settle()
+                raise TransportClosed(f"the Claude CLI exited ({self.exit_description})")
+            yield message
+            if isinstance(message, ResultMessage):
+                return
+
+    async def drain(self, limit: float) -> None:
+        """After an interrupt: read (and drop) up to the interrupted turn's result."""
+        from claude_agent_sdk import ResultMessage
+
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(limit):
+                while True:
+                    message = await self._queue.get()
+                    if message is _END:
+                        self._queue.put_nowait(_END)
+                        return
+                    if isinstance(message, ResultMessage):
+                        return
+
+    async def _settle(self) -> None:
+        proc = self._process
+        if proc is not None:
+            with contextlib.suppress(Exception, TimeoutError):
+                await asyncio.wait_for(proc.wait(), 5)
+
+    async def close(self) -> None:
+        if self.client is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.client.disconnect(), 10)
+            proc = self._process
+            if proc is not None and proc.returncode is None:
+                with contextlib.suppress(Exception):
+                    proc.kill()
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(BaseException):
+                await self._reader

@@ -1,0 +1,432 @@
+"""``CopilotSDKAdapter``: Band rooms on the GitHub Copilot SDK (extra ``copilot-sdk``).
+
+One Copilot client (it runs the Copilot CLI as its runtime) serves every room; each room gets
+its own Copilot session, id ``<session_id_prefix><room>``, posted as a ``task`` event
+"Copilot SDK session" (always: the resume state) and resumed after a restart; when that
+fails a new session starts with the room's history. Band's tools are native Copilot tools
+run in-process, and the only tools the session has: Copilot's shell and file tools are off,
+so nothing needs approving. ``ask_user="room"`` lets the model ask the room a question (its
+answer is the next message); a callable answers it from elsewhere. ``provider=`` (a
+``ProviderConfig``) runs inference on your own endpoint ("BYOK"); ``client=`` shares a
+client the caller owns, ``client_factory=`` builds one the adapter owns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, Unpack
+
+from pydantic import BaseModel, ConfigDict, Field, PositiveFloat
+
+from band.adapters._coding.approvals import ApprovalMode, ApprovalRelay
+from band.adapters._coding.base import CodingAgentAdapter, Prompt
+from band.adapters._coding.events import Reporter
+from band.adapters._coding.history import history_block
+from band.adapters._coding.supervisor import TransportClosed
+from band.adapters._tool_events import run_band_tool
+from band.converters.copilot_sdk import SESSION_ID_METADATA_KEY
+from band.core.delivery import DeliveryFailedError, deliver_reply, relay_reply
+from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
+from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
+from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
+from band.integrations.copilot_sdk.room_ask_user import (
+    ASK_USER_ROOM,
+    ROOM_ASK_USER_GUIDANCE,
+    answer,
+    delivered,
+    render_room_question,
+)
+from band.runtime.custom_tools import CustomToolDef, custom_tools_to_schemas
+from band_protocol import AgentFailure
+
+__all__ = ["INSTALL_HINT", "SESSION_KEY", "CopilotSDKAdapter", "CopilotSDKAdapterConfig"]
+
+logger = logging.getLogger("band.adapters.copilot_sdk")
+INSTALL_HINT = "CopilotSDKAdapter needs the Copilot SDK: pip install 'openband[copilot-sdk]'"
+PROVIDER = "copilot_sdk"
+SESSION_KEY = SESSION_ID_METADATA_KEY
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+class CopilotSDKAdapterConfig(BaseModel):
+    """Settings of a ``CopilotSDKAdapter`` (frozen, unknown fields rejected).
+
+    ``model`` (with ``provider=``: the provider's model), ``reasoning_effort``,
+    ``custom_section``; ``session_id_prefix`` (default ``band-<agent id>-``, unique per agent);
+    ``base_directory`` (the CLI's ``COPILOT_HOME``), ``github_token`` /
+    ``use_logged_in_user`` (``False`` for BYOK only); ``turn_timeout_s`` (default 120 s).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    model: str | None = None
+    custom_section: str = ""
+    reasoning_effort: str | None = None
+    inject_history_on_resume_failure: bool = True
+    session_id_prefix: str | None = None
+    base_directory: str | None = None
+    github_token: str | None = Field(default=None, repr=False)
+    use_logged_in_user: bool | None = None
+    turn_timeout_s: PositiveFloat = 120.0
+    max_history_messages: int = 50
+
+
+class CopilotRoom:
+    """A room's Copilot session on the shared client."""
+
+    def __init__(self, room_id: str, session: Any, client: Any, created: bool) -> None:
+        self.room_id, self.session, self.client, self.created = room_id, session, client, created
+        self.events: list[Any] = []
+        session.on(self.events.append)
+
+    @property
+    def alive(self) -> bool:
+        """The client is connected and the CLI it spawned (if any) still runs: the SDK notices
+        a dead CLI only at its next request."""
+        process = _process(self.client)
+        exited = process is not None and process.poll() is not None
+        return not exited and _state(self.client) not in ("disconnected", "error")
+
+    @property
+    def pid(self) -> int | None:
+        pid = getattr(_process(self.client), "pid", None)
+        return pid if isinstance(pid, int) else None
+
+    @property
+    def exit_description(self) -> str:
+        process = _process(self.client)
+        if process is not None and process.poll() is not None:
+            return f"the Copilot CLI exited with code {process.returncode}"
+        return f"the Copilot runtime is {_state(self.client)}"
+
+    async def send(self, text: str, limit_s: float) -> None:
+        """``send_and_wait``, given up (``TransportClosed``) as soon as the CLI is gone:
+        the SDK would wait for an idle event that never comes."""
+        work = asyncio.ensure_future(self.session.send_and_wait(text, timeout=limit_s))
+        while not work.done():
+            await asyncio.wait({work}, timeout=0.5)
+            if not work.done() and not self.alive:
+                work.cancel()
+                await asyncio.gather(work, return_exceptions=True)
+                raise TransportClosed(self.exit_description)
+        work.result()
+
+    async def close(self) -> None:
+        try:
+            await asyncio.wait_for(self.session.disconnect(), 5)
+        except Exception as exc:
+            logger.debug("Room %s: disconnecting its session: %s", self.room_id, exc)
+
+
+class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
+    """Band rooms on Copilot sessions: one client, one session per room."""
+
+    PROVIDER = PROVIDER
+    LABEL = "Copilot runtime"
+    SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset(
+        {Emit.TOOL_CALLS, Emit.THOUGHTS, Emit.USAGE}
+    )
+    SUPPORTED_CAPABILITIES: ClassVar[frozenset[Capability]] = frozenset(Capability)
+
+    def __init__(
+        self,
+        config: CopilotSDKAdapterConfig | None = None,
+        *,
+        history_converter: Any = None,
+        additional_tools: Sequence[CustomToolDef] | None = None,
+        client: Any = None,
+        client_factory: Callable[[], Any] | None = None,
+        provider: Any = None,
+        ask_user: Callable[..., Any] | str | None = None,
+        **features: Unpack[FeatureKwargs],
+    ) -> None:
+        if client is not None and client_factory is not None:
+            raise BandConfigError("pass client= (yours, shared) or client_factory=, not both")
+        if ask_user is not None and not callable(ask_user) and ask_user != ASK_USER_ROOM:
+            raise BandConfigError(f"ask_user must be {ASK_USER_ROOM!r}, a callable or None")
+        config = config or CopilotSDKAdapterConfig()
+        super().__init__(
+            relay=ApprovalRelay(ApprovalMode.AUTO_DECLINE, text_notifications=False),
+            session_key=SESSION_KEY,
+            custom_section=config.custom_section,
+            additional_tools=additional_tools or (),
+            history_converter=history_converter,
+            **features,
+        )
+        self.config = config
+        self.provider = provider
+        self.ask_user = ask_user
+        self.client_factory = client_factory
+        self.client: Any = client
+        self._owns_client = client is None
+        self._starting = asyncio.Lock()
+        self._bound: dict[str, AgentToolsProtocol] = {}
+        self._recorded: dict[str, str] = {}
+        self._prompts: dict[str, Prompt] = {}
+
+    # -- the client -----------------------------------------------------------------------------
+
+    async def on_started(self, agent_name: str, agent_description: str) -> None:
+        try:
+            import copilot  # noqa: F401
+        except ImportError:
+            raise ImportError(INSTALL_HINT) from None
+        await super().on_started(agent_name, agent_description)
+        if self.ask_user == ASK_USER_ROOM:
+            self.system_prompt = f"{self.system_prompt}\n\n{ROOM_ASK_USER_GUIDANCE}"
+        # Started now: a missing CLI or missing credentials refuse the start, in words.
+        client = await self._client()
+        if self.provider is None:
+            status = await client.get_auth_status()
+            if not getattr(status, "isAuthenticated", True):
+                await self.cleanup_all()
+                why = getattr(status, "statusMessage", None) or "no credentials found"
+                raise BandConfigError(
+                    f"Copilot is not signed in ({why}): run `copilot login`, set "
+                    "github_token, or pass provider= for your own model endpoint"
+                )
+
+    async def _client(self) -> Any:
+        async with self._starting:
+            process = _process(self.client)
+            if process is not None and process.poll() is not None:
+                # The SDK still says "connected" after its CLI died: stop it, start afresh.
+                logger.warning("The Copilot CLI exited (%s); starting it again", process.returncode)
+                try:
+                    await asyncio.wait_for(self.client.stop(), 10)
+                except Exception as exc:
+                    logger.info("Stopping the exited Copilot client: %s", exc)
+                if self._owns_client:
+                    self.client = None
+            if self.client is None:
+                if self.client_factory is not None:
+                    self.client = self.client_factory()
+                else:
+                    from copilot import CopilotClient
+
+                    config = self.config
+                    self.client = CopilotClient(
+                        github_token=config.github_token,
+                        use_logged_in_user=config.use_logged_in_user,
+                        base_directory=config.base_directory,
+                    )
+            try:
+                await self.client.start()  # revives a runtime that died; no-op when connected
+            except Exception as exc:
+                raise BandConfigError(f"the Copilot runtime did not start: {exc}") from exc
+            return self.client
+
+    async def cleanup_all(self) -> None:
+        await super().cleanup_all()
+        if self.client is not None and self._owns_client:
+            try:
+                await asyncio.wait_for(self.client.stop(), 10)
+            except Exception as exc:
+                logger.warning("Stopping the Copilot client failed: %s", exc)
+            self.client = None
+
+    async def forget_room(self, room_id: str) -> None:
+        self._bound.pop(room_id, None)
+        self._recorded.pop(room_id, None)
+
+    def session_id(self, room_id: str) -> str:
+        """The room's session id: the agent's id keeps agents on one host apart."""
+        prefix = self.config.session_id_prefix
+        if prefix is None:
+            who = self.platform.agent_id if self.platform is not None else self.agent_name
+            prefix = f"band-{_UNSAFE.sub('-', who)}-"
+        return f"{prefix}{room_id}"
+
+    # -- sessions and tools ---------------------------------------------------------------------
+
+    def _tools(self, room_id: str) -> list[Any]:
+        from copilot.tools import Tool, ToolResult
+
+        tools = self._bound[room_id]
+        schemas = tools.get_tool_schemas("openai", capabilities=self.features.capabilities)
+        schemas += custom_tools_to_schemas(self.additional_tools, "openai")
+
+        def handler_for(name: str) -> Callable[[Any], Any]:
+            async def handle(call: Any) -> Any:
+                current = self._bound.get(room_id)
+                prompt = self._prompt_of(room_id)
+                if current is None or prompt is None:
+                    return ToolResult(text_result_for_llm="Error: no turn", result_type="failure")
+                args = dict(call.arguments or {})
+                await prompt.reporter.tool_call(name, args, call.tool_call_id)
+                output, failed = await run_band_tool(current, name, args, self.additional_tools)
+                await prompt.reporter.tool_result(name, output, call.tool_call_id, is_error=failed)
+                return ToolResult(
+                    text_result_for_llm=output, result_type="failure" if failed else "success"
+                )
+
+            return handle
+
+        return [
+            Tool(
+                name=s["function"]["name"],
+                description=s["function"].get("description", ""),
+                parameters=s["function"].get("parameters") or {"type": "object"},
+                handler=handler_for(s["function"]["name"]),
+                skip_permission=True,
+            )
+            for s in schemas
+        ]
+
+    def _prompt_of(self, room_id: str) -> Prompt | None:
+        return self._prompts.get(room_id)
+
+    async def start_process(self, room_id: str, reporter: Reporter) -> CopilotRoom:
+        client = await self._client()
+        self._bound.setdefault(room_id, reporter.tools)
+        tools = self._tools(room_id)
+        options: dict[str, Any] = {
+            "model": self.config.model,
+            "tools": tools,
+            # Band's tools only: Copilot's shell and file tools are off.
+            "available_tools": [tool.name for tool in tools],
+            "system_message": {"mode": "replace", "content": self.system_prompt},
+            "on_permission_request": _deny,
+        }
+        if self.config.reasoning_effort:
+            options["reasoning_effort"] = self.config.reasoning_effort
+        if self.provider is not None:
+            options["provider"] = self.provider
+        if self.ask_user is not None:
+            options["available_tools"].append("ask_user")
+            options["on_user_input_request"] = (
+                self.ask_user if callable(self.ask_user) else self._room_question(room_id)
+            )
+        session_id, known = self.session_id(room_id), self.known_sessions.get(room_id)
+        if known is not None:
+            try:
+                session = await client.resume_session(known, **options)
+                return CopilotRoom(room_id, session, client, created=False)
+            except Exception as exc:
+                logger.info("Room %s: resuming %s failed: %s", room_id, known, exc)
+        session = await client.create_session(session_id=session_id, **options)
+        return CopilotRoom(room_id, session, client, created=True)
+
+    # -- one prompt -----------------------------------------------------------------------------
+
+    async def run_prompt(self, room: CopilotRoom, prompt: Prompt) -> None:
+        self._bound[room.room_id] = prompt.tools
+        self._prompts[room.room_id] = prompt
+        texts = [*prompt.updates, prompt.msg.format_for_llm()]
+        if room.created and self.config.inject_history_on_resume_failure:
+            block = history_block(
+                self.transcripts.pop(room.room_id, ()), self.config.max_history_messages
+            )
+            if block:
+                texts.insert(0, block)
+        room.created, room.events[:] = False, []
+        try:
+            await room.send("\n\n".join(texts), self.config.turn_timeout_s)
+        except TransportClosed:
+            raise
+        except TimeoutError:
+            await self._timed_out(room, prompt)
+        except Exception as exc:
+            if not room.alive:
+                raise TransportClosed(str(exc)) from exc
+            # The SDK raises a session.error event ("Session error: <what>\n  <hint>").
+            what = str(exc).removeprefix("Session error: ").splitlines()[0]
+            message = f"Copilot turn failed: {what}"
+            await prompt.tools.send_failure(AgentFailure(PROVIDER, message))
+            raise TurnResultAlreadyReported(message) from exc
+        finally:
+            self._prompts.pop(room.room_id, None)
+        await self._finish(room, prompt)
+
+    def _room_question(self, room_id: str) -> Callable[..., Any]:
+        """Copilot's ``ask_user`` for ``room_id``: the question becomes the turn's reply."""
+
+        async def ask(request: dict[str, Any], _context: dict[str, str]) -> dict[str, Any]:
+            prompt = self._prompts.get(room_id)
+            if prompt is None:
+                return answer("(The room is not in a turn; go on without its answer.)")
+            question = render_room_question(request)
+            try:
+                await deliver_reply(prompt.tools, question, mentions=[prompt.msg.sender_id])
+            except DeliveryFailedError as exc:
+                logger.warning("Room %s: posting a question failed: %s", room_id, exc.cause)
+                return answer(f"(The question could not be posted: {exc.cause}.)")
+            return delivered(question)
+
+        return ask
+
+    async def _finish(self, room: CopilotRoom, prompt: Prompt) -> None:
+        usage, final, errors = TurnUsage(), "", []
+        thoughts: dict[str, str] = {}
+        for event in room.events:
+            kind, data = str(getattr(event.type, "value", event.type)), event.data
+            if kind == "assistant.usage":
+                usage = TurnUsage(
+                    input_tokens=usage.input_tokens + int(data.input_tokens or 0),
+                    output_tokens=usage.output_tokens + int(data.output_tokens or 0),
+                    cache_read_tokens=usage.cache_read_tokens + int(data.cache_read_tokens or 0),
+                    cache_write_tokens=usage.cache_write_tokens + int(data.cache_write_tokens or 0),
+                )
+            elif kind == "assistant.message" and getattr(data, "tool_requests", None):
+                # Text beside tool calls is commentary: a thought, in order.
+                thoughts[f"message-{len(thoughts)}"] = str(data.content or "")
+            elif kind == "assistant.message":
+                final = str(data.content or "") or final
+            elif kind == "assistant.reasoning" and data.content:
+                # The CLI repeats a reasoning block (same id) within a turn: once each.
+                thoughts[str(getattr(data, "reasoning_id", len(thoughts)))] = str(data.content)
+            elif kind == "session.error":
+                errors.append(str(data.message))
+        for thought in thoughts.values():
+            await prompt.reporter.thought(thought)
+        session_id = str(getattr(room.session, "session_id", "") or self.session_id(room.room_id))
+        self.known_sessions[room.room_id] = session_id
+        if self._recorded.get(room.room_id) != session_id:
+            self._recorded[room.room_id] = session_id
+            metadata = {SESSION_KEY: session_id, "copilot_room_id": room.room_id}
+            await prompt.reporter.task("Copilot SDK session", metadata, always=True)
+        await prompt.reporter.usage(usage)
+        if errors and not prompt.tools.turn.replied:
+            message = f"Copilot turn failed: {errors[-1]}"
+            await prompt.tools.send_failure(AgentFailure(PROVIDER, message))
+            raise TurnResultAlreadyReported(message)
+        await relay_reply(prompt.tools, final, mentions=[prompt.msg.sender_id])
+
+    async def _timed_out(self, room: CopilotRoom, prompt: Prompt) -> None:
+        try:
+            await asyncio.wait_for(room.session.abort(), 5)
+        except Exception as exc:
+            logger.info("Room %s: abort failed: %s", room.room_id, exc)
+        limit = self.config.turn_timeout_s
+        message = f"Copilot did not finish within {limit:g} s; the turn was aborted."
+        await prompt.tools.send_failure(AgentFailure(PROVIDER, message, FAILURE_CODE_TIMEOUT))
+        raise TurnResultAlreadyReported(message)
+
+    def status_lines(self, room_id: str) -> list[str]:
+        connected = self.client is not None and _state(self.client) == "connected"
+        session = self.known_sessions.get(room_id)
+        return [
+            f"Copilot runtime: {'connected' if connected else 'not started'}.",
+            f"Session: `{session}`." if session else "Session: none yet.",
+            f"Model: `{self.config.model or 'the runtime default'}`.",
+        ]
+
+
+def _process(client: Any) -> Any:
+    """The CLI process the client spawned (a ``Popen``; private in the SDK), or None."""
+    return getattr(client, "_cli_process", None) or getattr(client, "_process", None)
+
+
+def _state(client: Any) -> str:
+    """The client's connection state (the SDK keeps it private; no accessor in 1.0.27)."""
+    return str(getattr(client, "_state", "unknown"))
+
+
+def _deny(*args: Any) -> Any:
+    """Copilot's own tools are off; a permission request cannot be for Band's tools."""
+    from copilot.generated.rpc import PermissionDecisionReject
+
+    return PermissionDecisionReject(feedback="Only Band's tools are available here.")

@@ -1,0 +1,576 @@
+"""``WebSocketClient``: the platform's socket as topic subscriptions with typed callbacks.
+
+``async with WebSocketClient(ws_url, api_key, agent_id) as ws:`` connects (retrying transient
+refusals; a 400/409 refusal raises ``WebSocketUpgradeError``), then ``join_*_channel`` joins a
+topic and routes each pushed event, validated and typed (``MessageCreatedPayload`` ...), to
+its callback, one event at a time per topic. A payload the wire rules refuse is dropped and
+counted (``validation_error_count``). The socket reconnects and rejoins by itself; a supersede
+or a terminal refusal ends it (``last_disconnect_reason``). Built on ``band.platform``'s
+Phoenix socket, the one the ``Agent`` uses.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import Field
+
+from band.core.types import ConflictPolicy
+from band.logging_config import core_issues, trace_context_extra
+from band.platform.event import WebSocketDisconnectReason
+from band.platform.socket import PhoenixSocket, SocketTimings, UpgradeRejected
+
+from .errors import WebSocketUpgradeError
+from .wire import WirePayload
+
+__all__ = [
+    "AgentControlPayload",
+    "ContactAddedPayload",
+    "ContactRemovedPayload",
+    "ContactRequestReceivedPayload",
+    "ContactRequestUpdatedPayload",
+    "ControlMode",
+    "DeliveryStatus",
+    "Mention",
+    "MessageCreatedPayload",
+    "MessageMetadata",
+    "ParticipantAddedPayload",
+    "ParticipantRemovedPayload",
+    "RoomAddedPayload",
+    "RoomDeletedPayload",
+    "RoomRemovedPayload",
+    "SupersedePayload",
+    "WebSocketClient",
+    "WebSocketDisconnectReason",
+    "WireEvent",
+]
+
+logger = logging.getLogger(__name__)
+Handler = Callable[[Any], Awaitable[None]]
+
+
+class DeliveryStatus(StrEnum):
+    """A recipient's state of a message: delivered, processing, then processed or failed."""
+
+    DELIVERED = "delivered"
+    PROCESSING = "processing"
+    PROCESSED = "processed"
+    FAILED = "failed"
+
+
+class ControlMode(StrEnum):
+    """The modes of an ``agent.control`` signal."""
+
+    INTERRUPT = "interrupt"
+    STOP = "stop"
+    PLAY = "play"
+
+
+class Mention(WirePayload):
+    id: str
+    username: str | None = None
+    handle: str | None = None
+    name: str | None = None
+
+
+class MessageMetadata(WirePayload):
+    mentions: list[Mention] = Field(default_factory=list)
+    status: str | None = None
+    delivery_status: dict[str, Any] | None = None
+
+
+class MessageCreatedPayload(WirePayload):
+    """``message_created`` (and ``message_updated``) on ``chat_room:<id>``."""
+
+    id: str
+    content: str
+    message_type: str
+    metadata: MessageMetadata | None = None
+    sender_id: str
+    sender_type: str
+    sender_name: str | None = None
+    chat_room_id: str | None = None
+    thread_id: str | None = None
+    inserted_at: str
+    updated_at: str
+
+
+class RoomAddedPayload(WirePayload):
+    id: str
+    inserted_at: str
+    updated_at: str
+    title: str | None = None
+    task_id: str | None = None
+
+
+class RoomRemovedPayload(RoomAddedPayload):
+    pass
+
+
+class RoomDeletedPayload(WirePayload):
+    id: str
+
+
+class ParticipantAddedPayload(WirePayload):
+    id: str
+    name: str
+    type: str
+    handle: str | None = None
+    description: str | None = None
+    is_remote: bool | None = None
+    is_external: bool | None = None
+
+
+class ParticipantRemovedPayload(WirePayload):
+    id: str
+    name: str
+    type: str
+
+
+class ContactRequestReceivedPayload(WirePayload):
+    id: str
+    from_handle: str | None = None
+    from_name: str | None = None
+    message: str | None = None
+    status: str
+    inserted_at: str
+
+
+class ContactRequestUpdatedPayload(WirePayload):
+    id: str
+    status: str
+
+
+class ContactAddedPayload(WirePayload):
+    id: str
+    handle: str | None = None
+    name: str | None = None
+    type: str
+    description: str | None = None
+    is_remote: bool | None = None
+    is_external: bool | None = None
+    inserted_at: str
+
+
+class ContactRemovedPayload(WirePayload):
+    id: str
+
+
+class AgentControlPayload(WirePayload):
+    """Interrupt, stop or play; ``room_id`` None reaches every room (dedupe on correlation)."""
+
+    mode: ControlMode
+    scope: Literal["agent", "room"]
+    agent_id: str
+    type: str | None = None
+    execution_id: str | None = None
+    room_id: str | None = None
+    reason: str | None = None
+    correlation_id: str | None = None
+
+
+class SupersedePayload(WirePayload):
+    """Another connection of this agent took over."""
+
+    reason: str
+    message: str
+    retryable: bool
+    retry_after: int | None = None
+    target_socket_id: str | None = None
+    correlation_id: str | None = None
+
+    def to_disconnect_reason(self, outcome: Any = None) -> WebSocketDisconnectReason:
+        return WebSocketDisconnectReason(
+            reason=self.reason,
+            message=self.message,
+            retryable=self.retryable,
+            retry_after=self.retry_after,
+            target_socket_id=self.target_socket_id,
+            correlation_id=self.correlation_id,
+            dead_reason=getattr(outcome, "dead_reason", None),
+            stale_reason=getattr(outcome, "stale_reason", None),
+        )
+
+
+class WireEvent(StrEnum):
+    """The event names pushed over the socket."""
+
+    MESSAGE_CREATED = "message_created"
+    MESSAGE_UPDATED = "message_updated"
+    ROOM_ADDED = "room_added"
+    ROOM_REMOVED = "room_removed"
+    ROOM_DELETED = "room_deleted"
+    PARTICIPANT_ADDED = "participant_added"
+    PARTICIPANT_REMOVED = "participant_removed"
+    CONTACT_REQUEST_RECEIVED = "contact_request_received"
+    CONTACT_REQUEST_UPDATED = "contact_request_updated"
+    CONTACT_ADDED = "contact_added"
+    CONTACT_REMOVED = "contact_removed"
+    SUPERSEDE = "supersede"
+    AGENT_CONTROL = "agent.control"
+    EVENT_CREATED = "event_created"
+    TASK_CREATED = "task_created"
+    TASK_UPDATED = "task_updated"
+
+
+PAYLOAD_MODELS: dict[str, type[WirePayload]] = {
+    WireEvent.MESSAGE_CREATED: MessageCreatedPayload,
+    WireEvent.MESSAGE_UPDATED: MessageCreatedPayload,
+    WireEvent.ROOM_ADDED: RoomAddedPayload,
+    WireEvent.ROOM_REMOVED: RoomRemovedPayload,
+    WireEvent.ROOM_DELETED: RoomDeletedPayload,
+    WireEvent.PARTICIPANT_ADDED: ParticipantAddedPayload,
+    WireEvent.PARTICIPANT_REMOVED: ParticipantRemovedPayload,
+    WireEvent.CONTACT_REQUEST_RECEIVED: ContactRequestReceivedPayload,
+    WireEvent.CONTACT_REQUEST_UPDATED: ContactRequestUpdatedPayload,
+    WireEvent.CONTACT_ADDED: ContactAddedPayload,
+    WireEvent.CONTACT_REMOVED: ContactRemovedPayload,
+    WireEvent.SUPERSEDE: SupersedePayload,
+    WireEvent.AGENT_CONTROL: AgentControlPayload,
+}
+KNOWN_UNHANDLED_EVENTS = frozenset({WireEvent.EVENT_CREATED})
+
+
+async def _ignore(_: Any) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class SupersedeOutcome:
+    """What a supersede means for this connection: reconnect (after ``delay``) or end."""
+
+    reconnect: bool
+    delay: float | None = None
+
+
+class _Topic:
+    """One joined topic: its handlers and the worker that runs them in order."""
+
+    def __init__(self, client: WebSocketClient, handlers: dict[str, Handler]) -> None:
+        self.handlers = handlers
+        self.queue: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
+        self.worker = asyncio.create_task(self._run(client))
+
+    async def _run(self, client: WebSocketClient) -> None:
+        while True:
+            event, payload = await self.queue.get()
+            await client._handle_event(event, payload, self.handlers)
+
+
+class WebSocketClient:
+    """The socket of one agent (or person) with typed topic subscriptions."""
+
+    def __init__(
+        self,
+        ws_url: str,
+        api_key: str,
+        agent_id: str | None = None,
+        on_reconnect: Callable[[], Awaitable[None]] | None = None,
+        on_disconnect: Callable[[Exception | None], Coroutine[Any, Any, None]] | None = None,
+        session_policy: Any = None,
+        conflict_policy: ConflictPolicy = ConflictPolicy.SUPERSEDE,
+    ) -> None:
+        self.ws_url = ws_url
+        self.api_key = api_key
+        self.agent_id = agent_id
+        self._on_reconnect = on_reconnect
+        self._on_disconnect = on_disconnect
+        self._timings = session_policy if isinstance(session_policy, SocketTimings) else None
+        self._conflict_policy = conflict_policy
+        self.client: PhoenixSocket | None = None
+        self._topics: dict[str, _Topic] = {}
+        self._validation_error_count = 0
+        self._last_disconnect_reason: WebSocketDisconnectReason | None = None
+        self._ended = False
+
+    @property
+    def validation_error_count(self) -> int:
+        """Events dropped because their payload broke the wire rules."""
+        return self._validation_error_count
+
+    def reset_validation_error_count(self) -> int:
+        """The count so far, then zero."""
+        count, self._validation_error_count = self._validation_error_count, 0
+        return count
+
+    @property
+    def last_disconnect_reason(self) -> WebSocketDisconnectReason | None:
+        return self._last_disconnect_reason
+
+    @property
+    def transport_ended(self) -> bool:
+        return self._ended
+
+    @property
+    def joined_topics(self) -> frozenset[str]:
+        return frozenset(t for t in self._topics if self.client and self.client.is_joined(t))
+
+    def _require_client(self) -> PhoenixSocket:
+        if self.client is None:
+            raise RuntimeError("WebSocketClient is not connected; use it in `async with`")
+        return self.client
+
+    async def __aenter__(self) -> WebSocketClient:
+        params = {"agent_id": self.agent_id} if self.agent_id else {}
+        reject = self._conflict_policy == ConflictPolicy.REJECT
+        self._ended = False
+        self.client = PhoenixSocket(
+            self.ws_url,
+            headers={"x-api-key": self.api_key},
+            params=params,
+            initial_params={"on_conflict": "reject"} if reject else {},
+            on_push=self._on_push,
+            on_reconnect=self._on_reconnect,
+            on_disconnect=self._disconnected,
+            timings=self._timings,
+        )
+        try:
+            await self.client.connect()
+        except UpgradeRejected as exc:
+            error = WebSocketUpgradeError(
+                status_code=exc.rejection.status,
+                code=exc.rejection.code,
+                message=exc.rejection.message,
+                retry_after=int(exc.rejection.retry_after)
+                if exc.rejection.retry_after is not None
+                else None,
+            )
+            self.record_terminal_disconnect(
+                WebSocketDisconnectReason(
+                    reason=error.code or f"http_{error.status_code}",
+                    message=error.message,
+                    retryable=False,
+                    retry_after=error.retry_after,
+                )
+            )
+            raise error from exc
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        for topic in list(self._topics.values()):
+            topic.worker.cancel()
+        self._topics.clear()
+        if self.client is not None:
+            await self.client.close()
+
+    def _disconnected(self, code: int | None, reason: str) -> None:
+        if self._on_disconnect is not None:
+            error = ConnectionError(f"WebSocket closed ({code}): {reason}")
+            asyncio.get_running_loop().create_task(self._on_disconnect(error))
+
+    def _on_push(self, topic: str, event: str, payload: dict[str, Any]) -> None:
+        joined = self._topics.get(topic)
+        if joined is not None:
+            joined.queue.put_nowait((event, payload))
+
+    async def _handle_event(
+        self, event: str, payload: dict[str, Any], handlers: dict[str, Handler]
+    ) -> None:
+        handler = handlers.get(event)
+        if handler is None:
+            level = logging.DEBUG if event in KNOWN_UNHANDLED_EVENTS else logging.WARNING
+            logger.log(
+                level,
+                "[WebSocket] Received event '%s' but no handler registered. Available handlers: %s",
+                event,
+                list(handlers),
+            )
+            return
+        model = PAYLOAD_MODELS.get(event)
+        value: Any = payload
+        if model is not None:
+            try:
+                value = model.from_wire(event, payload)
+            except ValueError as exc:
+                issues = core_issues(exc)
+                detail = "; ".join(f"{p}: {m}" for p, _c, m in issues) if issues else str(exc)
+                logger.error(
+                    "[WebSocket] Invalid %s payload: %s",
+                    event,
+                    detail,
+                    extra=trace_context_extra(exc),
+                )
+                self._validation_error_count += 1
+                return
+        try:
+            await handler(value)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("[WebSocket] Callback error for %s event", event)
+
+    def record_terminal_disconnect(self, reason: WebSocketDisconnectReason) -> None:
+        """Remember why the platform ended this connection, and end the transport."""
+        self._last_disconnect_reason = reason
+        self.end_transport()
+
+    def end_transport(self) -> None:
+        """End the socket for good: it will not reconnect."""
+        if self._ended:
+            return
+        self._ended = True
+        if self.client is not None:
+            self.client.terminate("terminal platform disconnect")
+
+    def handle_supersede(self, retryable: bool, retry_after_s: float | None) -> SupersedeOutcome:
+        """A non-retryable supersede ends the connection; a retryable one waits, then retries."""
+        if not retryable:
+            return SupersedeOutcome(reconnect=False)
+        return SupersedeOutcome(reconnect=True, delay=retry_after_s)
+
+    async def _join(self, topic: str, handlers: dict[str, Handler]) -> dict[str, Any]:
+        logger.info("[WebSocket] Subscribing to topic: %s", topic)
+        old = self._topics.pop(topic, None)
+        if old is not None:
+            old.worker.cancel()
+        self._topics[topic] = _Topic(self, handlers)
+        try:
+            reply = await self._require_client().join(topic)
+        except BaseException:
+            self._topics.pop(topic).worker.cancel()
+            raise
+        logger.info("[WebSocket] Subscribed to topic: %s", topic)
+        return reply
+
+    async def _leave(self, topic: str) -> None:
+        logger.info("[WebSocket] Unsubscribing from topic: %s", topic)
+        joined = self._topics.pop(topic, None)
+        if joined is not None:
+            joined.worker.cancel()
+        await self._require_client().leave(topic)
+
+    async def join_agent_control_channel(
+        self,
+        agent_id: str,
+        on_supersede: Callable[[SupersedePayload], Awaitable[None]],
+        on_control: Callable[[AgentControlPayload], Awaitable[None]] | None = None,
+    ) -> dict[str, Any]:
+        """``agent_control:<agent>``: supersede, and interrupt/stop/play when ``on_control``."""
+        handlers: dict[str, Handler] = {WireEvent.SUPERSEDE: on_supersede}
+        if on_control is not None:
+            handlers[WireEvent.AGENT_CONTROL] = on_control
+        return await self._join(f"agent_control:{agent_id}", handlers)
+
+    async def join_agent_rooms_channel(
+        self,
+        agent_id: str,
+        on_room_added: Callable[[RoomAddedPayload], Awaitable[None]],
+        on_room_removed: Callable[[RoomRemovedPayload], Awaitable[None]],
+    ) -> dict[str, Any]:
+        handlers: dict[str, Handler] = {
+            WireEvent.ROOM_ADDED: on_room_added,
+            WireEvent.ROOM_REMOVED: on_room_removed,
+        }
+        return await self._join(f"agent_rooms:{agent_id}", handlers)
+
+    async def join_chat_room_channel(
+        self,
+        chat_room_id: str,
+        on_message_created: Callable[[MessageCreatedPayload], Awaitable[None]],
+        on_message_updated: Callable[[MessageCreatedPayload], Awaitable[None]] | None = None,
+    ) -> dict[str, Any]:
+        """``chat_room:<room>``: new messages (and delivery updates when asked for)."""
+        handlers: dict[str, Handler] = {WireEvent.MESSAGE_CREATED: on_message_created}
+        if on_message_updated is not None:
+            handlers[WireEvent.MESSAGE_UPDATED] = on_message_updated
+        return await self._join(f"chat_room:{chat_room_id}", handlers)
+
+    async def join_user_rooms_channel(
+        self,
+        user_id: str,
+        on_room_added: Callable[[RoomAddedPayload], Awaitable[None]],
+        on_room_removed: Callable[[RoomRemovedPayload], Awaitable[None]],
+    ) -> dict[str, Any]:
+        handlers: dict[str, Handler] = {
+            WireEvent.ROOM_ADDED: on_room_added,
+            WireEvent.ROOM_REMOVED: on_room_removed,
+        }
+        return await self._join(f"user_rooms:{user_id}", handlers)
+
+    async def join_room_participants_channel(
+        self,
+        chat_room_id: str,
+        on_participant_added: Callable[[ParticipantAddedPayload], Awaitable[None]],
+        on_participant_removed: Callable[[ParticipantRemovedPayload], Awaitable[None]],
+        on_room_deleted: Callable[[RoomDeletedPayload], Awaitable[None]] = _ignore,
+    ) -> dict[str, Any]:
+        handlers: dict[str, Handler] = {
+            WireEvent.PARTICIPANT_ADDED: on_participant_added,
+            WireEvent.PARTICIPANT_REMOVED: on_participant_removed,
+            WireEvent.ROOM_DELETED: on_room_deleted,
+        }
+        return await self._join(f"room_participants:{chat_room_id}", handlers)
+
+    async def join_tasks_channel(
+        self,
+        user_id: str,
+        on_task_created: Callable[[dict[str, Any]], Awaitable[None]],
+        on_task_updated: Callable[[dict[str, Any]], Awaitable[None]],
+    ) -> dict[str, Any]:
+        handlers: dict[str, Handler] = {
+            WireEvent.TASK_CREATED: on_task_created,
+            WireEvent.TASK_UPDATED: on_task_updated,
+        }
+        return await self._join(f"tasks:{user_id}", handlers)
+
+    async def join_agent_contacts_channel(
+        self,
+        agent_id: str,
+        on_contact_request_received: Callable[[ContactRequestReceivedPayload], Awaitable[None]],
+        on_contact_request_updated: Callable[[ContactRequestUpdatedPayload], Awaitable[None]],
+        on_contact_added: Callable[[ContactAddedPayload], Awaitable[None]],
+        on_contact_removed: Callable[[ContactRemovedPayload], Awaitable[None]],
+    ) -> dict[str, Any]:
+        handlers: dict[str, Handler] = {
+            WireEvent.CONTACT_REQUEST_RECEIVED: on_contact_request_received,
+            WireEvent.CONTACT_REQUEST_UPDATED: on_contact_request_updated,
+            WireEvent.CONTACT_ADDED: on_contact_added,
+            WireEvent.CONTACT_REMOVED: on_contact_removed,
+        }
+        return await self._join(f"agent_contacts:{agent_id}", handlers)
+
+    async def leave_agent_control_channel(self, agent_id: str) -> None:
+        await self._leave(f"agent_control:{agent_id}")
+
+    async def leave_agent_rooms_channel(self, agent_id: str) -> None:
+        await self._leave(f"agent_rooms:{agent_id}")
+
+    async def leave_chat_room_channel(self, chat_room_id: str) -> None:
+        await self._leave(f"chat_room:{chat_room_id}")
+
+    async def leave_user_rooms_channel(self, user_id: str) -> None:
+        await self._leave(f"user_rooms:{user_id}")
+
+    async def leave_room_participants_channel(self, chat_room_id: str) -> None:
+        await self._leave(f"room_participants:{chat_room_id}")
+
+    async def leave_tasks_channel(self, user_id: str) -> None:
+        await self._leave(f"tasks:{user_id}")
+
+    async def leave_agent_contacts_channel(self, agent_id: str) -> None:
+        await self._leave(f"agent_contacts:{agent_id}")
+
+    async def run_forever(self, *, install_signal_handlers: bool = True) -> None:
+        """Serve until the socket ends for good (or SIGINT/SIGTERM, when handlers are on)."""
+        client = self._require_client()
+        if not install_signal_handlers:
+            await client.wait_closed()
+            return
+        import signal
+
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, self.end_transport)
+        try:
+            await client.wait_closed()
+        finally:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                with contextlib.suppress(NotImplementedError, RuntimeError):
+                    loop.remove_signal_handler(sig)

@@ -1,0 +1,62 @@
+"""Copilot's ``ask_user`` tool answered by the people in the room (``ask_user="room"``).
+
+The question is posted to the room as the turn's reply, mentioning who asked, and the tool
+call is answered at once with an acknowledgement: the turn ends, and the person's answer
+arrives as the room's next message on the same Copilot session. Waiting inside the turn
+cannot work: a room's messages reach the agent one at a time (the answer would queue behind
+the turn waiting for it), and Copilot keeps an unanswered ``ask_user`` open forever (no
+timeout, not replayed when a session resumes). The request and response are plain dicts in
+the SDK's ``UserInputRequest`` / ``UserInputResponse`` shapes, so nothing here imports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = [
+    "ASK_USER_ROOM",
+    "ROOM_ASK_USER_GUIDANCE",
+    "answer",
+    "delivered",
+    "render_room_question",
+]
+
+ASK_USER_ROOM = "room"
+
+ROOM_ASK_USER_GUIDANCE = (
+    "## Asking the people in the room\n\n"
+    "When you need a decision, an answer or an approval from the people here, call the "
+    "ask_user tool (with choices when there are some). The question is posted to the room "
+    "for you. Its answer never comes within the same turn: it arrives later as a new "
+    "message. After calling ask_user, end your turn."
+)
+
+
+def answer(text: str) -> dict[str, Any]:
+    """``text`` as the tool's free-form answer (``UserInputResponse``)."""
+    return {"answer": text, "wasFreeform": True}
+
+
+def delivered(question: str) -> dict[str, Any]:
+    """The answer once ``question`` (as rendered) is in the room."""
+    return answer(
+        "(Posted to the room as below; the people there were notified. Their answer is "
+        "not available in this turn: it will come as a later message, where a bare number "
+        "picks that numbered option. End your turn now, without answering for them or "
+        f"asking again.)\n---\n{question}\n---"
+    )
+
+
+def render_room_question(request: Mapping[str, Any]) -> str:
+    """The question as a room message: its choices numbered, then how to answer."""
+    question = str(request.get("question") or "").strip()
+    choices = [str(c) for c in request.get("choices") or []]
+    if not choices:
+        return question
+    lines = [question, "", *(f"{n}. {c}" for n, c in enumerate(choices, 1)), ""]
+    if request.get("allowFreeform", True):
+        lines.append("Answer with a number or in your own words.")
+    else:
+        lines.append("Answer with the number of one option.")
+    return "\n".join(lines)

@@ -1,0 +1,5 @@
+"""``SessionConfig``: per-room execution tuning, from arguments or the environment."""
+
+from band.runtime.config import SessionConfig
+
+__all__ = ["SessionConfig"]

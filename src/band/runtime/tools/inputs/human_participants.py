@@ -1,0 +1,36 @@
+"""Input models of the person-side participant tools (``HumanTools``)."""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from ._base import ToolInput
+from .identifiers import ResourceId
+
+__all__ = [
+    "AddMyChatParticipantInput",
+    "ListMyChatParticipantsInput",
+    "RemoveMyChatParticipantInput",
+]
+
+
+class ListMyChatParticipantsInput(ToolInput):
+    """List who is in a room."""
+
+    chat_id: ResourceId = Field(..., description="The room's id (required).")
+    participant_type: str | None = Field(None, description="Only 'User' or 'Agent' (optional).")
+
+
+class AddMyChatParticipantInput(ToolInput):
+    """Add a person or agent to a room."""
+
+    chat_id: ResourceId = Field(..., description="The room's id (required).")
+    participant_id: str = Field(..., description="The person's or agent's id (required).")
+    role: str | None = Field(None, description="owner, admin or member (default member).")
+
+
+class RemoveMyChatParticipantInput(ToolInput):
+    """Remove a participant from a room."""
+
+    chat_id: ResourceId = Field(..., description="The room's id (required).")
+    participant_id: ResourceId = Field(..., description="The participant's id (required).")

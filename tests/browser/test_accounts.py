@@ -1,0 +1,65 @@
+"""Accounts in Chromium: the admin invites someone by email (the link shown once), the invitee
+joins with a name, handle and password, sees where they are signed in, signs out, and signs
+in again with email and password; a wrong password gets the one generic answer."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.async_api import Browser, Page, expect
+
+from .browser_support import TIMEOUT_MS, Platform, Shots, sign_in
+
+pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(180)]
+
+PASSWORD = "a long enough secret"
+
+
+async def test_an_invited_person_joins_and_signs_in_with_a_password(
+    browser: Browser, page: Page, band: Platform, shots: Shots
+) -> None:
+    await sign_in(page, band.url, band.admin_key)
+    await page.get_by_role("navigation").get_by_role("link", name="People").click()
+    await page.get_by_role("link", name="Invite by email").click()
+    await page.get_by_label("Their email").fill("joan@example.org")
+    await page.get_by_role("button", name="Create invitation").click()
+    link = await page.get_by_label("Link").input_value()
+    assert f"{band.url}/invite/" in link
+    await expect(page.get_by_role("status")).to_contain_text("Mail is not set up here")
+    await shots.take(page, "invitation-link-shown-once")
+
+    context = await browser.new_context(viewport={"width": 1280, "height": 820})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        joan = await context.new_page()
+        await joan.goto(link)
+        await expect(joan.get_by_role("heading", name="Join Band")).to_be_visible()
+        await expect(joan.get_by_text("joan@example.org")).to_be_visible()
+        await joan.get_by_label("Name").fill("Joan Clarke")
+        await joan.get_by_label("Handle").fill("joan")
+        await joan.get_by_label("Password").fill(PASSWORD)
+        await shots.take(joan, "invitation-form")
+        await joan.get_by_role("button", name="Join").click()
+        await expect(joan.get_by_role("heading", name="Rooms", exact=True)).to_be_visible()
+
+        await joan.get_by_role("link", name="Joan Clarke").click()
+        await expect(joan.get_by_role("heading", name="Where you are signed in")).to_be_visible()
+        await expect(joan.locator(".session")).to_have_count(1)
+        await expect(joan.locator(".session")).to_contain_text("This browser")
+        await shots.take(joan, "account-sessions")
+        await joan.get_by_role("button", name="Sign out everywhere").click()
+
+        await expect(joan.get_by_label("Email")).to_be_visible()
+        await joan.get_by_label("Email").fill("joan@example.org")
+        await joan.get_by_label("Password").fill("not my password")
+        await joan.get_by_role("button", name="Sign in").click()
+        await expect(joan.get_by_role("alert")).to_have_text("Wrong email or password.")
+        await shots.take(joan, "wrong-password")
+        await joan.get_by_label("Password").fill(PASSWORD)
+        await joan.get_by_role("button", name="Sign in").click()
+        await expect(joan.get_by_role("heading", name="Rooms", exact=True)).to_be_visible()
+        await shots.take(joan, "signed-in-with-password")
+
+        used = await joan.goto(link)  # the link worked once
+        assert used is not None and used.status == 404
+    finally:
+        await context.close()
