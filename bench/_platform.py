@@ -14,8 +14,9 @@ from pathlib import Path
 
 import httpx
 
-from band_server.services import accounts, rooms
-from band_server.services.principals import Principal
+from band_server.services.identity import accounts
+from band_server.services.identity.principals import Principal
+from band_server.services.rooms import membership as rooms
 from band_server.store.db import Database
 from band_server.store.migrate import upgrade
 

@@ -44,7 +44,7 @@ from typing import Any
 
 import psutil  # type: ignore[import-untyped]
 
-from band_server.services import accounts
+from band_server.services.identity import accounts
 from band_server.store.db import Database
 from band_server.store.migrate import upgrade
 from bench._platform import free_port, serve_floor, serve_platform

@@ -108,7 +108,8 @@ class Soak:
 async def seed(data: Path, agents: int, per_room: int) -> World:
     """A person, ``agents`` agents of theirs, and rooms of ``per_room`` agents with the person
     in every one, written in one unit before the node starts."""
-    from band_server.services import accounts, rooms
+    from band_server.services.identity import accounts
+    from band_server.services.rooms import membership as rooms
     from band_server.store.db import Database
     from band_server.store.migrate import upgrade
 

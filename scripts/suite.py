@@ -59,7 +59,8 @@ class Group:
 def declared_groups() -> list[Group]:
     # Estimates: seconds measured with every group running on a loaded 2-core machine (the
     # framework environments as a clean checkout builds them); longest start first.
-    server = sorted(f"tests/server/{p.name}" for p in (TESTS / "server").glob("test_*.py"))
+    # tests/server mirrors src/band_server (http/, store/, services/<domain>/ ...)
+    server = sorted(p.relative_to(ROOT).as_posix() for p in (TESTS / "server").rglob("test_*.py"))
     half = len(server) // 2
     soak = "tests/scale/test_soak.py"
     scale = sorted(f"tests/scale/{p.name}" for p in (TESTS / "scale").glob("test_*.py"))

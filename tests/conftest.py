@@ -16,7 +16,7 @@ from fastapi import FastAPI
 from band_server.app import create_app
 from band_server.config import Settings
 from band_server.context import Platform
-from band_server.services import accounts
+from band_server.services.identity import accounts
 
 
 def free_port() -> int:

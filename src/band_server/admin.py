@@ -21,17 +21,19 @@ import yaml
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 
-from band.protocol import MessageSentResponse
-from band.protocol.messages import MessageCreateFields
+from band_protocol import MessageSentResponse
+from band_protocol.messages import MessageCreateFields
 
 from .config import Settings
 from .context import Platform
 from .errors import ApiError, Conflict, NotFound, ValidationFailed
 from .realtime.hub import Hub
-from .services import accounts, posting, rooms
-from .services.participation import new_room_title
-from .services.parties import Party, party_by_handle
-from .services.principals import Principal
+from .services.identity import accounts
+from .services.identity.parties import Party, party_by_handle
+from .services.identity.principals import Principal
+from .services.messages import person_posts as posting
+from .services.rooms import membership as rooms
+from .services.rooms.invites import new_room_title
 from .services.unit import write
 from .store.db import Database
 from .store.migrate import upgrade

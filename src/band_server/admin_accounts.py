@@ -6,7 +6,8 @@ from __future__ import annotations
 from .admin import AdminError, open_platform
 from .config import Settings
 from .errors import ApiError
-from .services import account_links, accounts, passwords
+from .services import account_links, passwords
+from .services.identity import accounts
 from .services.unit import write
 
 

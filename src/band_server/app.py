@@ -12,19 +12,21 @@ from band_protocol import tracing
 
 from . import __version__
 from .api import agent as agent_api
-from .api import delegation, errors, health, openapi
+from .api import delegation
 from .api import human as human_api
 from .api.admin import router as admin_router
 from .api.agent import router as agent_router
-from .api.fast_lane import FastLane, Lane, lanes_of
-from .api.front import Front
 from .api.human import router as human_router
-from .api.idempotency import IdempotencyMiddleware, claimed_in_unit
 from .config import DEFAULT_DEPENDENCY_WAIT, Settings
 from .context import Platform
 from .fanout.bus import Broadcast, Bus, InProcessBus
 from .gc_policy import FrozenSurvivors
-from .observability import Metrics, metrics
+from .http import errors, health, openapi
+from .http.fast_lane import FastLane, Lane, lanes_of
+from .http.front import Front
+from .http.idempotency import IdempotencyMiddleware, claimed_in_unit
+from .http.metrics import metrics
+from .observability import Metrics
 from .realtime.hub import Hub
 from .realtime.presence import Presence
 from .realtime.socket import is_socket_upgrade, serve_socket
@@ -42,7 +44,7 @@ def make_presence(settings: Settings, hub: Hub) -> Presence | None:
     """Cluster-wide presence when nodes share Redis; None: the hub alone judges."""
     if not settings.redis_url:
         return None
-    from .fanout.redis_presence import ClusterPresence
+    from .realtime.redis_presence import ClusterPresence
 
     return ClusterPresence(
         hub, settings.redis_url, ttl=settings.presence_ttl, interval=settings.presence_interval
@@ -69,9 +71,9 @@ class BandApp(FastAPI):
 
     - The socket upgrade goes straight to its endpoint. A socket lives for hours, and each ASGI
       layer on its way (Starlette's error middleware, FastAPI's own layers, our HTTP
-      middlewares, the router) keeps a frame alive for all that time: about 7 KiB per socket, a
-      quarter of the budget for 10,000 idle agents (docs/decisions.md).
-    - An HTTP request crosses ``http_stack`` first (``api.front.Front``: metrics, the body
+      middlewares, the router) keeps a frame alive for all that time, a large part of an idle
+      socket's memory (docs/decisions.md, "Idle sockets: memory, handshakes, the collector").
+    - An HTTP request crosses ``http_stack`` first (``http.front.Front``: metrics, the body
       limit and the guard in one layer; then idempotency, the fast lane), and FastAPI's own
       stack (its telemetry check, Starlette's error middleware, FastAPI's exception and
       exit-stack layers, the router) only when the fast lane hands it on (``routed``): an

@@ -31,7 +31,7 @@ from . import admin, admin_accounts
 from .backup import BackupError
 from .config import DEFAULT_DEPENDENCY_WAIT, Settings
 from .logs import LEVELS, logging_config
-from .services.accounts import slug
+from .services.identity.accounts import slug
 
 
 def _seconds(text: str) -> float:

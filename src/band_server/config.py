@@ -75,7 +75,8 @@ class Settings:
     )
     # A `processing` attempt with no sign of life (a mark, an activity report, a post by the
     # agent in the room) for this long has expired: `/next` serves it after the room's other
-    # open messages and the lease sweep records it `failed` (docs/decisions.md, issue 12).
+    # open messages and the lease sweep records it `failed` (docs/decisions.md, "`/next`
+    # passes over heads that will not run; an attempt holds a lease").
     delivery_lease: float = field(default_factory=lambda: _seconds("BAND_DELIVERY_LEASE", 300.0))
     agent_loop_limit: int = 50
     max_file_bytes: int = field(default_factory=default_max_file_bytes)  # per uploaded file
@@ -93,8 +94,8 @@ class Settings:
     # Where the web app links a message's trace (with tracing on): a URL with "{trace_id}",
     # e.g. a Jaeger UI's http://localhost:16686/trace/{trace_id}; unset shows the id.
     trace_url: str | None = field(default_factory=lambda: os.environ.get("BAND_TRACE_URL") or None)
-    # The fast lane (api.fast_lane) serves simple routes without FastAPI's per-request work;
-    # off, FastAPI serves every request. Both answer alike (tests/server/test_lane_equal.py).
+    # The fast lane (http.fast_lane) serves simple routes without FastAPI's per-request work;
+    # off, FastAPI serves every request. Both answer alike (tests/server/http/test_lane_equal.py).
     fast_lane: bool = field(default_factory=lambda: _switch("BAND_FAST_LANE", True))
     # Accounts (services.account_links, services.mailer): invitation and reset links are mailed
     # through BAND_SMTP_URL (smtp://[user:pass@]host[:port], smtps:// for TLS) when it is set,

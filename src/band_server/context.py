@@ -8,15 +8,15 @@ from typing import TYPE_CHECKING
 from .config import Settings
 from .files import FileStore, LocalFileStore
 from .observability import Metrics
-from .services.accounts import authenticate_key
-from .services.auth_cache import AuthCache
 from .services.bulk_deletions import JobRunner
-from .services.leases import LeaseClock, LeaseSweeper
-from .services.passing_over import ServedHeads
-from .services.principals import Principal
-from .services.rate_limits import RateLimit
-from .services.roster_cache import RosterCache
-from .services.working import ActivityBoard
+from .services.delegation.rate_limits import RateLimit
+from .services.deliveries.leases import LeaseClock, LeaseSweeper
+from .services.deliveries.passing_over import ServedHeads
+from .services.deliveries.working import ActivityBoard
+from .services.identity.accounts import authenticate_key
+from .services.identity.auth_cache import AuthCache
+from .services.identity.principals import Principal
+from .services.rooms.roster_cache import RosterCache
 from .store.db import Database
 
 if TYPE_CHECKING:

@@ -18,7 +18,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from .context import Platform
 from .errors import NotFound, Unauthorized
-from .services import accounts, rooms
+from .services.identity import accounts
+from .services.rooms import membership as rooms
 from .services.unit import UnitOfWork, write
 from .store.models import Agent, Room, User
 

@@ -30,10 +30,9 @@ import asyncio
 import time
 from bisect import bisect_left
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from prometheus_client import (
-    CONTENT_TYPE_LATEST,
     CollectorRegistry,
     Gauge,
     Histogram,
@@ -43,8 +42,6 @@ from prometheus_client import (
 from prometheus_client.metrics_core import Metric
 from prometheus_client.registry import Collector
 from sqlalchemy import func, select
-from starlette.requests import Request
-from starlette.responses import Response
 from starlette.types import Scope
 
 from .fanout.bus import Broadcast
@@ -53,7 +50,9 @@ from .store.models import Delivery
 from .store.sqlite_memory import sqlite_memory_bytes
 
 if TYPE_CHECKING:
-    from .context import Platform
+    from .realtime.hub import Hub
+    from .realtime.presence import Presence
+    from .store.db import Database
 
 DELIVERY_STATES = ("delivered", "processing", "processed", "failed")
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
@@ -62,6 +61,22 @@ ROUTE_TEMPLATE = "band.route"
 """``scope[ROUTE_TEMPLATE]``: the request's full route template, set by whoever matched it
 with its prefix known (the fast lane); else :func:`route_template` works it out from
 ``scope["route"]``."""
+
+
+class Scraped(Protocol):
+    """What a scrape reads of the platform: its database, sockets, presence and registry."""
+
+    @property
+    def db(self) -> Database: ...
+
+    @property
+    def hub(self) -> Hub: ...
+
+    @property
+    def presence(self) -> Presence: ...
+
+    @property
+    def metrics(self) -> Metrics: ...
 
 
 class Metrics:
@@ -99,7 +114,7 @@ class Metrics:
     def observe_broadcast(self, broadcast: Broadcast) -> None:
         self.fanout_lag.observe(max(0.0, time.time() - broadcast.published_at))
 
-    async def render(self, platform: Platform) -> bytes:
+    async def render(self, platform: Scraped) -> bytes:
         """Refresh the scrape-time gauges, then the Prometheus text."""
         async with platform.db.read() as session:
             rows = await session.execute(
@@ -151,11 +166,10 @@ class RequestStats(Collector):
     ``band_http_request_duration_seconds{method,route}`` as plain numbers.
 
     prometheus-client's labelled children take a lock on every update (a histogram's observe
-    updates its sum and a bucket: ~6 µs in a loop, a counter's inc ~2 µs), and every request
-    made both. Requests are timed on the loop's thread and scrapes render on it too, so plain
-    numbers need no lock; the two families are built when scraped, the same samples as the
-    library's own counter and histogram give (``_total``, ``_bucket`` cumulative, ``_count``,
-    ``_sum``, ``_created``).
+    updates its sum and a bucket), and every request made both. Requests are timed on the loop's
+    thread and scrapes render on it too, so plain numbers need no lock; the two families are
+    built when scraped, the same samples as the library's own counter and histogram give
+    (``_total``, ``_bucket`` cumulative, ``_count``, ``_sum``, ``_created``).
     """
 
     def __init__(self, registry: CollectorRegistry) -> None:
@@ -218,14 +232,3 @@ def route_template(scope: Scope) -> str:
     # routers it was included in (``/api/v1/agent``).
     prefix = path[: -len(concrete)] if concrete and path.endswith(concrete) else ""
     return prefix + str(local)
-
-
-def platform_of(request: Request) -> Platform:
-    platform: Platform = request.app.state.platform
-    return platform
-
-
-async def metrics(request: Request) -> Response:
-    """The node's metrics in the Prometheus text format."""
-    platform = platform_of(request)
-    return Response(await platform.metrics.render(platform), media_type=CONTENT_TYPE_LATEST)

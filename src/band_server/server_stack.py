@@ -2,8 +2,8 @@
 
 uvloop and httptools (installed with ``uvicorn[standard]``) when present; the sans-I/O
 ``websockets`` implementation with permessage-deflate off (a compressor and decompressor per
-socket would cost 40-110 KiB of memory each, see docs/decisions.md); a listen backlog that
-lets thousands of agents reconnect at once.
+socket weigh on every idle socket's memory: docs/decisions.md, "Idle sockets: memory,
+handshakes, the collector"); a listen backlog that lets thousands of agents reconnect at once.
 """
 
 from __future__ import annotations
@@ -36,11 +36,12 @@ def uvicorn_options() -> dict[str, Any]:
 def steady_heap() -> Iterator[None]:
     """While the app serves: what start-up built is frozen out of the cyclic GC.
 
-    The imported modules, routes, models and compiled statements (over 100,000 objects) never
-    become garbage, yet every full collection walked them all (~24 ms here, a p99 spike each
-    time) and every older-generation one many of them; and the youngest generation ran every
-    700 allocations, a few times per request. Frozen, and with a larger young threshold, the
-    collector only looks at what requests allocate (measured in docs/decisions.md). On exit
+    The imported modules, routes, models and compiled statements never become garbage, yet
+    every full collection walked them all (a tail-latency spike each time) and every
+    older-generation one many of them; and the youngest generation ran a few times per
+    request. Frozen, and with a larger young threshold, the collector only looks at what
+    requests allocate (docs/decisions.md, "Idle sockets: memory, handshakes, the collector").
+    On exit
     the heap is unfrozen, so a process that runs several apps one after the other (tests)
     collects each one once it is gone.
     """

@@ -25,10 +25,9 @@ from starlette.requests import Request
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from .api.errors import error_response
-from .api.unavailable import RETRY_AFTER_SECONDS
 from .context import Platform
 from .fanout.bus import Deliver
+from .http.errors import RETRY_AFTER_SECONDS, error_response
 from .realtime.handshake import Denial, deny
 from .store.migrate import upgrade
 from .store.outage import dependency_unavailable

@@ -380,14 +380,14 @@ class Seeder:
         self.db = db
 
     async def person(self, handle: str, name: str) -> Person:
-        from band_server.services import accounts
+        from band_server.services.identity import accounts
 
         async with self.db.write() as session:
             user, key = await accounts.create_user(session, name=name, handle=handle)
             return Person(user.id, key, user.handle, user.name)
 
     async def agent(self, owner: Person, name: str) -> AgentCreds:
-        from band_server.services import accounts
+        from band_server.services.identity import accounts
 
         async with self.db.write() as session:
             user = await accounts.get_user(session, owner.id)
@@ -397,7 +397,8 @@ class Seeder:
             return AgentCreds(agent.id, key, agent.handle, agent.name)
 
     async def room(self, owner: Person, title: str, agents: list[AgentCreds]) -> str:
-        from band_server.services import accounts, rooms
+        from band_server.services.identity import accounts
+        from band_server.services.rooms import membership as rooms
 
         async with self.db.write() as session:
             user = await accounts.get_user(session, owner.id)

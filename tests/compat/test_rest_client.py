@@ -54,7 +54,9 @@ def say(pytestconfig: pytest.Config) -> Callable[[str], None]:
 
 
 async def _build_world(seeder: Any) -> dict[str, Any]:
-    from band_server.services import accounts, contacts, rooms
+    from band_server.services.contacts import requests as contacts
+    from band_server.services.identity import accounts
+    from band_server.services.rooms import membership as rooms
     from band_server.services.unit import UnitOfWork
 
     db = seeder.db
@@ -101,7 +103,7 @@ async def _build_world(seeder: Any) -> dict[str, Any]:
 
 
 async def _user(db: Any, user_id: str) -> Any:
-    from band_server.services import accounts
+    from band_server.services.identity import accounts
 
     async with db.read() as session:
         return await accounts.get_user(session, user_id)
@@ -111,7 +113,7 @@ async def _delegation(
     db: Any, people: dict[str, Any], agents: dict[str, Any], room_id: str
 ) -> dict[str, Any]:
     """Bob registers a system and lets alice's Echo act for him there."""
-    from band_server.services import delegation
+    from band_server.services.delegation import exchange as delegation
 
     async with db.write() as session:
         audience = await delegation.seed_consent(

@@ -240,7 +240,8 @@ class World:
 
 async def seed_world(data_dir: Path, agent_name: str = "Echo") -> World:
     """Migrate `data_dir` and write the world through our services, before the server starts."""
-    from band_server.services import accounts, rooms
+    from band_server.services.identity import accounts
+    from band_server.services.rooms import membership as rooms
     from band_server.store.db import Database
     from band_server.store.migrate import upgrade
 

@@ -23,7 +23,7 @@ from band.adapters import OpenAIChatAdapter
 from band.core.types import Capability
 from band.runtime.tools import FILE_TOOL_NAMES, TASK_TOOL_NAMES
 from band.testing import FakeModel, LocalPlatform, fake_openai_server
-from band.testing.local_platform import Identity
+from band_server.testing.local_platform import Identity
 
 REPORT = "Quarterly report\n- revenue up 12%\n- costs flat\n"
 BRIEF = "# Brief\nCompare the two vendors and pick one.\n"

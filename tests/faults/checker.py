@@ -28,7 +28,7 @@ from typing import Any
 
 import httpx
 
-from band_server.services.leases import EXPIRED_ERROR
+from band_server.services.deliveries.leases import EXPIRED_ERROR
 
 from .load import TOKEN_PATTERN, Ack, BurstResult
 

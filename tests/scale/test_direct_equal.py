@@ -30,10 +30,10 @@ from sqlalchemy.sql import Select
 from sqlalchemy.sql.dml import UpdateBase
 from sqlalchemy.types import TypeEngine
 
-from band_server.api.errors import database_error_kind
 from band_server.app import create_app
 from band_server.config import Settings
-from band_server.services import accounts
+from band_server.http.errors import database_error_kind
+from band_server.services.identity import accounts
 from band_server.store import direct
 from band_server.store.db import Database
 from band_server.store.models import Base

@@ -18,7 +18,7 @@ import pytest
 from band_server.app import create_app
 from band_server.cli import main as band
 from band_server.config import Settings
-from band_server.services import accounts
+from band_server.services.identity import accounts
 
 from .nodes import serve
 from .real_services import PostgresServer

@@ -9,10 +9,10 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
 from band_server.fanout.bus import Broadcast
-from band_server.fanout.redis_presence import ClusterPresence, node_key
 from band_server.fanout.resp import RespConnection, open_connection
 from band_server.realtime.hub import Hub
-from band_server.services.principals import Principal
+from band_server.realtime.redis_presence import ClusterPresence, node_key
+from band_server.services.identity.principals import Principal
 
 from .real_services import RedisServer
 from .test_presence import until

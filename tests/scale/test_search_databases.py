@@ -14,7 +14,8 @@ import pytest
 from band_server.app import create_app
 from band_server.config import Settings
 from band_server.context import Platform
-from band_server.services import accounts, rooms
+from band_server.services.identity import accounts
+from band_server.services.rooms import membership as rooms
 
 from .real_services import PostgresServer
 

@@ -11,7 +11,7 @@ from band_server.fanout.bus import Broadcast, gap_since
 from band_server.fanout.redis_bus import RedisBus
 from band_server.fanout.resp import open_connection
 from band_server.realtime.hub import Hub
-from band_server.services.principals import Principal
+from band_server.services.identity.principals import Principal
 
 from .real_services import RedisServer
 from .test_presence import until

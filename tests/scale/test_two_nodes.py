@@ -18,7 +18,7 @@ from websockets.exceptions import ConnectionClosed
 
 from band_server.fanout.redis_bus import CHANNEL
 from band_server.fanout.resp import open_connection
-from band_server.services import accounts
+from band_server.services.identity import accounts
 
 from .nodes import Node
 from .real_services import RedisServer

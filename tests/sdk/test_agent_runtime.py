@@ -10,7 +10,7 @@ import pytest
 from band import AgentRuntime, BandLink, ExecutionContext, PlatformEvent
 from band.client.rest import ChatMessageRequest, ChatMessageRequestMentionsItem
 from band.platform.event import MessageEvent
-from band.testing.local_platform import LocalPlatform
+from band_server.testing.local_platform import LocalPlatform
 
 pytestmark = pytest.mark.timeout(60)
 

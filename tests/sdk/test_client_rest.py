@@ -18,7 +18,7 @@ from band.client.rest import (
     ChatRoomRequest,
     ParticipantRequest,
 )
-from band.testing.local_platform import LocalPlatform
+from band_server.testing.local_platform import LocalPlatform
 
 pytestmark = pytest.mark.timeout(60)
 

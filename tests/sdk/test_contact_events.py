@@ -23,7 +23,7 @@ from band.runtime.contact_tools import ContactTools
 from band.runtime.contacts import ContactEventConfig, ContactEventStrategy
 from band.runtime.tools import HumanTools
 from band.testing import LocalPlatform
-from band.testing.local_platform import Identity
+from band_server.testing.local_platform import Identity
 
 
 class HubDecider(SimpleAdapter[list[dict[str, Any]]]):

@@ -12,7 +12,7 @@ from band.core import AgentToolsProtocol, SimpleAdapter
 from band.core.delivery import relay_reply
 from band.core.types import PlatformMessage
 from band.runtime.oneshot import OneShotEnvelopeError, OneShotInvoker
-from band.testing.local_platform import Identity, LocalPlatform
+from band_server.testing.local_platform import Identity, LocalPlatform
 
 pytestmark = pytest.mark.timeout(60)
 

@@ -13,7 +13,7 @@ from runtime_support import EchoAdapter, until
 
 from band import Agent, AgentConfig, BandLink, GracefulShutdown, PlatformEvent, RoomPresence
 from band.platform.event import MessageEvent
-from band.testing.local_platform import LocalPlatform
+from band_server.testing.local_platform import LocalPlatform
 
 pytestmark = pytest.mark.timeout(60)
 

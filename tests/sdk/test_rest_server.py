@@ -11,7 +11,8 @@ from fastapi import FastAPI
 from band.platform import BandRestClient, BandRestError, MarkResult
 from band.runtime.tools import AgentTools
 from band_server.context import Platform
-from band_server.services import accounts, rooms
+from band_server.services.identity import accounts
+from band_server.services.rooms import membership as rooms
 from conftest import Seeded, make_agent
 
 

@@ -18,7 +18,7 @@ from band.core import AgentToolsProtocol, SimpleAdapter
 from band.core.types import PlatformMessage
 from band.platform.turn_keys import turn_post_key, turn_scope
 from band.runtime.oneshot import OneShotInvoker
-from band.testing.local_platform import Identity, LocalPlatform
+from band_server.testing.local_platform import Identity, LocalPlatform
 
 pytestmark = pytest.mark.timeout(60)
 

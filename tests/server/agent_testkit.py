@@ -15,8 +15,11 @@ from band.protocol import utcnow
 from band.protocol.messages import MentionRef, MessageCreateFields
 from band_server.context import Platform
 from band_server.fanout.bus import Broadcast
-from band_server.services import accounts, messages, rooms, unit
-from band_server.services.paging import MessagePage
+from band_server.services import unit
+from band_server.services.identity import accounts
+from band_server.services.messages import posts as messages
+from band_server.services.messages.paging import MessagePage
+from band_server.services.rooms import membership as rooms
 from band_server.store.models import Delivery, DeliveryAttempt, Message
 from conftest import Seeded, make_agent, make_user
 

@@ -28,7 +28,7 @@ from fastapi import FastAPI
 
 from band_server.app import create_app
 from band_server.config import Settings
-from band_server.services import accounts
+from band_server.services.identity import accounts
 from conftest import free_port
 from property_kit import serve_in_thread
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from lane_pair import World
 from pydantic import BaseModel
 
-from band_server.api.fast_lane import Lane
+from band_server.http.fast_lane import Lane
 
 AGENT_KEYS = ["echo", "helper", "mal"]
 USER_KEYS = ["alice", "bob", "mallory"]
@@ -35,7 +35,7 @@ CONTENT_TYPES = [
     "multipart/form-data; boundary=x",
     "",
 ]
-# None, one of each, or two (refused: api.single_headers).
+# None, one of each, or two (refused: http.single_headers).
 TYPE_HEADERS = [[], *([t] for t in CONTENT_TYPES), ["application/json", "text/plain"]]
 PATH_IDS = [
     "room",

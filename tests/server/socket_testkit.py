@@ -13,7 +13,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import InvalidStatus
 
 from band_server.context import Platform
-from band_server.services import accounts, rooms
+from band_server.services.identity import accounts
+from band_server.services.rooms import membership as rooms
 from conftest import Seeded, make_agent, make_user
 
 Frame = list[Any]

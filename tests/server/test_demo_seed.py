@@ -7,7 +7,8 @@ from pathlib import Path
 
 from band_server.context import Platform
 from band_server.demo_seed import AGENT_SPECS, ensure_demo_identities, load
-from band_server.services import accounts, rooms
+from band_server.services.identity import accounts
+from band_server.services.rooms import membership as rooms
 
 
 async def _key_of(platform: Platform, key: str) -> str:

@@ -147,7 +147,7 @@ async def _alice_on_b(world: World) -> str:
     """A fresh key for alice on B (the import's was shown once, to another run)."""
     from sqlalchemy import select
 
-    from band_server.services import accounts
+    from band_server.services.identity import accounts
     from band_server.services.unit import write
     from band_server.store.models import User
 

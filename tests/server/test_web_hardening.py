@@ -26,7 +26,7 @@ from web_testkit import CSRF, act, sign_in, token
 
 from band_server.app import create_app
 from band_server.config import Settings
-from band_server.services.web_sessions import COOKIE_NAME
+from band_server.services.identity.web_sessions import COOKIE_NAME
 from band_server.web.render import PHOENIX_VERSION
 from band_server.web.security import tokens_match
 from conftest import Seeded, free_port, make_user

@@ -8,7 +8,7 @@ from typing import Any
 import httpx
 
 from band_server.context import Platform
-from band_server.services import accounts
+from band_server.services.identity import accounts
 
 CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 JSON = {"Accept": "application/json"}

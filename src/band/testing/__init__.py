@@ -33,8 +33,8 @@ _EXPORTS: dict[str, str] = {
     "ToolTurn": "band.testing._turns",
     "reported_failures": "band.testing.fake_tools",
     "FakePlatform": "band.testing._fake_platform",
-    "Identity": "band.testing.local_platform",
-    "LocalPlatform": "band.testing.local_platform",
+    "Identity": "band_server.testing.local_platform",
+    "LocalPlatform": "band_server.testing.local_platform",
     # fake model endpoints (OpenAI Chat Completions and Responses, Anthropic Messages, Gemini)
     "ChatEntry": "band.testing.fake_models",
     "Failure": "band.testing.fake_models",

@@ -13,7 +13,7 @@ from typing import Any
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 
-from band.protocol import Envelope, ListEnvelope
+from band_protocol import Envelope, ListEnvelope
 
 Responses = dict[int | str, dict[str, Any]]
 
@@ -54,7 +54,8 @@ def secret(model: type[BaseModel], status: int = 200, *, enveloped: bool = True)
 
 def secret_answer(body: dict[str, Any], status: int = 200) -> JSONResponse:
     """An answer holding a secret (an API key, a token): never kept by a cache. An
-    ``Idempotency-Key`` replay of it is sealed like every replay (``services.replay_seal``)."""
+    ``Idempotency-Key`` replay of it is sealed like every replay
+    (``services.idempotency.replay_seal``)."""
     return JSONResponse(body, status_code=status, headers=NO_STORE)
 
 

@@ -11,13 +11,13 @@ from typing import Annotated
 from fastapi import APIRouter, Header
 from fastapi.responses import JSONResponse
 
-from band.protocol import utcnow
-from band.protocol.delegation import IntrospectBody, TokenIntrospection
+from band_protocol import utcnow
+from band_protocol.delegation import IntrospectBody, TokenIntrospection
 
-from ..services import delegation
+from ..http.deps import PlatformDep
+from ..http.json_body import JsonRoute
+from ..services.delegation import exchange as delegation
 from .answers import NO_STORE, answers
-from .deps import PlatformDep
-from .json_body import JsonRoute
 
 router = APIRouter(route_class=JsonRoute, tags=["delegation"])
 

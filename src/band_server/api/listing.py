@@ -3,15 +3,23 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, Query
 from pydantic import BaseModel
 
 from ..errors import ValidationFailed
+from ..services.identity.principals import Principal
+
+if TYPE_CHECKING:
+    from ..context import Platform
+
+PartyLister = Callable[..., Awaitable[tuple[Sequence[BaseModel], int]]]
+"""A service's paged list of parties (contacts, peers): ``(session, me, *, page, page_size,
+online, ...)`` to one page and the total count."""
 
 MAX_PAGE = 1_000_000
 """The highest ``page`` accepted anywhere (beyond it an offset overflows the database)."""
@@ -55,6 +63,23 @@ def data(model: BaseModel | dict[str, Any]) -> dict[str, Any]:
 def listing(items: Iterable[BaseModel], metadata: dict[str, Any]) -> dict[str, Any]:
     """``{"data": [...], "metadata": {...}}``."""
     return {"data": [m.model_dump(mode="json") for m in items], "metadata": metadata}
+
+
+async def party_page(
+    platform: Platform, me: Principal, paging: Paging, lister: PartyLister, **filters: Any
+) -> dict[str, Any]:
+    """One page of parties with their presence, in the listing envelope: a contacts or peers
+    route of either surface, ``filters`` passed on to the service."""
+    async with platform.db.read() as session:
+        items, total = await lister(
+            session,
+            me,
+            page=paging.page,
+            page_size=paging.page_size,
+            online=platform.presence.is_online,
+            **filters,
+        )
+    return listing(items, paging.meta(total))
 
 
 def listed_values(

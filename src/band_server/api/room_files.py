@@ -11,15 +11,15 @@ from fastapi import APIRouter, Depends, Header, Request, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.requests import ClientDisconnect
 
-from band.protocol import Attachment, Envelope
+from band_protocol import Attachment, Envelope
 
 from ..errors import ApiError
 from ..files.serving import download_headers
+from ..http.deps import PlatformDep
+from ..http.json_body import JsonRoute
 from ..services import files
-from ..services.principals import Principal
+from ..services.identity.principals import Principal
 from .answers import one
-from .deps import PlatformDep
-from .json_body import JsonRoute
 
 __all__ = ["file_routes", "parse_range"]
 

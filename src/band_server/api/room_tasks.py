@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Query
 
-from band.protocol.tasks import (
+from band_protocol.tasks import (
     Board,
     BoardUpdateBody,
     Task,
@@ -17,12 +17,13 @@ from band.protocol.tasks import (
     TaskUpdateBody,
 )
 
-from ..services import board, tasks
-from ..services.principals import Principal
+from ..http.deps import PlatformDep
+from ..http.json_body import JsonRoute
+from ..services.identity.principals import Principal
+from ..services.tasks import board
+from ..services.tasks import room_tasks as tasks
 from ..services.unit import write
 from .answers import many, one
-from .deps import PlatformDep
-from .json_body import JsonRoute
 from .listing import data
 
 __all__ = ["task_routes"]

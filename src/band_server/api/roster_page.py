@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import ValidationFailed
-from ..services.rooms import Member
+from ..services.rooms.membership import Member
 
 
 def roster_page(

@@ -3,8 +3,8 @@
 A broadcast's payload is encoded once, where it is made: the hub pushes that text to local
 sockets and the bus carries it to the other nodes as it is. A node that hears a broadcast
 decodes only its header (topic, routing, meta) and pushes the payload's text untouched; the
-payload is decoded only if something reads it (docs/decisions.md, "Two nodes: the payload
-travels as text").
+payload is decoded only if something reads it (docs/decisions.md, "Two nodes: our own RESP
+connection on hiredis, channels per topic").
 """
 
 from __future__ import annotations

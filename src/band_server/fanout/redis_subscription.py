@@ -5,8 +5,8 @@ A broadcast that only sockets act on (a message in a room, say) is published on 
 channel, so a node hears only the rooms its own sockets are in: it is not woken for the
 others, and the cluster's traffic is not multiplied by its number of nodes. A broadcast that a
 node acts on without any socket (a revoked key, a membership change its caches must drop, a
-gap note) goes on the common channel (``for_every_node``). docs/decisions.md, "Two nodes:
-channels per topic".
+gap note) goes on the common channel (``for_every_node``). docs/decisions.md, "Two nodes: our
+own RESP connection on hiredis, channels per topic".
 
 A join waits until Redis has subscribed the node to its topic (one round trip, for the
 topic's first socket on the node), so no broadcast committed after its reply is missed. While

@@ -1,11 +1,11 @@
 """One lean Redis connection for the bus's per-message work: PUBLISH, and a subscription.
 
 The bus publishes every broadcast and every node whose sockets joined its topic hears it, so
-these two paths run once per message on those nodes. Through redis-py's asyncio client they
-cost about 210 µs of CPU per awaited PUBLISH and 200 µs per message heard (its pool, retry
-wrapper, stream reader and pub/sub dispatch); here a command is one write of hiredis' packed
-bytes and a reply is one ``hiredis.Reader.gets`` in ``data_received``: about 55 µs and 90 µs
-(docs/decisions.md, "Two nodes: the bus's own Redis connection"). hiredis is redis-py's own C
+these two paths run once per message on those nodes. redis-py's asyncio client spends most of
+their CPU in its pool, retry wrapper, stream reader and pub/sub dispatch; here a command is
+one write of hiredis' packed bytes and a reply is one ``hiredis.Reader.gets`` in
+``data_received`` (docs/decisions.md, "Two nodes: our own RESP connection on hiredis,
+channels per topic"). hiredis is redis-py's own C
 parser, already required by the ``redis`` extra. Presence keeps redis-py (a cycle a second,
 Lua scripts).
 

@@ -8,11 +8,11 @@ the same reason, so a refusal never tells a caller whether a room or agent exist
 
 from __future__ import annotations
 
-from band.protocol import split_topic
+from band_protocol import split_topic
 
 from ..errors import ApiError
-from ..services.principals import Principal
-from ..services.rooms import room_for
+from ..services.identity.principals import Principal
+from ..services.rooms.membership import room_for
 from ..store.db import Database
 
 REFUSED = "unauthorized"

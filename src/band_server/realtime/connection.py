@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from starlette.websockets import WebSocket
 
-from ..services.principals import Principal
+from ..services.identity.principals import Principal
 
 log = logging.getLogger("band_server.realtime")
 

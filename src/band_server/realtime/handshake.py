@@ -19,9 +19,9 @@ from starlette.websockets import WebSocket
 
 from ..context import Platform
 from ..errors import Unauthorized
-from ..services.accounts import authenticate_key
-from ..services.principals import Principal
-from ..services.web_sessions import COOKIE_NAME, signed_in
+from ..services.identity.accounts import authenticate_key
+from ..services.identity.principals import Principal
+from ..services.identity.web_sessions import COOKIE_NAME, signed_in
 from ..store.db import Database
 from ..store.outage import dependency_unavailable
 from .phoenix import VSN

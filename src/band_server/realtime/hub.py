@@ -14,7 +14,7 @@ from json.encoder import encode_basestring_ascii
 from typing import Protocol
 
 from ..fanout.bus import Broadcast, gap_since
-from ..services.principals import Principal
+from ..services.identity.principals import Principal
 
 log = logging.getLogger("band_server.realtime")
 

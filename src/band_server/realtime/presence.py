@@ -2,7 +2,7 @@
 
 One node alone (the in-process bus) answers from its own hub, at the cost of a dict lookup.
 Nodes sharing Redis answer cluster-wide through
-:class:`~band_server.fanout.redis_presence.ClusterPresence` (docs/decisions.md, "Presence
+:class:`~band_server.realtime.redis_presence.ClusterPresence` (docs/decisions.md, "Presence
 across nodes").
 """
 

@@ -15,11 +15,11 @@ import uuid
 from fastapi import APIRouter, WebSocket
 from starlette.types import Receive, Scope, Send
 
-from band.protocol import Supersede, topic
+from band_protocol import Supersede, topic
 
 from ..context import Platform
 from ..fanout.bus import Broadcast
-from ..services.auth_cache import SUPERSEDE_ONLY
+from ..services.identity.auth_cache import SUPERSEDE_ONLY
 from .connection import SocketConnection
 from .handshake import Denial, admit, deny
 from .session import ChannelSession
@@ -46,7 +46,7 @@ def supersede_broadcast(agent_id: str, new_conn_id: str) -> Broadcast:
         # Once per connect: the model's answer copied, not validated and dumped again.
         payload={**_SUPERSEDED, "correlation_id": str(uuid.uuid4())},
         exclude_conn=new_conn_id,
-        # Not a revocation: the agent's cached keys stay (services/auth_cache.py).
+        # Not a revocation: the agent's cached keys stay (services/identity/auth_cache.py).
         meta={
             "close_principal": agent_id,
             "close_code": SUPERSEDED_CODE,

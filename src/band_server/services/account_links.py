@@ -12,15 +12,15 @@ from typing import Literal
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import utcnow
+from band_protocol import utcnow
 
 from ..errors import Conflict, Forbidden, NotFound
 from ..store.models import AccountLink, User
-from .accounts import create_user, get_user, normalise_email
-from .keys import hash_key
+from .identity.accounts import create_user, get_user, normalise_email
+from .identity.keys import hash_key
+from .identity.principals import Principal
+from .identity.roles import is_admin
 from .passwords import check_policy, set_password
-from .principals import Principal
-from .roles import is_admin
 
 Kind = Literal["invite", "reset"]
 LIFETIMES: dict[str, timedelta] = {"invite": timedelta(days=7), "reset": timedelta(hours=1)}

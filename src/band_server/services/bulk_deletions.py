@@ -17,21 +17,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import BulkDeletionItem, BulkDeletionJob, iso, utcnow
+from band_protocol import BulkDeletionItem, BulkDeletionJob, iso, utcnow
 
 from ..errors import ApiError, NotFound
 from ..store.models import Agent, BulkDeletion, Room
-from . import registry, rooms
-from .principals import Principal
+from .identity import agents as registry
+from .identity.principals import Principal
+from .ports import Backbone
+from .rooms import membership as rooms
 from .unit import UnitOfWork, write
-
-if TYPE_CHECKING:
-    from ..context import Platform
 
 log = logging.getLogger("band_server.jobs")
 
@@ -109,7 +108,7 @@ def _error(code: str, message: str) -> dict[str, Any]:
     return {"code": code, "message": message}
 
 
-async def _step(platform: Platform, job_id: str) -> bool:
+async def _step(platform: Backbone, job_id: str) -> bool:
     """Handle the job's next pending target; False when there is none left."""
     async with write(platform) as uow:
         session = uow.session
@@ -144,7 +143,7 @@ async def _step(platform: Platform, job_id: str) -> bool:
         return True
 
 
-async def _fail(platform: Platform, job_id: str, exc: BaseException) -> None:
+async def _fail(platform: Backbone, job_id: str, exc: BaseException) -> None:
     async with write(platform) as uow:
         job = await uow.session.get(BulkDeletion, job_id, with_for_update=True)
         if job is None or job.status in FINISHED:
@@ -159,7 +158,7 @@ async def _fail(platform: Platform, job_id: str, exc: BaseException) -> None:
         job.results, job.status, job.completed_at = results, "failed", utcnow()
 
 
-async def run_job(platform: Platform, job_id: str) -> None:
+async def run_job(platform: Backbone, job_id: str) -> None:
     """Work a job to its end (resuming wherever it stopped)."""
     try:
         more = True
@@ -180,12 +179,12 @@ class JobRunner:
     def __init__(self) -> None:
         self._tasks: set[asyncio.Task[None]] = set()
 
-    def start(self, platform: Platform, job_id: str) -> None:
+    def start(self, platform: Backbone, job_id: str) -> None:
         task = asyncio.create_task(run_job(platform, job_id), name=f"bulk-deletion-{job_id}")
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def resume(self, platform: Platform) -> int:
+    async def resume(self, platform: Backbone) -> int:
         async with platform.db.read() as session:
             unfinished = list(
                 await session.scalars(

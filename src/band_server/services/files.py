@@ -12,13 +12,13 @@ import logging
 import re
 from collections.abc import AsyncIterable, AsyncIterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import MAX_ATTACHMENTS, Attachment
+from band_protocol import MAX_ATTACHMENTS, Attachment
 
 from ..errors import ApiError, NotFound, ValidationFailed
 from ..files import FileMissing, FileTooLarge
@@ -26,11 +26,9 @@ from ..files.naming import InvalidFileName, clean_file_name
 from ..files.sniff import content_type_of
 from ..files.store import HEAD_BYTES
 from ..store.models import Room, RoomFile
-from .principals import Principal
+from .identity.principals import Principal
+from .ports import Filed
 from .unit import write
-
-if TYPE_CHECKING:
-    from ..context import Platform
 
 __all__ = [
     "FileUnavailable",
@@ -111,7 +109,7 @@ async def _existing(session: AsyncSession, room_id: str, sha256: str) -> RoomFil
 
 
 async def upload(
-    platform: Platform,
+    platform: Filed,
     uploader: Principal,
     room: Room,
     meta: UploadMeta,
@@ -221,14 +219,14 @@ class OpenFile:
         return self.end - self.start
 
 
-async def find_file(platform: Platform, room: Room, file_id: str) -> Attachment:
+async def find_file(platform: Filed, room: Room, file_id: str) -> Attachment:
     """The descriptor of a room's file (404 for anything else)."""
     async with platform.db.read() as session:
         return file_view(await get_file(session, room, file_id))
 
 
 async def open_file(
-    platform: Platform, file: Attachment, span: tuple[int, int] | None = None
+    platform: Filed, file: Attachment, span: tuple[int, int] | None = None
 ) -> OpenFile:
     """Open a file (all of it, or ``span`` = [start, end)) for streaming.
 

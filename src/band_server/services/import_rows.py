@@ -44,9 +44,9 @@ from ..store.models import (
     User,
     new_id,
 )
-from . import accounts
+from .identity import accounts
+from .identity.principals import Principal
 from .import_messages import instant, remap, write_messages
-from .principals import Principal
 from .views import room_event
 
 __all__ = ["Outcome", "Rows"]

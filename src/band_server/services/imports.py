@@ -29,13 +29,14 @@ from band_protocol.archive import (
 
 from ..errors import NotFound, ValidationFailed
 from ..store.models import Agent, ImportedRow, ImportRun, Room, User
-from . import accounts, files
+from . import files
+from .identity import accounts
+from .identity.principals import Principal
 from .import_rows import Outcome, Rows
-from .principals import Principal
 from .unit import UnitOfWork, write
 
 if TYPE_CHECKING:
-    from ..context import Platform
+    from .ports import Filed
 
 __all__ = ["apply", "find", "finish", "import_file", "run_view", "start"]
 
@@ -154,7 +155,7 @@ async def apply(
 
 
 async def import_file(
-    platform: Platform,
+    platform: Filed,
     admin: Principal,
     import_id: str,
     source_id: str,

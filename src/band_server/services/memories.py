@@ -14,12 +14,12 @@ from datetime import datetime
 from sqlalchemy import Select, and_, delete, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import AgentMemory, iso, utcnow
-from band.protocol.contacts import MemoryCreateFields
+from band_protocol import AgentMemory, iso, utcnow
+from band_protocol.contacts import MemoryCreateFields
 
 from ..errors import NotFound, ValidationFailed
 from ..store.models import Agent, Memory
-from .principals import Principal
+from .identity.principals import Principal
 
 SYSTEMS: dict[str, tuple[str, ...]] = {
     "sensory": ("iconic", "echoic", "haptic"),

@@ -14,8 +14,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..errors import ValidationFailed
 from ..store.models import Participant, Room, RoomNotify
-from .principals import Principal
-from .rooms import room_for
+from .identity.principals import Principal
+from .rooms.membership import room_for
 
 Level = Literal["all", "mentions", "none"]
 LEVELS: tuple[Level, ...] = ("all", "mentions", "none")

@@ -22,8 +22,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from ..config import Settings
 from ..errors import Forbidden, Unauthorized
 from ..store.models import User
-from .accounts import create_user, is_disabled, user_principal
-from .principals import Principal
+from .identity.accounts import create_user, is_disabled, user_principal
+from .identity.principals import Principal
 
 SCOPE = "openid email profile"
 

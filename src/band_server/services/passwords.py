@@ -16,8 +16,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..errors import Unauthorized, ValidationFailed
 from ..store.models import User
-from .accounts import is_disabled, user_principal
-from .principals import Principal
+from .identity.accounts import is_disabled, user_principal
+from .identity.principals import Principal
 
 MIN_CHARS = 10
 MAX_CHARS = 1000

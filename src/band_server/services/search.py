@@ -17,11 +17,11 @@ from pydantic import BaseModel, Field
 from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import ChatMessage
+from band_protocol import ChatMessage
 
 from ..errors import ValidationFailed
 from ..store.models import Message
-from .principals import Principal
+from .identity.principals import Principal
 from .views import message_view
 
 SearchSort = Literal["newest", "best"]

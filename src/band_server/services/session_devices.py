@@ -11,12 +11,12 @@ from datetime import UTC, datetime
 from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import utcnow
+from band_protocol import utcnow
 
 from ..errors import NotFound
 from ..store.models import WebSession
-from .keys import hash_key
-from .principals import Principal
+from .identity.keys import hash_key
+from .identity.principals import Principal
 
 TOUCH_EVERY = 300.0
 """Seconds between two writes of a session's last use (per node)."""

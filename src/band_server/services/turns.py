@@ -12,13 +12,13 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import iso, utcnow
+from band_protocol import iso, utcnow
 
 from ..errors import NotFound
 from ..store.models import Agent, Message
-from .delivery_views import delivery_statuses
-from .principals import Principal
-from .rooms import room_for
+from .deliveries.wire import delivery_statuses
+from .identity.principals import Principal
+from .rooms.membership import room_for
 
 MAX_STEPS = 500
 GRACE = timedelta(seconds=2)

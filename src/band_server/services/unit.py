@@ -4,20 +4,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band.protocol import utcnow
-from band_protocol import tracing
+from band_protocol import tracing, utcnow
 
 from ..fanout.bus import Broadcast
-from . import idempotency, row_keys
-
-if TYPE_CHECKING:
-    from ..context import Platform
-
+from .idempotency import records as idempotency
+from .idempotency import row_keys
+from .ports import Backbone
 
 _SECRET_FIELDS = frozenset(("api_key", "access_token", "key", "token", "secret"))
 
@@ -69,7 +66,7 @@ class UnitOfWork:
         return body
 
 
-def write(platform: Platform) -> _Write:
+def write(platform: Backbone) -> _Write:
     """Persist first, fan out second: a broadcast never announces uncommitted data.
 
     In a request with an ``Idempotency-Key``, the first unit also writes the key's record as
@@ -86,7 +83,7 @@ class _Write:
 
     __slots__ = ("_pending", "_platform", "_unit", "_uow")
 
-    def __init__(self, platform: Platform) -> None:
+    def __init__(self, platform: Backbone) -> None:
         self._platform = platform
 
     async def __aenter__(self) -> UnitOfWork:

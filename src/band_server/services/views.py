@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
-from band.protocol import ChatMessage, ChatParticipant, ChatRoom, RoomEvent, iso
+from band_protocol import ChatMessage, ChatParticipant, ChatRoom, RoomEvent, iso
 
 from ..store.models import Room
 
@@ -131,7 +131,7 @@ def message_payload(msg: MessageRow, metadata: dict[str, Any] | None = None) -> 
 
 
 # The answers of the agent's busiest calls, each its model's JSON built straight: the model
-# and its dump cost more than the dict (compared in tests/server/test_views_equal.py).
+# and its dump cost more than the dict (compared in tests/server/services/test_views_equal.py).
 
 
 def sent_answer(message_id: str, recipients: list[dict[str, Any]]) -> dict[str, Any]:

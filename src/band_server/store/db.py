@@ -68,7 +68,7 @@ class Database:
                 "max_overflow": 20,
                 "pool_pre_ping": True,
                 # A database that stopped answering costs a request seconds, not minutes: the
-                # request is answered 503 (api.unavailable) instead of hanging.
+                # request is answered 503 (http.errors) instead of hanging.
                 "pool_timeout": POOL_TIMEOUT,
             }
             if make_url(url).get_driver_name() == "asyncpg":

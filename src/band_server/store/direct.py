@@ -1,11 +1,12 @@
 """The hottest Core statements, executed straight on SQLite's driver connection.
 
-Through ``AsyncSession.execute`` a one-row insert costs ~90 µs of CPU here, of which SQLite's
-own work is under 10 µs: a greenlet per call, the execution context, parameter processing,
-the result object (measured in docs/decisions.md). Posting a message runs four such
-statements. :func:`execute` and :func:`scalar` take the *same* SQLAlchemy Core statement and
-parameters the session would, compile each statement once per set of parameter names, and run
-it on the session's own ``sqlite3`` connection, in the session's transaction (and savepoint):
+Through ``AsyncSession.execute`` a one-row insert costs several times SQLite's own work: a
+greenlet per call, the execution context, parameter processing, the result object
+(docs/decisions.md, "SQLite: one writer, group commit, statements on the loop's thread").
+Posting a message runs four such statements. :func:`execute` and :func:`scalar` take the *same*
+SQLAlchemy Core statement and parameters the session would, compile each statement once per set
+of parameter names, and run it on the session's own ``sqlite3`` connection, in the session's
+transaction (and savepoint):
 
 - parameters go through the column types' own bind processors (JSON, timestamps), so the
   rows are exactly what the session would have written;
@@ -16,13 +17,13 @@ it on the session's own ``sqlite3`` connection, in the session's transaction (an
 
 :func:`first` reads one row of a ``SELECT`` on a plain ``sqlite3`` connection the same way
 (:func:`every`: all its rows),
-with the selected columns' result processors (a read session costs ~0.25 ms before its first
-row: a session, a pooled connection, ``BEGIN``, ``ROLLBACK``); :func:`rows` reads every row of
+with the selected columns' result processors (a read session costs a session, a pooled
+connection, ``BEGIN`` and ``ROLLBACK`` before its first row); :func:`rows` reads every row of
 one in a write unit, on the session's own connection.
 
 :func:`direct_savepoints` does the same for the ``SAVEPOINT`` / ``RELEASE`` / ``ROLLBACK TO``
 statements of an engine (each unit of work of the group commit has one savepoint; SQLAlchemy
-runs them as compiled Core statements, ~50 µs each).
+runs each as a compiled Core statement).
 
 Anything else (PostgreSQL, a statement with SQL-expression defaults or ``IN`` lists, pending
 ORM changes that the session would flush first) goes through ``session.execute`` unchanged.

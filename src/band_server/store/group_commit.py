@@ -299,7 +299,7 @@ class _Unit:
             self._end()
             raise
         # A session no unit used (direct statements only: never begun, nothing loaded) serves
-        # the next unit on the same connection too; building one cost ~20 µs a unit.
+        # the next unit on the same connection too, rather than building one a unit.
         session, w._spare = w._spare, None
         if session is None or session.bind is not w._conn:
             session = AsyncSession(

@@ -19,7 +19,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from band.protocol import utcnow
+from band_protocol import utcnow
 
 
 def new_id() -> str:
@@ -102,8 +102,9 @@ class Message(Timestamps, Base):
     __tablename__ = "messages"
     __table_args__ = (
         UniqueConstraint("room_id", "seq"),
-        # A keyed speech post's Idempotency-Key rides on its message (services.row_keys): the
-        # index is the claim, and holds only the keyed rows of the last day or so.
+        # A keyed speech post's Idempotency-Key rides on its message
+        # (services.idempotency.row_keys): the index is the claim, and holds only the keyed rows
+        # of the last day or so.
         Index(
             "ix_messages_idem_key",
             "idem_key",
@@ -157,7 +158,7 @@ class Delivery(Base):
     """One mentioned agent's view of one message: delivered → processing → processed|failed.
 
     While ``processing``, ``updated_at`` is the attempt's lease clock: set when the attempt
-    opens and moved by every sign of life (``services/leases.py``).
+    opens and moved by every sign of life (``services/deliveries/leases.py``).
     """
 
     __tablename__ = "deliveries"
@@ -326,7 +327,8 @@ class IdempotencyRecord(Base):
     """A stored answer for an ``Idempotency-Key``: same key and body replay it.
 
     ``key`` is the hash of the client's key and ``sealed_body`` the answer encrypted with a key
-    derived from it (``services.replay_seal``): neither is readable from the database alone.
+    derived from it (``services.idempotency.replay_seal``): neither is readable from the
+    database alone.
     """
 
     __tablename__ = "idempotency_keys"

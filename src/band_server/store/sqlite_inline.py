@@ -43,7 +43,8 @@ SWITCH_INTERVAL = 0.0005
 """Seconds a thread waiting for the GIL waits before the running one must drop it (CPython's
 default: 0.005). The writer's thread needs the GIL back the moment its ``COMMIT`` returns,
 while the loop's thread, busy under load, would keep it for the whole default interval: the
-wait was most of a batch's commit at 1,000 msg/s (measured in docs/decisions.md)."""
+wait was most of a batch's commit under load (docs/decisions.md, "SQLite: one writer, group
+commit, statements on the loop's thread")."""
 
 
 def _pragmas(conn: sqlite3.Connection, *, writer: bool) -> None:
@@ -85,7 +86,7 @@ class _InlineQueue:
 class OffLoop:
     """One worker thread for the calls that may block (the writer's ``COMMIT``: the fsync).
 
-    ``loop.run_in_executor`` cost ~40 µs of the loop's CPU per call here (a
+    ``loop.run_in_executor`` cost the loop's CPU on every call (a
     ``concurrent.futures`` future chained to an asyncio one, locks on both, a coroutine-function
     check of the callable): one per write unit, as much as the unit's own statements. This
     hands the call to the thread through a ``SimpleQueue`` and the result back through

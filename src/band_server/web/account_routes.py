@@ -7,9 +7,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from ..services import session_devices
+from ..services.identity.web_sessions import COOKIE_NAME, SignedIn
 from ..services.passwords import MIN_CHARS, change_password
 from ..services.unit import write
-from ..services.web_sessions import COOKIE_NAME, SignedIn
 from .render import page
 from .respond import Form, action, field, platform_of, redirect, view
 from .security import clear_session_cookie

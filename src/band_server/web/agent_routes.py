@@ -8,11 +8,11 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from band.protocol import AgentRegistered
+from band_protocol import AgentRegistered
 
-from ..services import registry
+from ..services.identity import agents as registry
+from ..services.identity.web_sessions import SignedIn
 from ..services.unit import write
-from ..services.web_sessions import SignedIn
 from .render import page
 from .respond import Form, action, done, field, platform_of, view, wants_json
 

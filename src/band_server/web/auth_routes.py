@@ -7,9 +7,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from ..errors import Unauthorized
-from ..services import accounts, session_devices
+from ..services import session_devices
+from ..services.identity import accounts
+from ..services.identity.web_sessions import COOKIE_NAME, end_session, start_session
 from ..services.unit import write
-from ..services.web_sessions import COOKIE_NAME, end_session, start_session
 from .render import page
 from .respond import csrf_ok, field, forbidden_form, platform_of, read_form, redirect, session_of
 from .security import (

@@ -6,8 +6,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from ..services import board, tasks
-from ..services.web_sessions import SignedIn
+from ..services.identity.web_sessions import SignedIn
+from ..services.tasks import board
+from ..services.tasks import room_tasks as tasks
 from .respond import json, platform_of, view
 
 router = APIRouter()

@@ -5,9 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from ..services import contacts
+from ..services.contacts import requests as contacts
+from ..services.identity.web_sessions import SignedIn
 from ..services.unit import write
-from ..services.web_sessions import SignedIn
 from .render import page
 from .respond import Form, action, done, field, platform_of, view
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from ..services import account_links, accounts, mailer
+from ..services import account_links, mailer
+from ..services.identity import accounts
+from ..services.identity.web_sessions import SignedIn
 from ..services.unit import write
-from ..services.web_sessions import SignedIn
 from .password_routes import link_base
 from .render import page
 from .respond import Form, action, field, platform_of, view

@@ -7,8 +7,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from ..services import notify_levels
+from ..services.identity.web_sessions import SignedIn
 from ..services.unit import write
-from ..services.web_sessions import SignedIn
 from .respond import Form, action, field, json, platform_of, view
 
 router = APIRouter()

@@ -11,8 +11,8 @@ from fastapi.responses import RedirectResponse, Response
 
 from ..errors import ApiError
 from ..services import oidc, session_devices
+from ..services.identity.web_sessions import start_session
 from ..services.unit import write
-from ..services.web_sessions import start_session
 from .password_routes import bare, link_base, signed_in_as
 from .respond import platform_of
 from .security import secure_headers, tokens_match

@@ -14,10 +14,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..errors import ApiError, Unauthorized
 from ..services import account_links, mailer, session_devices
-from ..services.accounts import user_principal
+from ..services.identity.accounts import user_principal
+from ..services.identity.web_sessions import start_session
 from ..services.passwords import check_password
 from ..services.unit import write
-from ..services.web_sessions import start_session
 from ..store.models import User
 from .render import page
 from .respond import field, platform_of, read_form, redirect

@@ -8,7 +8,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from starlette.responses import HTMLResponse, Response
 
-from ..services.web_sessions import SignedIn
+from ..services.identity.web_sessions import SignedIn
 from .security import secure_headers
 
 PHOENIX_VERSION = "1.8.16"

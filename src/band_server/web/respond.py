@@ -18,8 +18,8 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from ..context import Platform
 from ..errors import ApiError
 from ..services import session_devices
+from ..services.identity.web_sessions import COOKIE_NAME, SignedIn, signed_in
 from ..services.unit import write
-from ..services.web_sessions import COOKIE_NAME, SignedIn, signed_in
 from .render import page
 from .security import secure_headers, tokens_match
 

@@ -6,13 +6,17 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 from pydantic import ValidationError
 
-from band.protocol import MAX_ATTACHMENTS
-from band.protocol.messages import MAX_MESSAGE_CHARS, MessageCreateFields
+from band_protocol import MAX_ATTACHMENTS
+from band_protocol.messages import MAX_MESSAGE_CHARS, MessageCreateFields
 
 from ..errors import ValidationFailed
-from ..services import participation, peers, posting, reading, rooms
+from ..services.contacts import peers
+from ..services.identity.web_sessions import SignedIn
+from ..services.messages import person_posts as posting
+from ..services.rooms import invites as participation
+from ..services.rooms import membership as rooms
+from ..services.rooms import reading
 from ..services.unit import write
-from ..services.web_sessions import SignedIn
 from .render import page
 from .respond import Form, action, done, field, json, platform_of, view, wants_json
 from .views import room_state, room_title

@@ -12,7 +12,7 @@ from fastapi.responses import Response
 
 from ..errors import ValidationFailed
 from ..services import search
-from ..services.web_sessions import SignedIn
+from ..services.identity.web_sessions import SignedIn
 from .render import page
 from .respond import platform_of, view
 

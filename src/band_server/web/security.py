@@ -8,7 +8,7 @@ import secrets
 from starlette.requests import Request
 from starlette.responses import Response
 
-from ..services.web_sessions import COOKIE_NAME, LIFETIME
+from ..services.identity.web_sessions import COOKIE_NAME, LIFETIME
 
 # Before sign-in there is no session, so the sign-in form uses a double-submit cookie.
 LOGIN_CSRF_COOKIE = "band_login_csrf"

@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from ..services import turns
-from ..services.web_sessions import SignedIn
+from ..services.identity.web_sessions import SignedIn
 from .respond import json, platform_of, view
 
 router = APIRouter()

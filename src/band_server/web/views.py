@@ -8,9 +8,11 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..context import Platform
-from ..services import messages, peers, rooms
-from ..services.paging import encode_cursor
-from ..services.principals import Principal
+from ..services.contacts import peers
+from ..services.identity.principals import Principal
+from ..services.messages import posts as messages
+from ..services.messages.paging import encode_cursor
+from ..services.rooms import membership as rooms
 from ..store.models import Room
 
 LATEST = 100

@@ -23,7 +23,7 @@ from adapters.crewai.flows import DelegatingFlow  # noqa: E402
 from band.adapters import CrewAIFlowAdapter, CrewAIFlowAdapterConfig, OpenAIChatAdapter  # noqa: E402
 from band.testing import Failure, FakeModel, ModelRequest, Reply, ToolCall, openai_client  # noqa: E402
 from band.testing.fake_models import Outcome  # noqa: E402
-from band_server.services import accounts  # noqa: E402
+from band_server.services.identity import accounts  # noqa: E402
 
 SILENT = "(never started)"
 pytestmark = [

@@ -22,7 +22,7 @@ import parlant.sdk as p
 from band import Agent
 from band.adapters import ParlantAdapter, ParlantAdapterConfig
 from band.testing.parlant_nlp import FakeNLPService
-from band_server.services import accounts
+from band_server.services.identity import accounts
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.slow]
 

@@ -6,7 +6,7 @@ What moves a whole deployment: its directory and every room read for ``band expo
 
 from fastapi import APIRouter
 
-from ..json_body import JsonRoute
+from ...http.json_body import JsonRoute
 from . import directory, imports, rooms
 
 router = APIRouter(tags=["admin"], route_class=JsonRoute)

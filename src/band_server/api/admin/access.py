@@ -6,9 +6,9 @@ from typing import Annotated
 
 from fastapi import Depends
 
-from ...services.principals import Principal
-from ...services.roles import require_admin
-from ..deps import PlatformDep, UserDep
+from ...http.deps import PlatformDep, UserDep
+from ...services.identity.principals import Principal
+from ...services.identity.roles import require_admin
 
 
 async def current_admin(platform: PlatformDep, me: UserDep) -> Principal:

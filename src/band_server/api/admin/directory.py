@@ -10,10 +10,10 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_protocol.archive import AgentRecord, ContactRecord, PersonRecord, RoomRecord
 
+from ...http.deps import PlatformDep
+from ...http.json_body import JsonRoute
 from ...services import directory
 from ..answers import many
-from ..deps import PlatformDep
-from ..json_body import JsonRoute
 from .access import AdminDep
 
 router = APIRouter(route_class=JsonRoute)

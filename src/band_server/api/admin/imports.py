@@ -17,11 +17,11 @@ from band_protocol.archive import (
 )
 
 from ...errors import ApiError
+from ...http.deps import PlatformDep
+from ...http.json_body import JsonRoute
 from ...services import files, imports
 from ...services.unit import write
 from ..answers import one, secret, secret_answer
-from ..deps import PlatformDep
-from ..json_body import JsonRoute
 from .access import AdminDep
 
 router = APIRouter(route_class=JsonRoute)

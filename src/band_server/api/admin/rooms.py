@@ -11,12 +11,16 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from band_protocol import Board, ChatMessage, ChatParticipant
 from band_protocol.tasks import Task, TaskEvent
 
-from ...services import board, files, rooms, tasks, timeline
-from ...services.messages import SortOrder
+from ...http.deps import PlatformDep
+from ...http.json_body import JsonRoute
+from ...services import files
+from ...services.messages import timeline
+from ...services.messages.posts import SortOrder
+from ...services.rooms import membership as rooms
+from ...services.tasks import board
+from ...services.tasks import room_tasks as tasks
 from ..agent.messages import page_response
 from ..answers import many, one
-from ..deps import PlatformDep
-from ..json_body import JsonRoute
 from ..listing import data
 from .access import AdminDep
 

@@ -7,13 +7,15 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from band.protocol import AgentChatRoomListItem, ChatCreateBody, ChatRenameBody, ChatRoom
+from band_protocol import AgentChatRoomListItem, ChatCreateBody, ChatRenameBody, ChatRoom
 
-from ...services import room_listing, rooms, unit
+from ...http.deps import AgentDep, PlatformDep
+from ...http.json_body import JsonRoute
+from ...services import unit
+from ...services.rooms import listing as room_listing
+from ...services.rooms import membership as rooms
 from ...services.views import room_view
 from ..answers import many, one
-from ..deps import AgentDep, PlatformDep
-from ..json_body import JsonRoute
 from ..listing import MAX_PAGE, IncludeQuery, listed_values
 
 router = APIRouter(route_class=JsonRoute)

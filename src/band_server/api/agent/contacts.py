@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from band.protocol import (
+from band_protocol import (
     AgentContact,
     ContactAddBody,
     ContactAdded,
@@ -17,12 +17,12 @@ from band.protocol import (
     ContactRespondBody,
 )
 
-from ...services import contacts
+from ...http.deps import AgentDep, PlatformDep
+from ...http.json_body import JsonRoute
+from ...services.contacts import requests as contacts
 from ...services.unit import write
 from ..answers import many, not_found, one
-from ..deps import AgentDep, PlatformDep
-from ..json_body import JsonRoute
-from ..listing import PagingDep, data, listing
+from ..listing import PagingDep, data, party_page
 
 router = APIRouter(route_class=JsonRoute)
 
@@ -30,15 +30,7 @@ router = APIRouter(route_class=JsonRoute)
 @router.get("/contacts", responses=many(AgentContact))
 async def list_contacts(platform: PlatformDep, me: AgentDep, paging: PagingDep) -> dict[str, Any]:
     """The agent's contacts, oldest first, with presence."""
-    async with platform.db.read() as session:
-        items, total = await contacts.list_contacts(
-            session,
-            me,
-            page=paging.page,
-            page_size=paging.page_size,
-            online=platform.presence.is_online,
-        )
-    return listing(items, paging.meta(total))
+    return await party_page(platform, me, paging, contacts.list_contacts)
 
 
 @router.post("/contacts/add", responses={**one(ContactAdded), **not_found("handle")})

@@ -8,16 +8,17 @@ from typing import Annotated
 from fastapi import APIRouter, Depends
 from fastapi.responses import JSONResponse
 
-from band.protocol import utcnow
-from band.protocol.delegation import DelegatedToken, TokenExchangeBody
+from band_protocol import utcnow
+from band_protocol.delegation import DelegatedToken, TokenExchangeBody
 
 from ...config import Settings
 from ...errors import ApiError
-from ...services import delegation, unit
-from ...services.principals import Principal
+from ...http.deps import AgentDep, PlatformDep
+from ...http.json_body import JsonRoute
+from ...services import unit
+from ...services.delegation import exchange as delegation
+from ...services.identity.principals import Principal
 from ..answers import not_found, secret, secret_answer
-from ..deps import AgentDep, PlatformDep
-from ..json_body import JsonRoute
 
 router = APIRouter(route_class=JsonRoute)
 

@@ -1,6 +1,6 @@
 """Agent surface: room files (upload, download)."""
 
-from ..deps import current_agent
+from ...http.deps import current_agent
 from ..room_files import file_routes
 
 router = file_routes(current_agent)

@@ -6,12 +6,12 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from band.protocol import AgentMe
+from band_protocol import AgentMe
 
-from ...services import accounts
+from ...http.deps import AgentDep, PlatformDep
+from ...http.json_body import JsonRoute
+from ...services.identity import accounts
 from ..answers import one
-from ..deps import AgentDep, PlatformDep
-from ..json_body import JsonRoute
 
 router = APIRouter(route_class=JsonRoute)
 

@@ -6,13 +6,13 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from band.protocol import AgentMemory, MemoryCreateBody
+from band_protocol import AgentMemory, MemoryCreateBody
 
+from ...http.deps import AgentDep, PlatformDep
+from ...http.json_body import JsonRoute
 from ...services import memories
 from ...services.unit import write
 from ..answers import many, one
-from ..deps import AgentDep, PlatformDep
-from ..json_body import JsonRoute
 from ..listing import data
 from ..memory_query import MemoryQueryDep, memory_page
 

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Header, Query, Response
 from fastapi.responses import JSONResponse
 
-from band.protocol import (
+from band_protocol import (
     WORKING_HEADER,
     ActivityBody,
     ActivityResponse,
@@ -21,22 +21,17 @@ from band.protocol import (
     says_true,
 )
 
-from ...services import (
-    activity,
-    deliveries,
-    leases,
-    messages,
-    passing_over,
-    rooms,
-    unit,
-    working,
-)
-from ...services.messages import QueueStatus
-from ...services.paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder
+from ...http.deps import AgentDep, PlatformDep
+from ...http.idempotency import claims_in_its_unit
+from ...http.json_body import JsonRoute
+from ...services import unit
+from ...services.deliveries import activity, leases, passing_over, working
+from ...services.deliveries import marks as deliveries
+from ...services.messages import posts as messages
+from ...services.messages.paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder
+from ...services.messages.posts import QueueStatus
+from ...services.rooms import membership as rooms
 from ..answers import answers, many, one
-from ..deps import AgentDep, PlatformDep
-from ..idempotency import claims_in_its_unit
-from ..json_body import JsonRoute
 from ..listing import MAX_PAGE
 
 router = APIRouter(route_class=JsonRoute)

@@ -6,12 +6,14 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from band.protocol import ChatParticipant, ParticipantAddBody
+from band_protocol import ChatParticipant, ParticipantAddBody
 
-from ...services import room_roster, rooms, unit
+from ...http.deps import AgentDep, PlatformDep
+from ...http.json_body import JsonRoute
+from ...services import unit
+from ...services.rooms import membership as rooms
+from ...services.rooms import roster as room_roster
 from ..answers import many, one
-from ..deps import AgentDep, PlatformDep
-from ..json_body import JsonRoute
 
 router = APIRouter(route_class=JsonRoute)
 

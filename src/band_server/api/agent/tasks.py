@@ -1,6 +1,6 @@
 """Agent surface: room tasks and the board."""
 
-from ..deps import current_agent
+from ...http.deps import current_agent
 from ..room_tasks import task_routes
 
 router = task_routes(current_agent)

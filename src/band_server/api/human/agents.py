@@ -7,13 +7,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from band.protocol import AgentDeleted, AgentInfo, AgentRegisterBody, AgentRegistered
+from band_protocol import AgentDeleted, AgentInfo, AgentRegisterBody, AgentRegistered
 
-from ...services import accounts, registry
+from ...http.deps import PlatformDep, UserDep
+from ...http.json_body import JsonRoute
+from ...services.identity import accounts
+from ...services.identity import agents as registry
 from ...services.unit import write
 from ..answers import many, one, secret, secret_answer
-from ..deps import PlatformDep, UserDep
-from ..json_body import JsonRoute
 from ..listing import MAX_PAGE, data, listing
 
 router = APIRouter(route_class=JsonRoute)

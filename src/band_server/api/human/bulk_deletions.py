@@ -5,13 +5,13 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from band.protocol import BulkDeleteAgentsBody, BulkDeleteChatsBody, BulkDeletionJob, Envelope
+from band_protocol import BulkDeleteAgentsBody, BulkDeleteChatsBody, BulkDeletionJob, Envelope
 
+from ...http.deps import PlatformDep, UserDep
+from ...http.json_body import JsonRoute
 from ...services import bulk_deletions
 from ...services.unit import write
 from ..answers import Responses, one
-from ..deps import PlatformDep, UserDep
-from ..json_body import JsonRoute
 from ..listing import data
 
 router = APIRouter(route_class=JsonRoute)

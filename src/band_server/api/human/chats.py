@@ -6,7 +6,7 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 
-from band.protocol import (
+from band_protocol import (
     ChatCreateBody,
     ChatRenameBody,
     ChatRoom,
@@ -14,12 +14,13 @@ from band.protocol import (
     MeChatRoomListItem,
 )
 
-from ...services import room_listing, rooms
+from ...http.deps import PlatformDep, UserDep
+from ...http.json_body import JsonRoute
+from ...services.rooms import listing as room_listing
+from ...services.rooms import membership as rooms
 from ...services.unit import write
 from ...services.views import room_view
 from ..answers import many, one
-from ..deps import PlatformDep, UserDep
-from ..json_body import JsonRoute
 from ..listing import MAX_PAGE, IncludeQuery, data, listed_values
 
 router = APIRouter(route_class=JsonRoute)

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from band.protocol import (
+from band_protocol import (
     ContactRemoveBody,
     ContactRequest,
     ContactRequestBody,
@@ -16,12 +16,14 @@ from band.protocol import (
 )
 
 from ...errors import NotFound, ValidationFailed
-from ...services import contacts, parties, person_contacts
+from ...http.deps import PlatformDep, UserDep
+from ...http.json_body import JsonRoute
+from ...services.contacts import person_view as person_contacts
+from ...services.contacts import requests as contacts
+from ...services.identity import parties
 from ...services.unit import write
 from ..answers import many, not_found, one
-from ..deps import PlatformDep, UserDep
-from ..json_body import JsonRoute
-from ..listing import PagingDep, data, listing
+from ..listing import PagingDep, data, listing, party_page
 
 router = APIRouter(route_class=JsonRoute)
 
@@ -34,15 +36,7 @@ class ResolveBody(RequestModel):
 async def list_contacts(platform: PlatformDep, me: UserDep, paging: PagingDep) -> dict[str, Any]:
     """The person's contacts (records naming a person or an agent), oldest first, with
     presence and, for people, their email."""
-    async with platform.db.read() as session:
-        items, total = await person_contacts.list_contacts(
-            session,
-            me,
-            page=paging.page,
-            page_size=paging.page_size,
-            online=platform.presence.is_online,
-        )
-    return listing(items, paging.meta(total))
+    return await party_page(platform, me, paging, person_contacts.list_contacts)
 
 
 @router.post("/contacts/remove", responses={**one(PersonContact), **not_found("contact")})

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from band.protocol.delegation import (
+from band_protocol.delegation import (
     Consent,
     ConsentBody,
     SystemRegisterBody,
@@ -15,11 +15,11 @@ from band.protocol.delegation import (
     TargetSystem,
 )
 
-from ...services import delegation_consents as consents
+from ...http.deps import PlatformDep, UserDep
+from ...http.json_body import JsonRoute
+from ...services.delegation import consents
 from ...services.unit import write
 from ..answers import many, not_found, one, secret, secret_answer
-from ..deps import PlatformDep, UserDep
-from ..json_body import JsonRoute
 from ..listing import PagingDep, data, listing
 
 router = APIRouter(route_class=JsonRoute)

@@ -1,6 +1,6 @@
 """Human surface: room files (upload, download)."""
 
-from ..deps import current_user
+from ...http.deps import current_user
 from ..room_files import file_routes
 
 router = file_routes(current_user)

@@ -7,16 +7,19 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from fastapi.responses import JSONResponse
 
-from band.protocol import ChatMessage, MessageCreateBody, MessageSentResponse
+from band_protocol import ChatMessage, MessageCreateBody, MessageSentResponse
 
-from ...services import messages, posting, rooms, timeline
-from ...services.messages import SortOrder
+from ...http.deps import PlatformDep, UserDep
+from ...http.idempotency import claims_in_its_unit
+from ...http.json_body import JsonRoute
+from ...services.messages import person_posts as posting
+from ...services.messages import posts as messages
+from ...services.messages import timeline
+from ...services.messages.posts import SortOrder
+from ...services.rooms import membership as rooms
 from ...services.unit import write
 from ..agent.messages import Cursor, Limit, Page, PageSize, page_response
 from ..answers import many, one
-from ..deps import PlatformDep, UserDep
-from ..idempotency import claims_in_its_unit
-from ..json_body import JsonRoute
 from ..listing import IncludeQuery, InstantQuery, listed_values, parse_instant
 
 router = APIRouter(route_class=JsonRoute)

@@ -6,13 +6,14 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 
-from band.protocol import ChatParticipant, ParticipantAddBody
+from band_protocol import ChatParticipant, ParticipantAddBody
 
-from ...services import participation, rooms
+from ...http.deps import PlatformDep, UserDep
+from ...http.json_body import JsonRoute
+from ...services.rooms import invites as participation
+from ...services.rooms import membership as rooms
 from ...services.unit import write
 from ..answers import many, one
-from ..deps import PlatformDep, UserDep
-from ..json_body import JsonRoute
 from ..listing import MAX_PAGE, data
 from ..roster_page import roster_page
 

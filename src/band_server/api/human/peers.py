@@ -6,13 +6,13 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query
 
-from band.protocol import Peer
+from band_protocol import Peer
 
-from ...services import peers
+from ...http.deps import PlatformDep, UserDep
+from ...http.json_body import JsonRoute
+from ...services.contacts import peers
 from ..answers import many, not_found
-from ..deps import PlatformDep, UserDep
-from ..json_body import JsonRoute
-from ..listing import PagingDep, listing
+from ..listing import PagingDep, party_page
 
 router = APIRouter(route_class=JsonRoute)
 
@@ -27,14 +27,6 @@ async def list_peers(
 ) -> dict[str, Any]:
     """The person's agents and contacts; ``not_in_chat`` leaves out that room's participants,
     ``type`` keeps only people or only agents."""
-    async with platform.db.read() as session:
-        items, total = await peers.list_peers(
-            session,
-            me,
-            page=paging.page,
-            page_size=paging.page_size,
-            online=platform.presence.is_online,
-            not_in_chat=not_in_chat,
-            party_type=type,
-        )
-    return listing(items, paging.meta(total))
+    return await party_page(
+        platform, me, paging, peers.list_peers, not_in_chat=not_in_chat, party_type=type
+    )

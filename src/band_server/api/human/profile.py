@@ -6,13 +6,13 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from band.protocol import ProfileUpdateBody, UserProfile
+from band_protocol import ProfileUpdateBody, UserProfile
 
-from ...services import profile
+from ...http.deps import PlatformDep, UserDep
+from ...http.json_body import JsonRoute
+from ...services.identity import profile
 from ...services.unit import write
 from ..answers import not_found, one
-from ..deps import PlatformDep, UserDep
-from ..json_body import JsonRoute
 from ..listing import data
 
 router = APIRouter(route_class=JsonRoute)

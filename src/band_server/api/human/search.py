@@ -6,10 +6,10 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
+from ...http.deps import PlatformDep, UserDep
+from ...http.json_body import JsonRoute
 from ...services import search
 from ..answers import many
-from ..deps import PlatformDep, UserDep
-from ..json_body import JsonRoute
 from ..listing import listing
 
 router = APIRouter(route_class=JsonRoute)

@@ -1,6 +1,6 @@
 """Human surface: room tasks and the board."""
 
-from ..deps import current_user
+from ...http.deps import current_user
 from ..room_tasks import task_routes
 
 router = task_routes(current_user)

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-from band_server.services.replay_seal import Seal, key_id
+from band_server.services.idempotency.replay_seal import Seal, key_id
 
 revision: str = "0008"
 down_revision: str | None = "0007"

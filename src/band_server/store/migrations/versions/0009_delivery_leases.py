@@ -2,7 +2,8 @@
 
 A partial index on ``deliveries.updated_at`` for the rows still ``processing`` (a handful at a
 time), so the lease sweep of every node finds attempts with no sign of life without reading
-the whole table (docs/decisions.md, "Faults (issue 12)").
+the whole table (docs/decisions.md, "`/next` passes over heads that will not run; an attempt
+holds a lease").
 
 Revision ID: 0009
 Revises: 0008

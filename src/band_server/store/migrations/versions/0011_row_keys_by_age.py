@@ -3,7 +3,7 @@
 A partial index on ``messages.created_at`` for the rows that still carry an
 ``Idempotency-Key`` (migration 0010): every node clears the keys older than a day every few
 minutes, and without it that ``UPDATE`` walked every keyed row of the day in key order
-(docs/decisions.md, "Keyed posts, fifth pass").
+(docs/decisions.md, "A keyed speech post: the key rides on the message").
 
 Revision ID: 0011
 Revises: 0010

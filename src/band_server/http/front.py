@@ -1,0 +1,85 @@
+"""The outermost HTTP layer: every request is timed and counted, an oversized JSON body or a
+repeated header is refused, a failure before any answer is answered in the error envelope, and
+every answer says ``X-Content-Type-Options: nosniff`` (no browser guesses HTML out of a JSON
+error or a file).
+
+Three concerns, one pure ASGI layer: as three layers, each request paid two more coroutine
+frames and two more wrapped ``send`` calls per answer (docs/decisions.md, "The stack outside
+the database"). Each concern keeps its own module: the numbers in ``observability``, the limit
+in ``http.body_limit``, the repeated headers in ``http.single_headers``, the failure's answer in
+``http.errors``.
+"""
+
+from __future__ import annotations
+
+import time
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from band_server.http import body_limit
+from band_server.http.body_limit import API_PREFIX
+from band_server.http.errors import answer_failure
+from band_server.http.single_headers import refuse, repeated
+from band_server.observability import Metrics, route_template
+from band_server.store.group_commit import InFlight
+
+NOSNIFF = (b"x-content-type-options", b"nosniff")
+
+
+def with_nosniff(message: Message) -> None:
+    """Add ``nosniff`` to an ``http.response.start`` message unless its answer says it."""
+    headers = list(message.get("headers") or ())
+    if not any(name.lower() == NOSNIFF[0] for name, _ in headers):
+        headers.append(NOSNIFF)
+        message["headers"] = headers
+
+
+class Front:
+    """Pure ASGI middleware for HTTP requests (``BandApp`` hands it nothing else).
+
+    - counts and times every request by its route template, the answers of the layers inside
+      (an idempotency replay, a 413, a 503) included; ``in_flight`` counts the requests under
+      way (the database's writer reads it);
+    - refuses an API request that repeats a header it must send once with 400
+      (``http.single_headers``), and a JSON API body over the limit with 413 before anything
+      reads it (``http.body_limit``);
+    - answers what fails before an answer started in the envelope: an unreachable database
+      503 (not raised further), anything else 500, then raised on for the server to log;
+    - marks every answer ``nosniff``.
+    """
+
+    def __init__(self, app: ASGIApp, metrics: Metrics, in_flight: InFlight) -> None:
+        self.app = app
+        self.stats = metrics.http
+        self.in_flight = in_flight
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        started = time.perf_counter()
+        status = 0  # no answer started yet
+
+        async def answering(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+                with_nosniff(message)
+            await send(message)
+
+        in_flight = self.in_flight
+        in_flight.count += 1
+        try:
+            if str(scope["path"]).startswith(API_PREFIX) and (twice := repeated(scope)):
+                await refuse(scope, receive, answering, twice)
+                return
+            if body_limit.applies(scope):
+                admitted = await body_limit.admitted(scope, receive, answering)
+                if admitted is None:
+                    return
+                receive = admitted
+            await self.app(scope, receive, answering)
+        except Exception as exc:
+            if status or await answer_failure(scope, receive, answering, exc):
+                raise
+        finally:
+            in_flight.count -= 1
+            elapsed = time.perf_counter() - started
+            self.stats.observe(scope["method"], route_template(scope), status or 500, elapsed)

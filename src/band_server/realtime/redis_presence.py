@@ -1,0 +1,323 @@
+"""Presence across nodes sharing one Redis (needs the ``redis`` extra).
+
+Each node keeps, in Redis, one hash of its own sockets (principal id -> how many it holds
+there, plus a version field) and its entry in a sorted set of live nodes scored by when it
+expires. One task per node (none per socket) runs a short cycle every ``interval`` seconds,
+and 50 ms after the hub reports a change (a burst of connects is one write): write the
+changed counts, refresh the expiry of the node's hash and of its entry, and, once an
+interval, reload the hash of every other live node whose version moved (a version moves only
+when the hash's counts do: an idle cluster reads one field a node per cycle). ``is_online`` then
+answers from the node's own hub and that mirror, with no round trip. A node that dies stops
+refreshing: its entry's score passes, every other node drops its sockets from the mirror,
+and Redis expires the hash. While Redis is away, each node keeps what it last read until the
+expiry it last read, then forgets it; once Redis is back, the node rewrites its whole hash
+(Redis may have restarted empty).
+
+``claim`` (``on_conflict=reject``) is one Lua script, so two nodes can't both admit a
+"reject" socket of the same agent: it looks for the principal in every live node's hash
+and, when no other node holds it, writes it into this node's hash in the same step.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+from typing import TYPE_CHECKING
+
+from band_server.fanout.bus import Deliver, gap_note
+from band_server.fanout.redis_url import connect
+from band_server.realtime.hub import Hub
+from band_server.realtime.presence import ClusterView
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+log = logging.getLogger("band_server.fanout")
+
+PREFIX = "band:presence:"
+NODES_KEY = PREFIX + "nodes"
+VERSION_FIELD = "~v"
+
+# KEYS[1] the live-node set, KEYS[2] this node's hash.
+# ARGV: now, principal, this node, hash prefix, count to write, new version, ttl (ms).
+_CLAIM = """
+local live = redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], '+inf')
+for _, node in ipairs(live) do
+  if node ~= ARGV[3] and redis.call('HEXISTS', ARGV[4] .. node, ARGV[2]) == 1 then
+    return 0
+  end
+end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[5], '~v', ARGV[6])
+redis.call('PEXPIRE', KEYS[2], ARGV[7])
+return 1
+"""
+
+
+def node_key(node_id: str) -> str:
+    return PREFIX + "node:" + node_id
+
+
+class _NodeView:
+    """What this node last read of another node's sockets."""
+
+    __slots__ = ("expires_at", "principals", "version")
+
+    def __init__(self) -> None:
+        self.version: str | None = None
+        self.expires_at = 0.0
+        self.principals: frozenset[str] = frozenset()
+
+
+class ClusterPresence:
+    """Presence judged over every node that shares this Redis."""
+
+    def __init__(self, hub: Hub, url: str, *, ttl: float = 10.0, interval: float = 1.0) -> None:
+        if interval * 2 >= ttl:
+            raise ValueError("the presence interval must be well under the ttl")
+        self.url = url
+        self.ttl = ttl
+        self.interval = interval
+        self.coalesce = min(0.05, interval / 5)
+        self.node_id = uuid.uuid4().hex
+        self._hub = hub
+        self._deliver: Deliver | None = None
+        self._key = node_key(self.node_id)
+        self._client: Redis | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+        self._dirty: set[str] = set()
+        self._rewrite = True  # the whole hash must be written (at start, after an outage)
+        self._version = 0
+        self._others: dict[str, _NodeView] = {}
+        self._remote: dict[str, int] = {}  # principal -> how many other nodes hold it
+        self._claiming: set[str] = set()
+        self._writing = asyncio.Lock()  # a claim and a write of the counts, one at a time
+        self._failing = False
+        self._stopping = False
+        self._next_read = 0.0
+        self._synced_at = time.monotonic()
+        self.synced = asyncio.Event()  # set after each cycle that reached Redis
+
+    # -- what the platform asks ---------------------------------------------------------------
+
+    def is_online(self, principal_id: str) -> bool:
+        return self._hub.is_online(principal_id) or principal_id in self._remote
+
+    async def claim(self, principal_id: str) -> bool:
+        if self._hub.is_online(principal_id) or principal_id in self._claiming:
+            return False
+        if self._client is None:
+            raise RuntimeError("cluster presence is not started")
+        self._claiming.add(principal_id)
+        try:
+            # The lock keeps a write of this node's counts (built from the hub before this
+            # socket registers) from landing after the claim and deleting what it wrote.
+            async with self._writing:
+                self._version += 1
+                admitted = await self._client.eval(
+                    _CLAIM,
+                    2,
+                    NODES_KEY,
+                    self._key,
+                    repr(time.time()),
+                    principal_id,
+                    self.node_id,
+                    PREFIX + "node:",
+                    str(self._hub.count_of(principal_id) + 1),
+                    self._version_tag(),
+                    str(int(self.ttl * 1000)),
+                )
+        finally:
+            self._claiming.discard(principal_id)
+        # The caller registers before its next await (so before the next write of the counts,
+        # which waits for the lock), and that write keeps the exact count.
+        return bool(admitted)
+
+    def cluster_view(self) -> ClusterView:
+        remote = sum(1 for p in self._remote if not self._hub.is_online(p))
+        return ClusterView(len(self._others), remote, time.monotonic() - self._synced_at)
+
+    # -- lifecycle ----------------------------------------------------------------------------
+
+    async def start(self, deliver: Deliver) -> None:
+        """Connect and run one cycle, so this node's view is complete before it serves.
+        ``deliver`` is the node's bus delivery: a dead node's gap goes through it."""
+        self._deliver = deliver
+        self._client = await connect(self.url, socket_timeout=self.ttl / 2)
+        self._stopping = False
+        self._hub.on_presence = self._changed
+        await self._cycle()
+        self._task = asyncio.create_task(self._run(), name="band-presence")
+        log.info("cluster presence started: node %s ttl=%gs", self.node_id, self.ttl)
+
+    async def stop(self) -> None:
+        """Stop the cycle and take this node's sockets out of Redis at once."""
+        self._hub.on_presence = None
+        self._stopping = True
+        task, self._task = self._task, None
+        if task is not None:
+            # redis-py can turn a cancellation inside a command into a connection error; the
+            # flag ends the loop anyway, and stopping never waits long.
+            task.cancel()
+            await asyncio.wait({task}, timeout=self.interval + 2.0)
+        client, self._client = self._client, None
+        if client is None:
+            return
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(2.0):
+                pipe = client.pipeline(transaction=True)
+                pipe.delete(self._key)
+                pipe.zrem(NODES_KEY, self.node_id)
+                await pipe.execute()
+        await client.aclose()
+
+    # -- the cycle ----------------------------------------------------------------------------
+
+    def _changed(self, principal_id: str) -> None:
+        self._dirty.add(principal_id)
+        self._wake.set()
+
+    def _version_tag(self) -> str:
+        return f"{self.node_id[:8]}.{self._version}"
+
+    async def _run(self) -> None:
+        while not self._stopping:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(self.interval):
+                    await self._wake.wait()
+                # Woken by a change: gather the rest of a burst (a connect storm) into one write.
+                await asyncio.sleep(self.coalesce)
+            try:
+                await self._cycle()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                self._rewrite = True
+                if not self._failing:
+                    log.warning("cluster presence: Redis unreachable (%r)", exc)
+                self._failing = True
+                self._forget_expired(time.time())
+
+    async def _cycle(self) -> None:
+        assert self._client is not None  # nosec B101 # narrows for mypy: start() opened it
+        self._wake.clear()
+        dirty, self._dirty = self._dirty, set()
+        try:
+            async with self._writing:
+                live = await self._write(dirty)
+        except BaseException:
+            self._dirty |= dirty
+            raise
+        # Other nodes are read once an interval, however often this node's changes are written.
+        if time.monotonic() >= self._next_read:
+            self._next_read = time.monotonic() + self.interval * 0.9
+            await self._read(live)
+        if self._failing:
+            log.info("cluster presence: Redis is back")
+            self._failing = False
+        self._synced_at = time.monotonic()
+        self.synced.set()
+
+    async def _write(self, dirty: set[str]) -> dict[str, float]:
+        """Write this node's changes and refresh its expiry; the live nodes and their expiry."""
+        assert self._client is not None  # nosec B101 # narrows for mypy: start() opened it
+        now = time.time()
+        rewrite = self._rewrite
+        if rewrite or dirty:  # the other nodes reload this hash only when its version moves
+            self._version += 1
+        pipe = self._client.pipeline(transaction=True)
+        if rewrite:
+            counts = self._hub.online_counts()
+            pipe.delete(self._key)
+            if counts:
+                pipe.hset(self._key, mapping={p: str(n) for p, n in counts.items()})
+        else:
+            gone = [p for p in dirty if not self._hub.count_of(p)]
+            kept = {p: str(self._hub.count_of(p)) for p in dirty if self._hub.count_of(p)}
+            if gone:
+                pipe.hdel(self._key, *gone)
+            if kept:
+                pipe.hset(self._key, mapping=kept)  # type: ignore[arg-type]
+        at = len(pipe)
+        pipe.hset(self._key, VERSION_FIELD, self._version_tag())
+        pipe.pexpire(self._key, int(self.ttl * 1000))
+        pipe.zadd(NODES_KEY, {self.node_id: now + self.ttl})
+        pipe.zremrangebyscore(NODES_KEY, "-inf", now)
+        pipe.zrangebyscore(NODES_KEY, now, "+inf", withscores=True)
+        results = await pipe.execute()
+        self._rewrite = False
+        if results[at] == 1 and not rewrite:
+            # The version field was new: the hash was gone (Redis restarted empty between two
+            # cycles, or it expired): rewrite it whole, under a new version, at once.
+            log.info("cluster presence: this node's sockets were missing in Redis: rewriting")
+            self._rewrite = True
+            self._wake.set()
+        return {_text(node): float(score) for node, score in results[-1]}
+
+    async def _read(self, live: dict[str, float]) -> None:
+        """Reload the hash of every other live node whose version moved."""
+        assert self._client is not None  # nosec B101 # narrows for mypy: start() opened it
+        others = [n for n in live if n != self.node_id]
+        changed = False
+        now = time.time()
+        for gone in set(self._others) - set(others):
+            view = self._others.pop(gone)
+            changed = True
+            if view.expires_at <= now:
+                await self._node_died(gone, view)
+        for node in others:
+            self._others.setdefault(node, _NodeView()).expires_at = live[node]
+        if others:
+            pipe = self._client.pipeline(transaction=False)
+            for node in others:
+                pipe.hget(node_key(node), VERSION_FIELD)
+            versions = await pipe.execute()
+            stale = [
+                n
+                for n, v in zip(others, versions, strict=True)
+                if v is None or _text(v) != self._others[n].version
+            ]
+            if stale:
+                pipe = self._client.pipeline(transaction=False)
+                for node in stale:
+                    pipe.hgetall(node_key(node))
+                for node, raw in zip(stale, await pipe.execute(), strict=True):
+                    view = self._others[node]
+                    fields = {_text(k): _text(v) for k, v in raw.items()}
+                    view.version = fields.pop(VERSION_FIELD, None)
+                    view.principals = frozenset(p for p, n in fields.items() if n != "0")
+                changed = True
+        if changed:
+            self._reindex()
+
+    async def _node_died(self, node: str, view: _NodeView) -> None:
+        """A node left by expiry, not by ``stop``: it died, and what it committed after its
+        last publish was never announced. That is a fan-out gap since it was last seen alive,
+        delivered here as the bus delivers one (the caches drop what they hold, the agents
+        reconnect and drain ``/next``); a clean stop leaves before its expiry: no gap."""
+        last_seen = view.expires_at - self.ttl
+        log.warning("cluster presence: node %s expired (last seen %.3f)", node, last_seen)
+        if self._deliver is not None:
+            await self._deliver(gap_note(last_seen))
+
+    def _forget_expired(self, now: float) -> None:
+        """While Redis is away: drop every node whose last read expiry has passed."""
+        expired = [n for n, view in self._others.items() if view.expires_at < now]
+        for node in expired:
+            del self._others[node]
+        if expired:
+            self._reindex()
+
+    def _reindex(self) -> None:
+        remote: dict[str, int] = {}
+        for view in self._others.values():
+            for principal in view.principals:
+                remote[principal] = remote.get(principal, 0) + 1
+        self._remote = remote
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

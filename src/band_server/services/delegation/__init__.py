@@ -1,0 +1,1 @@
+"""Delegated-token exchange, target systems and people's consents, and the exchange's rate limit."""

@@ -1,0 +1,1 @@
+"""Per-agent delivery of messages: the marks, /next, leases, passing over, the working indicator."""

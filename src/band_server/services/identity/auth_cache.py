@@ -1,0 +1,83 @@
+"""A short-lived, in-process cache of key -> principal, so each request skips the key query.
+
+Entries are found by the key's SHA-256 (the plain key is not kept) and live ``ttl`` seconds.
+Revoking a key (regenerating it, deleting the agent, disabling the person) emits a broadcast
+that closes the principal's sessions; every node sees it through the bus and drops that
+principal's entries at once, so a revoked key stops working immediately everywhere. The one
+broadcast that closes sessions without revoking anything, a new socket superseding the
+agent's older ones (``meta["superseded_by_new_socket"]``), leaves the entries alone; any other
+closing broadcast drops them.
+"""
+
+from __future__ import annotations
+
+import time
+
+from band_server.fanout.bus import Broadcast, gap_since
+from band_server.services.identity.keys import hash_key
+from band_server.services.identity.principals import Principal
+
+# Set on the broadcast by which a new socket replaces the agent's older ones (not a revocation).
+SUPERSEDE_ONLY = "superseded_by_new_socket"
+
+
+class AuthCache:
+    def __init__(self, ttl: float = 10.0, max_entries: int = 10_000) -> None:
+        self.ttl = ttl
+        self.max_entries = max_entries
+        self._entries: dict[str, tuple[Principal, float]] = {}
+        self._digests_of: dict[str, set[str]] = {}  # principal id -> its cached digests
+        self.changes = 0  # bumped by every forget: see ``put``
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: str) -> Principal | None:
+        digest = hash_key(key)
+        entry = self._entries.get(digest)
+        if entry is None:
+            return None
+        principal, expires = entry
+        if expires < time.monotonic():
+            self._drop(digest, principal.id)
+            return None
+        return principal
+
+    def put(self, key: str, principal: Principal, *, changes: int | None = None) -> None:
+        """Keep ``principal`` for ``key``, unless entries were forgotten since the read began
+        (``changes`` is ``self.changes`` from before it): that read may predate a revocation."""
+        if changes is not None and changes != self.changes:
+            return
+        if len(self._entries) >= self.max_entries:
+            self._clear()  # crude but bounded: the next requests refill it
+        digest = hash_key(key)
+        self._entries[digest] = (principal, time.monotonic() + self.ttl)
+        self._digests_of.setdefault(principal.id, set()).add(digest)
+
+    def forget(self, principal_id: str) -> None:
+        self.changes += 1
+        for digest in self._digests_of.pop(principal_id, ()):
+            self._entries.pop(digest, None)
+
+    def observe(self, broadcast: Broadcast) -> None:
+        """Drop a principal's entries when a broadcast ends its sessions (key revoked); drop
+        everything after a fan-out gap (a revocation may have been missed)."""
+        if gap_since(broadcast) is not None:
+            self.changes += 1
+            self._clear()
+            return
+        principal_id = broadcast.meta.get("close_principal")
+        if principal_id and not broadcast.meta.get(SUPERSEDE_ONLY):
+            self.forget(str(principal_id))
+
+    def _drop(self, digest: str, principal_id: str) -> None:
+        self._entries.pop(digest, None)
+        digests = self._digests_of.get(principal_id)
+        if digests is not None:
+            digests.discard(digest)
+            if not digests:
+                del self._digests_of[principal_id]
+
+    def _clear(self) -> None:
+        self._entries.clear()
+        self._digests_of.clear()

@@ -1,0 +1,1 @@
+"""A room's messages: posting, mentions, a person's posts, paging and the timeline reads."""

@@ -1,0 +1,53 @@
+"""A person posting in a room: the web app, the human API and ``band send`` share this."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from band_protocol import MessageSentResponse
+from band_protocol.messages import MessageCreateFields
+from band_server.services.identity.principals import Principal
+from band_server.services.messages.mentions import mentions_in_text
+from band_server.services.messages.posts import post_message
+from band_server.services.rooms.membership import Member, members
+from band_server.services.unit import UnitOfWork
+from band_server.store.models import Room
+
+
+async def person_post(
+    uow: UnitOfWork,
+    person: Principal,
+    room: Room,
+    fields: MessageCreateFields,
+    *,
+    roster: Sequence[Member] | None = None,
+) -> dict[str, Any]:
+    """Post a text message; explicit mentions are optional and ``@handle`` text counts too.
+    Returns the answer's data (``MessageSentResponse``'s JSON)."""
+    if roster is None:
+        roster = await members(uow.session, room.id)
+    known = {m.id for m in fields.mentions if m.id} | {
+        (m.handle or "").removeprefix("@").lower() for m in fields.mentions
+    }
+    extra = [
+        ref
+        for ref in mentions_in_text(fields.content, roster, person.id)
+        if ref.id not in known and (ref.handle or "").lower() not in known
+    ]
+    if extra:
+        fields = fields.model_copy(update={"mentions": [*fields.mentions, *extra]})
+    return await post_message(uow, person, room, fields, roster=roster)
+
+
+async def post_as_person(
+    uow: UnitOfWork,
+    person: Principal,
+    room: Room,
+    fields: MessageCreateFields,
+    *,
+    roster: Sequence[Member] | None = None,
+) -> MessageSentResponse:
+    """:func:`person_post`, its answer as the wire model (the web app, ``band send``)."""
+    sent = await person_post(uow, person, room, fields, roster=roster)
+    return MessageSentResponse.model_validate(sent)

@@ -1,0 +1,377 @@
+"""Posting and reading a room's messages and events.
+
+Principal-agnostic: a person and an agent post through the same functions; the caller has
+already checked membership (``rooms.room_for``). Writes run inside a :class:`UnitOfWork`, so the
+``message_created`` broadcast goes out only after the commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Literal
+
+from sqlalchemy import and_, bindparam, exists, func, or_, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm.attributes import set_committed_value
+
+from band_protocol import topic, tracing, utcnow
+from band_protocol.messages import EventCreateFields, MessageCreateFields
+from band_server.errors import ApiError, ValidationFailed
+from band_server.fanout.bus import Broadcast
+from band_server.services.delegation import exchange as delegation
+from band_server.services.files import attachments_for
+from band_server.services.identity.principals import Principal
+from band_server.services.messages.mentions import (
+    ResolvedMention,
+    normalise_content,
+    resolve_mentions,
+)
+from band_server.services.messages.paging import (
+    DEFAULT_LIMIT,
+    MAX_LIMIT,
+    MessagePage,
+    SortOrder,
+    page_of,
+)
+from band_server.services.rooms.membership import Member, members
+from band_server.services.unit import UnitOfWork
+from band_server.services.views import Posted, event_answer, message_payload, sent_answer
+from band_server.store import direct
+from band_server.store.models import Base, Delivery, Message, MessageMention, Room, new_id
+
+__all__ = [
+    "DEFAULT_LIMIT",
+    "MAX_LIMIT",
+    "QUEUE_LIMIT",
+    "MessagePage",
+    "QueueStatus",
+    "SortOrder",
+    "agent_queue",
+    "context_messages",
+    "list_messages",
+    "post_event",
+    "post_message",
+]
+
+QUEUE_LIMIT = 20
+_MESSAGES = Base.metadata.tables[Message.__tablename__]
+_MENTIONS = Base.metadata.tables[MessageMention.__tablename__]
+_DELIVERIES = Base.metadata.tables[Delivery.__tablename__]
+_ROOMS = Base.metadata.tables[Room.__tablename__]
+# Built once: a statement whose values are bound per call hits SQLAlchemy's compiled cache
+# without generating a cache key from scratch (measured in docs/decisions.md).
+_NEXT_SEQ = (
+    update(_ROOMS)
+    .where(_ROOMS.c.id == bindparam("room_id"))
+    .values(last_seq=_ROOMS.c.last_seq + 1)
+    .returning(_ROOMS.c.last_seq)
+)
+_INSERT_MESSAGE = _MESSAGES.insert()
+_INSERT_MENTIONS = _MENTIONS.insert()
+_INSERT_DELIVERIES = _DELIVERIES.insert()
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+
+async def _next_seq(session: AsyncSession, room: Room) -> int:
+    # One atomic increment: concurrent writers on PostgreSQL serialise on the room row.
+    seq = await direct.scalar(session, _NEXT_SEQ, {"room_id": room.id})
+    assert seq is not None  # nosec B101 # narrows for mypy; the room was loaded in this transaction
+    set_committed_value(room, "last_seq", seq)
+    return int(seq)
+
+
+async def _append(
+    uow: UnitOfWork,
+    room: Room,
+    sender: Principal,
+    message_type: str,
+    content: str,
+    meta: dict[str, Any],
+    attachments: list[dict[str, Any]] | None = None,
+    *,
+    msg_id: str | None = None,
+    now: datetime | None = None,
+) -> Posted:
+    now = now or utcnow()
+    values: dict[str, Any] = {
+        "id": msg_id or new_id(),
+        "room_id": room.id,
+        "seq": await _next_seq(uow.session, room),
+        "sender_id": sender.id,
+        "sender_type": sender.sender_type,
+        "sender_name": sender.name,
+        "message_type": message_type,
+        "content": content,
+        "created_at": now,
+        "updated_at": now,
+    }
+    if attachments:
+        values["attachments"] = attachments
+    # A keyed post's Idempotency-Key rides on its message: the unique index is the claim.
+    key = uow.row_key()
+    # A Core insert: the ORM's unit-of-work flush costs more than the whole SQL statement on
+    # this hot path.
+    try:
+        await direct.execute(uow.session, _INSERT_MESSAGE, {"metadata": meta, **values, **key})
+    except IntegrityError:
+        if key:
+            raise uow.key_taken() from None
+        raise
+    return Posted(meta=meta, **values)
+
+
+def _created(msg: Posted, agents: frozenset[str]) -> Broadcast:
+    return Broadcast(
+        topic=topic("chat_room", msg.room_id),
+        event="message_created",
+        payload=message_payload(msg),
+        agents=agents,
+        users=True,
+    )
+
+
+def _require_content(content: str, pointer: str) -> None:
+    if not content.strip():
+        raise ValidationFailed("content can't be blank", {pointer: ["can't be blank"]})
+
+
+async def _agent_chain_length(session: AsyncSession, room: Room) -> int:
+    """Text messages sent by agents since the last text a person sent in the room."""
+    last_person = (
+        select(func.coalesce(func.max(Message.seq), 0))
+        .where(
+            Message.room_id == room.id,
+            Message.sender_type == "User",
+            Message.message_type == "text",
+        )
+        .scalar_subquery()
+    )
+    count = await session.scalar(
+        select(func.count())
+        .select_from(Message)
+        .where(
+            Message.room_id == room.id,
+            Message.sender_type == "Agent",
+            Message.message_type == "text",
+            Message.seq > last_person,
+        )
+    )
+    return int(count or 0)
+
+
+async def _check_loop_guard(
+    session: AsyncSession, room: Room, routed: Sequence[ResolvedMention], limit: int | None
+) -> None:
+    if limit is None or not any(m.member.type == "Agent" for m in routed):
+        return
+    if await _agent_chain_length(session, room) >= limit:
+        raise ApiError(
+            f"Agent-to-agent loop limit reached: {limit} agent messages in a row without a "
+            "person posting; a person must post before agents can mention agents again",
+            code="loop_limit_reached",
+            status_code=422,
+            details={"/message/mentions": ["agent-to-agent loop limit reached"]},
+        )
+
+
+async def post_message(
+    uow: UnitOfWork,
+    sender: Principal,
+    room: Room,
+    fields: MessageCreateFields,
+    *,
+    loop_limit: int | None = None,
+    roster: Sequence[Member] | None = None,
+) -> dict[str, Any]:
+    """Post a text message: the message, its mentions and one delivery per mentioned agent.
+
+    Returns the answer's data, ``MessageSentResponse``'s JSON (built straight: the model and
+    its dump cost more than the dict, on every post).
+
+    Agents must mention at least one other participant; people may post without mentions.
+    Every mention must name an active participant of the room, else 422
+    ``mentioned_participant_not_in_room``. Only the mentioned agents' sockets get the push.
+    With ``loop_limit``, an agent may not mention another agent once that many agent texts
+    follow the last person's text (the loop guard; people are never limited).
+    """
+    _require_content(fields.content, "/message/content")
+    attachments = (
+        await attachments_for(uow.session, room, fields.attachment_ids)
+        if fields.attachment_ids
+        else None
+    )
+    if roster is None:
+        roster = await members(uow.session, room.id)
+    resolved = resolve_mentions(sender.id, roster, fields.mentions)
+    routed = [m for m in resolved if m.routes]
+    if sender.is_agent and not routed:
+        raise ValidationFailed(
+            "a message must mention at least one other participant",
+            {"/message/mentions": ["must mention at least one other participant"]},
+        )
+    if sender.is_agent:
+        await _check_loop_guard(uow.session, room, routed, loop_limit)
+    meta: dict[str, Any] = {"mentions": [m.metadata() for m in resolved], "status": "sent"}
+    if tracing.TRACING.on:  # the web app links a message's deliveries to its trace
+        meta["trace_id"] = tracing.trace_id()
+    msg_id, now = new_id(), utcnow()
+    sealed = delegation.envelope(sender, [m.member for m in routed], msg_id, now)
+    if sealed is None and sender.is_agent:
+        sealed = await delegation.forwarding_marker(
+            uow.session, sender, room.id, [m.member for m in routed]
+        )
+    if sealed is not None:
+        meta["delegation"] = sealed
+    content = normalise_content(fields.content, resolved, roster)
+    msg = await _append(
+        uow, room, sender, "text", content, meta, attachments, msg_id=msg_id, now=now
+    )
+    agent_ids = {m.id for m in routed if m.member.type == "Agent"}
+    if routed:
+        await direct.execute(
+            uow.session,
+            _INSERT_MENTIONS,
+            [{"message_id": msg.id, "participant_id": m.id, "room_id": room.id} for m in routed],
+        )
+    if agent_ids:
+        await direct.execute(
+            uow.session,
+            _INSERT_DELIVERIES,
+            [
+                {"message_id": msg.id, "room_id": room.id, "agent_id": agent, "seq": msg.seq}
+                for agent in sorted(agent_ids)
+            ],
+        )
+    uow.emit(_created(msg, frozenset(agent_ids)))
+    return sent_answer(msg.id, [m.recipient() for m in routed])
+
+
+async def post_event(
+    uow: UnitOfWork, sender: Principal, room: Room, fields: EventCreateFields
+) -> dict[str, Any]:
+    """Post an event (thought, tool call, ...): stored in the room, never delivered to agents.
+
+    Returns the answer's data, ``EventCreatedResponse``'s JSON (built straight, as a post's)."""
+    _require_content(fields.content, "/event/content")
+    meta = dict(fields.metadata or {})
+    meta.pop("delegation", None)  # minted by the platform only, never taken from a client
+    msg = await _append(uow, room, sender, fields.message_type, fields.content, meta)
+    uow.emit(_created(msg, frozenset()))
+    return event_answer(msg.id, msg.message_type)
+
+
+# -- reading ----------------------------------------------------------------------------------
+
+
+async def list_messages(
+    session: AsyncSession,
+    room: Room,
+    *,
+    sort_order: SortOrder = "asc",
+    limit: int = DEFAULT_LIMIT,
+    cursor: str | None = None,
+    page: int | None = None,
+    page_size: int | None = None,
+) -> MessagePage:
+    """Every message and event of the room, keyset-paged by sequence (offset paging if asked).
+
+    Each message carries ``metadata.delivery_status`` for all its recipients.
+    """
+    return await page_of(
+        session,
+        [Message.room_id == room.id],
+        sort_order=sort_order,
+        limit=limit,
+        cursor=cursor,
+        page=page,
+        page_size=page_size,
+        agent_id=None,
+    )
+
+
+async def context_messages(
+    session: AsyncSession,
+    room: Room,
+    principal_id: str,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    cursor: str | None = None,
+    page: int | None = None,
+    page_size: int | None = None,
+) -> MessagePage:
+    """A participant's context, oldest first: what it sent (any type) plus text mentioning it.
+
+    Delivery status is limited to the participant's own deliveries (enough to skip replays).
+    """
+    mentioned = exists().where(
+        MessageMention.message_id == Message.id,
+        MessageMention.participant_id == principal_id,
+    )
+    where = [
+        Message.room_id == room.id,
+        or_(Message.sender_id == principal_id, and_(Message.message_type == "text", mentioned)),
+    ]
+    return await page_of(
+        session,
+        where,
+        sort_order="asc",
+        limit=limit,
+        cursor=cursor,
+        page=page,
+        page_size=page_size,
+        agent_id=principal_id,
+    )
+
+
+QueueStatus = Literal["pending", "processing", "processed", "failed", "all"]
+
+_QUEUE_STATUSES: dict[str | None, tuple[str, ...]] = {
+    None: ("delivered", "processing", "failed"),
+    "pending": ("delivered", "failed"),
+    "processing": ("processing",),
+    "processed": ("processed",),
+    "failed": ("failed",),
+    "all": ("delivered", "processing", "processed", "failed"),
+}
+
+
+async def agent_queue(
+    session: AsyncSession,
+    room: Room,
+    agent_id: str,
+    *,
+    status: QueueStatus | None = None,
+    sort_order: SortOrder = "asc",
+    limit: int = QUEUE_LIMIT,
+    cursor: str | None = None,
+    page: int | None = None,
+    page_size: int | None = None,
+) -> MessagePage:
+    """The agent's deliveries in the room (its work queue), by delivery status.
+
+    Without ``status``: everything not processed (what ``/next`` would serve, in order);
+    ``pending`` is delivered or failed; ``all`` is every delivery. Events and messages that
+    do not mention the agent never appear (the official client claims what it is given).
+    """
+    addressed = exists().where(
+        Delivery.message_id == Message.id,
+        Delivery.agent_id == agent_id,
+        Delivery.status.in_(_QUEUE_STATUSES[status]),
+    )
+    found = await page_of(
+        session,
+        [Message.room_id == room.id, addressed],
+        sort_order=sort_order,
+        limit=limit,
+        cursor=cursor,
+        page=page,
+        page_size=page_size,
+        agent_id=agent_id,
+    )
+    if status is not None:
+        found.metadata["status_filter"] = status
+    return found

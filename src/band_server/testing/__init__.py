@@ -1,0 +1,1 @@
+"""Test helpers that run the platform itself (``band.testing`` re-exports them lazily)."""

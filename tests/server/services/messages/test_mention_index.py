@@ -1,0 +1,65 @@
+"""A roster snapshot's mention index is built once; a member's id and type are read once.
+
+The roster cache keeps each room's members as a tuple; a post resolves its mentions against
+an index of that tuple (by id, handle and name) built on its first post, and reads each
+member's id and type from the member itself, not through the participant's ORM attributes.
+"""
+
+from __future__ import annotations
+
+from band.protocol.messages import MentionRef
+from band_server.services.messages import mentions
+from band_server.services.messages.mentions import resolve_mentions
+from band_server.services.rooms.membership import Member
+from band_server.store.models import Participant
+
+A = "aaaaaaaa-0000-0000-0000-00000000000a"
+B = "bbbbbbbb-0000-0000-0000-00000000000b"
+C = "cccccccc-0000-0000-0000-00000000000c"
+
+
+def member(pid: str, name: str, handle: str, ptype: str = "User") -> Member:
+    return Member(Participant(participant_id=pid, participant_type=ptype), name, handle, None)
+
+
+def refs() -> list[MentionRef]:
+    return [
+        MentionRef(id=A),
+        MentionRef(handle="@Bob"),
+        MentionRef(name="Mary Jane", kind="reference"),
+        MentionRef(name="mary-jane"),
+    ]
+
+
+def test_a_snapshot_index_is_built_once_and_resolves_as_a_list_does() -> None:
+    roster = (
+        member(A, "Echo", "echo", "Agent"),
+        member(B, "Bob", "bob"),
+        member(C, "Mary Jane", "mj"),
+    )
+    mentions._index_of_roster.cache_clear()
+    first = resolve_mentions("someone-else", roster, refs())
+    again = resolve_mentions("someone-else", roster, refs())
+    info = mentions._index_of_roster.cache_info()
+    assert (info.misses, info.hits) == (1, 1)
+    from_list = resolve_mentions("someone-else", list(roster), refs())
+    assert first == again == from_list
+    assert [(m.id, m.kind) for m in first] == [(A, "mention"), (B, "mention"), (C, "mention")]
+
+
+def test_another_snapshot_gets_its_own_index() -> None:
+    """A refreshed roster (a new tuple: someone joined) is indexed anew."""
+    old = (member(A, "Echo", "echo", "Agent"),)
+    new = (*old, member(B, "Bob", "bob"))
+    assert [m.id for m in resolve_mentions("x", old, [MentionRef(id=A)])] == [A]
+    assert [m.id for m in resolve_mentions("x", new, [MentionRef(handle="bob")])] == [B]
+
+
+def test_a_members_identity_is_its_own_attribute() -> None:
+    part = Participant(participant_id=A, participant_type="Agent")
+    m = Member(part, "Echo", "echo", None, "owner")
+    assert vars(m)["id"] == A and vars(m)["type"] == "Agent"
+    assert not isinstance(Member.__dict__.get("id"), property)
+    # Equality and hashing are the member's fields, as before (the identity is derived).
+    twin = Member(part, "Echo", "echo", None, "owner")
+    assert m == twin and hash(m) == hash(twin)

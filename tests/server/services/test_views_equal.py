@@ -1,0 +1,312 @@
+"""The prebuilt views against the pydantic models they stand beside: same JSON for generated
+rows (a differential property test).
+
+- ``views.message_payload`` (every post, mark and ``/next`` answer) against
+  ``message_view(...).model_dump(mode="json")``, with and without a metadata of its own;
+- the answers built straight (``views.sent_answer`` with ``Recipient``s from
+  ``mentions.ResolvedMention.recipient``, ``event_answer``, ``status_answer``,
+  ``activity_answer``) against their response models;
+- ``protocol.iso`` (``isoformat``) against the ``strftime`` format it replaces;
+- the fast lane's answer (``fast_lane._answer``) and a kept idempotent answer
+  (``idempotency.answer_text``) against ``JSONResponse``;
+- ``/next`` (``next_up``: plain rows, ``message_payload``, ``delivery_views.status_view``)
+  against the history's view of the same message (ORM rows, ``delivery_views.chat_messages``,
+  the model), on a database.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from starlette.responses import JSONResponse
+
+from band.protocol import iso
+from band.protocol.messages import (
+    ActivityResponse,
+    EventCreatedResponse,
+    MessageSentResponse,
+    MessageStatusResponse,
+    Recipient,
+)
+from band_server.http.fast_lane import _answer
+from band_server.services import views
+from band_server.services.deliveries import next_up
+from band_server.services.deliveries import wire as delivery_views
+from band_server.services.idempotency.records import answer_text
+from band_server.services.messages.mentions import ResolvedMention
+from band_server.services.rooms.membership import Member
+from band_server.store.db import Database
+from band_server.store.migrate import upgrade
+from band_server.store.models import Delivery, DeliveryAttempt, Message, Participant, Room, User
+from property_kit import LoopThread
+
+EXAMPLES = 300
+SETTINGS = settings(max_examples=EXAMPLES, deadline=None, database=None)
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**64), 2**64)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
+)
+metas = st.dictionaries(st.text(max_size=10), json_values, max_size=5)
+zones = st.sampled_from(
+    [None, UTC, timezone(timedelta(hours=5, minutes=30)), timezone(-timedelta(hours=8))]
+)
+times = st.builds(
+    lambda dt, tz: dt if tz is None else dt.replace(tzinfo=tz),
+    st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30)),
+    zones,
+)
+attachments = st.fixed_dictionaries(
+    {
+        "id": st.text(max_size=12),
+        "name": st.text(max_size=20),
+        "content_type": st.sampled_from(["image/png", "text/plain", "application/pdf"]),
+        "bytes": st.integers(0, 2**40),
+        "sha256": st.text("0123456789abcdef", min_size=64, max_size=64),
+    },
+    optional={"has_thumb": st.booleans(), "expires_at": st.none() | st.text(max_size=30)},
+)
+
+
+@st.composite
+def posted(draw: st.DrawFn) -> views.Posted:
+    created = draw(times)
+    return views.Posted(
+        id=draw(st.text(max_size=40)),
+        room_id=draw(st.text(max_size=40)),
+        seq=draw(st.integers(0, 2**53)),
+        sender_id=draw(st.text(max_size=40)),
+        sender_type=draw(st.sampled_from(["User", "Agent", "System"])),
+        sender_name=draw(st.none() | st.text(max_size=30)),
+        message_type=draw(st.sampled_from(["text", "thought", "tool_call", "task"]) | st.text()),
+        content=draw(st.text()),
+        meta=draw(metas),
+        created_at=created,
+        # A post's row is created and updated at one instant (one object): a shortcut there.
+        updated_at=draw(st.just(created) | times),
+        attachments=draw(st.none() | st.just([]) | st.lists(attachments, max_size=2)),
+    )
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """The same JSON text (key order aside): what a client would read."""
+    return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
+
+
+@SETTINGS
+@given(msg=posted(), metadata=st.none() | metas)
+def test_message_payload_is_the_models_json(msg: views.Posted, metadata: Any) -> None:
+    view = views.message_view(msg)
+    if metadata is not None:
+        view.metadata = metadata
+    assert same_json(views.message_payload(msg, metadata), view.model_dump(mode="json"))
+
+
+members = st.builds(
+    lambda pid, name, handle: Member(
+        Participant(participant_id=pid, participant_type="Agent", room_id="r"), name, handle, None
+    ),
+    st.text(min_size=1, max_size=36),
+    st.text(max_size=30),
+    st.text(max_size=30),
+)
+
+
+@SETTINGS
+@given(
+    message_id=st.text(max_size=40),
+    mentioned=st.lists(members, max_size=4),
+    message_type=st.text(),
+    status=st.sampled_from(["processing", "processed", "failed"]),
+    attempt=st.integers(0, 2**31),
+    working=st.booleans(),
+)
+def test_the_answers_built_straight_are_their_models_json(
+    message_id: str,
+    mentioned: list[Member],
+    message_type: str,
+    status: str,
+    attempt: int,
+    working: bool,
+) -> None:
+    resolved = [ResolvedMention(m) for m in mentioned]
+    recipients = [Recipient(id=m.id, handle=m.handle, name=m.name) for m in mentioned]
+    sent = MessageSentResponse(id=message_id, recipients=recipients)
+    assert same_json(
+        views.sent_answer(message_id, [r.recipient() for r in resolved]),
+        sent.model_dump(mode="json"),
+    )
+    event = EventCreatedResponse(id=message_id, message_type=message_type)
+    assert same_json(views.event_answer(message_id, message_type), event.model_dump(mode="json"))
+    marked = MessageStatusResponse(id=message_id, status=status, attempt_number=attempt)  # type: ignore[arg-type]
+    assert same_json(
+        views.status_answer(message_id, status, attempt), marked.model_dump(mode="json")
+    )
+    activity = ActivityResponse(working=working)
+    assert same_json(views.activity_answer(working), activity.model_dump(mode="json"))
+
+
+@SETTINGS
+@given(dt=times)
+def test_iso_is_the_strftime_format(dt: datetime) -> None:
+    utc = dt if dt.tzinfo is None else dt.astimezone(UTC)
+    assert iso(dt) == utc.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@SETTINGS
+@given(
+    status=st.sampled_from([200, 201, 202, 204, 304, 400, 404, 409, 422, 500, 503]),
+    content=json_values,
+)
+def test_the_lanes_answer_and_a_kept_answer_are_what_jsonresponse_sends(
+    status: int, content: Any
+) -> None:
+    response = JSONResponse(content, status_code=status)
+    start, body = _answer(status, content)
+    assert start["status"] == status
+    assert sorted(start["headers"]) == sorted(response.raw_headers)
+    assert body["body"] == response.body
+    assert answer_text({"data": content}).encode() == JSONResponse({"data": content}).body
+
+
+# -- /next against the history, on a database --------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def stored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LoopThread, Database]]:
+    loop = LoopThread()
+    path: Path = tmp_path_factory.mktemp("views") / "views.db"
+    db = Database(f"sqlite+aiosqlite:///{path}")
+
+    async def prepare() -> None:
+        await upgrade(db.engine)
+        async with db.write() as session:
+            session.add(User(id="u1", name="Ann", handle="ann", email="ann@example.org"))
+
+    loop.run(prepare())
+    yield loop, db
+    loop.run(db.dispose())
+    loop.stop()
+
+
+attempt_rows = st.lists(
+    st.tuples(
+        st.sampled_from(["processing", "success", "failed"]),
+        st.none() | st.text(max_size=40),
+        times,
+        st.none() | times,
+    ),
+    max_size=3,
+)
+
+
+def _utc(dt: datetime) -> datetime:
+    """As the database gives it back: naive UTC (SQLite keeps the fields as given)."""
+    return dt if dt.tzinfo is None else dt.astimezone(UTC).replace(tzinfo=None)
+
+
+async def _both_views(
+    db: Database, msg: views.Posted, delivery: dict[str, Any], attempts: list[Any]
+) -> tuple[Any, Any]:
+    room_id = f"room-{msg.id}"
+    async with db.write() as session:
+        session.add(Room(id=room_id, owner_id="u1", owner_type="User", last_seq=msg.seq))
+        await session.flush()  # (no relationships: the session inserts in the order it flushes)
+        session.add(
+            Message(
+                id=msg.id,
+                room_id=room_id,
+                seq=msg.seq,
+                sender_id=msg.sender_id,
+                sender_type=msg.sender_type,
+                sender_name=msg.sender_name,
+                message_type=msg.message_type,
+                content=msg.content,
+                meta=msg.meta,
+                attachments=msg.attachments,
+                created_at=_utc(msg.created_at),
+                updated_at=_utc(msg.updated_at),
+            )
+        )
+        await session.flush()
+        session.add(
+            Delivery(
+                id=f"d-{msg.id}",
+                message_id=msg.id,
+                room_id=room_id,
+                agent_id="a1",
+                seq=msg.seq,
+                **delivery,
+            )
+        )
+        await session.flush()
+        for n, (status, error, started, completed) in enumerate(attempts, start=1):
+            session.add(
+                DeliveryAttempt(
+                    id=f"t-{msg.id}-{n}",
+                    delivery_id=f"d-{msg.id}",
+                    attempt_number=n,
+                    status=status,
+                    error=error,
+                    started_at=_utc(started),
+                    completed_at=None if completed is None else _utc(completed),
+                )
+            )
+    async with db.read() as session:
+        room = await session.get(Room, room_id)
+        stored_msg = await session.get(Message, msg.id)
+        assert room is not None and stored_msg is not None
+        head = await next_up.next_message(db, room, "a1", lease=300.0)
+        history = await delivery_views.chat_messages(session, [stored_msg], agent_id="a1")
+    return (None if head is None else head.payload), history[0].model_dump(mode="json")
+
+
+@settings(
+    max_examples=200,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(
+    msg=posted(),
+    status=st.sampled_from(["delivered", "processing", "failed"]),
+    attempt_number=st.integers(0, 5),
+    delivered_at=times,
+    processed_at=st.none() | times,
+    attempts=attempt_rows,
+)
+def test_next_serves_what_the_history_shows(
+    stored: tuple[LoopThread, Database],
+    msg: views.Posted,
+    status: str,
+    attempt_number: int,
+    delivered_at: datetime,
+    processed_at: datetime | None,
+    attempts: list[Any],
+) -> None:
+    loop, db = stored
+    msg = dataclasses.replace(msg, id=str(uuid.uuid4()))  # a row of its own
+    delivery = {
+        "status": status,
+        "attempt_number": attempt_number,
+        "delivered_at": _utc(delivered_at),
+        "processed_at": None if processed_at is None else _utc(processed_at),
+        "updated_at": datetime.now(UTC).replace(tzinfo=None),
+    }
+    lean, history = loop.run(_both_views(db, msg, delivery, attempts))
+    assert lean is not None
+    assert same_json(lean, history), (lean, history)
