@@ -247,7 +247,8 @@ def _switch_branch(repo: RepoConfig, checkout: Path) -> None:
 
 def _check_origin(repo: RepoConfig, checkout: Path) -> None:
     try:
-        origin = _git(checkout, "remote", "get-url", "origin").strip()
+        # As configured (before any insteadOf rewrite): the URL the agent config names.
+        origin = _git(checkout, "config", "--get", "remote.origin.url").strip()
     except ValueError:
         logger.warning("no origin remote in %s; remote not checked", checkout)
         return
