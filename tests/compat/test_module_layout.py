@@ -92,9 +92,6 @@ _ACP_CLIENT = (
     "reshaped into these yet"
 )
 REMAINING: dict[str, str] = {
-    "band.integrations.desktop_app": (
-        "the desktop app's local service (MCP server, room view, event relay): not built"
-    ),
     "band.adapters.codex": _CODEX,
     "band.integrations.codex.rpc_base": _CODEX,
     "band.integrations.codex.stdio_client": _CODEX,
