@@ -90,3 +90,21 @@ def test_a_stale_lock_fails_the_launch_with_uvs_reason(tmp_path: Path) -> None:
     assert "the lockfile needs to be updated" in done.stderr
     assert not (records / "child-args").exists()
     assert json.dumps(done.stderr).count("bk_live_key") == 0
+
+
+def test_the_module_entry_refuses_another_user(tmp_path: Path) -> None:
+    if os.getuid() == 1000:
+        return  # the image's agent user: the identity check passes here
+    workspace, _ = make_workspace(tmp_path)
+    env = {"PATH": os.environ["PATH"], "WORKSPACE_DIR": str(workspace), "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "band.docker.launcher"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert f"Launch failed: [identity] launcher must run as uid 1000, got uid {os.getuid()}" in (
+        done.stderr
+    )

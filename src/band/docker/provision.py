@@ -350,11 +350,9 @@ def main() -> None:
     LogSettings(log_level=level, log_stream=LogStream.STDERR).configure()
     try:
         agent_id = asyncio.run(run(args))
-    except (ValueError, RuntimeError) as exc:
-        sys.stderr.write(f"Error: {exc}\n")
-        sys.exit(1)
     except Exception as exc:
-        logger.exception("unexpected error")
+        if not isinstance(exc, ValueError | RuntimeError):  # a refusal needs no traceback
+            logger.exception("unexpected error")
         sys.stderr.write(f"Error: {exc}\n")
         sys.exit(1)
     sys.stdout.write(agent_id + "\n")

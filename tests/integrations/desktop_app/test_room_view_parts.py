@@ -171,3 +171,21 @@ def test_the_view_is_one_self_contained_document() -> None:
     assert "/*@" not in page and "<script src" not in page and "<link" not in page
     assert "textContent" in page and "innerHTML" not in page  # room text is never markup
     assert len(room_view_fingerprint()) == 12
+
+
+def test_without_mcp_only_the_server_refuses_and_names_the_extra() -> None:
+    import subprocess
+    import sys
+
+    script = (
+        "import sys; sys.modules['mcp'] = None\n"
+        "import band.integrations.desktop_app.service, band.integrations.desktop_app.prompts\n"
+        "try:\n    import band.integrations.desktop_app.server\n"
+        "except ModuleNotFoundError as exc:\n    print(exc.name, '|', exc)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert done.stdout.strip() == (
+        "mcp | the Claude Desktop room view needs the MCP SDK: pip install 'openband[desktop]'"
+    )

@@ -113,34 +113,21 @@ async def test_a_desktop_conversation_joins_watches_and_is_woken(live_server: Li
             assert event["next_since"] > joined["next_since"]
 
             # The view's own loop, then a newer view instance takes the display over.
-            _, app_tick = await call(
-                session,
-                "band_wait_for_room_event",
-                chat_id=world.room_id,
-                since=event["next_since"],
-                timeout_seconds=1,
-                caller="app",
-                instance="view-1",
-            )
-            assert app_tick["superseded"] is False
-            await call(
-                session,
-                "band_wait_for_room_event",
-                chat_id=world.room_id,
-                since=event["next_since"],
-                timeout_seconds=1,
-                caller="app",
-                instance="view-2",
-            )
-            _, old = await call(
-                session,
-                "band_wait_for_room_event",
-                chat_id=world.room_id,
-                since=event["next_since"],
-                timeout_seconds=1,
-                caller="app",
-                instance="view-1",
-            )
+            async def view_tick(instance: str) -> dict[str, Any]:
+                _, tick = await call(
+                    session,
+                    "band_wait_for_room_event",
+                    chat_id=world.room_id,
+                    since=event["next_since"],
+                    timeout_seconds=1,
+                    caller="app",
+                    instance=instance,
+                )
+                return tick
+
+            assert (await view_tick("view-1"))["superseded"] is False
+            assert (await view_tick("view-2"))["superseded"] is False
+            old = await view_tick("view-1")
             assert old["superseded"] is True
 
             bad = await session.call_tool(
