@@ -5,7 +5,10 @@
 const MONITOR_TOOL = "band_wait_for_room_event";
 const DEFAULT_ATTENTION = "user_first";
 const instance = Math.random().toString(36).slice(2);
-const state = { chatId: null, since: null, viewerId: null, attention: DEFAULT_ATTENTION, seen: new Set() };
+const state = {
+  chatId: null, since: null, viewerId: null, attention: DEFAULT_ATTENTION,
+  seen: new Set(), waitingOnAgent: new Map(), // message id -> sent at, until the agent replies
+};
 let nextId = 1;
 const waiting = new Map();
 
@@ -47,8 +50,15 @@ function render(transcript) {
   state.attention = transcript.attention || state.attention;
   document.getElementById("room-title").textContent = `Band room ${transcript.chat_id}`;
   (transcript.messages || []).forEach(renderMessage);
+  (transcript.pending_requests || []).forEach((m) => state.waitingOnAgent.set(m.id, m.inserted_at || ""));
+  for (const message of transcript.messages || []) {
+    if (message.sender_id !== state.viewerId) continue; // the agent spoke: what came before is answered
+    for (const [id, at] of state.waitingOnAgent) {
+      if (at <= (message.inserted_at || "")) state.waitingOnAgent.delete(id);
+    }
+  }
   const pending = document.getElementById("pending");
-  const count = (transcript.pending_requests || []).length;
+  const count = state.waitingOnAgent.size;
   pending.hidden = count === 0;
   pending.textContent = count ? `${count} message(s) waiting for the agent` : "";
   const transport = transcript.transport || {};
