@@ -87,7 +87,9 @@ class AgentTranscriptTools:
         self._rooms: dict[str, AgentTools] = {}
 
     def _room(self, chat_id: str) -> AgentTools:
-        return self._rooms.setdefault(chat_id, AgentTools(chat_id, self._rest))
+        if chat_id not in self._rooms:
+            self._rooms[chat_id] = AgentTools(chat_id, self._rest)
+        return self._rooms[chat_id]
 
     async def get_agent_profile(self) -> dict[str, Any]:
         me = await self._rest.agent_api_identity.get_agent_me(
