@@ -92,10 +92,6 @@ _ACP_CLIENT = (
     "reshaped into these yet"
 )
 REMAINING: dict[str, str] = {
-    "band.docker": "band-kit's Docker launcher and provisioning (band.docker.*): not built",
-    "band.integrations.desktop_app": (
-        "the desktop app's local service (MCP server, room view, event relay): not built"
-    ),
     "band.adapters.codex": _CODEX,
     "band.integrations.codex.rpc_base": _CODEX,
     "band.integrations.codex.stdio_client": _CODEX,
@@ -149,8 +145,6 @@ REMAINING: dict[str, str] = {
         "CrewAI Flow's persisted run state (stages, side effects, sequential chains): ours "
         "keeps a smaller state model; not reshaped yet"
     ),
-    "band.converters.nooa": "NOOA (Python 3.12+): its converter is not built",
-    "band.testing.nooa": "NOOA (Python 3.12+): its test helpers are not built",
     "band.converters.strands:ConverseTranscript": "Strands' transcript type: not built",
     **dict.fromkeys(
         [
