@@ -16,7 +16,7 @@ from band.adapters._coding.events import Reporter
 from .config import DEFAULT_MODEL, SANDBOX_MODES
 from .process import CodexProcess
 from .room import THREAD_KEY
-from .rpc import RpcError, TransportClosed
+from .rpc import CodexJsonRpcError, TransportClosed
 
 if TYPE_CHECKING:
     from ._types import CommandHost
@@ -49,7 +49,7 @@ async def _models(proc: CodexProcess | None) -> list[dict[str, Any]]:
         return []
     try:
         listing = await proc.channel.request("model/list", {})
-    except (RpcError, TransportClosed) as exc:
+    except (CodexJsonRpcError, TransportClosed) as exc:
         logger.info("model/list failed: %s", exc)
         return []
     return [m for m in (listing or {}).get("data") or [] if isinstance(m, dict)]
@@ -210,7 +210,7 @@ async def _threads(adapter: CommandHost, room_id: str) -> str:
         try:
             found = await proc.channel.request("thread/list", {"cwd": str(proc.workspace)})
             listed = [t for t in (found or {}).get("data") or [] if isinstance(t, dict)]
-        except (RpcError, TransportClosed) as exc:
+        except (CodexJsonRpcError, TransportClosed) as exc:
             logger.info("Room %s: thread/list failed: %s", room_id, exc)
     ids = [str(t.get("id")) for t in listed if t.get("id")]
     if room.thread_id and room.thread_id not in ids:
@@ -249,7 +249,7 @@ async def _archive(adapter: CommandHost, room_id: str, reporter: Reporter) -> st
     if proc is not None and proc.alive:
         try:
             await proc.channel.request("thread/archive", {"threadId": thread})
-        except (RpcError, TransportClosed) as exc:
+        except (CodexJsonRpcError, TransportClosed) as exc:
             logger.info("Room %s: thread/archive %s failed: %s", room_id, thread, exc)
         proc.thread_id = None
     room.thread_id, room.tools_digest, room.tool_names = None, None, ()
