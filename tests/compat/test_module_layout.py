@@ -82,9 +82,10 @@ ALLOWED_SHARE = 0.02
 # What this issue (33) has not built yet, by area: xfailed like PENDING and, like it, a
 # failure once an entry matches, so the list only shrinks.
 _CODEX = (
-    "Codex's band-sdk internals (RoomCodexClient, NativeTurn, the JSON-RPC stdio and "
-    "WebSocket clients): our Codex adapter stands on the shared coding-agent base "
-    "(band.adapters._coding) and is not reshaped into these yet"
+    "Codex's band-sdk adapter internals (RoomCodexClient, NativeTurn, TurnResult, ...): our "
+    "Codex adapter stands on the shared coding-agent base (band.adapters._coding) and talks "
+    "through band.integrations.codex's CodexStdioClient, but its room and turn records are "
+    "not reshaped into these yet"
 )
 _ACP_CLIENT = (
     "the ACP client adapter's band-sdk internals (client_adapter, client_runtime, "
@@ -97,20 +98,6 @@ REMAINING: dict[str, str] = {
         "the desktop app's local service (MCP server, room view, event relay): not built"
     ),
     "band.adapters.codex": _CODEX,
-    "band.integrations.codex.rpc_base": _CODEX,
-    "band.integrations.codex.stdio_client": _CODEX,
-    "band.integrations.codex.websocket_client": _CODEX,
-    **{
-        f"band.integrations.codex:{name}": _CODEX
-        for name in (
-            "CodexJsonRpcError",
-            "CodexStdioClient",
-            "CodexWebSocketClient",
-            "OverloadRetryPolicy",
-            "RpcEvent",
-            "TRANSPORT_CLOSED",
-        )
-    },
     "band.converters.acp_client": _ACP_CLIENT,
     **{
         f"band.integrations.acp.{name}": _ACP_CLIENT
