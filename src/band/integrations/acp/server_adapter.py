@@ -312,6 +312,7 @@ class BandACPServerAdapter(RestBridgeAdapter[ACPSessionState]):
         elif msg.message_type == "text" and not is_approval_status(text):
             pending.waiting_for.discard(msg.sender_id)
             if not pending.waiting_for:
+                pending.reply_started = True
                 self._complete_soon(room_id, pending)
 
     async def _show(self, session_id: str, msg: PlatformMessage) -> None:
