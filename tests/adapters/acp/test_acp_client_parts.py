@@ -29,6 +29,7 @@ from acp.schema import (
     ToolCallStart,
 )
 
+from band.core.model_catalog import ModelSelection
 from band.core.protocols import to_failure_event
 from band.core.types import PlatformMessage
 from band.integrations.acp import permissions, session_config
@@ -38,6 +39,7 @@ from band.integrations.acp.failure import (
     prompt_exception_failure,
     prompt_timeout_failure,
 )
+from band.integrations.acp.model_selection import apply_model_selection, locate_model_options
 from band.integrations.acp.session_config import (
     ACPConfigError,
     ACPConfigUnreachableError,
@@ -233,3 +235,52 @@ def test_failures_the_server_makes_itself() -> None:
         "No answer from the Band peers within 1.5 s",
     )
     assert prompt_exception_failure(ValueError()).message.endswith("ValueError")
+
+
+def effort_select(current: str, values: tuple[str, ...]) -> SessionConfigOptionSelect:
+    return SessionConfigOptionSelect(
+        id="effort",
+        name="Effort",
+        type="select",
+        category="thought_level",
+        current_value=current,
+        options=[SessionConfigSelectOption(value=v, name=v) for v in values],
+    )
+
+
+async def test_the_model_is_set_before_the_effort_each_checked_as_the_catalog_stands() -> None:
+    # Choosing "large" adds the effort "high", which "small" did not offer.
+    catalog: list[Any] = [model_select("small"), effort_select("low", ("low",))]
+    sent: list[tuple[str, str]] = []
+
+    async def agent(session_id: str, option_id: str, value: str) -> Any:
+        sent.append((option_id, value))
+        model = value if option_id == "model" else catalog[0].current_value
+        effort = value if option_id == "effort" else "low"
+        catalog[:] = [model_select(model), effort_select(effort, ("low", "high"))]
+        return SetSessionConfigOptionResponse(config_options=catalog)
+
+    located = locate_model_options(catalog)
+    assert located.current_selection() == ModelSelection(model="small", reasoning_effort="low")
+    listed = located.model_catalog()
+    assert listed is not None and [(c.id, c.efforts) for c in listed.models] == [
+        ("small", ("low",)),
+        ("large", None),
+    ]
+    await apply_model_selection(
+        session_id="s1",
+        catalog=lambda: catalog,
+        selection=ModelSelection(model="large", reasoning_effort="high"),
+        locate=locate_model_options,
+        set_option=agent,
+    )
+    assert sent == [("model", "large"), ("effort", "high")]
+    with pytest.raises(ACPConfigError, match='reasoning effort "max" is not advertised') as no:
+        await apply_model_selection(
+            session_id="s1",
+            catalog=lambda: catalog,
+            selection=ModelSelection(reasoning_effort="max"),
+            locate=locate_model_options,
+            set_option=agent,
+        )
+    assert no.value.option_id == "effort" and len(sent) == 2

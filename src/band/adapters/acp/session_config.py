@@ -1,10 +1,9 @@
-"""Choosing an ACP session's model and reasoning effort from the settings it advertises.
+"""The ACP adapter's model and reasoning effort: what a room asks for, checked and applied.
 
-The catalog and setting it are ``band.integrations.acp.session_config``'s; this picks the
-model as the select of category ``model`` and the effort as the one of category
-``thought_level`` (an option whose id is ``model`` / ``thought_level`` counts as well). A
-wanted value is checked against what the select offers before it is sent, so a typo is
-answered with the choices instead of a broken session.
+Reading the catalog, finding the model and effort selects and setting them are
+``band.integrations.acp``'s (``session_config``, ``model_selection``); this words the
+answers for a room: a model the session does not offer is refused naming the choices, and
+``/model`` describes what runs and what is offered.
 """
 
 from __future__ import annotations
@@ -12,13 +11,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from band.core.model_catalog import ModelSelection
+from band.integrations.acp.model_selection import (
+    MODEL_CATEGORY,
+    THOUGHT_LEVEL_CATEGORY,
+    apply_model_selection,
+    locate_model_options,
+)
 from band.integrations.acp.session_config import (
     ACPConfigError,
     ACPConfigRequest,
     SessionConfigResolver,
     apply_session_config_selections,
     select_values,
-    selects,
 )
 
 __all__ = [
@@ -32,16 +37,15 @@ __all__ = [
     "select",
 ]
 
-MODEL = "model"
-EFFORT = "thought_level"
+MODEL = MODEL_CATEGORY
+EFFORT = THOUGHT_LEVEL_CATEGORY
 SETTING_NAMES = {MODEL: "model", EFFORT: "reasoning effort"}
 
 
 def select(options: Iterable[Any], category: str) -> Any | None:
-    """The select option of ``category`` (``model`` / ``thought_level``), if offered."""
-    found = list(selects(list(options)))
-    by_category = [o for o in found if getattr(o, "category", None) == category]
-    return (by_category or [o for o in found if getattr(o, "id", None) == category] or [None])[0]
+    """The model (``model``) or effort (``thought_level``) select, if offered."""
+    located = locate_model_options(list(options))
+    return located.model if category == MODEL else located.effort if category == EFFORT else None
 
 
 def offered(option: Any) -> list[str]:
@@ -76,15 +80,30 @@ def check(options: Iterable[Any], category: str, value: str, session_id: str) ->
 async def apply(
     conn: Any, session_id: str, options: list[Any], wanted: Mapping[str, str | None]
 ) -> list[Any]:
-    """Set each wanted ``{category: value}`` the session does not run yet; the catalog
-    after (as the agent answers it)."""
-    chosen: dict[str, str | None] = {}
-    for category, value in wanted.items():
-        if value is not None and current(options, category) != value:
-            chosen[check(options, category, value, session_id).id] = value
-    if not chosen:
+    """Set the wanted ``{MODEL: ..., EFFORT: ...}`` the session does not run yet (the model
+    first); the catalog after, as the agent answers it."""
+    changed = {c: v for c, v in wanted.items() if v is not None and current(options, c) != v}
+    if not changed:
         return options
-    return await set_options(conn, session_id, options, chosen)
+    for category in (MODEL,) if MODEL in changed else (EFFORT,):
+        check(options, category, str(changed[category]), session_id)  # names the choices
+    latest = list(options)
+
+    async def setter(session: str, option_id: str, value: str) -> Any:
+        answer = await conn.set_config_option(config_id=option_id, session_id=session, value=value)
+        refreshed = getattr(answer, "config_options", None)
+        if isinstance(refreshed, list):
+            latest[:] = refreshed
+        return answer
+
+    await apply_model_selection(
+        session_id=session_id,
+        catalog=lambda: latest,
+        selection=ModelSelection(model=changed.get(MODEL), reasoning_effort=changed.get(EFFORT)),
+        locate=locate_model_options,
+        set_option=setter,
+    )
+    return latest
 
 
 async def set_options(
