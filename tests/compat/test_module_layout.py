@@ -107,23 +107,18 @@ REMAINING: dict[str, str] = {
             "client_runtime",
             "client_types",
             "collecting",
-            "failure",
-            "model_selection",
-            "permissions",
             "results",
             "room_emitter",
-            "session_config",
             "sessions",
             "stderr",
             "stream",
             "transport",
             "updates",
-            "types",
         )
     },
     **{
         f"band.integrations.acp:{name}": _ACP_CLIENT
-        for name in ("ACPClientSessionState", "BandACPClient", "CollectedChunk", "PendingACPPrompt")
+        for name in ("ACPClientSessionState", "BandACPClient")
     },
     "band.integrations.a2a.adapter:A2ATaskRun": (
         "the A2A adapter tracks its remote task in a private record of another shape"
