@@ -88,9 +88,11 @@ _CODEX = (
     "not reshaped into these yet"
 )
 _ACP_CLIENT = (
-    "the ACP client adapter's band-sdk internals (client_adapter, client_runtime, "
-    "session_config, permissions, ...): ours lives in band.adapters.acp and is not "
-    "reshaped into these yet"
+    "the ACP client adapter's band-sdk runtime (ACPRuntime, the collecting client and its "
+    "chunk stream, room emitter, session restore, TCP transport, stderr drain): ours runs a "
+    "room's agent through the shared coding-agent supervisor (band.adapters.acp on "
+    "band.adapters._coding) and shares only session_config, model_selection, permissions, "
+    "types and failure with band-sdk's layout so far"
 )
 REMAINING: dict[str, str] = {
     "band.docker": "band-kit's Docker launcher and provisioning (band.docker.*): not built",
