@@ -82,7 +82,8 @@ ALLOWED_SHARE = 0.02
 # What this issue (33) has not built yet, by area: xfailed like PENDING and, like it, a
 # failure once an entry matches, so the list only shrinks.
 _CODEX = (
-    "Codex's band-sdk adapter internals (RoomCodexClient, NativeTurn, TurnResult, ...): our "
+    "Codex's band-sdk adapter internals (RoomCodexClient, NativeTurn, TurnResult, the "
+    "setmodel/setreasoning tool inputs, the WebSocket and approval-limit config fields): our "
     "Codex adapter stands on the shared coding-agent base (band.adapters._coding) and talks "
     "through band.integrations.codex's CodexStdioClient, but its room and turn records are "
     "not reshaped into these yet"
@@ -99,7 +100,23 @@ REMAINING: dict[str, str] = {
     "band.integrations.desktop_app": (
         "the desktop app's local service (MCP server, room view, event relay): not built"
     ),
-    "band.adapters.codex": _CODEX,
+    **{
+        f"band.adapters.codex:{name}": _CODEX
+        for name in (
+            "CodexAdapterConfig",
+            "CodexClientProtocol",
+            "CodexToolItem",
+            "CodexTurn",
+            "NativeMessage",
+            "NativeTurn",
+            "PendingApproval",
+            "RoomCodexClient",
+            "SetModelInput",
+            "SetReasoningInput",
+            "ThreadSettings",
+            "TurnResult",
+        )
+    },
     "band.converters.acp_client": _ACP_CLIENT,
     **{
         f"band.integrations.acp.{name}": _ACP_CLIENT

@@ -3,7 +3,15 @@
 Needs the ``codex`` binary (``npm install -g @openai/codex@0.169.0``), no Python package.
 """
 
-from .adapter import CodexAdapter
+from .adapter import CodexAdapter, CodexContinuityError
 from .config import CodexAdapterConfig
+from .vocabulary import CodexCommand, CodexSandboxMode, CodexSubcommand
 
-__all__ = ["CodexAdapter", "CodexAdapterConfig"]
+__all__ = [
+    "CodexAdapter",
+    "CodexAdapterConfig",
+    "CodexCommand",
+    "CodexContinuityError",
+    "CodexSandboxMode",
+    "CodexSubcommand",
+]

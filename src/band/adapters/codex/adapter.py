@@ -53,7 +53,7 @@ _SANDBOX_POLICY = {
 }
 
 
-class CodexContinuityError(BandError):
+class CodexContinuityError(BandError, RuntimeError):
     """The room's thread cannot go on as it was started (its id is kept)."""
 
     def __init__(self, message: str) -> None:

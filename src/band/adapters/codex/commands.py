@@ -17,6 +17,7 @@ from .config import DEFAULT_MODEL, SANDBOX_MODES
 from .process import CodexProcess
 from .room import THREAD_KEY
 from .rpc import CodexJsonRpcError, TransportClosed
+from .vocabulary import CodexCommand, CodexSubcommand
 
 if TYPE_CHECKING:
     from ._types import CommandHost
@@ -109,7 +110,7 @@ async def model(adapter: CommandHost, room_id: str, args: tuple[str, ...]) -> st
             f"`{adapter.config.model or 'auto'}`). `/model list` shows the models, "
             "`/model <id>` uses another one here."
         )
-    if args[0].lower() in ("list", "ls"):
+    if args[0].lower() in (CodexSubcommand.LIST, CodexSubcommand.LS):
         proc = adapter.processes.current(room_id)
         if proc is None or not proc.alive:
             return NOT_RUNNING
@@ -123,20 +124,20 @@ async def dispatch(
     adapter: CommandHost, command: RoomCommand, room_id: str, reporter: Reporter
 ) -> str | None:
     name, args = command.name, command.args
-    if name == "reasoning":
+    if name == CodexCommand.REASONING:
         return await _reasoning(adapter, room_id, args)
-    if name == "sandbox":
+    if name == CodexCommand.SANDBOX:
         return _sandbox(adapter, room_id, args)
-    if name == "threads":
+    if name == CodexCommand.THREADS:
         return await _threads(adapter, room_id)
-    if name == "thread":
-        sub = args[0].lower() if args else "info"
-        if sub == "info":
+    if name == CodexCommand.THREAD:
+        sub = args[0].lower() if args else CodexSubcommand.INFO
+        if sub == CodexSubcommand.INFO:
             return _thread_info(adapter, room_id)
-        if sub == "archive":
+        if sub == CodexSubcommand.ARCHIVE:
             return await _archive(adapter, room_id, reporter)
         return "Usage: `/thread info` or `/thread archive`."
-    if name == "usage":
+    if name == CodexCommand.USAGE:
         room = adapter.room(room_id)
         usage = room.thread_usage()
         if room.thread_id is None:
