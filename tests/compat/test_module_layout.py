@@ -83,7 +83,7 @@ ALLOWED_SHARE = 0.02
 # failure once an entry matches, so the list only shrinks.
 _CODEX = (
     "Codex's band-sdk adapter internals (RoomCodexClient, NativeTurn, TurnResult, the "
-    "setmodel/setreasoning tool inputs, the WebSocket and approval-limit config fields): our "
+    "WebSocket and approval-limit config fields): our "
     "Codex adapter stands on the shared coding-agent base (band.adapters._coding) and talks "
     "through band.integrations.codex's CodexStdioClient, but its room and turn records are "
     "not reshaped into these yet"
@@ -104,15 +104,12 @@ REMAINING: dict[str, str] = {
         f"band.adapters.codex:{name}": _CODEX
         for name in (
             "CodexAdapterConfig",
-            "CodexClientProtocol",
             "CodexToolItem",
             "CodexTurn",
             "NativeMessage",
             "NativeTurn",
             "PendingApproval",
             "RoomCodexClient",
-            "SetModelInput",
-            "SetReasoningInput",
             "ThreadSettings",
             "TurnResult",
         )

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from band.adapters.codex import CodexClientProtocol
 from band.core.exceptions import BandConnectionError
 from band.integrations.codex import (
     TRANSPORT_CLOSED,
@@ -248,6 +249,11 @@ async def test_a_peer_that_goes_away_fails_waiting_requests_and_says_so(peer: An
     else:
         assert event.params == {"reason": "Codex websocket disconnected"}
     assert not client.connected
+
+
+def test_both_transports_are_what_the_codex_adapter_needs_of_a_client() -> None:
+    assert isinstance(CodexStdioClient(command=["codex"]), CodexClientProtocol)
+    assert isinstance(CodexWebSocketClient(), CodexClientProtocol)
 
 
 def test_backoff_doubles_up_to_the_cap_and_jitter_stays_in_bounds() -> None:

@@ -13,18 +13,50 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from band.adapters._coding.supervisor import TransportClosed
 from band.integrations.codex.rpc_base import TRANSPORT_CLOSED, CodexJsonRpcError, RpcEvent
 from band.integrations.codex.stdio_client import CodexStdioClient
 
-__all__ = ["CodexJsonRpcError", "StdioRpc", "TransportClosed"]
+__all__ = ["CodexClientProtocol", "CodexJsonRpcError", "StdioRpc", "TransportClosed"]
 
 logger = logging.getLogger("band.adapters.codex.rpc")
 
 Handler = Callable[[str, dict[str, Any]], Awaitable[Any]]
 INTERNAL_ERROR = -32603
+
+
+@runtime_checkable
+class CodexClientProtocol(Protocol):
+    """What the adapter needs of a Codex JSON-RPC client (``band.integrations.codex``'s
+    stdio and WebSocket clients both are one)."""
+
+    async def connect(self) -> None: ...
+
+    async def initialize(
+        self,
+        *,
+        client_name: str,
+        client_title: str,
+        client_version: str,
+        experimental_api: bool = False,
+        opt_out_notification_methods: list[str] | None = None,
+    ) -> dict[str, Any]: ...
+
+    async def request(
+        self, method: str, params: dict[str, Any] | None = None, *, retry_on_overload: bool = True
+    ) -> dict[str, Any]: ...
+
+    async def recv_event(self, timeout_s: float | None = None) -> RpcEvent: ...
+
+    async def respond(self, request_id: int | str, result: dict[str, Any]) -> None: ...
+
+    async def respond_error(
+        self, request_id: int | str, *, code: int, message: str, data: Any | None = None
+    ) -> None: ...
+
+    async def close(self) -> None: ...
 
 
 class StdioRpc:
@@ -98,15 +130,10 @@ class StdioRpc:
         except RuntimeError as exc:
             raise TransportClosed(str(exc)) from exc
 
-    async def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
-        try:
-            await self.client.notify(method, dict(params or {}))
-        except RuntimeError as exc:
-            raise TransportClosed(str(exc)) from exc
-
     async def _pump_events(self) -> None:
+        client: CodexClientProtocol = self.client
         try:
-            while (event := await self.client.recv_event()).method != TRANSPORT_CLOSED:
+            while (event := await client.recv_event()).method != TRANSPORT_CLOSED:
                 params = event.params if isinstance(event.params, dict) else {}
                 if event.is_request:
                     task = asyncio.create_task(self._answer(event, params))
