@@ -16,7 +16,7 @@ warm-up of one turn per room. Measured: turn latency p50/p99 from the scheduled 
 replies received, server and agent CPU per turn (psutil).
 
     .venv/bin/python -m bench.agent_turn [--rooms 50] [--rate 100] [--seconds 10] [--repeat 2]
-        [--agents floor,ours,band-sdk]
+        [--agents floor,ours,band-sdk] [--profile DIR]   (DIR: py-spy raw stacks per run)
 
 Prints a table and writes bench/results/agent_turn.json.
 """
@@ -27,6 +27,7 @@ import argparse
 import asyncio
 import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -137,8 +138,12 @@ def one_run(kind: str, python: Path, args: argparse.Namespace, rep: int) -> dict
             print(f"  {kind}: warm-up {warm['replied']}/{warm['sent']} replies", flush=True)
         time.sleep(1.0)
         server_ps, agent_ps = psutil.Process(server.pid), psutil.Process(agent.pid)
+        spies = profilers(args.profile, f"{kind}-r{rep}", server.pid, agent.pid)
         s0, a0 = cpu_seconds(server_ps), cpu_seconds(agent_ps)
         row = drive(dict(spec, rate=args.rate, seconds=args.seconds, token_prefix=f"r{rep}-"))
+        for spy in spies:
+            spy.send_signal(signal.SIGINT)
+            spy.wait(timeout=30)
         turns = max(1, row["replied"])
         row["server_cpu_ms_per_turn"] = round((cpu_seconds(server_ps) - s0) * 1000 / turns, 3)
         row["agent_cpu_ms_per_turn"] = round((cpu_seconds(agent_ps) - a0) * 1000 / turns, 3)
@@ -148,6 +153,25 @@ def one_run(kind: str, python: Path, args: argparse.Namespace, rep: int) -> dict
             if proc is not None:
                 proc.kill()
                 proc.wait()
+
+
+def profilers(folder: str | None, label: str, *pids: int) -> list[subprocess.Popen[bytes]]:
+    """``--profile DIR``: py-spy (raw collapsed stacks) on the server and the agent."""
+    if not folder:
+        return []
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    spy = Path(sys.executable).with_name("py-spy")
+    spies = []
+    for role, pid in zip(("server", "agent"), pids, strict=True):
+        out = Path(folder) / f"{label}-{role}.txt"
+        cmd = [str(spy), "record", "--pid", str(pid), "-f", "raw", "-r", "250", "--nonblocking"]
+        spies.append(
+            subprocess.Popen(
+                [*cmd, "-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
+        )
+    time.sleep(0.5)  # let py-spy attach
+    return spies
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -177,6 +201,7 @@ def main() -> None:
     parser.add_argument(
         "--agents", default="floor,ours,band-sdk", help="comma-separated: floor, ours, band-sdk"
     )
+    parser.add_argument("--profile", metavar="DIR", help="py-spy stacks of server and agent")
     args = parser.parse_args()
     kinds = args.agents.split(",")
     pythons = {"floor": Path(sys.executable), "ours": Path(sys.executable)}
