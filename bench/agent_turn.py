@@ -40,7 +40,7 @@ from typing import Any
 import psutil  # type: ignore[import-untyped]
 from tests.compat.compat_harness import AgentCreds, Person, Seeder, clean_env, seed
 
-from bench._platform import free_port, serve_platform
+from bench._platform import free_port, fsync_probe, serve_platform
 from bench.sdk_overhead import ensure_official_python
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -209,6 +209,8 @@ def main() -> None:
         pythons["band-sdk"] = ensure_official_python()
     load = os.getloadavg()[0]
     print(f"load average before: {load:.2f} on {os.cpu_count()} cores", flush=True)
+    fsync = fsync_probe(Path(tempfile.gettempdir()))
+    print(f"one durable SQLite commit on this disk now: {fsync}", flush=True)
     runs: dict[str, list[dict[str, Any]]] = {k: [] for k in kinds}
     for rep in range(args.repeat):
         for kind in kinds if rep % 2 == 0 else kinds[::-1]:
@@ -217,7 +219,7 @@ def main() -> None:
             print(f"    {row}", flush=True)
             runs[kind].append(row)
     summary = {k: summarise(rows) for k, rows in runs.items()}
-    report(args, summary, runs, load)
+    report(args, summary, runs, load, fsync)
 
 
 def report(
@@ -225,6 +227,7 @@ def report(
     summary: dict[str, dict[str, Any]],
     runs: dict[str, list[dict[str, Any]]],
     load: float,
+    fsync: dict[str, float],
 ) -> None:
     print(
         f"\nagent turn, {args.rooms} rooms at {args.rate:g} mentions/s, medians of"
@@ -261,6 +264,7 @@ def report(
             {
                 "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "load_average_before": load,
+                "fsync_before": fsync,
                 "args": vars(args),
                 "summary": summary,
                 "verdicts": verdicts,

@@ -41,7 +41,14 @@ from typing import Any
 
 import psutil  # type: ignore[import-untyped]
 
-from bench._platform import free_port, seed, seed_by, serve_floor, serve_platform
+from bench._platform import (
+    free_port,
+    fsync_probe,
+    seed,
+    seed_by,
+    serve_floor,
+    serve_platform,
+)
 
 RESULTS = Path(__file__).parent / "results"
 CONNECTIONS = 64
@@ -226,6 +233,8 @@ def main() -> None:
     rates = [int(r) for r in args.rates.split(",")]
     load = os.getloadavg()[0]
     print(f"load average before: {load:.2f} on {os.cpu_count()} cores", flush=True)
+    fsync = fsync_probe(Path(tempfile.gettempdir()))
+    print(f"one durable SQLite commit on this disk now: {fsync}", flush=True)
     results: dict[str, dict[int, list[dict[str, Any]]]] = {}
     with ExitStack() as stack:
         pg, redis_url = start_services(stack, args)
@@ -248,7 +257,7 @@ def main() -> None:
                     print(f"  run {rep + 1}/{args.repeat}: {t.name} @ {rate} msg/s", flush=True)
                     row = drive(t, rate, args.seconds, f"r{rep}-{rate}")
                     results.setdefault(t.name, {}).setdefault(rate, []).append(row)
-    report(args, rates, results, load)
+    report(args, rates, results, load, fsync)
 
 
 def report(
@@ -256,6 +265,7 @@ def report(
     rates: list[int],
     results: dict[str, dict[int, list[dict[str, Any]]]],
     load: float,
+    fsync: dict[str, float],
 ) -> None:
     summary = {
         name: {r: summarise(rows) for r, rows in by_rate.items()}
@@ -327,6 +337,7 @@ def report(
             {
                 "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                 "load_average_before": load,
+                "fsync_before": fsync,
                 "args": vars(args),
                 "summary": summary,
                 "verdicts": verdicts,
