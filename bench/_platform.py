@@ -160,5 +160,23 @@ def fsync_probe(folder: Path, commits: int = 200) -> dict[str, float]:
     }
 
 
+def write_results(
+    path: Path, load: float, fsync: dict[str, float], args: object, **figures: object
+) -> None:
+    """A benchmark's JSON: when, the machine's load and fsync before, its arguments, figures."""
+    import argparse
+
+    path.parent.mkdir(exist_ok=True)
+    payload = {
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "load_average_before": load,
+        "fsync_before": fsync,
+        "args": vars(args) if isinstance(args, argparse.Namespace) else args,
+        **figures,
+    }
+    path.write_text(json.dumps(payload, indent=2))
+    print(f"wrote {path}")
+
+
 def run(coro: object) -> object:
     return asyncio.run(coro)  # type: ignore[arg-type]

@@ -40,7 +40,7 @@ from typing import Any
 import psutil  # type: ignore[import-untyped]
 from tests.compat.compat_harness import AgentCreds, Person, Seeder, clean_env, seed
 
-from bench._platform import free_port, fsync_probe, serve_platform
+from bench._platform import free_port, fsync_probe, serve_platform, write_results
 from bench.sdk_overhead import ensure_official_python
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -257,23 +257,15 @@ def report(
         verdicts["ours_p50_x_floor"] = round(ours["turn_p50_ms"] / floor["turn_p50_ms"], 2)
     for name, verdict in verdicts.items():
         print(f"  {name}: {verdict}")
-    RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / "agent_turn.json"
-    out.write_text(
-        json.dumps(
-            {
-                "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "load_average_before": load,
-                "fsync_before": fsync,
-                "args": vars(args),
-                "summary": summary,
-                "verdicts": verdicts,
-                "runs": runs,
-            },
-            indent=2,
-        )
+    write_results(
+        RESULTS / "agent_turn.json",
+        load,
+        fsync,
+        args,
+        summary=summary,
+        verdicts=verdicts,
+        runs=runs,
     )
-    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

@@ -33,7 +33,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +47,7 @@ from bench._platform import (
     seed_by,
     serve_floor,
     serve_platform,
+    write_results,
 )
 
 RESULTS = Path(__file__).parent / "results"
@@ -327,26 +327,18 @@ def report(
                 nodes = summary["band 2 nodes"][rate].get("node_cpu_ms_per_msg")
                 print(f"@{rate}: of which node A (POSTs) / node B (socket), ms/msg: {nodes}")
                 verdicts.setdefault("two_nodes_cpu_ratio", {})[rate] = round(two / one, 2)
-    RESULTS.mkdir(exist_ok=True)
     suffix = ("-postgres" if args.database == "postgres" else "") + (
         "-2nodes" if args.nodes == 2 else ""
     )
-    out = RESULTS / f"mention_latency{suffix}.json"
-    out.write_text(
-        json.dumps(
-            {
-                "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "load_average_before": load,
-                "fsync_before": fsync,
-                "args": vars(args),
-                "summary": summary,
-                "verdicts": verdicts,
-                "runs": results,
-            },
-            indent=2,
-        )
+    write_results(
+        RESULTS / f"mention_latency{suffix}.json",
+        load,
+        fsync,
+        args,
+        summary=summary,
+        verdicts=verdicts,
+        runs=results,
     )
-    print(f"wrote {out}")
 
 
 if __name__ == "__main__":
