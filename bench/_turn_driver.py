@@ -23,7 +23,7 @@ from typing import Any
 import uvloop
 import websockets
 
-from bench._loadgen import Conn, percentile
+from bench._loadgen import Conn, open_loop, percentile
 
 
 async def run(spec: dict[str, Any]) -> dict[str, Any]:
@@ -98,15 +98,7 @@ async def run(spec: dict[str, Any]) -> dict[str, Any]:
             scheduled.pop(token, None)
 
     read_task = asyncio.create_task(reader())
-    start = time.perf_counter()
-    tasks = []
-    for i in range(total):
-        t0 = start + i / rate
-        delay = t0 - time.perf_counter()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        tasks.append(asyncio.create_task(one(i, t0)))
-    await asyncio.gather(*tasks)
+    await open_loop(rate, total, one)
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(all_in.wait(), timeout=20)
     read_task.cancel()
