@@ -39,7 +39,14 @@ from band_server.services.rooms.membership import Member, members
 from band_server.services.unit import UnitOfWork
 from band_server.services.views import Posted, event_answer, message_payload, sent_answer
 from band_server.store import direct
-from band_server.store.models import Base, Delivery, Message, MessageMention, Room, new_id
+from band_server.store.models import (
+    Base,
+    Delivery,
+    Message,
+    MessageMention,
+    Room,
+    new_ordered_id,
+)
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -98,7 +105,7 @@ async def _append(
 ) -> Posted:
     now = now or utcnow()
     values: dict[str, Any] = {
-        "id": msg_id or new_id(),
+        "id": msg_id or new_ordered_id(),
         "room_id": room.id,
         "seq": await _next_seq(uow.session, room),
         "sender_id": sender.id,
@@ -218,7 +225,7 @@ async def post_message(
     meta: dict[str, Any] = {"mentions": [m.metadata() for m in resolved], "status": "sent"}
     if tracing.TRACING.on:  # the web app links a message's deliveries to its trace
         meta["trace_id"] = tracing.trace_id()
-    msg_id, now = new_id(), utcnow()
+    msg_id, now = new_ordered_id(), utcnow()
     sealed = delegation.envelope(sender, [m.member for m in routed], msg_id, now)
     if sealed is None and sender.is_agent:
         sealed = await delegation.forwarding_marker(
