@@ -14,10 +14,9 @@ time, id) and paged by position, since a rank is no stable key.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
-
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 from sqlalchemy import DateTime, Integer, String, bindparam, select, text

@@ -6,10 +6,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
-
-from fastapi import APIRouter, Request
 from urllib.parse import urlencode
 
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from ..errors import ValidationFailed
