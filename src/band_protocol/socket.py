@@ -7,7 +7,13 @@ from typing import Literal
 from ._base import WireModel
 
 TopicKind = Literal[
-    "agent_control", "agent_rooms", "chat_room", "room_participants", "agent_contacts", "user_rooms"
+    "agent_control",
+    "agent_rooms",
+    "chat_room",
+    "room_participants",
+    "agent_contacts",
+    "user_rooms",
+    "user_notifications",
 ]
 TOPIC_KINDS: tuple[str, ...] = (
     "agent_control",
@@ -16,6 +22,7 @@ TOPIC_KINDS: tuple[str, ...] = (
     "room_participants",
     "agent_contacts",
     "user_rooms",
+    "user_notifications",  # openband: a person's mentions and direct messages, on any page
 )
 
 

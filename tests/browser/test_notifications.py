@@ -5,6 +5,7 @@ the tab title; the sidebar asks for permission once."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import httpx
@@ -130,3 +131,59 @@ async def test_mentions_and_direct_messages_notify_and_never_means_never(
         await expect(ask).to_be_hidden()
     finally:
         await fresh.close()
+
+
+async def test_a_mention_reaches_the_person_on_any_page(
+    browser: Browser, band: Platform, shots: Shots
+) -> None:
+    """On the search page and then the account page (neither follows a room), a mention in a
+    group room and a text in a direct room arrive on the person's own topic: each notifies
+    once and counts in the tab title; group chatter without a mention does not."""
+    nina = await band.add_person("Nina", "nina_any")
+    otto = await band.add_person("Otto", "otto_any")
+    await befriend(band.url, otto, nina, "nina_any")
+    nina_id = await person_id(band.url, nina)
+    uma = await band.add_person("Uma", "uma_any")
+    await befriend(band.url, otto, uma, "uma_any")
+    group = await new_room(band.url, otto, "Release crew", nina_id, await person_id(band.url, uma))
+    direct = await new_room(band.url, otto, "Otto and Nina", nina_id)
+
+    context = await browser.new_context(viewport={"width": 1280, "height": 820})
+    context.set_default_timeout(TIMEOUT_MS)
+    await context.grant_permissions(["notifications"], origin=band.url)
+    await context.add_init_script(SPY)
+    joined = "window.Band && window.Band.socket && window.Band.socket().isConnected()"
+    try:
+        page = await context.new_page()
+        await sign_in(page, band.url, nina)
+        await page.goto(band.url + "/search?q=release")
+        await page.wait_for_function(joined)
+        await page.wait_for_timeout(500)  # the join of user_notifications:<me> is answered
+
+        await post_as(band.url, otto, group, "General chatter, nobody in particular.")
+        await post_as(band.url, otto, group, "@Nina the release notes need your eyes")
+        found = await notes(page, 1)
+        await page.wait_for_timeout(700)  # the chatter never notifies
+        assert (
+            await page.evaluate("window.__notes")
+            == [
+                {
+                    "title": "Otto mentioned you in Release crew",
+                    "body": "@Nina the release notes need your eyes",
+                }
+            ]
+            == found
+        )
+        await expect(page).to_have_title("(1) Search: release · Band")
+        await shots.take(page, "mention-on-the-search-page")
+
+        await page.goto(band.url + "/account")
+        await page.wait_for_function(joined)
+        await page.wait_for_timeout(500)
+        await post_as(band.url, otto, direct, "Coffee later?")
+        found = await notes(page, 1)
+        assert found == [{"title": "Otto in Otto and Nina", "body": "Coffee later?"}]
+        await expect(page).to_have_title(re.compile(r"^\(1\) "))
+        await shots.take(page, "direct-text-on-the-account-page")
+    finally:
+        await context.close()

@@ -241,6 +241,7 @@ TOPIC_TARGETS: dict[str, str] = {
     "chat_room": "room_id",
     "room_participants": "room_id",
     "user_rooms": "vera_id",
+    "user_notifications": "vera_id",
 }
 
 

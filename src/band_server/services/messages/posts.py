@@ -28,6 +28,7 @@ from band_server.services.messages.mentions import (
     normalise_content,
     resolve_mentions,
 )
+from band_server.services.messages.notices import notices
 from band_server.services.messages.paging import (
     DEFAULT_LIMIT,
     MAX_LIMIT,
@@ -246,7 +247,10 @@ async def post_message(
                 for agent in sorted(agent_ids)
             ],
         )
-    uow.emit(_created(msg, frozenset(agent_ids)))
+    created = _created(msg, frozenset(agent_ids))
+    uow.emit(created)
+    for notice in notices(sender.id, resolved, roster, created.payload):
+        uow.emit(notice)  # the people to notify wherever they are (messages.notices)
     return sent_answer(msg.id, [m.recipient() for m in routed])
 
 
