@@ -69,7 +69,7 @@ async def test_mentions_and_direct_texts_reach_the_persons_topic(
         await say(url, bob_key, group, "Lunch anyone?")  # no mention: nobody's topic
         assert await me.silent() and await carol.silent()
 
-        sent = await say(url, bob_key, group, "@[[%s]] can you review?" % s.user_id, s.user_id)
+        sent = await say(url, bob_key, group, f"@[[{s.user_id}]] can you review?", s.user_id)
         got = await notification(me)
         assert got["reason"] == "mention"
         assert got["message"]["id"] == sent and got["message"]["chat_room_id"] == group
@@ -81,5 +81,5 @@ async def test_mentions_and_direct_texts_reach_the_persons_topic(
         assert (got["reason"], got["message"]["id"]) == ("direct", sent)
 
         await say(url, s.user_key, direct, "Sure.")  # my own text never notifies me
-        await say(url, s.user_key, group, "@[[%s]] thanks" % s.user_id, s.user_id)
+        await say(url, s.user_key, group, f"@[[{s.user_id}]] thanks", s.user_id)
         assert await me.silent()
