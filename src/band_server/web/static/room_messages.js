@@ -130,7 +130,7 @@
         var url = "/rooms/" + room.roomId + "/files/" + encodeURIComponent(file.id);
         var item = el("li", "file");
         if (PREVIEW_TYPES[file.content_type]) {
-          // An image the browser decodes and never runs: a thumbnail that opens it full size.
+          // An image of a safe type: the server's thumbnail, which opens it full size.
           item.classList.add("file-image");
           var open = el("a", "thumb");
           open.href = url;
@@ -138,9 +138,11 @@
           open.rel = "noopener noreferrer";
           open.setAttribute("aria-label", "Open " + (file.name || "image") + " full size");
           var img = el("img");
-          img.src = url;
+          img.src = url + "/thumbnail"; // made on the server: small, metadata stripped
           img.alt = file.name || "image";
           img.loading = "lazy";
+          // An image the server would not decode (too large, damaged): the link stays.
+          img.addEventListener("error", function () { open.hidden = true; });
           open.appendChild(img);
           item.appendChild(open);
         }
