@@ -27,6 +27,14 @@
     return null;
   }
 
+  // A tool call pairs with its result within one agent's turn: two turns running at once may
+  // use the same tool_call_id, and each post names its turn (metadata.turn_id).
+  function callKey(msg, callId) {
+    if (!callId) return "";
+    return [msg.sender_id || "", (msg.metadata && msg.metadata.turn_id) || "", callId].join("/");
+  }
+  Band.toolCallKey = callKey;
+
   function timeOf(msg) {
     var time = el("time", "", text.clock(msg.inserted_at));
     time.setAttribute("datetime", msg.inserted_at);
@@ -214,7 +222,7 @@
       output.hidden = true;
       details.appendChild(output);
       li.appendChild(details);
-      var callId = body.tool_call_id || meta.tool_call_id;
+      var callId = callKey(msg, body.tool_call_id || meta.tool_call_id);
       if (!isCall) {
         toolOutput(details, msg);
         return li;
