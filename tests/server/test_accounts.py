@@ -27,7 +27,7 @@ from band_server.services import passwords
 from band_server.services.identity import accounts
 from band_server.services.identity.web_sessions import COOKIE_NAME
 from band_server.store.models import AccountLink, User
-from conftest import Seeded, free_port
+from conftest import Seeded, free_port, make_user
 
 PASSWORD = "correct horse battery"
 CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/131.0 Safari/537.36"
@@ -367,3 +367,41 @@ def test_the_command_line_sets_a_password_and_prints_an_invite_link(
     assert main(["users", "invite", "--email", "later@example.org", "--data", data]) == 0
     out = capsys.readouterr().out
     assert re.search(r"invite_link: https://band\.example\.org/invite/[A-Za-z0-9_-]{40,}", out)
+
+
+async def test_the_admin_api_grants_inviting_and_refuses_everyone_else(
+    client: httpx.AsyncClient, platform: Platform, seeded: Seeded
+) -> None:
+    """``PUT /api/v1/admin/people/{id}/may-invite``: an admin's key grants and withdraws; a
+    person's key gets 403 ``admin_required``; an unknown person 404; a wrong body 422."""
+    async with platform.db.write() as session:
+        admin, admin_key = await accounts.create_user(
+            session, name="Root", handle="root", is_admin=True
+        )
+    member = await with_password(platform, "member", "member@example.org")
+    url = f"/api/v1/admin/people/{member}/may-invite"
+    as_admin = {"X-API-Key": admin_key}
+    granted = await client.put(url, json={"may_invite": True}, headers=as_admin)
+    assert granted.status_code == 200, granted.text
+    assert granted.json() == {"data": {"id": member, "may_invite": True}}
+    async with browser(client) as web:
+        await password_sign_in(web, "member@example.org", PASSWORD)
+        assert (await act(web, "/invite", {"email": "pal@example.org"})).status_code == 200
+        withdrawn = await client.put(url, json={"may_invite": False}, headers=as_admin)
+        assert withdrawn.json()["data"]["may_invite"] is False
+        refused = await act(web, "/invite", {"email": "pal2@example.org"})
+        assert refused.status_code == 403
+
+    _, plain_key = await make_user(platform, "plain")
+    person = await client.put(url, json={"may_invite": True}, headers={"X-API-Key": plain_key})
+    assert person.status_code == 403 and person.json()["error"]["code"] == "admin_required"
+    assert "request_id" in person.json()["error"]
+    unknown = await client.put(
+        "/api/v1/admin/people/nobody/may-invite", json={"may_invite": True}, headers=as_admin
+    )
+    assert unknown.status_code == 404
+    bad = await client.put(url, json={"may_invite": "yes please"}, headers=as_admin)
+    assert bad.status_code == 422
+    doc = (await client.get("/openapi.json")).json()
+    op = doc["paths"]["/api/v1/admin/people/{person_id}/may-invite"]["put"]
+    assert {"200", "403", "404", "422"} <= set(op["responses"])
