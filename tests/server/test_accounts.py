@@ -375,7 +375,7 @@ async def test_the_admin_api_grants_inviting_and_refuses_everyone_else(
     """``PUT /api/v1/admin/people/{id}/may-invite``: an admin's key grants and withdraws; a
     person's key gets 403 ``admin_required``; an unknown person 404; a wrong body 422."""
     async with platform.db.write() as session:
-        admin, admin_key = await accounts.create_user(
+        _, admin_key = await accounts.create_user(
             session, name="Root", handle="root", is_admin=True
         )
     member = await with_password(platform, "member", "member@example.org")
