@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from ._base import WireModel
 
@@ -13,17 +13,9 @@ TopicKind = Literal[
     "room_participants",
     "agent_contacts",
     "user_rooms",
-    "user_notifications",
-]
-TOPIC_KINDS: tuple[str, ...] = (
-    "agent_control",
-    "agent_rooms",
-    "chat_room",
-    "room_participants",
-    "agent_contacts",
-    "user_rooms",
     "user_notifications",  # openband: a person's mentions and direct messages, on any page
-)
+]
+TOPIC_KINDS: tuple[str, ...] = get_args(TopicKind)
 
 
 def topic(kind: str, ident: str) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Browser, Page, expect
 
-from .browser_support import TIMEOUT_MS, Platform, Shots, sign_in
+from .browser_support import TIMEOUT_MS, Platform, Shots, second_browser, sign_in
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(180)]
 
@@ -80,9 +80,7 @@ async def test_an_admin_allows_one_person_to_invite_and_withdraws_it(
     await expect(row.locator(".invite-state")).to_have_text("Yes")
     await shots.take(page, "people-may-invite-allowed")
 
-    context = await browser.new_context(viewport={"width": 1280, "height": 820})
-    context.set_default_timeout(TIMEOUT_MS)
-    try:
+    async with second_browser(browser) as context:
         ivy = await context.new_page()
         await sign_in(ivy, band.url, key)
         await ivy.get_by_role("navigation").get_by_role("link", name="Invite people").click()
@@ -100,5 +98,3 @@ async def test_an_admin_allows_one_person_to_invite_and_withdraws_it(
         await shots.take(ivy, "inviting-withdrawn-403")
         await ivy.goto(band.url + "/rooms")
         await expect(ivy.get_by_role("link", name="Invite people")).to_have_count(0)
-    finally:
-        await context.close()

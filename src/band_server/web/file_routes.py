@@ -13,6 +13,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 from starlette.requests import ClientDisconnect
 
+from band_protocol import Attachment
+
 from ..errors import ApiError
 from ..files.serving import download_headers
 from ..services import files, thumbnails
@@ -59,6 +61,13 @@ async def upload(request: Request, room_id: str) -> Response:
         return api_failure(request, me, exc)
 
 
+async def _room_file(request: Request, me: SignedIn, room_id: str, file_id: str) -> Attachment:
+    """A file of a room the person is in (404 for anything else)."""
+    platform = platform_of(request)
+    snap = await platform.rosters.room_for(platform.db, me.person, room_id)
+    return await files.find_file(platform, snap.room, file_id)
+
+
 @router.get("/rooms/{room_id}/files/{file_id}")
 async def download(request: Request, room_id: str, file_id: str) -> Response:
     """A file shared in the room: a download, or an image of a safe type shown inline; never
@@ -66,8 +75,7 @@ async def download(request: Request, room_id: str, file_id: str) -> Response:
 
     async def run(me: SignedIn) -> Response:
         platform = platform_of(request)
-        snap = await platform.rosters.room_for(platform.db, me.person, room_id)
-        found = await files.find_file(platform, snap.room, file_id)
+        found = await _room_file(request, me, room_id, file_id)
         opened = await files.open_file(platform, found)
         headers = {
             **download_headers(found.name, found.content_type),
@@ -90,10 +98,8 @@ async def thumbnail(request: Request, room_id: str, file_id: str) -> Response:
     the server within bounds, stripped of metadata (``services.thumbnails``)."""
 
     async def run(me: SignedIn) -> Response:
-        platform = platform_of(request)
-        snap = await platform.rosters.room_for(platform.db, me.person, room_id)
-        found = await files.find_file(platform, snap.room, file_id)
-        thumb = await thumbnails.thumbnail_of(platform, found)
+        found = await _room_file(request, me, room_id, file_id)
+        thumb = await thumbnails.thumbnail_of(platform_of(request), found)
         headers = {
             **download_headers(f"{found.name}.thumbnail.webp", thumb.content_type),
             "Cache-Control": THUMB_CACHE,
