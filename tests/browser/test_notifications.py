@@ -16,6 +16,7 @@ from .browser_support import (
     TIMEOUT_MS,
     Platform,
     Shots,
+    agent_room,
     new_room,
     post_as,
     second_browser,
@@ -157,8 +158,8 @@ async def test_a_mention_reaches_the_person_on_any_page(
     browser: Browser, band: Platform, shots: Shots
 ) -> None:
     """On the search page and then the account page (neither follows a room), a mention in a
-    group room and a text in a direct room arrive on the person's own topic: each notifies
-    once and counts in the tab title; group chatter without a mention does not."""
+    group room, a text in a direct room and an agent's reply arrive on the person's own topic:
+    each notifies once and counts in the tab title; group chatter without a mention does not."""
     nina = await band.add_person("Nina", "nina_any")
     otto = await band.add_person("Otto", "otto_any")
     await befriend(band.url, otto, nina, "nina_any")
@@ -167,6 +168,7 @@ async def test_a_mention_reaches_the_person_on_any_page(
     await befriend(band.url, otto, uma, "uma_any")
     group = await new_room(band.url, otto, "Release crew", nina_id, await person_id(band.url, uma))
     direct = await new_room(band.url, otto, "Otto and Nina", nina_id)
+    tides = await agent_room(band.url, nina, name="Tide Bot", title="Tides")
 
     async with second_browser(browser) as context:
         await context.grant_permissions(["notifications"], origin=band.url)
@@ -198,7 +200,17 @@ async def test_a_mention_reaches_the_person_on_any_page(
         await socket_up(page)
         await page.wait_for_timeout(500)
         await post_as(band.url, otto, direct, "Coffee later?")
-        found = await notes(page, 1)
-        assert found == [{"title": "Otto in Otto and Nina", "body": "Coffee later?"}]
-        await expect(page).to_have_title(re.compile(r"^\(1\) "))
-        await shots.take(page, "direct-text-on-the-account-page")
+        async with httpx.AsyncClient(base_url=band.url, timeout=10) as http:
+            answered = await http.post(
+                f"/api/v1/agent/chats/{tides.id}/messages",
+                headers={"X-API-Key": tides.agent_key},
+                json={"message": {"content": "High tide at 14:10.", "mentions": [{"id": nina_id}]}},
+            )
+            assert answered.status_code == 201, answered.text
+        found = await notes(page, 2)
+        assert found == [
+            {"title": "Otto in Otto and Nina", "body": "Coffee later?"},
+            {"title": "Tide Bot replied to you in Tides", "body": "@Nina High tide at 14:10."},
+        ]
+        await expect(page).to_have_title(re.compile(r"^\(2\) "))
+        await shots.take(page, "direct-text-and-reply-on-the-account-page")

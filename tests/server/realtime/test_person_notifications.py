@@ -1,6 +1,7 @@
 """``user_notifications:<person>``: a person's own topic, joined by the web app on every page.
-Only its person may join it; a text mentioning them, or any text in a direct room of theirs,
-is pushed there (never to the sender, never to anyone else, never a plain room message)."""
+Only its person may join it; a text mentioning them (an agent's: a reply), or any text in a
+direct room of theirs, is pushed there (never to the sender, never to anyone else, never a
+plain room message)."""
 
 from __future__ import annotations
 
@@ -79,6 +80,17 @@ async def test_mentions_and_direct_texts_reach_the_persons_topic(
         sent = await say(url, bob_key, direct, "Just between us.")
         got = await notification(me)
         assert (got["reason"], got["message"]["id"]) == ("direct", sent)
+
+        agent_room = await make_room(live_server.platform, s.user_id, s.agent_id, bob_id)
+        async with httpx.AsyncClient(base_url=url, timeout=10) as http:
+            answered = await http.post(
+                f"/api/v1/agent/chats/{agent_room}/messages",
+                headers={"X-API-Key": s.agent_key},
+                json={"message": {"content": "Done.", "mentions": [{"id": s.user_id}]}},
+            )
+        assert answered.status_code == 201, answered.text
+        got = await notification(me)
+        assert (got["reason"], got["message"]["sender_type"]) == ("reply", "Agent")
 
         await say(url, s.user_key, direct, "Sure.")  # my own text never notifies me
         await say(url, s.user_key, group, f"@[[{s.user_id}]] thanks", s.user_id)

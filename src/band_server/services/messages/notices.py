@@ -1,5 +1,6 @@
-"""The pushes a person gets wherever they are in the web app: a text that mentions them, or
-any text in a direct room of theirs (the person and one other), goes to their own
+"""The pushes a person gets wherever they are in the web app: a text that mentions them (an
+agent's answer to them is a ``reply``: agents address whom they answer), or any text in a
+direct room of theirs (the person and one other), goes to their own
 ``user_notifications:<id>`` topic as well as to the room's, so the page they have open (search,
 settings, another room) can notify them without following every room. Only people get them;
 never the sender; the room's level ("none") is applied by the page, which knows it."""
@@ -20,16 +21,16 @@ EVENT = "notification"
 
 def notices(
     sender_id: str,
+    sender_is_agent: bool,
     resolved: Sequence[ResolvedMention],
     roster: Sequence[Member],
     payload: dict[str, Any],
 ) -> list[Broadcast]:
     """One push per person to notify of this text (``payload`` is the message's), with why:
-    ``mention`` or ``direct``."""
+    ``mention``, ``reply`` (an agent's text mentioning them) or ``direct``."""
+    named = "reply" if sender_is_agent else "mention"
     why: dict[str, str] = {
-        m.id: "mention"
-        for m in resolved
-        if m.routes and m.member.type == "User" and m.id != sender_id
+        m.id: named for m in resolved if m.routes and m.member.type == "User" and m.id != sender_id
     }
     if len(roster) == 2:
         for member in roster:

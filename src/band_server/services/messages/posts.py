@@ -251,7 +251,7 @@ async def post_message(
         )
     created = _created(msg, frozenset(agent_ids))
     uow.emit(created)
-    for notice in notices(sender.id, resolved, roster, created.payload):
+    for notice in notices(sender.id, sender.is_agent, resolved, roster, created.payload):
         uow.emit(notice)  # the people to notify wherever they are (messages.notices)
     return sent_answer(msg.id, [m.recipient() for m in routed])
 

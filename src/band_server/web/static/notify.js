@@ -44,10 +44,11 @@
     return text.length > 200 ? text.slice(0, 199) + "…" : text;
   }
 
-  function show(msg, room, mentioned) {
+  function show(msg, room, mentioned, reason) {
     if (!("Notification" in window) || Notification.permission !== "granted") return;
     var who = msg.sender_name || "Someone";
-    var heading = who + (mentioned ? " mentioned you in " : " in ") + (room.title || "a room");
+    var how = reason === "reply" ? " replied to you in " : mentioned ? " mentioned you in " : " in ";
+    var heading = who + how + (room.title || "a room");
     var note = new Notification(heading, { body: readable(msg), tag: msg.id });
     note.onclick = function () {
       window.focus();
@@ -63,8 +64,9 @@
     return true;
   }
 
-  // counts: the page has no room list, so a notification shown also counts in the title.
-  function message(msg, here, counts) {
+  // counts: the page has no room list, so a notification shown also counts in the title;
+  // reason: why the person's own topic pushed it (mention, reply, direct), if it did.
+  function message(msg, here, counts, reason) {
     if (!msg || msg.message_type !== "text" || msg.sender_id === me) return;
     if (!once(msg.id)) return;
     var visible = document.visibilityState === "visible";
@@ -82,7 +84,7 @@
       });
       if (room.level === "none") return;
       if (room.level === "all" || room.direct || mentioned) {
-        show(msg, room, mentioned);
+        show(msg, room, mentioned, reason);
         if (counts) {
           elsewhere += 1;
           title();
@@ -139,7 +141,7 @@
       var msg = push && push.message;
       if (!msg || seen[msg.id]) return;
       var here = msg.chat_room_id === openRoom;
-      message(msg, here, !here && !roomList);
+      message(msg, here, !here && !roomList, push.reason);
     });
     personal.join();
     // After every script of the page has set up its channels (a room page connects itself).
