@@ -400,8 +400,9 @@ async def test_the_admin_api_grants_inviting_and_refuses_everyone_else(
         "/api/v1/admin/people/nobody/may-invite", json={"may_invite": True}, headers=as_admin
     )
     assert unknown.status_code == 404
-    bad = await client.put(url, json={"may_invite": "yes please"}, headers=as_admin)
-    assert bad.status_code == 422
+    for wrong in ("yes please", 0, 1, None):
+        bad = await client.put(url, json={"may_invite": wrong}, headers=as_admin)
+        assert bad.status_code == 422, wrong
     doc = (await client.get("/openapi.json")).json()
     op = doc["paths"]["/api/v1/admin/people/{person_id}/may-invite"]["put"]
     assert {"200", "403", "404", "422"} <= set(op["responses"])

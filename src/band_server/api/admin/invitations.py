@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, StrictBool
 
 from ...http.deps import PlatformDep
 from ...http.json_body import JsonRoute
@@ -21,7 +21,7 @@ class InvitePermission(BaseModel):
     """Whether a person may invite people by email (admins always may)."""
 
     model_config = ConfigDict(extra="forbid")
-    may_invite: bool
+    may_invite: StrictBool  # true or false, never 0 or "yes"
 
 
 class InvitePermissionView(BaseModel):
