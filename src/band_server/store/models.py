@@ -16,6 +16,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
     text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -56,6 +57,8 @@ class User(Timestamps, Base):
     first_name: Mapped[str | None] = mapped_column(String(80), default=None)
     last_name: Mapped[str | None] = mapped_column(String(80), default=None)
     disabled_at: Mapped[datetime | None] = mapped_column(default=None)
+    # An admin's grant: this person may invite people by email (services.account_links).
+    may_invite: Mapped[bool] = mapped_column(default=False, server_default=false())
 
 
 class Agent(Timestamps, Base):
