@@ -43,18 +43,21 @@ def synthesis(run: dict[str, Any]) -> str:
 
 
 class DelegatingFlow(Flow):  # type: ignore[type-arg]
-    """Asks every tagged peer the question, then posts one synthesised answer."""
+    """Asks every tagged peer the question (each once: a retried turn asks again only those
+    not asked yet, with the same delegation ids), then posts one synthesised answer."""
 
     @start()
     def decide(self) -> dict[str, Any]:
         run = self.state["run"]
-        if not run["delegations"]:
-            question = strip_leading_mentions(self.state["message"]["content"])
-            tagged = [
-                p
-                for p in self.state["participants"]
-                if p["normalized_key"] in run["tagged_peer_keys"]
-            ]
+        asked = {d["target"]["participant_id"] for d in run["delegations"]}
+        waiting = [
+            p
+            for p in self.state["participants"]
+            if p["normalized_key"] in run["tagged_peer_keys"] and p["participant_id"] not in asked
+        ]
+        message = self.state["message"]
+        if waiting and message is not None and message["id"] == run["parent_message_id"]:
+            question = strip_leading_mentions(message["content"])
             return {
                 "decision": "delegate",
                 "delegations": [
@@ -62,8 +65,9 @@ class DelegatingFlow(Flow):  # type: ignore[type-arg]
                         "delegation_id": f"ask-{p['participant_id']}",
                         "target": p["participant_id"],
                         "content": f"Please give your view on: {question}",
+                        "mentions": [p["handle"] or p["participant_id"]],
                     }
-                    for p in tagged
+                    for p in waiting
                 ],
             }
         return {"decision": "synthesize", "content": synthesis(run)}
