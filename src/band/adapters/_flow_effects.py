@@ -35,6 +35,7 @@ from band.converters.crewai_flow import (
 )
 from band.core.exceptions import BandToolError
 from band.core.protocols import AgentToolsProtocol
+from band.runtime.formatters import strip_leading_mentions
 from band_protocol import AgentFailure
 
 from ._flow_decisions import DelegateItem
@@ -239,6 +240,7 @@ class SideEffectExecutor:
     async def _find_sent(self, content: str, since: str) -> str | None:
         """The agent's message with ``content`` posted at or after ``since``, if any."""
         claimed = self._claimed_ids()
+        wanted = strip_leading_mentions(content)
         page = 1
         while True:
             answer = await room_context(self.tools)(
@@ -250,7 +252,7 @@ class SideEffectExecutor:
                     isinstance(item, dict)
                     and item.get("sender_id") == self._agent_id
                     and (item.get("message_type") or "text") == "text"
-                    and item.get("content") == content
+                    and strip_leading_mentions(str(item.get("content") or "")) == wanted
                     and _at_or_after(item.get("inserted_at"), since)
                     and str(item.get("id")) not in claimed
                 ):

@@ -116,6 +116,7 @@ class FlowRuns:
         self.rooms: dict[str, CrewAIFlowSessionState] = {}
         self.locks: dict[str, asyncio.Lock] = {}
         self.watchdogs: dict[str, asyncio.Task[None]] = {}
+        self.stale: set[str] = set()
 
     # -- turns -------------------------------------------------------------------------------
 
@@ -131,28 +132,50 @@ class FlowRuns:
     ) -> None:
         room = msg.room_id
         async with self.locks.setdefault(room, asyncio.Lock()):
-            if is_session_bootstrap or room not in self.rooms:
-                await self._load(room, tools, history)
-                await self._settle(room, tools)
-                self._resume_watchdogs(room, tools, participants)
-            state = self.rooms[room]
-            state.transcript.append({"role": "user", "content": msg.format_for_llm()})
-            del state.transcript[:-TRANSCRIPT_LINES]
-            run = self._answered_run(state, msg)
-            if run is None:
-                if msg.sender_type == "Agent" and not self.config.accept_agent_initiated:
-                    return
-                if state.is_terminal(msg.id):
-                    return
-                run = state.runs.get(msg.id)
-                if run is None:
-                    run = self._executor(tools, state, msg.id, msg.id).run
-                    run.requester_id, run.requester_name = msg.sender_id, msg.sender_name
-                    run.tagged_peer_keys = self._tagged(msg, participants)
-            elif not run.joined:
-                await self._save(tools, state, run, CrewAIFlowRunStatus.REPLY_RECORDED)
+            try:
+                await self._turn(
+                    msg, tools, history, participants, updates, bootstrap=is_session_bootstrap
+                )
+            except BaseException:
+                # What this turn did in memory may not have reached the room: the next turn
+                # reads the runs back (and settles their reservations) instead.
+                self.stale.add(room)
+                raise
+
+    async def _turn(
+        self,
+        msg: PlatformMessage,
+        tools: AgentToolsProtocol,
+        history: CrewAIFlowSessionState,
+        participants: list[CrewAIFlowParticipantSnapshot],
+        updates: dict[str, str | None],
+        *,
+        bootstrap: bool,
+    ) -> None:
+        room = msg.room_id
+        if bootstrap or room not in self.rooms or room in self.stale:
+            await self._load(room, tools, history if bootstrap else None)
+            self.stale.discard(room)
+            await self._settle(room, tools)
+            self._resume_watchdogs(room, tools, participants)
+        state = self.rooms[room]
+        state.transcript.append({"role": "user", "content": msg.format_for_llm()})
+        del state.transcript[:-TRANSCRIPT_LINES]
+        run = self._answered_run(state, msg)
+        if run is None:
+            if msg.sender_type == "Agent" and not self.config.accept_agent_initiated:
                 return
-            await self._advance(tools, state, run, participants, msg, updates)
+            if state.is_terminal(msg.id):
+                return
+            run = state.runs.get(msg.id)
+            if run is None:
+                run = self._executor(tools, state, msg.id, msg.id).run
+                run.requester_id, run.requester_name = msg.sender_id, msg.sender_name
+                run.tagged_peer_keys = self._tagged(msg, participants)
+        elif not run.joined:
+            await self._save(tools, state, run, CrewAIFlowRunStatus.REPLY_RECORDED)
+            return
+        await self._advance(tools, state, run, participants, msg, updates)
 
     def _answered_run(
         self, state: CrewAIFlowSessionState, msg: PlatformMessage
@@ -357,14 +380,17 @@ class FlowRuns:
     # -- restoring a room ----------------------------------------------------------------
 
     async def _load(
-        self, room: str, tools: AgentToolsProtocol, history: CrewAIFlowSessionState
+        self, room: str, tools: AgentToolsProtocol, history: CrewAIFlowSessionState | None
     ) -> None:
-        """The room's runs from the state source, its conversation from the history."""
+        """The room's runs from the state source; its conversation from the history (on a
+        bootstrap turn), else the one kept so far."""
         events = await self.source.load_task_events(
             room_id=room, metadata_namespace=self.namespace, tools=tools, history=history
         )
         state = self.converter.convert(events)
-        state.transcript = list(history.transcript)
+        kept = self.rooms.get(room)
+        transcript = history.transcript if history is not None else kept.transcript if kept else []
+        state.transcript = list(transcript)
         self.rooms[room] = state
 
     async def _settle(self, room: str, tools: AgentToolsProtocol) -> None:

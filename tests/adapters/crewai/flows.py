@@ -43,8 +43,13 @@ def synthesis(run: dict[str, Any]) -> str:
 
 
 class DelegatingFlow(Flow):  # type: ignore[type-arg]
-    """Asks every tagged peer the question (each once: a retried turn asks again only those
-    not asked yet, with the same delegation ids), then posts one synthesised answer."""
+    """Asks every tagged peer the requester's question, each once, then posts one
+    synthesised answer.
+
+    Whatever message runs it, the flow asks the tagged peers not asked yet (with the same
+    delegation ids, so a retried turn sends nothing twice): after a restart a peer's reply
+    may come before the requester's message is served again.
+    """
 
     @start()
     def decide(self) -> dict[str, Any]:
@@ -56,15 +61,20 @@ class DelegatingFlow(Flow):  # type: ignore[type-arg]
             if p["normalized_key"] in run["tagged_peer_keys"] and p["participant_id"] not in asked
         ]
         message = self.state["message"]
-        if waiting and message is not None and message["id"] == run["parent_message_id"]:
-            question = strip_leading_mentions(message["content"])
+        if run["delegations"]:
+            ask = run["delegations"][0]["content"]
+        elif message is not None and message["id"] == run["parent_message_id"]:
+            ask = f"Please give your view on: {strip_leading_mentions(message['content'])}"
+        else:
+            ask = ""
+        if waiting and ask:
             return {
                 "decision": "delegate",
                 "delegations": [
                     {
                         "delegation_id": f"ask-{p['participant_id']}",
                         "target": p["participant_id"],
-                        "content": f"Please give your view on: {question}",
+                        "content": ask,
                         "mentions": [p["handle"] or p["participant_id"]],
                     }
                     for p in waiting

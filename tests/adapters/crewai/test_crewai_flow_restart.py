@@ -10,6 +10,7 @@ unfinished message again; the new instance reads the run back over REST and sett
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +24,7 @@ from runtime_support import until  # noqa: E402
 
 from adapters.crewai.test_crewai_flow import final_answer, flow_agent, room_with_peers  # noqa: E402
 from band.adapters._flow_effects import SideEffectExecutor  # noqa: E402
+from band.runtime.formatters import strip_leading_mentions  # noqa: E402
 
 pytestmark = [
     pytest.mark.timeout(120),
@@ -57,11 +59,17 @@ async def messages_of(alice: Person, room: str, sender: str, text: str) -> list[
     ]
 
 
-async def assert_once_each(alice: Person, room: str, seeded: Any) -> dict[str, Any]:
+async def assert_once_each(
+    alice: Person, room: str, seeded: Any, peers: dict[str, str]
+) -> dict[str, Any]:
     """One final answer with both views; exactly one ask per peer, one answer in all."""
     answer = await final_answer(alice, room, seeded.agent_id)
     asks = await messages_of(alice, room, seeded.agent_id, "Please give")
-    assert sorted(a["content"] for a in asks) == ["Please give your view on: Ship on Friday?"] * 2
+    assert [strip_leading_mentions(a["content"]) for a in asks] == [
+        "Please give your view on: Ship on Friday?"
+    ] * 2
+    mentioned = [m["id"] for a in asks for m in a["metadata"]["mentions"]]
+    assert sorted(mentioned) == sorted(peers.values())  # one ask to each peer
     assert len(await messages_of(alice, room, seeded.agent_id, "Summary")) == 1
     assert "Scout said: Scout thinks yes." in answer["content"]
     assert "Sage said: Sage thinks no." in answer["content"]
@@ -88,7 +96,7 @@ async def test_a_restart_after_delegating_joins_the_replies_that_came_meanwhile(
 
         await until(both_replied, limit=30)
         async with running(live_server, seeded, flow_agent()):
-            await assert_once_each(alice, room, seeded)
+            await assert_once_each(alice, room, seeded, peers)
 
 
 @pytest.mark.parametrize(
@@ -121,7 +129,13 @@ async def test_a_write_cut_short_is_settled_by_the_next_instance_once(
             await alice.say(room, "Ship on Friday?", seeded.agent_id, *peers.values())
             await until(lambda: _true(crashed), limit=60)
         async with running(live_server, seeded, flow_agent()):
-            await assert_once_each(alice, room, seeded)
+            try:
+                await assert_once_each(alice, room, seeded, peers)
+            except BaseException:
+                from adapters.crewai._dbg import dump
+
+                await dump(alice, room)
+                raise
 
 
 async def _true(flags: list[bool]) -> bool | None:
