@@ -10,7 +10,6 @@ unfinished message again; the new instance reads the run back over REST and sett
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
 
