@@ -16,7 +16,7 @@ import pytest
 from band import BandLink
 from band.core import AgentToolsProtocol, SimpleAdapter
 from band.core.types import PlatformMessage
-from band.platform.turn_keys import turn_post_key, turn_scope
+from band.platform.turn_keys import turn_post_key, turn_scope, unkeyed
 from band.runtime.oneshot import OneShotInvoker
 from band_server.testing.local_platform import Identity, LocalPlatform
 
@@ -213,3 +213,15 @@ def test_keys_follow_route_kind_and_position() -> None:
     with turn_scope("agent", "m2"):
         assert turn_post_key("POST", messages, {}) != first[0]
     assert len(set([*first, second_reply, tool_call])) == 4
+
+
+def test_unkeyed_posts_carry_no_key_and_take_no_position() -> None:
+    """A writer with its own idempotency (the CrewAI Flow's reserve, send, confirm) posts
+    unkeyed, so its re-run's other posts are not mistaken for the first run's."""
+    messages = "/agent/chats/r1/messages"
+    with turn_scope("agent", "m1"):
+        first = turn_post_key("POST", messages, {})
+    with turn_scope("agent", "m1"):
+        with unkeyed():
+            assert turn_post_key("POST", messages, {}) is None
+        assert turn_post_key("POST", messages, {}) == first

@@ -35,6 +35,7 @@ from band.converters.crewai_flow import (
 )
 from band.core.exceptions import BandToolError
 from band.core.protocols import AgentToolsProtocol
+from band.platform.turn_keys import unkeyed
 from band.runtime.formatters import strip_leading_mentions
 from band_protocol import AgentFailure
 
@@ -144,7 +145,8 @@ class SideEffectExecutor:
     ) -> Any:
         for attempt in range(retry_attempts + 1):
             try:
-                return await self.tools.send_event(content, message_type, metadata)
+                with unkeyed():
+                    return await self.tools.send_event(content, message_type, metadata)
             except Exception as exc:
                 if attempt == retry_attempts:
                     raise BandToolError(
@@ -235,7 +237,8 @@ class SideEffectExecutor:
             if found is not None:
                 logger.info("Side effect %s was already sent (message %s)", key, found)
                 return found
-        return message_id_of(await self.tools.send_message(content, mentions or None))
+        with unkeyed():  # reserve, send, confirm is this write's idempotency
+            return message_id_of(await self.tools.send_message(content, mentions or None))
 
     async def _find_sent(self, content: str, since: str) -> str | None:
         """The agent's message with ``content`` posted at or after ``since``, if any."""

@@ -81,3 +81,33 @@ class DelegatingFlow(Flow):  # type: ignore[type-arg]
                 ],
             }
         return {"decision": "synthesize", "content": synthesis(run)}
+
+
+def subcrew_flow(llm: LLM) -> Any:
+    """A flow whose answer is written by a sub-crew: the crew first posts a note to the
+    requester through Band's ``band_send_message`` (``create_crewai_tools``), then the flow
+    answers with the crew's result."""
+    from crewai import Agent, Crew, Task
+
+    from band.adapters.crewai_flow import get_current_flow_runtime
+
+    class SubCrewFlow(Flow):  # type: ignore[type-arg]
+        @start()
+        async def work(self) -> dict[str, Any]:
+            runtime = get_current_flow_runtime()
+            assert runtime is not None
+            worker = Agent(
+                role="Researcher",
+                goal="Answer the question",
+                backstory="You post a note to the room before answering.",
+                llm=llm,
+                tools=runtime.create_crewai_tools(),
+            )
+            task = Task(
+                description="Answer the room's question.", expected_output="An answer", agent=worker
+            )
+            crew = Crew(agents=[worker], tasks=[task])
+            result = await crew.kickoff_async()
+            return {"decision": "direct_response", "content": f"Crew says: {result.raw}"}
+
+    return SubCrewFlow()

@@ -38,7 +38,10 @@ async def kickoff_flow(flow: Any, inputs: dict[str, Any]) -> Any:
             task.exception()  # the branch's failure is the kickoff's to report
 
     def on_step(context: Any) -> None:
-        task = asyncio.current_task()
+        try:
+            task = asyncio.current_task()
+        except RuntimeError:  # a step run in a worker thread: not a branch task of ours
+            return
         if getattr(context, "flow", None) is None or task is None or task is caller:
             return
         if task not in branches:
