@@ -27,7 +27,7 @@ from band.converters.crewai_flow import (
 from band.core.exceptions import BandToolError
 from band.core.protocols import AgentToolsProtocol
 from band.core.types import AdapterFeatures, Capability
-from band.integrations.crewai.reporting import EmitToolCallsReporter
+from band.integrations.crewai.reporting import EmitToolCallsReporter, NoopReporter
 from band.integrations.crewai.turn import ToolTurn
 from band.runtime.custom_tools import CustomToolDef
 
@@ -65,7 +65,7 @@ def snapshot(participants: Any) -> list[CrewAIFlowParticipantSnapshot]:
     return found
 
 
-class CrewAIFlowSubCrewReporter:
+class CrewAIFlowSubCrewReporter(NoopReporter):
     """A sub-crew's reporter: its posts go out under reserve, send, confirm; no narration.
 
     Each post of an execution gets the next key (``<run>:subcrew:<n>``); a retried turn's
@@ -112,16 +112,6 @@ class CrewAIFlowSubCrewReporter:
         effect.sent_event_id = await executor.record(
             status, CrewAIFlowStage.WAITING_FOR_REPLIES, f"subcrew_sent:{key}", retry_attempts=2
         )
-
-    async def report_call(
-        self, tools: AgentToolsProtocol, tool_name: str, input_data: dict[str, Any]
-    ) -> None:
-        return None
-
-    async def report_result(
-        self, tools: AgentToolsProtocol, tool_name: str, result: Any, is_error: bool = False
-    ) -> None:
-        return None
 
 
 class CrewAIFlowCustomTools:
