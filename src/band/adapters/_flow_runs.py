@@ -266,7 +266,7 @@ class FlowRuns:
         if isinstance(decision, FailedDecision):
             await self._fail(tools, state, run, decision.error.code, decision.error.message)
         elif isinstance(decision, WaitingDecision):
-            await self._save(tools, state, run, CrewAIFlowRunStatus.WAITING)
+            await executor.record_waiting(decision.reason)
         elif isinstance(decision, DelegateDecision):
             await self._delegate(tools, state, run, participants, decision.delegations, executor)
         elif not run.joined:
