@@ -139,35 +139,7 @@ REMAINING: dict[str, str] = {
         "the MCP engine's band-sdk building blocks (EngineSpec, resolvers, registrations): "
         "ours builds the same server from fewer parts; not reshaped yet"
     ),
-    "band.converters.crewai_flow": (
-        "CrewAI Flow's persisted run state (stages, side effects, sequential chains): ours "
-        "keeps a smaller state model; not reshaped yet"
-    ),
     "band.converters.strands:ConverseTranscript": "Strands' transcript type: not built",
-    **dict.fromkeys(
-        [
-            "band.adapters.crewai_flow",
-            "band.integrations.crewai.catalog",
-            "band.integrations.crewai.flow",
-            "band.integrations.crewai.reporting",
-            "band.integrations.crewai.tools",
-            "band.integrations.crewai.turn",
-            *(
-                f"band.integrations.crewai:{name}"
-                for name in (
-                    "CrewAIToolContext",
-                    "CrewAIToolReporter",
-                    "EmitToolCallsReporter",
-                    "NoopReporter",
-                    "build_band_crewai_tools",
-                    "serialize_success_result",
-                )
-            ),
-        ],
-        "CrewAI's band-sdk internals (tool reporters, the flow runtime's state sources and "
-        "side effects, the tool catalog): issue 29's CrewAI adapters are built their own way "
-        "and not reshaped into these yet",
-    ),
 }
 
 

@@ -16,7 +16,7 @@ import pytest
 from band import BandLink
 from band.core import AgentToolsProtocol, SimpleAdapter
 from band.core.types import PlatformMessage
-from band.platform.turn_keys import turn_post_key, turn_scope, with_turn_id
+from band.platform.turn_keys import turn_post_key, turn_scope, unkeyed, with_turn_id
 from band.runtime.oneshot import OneShotInvoker
 from band_server.testing.local_platform import Identity, LocalPlatform
 
@@ -231,3 +231,15 @@ def test_posts_in_a_turn_name_it_and_nothing_else_does() -> None:
         assert with_turn_id("POST", events, own)["event"]["metadata"] == {"turn_id": "mine", "x": 1}
         for method, path in (("GET", messages), ("POST", "/agent/chats/r1/messages/m/processed")):
             assert with_turn_id(method, path, message) is message
+
+
+def test_unkeyed_posts_carry_no_key_and_take_no_position() -> None:
+    """A writer with its own idempotency (the CrewAI Flow's reserve, send, confirm) posts
+    unkeyed, so its re-run's other posts are not mistaken for the first run's."""
+    messages = "/agent/chats/r1/messages"
+    with turn_scope("agent", "m1"):
+        first = turn_post_key("POST", messages, {})
+    with turn_scope("agent", "m1"):
+        with unkeyed():
+            assert turn_post_key("POST", messages, {}) is None
+        assert turn_post_key("POST", messages, {}) == first

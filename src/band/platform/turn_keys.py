@@ -34,6 +34,7 @@ __all__ = [
     "settled_reuse",
     "turn_post_key",
     "turn_scope",
+    "unkeyed",
     "with_turn_id",
 ]
 
@@ -69,6 +70,18 @@ def turn_scope(agent_id: str, message_id: str) -> Iterator[TurnKeys]:
     token = _current.set(keys)
     try:
         yield keys
+    finally:
+        _current.reset(token)
+
+
+@contextmanager
+def unkeyed() -> Iterator[None]:
+    """Within the block, posts carry no turn key: for a writer with its own idempotency
+    (the CrewAI Flow adapter's reserve, send, confirm), whose re-run posts other things in
+    another order, so position keys would take one post for another."""
+    token = _current.set(None)
+    try:
+        yield
     finally:
         _current.reset(token)
 
