@@ -24,8 +24,8 @@ import sqlite3
 import statistics
 import tempfile
 import time
-from dataclasses import asdict
 from collections.abc import Awaitable
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
