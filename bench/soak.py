@@ -27,6 +27,7 @@ and the RSS less that, which tells a cache filling up from a leak.
 
     .venv/bin/python -m bench.soak [--minutes 20] [--warm-up 2] [--sample 30] [--agents 1000]
         [--agents-per-room 20] [--rate 200] [--cut-every 3] [--reads 5] [--pages 2] [--files 1]
+        [--prefill TURNS_PER_ROOM]
 
 Prints a table and writes bench/results/soak.json (``--out``); exits 1 when a target is missed.
 """
@@ -140,6 +141,26 @@ async def seed(data: Path, agents: int, per_room: int) -> World:
         await db.dispose()
 
 
+async def prefilled(data: Path, turns: int) -> None:
+    """``turns`` finished turns written into every room before the node starts
+    (``bench.prefill``): the run starts at the size a long run ends at."""
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from bench.prefill import prefill
+
+    engine = create_async_engine(f"sqlite+aiosqlite:///{data / 'band.db'}")
+    started = time.monotonic()
+    try:
+        written = await prefill(engine, turns)
+    finally:
+        await engine.dispose()
+    size = (data / "band.db").stat().st_size / 2**20
+    print(
+        f"prefilled {written} messages ({size:.0f} MiB) in {time.monotonic() - started:.0f} s",
+        flush=True,
+    )
+
+
 # -- the load processes ----------------------------------------------------------------------
 
 
@@ -197,6 +218,8 @@ async def run(args: argparse.Namespace, work: Path) -> Soak:
     data.mkdir(parents=True)
     print(f"seeding {args.agents} agents ...", flush=True)
     world = await seed(data, args.agents, args.agents_per_room)
+    if args.prefill:
+        await prefilled(data, args.prefill)
     node = NodeProcess(data, work / "logs", name="soak")
     agents = Child(
         "bench._soak_agents",
@@ -407,6 +430,13 @@ def parser() -> argparse.ArgumentParser:
         type=float,
         default=10.0,
         help="posting waits while more than this many seconds of mentions are unanswered",
+    )
+    p.add_argument(
+        "--prefill",
+        type=int,
+        default=0,
+        help="finished turns written into every room before the node starts (bench.prefill):"
+        " the database a long run ends with, from the first minute",
     )
     p.add_argument("--out", type=Path, default=RESULTS / "soak.json", help="the JSON written")
     return p

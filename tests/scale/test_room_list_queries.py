@@ -16,10 +16,9 @@ import random
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
-from sqlalchemy import func, insert, select
+from sqlalchemy import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_server.app import create_app
@@ -30,6 +29,7 @@ from band_server.services.rooms import rows
 from band_server.store.models import Agent, Message, Participant, Room, User
 
 from .real_services import PostgresServer
+from .room_list_definitions import old_chain, old_last_activity, old_newest, old_unread
 
 HISTORIES = 12
 TYPES = ("text", "text", "text", "tool_call", "thought", "task")
@@ -45,78 +45,6 @@ async def platform(
         found: Platform = app.state.platform
         assert found.db.engine.dialect.name == request.param
         yield found
-
-
-# -- the definitions: the statements the bounded reads replaced ------------------------------
-
-
-async def old_last_activity(session: AsyncSession, ids: list[str]) -> dict[str, datetime]:
-    found = await session.execute(
-        select(Message.room_id, func.max(Message.created_at))
-        .where(Message.room_id.in_(ids))
-        .group_by(Message.room_id)
-    )
-    return {room_id: at for room_id, at in found}
-
-
-async def old_unread(session: AsyncSession, person_id: str, ids: list[str]) -> dict[str, int]:
-    found = await session.execute(
-        select(Message.room_id, func.count())
-        .join(
-            Participant,
-            (Participant.room_id == Message.room_id) & (Participant.participant_id == person_id),
-        )
-        .where(
-            Message.room_id.in_(ids),
-            Participant.status == "active",
-            Message.seq > Participant.last_read_seq,
-            Message.sender_id != person_id,
-            Message.message_type == "text",
-        )
-        .group_by(Message.room_id)
-    )
-    return {room_id: int(n) for room_id, n in found}
-
-
-async def old_newest(session: AsyncSession, ids: list[str], kind: str | None) -> set[str]:
-    where: list[Any] = [Message.room_id.in_(ids)]
-    if kind is not None:
-        where.append(Message.message_type == kind)
-    newest = (
-        select(Message.room_id, func.max(Message.seq).label("seq"))
-        .where(*where)
-        .group_by(Message.room_id)
-        .subquery()
-    )
-    found = await session.scalars(
-        select(Message.id).join(
-            newest, (Message.room_id == newest.c.room_id) & (Message.seq == newest.c.seq)
-        )
-    )
-    return set(found)
-
-
-async def old_chain(session: AsyncSession, room_id: str) -> int:
-    last_person = (
-        select(func.coalesce(func.max(Message.seq), 0))
-        .where(
-            Message.room_id == room_id,
-            Message.sender_type == "User",
-            Message.message_type == "text",
-        )
-        .scalar_subquery()
-    )
-    count = await session.scalar(
-        select(func.count())
-        .select_from(Message)
-        .where(
-            Message.room_id == room_id,
-            Message.sender_type == "Agent",
-            Message.message_type == "text",
-            Message.seq > last_person,
-        )
-    )
-    return int(count or 0)
 
 
 # -- generated histories ---------------------------------------------------------------------
