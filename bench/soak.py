@@ -391,11 +391,15 @@ def report_out(soak: Soak, out: Path) -> None:
     print(f"posts: {soak.posts}; held back {soak.held_seconds:.0f} s (agents' backlog)")
     print(f"agents: {soak.agents.get('stats')} statuses={soak.agents.get('statuses')}")
     print(f"people: {soak.people.get('counts')}")
-    print("routes by their share of the node's time in the last window (mean ms: first, last):")
+    print(
+        "routes by their share of the node's time in the last window"
+        " (ms, first window and last: mean, p50, p99):"
+    )
     for r in soak.routes:
         print(
             f"  {r['share_last']:>6.1%} {r['route']:<60} {r['mean_ms_first']!s:>8} "
-            f"{r['mean_ms_last']:>8} ms  ({r['requests_last']} requests)"
+            f"{r['mean_ms_last']:>8} | {r['p50_ms_first']!s:>7} {r['p50_ms_last']!s:>7} | "
+            f"{r['p99_ms_first']!s:>7} {r['p99_ms_last']!s:>7} ms  ({r['requests_last']} requests)"
         )
     for name, target in soak.targets.items():
         verdict = "met" if target.get("met") else "MISSED" if "met" in target else "(figure)"
@@ -406,6 +410,7 @@ def report_out(soak: Soak, out: Path) -> None:
     for sample in document["samples"] + document["rest"]:
         sample.pop("buckets")
         sample.pop("routes")
+        sample.pop("route_buckets")
     out.write_text(json.dumps(document, indent=2, default=str))
     print(f"wrote {out}")
 
