@@ -2,7 +2,7 @@
 on a real PostgreSQL (started here, on loopback), on rooms pre-filled as after a long soak.
 
 For each read of a person's room list (last activity, newest text, newest message, unread
-counts) and the loop guard's chain: the statement the scan used to run
+counts): the statement the scan used to run
 (``tests/scale/room_list_definitions.py``) and the one ``services.rooms.rows`` runs now,
 each with its plan (SQLite's ``EXPLAIN QUERY PLAN``, PostgreSQL's ``EXPLAIN ANALYZE``) and the
 median of 3 timings.
@@ -34,7 +34,6 @@ sys.path.insert(0, str(ROOT / "tests"))  # the definitions and the PostgreSQL se
 from bench.prefill import prefill  # noqa: E402
 from scale.real_services import PostgresServer, pg_binary  # noqa: E402
 from scale.room_list_definitions import (  # noqa: E402
-    old_chain,
     old_last_activity,
     old_newest,
     old_unread,
@@ -66,14 +65,7 @@ async def _world(engine: AsyncEngine, rooms: int, per_room: int) -> tuple[str, l
 
 
 def _reads(person: str, ids: list[str]) -> dict[str, tuple[Read, Read]]:
-    from band_server.services.messages.posts import _agent_chain_length
     from band_server.services.rooms import rows
-    from band_server.store.models import Room
-
-    async def chain_new(s: AsyncSession) -> Any:
-        room = await s.get(Room, ids[0])
-        assert room is not None
-        return await _agent_chain_length(s, room)
 
     return {
         "last activity": (
@@ -92,7 +84,6 @@ def _reads(person: str, ids: list[str]) -> dict[str, tuple[Read, Read]]:
             lambda s: old_unread(s, person, ids),
             lambda s: rows.unread_counts(s, person, ids),
         ),
-        "loop guard chain": (lambda s: old_chain(s, ids[0]), chain_new),
     }
 
 

@@ -57,26 +57,3 @@ async def old_newest(session: AsyncSession, ids: list[str], kind: str | None) ->
         )
     )
     return set(found)
-
-
-async def old_chain(session: AsyncSession, room_id: str) -> int:
-    last_person = (
-        select(func.coalesce(func.max(Message.seq), 0))
-        .where(
-            Message.room_id == room_id,
-            Message.sender_type == "User",
-            Message.message_type == "text",
-        )
-        .scalar_subquery()
-    )
-    count = await session.scalar(
-        select(func.count())
-        .select_from(Message)
-        .where(
-            Message.room_id == room_id,
-            Message.sender_type == "Agent",
-            Message.message_type == "text",
-            Message.seq > last_person,
-        )
-    )
-    return int(count or 0)

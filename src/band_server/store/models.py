@@ -120,15 +120,14 @@ class Message(Timestamps, Base):
             sqlite_where=text("idem_key IS NOT NULL"),
             postgresql_where=text("idem_key IS NOT NULL"),
         ),
-        # A room's texts by sequence (migration 0016): its newest text, a person's unread
-        # count from their read marker and the loop guard's chain read these entries alone,
-        # never the room's history (services.rooms.rows).
+        # A room's texts by sequence (migration 0016): its newest text and a person's unread
+        # count from their read marker read these entries alone, never the room's history
+        # (services.rooms.rows).
         Index(
             "ix_messages_room_texts",
             "room_id",
             "seq",
             "sender_id",
-            "sender_type",
             sqlite_where=text("message_type = 'text'"),
             postgresql_where=text("message_type = 'text'"),
         ),

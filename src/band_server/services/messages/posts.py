@@ -36,7 +36,6 @@ from band_server.services.messages.paging import (
     page_of,
 )
 from band_server.services.rooms.membership import Member, members
-from band_server.services.rooms.rows import TEXT
 from band_server.services.unit import UnitOfWork
 from band_server.services.views import Posted, event_answer, message_payload, sent_answer
 from band_server.store import direct
@@ -141,19 +140,14 @@ def _require_content(content: str, pointer: str) -> None:
 
 
 async def _agent_chain_length(session: AsyncSession, room: Room) -> int:
-    """Text messages sent by agents since the last text a person sent in the room.
-
-    Both reads walk the room's texts index (``ix_messages_room_texts``) back from the end:
-    as far as that person's text, never the whole history."""
+    """Text messages sent by agents since the last text a person sent in the room."""
     last_person = (
-        select(Message.seq)
+        select(func.coalesce(func.max(Message.seq), 0))
         .where(
             Message.room_id == room.id,
-            Message.message_type == TEXT,
             Message.sender_type == "User",
+            Message.message_type == "text",
         )
-        .order_by(Message.seq.desc())
-        .limit(1)
         .scalar_subquery()
     )
     count = await session.scalar(
@@ -161,9 +155,9 @@ async def _agent_chain_length(session: AsyncSession, room: Room) -> int:
         .select_from(Message)
         .where(
             Message.room_id == room.id,
-            Message.message_type == TEXT,
             Message.sender_type == "Agent",
-            Message.seq > func.coalesce(last_person, 0),
+            Message.message_type == "text",
+            Message.seq > last_person,
         )
     )
     return int(count or 0)

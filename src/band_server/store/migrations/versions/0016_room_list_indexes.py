@@ -27,7 +27,7 @@ def upgrade() -> None:
     op.create_index(
         "ix_messages_room_texts",
         "messages",
-        ["room_id", "seq", "sender_id", "sender_type"],
+        ["room_id", "seq", "sender_id"],
         sqlite_where=_TEXTS,
         postgresql_where=_TEXTS,
     )
