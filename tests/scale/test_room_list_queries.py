@@ -5,8 +5,9 @@ every room: a grouped ``max(created_at)``, a grouped ``max(seq)`` joined back fo
 (text) message, and a count of every text from others after the person's read marker. Those
 statements are kept (``room_list_definitions``) as the definitions; on generated histories
 (senders of every kind, people who left, events between texts, timestamps out of sequence
-order, markers before, inside and past the end, empty rooms) the new reads (``services.rooms.rows``, an index
-lookup a room) must give the same answers, on SQLite and on PostgreSQL.
+order, markers before, inside and past the end, empty rooms) the new reads
+(``services.rooms.rows``, an index lookup a room) must give the same answers, on SQLite and
+on PostgreSQL.
 """
 
 from __future__ import annotations
