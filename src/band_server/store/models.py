@@ -133,6 +133,19 @@ class Message(Timestamps, Base):
             sqlite_where=text("idem_key IS NOT NULL"),
             postgresql_where=text("idem_key IS NOT NULL"),
         ),
+        # A room's texts by sequence (migration 0016): its newest text and a person's unread
+        # count from their read marker read these entries alone, never the room's history
+        # (services.rooms.rows).
+        Index(
+            "ix_messages_room_texts",
+            "room_id",
+            "seq",
+            "sender_id",
+            sqlite_where=text("message_type = 'text'"),
+            postgresql_where=text("message_type = 'text'"),
+        ),
+        # A room's last activity: its newest created_at, one lookup (migration 0016).
+        Index("ix_messages_room_created", "room_id", "created_at"),
         # Full-text search on PostgreSQL (services.search; SQLite has its FTS5 table, made by
         # migration 0013 with its triggers, outside the models).
         Index(
