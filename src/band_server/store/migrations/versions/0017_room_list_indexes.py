@@ -6,8 +6,8 @@ taking 0.5-3 s a page at 600,000 messages, on the loop's thread). With these, ea
 lookup a room, and unread counts read only the index entries after the person's read marker
 (``services.rooms.rows``; docs/decisions.md, "Soak: one node, twenty minutes, nothing lost").
 
-Revision ID: 0016
-Revises: 0015
+Revision ID: 0017
+Revises: 0016
 """
 
 from collections.abc import Sequence
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0016"
-down_revision: str | None = "0015"
+revision: str = "0017"
+down_revision: str | None = "0016"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
