@@ -11,7 +11,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any, Concatenate, ParamSpec, TypeVar
 
-__all__ = ["method_parameters_of", "parameters_of"]
+__all__ = ["method_parameters_of", "parameters_of", "same_parameters_as"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -41,6 +41,25 @@ def method_parameters_of(
         theirs = inspect.signature(source)
         forwarder.__signature__ = theirs.replace(  # type: ignore[attr-defined]
             parameters=[first, *theirs.parameters.values()],
+            return_annotation=own.return_annotation,
+        )
+        return forwarder
+
+    return declare
+
+
+def same_parameters_as(
+    method: Callable[Concatenate[Any, P], Any],
+) -> Callable[[Callable[Concatenate[S, ...], R]], Callable[Concatenate[S, P], R]]:
+    """For a method that forwards to another method: its own ``self``, then ``method``'s
+    parameters after that method's ``self``."""
+
+    def declare(forwarder: Callable[Concatenate[S, ...], R]) -> Callable[Concatenate[S, P], R]:
+        own = inspect.signature(forwarder)
+        first = next(iter(own.parameters.values()))
+        theirs = inspect.signature(method)
+        forwarder.__signature__ = theirs.replace(  # type: ignore[attr-defined]
+            parameters=[first, *list(theirs.parameters.values())[1:]],
             return_annotation=own.return_annotation,
         )
         return forwarder
