@@ -204,6 +204,11 @@ async def _ignore(_: Any) -> None:
     return None
 
 
+def _rooms(added: Handler, removed: Handler) -> dict[str, Handler]:
+    """The handlers of a rooms topic (``agent_rooms:<agent>``, ``user_rooms:<user>``)."""
+    return {WireEvent.ROOM_ADDED: added, WireEvent.ROOM_REMOVED: removed}
+
+
 @dataclass(frozen=True)
 class SupersedeOutcome:
     """What a supersede means for this connection: reconnect (after ``delay``) or end."""
@@ -426,7 +431,7 @@ class WebSocketClient:
         on_room_added: Callable[[RoomAddedPayload], Awaitable[None]],
         on_room_removed: Callable[[RoomRemovedPayload], Awaitable[None]],
     ) -> dict[str, Any]:
-        return await self._join_rooms(f"agent_rooms:{agent_id}", on_room_added, on_room_removed)
+        return await self._join(f"agent_rooms:{agent_id}", _rooms(on_room_added, on_room_removed))
 
     async def join_chat_room_channel(
         self,
@@ -446,19 +451,7 @@ class WebSocketClient:
         on_room_added: Callable[[RoomAddedPayload], Awaitable[None]],
         on_room_removed: Callable[[RoomRemovedPayload], Awaitable[None]],
     ) -> dict[str, Any]:
-        return await self._join_rooms(f"user_rooms:{user_id}", on_room_added, on_room_removed)
-
-    async def _join_rooms(
-        self,
-        topic: str,
-        on_room_added: Callable[[RoomAddedPayload], Awaitable[None]],
-        on_room_removed: Callable[[RoomRemovedPayload], Awaitable[None]],
-    ) -> dict[str, Any]:
-        handlers: dict[str, Handler] = {
-            WireEvent.ROOM_ADDED: on_room_added,
-            WireEvent.ROOM_REMOVED: on_room_removed,
-        }
-        return await self._join(topic, handlers)
+        return await self._join(f"user_rooms:{user_id}", _rooms(on_room_added, on_room_removed))
 
     async def join_room_participants_channel(
         self,
