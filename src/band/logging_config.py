@@ -46,6 +46,7 @@ __all__ = [
     "OwnerOnlyCreate",
     "OwnerOnlyFileHandler",
     "OwnerOnlyRotatingFileHandler",
+    "apply_logging_config",
     "build_logging_config",
     "chatty_logger_levels",
     "coerce_log_level",
