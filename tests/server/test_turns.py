@@ -11,7 +11,7 @@ from socket_testkit import make_room
 from web_testkit import sign_in
 
 from band_server.context import Platform
-from band_server.services.turns import steps_of
+from band_server.services.deliveries.turns import steps_of
 from band_server.store.models import Message
 from conftest import Seeded, make_user
 

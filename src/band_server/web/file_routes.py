@@ -14,8 +14,8 @@ from starlette.requests import ClientDisconnect
 
 from ..errors import ApiError
 from ..files.serving import download_headers
-from ..services import files
 from ..services.identity.web_sessions import SignedIn
+from ..services.rooms import files
 from .respond import api_failure, forbidden_form, json, platform_of, session_of, signed_out, view
 from .security import secure_headers, tokens_match
 

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 
 from ...http.deps import PlatformDep, UserDep
 from ...http.json_body import JsonRoute
-from ...services import search
+from ...services.messages import search
 from ..answers import many
 from ..listing import listing
 

@@ -18,11 +18,10 @@ from sqlalchemy import select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_protocol import ChatMessage
-
-from ..errors import ValidationFailed
-from ..store.models import Message
-from .identity.principals import Principal
-from .views import message_view
+from band_server.errors import ValidationFailed
+from band_server.services.identity.principals import Principal
+from band_server.services.views import message_view
+from band_server.store.models import Message
 
 SearchSort = Literal["newest", "best"]
 MAX_QUERY_CHARS = 200
