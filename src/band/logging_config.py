@@ -29,6 +29,8 @@ from typing import Annotated, Any, Literal, TextIO
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
+from band._signatures import parameters_of
+
 __all__ = [
     "CHATTY_LOGGERS",
     "STANDARD_FORMAT",
@@ -44,6 +46,7 @@ __all__ = [
     "OwnerOnlyCreate",
     "OwnerOnlyFileHandler",
     "OwnerOnlyRotatingFileHandler",
+    "apply_logging_config",
     "build_logging_config",
     "chatty_logger_levels",
     "coerce_log_level",
@@ -444,35 +447,21 @@ def build_logging_config(
     return _build(_request(level, options))
 
 
-def configure_logging(
-    level: LogLevel = logging.INFO,
-    *,
-    style: LoggingStyle = LoggingStyle.STANDARD,
-    root_level: LogLevel = logging.WARNING,
-    stream: LogStream = LogStream.STDERR,
-    datefmt: str = "%Y-%m-%d %H:%M:%S",
-    fmt: str | None = None,
-    fmt_style: FormatStyle = FormatStyle.PERCENT,
-    extra_loggers: Mapping[str, LogLevel] | None = None,
-    json_fields: Sequence[str] | None = None,
-    static_fields: Mapping[str, Any] | None = None,
-    log_file: Path | str | None = None,
-    max_bytes: int = 0,
-    backup_count: int = 1,
-    file_style: FileStyle | None = None,
-    file_level: LogLevel | None = None,
-) -> LoggingConfig:
-    """Apply the logging configuration and return it.
+@parameters_of(build_logging_config)
+def configure_logging(*args: Any, **kwargs: Any) -> LoggingConfig:
+    """Apply the logging configuration (``build_logging_config``'s options) and return it.
 
     Named loggers get their level with ``setLevel`` rather than through ``dictConfig``, so
     handlers an application attached to ``band`` (or to an ``extra_loggers`` name) survive.
     """
-    options = dict(locals())
-    del options["level"]
-    request = _request(level, options)
-    config = _build(request)
-    if request.log_file is not None:
-        create_log_directory(request.log_file)
+    return apply_logging_config(build_logging_config(*args, **kwargs))
+
+
+def apply_logging_config(config: LoggingConfig) -> LoggingConfig:
+    """Apply a config ``build_logging_config`` built (its log file's folders made 0700)."""
+    log_file = config["handlers"].get("file", {}).get("filename")
+    if log_file is not None:
+        create_log_directory(Path(log_file))
     logging.config.dictConfig({**config, "loggers": {}})
     for name, entry in config["loggers"].items():
         logging.getLogger(name).setLevel(entry["level"])

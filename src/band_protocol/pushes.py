@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ._base import WireModel
+from .messages import Mention as MessageMention  # one participant a message mentions
 
 __all__ = [
     "ContactAddedPayload",
@@ -25,15 +26,6 @@ __all__ = [
     "RoomDeletedPayload",
     "RoomRemovedPayload",
 ]
-
-
-class MessageMention(WireModel):
-    """One participant a message mentions."""
-
-    id: str
-    username: str | None = None
-    handle: str | None = None
-    name: str | None = None
 
 
 class MessageMetadata(WireModel):
@@ -82,8 +74,8 @@ class RoomDeletedPayload(WireModel):
     id: str
 
 
-class ParticipantAddedPayload(WireModel):
-    """``participant_added`` on ``room_participants:<room>``."""
+class _PartyPayload(WireModel):
+    """A person or an agent as a push names them (a new participant, a new contact)."""
 
     id: str
     name: str | None = None
@@ -92,6 +84,10 @@ class ParticipantAddedPayload(WireModel):
     description: str | None = None
     is_remote: bool | None = None
     is_external: bool | None = None
+
+
+class ParticipantAddedPayload(_PartyPayload):
+    """``participant_added`` on ``room_participants:<room>``."""
 
 
 class ParticipantRemovedPayload(WireModel):
@@ -120,16 +116,9 @@ class ContactRequestUpdatedPayload(WireModel):
     status: str | None = None
 
 
-class ContactAddedPayload(WireModel):
+class ContactAddedPayload(_PartyPayload):
     """``contact_added`` on ``agent_contacts:<agent>``."""
 
-    id: str
-    handle: str | None = None
-    name: str | None = None
-    type: str | None = None
-    description: str | None = None
-    is_remote: bool | None = None
-    is_external: bool | None = None
     inserted_at: str | None = None
 
 

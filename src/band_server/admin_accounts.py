@@ -1,13 +1,13 @@
 """Accounts from the command line (``band users create --password-prompt``, ``band users
-invite``): the operator's side of services.passwords and services.account_links."""
+invite``): the operator's side of services.identity.passwords and
+services.identity.account_links."""
 
 from __future__ import annotations
 
 from .admin import AdminError, open_platform
 from .config import Settings
 from .errors import ApiError
-from .services import account_links, passwords
-from .services.identity import accounts
+from .services.identity import account_links, accounts, passwords
 from .services.unit import write
 
 

@@ -113,10 +113,11 @@ class Settings:
     # The fast lane (http.fast_lane) serves simple routes without FastAPI's per-request work;
     # off, FastAPI serves every request. Both answer alike (tests/server/http/test_lane_equal.py).
     fast_lane: bool = field(default_factory=lambda: _switch("BAND_FAST_LANE", True))
-    # Accounts (services.account_links, services.mailer): invitation and reset links are mailed
-    # through BAND_SMTP_URL (smtp://[user:pass@]host[:port], smtps:// for TLS) when it is set,
-    # from BAND_SMTP_FROM; links start with BAND_WEB_URL (else the address the request came
-    # to); BAND_MEMBERS_MAY_INVITE lets every person invite, not only admins.
+    # Accounts (services.identity.account_links, services.identity.mailer): invitation and
+    # reset links are mailed through BAND_SMTP_URL (smtp://[user:pass@]host[:port], smtps://
+    # for TLS) when it is set, from BAND_SMTP_FROM; links start with BAND_WEB_URL (else the
+    # address the request came to); BAND_MEMBERS_MAY_INVITE lets every person invite, not
+    # only admins.
     smtp_url: str | None = field(default_factory=lambda: os.environ.get("BAND_SMTP_URL") or None)
     smtp_from: str = field(
         default_factory=lambda: os.environ.get("BAND_SMTP_FROM", "band@localhost")
@@ -125,7 +126,7 @@ class Settings:
     members_may_invite: bool = field(
         default_factory=lambda: _switch("BAND_MEMBERS_MAY_INVITE", False)
     )
-    # Single sign-on with OpenID Connect (services.oidc): the provider's issuer URL, this
+    # Single sign-on with OpenID Connect (services.identity.oidc): the provider's issuer URL, this
     # platform's client id and secret there, the email domains allowed (comma list; empty: any)
     # and whether a first sign-in with an unknown (verified) email creates a person.
     oidc_issuer: str | None = field(

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 from .config import Settings
 from .files import FileStore, LocalFileStore
 from .observability import Metrics
-from .services.bulk_deletions import JobRunner
 from .services.delegation.rate_limits import RateLimit
 from .services.deliveries.leases import LeaseClock, LeaseSweeper
 from .services.deliveries.passing_over import ServedHeads
@@ -16,6 +15,7 @@ from .services.deliveries.working import ActivityBoard
 from .services.identity.accounts import authenticate_key
 from .services.identity.auth_cache import AuthCache
 from .services.identity.principals import Principal
+from .services.jobs.bulk_deletions import JobRunner
 from .services.rooms.roster_cache import RosterCache
 from .store.db import Database
 

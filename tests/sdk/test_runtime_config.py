@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from band._logging import configure_logging
 from band.core.exceptions import AgentAlreadyRunningError
+from band.logging_config import configure_logging
 from band.runtime.config import (
     DEFAULT_REST_URL,
     DEFAULT_WS_URL,

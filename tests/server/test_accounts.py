@@ -23,8 +23,7 @@ from band.protocol import utcnow
 from band_server.cli import main
 from band_server.config import Settings
 from band_server.context import Platform
-from band_server.services import passwords
-from band_server.services.identity import accounts
+from band_server.services.identity import accounts, passwords
 from band_server.services.identity.web_sessions import COOKIE_NAME
 from band_server.store.models import AccountLink, User
 from conftest import Seeded, free_port, make_user

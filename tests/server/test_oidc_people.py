@@ -11,7 +11,7 @@ import pytest
 from band_server.config import Settings
 from band_server.context import Platform
 from band_server.errors import Forbidden
-from band_server.services import oidc
+from band_server.services.identity import oidc
 from conftest import make_user
 
 

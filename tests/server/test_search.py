@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from web_testkit import sign_in
 
 from band_server.context import Platform
-from band_server.services import search
+from band_server.services.messages import search
 from band_server.store.migrate import migrate
 from conftest import Seeded
 

@@ -12,7 +12,7 @@ from sqlalchemy import select
 from web_testkit import sign_in
 
 from band_server.context import Platform
-from band_server.services.turns import rows_of_turn, steps_of
+from band_server.services.deliveries.turns import rows_of_turn, steps_of
 from band_server.store.models import Message
 from conftest import Seeded, make_user
 

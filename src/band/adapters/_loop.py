@@ -25,6 +25,7 @@ from band.runtime.custom_tools import CustomToolDef, custom_tools_to_schemas
 from band.runtime.prompts import system_updates
 
 from ._prompt import PromptedAdapter
+from ._rooms import RoomConversations
 from ._tool_events import UsageTotal, report_tool_call, report_tool_result, run_band_tool
 
 __all__ = [
@@ -80,7 +81,7 @@ class ToolRoundsExceeded(RuntimeError):
     """A turn used every tool round it had without a final answer."""
 
 
-class ModelLoopAdapter(PromptedAdapter[list[M]], Generic[M]):
+class ModelLoopAdapter(RoomConversations[list[M]], PromptedAdapter[list[M]], Generic[M]):
     """Base of adapters that run their own model tool loop, one conversation per room, in
     messages of type ``M``.
 
@@ -148,9 +149,6 @@ class ModelLoopAdapter(PromptedAdapter[list[M]], Generic[M]):
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    async def on_cleanup(self, room_id: str) -> None:
-        self.rooms.pop(room_id, None)
-
     async def on_message(
         self,
         msg: PlatformMessage,
@@ -162,9 +160,9 @@ class ModelLoopAdapter(PromptedAdapter[list[M]], Generic[M]):
         is_session_bootstrap: bool,
         room_id: str,
     ) -> None:
-        if is_session_bootstrap or room_id not in self.rooms:
-            self.rooms[room_id] = self.start_conversation(history)
-        messages = self.rooms[room_id]
+        messages = self.room_conversation(
+            room_id, is_session_bootstrap, lambda: self.start_conversation(history)
+        )
         lines = [*system_updates(participants_msg, contacts_msg), msg.format_for_llm()]
         self.add_user_turn(messages, lines)
         schemas = tools.get_tool_schemas(

@@ -33,6 +33,7 @@ from band.runtime.custom_tools import (
 from band.runtime.prompts import render_system_prompt, system_updates
 from band.runtime.tools import TOOL_MODELS, TurnEffect
 
+from ._rooms import RoomConversations
 from ._tool_events import report_tool_call, report_tool_result, run_band_tool
 
 try:
@@ -106,7 +107,7 @@ def _native_effects(user_tools: Iterable[Any]) -> dict[str, TurnEffect]:
     return effects
 
 
-class AgnoAdapter(SimpleAdapter[AgnoMessages]):
+class AgnoAdapter(RoomConversations[list[Message]], SimpleAdapter[AgnoMessages]):
     """Bridges a developer-built Agno agent to Band; the adapter owns it once started.
 
     ``session_id_factory`` maps a room id to the Agno ``session_id`` of its runs (default:
@@ -215,9 +216,6 @@ class AgnoAdapter(SimpleAdapter[AgnoMessages]):
         ]
         return [*self._user_tools, *band]
 
-    async def on_cleanup(self, room_id: str) -> None:
-        self.rooms.pop(room_id, None)
-
     async def on_message(
         self,
         msg: PlatformMessage,
@@ -231,10 +229,12 @@ class AgnoAdapter(SimpleAdapter[AgnoMessages]):
     ) -> None:
         if self._agent is None:
             raise RuntimeError("AgnoAdapter used before on_started")
-        if is_session_bootstrap or room_id not in self.rooms:
-            self.rooms[room_id] = [] if self._agno_manages_history else list(history)
+        # Agno keeps the transcript itself when it manages history; else it starts from ours.
+        start: Callable[[], list[Message]] = (
+            list if self._agno_manages_history else lambda: list(history)
+        )
         # A copy: a failed run must leave no half turn in the room's transcript.
-        messages = list(self.rooms[room_id])
+        messages = list(self.room_conversation(room_id, is_session_bootstrap, start))
         messages += [
             Message(role="user", content=line)
             for line in system_updates(participants_msg, contacts_msg)

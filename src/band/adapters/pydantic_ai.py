@@ -20,6 +20,7 @@ from band.runtime.custom_tools import CustomToolDef, custom_tools_to_schemas
 from band.runtime.prompts import system_updates
 
 from ._prompt import PromptedAdapter
+from ._rooms import RoomConversations
 
 try:
     from pydantic_ai import Agent, Tool
@@ -95,7 +96,7 @@ def _takes_context(function: Callable[..., Any]) -> bool:
     return "RunContext" in str(text)
 
 
-class PydanticAIAdapter(PromptedAdapter[list[ModelMessage]]):
+class PydanticAIAdapter(RoomConversations[list[ModelMessage]], PromptedAdapter[list[ModelMessage]]):
     """Runs a Pydantic AI ``Agent`` per Band message, one message history per room.
 
     The model is ``config.model`` (a name) or ``llm`` (a Pydantic AI ``Model``): exactly
@@ -156,9 +157,6 @@ class PydanticAIAdapter(PromptedAdapter[list[ModelMessage]]):
         # None keeps whatever ``Agent.instrument_all()`` the host chose.
         self.agent.instrument = self.instrument
 
-    async def on_cleanup(self, room_id: str) -> None:
-        self.rooms.pop(room_id, None)
-
     def _toolset(self, tools: AgentToolsProtocol) -> FunctionToolset[AgentToolsProtocol]:
         """The room's Band tools (then custom ones) as Pydantic AI tools; ``deps`` is the room."""
         schemas = tools.get_openai_tool_schemas(capabilities=self.features.capabilities)
@@ -180,9 +178,7 @@ class PydanticAIAdapter(PromptedAdapter[list[ModelMessage]]):
     ) -> None:
         if self.agent is None:
             raise RuntimeError("PydanticAIAdapter used before on_started")
-        if is_session_bootstrap or room_id not in self.rooms:
-            self.rooms[room_id] = list(history)
-        history_now = self.rooms[room_id]
+        history_now = self.room_conversation(room_id, is_session_bootstrap, lambda: list(history))
         # Each update is its own user message, as in the other adapters.
         history_now.extend(
             ModelRequest(parts=[UserPromptPart(content=line)])

@@ -30,6 +30,7 @@ from band.runtime.prompts import system_updates
 from band.runtime.tools import TOOL_MODELS, BandTool, TurnEffect
 
 from ._prompt import PromptedAdapter
+from ._rooms import RoomConversations
 from ._tool_events import as_text, report_tool_call, report_tool_result, run_band_tool
 
 try:
@@ -220,7 +221,7 @@ def _tool_name(tool: StrandsCustomTool) -> str:
     return str(name)
 
 
-class StrandsAdapter(PromptedAdapter[StrandsMessages]):
+class StrandsAdapter(RoomConversations[StrandsMessages], PromptedAdapter[StrandsMessages]):
     """Runs a Strands ``Agent`` per Band message, one transcript per room.
 
     Exactly one of ``config.model`` (a model id Strands resolves) and ``llm`` (a Strands
@@ -263,9 +264,6 @@ class StrandsAdapter(PromptedAdapter[StrandsMessages]):
                 self.native_effects[_tool_name(tool)] = effect
         self.rooms: dict[str, StrandsMessages] = {}
 
-    async def on_cleanup(self, room_id: str) -> None:
-        self.rooms.pop(room_id, None)
-
     def _tools_for(self, tools: AgentToolsProtocol) -> list[Any]:
         schemas = tools.get_openai_tool_schemas(capabilities=self.features.capabilities)
         bound: list[Any] = [
@@ -286,9 +284,7 @@ class StrandsAdapter(PromptedAdapter[StrandsMessages]):
         is_session_bootstrap: bool,
         room_id: str,
     ) -> None:
-        if is_session_bootstrap or room_id not in self.rooms:
-            self.rooms[room_id] = list(history)
-        messages = self.rooms[room_id]
+        messages = self.room_conversation(room_id, is_session_bootstrap, lambda: list(history))
         # Each update is its own user message, as in the other adapters; Converse (Bedrock)
         # wants alternating roles, so there the neighbours are merged into one.
         messages += [

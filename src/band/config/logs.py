@@ -15,6 +15,7 @@ from typing import Any, Self
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from band._signatures import method_parameters_of, parameters_of
 from band.logging_config import (
     FileStyle,
     FormatStyle,
@@ -22,12 +23,26 @@ from band.logging_config import (
     LoggingStyle,
     LogLevel,
     LogStream,
+    apply_logging_config,
     build_logging_config,
     coerce_log_level_name,
-    configure_logging,
 )
 
 __all__ = ["LogSettings", "configure_logging_from_env"]
+
+
+def _format_options(
+    *,
+    extra_loggers: Mapping[str, LogLevel] | None = None,
+    json_fields: Sequence[str] | None = None,
+    static_fields: Mapping[str, Any] | None = None,
+    fmt: str | None = None,
+    fmt_style: FormatStyle = FormatStyle.PERCENT,
+    datefmt: str = "%Y-%m-%d %H:%M:%S",
+) -> dict[str, Any]:
+    """The options ``LogSettings.build_config``, ``configure`` and ``configure_logging_from_env``
+    take beside the settings (declared once here), as a dict with the defaults filled in."""
+    return dict(locals())
 
 
 class LogSettings(BaseSettings):
@@ -95,64 +110,20 @@ class LogSettings(BaseSettings):
             "file_level": self.log_file_level,
         }
 
-    def build_config(
-        self,
-        *,
-        extra_loggers: Mapping[str, LogLevel] | None = None,
-        json_fields: Sequence[str] | None = None,
-        static_fields: Mapping[str, Any] | None = None,
-        fmt: str | None = None,
-        fmt_style: FormatStyle = FormatStyle.PERCENT,
-        datefmt: str = "%Y-%m-%d %H:%M:%S",
-    ) -> LoggingConfig:
+    @method_parameters_of(_format_options)
+    def build_config(self, **options: Any) -> LoggingConfig:
         """The ``dictConfig`` these settings describe (not applied)."""
-        return build_logging_config(
-            self.log_level,
-            json_fields=json_fields,
-            static_fields=static_fields,
-            fmt=fmt,
-            fmt_style=fmt_style,
-            datefmt=datefmt,
-            **self._options(extra_loggers),
-        )
+        chosen = _format_options(**options)
+        extra_loggers = chosen.pop("extra_loggers")
+        return build_logging_config(self.log_level, **chosen, **self._options(extra_loggers))
 
-    def configure(
-        self,
-        *,
-        extra_loggers: Mapping[str, LogLevel] | None = None,
-        json_fields: Sequence[str] | None = None,
-        static_fields: Mapping[str, Any] | None = None,
-        fmt: str | None = None,
-        fmt_style: FormatStyle = FormatStyle.PERCENT,
-        datefmt: str = "%Y-%m-%d %H:%M:%S",
-    ) -> LoggingConfig:
-        """Apply these settings (``configure_logging``) and return the config."""
-        return configure_logging(
-            self.log_level,
-            json_fields=json_fields,
-            static_fields=static_fields,
-            fmt=fmt,
-            fmt_style=fmt_style,
-            datefmt=datefmt,
-            **self._options(extra_loggers),
-        )
+    @method_parameters_of(_format_options)
+    def configure(self, **options: Any) -> LoggingConfig:
+        """Apply these settings (``build_config``'s options) and return the config."""
+        return apply_logging_config(self.build_config(**options))
 
 
-def configure_logging_from_env(
-    *,
-    extra_loggers: Mapping[str, LogLevel] | None = None,
-    json_fields: Sequence[str] | None = None,
-    static_fields: Mapping[str, Any] | None = None,
-    fmt: str | None = None,
-    fmt_style: FormatStyle = FormatStyle.PERCENT,
-    datefmt: str = "%Y-%m-%d %H:%M:%S",
-) -> LoggingConfig:
+@parameters_of(_format_options)
+def configure_logging_from_env(**options: Any) -> LoggingConfig:
     """``LogSettings().configure(...)``: logging as the ``BAND_LOG_*`` variables say."""
-    return LogSettings().configure(
-        extra_loggers=extra_loggers,
-        json_fields=json_fields,
-        static_fields=static_fields,
-        fmt=fmt,
-        fmt_style=fmt_style,
-        datefmt=datefmt,
-    )
+    return LogSettings().configure(**options)

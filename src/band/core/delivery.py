@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any, NoReturn
 
 from ._text import has_visible_text
@@ -29,27 +30,27 @@ class DeliveryFailedError(BandError):
         self.cause = cause
 
 
+async def _delivered(send: Callable[[], Awaitable[Any]]) -> Any:
+    """Run ``send``; any failure but a stopped room execution becomes DeliveryFailedError."""
+    try:
+        return await send()
+    except RoomExecutionStoppedError:
+        raise
+    except Exception as exc:
+        raise DeliveryFailedError(exc) from exc
+
+
 async def deliver_reply(tools: AgentToolsProtocol, content: str, mentions: Mentions = None) -> Any:
     """Send ``text`` as the turn's reply (records REPLY); failures become DeliveryFailedError.
 
     A stopped room execution propagates unchanged so the runtime can end the turn quietly.
     """
-    try:
-        return await tools.send_message(content, mentions=mentions)
-    except RoomExecutionStoppedError:
-        raise
-    except Exception as exc:
-        raise DeliveryFailedError(exc) from exc
+    return await _delivered(lambda: tools.send_message(content, mentions=mentions))
 
 
 async def deliver_notice(tools: AgentToolsProtocol, content: str, mentions: Mentions = None) -> Any:
     """Send an adapter-owned notice (does not answer the turn)."""
-    try:
-        return await tools.send_notice(content, mentions=mentions)
-    except RoomExecutionStoppedError:
-        raise
-    except Exception as exc:
-        raise DeliveryFailedError(exc) from exc
+    return await _delivered(lambda: tools.send_notice(content, mentions=mentions))
 
 
 async def relay_reply(

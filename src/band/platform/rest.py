@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 
+from band._signatures import same_parameters_as
 from band.core.exceptions import BandConnectionError
 from band_protocol import WORKING_HEADER, AgentMe, ChatRoom, says_true
 
@@ -86,26 +87,10 @@ class BandRestClient(SocialCalls, WorkspaceCalls):
     ``BandConnectionError`` after bounded retries. ``request_count`` counts HTTP attempts.
     """
 
-    def __init__(
-        self,
-        base_url: str,
-        api_key: str,
-        *,
-        transport: httpx.AsyncBaseTransport | None = None,
-        timeout: float = 60.0,
-        max_retries: int = 3,
-        max_retry_delay: float = 30.0,
-        outage_window: float = 60.0,
-    ) -> None:
-        self.http = HttpCore(
-            base_url,
-            api_key,
-            transport=transport,
-            timeout=timeout,
-            max_retries=max_retries,
-            max_retry_delay=max_retry_delay,
-            outage_window=outage_window,
-        )
+    @same_parameters_as(HttpCore.__init__)
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        """``HttpCore``'s parameters: the platform's root, the key, the transport and retries."""
+        self.http = HttpCore(*args, **kwargs)
 
     @classmethod
     def over(cls, http: HttpCore) -> BandRestClient:

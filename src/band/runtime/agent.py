@@ -16,7 +16,6 @@ import signal
 import weakref
 from enum import StrEnum
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Self, cast
 
 import httpx
@@ -315,12 +314,7 @@ class Agent:
         await self.start()
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         # run()'s shutdown_timeout when it was given (None: stop now), else the default
         timeout = self._stop_timeout
         await self.stop(DEFAULT_SHUTDOWN_TIMEOUT if isinstance(timeout, TimeoutNotSet) else timeout)

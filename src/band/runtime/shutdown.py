@@ -14,7 +14,6 @@ import contextlib
 import logging
 import signal
 from collections.abc import Callable
-from types import TracebackType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -93,12 +92,7 @@ class GracefulShutdown:
         self.register_signals()
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         try:
             if self._stopping is not None:
                 await self._stopping

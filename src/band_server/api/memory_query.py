@@ -9,7 +9,7 @@ from fastapi import Depends, Query, Response
 
 from ..context import Platform
 from ..services.identity.principals import Principal
-from ..services.memories import MemoryFilters, list_memories
+from ..services.memories.records import MemoryFilters, list_memories
 from .listing import MAX_PAGE, listing
 
 SUNSET = "Thu, 01 Oct 2026 00:00:00 GMT"

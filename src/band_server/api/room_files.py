@@ -17,8 +17,8 @@ from ..errors import ApiError
 from ..files.serving import download_headers
 from ..http.deps import PlatformDep
 from ..http.json_body import JsonRoute
-from ..services import files
 from ..services.identity.principals import Principal
+from ..services.rooms import files
 from .answers import one
 
 __all__ = ["file_routes", "parse_range"]

@@ -23,7 +23,6 @@ import socket
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 import httpx
@@ -93,12 +92,7 @@ class LocalPlatform:
         await self.aclose()
         raise RuntimeError("the local platform did not start")
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
 
     async def aclose(self) -> None:

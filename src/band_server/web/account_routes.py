@@ -6,9 +6,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from ..services import session_devices
+from ..services.identity import session_devices
+from ..services.identity.passwords import MIN_CHARS, change_password
 from ..services.identity.web_sessions import COOKIE_NAME, SignedIn
-from ..services.passwords import MIN_CHARS, change_password
 from ..services.unit import write
 from .render import page
 from .respond import Form, action, field, platform_of, redirect, view

@@ -7,8 +7,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from ..errors import Unauthorized
-from ..services import session_devices
-from ..services.identity import accounts
+from ..services.identity import accounts, session_devices
 from ..services.identity.web_sessions import COOKIE_NAME, end_session, start_session
 from ..services.unit import write
 from .render import page

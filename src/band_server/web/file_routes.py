@@ -17,8 +17,8 @@ from band_protocol import Attachment
 
 from ..errors import ApiError
 from ..files.serving import download_headers
-from ..services import files, thumbnails
 from ..services.identity.web_sessions import SignedIn
+from ..services.rooms import files, thumbnails
 from .respond import api_failure, forbidden_form, json, platform_of, session_of, signed_out, view
 from .security import secure_headers, tokens_match
 

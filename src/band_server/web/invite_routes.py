@@ -9,8 +9,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from ..errors import Forbidden
-from ..services import account_links, mailer
-from ..services.identity import accounts
+from ..services.identity import account_links, accounts, mailer
 from ..services.identity.web_sessions import SignedIn
 from ..services.unit import write
 from .password_routes import link_base

@@ -6,8 +6,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from ..services import notify_levels
 from ..services.identity.web_sessions import SignedIn
+from ..services.rooms import notify_levels
 from ..services.unit import write
 from .respond import Form, action, field, json, platform_of, view
 

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from ..errors import ApiError
-from ..services import oidc, session_devices
+from ..services.identity import oidc, session_devices
 from ..services.identity.web_sessions import start_session
 from ..services.unit import write
 from .password_routes import bare, link_base, signed_in_as

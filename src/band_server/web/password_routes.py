@@ -13,10 +13,10 @@ from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from ..errors import ApiError, Unauthorized
-from ..services import account_links, mailer, session_devices
+from ..services.identity import account_links, mailer, session_devices
 from ..services.identity.accounts import user_principal
+from ..services.identity.passwords import check_password
 from ..services.identity.web_sessions import start_session
-from ..services.passwords import check_password
 from ..services.unit import write
 from ..store.models import User
 from .render import page

@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from ..context import Platform
 from ..errors import ApiError
-from ..services import session_devices
+from ..services.identity import session_devices
 from ..services.identity.web_sessions import COOKIE_NAME, SignedIn, signed_in
 from ..services.unit import write
 from .render import page

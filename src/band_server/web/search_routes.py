@@ -12,8 +12,8 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from ..errors import ValidationFailed
-from ..services import search
 from ..services.identity.web_sessions import SignedIn
+from ..services.messages import search
 from .render import page
 from .respond import platform_of, view
 

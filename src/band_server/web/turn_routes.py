@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from ..services import turns
+from ..services.deliveries import turns
 from ..services.identity.web_sessions import SignedIn
 from .respond import json, platform_of, view
 

@@ -15,6 +15,7 @@ from typing import Any, Generic, NotRequired, TypedDict, TypeVar
 import httpx
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from band._signatures import same_parameters_as
 from band.platform._http import HttpCore
 
 from ._errors import ApiError, ParsingError, raise_for
@@ -88,33 +89,6 @@ class Caller:
     def __init__(self, http: HttpCore) -> None:
         self.http = http
 
-    async def send(
-        self,
-        method: str,
-        path: str,
-        *,
-        params: dict[str, Any] | None = None,
-        json: Any = None,
-        options: RequestOptions | None = None,
-        content: bytes | None = None,
-    ) -> dict[str, Any] | None:
-        """The whole success body, None for 204; non-2xx raises ``ApiError``."""
-        response = await self.raw(
-            method, path, params=params, json=json, options=options, content=content
-        )
-        if response.status_code == 204 or not response.content:
-            return None
-        try:
-            body = response.json()
-        except ValueError as exc:
-            raise ParsingError(
-                headers=dict(response.headers),
-                status_code=response.status_code,
-                body=response.text,
-                cause=exc,
-            ) from exc
-        return body if isinstance(body, dict) else {"data": body}
-
     async def raw(
         self,
         method: str,
@@ -150,6 +124,24 @@ class Caller:
                 body = response.text
             raise_for(error_from_response(response), body, dict(response.headers))
         return response
+
+    @same_parameters_as(raw)
+    async def send(self, method: str, path: str, **kwargs: Any) -> dict[str, Any] | None:
+        """The whole success body, None for 204 (``raw``'s parameters); non-2xx raises
+        ``ApiError``."""
+        response = await self.raw(method, path, **kwargs)
+        if response.status_code == 204 or not response.content:
+            return None
+        try:
+            body = response.json()
+        except ValueError as exc:
+            raise ParsingError(
+                headers=dict(response.headers),
+                status_code=response.status_code,
+                body=response.text,
+                cause=exc,
+            ) from exc
+        return body if isinstance(body, dict) else {"data": body}
 
     async def one(
         self,

@@ -18,10 +18,10 @@ from band.client.streaming.client import (
     RoomRemovedPayload,
     SupersedePayload,
     WebSocketClient,
-    WebSocketDisconnectReason,
     WireEvent,
 )
 from band.client.streaming.errors import WebSocketUpgradeError
+from band.platform.event import WebSocketDisconnectReason
 
 __all__ = [
     "AgentControlPayload",

@@ -25,31 +25,10 @@ from band.core.types import ConflictPolicy
 from band.logging_config import core_issues, trace_context_extra
 from band.platform.event import WebSocketDisconnectReason
 from band.platform.socket import PhoenixSocket, SocketTimings, UpgradeRejected
+from band_protocol import pushes
 
 from .errors import WebSocketUpgradeError
 from .wire import WirePayload
-
-__all__ = [
-    "AgentControlPayload",
-    "ContactAddedPayload",
-    "ContactRemovedPayload",
-    "ContactRequestReceivedPayload",
-    "ContactRequestUpdatedPayload",
-    "ControlMode",
-    "DeliveryStatus",
-    "Mention",
-    "MessageCreatedPayload",
-    "MessageMetadata",
-    "ParticipantAddedPayload",
-    "ParticipantRemovedPayload",
-    "RoomAddedPayload",
-    "RoomDeletedPayload",
-    "RoomRemovedPayload",
-    "SupersedePayload",
-    "WebSocketClient",
-    "WebSocketDisconnectReason",
-    "WireEvent",
-]
 
 logger = logging.getLogger(__name__)
 Handler = Callable[[Any], Awaitable[None]]
@@ -72,94 +51,78 @@ class ControlMode(StrEnum):
     PLAY = "play"
 
 
-class Mention(WirePayload):
-    id: str
-    username: str | None = None
-    handle: str | None = None
-    name: str | None = None
+# The push payloads are ``band_protocol.pushes``' models (one source of push shapes) on the
+# ``WirePayload`` base; band-sdk's client requires a few fields the lenient models leave
+# optional, so each class below restates only those.
 
 
-class MessageMetadata(WirePayload):
-    mentions: list[Mention] = Field(default_factory=list)
-    status: str | None = None
-    delivery_status: dict[str, Any] | None = None
+class Mention(pushes.MessageMention, WirePayload):
+    """One participant a message mentions."""
 
 
-class MessageCreatedPayload(WirePayload):
+class MessageMetadata(pushes.MessageMetadata, WirePayload):
+    """``metadata`` of a pushed message: its mentions and delivery states."""
+
+    mentions: list[Mention] = Field(default_factory=list)  # type: ignore[assignment]  # narrowed
+
+
+class MessageCreatedPayload(pushes.MessageCreatedPayload, WirePayload):
     """``message_created`` (and ``message_updated``) on ``chat_room:<id>``."""
 
-    id: str
-    content: str
-    message_type: str
     metadata: MessageMetadata | None = None
-    sender_id: str
-    sender_type: str
-    sender_name: str | None = None
-    chat_room_id: str | None = None
-    thread_id: str | None = None
-    inserted_at: str
-    updated_at: str
 
 
-class RoomAddedPayload(WirePayload):
-    id: str
+class RoomAddedPayload(pushes.RoomAddedPayload, WirePayload):
+    """``room_added`` on ``agent_rooms:<agent>`` and ``user_rooms:<user>``."""
+
     inserted_at: str
     updated_at: str
-    title: str | None = None
-    task_id: str | None = None
 
 
 class RoomRemovedPayload(RoomAddedPayload):
-    pass
+    """``room_removed`` on ``agent_rooms:<agent>`` and ``user_rooms:<user>``."""
 
 
-class RoomDeletedPayload(WirePayload):
-    id: str
+class RoomDeletedPayload(pushes.RoomDeletedPayload, WirePayload):
+    """``room_deleted`` on ``room_participants:<room>``."""
 
 
-class ParticipantAddedPayload(WirePayload):
-    id: str
-    name: str
-    type: str
-    handle: str | None = None
-    description: str | None = None
-    is_remote: bool | None = None
-    is_external: bool | None = None
+class ParticipantAddedPayload(pushes.ParticipantAddedPayload, WirePayload):
+    """``participant_added`` on ``room_participants:<room>``."""
 
-
-class ParticipantRemovedPayload(WirePayload):
-    id: str
     name: str
     type: str
 
 
-class ContactRequestReceivedPayload(WirePayload):
-    id: str
-    from_handle: str | None = None
-    from_name: str | None = None
-    message: str | None = None
-    status: str
-    inserted_at: str
+class ParticipantRemovedPayload(pushes.ParticipantRemovedPayload, WirePayload):
+    """``participant_removed`` on ``room_participants:<room>``."""
 
-
-class ContactRequestUpdatedPayload(WirePayload):
-    id: str
-    status: str
-
-
-class ContactAddedPayload(WirePayload):
-    id: str
-    handle: str | None = None
-    name: str | None = None
+    name: str
     type: str
-    description: str | None = None
-    is_remote: bool | None = None
-    is_external: bool | None = None
+
+
+class ContactRequestReceivedPayload(pushes.ContactRequestReceivedPayload, WirePayload):
+    """``contact_request_received`` on ``agent_contacts:<agent>``."""
+
+    status: str
     inserted_at: str
 
 
-class ContactRemovedPayload(WirePayload):
-    id: str
+class ContactRequestUpdatedPayload(pushes.ContactRequestUpdatedPayload, WirePayload):
+    """``contact_request_updated`` on ``agent_contacts:<agent>``."""
+
+    status: str
+
+
+class ContactAddedPayload(pushes.ContactAddedPayload, WirePayload):
+    """``contact_added`` on ``agent_contacts:<agent>``."""
+
+    type: str
+    inserted_at: str
+
+
+class ContactRemovedPayload(pushes.ContactRemovedPayload, WirePayload):
+    """``contact_removed`` on ``agent_contacts:<agent>``."""
 
 
 class AgentControlPayload(WirePayload):
@@ -239,6 +202,11 @@ KNOWN_UNHANDLED_EVENTS = frozenset({WireEvent.EVENT_CREATED})
 
 async def _ignore(_: Any) -> None:
     return None
+
+
+def _rooms(added: Handler, removed: Handler) -> dict[str, Handler]:
+    """The handlers of a rooms topic (``agent_rooms:<agent>``, ``user_rooms:<user>``)."""
+    return {WireEvent.ROOM_ADDED: added, WireEvent.ROOM_REMOVED: removed}
 
 
 @dataclass(frozen=True)
@@ -463,11 +431,7 @@ class WebSocketClient:
         on_room_added: Callable[[RoomAddedPayload], Awaitable[None]],
         on_room_removed: Callable[[RoomRemovedPayload], Awaitable[None]],
     ) -> dict[str, Any]:
-        handlers: dict[str, Handler] = {
-            WireEvent.ROOM_ADDED: on_room_added,
-            WireEvent.ROOM_REMOVED: on_room_removed,
-        }
-        return await self._join(f"agent_rooms:{agent_id}", handlers)
+        return await self._join(f"agent_rooms:{agent_id}", _rooms(on_room_added, on_room_removed))
 
     async def join_chat_room_channel(
         self,
@@ -487,11 +451,7 @@ class WebSocketClient:
         on_room_added: Callable[[RoomAddedPayload], Awaitable[None]],
         on_room_removed: Callable[[RoomRemovedPayload], Awaitable[None]],
     ) -> dict[str, Any]:
-        handlers: dict[str, Handler] = {
-            WireEvent.ROOM_ADDED: on_room_added,
-            WireEvent.ROOM_REMOVED: on_room_removed,
-        }
-        return await self._join(f"user_rooms:{user_id}", handlers)
+        return await self._join(f"user_rooms:{user_id}", _rooms(on_room_added, on_room_removed))
 
     async def join_room_participants_channel(
         self,

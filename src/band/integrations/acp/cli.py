@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from band._log_settings import LogSettings
-from band._logging import LogStream
+from band.logging_config import LogStream
 
 __all__ = ["entry_point", "main", "parse_args"]
 

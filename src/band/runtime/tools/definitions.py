@@ -7,35 +7,15 @@ filtered by capability in registry order.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
-from enum import StrEnum
-
-from pydantic import BaseModel
 
 from band.core.types import Capability
 
 from .dispatch import METHODS
 from .models import TOOL_MODELS
 from .schemas import enabled_tool_names
+from .types import Surface, ToolDefinition
 
 __all__ = ["Surface", "ToolDefinition", "iter_tool_definitions"]
-
-
-class Surface(StrEnum):
-    """Who calls a tool: an agent in its rooms, or a person."""
-
-    AGENT = "agent"
-    HUMAN = "human"
-
-
-@dataclass(frozen=True)
-class ToolDefinition:
-    """One built-in Band tool."""
-
-    name: str
-    input_model: type[BaseModel]
-    method_name: str
-    surface: Surface = Surface.AGENT
 
 
 def iter_tool_definitions(

@@ -101,12 +101,8 @@ _AGENT: tuple[tuple[BandTool, type[BaseModel]], ...] = (
     (_T.GET_BOARD, i.GetBoardInput),
     (_T.SET_BOARD, i.SetBoardInput),
 )
-_HUMAN: tuple[type[BaseModel], ...] = (
-    i.ListMyAgentsInput,
-    i.RegisterMyAgentInput,
-    i.ListMyChatsInput,
-    i.CreateMyChatRoomInput,
-    i.GetMyChatRoomInput,
+# A person's tools, by group (contacts and memories are named sets of their own below).
+_HUMAN_CONTACTS: tuple[type[BaseModel], ...] = (
     i.ListMyContactsInput,
     i.CreateContactRequestInput,
     i.ListReceivedContactRequestsInput,
@@ -116,17 +112,28 @@ _HUMAN: tuple[type[BaseModel], ...] = (
     i.CancelContactRequestInput,
     i.ResolveHandleInput,
     i.RemoveMyContactInput,
-    i.ListMyChatMessagesInput,
-    i.SendMyChatMessageInput,
-    i.ListMyChatParticipantsInput,
-    i.AddMyChatParticipantInput,
-    i.RemoveMyChatParticipantInput,
+)
+_HUMAN_MEMORIES: tuple[type[BaseModel], ...] = (
     i.ListUserMemoriesInput,
     i.GetUserMemoryInput,
     i.SupersedeUserMemoryInput,
     i.ArchiveUserMemoryInput,
     i.RestoreUserMemoryInput,
     i.DeleteUserMemoryInput,
+)
+_HUMAN: tuple[type[BaseModel], ...] = (
+    i.ListMyAgentsInput,
+    i.RegisterMyAgentInput,
+    i.ListMyChatsInput,
+    i.CreateMyChatRoomInput,
+    i.GetMyChatRoomInput,
+    *_HUMAN_CONTACTS,
+    i.ListMyChatMessagesInput,
+    i.SendMyChatMessageInput,
+    i.ListMyChatParticipantsInput,
+    i.AddMyChatParticipantInput,
+    i.RemoveMyChatParticipantInput,
+    *_HUMAN_MEMORIES,
     i.GetMyProfileInput,
     i.UpdateMyProfileInput,
     i.ListMyPeersInput,
@@ -203,29 +210,10 @@ READ_ONLY_TOOL_NAMES: frozenset[str] = frozenset(
 )
 EVENT_TOOL_NAMES: frozenset[str] = frozenset({_T.SEND_EVENT})
 HUMAN_SURFACE_MEMORY_TOOL_NAMES: frozenset[str] = frozenset(
-    f"band_{_snake(m)}"
-    for m in (
-        i.ListUserMemoriesInput,
-        i.GetUserMemoryInput,
-        i.SupersedeUserMemoryInput,
-        i.ArchiveUserMemoryInput,
-        i.RestoreUserMemoryInput,
-        i.DeleteUserMemoryInput,
-    )
+    f"band_{_snake(m)}" for m in _HUMAN_MEMORIES
 )
 HUMAN_SURFACE_CONTACT_TOOL_NAMES: frozenset[str] = frozenset(
-    f"band_{_snake(m)}"
-    for m in (
-        i.ListMyContactsInput,
-        i.CreateContactRequestInput,
-        i.ListReceivedContactRequestsInput,
-        i.ListSentContactRequestsInput,
-        i.ApproveContactRequestInput,
-        i.RejectContactRequestInput,
-        i.CancelContactRequestInput,
-        i.ResolveHandleInput,
-        i.RemoveMyContactInput,
-    )
+    f"band_{_snake(m)}" for m in _HUMAN_CONTACTS
 )
 # Agent tools whose MCP handler takes the room (``chat_id``): AgentTools is room-scoped, so
 # an MCP front door adds the field itself.

@@ -12,7 +12,7 @@ from band_protocol.archive import AgentRecord, ContactRecord, PersonRecord, Room
 
 from ...http.deps import PlatformDep
 from ...http.json_body import JsonRoute
-from ...services import directory
+from ...services.archive import directory
 from ..answers import many
 from .access import AdminDep
 

@@ -1,4 +1,4 @@
-"""Admin: importing a Band archive (``band import``); the logic is ``services.imports``."""
+"""Admin: importing a Band archive (``band import``); the logic is ``services.archive.imports``."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ from band_protocol.archive import (
 from ...errors import ApiError
 from ...http.deps import PlatformDep
 from ...http.json_body import JsonRoute
-from ...services import files, imports
+from ...services.archive import imports
+from ...services.rooms import files
 from ...services.unit import write
 from ..answers import one, secret, secret_answer
 from .access import AdminDep

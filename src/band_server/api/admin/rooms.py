@@ -13,9 +13,9 @@ from band_protocol.tasks import Task, TaskEvent
 
 from ...http.deps import PlatformDep
 from ...http.json_body import JsonRoute
-from ...services import files
 from ...services.messages import timeline
 from ...services.messages.posts import SortOrder
+from ...services.rooms import files
 from ...services.rooms import membership as rooms
 from ...services.tasks import board
 from ...services.tasks import room_tasks as tasks

@@ -10,7 +10,7 @@ from band_protocol import AgentMemory, MemoryCreateBody
 
 from ...http.deps import AgentDep, PlatformDep
 from ...http.json_body import JsonRoute
-from ...services import memories
+from ...services.memories import records as memories
 from ...services.unit import write
 from ..answers import many, one
 from ..listing import data

@@ -9,7 +9,7 @@ from band_protocol import BulkDeleteAgentsBody, BulkDeleteChatsBody, BulkDeletio
 
 from ...http.deps import PlatformDep, UserDep
 from ...http.json_body import JsonRoute
-from ...services import bulk_deletions
+from ...services.jobs import bulk_deletions
 from ...services.unit import write
 from ..answers import Responses, one
 from ..listing import data

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from ...http.deps import PlatformDep, UserDep
 from ...http.json_body import JsonRoute
-from ...services import search
+from ...services.messages import search
 from ..answers import answers
 from ..listing import listing
 

@@ -1,2 +1,3 @@
-"""People, agents and their keys: accounts, sign-in sessions, profiles, roles, parties and the
+"""People, agents and their keys: accounts, sign-in sessions and their devices, passwords,
+invitation and reset links (and their mail), single sign-on, profiles, roles, parties and the
 key cache."""

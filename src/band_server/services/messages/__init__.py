@@ -1,1 +1,2 @@
-"""A room's messages: posting, mentions, a person's posts, paging and the timeline reads."""
+"""A room's messages: posting, mentions, a person's posts, paging, the timeline reads and
+search."""

@@ -21,7 +21,6 @@ from band_protocol.messages import EventCreateFields, MessageCreateFields
 from band_server.errors import ApiError, ValidationFailed
 from band_server.fanout.bus import Broadcast
 from band_server.services.delegation import exchange as delegation
-from band_server.services.files import attachments_for
 from band_server.services.identity.principals import Principal
 from band_server.services.messages.mentions import (
     ResolvedMention,
@@ -36,6 +35,7 @@ from band_server.services.messages.paging import (
     SortOrder,
     page_of,
 )
+from band_server.services.rooms.files import attachments_for
 from band_server.services.rooms.membership import Member, members
 from band_server.services.unit import UnitOfWork
 from band_server.services.views import Posted, event_answer, message_payload, sent_answer

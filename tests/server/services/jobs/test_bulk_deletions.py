@@ -11,8 +11,8 @@ from fastapi import FastAPI
 from band_server.app import create_app
 from band_server.config import Settings
 from band_server.context import Platform
-from band_server.services import bulk_deletions
 from band_server.services.identity.principals import Principal
+from band_server.services.jobs import bulk_deletions
 from conftest import Seeded, make_user
 
 

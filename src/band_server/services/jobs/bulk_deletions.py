@@ -23,14 +23,13 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_protocol import BulkDeletionItem, BulkDeletionJob, iso, utcnow
-
-from ..errors import ApiError, NotFound
-from ..store.models import Agent, BulkDeletion, Room
-from .identity import agents as registry
-from .identity.principals import Principal
-from .ports import Backbone
-from .rooms import membership as rooms
-from .unit import UnitOfWork, write
+from band_server.errors import ApiError, NotFound
+from band_server.services.identity import agents as registry
+from band_server.services.identity.principals import Principal
+from band_server.services.ports import Backbone
+from band_server.services.rooms import membership as rooms
+from band_server.services.unit import UnitOfWork, write
+from band_server.store.models import Agent, BulkDeletion, Room
 
 log = logging.getLogger("band_server.jobs")
 

@@ -14,10 +14,10 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from ..errors import Unauthorized, ValidationFailed
-from ..store.models import User
-from .identity.accounts import is_disabled, user_principal
-from .identity.principals import Principal
+from band_server.errors import Unauthorized, ValidationFailed
+from band_server.services.identity.accounts import is_disabled, user_principal
+from band_server.services.identity.principals import Principal
+from band_server.store.models import User
 
 MIN_CHARS = 10
 MAX_CHARS = 1000

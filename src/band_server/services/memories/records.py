@@ -16,10 +16,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_protocol import AgentMemory, iso, utcnow
 from band_protocol.contacts import MemoryCreateFields
-
-from ..errors import NotFound, ValidationFailed
-from ..store.models import Agent, Memory
-from .identity.principals import Principal
+from band_server.errors import NotFound, ValidationFailed
+from band_server.services.identity.principals import Principal
+from band_server.store.models import Agent, Memory
 
 SYSTEMS: dict[str, tuple[str, ...]] = {
     "sensory": ("iconic", "echoic", "haptic"),

@@ -10,7 +10,7 @@ import ssl
 from email.message import EmailMessage
 from urllib.parse import unquote, urlsplit
 
-from ..errors import ApiError
+from band_server.errors import ApiError
 
 
 class MailUnavailable(ApiError):

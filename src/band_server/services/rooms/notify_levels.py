@@ -12,10 +12,10 @@ from typing import Literal, cast
 from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from ..errors import ValidationFailed
-from ..store.models import Participant, Room, RoomNotify
-from .identity.principals import Principal
-from .rooms.membership import room_for
+from band_server.errors import ValidationFailed
+from band_server.services.identity.principals import Principal
+from band_server.services.rooms.membership import room_for
+from band_server.store.models import Participant, Room, RoomNotify
 
 Level = Literal["all", "mentions", "none"]
 LEVELS: tuple[Level, ...] = ("all", "mentions", "none")

@@ -19,16 +19,15 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_protocol import MAX_ATTACHMENTS, Attachment
-
-from ..errors import ApiError, NotFound, ValidationFailed
-from ..files import FileMissing, FileTooLarge
-from ..files.naming import InvalidFileName, clean_file_name
-from ..files.sniff import content_type_of
-from ..files.store import HEAD_BYTES
-from ..store.models import Room, RoomFile
-from .identity.principals import Principal
-from .ports import Filed
-from .unit import write
+from band_server.errors import ApiError, NotFound, ValidationFailed
+from band_server.files import FileMissing, FileTooLarge
+from band_server.files.naming import InvalidFileName, clean_file_name
+from band_server.files.sniff import content_type_of
+from band_server.files.store import HEAD_BYTES
+from band_server.services.identity.principals import Principal
+from band_server.services.ports import Filed
+from band_server.services.unit import write
+from band_server.store.models import Room, RoomFile
 
 __all__ = [
     "FileUnavailable",

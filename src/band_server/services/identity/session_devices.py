@@ -12,11 +12,10 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_protocol import utcnow
-
-from ..errors import NotFound
-from ..store.models import WebSession
-from .identity.keys import hash_key
-from .identity.principals import Principal
+from band_server.errors import NotFound
+from band_server.services.identity.keys import hash_key
+from band_server.services.identity.principals import Principal
+from band_server.store.models import WebSession
 
 TOUCH_EVERY = 300.0
 """Seconds between two writes of a session's last use (per node)."""

@@ -23,12 +23,11 @@ from sqlalchemy import DateTime, Integer, String, bindparam, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_protocol import ChatMessage
-
-from ..errors import ValidationFailed
-from ..store.models import Message
-from . import keyset
-from .identity.principals import Principal
-from .views import message_view
+from band_server.errors import ValidationFailed
+from band_server.services import keyset
+from band_server.services.identity.principals import Principal
+from band_server.services.views import message_view
+from band_server.store.models import Message
 
 SearchSort = Literal["newest", "best"]
 MAX_QUERY_CHARS = 200

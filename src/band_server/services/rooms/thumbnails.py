@@ -12,12 +12,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from band_protocol import Attachment
-
-from ..errors import ApiError, NotFound
-from ..files.serving import INLINE_TYPES
-from ..files.thumbnails import MAX_SIDE, MAX_SOURCE_BYTES, THUMB_TYPE, NotAThumbnail, thumbnail
-from .files import open_file
-from .ports import Filed
+from band_server.errors import ApiError, NotFound
+from band_server.files.serving import INLINE_TYPES
+from band_server.files.thumbnails import (
+    MAX_SIDE,
+    MAX_SOURCE_BYTES,
+    THUMB_TYPE,
+    NotAThumbnail,
+    thumbnail,
+)
+from band_server.services.ports import Filed
+from band_server.services.rooms.files import open_file
 
 _DECODERS = asyncio.Semaphore(2)
 

@@ -18,12 +18,11 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_protocol import iso, utcnow
-
-from ..errors import NotFound
-from ..store.models import Agent, Message
-from .deliveries.wire import delivery_statuses
-from .identity.principals import Principal
-from .rooms.membership import room_for
+from band_server.errors import NotFound
+from band_server.services.deliveries.wire import delivery_statuses
+from band_server.services.identity.principals import Principal
+from band_server.services.rooms.membership import room_for
+from band_server.store.models import Agent, Message
 
 MAX_STEPS = 500
 GRACE = timedelta(seconds=2)

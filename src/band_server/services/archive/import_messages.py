@@ -19,11 +19,18 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_protocol import utcnow
 from band_protocol.archive import MessageRecord
-
-from ..errors import Conflict
-from ..store.models import Base, Delivery, Message, MessageMention, Participant, Room, RoomFile
-from ..store.models import new_id as _new_id
-from .files import file_view
+from band_server.errors import Conflict
+from band_server.services.rooms.files import file_view
+from band_server.store.models import (
+    Base,
+    Delivery,
+    Message,
+    MessageMention,
+    Participant,
+    Room,
+    RoomFile,
+)
+from band_server.store.models import new_id as _new_id
 
 __all__ = ["instant", "remap", "write_messages"]
 

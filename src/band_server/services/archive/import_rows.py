@@ -27,10 +27,13 @@ from band_protocol.archive import (
     RoomRecord,
     TaskRecord,
 )
-
-from ..errors import ApiError, Conflict, ValidationFailed
-from ..fanout.bus import Broadcast
-from ..store.models import (
+from band_server.errors import ApiError, Conflict, ValidationFailed
+from band_server.fanout.bus import Broadcast
+from band_server.services.archive.import_messages import instant, remap, write_messages
+from band_server.services.identity import accounts
+from band_server.services.identity.principals import Principal
+from band_server.services.views import room_event
+from band_server.store.models import (
     Agent,
     BoardHistory,
     Contact,
@@ -44,10 +47,6 @@ from ..store.models import (
     User,
     new_id,
 )
-from .identity import accounts
-from .identity.principals import Principal
-from .import_messages import instant, remap, write_messages
-from .views import room_event
 
 __all__ = ["Outcome", "Rows"]
 

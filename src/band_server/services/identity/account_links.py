@@ -1,7 +1,7 @@
 """Invitations and password resets: single-use, expiring links whose token is stored only as
 its SHA-256. An invitation lets someone join with an email (the invitee picks a name, handle
 and password); a reset lets a person set a new password. Using a link ends it; a reset also
-ends the person's other sessions (services.session_devices)."""
+ends the person's other sessions (services.identity.session_devices)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,13 @@ from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_protocol import utcnow
-
-from ..errors import Conflict, Forbidden, NotFound
-from ..store.models import AccountLink, User
-from .identity.accounts import create_user, get_user, normalise_email
-from .identity.keys import hash_key
-from .identity.principals import Principal
-from .identity.roles import is_admin
-from .passwords import check_policy, set_password
+from band_server.errors import Conflict, Forbidden, NotFound
+from band_server.services.identity.accounts import create_user, get_user, normalise_email
+from band_server.services.identity.keys import hash_key
+from band_server.services.identity.passwords import check_policy, set_password
+from band_server.services.identity.principals import Principal
+from band_server.services.identity.roles import is_admin
+from band_server.store.models import AccountLink, User
 
 Kind = Literal["invite", "reset"]
 LIFETIMES: dict[str, timedelta] = {"invite": timedelta(days=7), "reset": timedelta(hours=1)}

@@ -12,9 +12,8 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_protocol import iso
-
-from ..store.models import Agent, Contact, Room, User
-from .views import room_view
+from band_server.services.views import room_view
+from band_server.store.models import Agent, Contact, Room, User
 
 __all__ = ["Page", "list_agents", "list_contacts", "list_people", "list_rooms"]
 

@@ -26,17 +26,16 @@ from band_protocol.archive import (
     ImportRunView,
     MessageRecord,
 )
-
-from ..errors import NotFound, ValidationFailed
-from ..store.models import Agent, ImportedRow, ImportRun, Room, User
-from . import files
-from .identity import accounts
-from .identity.principals import Principal
-from .import_rows import Outcome, Rows
-from .unit import UnitOfWork, write
+from band_server.errors import NotFound, ValidationFailed
+from band_server.services.archive.import_rows import Outcome, Rows
+from band_server.services.identity import accounts
+from band_server.services.identity.principals import Principal
+from band_server.services.rooms import files
+from band_server.services.unit import UnitOfWork, write
+from band_server.store.models import Agent, ImportedRow, ImportRun, Room, User
 
 if TYPE_CHECKING:
-    from .ports import Filed
+    from band_server.services.ports import Filed
 
 __all__ = ["apply", "find", "finish", "import_file", "run_view", "start"]
 

@@ -19,11 +19,11 @@ from authlib.oidc.core import CodeIDToken
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from ..config import Settings
-from ..errors import Forbidden, Unauthorized
-from ..store.models import User
-from .identity.accounts import create_user, is_disabled, user_principal
-from .identity.principals import Principal
+from band_server.config import Settings
+from band_server.errors import Forbidden, Unauthorized
+from band_server.services.identity.accounts import create_user, is_disabled, user_principal
+from band_server.services.identity.principals import Principal
+from band_server.store.models import User
 
 SCOPE = "openid email profile"
 
