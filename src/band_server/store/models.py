@@ -57,7 +57,7 @@ class User(Timestamps, Base):
     first_name: Mapped[str | None] = mapped_column(String(80), default=None)
     last_name: Mapped[str | None] = mapped_column(String(80), default=None)
     disabled_at: Mapped[datetime | None] = mapped_column(default=None)
-    # An admin's grant: this person may invite people by email (services.account_links).
+    # An admin's grant: this person may invite people by email (services.identity.account_links).
     may_invite: Mapped[bool] = mapped_column(default=False, server_default=false())
 
 
@@ -144,9 +144,9 @@ class Message(Timestamps, Base):
             sqlite_where=text("message_type = 'text'"),
             postgresql_where=text("message_type = 'text'"),
         ),
-        # A room's last activity: its newest created_at, one lookup (migration 0016).
+        # A room's last activity: its newest created_at, one lookup (migration 0017).
         Index("ix_messages_room_created", "room_id", "created_at"),
-        # Full-text search on PostgreSQL (services.search; SQLite has its FTS5 table, made by
+        # Full-text search on PostgreSQL (messages.search; SQLite has its FTS5 table, made by
         # migration 0013 with its triggers, outside the models).
         Index(
             "ix_messages_search",
@@ -393,7 +393,7 @@ class RoomNotify(Base):
 
 class AccountLink(Base):
     """A single-use, expiring link: an invitation to join (``invite``) or a password reset
-    (``reset``). Only the SHA-256 of its token is kept (services.account_links)."""
+    (``reset``). Only the SHA-256 of its token is kept (services.identity.account_links)."""
 
     __tablename__ = "account_links"
     token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)

@@ -95,7 +95,7 @@ THUMB_CACHE = "private, max-age=31536000, immutable"
 @router.get("/rooms/{room_id}/files/{file_id}/thumbnail")
 async def thumbnail(request: Request, room_id: str, file_id: str) -> Response:
     """A small WebP of an image shared in the room, for the timeline's previews: decoded on
-    the server within bounds, stripped of metadata (``services.thumbnails``)."""
+    the server within bounds, stripped of metadata (``services.rooms.thumbnails``)."""
 
     async def run(me: SignedIn) -> Response:
         found = await _room_file(request, me, room_id, file_id)

@@ -1,6 +1,6 @@
 """Single sign-on: ``/login/oidc`` sends the browser to the provider with state, nonce and a
 PKCE challenge (kept in a short-lived HttpOnly cookie for this path); ``/login/oidc/callback``
-checks the state, exchanges the code and signs the person in (services.oidc)."""
+checks the state, exchanges the code and signs the person in (services.identity.oidc)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Signing in with email and password; joining through an invitation; resetting a password
 (a mailed or admin-issued link). Forms before sign-in carry the double-submit CSRF cookie of
-the sign-in form. Every failed sign-in gets the same words (services.passwords.WRONG)."""
+the sign-in form. Every failed sign-in gets the same words (services.identity.passwords.WRONG)."""
 
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ router = APIRouter()
 
 @router.get("/rooms/{room_id}/turns/{message_id}/{agent_id}")
 async def turn(request: Request, room_id: str, message_id: str, agent_id: str) -> Response:
-    """The agent's turn on the message as JSON: times, steps, errors (services.turns)."""
+    """The agent's turn on the message as JSON: times, steps, errors (services.deliveries.turns)."""
 
     async def run(me: SignedIn) -> Response:
         async with platform_of(request).db.read() as session:

@@ -224,7 +224,7 @@ async def post_message(
     if sender.is_agent:
         await _check_loop_guard(uow.session, room, routed, loop_limit)
     meta: dict[str, Any] = {"mentions": [m.metadata() for m in resolved], "status": "sent"}
-    if fields.turn_id and sender.is_agent:  # the turn the reply belongs to (services.turns)
+    if fields.turn_id and sender.is_agent:  # the reply's turn (deliveries.turns)
         meta["turn_id"] = fields.turn_id
     if tracing.TRACING.on:  # the web app links a message's deliveries to its trace
         meta["trace_id"] = tracing.trace_id()

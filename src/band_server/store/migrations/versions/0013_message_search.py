@@ -3,7 +3,7 @@
 SQLite: an FTS5 table over ``messages.content`` (external content, keyed by the message's
 rowid; messages are never vacuumed or deleted, so the rowid is stable), kept by triggers for
 text messages only, filled once from the messages already there. PostgreSQL: a GIN index on
-``to_tsvector('simple', content)`` for text messages (``services.search`` queries that very
+``to_tsvector('simple', content)`` for text messages (``services.messages.search`` queries that very
 expression). Both split words the same way and fold case, with no stemming, so a query finds
 the same messages on either database.
 
