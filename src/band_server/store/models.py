@@ -133,7 +133,7 @@ class Message(Timestamps, Base):
             sqlite_where=text("idem_key IS NOT NULL"),
             postgresql_where=text("idem_key IS NOT NULL"),
         ),
-        # A room's texts by sequence (migration 0016): its newest text and a person's unread
+        # A room's texts by sequence (migration 0017): its newest text and a person's unread
         # count from their read marker read these entries alone, never the room's history
         # (services.rooms.rows).
         Index(

@@ -8,7 +8,7 @@ rows from these.
 None of them reads a room's history: the newest message and its time are one index lookup per
 room (``ix_messages_room_created``, and the per-room maximum of ``seq``), unread counts read
 only the index entries of the texts after the person's read marker (``ix_messages_room_texts``,
-migration 0016; issue 26's soak found the grouped scans of every message taking seconds a
+migration 0017; issue 26's soak found the grouped scans of every message taking seconds a
 page as the rooms grew).
 """
 
