@@ -1,0 +1,335 @@
+"""What a workload needs from a cluster, computed from the costs the benchmarks measure.
+
+A capacity model, not a load test: each resource's demand is the workload times a measured
+constant, and its supply is what one unit of it sustains. A *node* is one server process (one
+asyncio loop: one core); a machine with C cores runs C nodes. Resources and their constants:
+
+- nodes' CPU: server CPU per delivered mention on one node (PostgreSQL), times the cluster's
+  ratio (N nodes / one node, ``bench.mention_latency --nodes 3``), plus the idle sockets'
+  heartbeats (``bench.idle_sockets``), plus each node's presence cycle: a node reloads the
+  other nodes' presence hashes when they change (7.4 ms per 10,000 entries with hiredis,
+  docs/decisions.md "Presence across nodes");
+- nodes' memory: KiB per idle agent socket (``bench.idle_sockets``) plus the kernel's ~4.7 KiB
+  per TCP socket (/work/shared/reference/websocket-memory.md), against a memory budget per node;
+- PostgreSQL: commits, rows and WAL bytes per mention (``bench.cluster_costs``) against the
+  durable commits a second one primary sustains (``pgbench`` on the same machine);
+- Redis: PUBLISH per mention (``bench.cluster_costs``), each delivered to every node holding a
+  subscriber of the topic, against the PUBLISH a second one Redis sustains
+  (``redis-benchmark``); channels are one per topic some node holds.
+
+Constants come from ``bench/results/*.json`` when present (``--results DIR``), else from the
+measured defaults recorded in docs/decisions.md and docs/scaling.md (with their commands);
+each printed constant says where it came from. ``--utilisation`` is the share of a unit's
+capacity planned for (headroom for the tail).
+
+    .venv/bin/python -m bench.scaling_sim [--agents 100000] [--rooms 1000000]
+        [--mentions 20000] [--scale 1,10] [--results bench/results] [--out FILE]
+
+Prints a table per scale and writes bench/results/scaling_sim.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).parent / "results"
+HEARTBEAT_SECONDS = 30.0
+KERNEL_KIB_PER_SOCKET = 4.7  # TCP socket slab outside RSS (reference/websocket-memory.md)
+OWN_TOPICS = 3  # agent_control, agent_rooms, agent_contacts
+
+
+@dataclass
+class Constant:
+    value: float
+    source: str
+
+
+# Measured defaults (docs/scaling.md lists each with its command and load).
+DEFAULTS: dict[str, Constant] = {
+    "cpu_ms_per_msg": Constant(0.84, "default: one node, PostgreSQL, 200/s (decisions.md)"),
+    "cluster_cpu_ratio": Constant(1.16, "default: 2 nodes / 1 node, high end (decisions.md)"),
+    "kib_per_socket": Constant(20.0, "default: idle_sockets, 3 topics (scaling.md)"),
+    "idle_cpu_pct_per_10k": Constant(3.0, "default: idle_sockets, heartbeats 30 s (scaling.md)"),
+    "connect_cpu_ms": Constant(0.66, "default: idle_sockets paced (scaling.md)"),
+    "pg_commits_per_msg": Constant(2.0, "default: cluster_costs (scaling.md)"),
+    "pg_rows_per_msg": Constant(6.0, "default: cluster_costs (scaling.md)"),
+    "wal_bytes_per_msg": Constant(4000.0, "default: cluster_costs (scaling.md)"),
+    "redis_publish_per_msg": Constant(2.0, "default: cluster_costs (scaling.md)"),
+    "pg_commits_capacity": Constant(5000.0, "default: pgbench -N, 8 clients, here (scaling.md)"),
+    "redis_publish_capacity": Constant(400_000.0, "default: redis-benchmark -P 16 (scaling.md)"),
+    "presence_us_per_entry": Constant(0.74, "decisions.md: 7.4 ms per 10,000 entries"),
+}
+
+
+def _read(results: Path, name: str) -> dict[str, Any] | None:
+    path = results / name
+    if not path.is_file():
+        return None
+    try:
+        data: dict[str, Any] = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    return data
+
+
+def _at_highest_rate(summary: dict[str, Any], target: str) -> tuple[str, float] | None:
+    by_rate = summary.get(target) or {}
+    rates = sorted(by_rate, key=float)
+    for rate in reversed(rates):
+        cpu = by_rate[rate].get("server_cpu_ms_per_msg")
+        if cpu:
+            return rate, float(cpu)
+    return None
+
+
+def load_constants(results: Path) -> dict[str, Constant]:
+    """The defaults, overridden by whatever the benchmarks left in ``results``."""
+    c = dict(DEFAULTS)
+    for nodes in (3, 2):
+        data = _read(results, f"mention_latency-{nodes}nodes.json")
+        if data is None:
+            continue
+        one = _at_highest_rate(data["summary"], "band 1 node")
+        several = _at_highest_rate(data["summary"], f"band {nodes} nodes")
+        if one and several:
+            where = f"mention_latency-{nodes}nodes.json @{one[0]}/s"
+            c["cpu_ms_per_msg"] = Constant(one[1], f"{where} (one node)")
+            c["cluster_cpu_ratio"] = Constant(
+                round(several[1] / one[1], 3), f"{where} ({nodes} nodes / one)"
+            )
+        break
+    sockets = _read(results, "idle_sockets.json")
+    for row in (sockets or {}).get("rows", []):
+        if row.get("target") == "band" and row.get("phase") == "paced":
+            where = f"idle_sockets.json, {row['connected']} sockets"
+            if row.get("kib_per_socket"):
+                c["kib_per_socket"] = Constant(row["kib_per_socket"], where)
+            if row.get("idle_cpu_pct_of_core") is not None and row.get("connected"):
+                per_10k = row["idle_cpu_pct_of_core"] * 10_000 / row["connected"]
+                c["idle_cpu_pct_per_10k"] = Constant(round(per_10k, 2), where)
+            if row.get("server_cpu_ms_per_connect"):
+                c["connect_cpu_ms"] = Constant(row["server_cpu_ms_per_connect"], where)
+    costs = _read(results, "cluster_costs.json")
+    if costs is not None:
+        pg = costs["band"]["pg_per_msg"]
+        c["pg_commits_per_msg"] = Constant(pg["xact_commit"], "cluster_costs.json")
+        rows = pg["tup_inserted"] + pg["tup_updated"] + pg["tup_deleted"]
+        c["pg_rows_per_msg"] = Constant(round(rows, 2), "cluster_costs.json")
+        c["wal_bytes_per_msg"] = Constant(pg["wal"], "cluster_costs.json")
+        publish = costs["band"].get("redis_per_msg", {}).get("publish")
+        if publish:
+            c["redis_publish_per_msg"] = Constant(publish, "cluster_costs.json")
+        capacity = costs.get("capacity") or {}
+        if capacity.get("pg_durable_commits_per_s"):
+            c["pg_commits_capacity"] = Constant(
+                capacity["pg_durable_commits_per_s"], "cluster_costs.json (pgbench here)"
+            )
+        if capacity.get("redis_publish_per_s"):
+            c["redis_publish_capacity"] = Constant(
+                capacity["redis_publish_per_s"], "cluster_costs.json (redis-benchmark here)"
+            )
+    return c
+
+
+@dataclass
+class Workload:
+    agents: int
+    rooms: int
+    mentions_per_s: float
+    people_online: int  # people's sockets (they also hold the room topics they watch)
+    watchers_per_room: float  # other nodes' sockets on a busy room's topic, on average
+
+
+@dataclass
+class Plan:
+    nodes: int
+    feasible: bool  # False: presence mirroring alone fills the nodes
+    nodes_for_cpu: int
+    nodes_for_memory: int
+    sockets_per_node: int
+    node_cpu_share: float  # of one core, at the planned node count
+    node_memory_mib: float
+    presence_ms_per_s: float  # per node, when every other node's hash changes each second
+    pg_commits_per_s: float
+    pg_rows_per_s: float
+    wal_mib_per_s: float
+    pg_primaries: int
+    redis_publish_per_s: float
+    redis_deliveries_per_s: float
+    redis_channels: int
+    redis_instances: int
+    heartbeats_per_s: float
+    reconnect_storm_s: float  # every socket reconnecting at once, all nodes' CPU
+    first_bottleneck: str
+    pressure: dict[str, float]  # demand over one unit's planned capacity
+
+
+def plan(w: Workload, c: dict[str, Constant], *, utilisation: float, node_mib: float) -> Plan:
+    """Size every resource for the workload; name the one a single unit runs out of first."""
+    sockets = w.agents + w.people_online
+    # Nodes for CPU: a fixed point, since the presence cost per node grows with the nodes.
+    msg_cores = w.mentions_per_s * c["cpu_ms_per_msg"].value * c["cluster_cpu_ratio"].value / 1e3
+    idle_cores = sockets / 10_000 * c["idle_cpu_pct_per_10k"].value / 100
+    per_entry = c["presence_us_per_entry"].value / 1e6
+    nodes_cpu = max(1, math.ceil((msg_cores + idle_cores) / utilisation))
+    feasible = True
+    for _ in range(50):
+        presence = per_entry * sockets * (nodes_cpu - 1) / nodes_cpu  # the others' entries
+        if presence >= utilisation / 2:
+            # Mirroring every other node's presence takes half a node or more by itself:
+            # more nodes cannot help; presence has to be looked up, not mirrored.
+            feasible = False
+            break
+        need = max(1, math.ceil((msg_cores + idle_cores) / (utilisation - presence)))
+        if need == nodes_cpu:
+            break
+        nodes_cpu = need
+    kib = c["kib_per_socket"].value + KERNEL_KIB_PER_SOCKET
+    nodes_mem = max(1, math.ceil(sockets * kib / 1024 / (node_mib * utilisation)))
+    nodes = max(nodes_cpu, nodes_mem)
+    per_node = math.ceil(sockets / nodes)
+    presence = per_entry * sockets * (nodes - 1) / nodes
+    node_cpu = (msg_cores + idle_cores) / nodes + presence
+
+    commits = w.mentions_per_s * c["pg_commits_per_msg"].value
+    primaries = max(1, math.ceil(commits / (c["pg_commits_capacity"].value * utilisation)))
+    publishes = w.mentions_per_s * c["redis_publish_per_msg"].value
+    # A publish reaches every node holding the topic: the agent's node, plus watchers' nodes.
+    reach = min(nodes, 1 + w.watchers_per_room)
+    deliveries = publishes * reach
+    redis_load = publishes + deliveries
+    redis_instances = max(
+        1, math.ceil(redis_load / (c["redis_publish_capacity"].value * utilisation))
+    )
+    channels = w.agents * OWN_TOPICS + min(w.rooms, sockets * 10)
+    # Nodes scale out; what does not: one PostgreSQL primary, one Redis, and the presence
+    # mirror each node keeps (it grows with the cluster, not the node).
+    pressure = {
+        "PostgreSQL commits (one primary)": commits
+        / (c["pg_commits_capacity"].value * utilisation),
+        "Redis publish+fan-out (one instance)": redis_load
+        / (c["redis_publish_capacity"].value * utilisation),
+        "presence mirror (per node, of half a node)": presence / (utilisation / 2),
+    }
+    first = max(pressure, key=lambda k: pressure[k])
+    if not feasible:
+        first = "presence mirror (per node): more nodes cannot help"
+    storm = sockets * c["connect_cpu_ms"].value / 1e3 / max(1, nodes)
+    return Plan(
+        nodes=nodes,
+        feasible=feasible,
+        nodes_for_cpu=nodes_cpu,
+        nodes_for_memory=nodes_mem,
+        sockets_per_node=per_node,
+        node_cpu_share=round(node_cpu, 3),
+        node_memory_mib=round(per_node * kib / 1024, 1),
+        presence_ms_per_s=round(presence * 1e3, 1),
+        pg_commits_per_s=round(commits),
+        pg_rows_per_s=round(w.mentions_per_s * c["pg_rows_per_msg"].value),
+        wal_mib_per_s=round(w.mentions_per_s * c["wal_bytes_per_msg"].value / 2**20, 1),
+        pg_primaries=primaries,
+        redis_publish_per_s=round(publishes),
+        redis_deliveries_per_s=round(deliveries),
+        redis_channels=int(channels),
+        redis_instances=redis_instances,
+        heartbeats_per_s=round(sockets / HEARTBEAT_SECONDS),
+        reconnect_storm_s=round(storm, 1),
+        first_bottleneck=first,
+        pressure={k: round(v, 2) for k, v in pressure.items()},
+    )
+
+
+ROWS = [
+    ("nodes (one core each)", "nodes"),
+    ("  for CPU / for memory", None),
+    ("sockets per node", "sockets_per_node"),
+    ("CPU per node (cores)", "node_cpu_share"),
+    ("memory per node (MiB)", "node_memory_mib"),
+    ("presence reload ms/s/node", "presence_ms_per_s"),
+    ("heartbeats/s (cluster)", "heartbeats_per_s"),
+    ("PostgreSQL commits/s", "pg_commits_per_s"),
+    ("PostgreSQL rows/s", "pg_rows_per_s"),
+    ("WAL MiB/s", "wal_mib_per_s"),
+    ("PostgreSQL primaries", "pg_primaries"),
+    ("Redis PUBLISH/s", "redis_publish_per_s"),
+    ("Redis deliveries/s", "redis_deliveries_per_s"),
+    ("Redis channels", "redis_channels"),
+    ("Redis instances", "redis_instances"),
+    ("reconnect storm (s)", "reconnect_storm_s"),
+    ("feasible as designed", "feasible"),
+    ("first shared bottleneck", "first_bottleneck"),
+]
+
+
+def render(workloads: list[tuple[str, Workload, Plan]]) -> str:
+    head = f"{'':>28} | " + " | ".join(f"{name:>36}" for name, _, _ in workloads)
+    lines = [head, "-" * len(head)]
+    for title, key in ROWS:
+        cells = []
+        for _, _, p in workloads:
+            if key is None:
+                value: object = f"{p.nodes_for_cpu} / {p.nodes_for_memory}"
+            else:
+                value = getattr(p, key)
+                if isinstance(value, float | int) and not isinstance(value, bool):
+                    value = f"{value:,}"
+            cells.append(f"{value!s:>36}")
+        lines.append(f"{title:>28} | " + " | ".join(cells))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--agents", type=int, default=100_000, help="connected agents")
+    parser.add_argument("--rooms", type=int, default=1_000_000, help="rooms")
+    parser.add_argument("--mentions", type=float, default=20_000, help="mentions a second")
+    parser.add_argument("--people", type=int, default=10_000, help="people's sockets online")
+    parser.add_argument(
+        "--watchers", type=float, default=1.0, help="other nodes watching a busy room's topic"
+    )
+    parser.add_argument("--scale", default="1,10", help="comma-separated workload multiples")
+    parser.add_argument("--utilisation", type=float, default=0.6, help="share of capacity used")
+    parser.add_argument("--node-mib", type=float, default=4096, help="memory budget per node")
+    parser.add_argument("--results", type=Path, default=RESULTS, help="benchmarks' JSON")
+    parser.add_argument("--out", type=Path, help="JSON file (default: RESULTS/scaling_sim.json)")
+    args = parser.parse_args(argv)
+    constants = load_constants(args.results)
+    print("constants:")
+    for name, const in constants.items():
+        print(f"  {name:>24} = {const.value:<10g} {const.source}")
+    runs: list[tuple[str, Workload, Plan]] = []
+    for factor in (float(s) for s in args.scale.split(",")):
+        w = Workload(
+            agents=int(args.agents * factor),
+            rooms=int(args.rooms * factor),
+            mentions_per_s=args.mentions * factor,
+            people_online=int(args.people * factor),
+            watchers_per_room=args.watchers,
+        )
+        name = f"x{factor:g}: {w.agents:,} agents, {w.mentions_per_s:,.0f}/s"
+        runs.append(
+            (name, w, plan(w, constants, utilisation=args.utilisation, node_mib=args.node_mib))
+        )
+    print()
+    print(render(runs))
+    for name, _, p in runs:
+        print(f"{name}: shared units' demand over one unit's planned capacity {p.pressure}")
+    out = {
+        "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(args).items()},
+        "constants": {k: asdict(v) for k, v in constants.items()},
+        "runs": [{"name": n, "workload": asdict(w), "plan": asdict(p)} for n, w, p in runs],
+    }
+    path = args.out or args.results / "scaling_sim.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=2))
+    print(f"wrote {path}")
+    return out
+
+
+if __name__ == "__main__":
+    main()
