@@ -31,7 +31,7 @@ def _results(tmp_path: Path, *, pg_capacity: float = 5000.0) -> Path:
             "200": {"server_cpu_ms_per_msg": 1.1},
         },
     }
-    (results / "mention_latency-3nodes.json").write_text(json.dumps({"summary": summary}))
+    (results / "mention_latency-postgres-3nodes.json").write_text(json.dumps({"summary": summary}))
     row = {"target": "band", "phase": "paced", "connected": 19_000, "kib_per_socket": 19.5}
     row.update(idle_cpu_pct_of_core=3.8, server_cpu_ms_per_connect=0.7)
     floor_row = dict(row, target="floor", kib_per_socket=15.0)
@@ -57,7 +57,7 @@ def test_constants_come_from_the_benchmarks_files(tmp_path: Path) -> None:
     c = scaling_sim.load_constants(_results(tmp_path))
     assert c["cpu_ms_per_msg"].value == 1.0  # the highest rate's, one node
     assert c["cluster_cpu_ratio"].value == pytest.approx(1.1)
-    assert "mention_latency-3nodes.json" in c["cluster_cpu_ratio"].source
+    assert "mention_latency-postgres-3nodes.json" in c["cluster_cpu_ratio"].source
     assert c["kib_per_socket"].value == 19.5  # the platform's row, not the floor's
     assert c["idle_cpu_pct_per_10k"].value == pytest.approx(2.0)
     assert (c["pg_commits_per_msg"].value, c["pg_rows_per_msg"].value) == (3.0, 6.0)
