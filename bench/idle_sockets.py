@@ -82,17 +82,19 @@ async def seed_agents(data_dir: Path, n: int) -> list[tuple[str, str]]:
     return out
 
 
-def rss_kib(pid: int) -> int:
-    return int(psutil.Process(pid).memory_info().rss // 1024)
+def rss_kib(pids: list[int]) -> int:
+    return sum(int(psutil.Process(pid).memory_info().rss // 1024) for pid in pids)
 
 
-def cpu_s(pid: int) -> float:
-    t = psutil.Process(pid).cpu_times()
-    return float(t.user + t.system)
+def cpu_s(pids: list[int]) -> float:
+    times = [psutil.Process(pid).cpu_times() for pid in pids]
+    return float(sum(t.user + t.system for t in times))
 
 
-def settled_rss(pid: int, window: float = 4.0, quiet_kib: int = 256, limit: float = 60) -> int:
-    """RSS once it moves by less than ``quiet_kib`` over ``window`` seconds."""
+def settled_rss(
+    pid: list[int], window: float = 4.0, quiet_kib: int = 256, limit: float = 60
+) -> int:
+    """RSS (of all the processes) once it moves by less than ``quiet_kib`` over ``window`` s."""
     deadline = time.monotonic() + limit
     last = rss_kib(pid)
     while time.monotonic() < deadline:
@@ -147,7 +149,7 @@ def merge(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def swarm(
-    ws_url: str,
+    ws_url: str | list[str],
     agents: list[tuple[str, str]],
     *,
     in_flight: int,
@@ -160,14 +162,17 @@ def swarm(
     """Hold ``agents`` idle from swarm processes of at most ``per_swarm`` sockets each.
 
     Their connects interleave at ``rate`` in all; ``on_connected`` runs once every socket of
-    every swarm is connected (and answered one heartbeat), before the hold.
+    every swarm is connected (and answered one heartbeat), before the hold. Several URLs (one
+    per server process): swarm i connects to URL i modulo their number.
     """
-    k = max(1, -(-len(agents) // per_swarm))
+    urls = [ws_url] if isinstance(ws_url, str) else ws_url
+    k = max(len(urls), -(-len(agents) // per_swarm))
+    k = -(-k // len(urls)) * len(urls)  # the same number of swarms on every server process
     procs: list[subprocess.Popen[str]] = []
     try:
         for i in range(k):
             spec = {
-                "ws_url": ws_url,
+                "ws_url": urls[i % len(urls)],
                 "agents": agents[i::k],
                 "in_flight": max(1, in_flight // k),
                 "rate": rate / k,
@@ -218,31 +223,58 @@ class Target:
 
     ``band-redis`` is the platform configured for several nodes (one node here): the Redis
     fan-out bus and cluster-wide presence, on a redis-server the benchmark starts.
+    ``processes`` > 1: that many server processes on one machine and one data folder (the
+    platform's with Redis between them), because one process holds at most as many sockets as
+    its open-file limit allows; the swarms are spread over them.
     """
 
     def __init__(
-        self, name: str, work: Path, redis_url: str | None = None, mentioned: Seed | None = None
+        self,
+        name: str,
+        work: Path,
+        redis_url: str | None = None,
+        mentioned: Seed | None = None,
+        processes: int = 1,
     ) -> None:
         self.name = name
         self.work = work
-        self.redis_url = redis_url if name == "band-redis" else None
+        several = processes > 1 and name != "floor"
+        self.redis_url = redis_url if name == "band-redis" or several else None
         self.mentioned = mentioned
-        self.port = 0
+        self.processes = processes
+        self.ports: list[int] = []
+        self.procs: list[subprocess.Popen[bytes]] = []
 
-    def start(self) -> tuple[subprocess.Popen[bytes], str]:
-        port = self.port = free_port()
+    def start(self) -> tuple[list[int], list[str]]:
+        """Start the server processes: their pids and socket URLs."""
+        self.ports = [free_port() for _ in range(self.processes)]
         if self.name == "floor":
-            return serve_floor(self.work, port), f"ws://127.0.0.1:{port}/socket"
-        server = serve_platform(self.work, port, redis_url=self.redis_url)
-        return server, f"ws://127.0.0.1:{port}/api/v1/socket/websocket"
-
-    def mentions(self, server: subprocess.Popen[bytes], rate: int, seconds: float) -> Any:
-        """Mentions of an agent outside the swarm at ``rate`` (the floor: its POST and push)."""
-        if self.name == "floor" or self.mentioned is None:
-            spec = floor_mention_spec(self.port)
+            self.procs = []
+            for i, port in enumerate(self.ports):
+                (self.work / f"floor{i}").mkdir(exist_ok=True)
+                self.procs.append(serve_floor(self.work / f"floor{i}", port))
+            path = "/socket"
         else:
-            spec = mention_spec(self.mentioned, self.port, self.port)
-        target = LoadTarget(self.name, [server], spec)
+            self.procs = [
+                serve_platform(self.work, p, redis_url=self.redis_url) for p in self.ports
+            ]
+            path = "/api/v1/socket/websocket"
+        return [p.pid for p in self.procs], [f"ws://127.0.0.1:{p}{path}" for p in self.ports]
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            proc.kill()
+            proc.wait()
+
+    def mentions(self, rate: int, seconds: float) -> Any:
+        """Mentions of an agent outside the swarm at ``rate`` (the floor: its POST and push),
+        posted to the first process, where that agent's socket is."""
+        port = self.ports[0]
+        if self.name == "floor" or self.mentioned is None:
+            spec = floor_mention_spec(port)
+        else:
+            spec = mention_spec(self.mentioned, port, port)
+        target = LoadTarget(self.name, self.procs, spec)
         return drive(target, rate, seconds, f"m{time.monotonic_ns()}-")
 
 
@@ -270,35 +302,33 @@ def probe(
     target: Target, agents: list[tuple[str, str]], args: argparse.Namespace
 ) -> dict[str, Any]:
     """As fast as ``in_flight`` handshakes allow: the highest connect rate sustained."""
-    server, url = target.start()
+    pids, urls = target.start()
     try:
         # The warm-up (first sockets, caches), then the probe itself.
         for agents_now in (agents[:WARM_UP], agents[WARM_UP : WARM_UP + args.probe]):
-            cpu0 = cpu_s(server.pid)
+            cpu0 = cpu_s(pids)
             result = swarm(
-                url,
+                urls,
                 agents_now,
                 in_flight=args.in_flight,
                 rate=0,
                 hold=0,
                 work=target.work,
-                on_connected=lambda _: {"cpu": cpu_s(server.pid)},
+                on_connected=lambda _: {"cpu": cpu_s(pids)},
                 per_swarm=args.per_swarm,
             )
         cpu = result.pop("cpu") - cpu0
         result["server_cpu_ms_per_connect"] = round(1000 * cpu / max(1, result["connected"]), 3)
         return result
     finally:
-        server.kill()
-        server.wait()
+        target.stop()
 
 
 def paced(
     target: Target, agents: list[tuple[str, str]], args: argparse.Namespace
 ) -> dict[str, Any]:
     """N sockets at ``rate`` connects/s, held idle: latency, memory, heartbeats, idle CPU."""
-    server, url = target.start()
-    pid = server.pid
+    pid, url = target.start()
     try:
         swarm(
             url,
@@ -311,8 +341,8 @@ def paced(
         )
         alone = None
         if args.mention_rate:  # warmed up first, then the same load as below, none connected
-            target.mentions(server, 50, 1.0)
-            alone = target.mentions(server, args.mention_rate, args.mention_seconds)
+            target.mentions(50, 1.0)
+            alone = target.mentions(args.mention_rate, args.mention_seconds)
         base = settled_rss(pid)
         cpu0 = cpu_s(pid)
 
@@ -321,7 +351,7 @@ def paced(
             held = settled_rss(pid)
             out = {"rss_held_kib": held, "cpu_connect": cpu_connected - cpu0}
             if alone is not None:  # the swarm connected and beating meanwhile
-                beside = target.mentions(server, args.mention_rate, args.mention_seconds)
+                beside = target.mentions(args.mention_rate, args.mention_seconds)
                 out.update(mentions_alone=alone, mentions_beside=beside)
             out.update(cpu_at_connected=cpu_s(pid), t_connected=time.monotonic())
             return out
@@ -340,8 +370,7 @@ def paced(
             1e-9, time.monotonic() - result.pop("t_connected")
         )
     finally:
-        server.kill()
-        server.wait()
+        target.stop()
     connected = max(1, result["connected"])
     if "mentions_alone" in result:
         alone, beside = result["mentions_alone"], result["mentions_beside"]
@@ -378,13 +407,23 @@ def main() -> None:
     parser.add_argument("--mention-seconds", type=float, default=10.0, help="seconds of each")
     parser.add_argument("--per-swarm", type=int, default=12_500, help="sockets per client process")
     parser.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="server processes per target on this machine (the platform's with Redis)",
+    )
+    parser.add_argument(
         "--targets", default="floor,band", help="comma-separated: floor,band,band-redis"
     )
     args = parser.parse_args()
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # inherited by the servers
-    if hard < args.sockets + 1000:
-        sys.exit(f"the hard open-file limit ({hard}) is too low for {args.sockets} sockets")
+    per_process = -(-args.sockets // args.processes)
+    if hard < per_process + 1000:
+        sys.exit(
+            f"the hard open-file limit ({hard}) is too low for {per_process} sockets a process:"
+            " raise it (LimitNOFILE, ulimit -Hn) or spread them (--processes)"
+        )
     work = Path(tempfile.mkdtemp(prefix="band-sockets-"))
     n = WARM_UP + max(args.sockets, args.probe)
     print(f"seeding {n} agents ...", flush=True)
@@ -393,9 +432,10 @@ def main() -> None:
     try:
         agents = asyncio.run(seed_agents(work, n))
         mentioned = asyncio.run(seed(work)) if args.mention_rate else None
-        redis, redis_url = start_redis(work) if "band-redis" in args.targets else (None, None)
+        need_redis = "band-redis" in args.targets or args.processes > 1
+        redis, redis_url = start_redis(work) if need_redis else (None, None)
         for name in args.targets.split(","):
-            target = Target(name, work, redis_url, mentioned)
+            target = Target(name, work, redis_url, mentioned, args.processes)
             for phase, run in (("probe", probe), ("paced", paced)):
                 load = os.getloadavg()[0]
                 print(f"{name} {phase} (load average {load:.2f}) ...", flush=True)
