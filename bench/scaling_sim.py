@@ -51,17 +51,17 @@ class Constant:
 
 # Measured defaults (docs/scaling.md lists each with its command and load).
 DEFAULTS: dict[str, Constant] = {
-    "cpu_ms_per_msg": Constant(0.84, "default: one node, PostgreSQL, 200/s (decisions.md)"),
-    "cluster_cpu_ratio": Constant(1.16, "default: 2 nodes / 1 node, high end (decisions.md)"),
-    "kib_per_socket": Constant(20.0, "default: idle_sockets, 3 topics (scaling.md)"),
-    "idle_cpu_pct_per_10k": Constant(3.0, "default: idle_sockets, heartbeats 30 s (scaling.md)"),
-    "connect_cpu_ms": Constant(0.66, "default: idle_sockets paced (scaling.md)"),
-    "pg_commits_per_msg": Constant(2.0, "default: cluster_costs (scaling.md)"),
-    "pg_rows_per_msg": Constant(6.0, "default: cluster_costs (scaling.md)"),
-    "wal_bytes_per_msg": Constant(4000.0, "default: cluster_costs (scaling.md)"),
-    "redis_publish_per_msg": Constant(2.0, "default: cluster_costs (scaling.md)"),
-    "pg_commits_capacity": Constant(5000.0, "default: pgbench -N, 8 clients, here (scaling.md)"),
-    "redis_publish_capacity": Constant(400_000.0, "default: redis-benchmark -P 16 (scaling.md)"),
+    "cpu_ms_per_msg": Constant(2.09, "default: one node, PostgreSQL, 200/s, load ~8 (scaling.md)"),
+    "cluster_cpu_ratio": Constant(1.14, "default: 3 nodes / 1 node at 200/s (scaling.md)"),
+    "kib_per_socket": Constant(17.5, "default: idle_sockets, 19,000 sockets (scaling.md)"),
+    "idle_cpu_pct_per_10k": Constant(5.0, "default: idle_sockets, 19,000 sockets (scaling.md)"),
+    "connect_cpu_ms": Constant(0.74, "default: idle_sockets paced (scaling.md)"),
+    "pg_commits_per_msg": Constant(1.02, "default: cluster_costs (scaling.md)"),
+    "pg_rows_per_msg": Constant(4.03, "default: cluster_costs (scaling.md)"),
+    "wal_bytes_per_msg": Constant(2541.0, "default: cluster_costs (scaling.md)"),
+    "redis_publish_per_msg": Constant(1.0, "default: cluster_costs (scaling.md)"),
+    "pg_commits_capacity": Constant(2123.0, "default: pgbench -N, 8 clients, here (scaling.md)"),
+    "redis_publish_capacity": Constant(1_257_000.0, "default: redis-benchmark -P 16 (scaling.md)"),
     "presence_us_per_entry": Constant(0.74, "decisions.md: 7.4 ms per 10,000 entries"),
 }
 
