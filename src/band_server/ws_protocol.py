@@ -3,12 +3,12 @@
 A node holds tens of thousands of agent sockets that send a heartbeat every 30 s and little
 else, so what each one keeps for its lifetime is the node's memory. uvicorn's protocol keeps
 the parsed upgrade request and the 101 response (both with their headers) after the handshake,
-and websockets' parser the request too, although nothing reads them again, and makes its receive queue as an ``asyncio.Queue``: three
-deques (~620 bytes each, empty) and an ``Event`` with a fourth, for a queue with one consumer
-that is empty nearly all the time. :class:`HeldSocketProtocol` empties and drops the
-handshake once the 101 is sent and uses :class:`ReceiveQueue`, which makes its storage on first use and lets it
-go once drained. Everything else is uvicorn's (docs/decisions.md, "Idle sockets: 50,000 on a
-node").
+and websockets' parser the request too, although nothing reads them again; and it makes its
+receive queue an ``asyncio.Queue``: three deques (~620 bytes each, empty) and an ``Event`` with
+a fourth, for a queue with one consumer that is empty nearly all the time.
+:class:`HeldSocketProtocol` empties and drops the handshake once the 101 is sent and uses
+:class:`ReceiveQueue`, which makes its storage on first use and lets it go once drained.
+Everything else is uvicorn's (docs/decisions.md, "Idle sockets: 50,000 on a node").
 """
 
 from __future__ import annotations
