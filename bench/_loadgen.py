@@ -17,6 +17,7 @@ import asyncio
 import json
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import uvloop
@@ -29,6 +30,21 @@ def percentile(values: list[float], q: float) -> float | None:
     ordered = sorted(values)
     k = min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))
     return round(ordered[k], 2)
+
+
+async def open_loop(rate: float, total: int, one: Callable[[int, float], Awaitable[None]]) -> float:
+    """Start ``one(i, t0)`` at each scheduled time ``t0`` (``rate`` a second), whatever the
+    earlier ones are doing; seconds until all ``total`` have finished."""
+    start = time.perf_counter()
+    tasks: list[asyncio.Task[None]] = []
+    for i in range(total):
+        t0 = start + i / rate
+        delay = t0 - time.perf_counter()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        tasks.append(asyncio.create_task(one(i, t0)))
+    await asyncio.gather(*tasks)
+    return time.perf_counter() - start
 
 
 class Conn:
@@ -121,16 +137,7 @@ async def run(spec: dict[str, Any]) -> dict[str, Any]:
             scheduled.pop(token, None)
 
     read_task = asyncio.create_task(reader())
-    start = time.perf_counter()
-    tasks: list[asyncio.Task[None]] = []
-    for i in range(total):
-        t0 = start + i / rate
-        delay = t0 - time.perf_counter()
-        if delay > 0:
-            await asyncio.sleep(delay)
-        tasks.append(asyncio.create_task(one(i, t0)))
-    await asyncio.gather(*tasks)
-    sent_for = time.perf_counter() - start
+    sent_for = await open_loop(rate, total, one)
     try:
         await asyncio.wait_for(read_task, timeout=15)
     except TimeoutError:

@@ -161,5 +161,54 @@ def mention_spec(s: Seed, post_port: int, ws_port: int, connections: int = 64) -
     }
 
 
+def fsync_probe(folder: Path, commits: int = 200) -> dict[str, float]:
+    """What one durable SQLite commit costs on this disk now (WAL, synchronous=FULL, one
+    insert per transaction): the floor under every acknowledged write, so every latency of
+    a run is read beside it (the disk is shared, and its fsync varies by 10x in a day)."""
+    import sqlite3
+    import statistics
+
+    path = folder / "fsync-probe.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("CREATE TABLE t (x INTEGER)")
+        took = []
+        for i in range(commits):
+            t0 = time.perf_counter()
+            conn.execute("BEGIN")
+            conn.execute("INSERT INTO t VALUES (?)", (i,))
+            conn.execute("COMMIT")
+            took.append((time.perf_counter() - t0) * 1000)
+    finally:
+        conn.close()
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{path}{suffix}").unlink(missing_ok=True)
+    took.sort()
+    return {
+        "commit_p50_ms": round(statistics.median(took), 3),
+        "commit_p99_ms": round(took[min(len(took) - 1, round(0.99 * (len(took) - 1)))], 3),
+    }
+
+
+def write_results(
+    path: Path, load: float, fsync: dict[str, float], args: object, **figures: object
+) -> None:
+    """A benchmark's JSON: when, the machine's load and fsync before, its arguments, figures."""
+    import argparse
+
+    path.parent.mkdir(exist_ok=True)
+    payload = {
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "load_average_before": load,
+        "fsync_before": fsync,
+        "args": vars(args) if isinstance(args, argparse.Namespace) else args,
+        **figures,
+    }
+    path.write_text(json.dumps(payload, indent=2))
+    print(f"wrote {path}")
+
+
 def run(coro: object) -> object:
     return asyncio.run(coro)  # type: ignore[arg-type]

@@ -44,6 +44,7 @@ class Sample:
     requests: int
     buckets: dict[float, float]  # cumulative request counts by latency bound (all routes)
     routes: dict[str, tuple[float, float]]  # "METHOD route" -> (requests, seconds), cumulative
+    route_buckets: dict[str, dict[float, float]]  # "METHOD route" -> cumulative buckets
     cpu_s: float  # the node's CPU time so far (user + system)
     acknowledged: int
 
@@ -54,7 +55,7 @@ async def scrape(url: str) -> dict[str, Any]:
         text = (await http.get(f"{url}/metrics")).text
     out: dict[str, Any] = {"tasks": 0, "in_flight": 0, "sockets": 0, "sqlite": 0.0, "open": 0}
     out["5xx"] = 0
-    out["requests"], out["buckets"], out["routes"] = 0, {}, {}
+    out["requests"], out["buckets"], out["routes"], out["route_buckets"] = 0, {}, {}, {}
     for family in text_string_to_metric_families(text):
         for s in family.samples:
             if s.name == "band_asyncio_tasks":
@@ -73,6 +74,8 @@ async def scrape(url: str) -> dict[str, Any]:
             elif s.name == "band_http_request_duration_seconds_bucket":
                 bound = float(s.labels["le"])
                 out["buckets"][bound] = out["buckets"].get(bound, 0.0) + s.value
+                route = f"{s.labels['method']} {s.labels['route']}"
+                out["route_buckets"].setdefault(route, {})[bound] = s.value
             elif s.name.startswith("band_http_request_duration_seconds_"):
                 route = f"{s.labels['method']} {s.labels['route']}"
                 count, seconds = out["routes"].get(route, (0.0, 0.0))
@@ -106,20 +109,23 @@ async def take_sample(pid: int, url: str, data: Path, t: float, acknowledged: in
         requests=scraped["requests"],
         buckets=scraped["buckets"],
         routes=scraped["routes"],
+        route_buckets=scraped["route_buckets"],
         cpu_s=round(cpu.user + cpu.system, 2),
         acknowledged=acknowledged,
     )
 
 
-def window_p99_ms(before: dict[float, float], after: dict[float, float]) -> float | None:
-    """The p99 of the requests answered between two scrapes, interpolated in its bucket as
-    Prometheus' ``histogram_quantile`` does."""
+def window_quantile_ms(
+    before: dict[float, float], after: dict[float, float], q: float = 0.99
+) -> float | None:
+    """The ``q`` quantile of the requests answered between two scrapes, interpolated in its
+    bucket as Prometheus' ``histogram_quantile`` does."""
     bounds = sorted(after)
     counts = [after[b] - before.get(b, 0.0) for b in bounds]
     total = counts[-1] if counts else 0
     if total <= 0:
         return None
-    rank, lower, below = 0.99 * total, 0.0, 0.0
+    rank, lower, below = q * total, 0.0, 0.0
     for bound, count in zip(bounds, counts, strict=True):
         if count >= rank:
             if math.isinf(bound):
@@ -128,6 +134,11 @@ def window_p99_ms(before: dict[float, float], after: dict[float, float]) -> floa
             return round((lower + (bound - lower) * share) * 1000, 1)
         lower, below = bound, count
     return None
+
+
+def window_p99_ms(before: dict[float, float], after: dict[float, float]) -> float | None:
+    """The p99 of the requests answered between two scrapes (all routes)."""
+    return window_quantile_ms(before, after, 0.99)
 
 
 def p99(values: list[float]) -> float | None:
@@ -279,9 +290,10 @@ def progress(sample: Sample, before: Sample) -> str:
 
 
 def route_times(first: tuple[Sample, Sample], last: tuple[Sample, Sample]) -> list[dict[str, Any]]:
-    """Mean milliseconds per request of each route in two windows (the first after the warm-up
-    and the last), the routes that took most of the node's time in the last one first: which
-    request got slower as the data grew, or only waited longer for a busy machine."""
+    """Mean, p50 and p99 milliseconds per request of each route in two windows (the first after
+    the warm-up and the last), the routes that took most of the node's time in the last one
+    first: which request got slower as the data grew, or only waited longer for a busy
+    machine."""
 
     def window(pair: tuple[Sample, Sample]) -> dict[str, tuple[float, float]]:
         before, after = pair
@@ -293,6 +305,13 @@ def route_times(first: tuple[Sample, Sample], last: tuple[Sample, Sample]) -> li
         return out
 
     early, late = window(first), window(last)
+
+    def quantile(pair: tuple[Sample, Sample], route: str, q: float) -> float | None:
+        before, after = pair
+        return window_quantile_ms(
+            before.route_buckets.get(route, {}), after.route_buckets.get(route, {}), q
+        )
+
     rows = [
         {
             "route": route,
@@ -302,6 +321,10 @@ def route_times(first: tuple[Sample, Sample], last: tuple[Sample, Sample]) -> li
             if route in early
             else None,
             "mean_ms_last": round(1000 * seconds / count, 1),
+            "p50_ms_first": quantile(first, route, 0.5),
+            "p99_ms_first": quantile(first, route, 0.99),
+            "p50_ms_last": quantile(last, route, 0.5),
+            "p99_ms_last": quantile(last, route, 0.99),
         }
         for route, (count, seconds) in late.items()
     ]

@@ -29,11 +29,11 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,7 +41,15 @@ from typing import Any
 
 import psutil  # type: ignore[import-untyped]
 
-from bench._platform import free_port, seed, seed_by, serve_floor, serve_platform
+from bench._platform import (
+    free_port,
+    fsync_probe,
+    seed,
+    seed_by,
+    serve_floor,
+    serve_platform,
+    write_results,
+)
 
 RESULTS = Path(__file__).parent / "results"
 CONNECTIONS = 64
@@ -65,6 +73,7 @@ def cpu_seconds(procs: list[subprocess.Popen[bytes]]) -> list[float]:
 def drive(target: Target, rate: int, seconds: float, tag: str) -> dict[str, Any]:
     spec = dict(target.spec, rate=rate, seconds=seconds, token_prefix=f"{tag}-")
     before = cpu_seconds(target.procs)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
         [sys.executable, "-m", "bench._loadgen", json.dumps(spec)],
         capture_output=True,
@@ -73,11 +82,15 @@ def drive(target: Target, rate: int, seconds: float, tag: str) -> dict[str, Any]
         cwd=Path(__file__).resolve().parent.parent,
     )
     used = [after - was for after, was in zip(cpu_seconds(target.procs), before, strict=True)]
+    spent = resource.getrusage(resource.RUSAGE_CHILDREN)
+    client = spent.ru_utime + spent.ru_stime - children.ru_utime - children.ru_stime
     if done.returncode != 0:
         raise RuntimeError(f"load generator failed:\n{done.stderr[-2000:]}")
     row: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     received = max(1, row["received"])
     row["server_cpu_ms_per_msg"] = round(sum(used) * 1000 / received, 3)
+    # The load generator's own CPU (its processes, reaped): it must not be what saturates.
+    row["loadgen_cpu_ms_per_msg"] = round(client * 1000 / received, 3)
     if len(used) > 1:  # the first node takes the POSTs, the last holds the agent's socket
         row["node_cpu_ms_per_msg"] = [round(u * 1000 / received, 3) for u in used]
     return row
@@ -155,7 +168,14 @@ def saturated(s: dict[str, Any], rate: int) -> bool:
 
 
 def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    keys = ("push_p50_ms", "push_p99_ms", "ack_p50_ms", "server_cpu_ms_per_msg", "achieved_rate")
+    keys = (
+        "push_p50_ms",
+        "push_p99_ms",
+        "ack_p50_ms",
+        "server_cpu_ms_per_msg",
+        "loadgen_cpu_ms_per_msg",
+        "achieved_rate",
+    )
     out: dict[str, Any] = {k: median(rows, k) for k in keys}
     out["received"] = sum(r["received"] for r in rows)
     out["sent"] = sum(r["sent"] for r in rows)
@@ -214,6 +234,8 @@ def main() -> None:
     rates = [int(r) for r in args.rates.split(",")]
     load = os.getloadavg()[0]
     print(f"load average before: {load:.2f} on {os.cpu_count()} cores", flush=True)
+    fsync = fsync_probe(Path(tempfile.gettempdir()))
+    print(f"one durable SQLite commit on this disk now: {fsync}", flush=True)
     results: dict[str, dict[int, list[dict[str, Any]]]] = {}
     with ExitStack() as stack:
         pg, redis_url = start_services(stack, args)
@@ -237,7 +259,7 @@ def main() -> None:
                     print(f"  run {rep + 1}/{args.repeat}: {t.name} @ {rate} msg/s", flush=True)
                     row = drive(t, rate, args.seconds, f"r{rep}-{rate}")
                     results.setdefault(t.name, {}).setdefault(rate, []).append(row)
-    report(args, rates, results, load)
+    report(args, rates, results, load, fsync)
 
 
 def report(
@@ -245,6 +267,7 @@ def report(
     rates: list[int],
     results: dict[str, dict[int, list[dict[str, Any]]]],
     load: float,
+    fsync: dict[str, float],
 ) -> None:
     summary = {
         name: {r: summarise(rows) for r, rows in by_rate.items()}
@@ -254,7 +277,7 @@ def report(
         f"\nmedians of {args.repeat} paired runs, {args.seconds:g} s each; database={args.database}"
     )
     header = f"{'target':>13} {'rate':>5} | {'p50 ms':>8} {'p99 ms':>8} {'ack p50':>8} | "
-    header += f"{'cpu ms/msg':>10} | {'received':>11} {'errors':>6} {'achieved':>8}"
+    header += f"{'cpu ms/msg':>10} {'loadgen':>7} | {'received':>11} {'errors':>6} {'achieved':>8}"
     print(header)
     print("-" * len(header))
     for rate in rates:
@@ -262,7 +285,8 @@ def report(
             s = by_rate[rate]
             print(
                 f"{name:>13} {rate:>5} | {s['push_p50_ms']!s:>8} {s['push_p99_ms']!s:>8} "
-                f"{s['ack_p50_ms']!s:>8} | {s['server_cpu_ms_per_msg']!s:>10} | "
+                f"{s['ack_p50_ms']!s:>8} | {s['server_cpu_ms_per_msg']!s:>10} "
+                f"{s['loadgen_cpu_ms_per_msg']!s:>7} | "
                 f"{s['received']:>5}/{s['sent']:<5} {s['errors']:>6} {s['achieved_rate']!s:>8}"
                 + ("  saturated" if saturated(s, rate) else "")
             )
@@ -306,25 +330,18 @@ def report(
                 print(f"@{rate}: by node (POSTs first, the socket's last), ms/msg: {nodes}")
                 key = "two_nodes_cpu_ratio" if args.nodes == 2 else f"{args.nodes}_nodes_cpu_ratio"
                 verdicts.setdefault(key, {})[rate] = round(many / one, 2)
-    RESULTS.mkdir(exist_ok=True)
     suffix = ("-postgres" if args.database == "postgres" else "") + (
         f"-{args.nodes}nodes" if args.nodes > 1 else ""
     )
-    out = RESULTS / f"mention_latency{suffix}.json"
-    out.write_text(
-        json.dumps(
-            {
-                "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                "load_average_before": load,
-                "args": vars(args),
-                "summary": summary,
-                "verdicts": verdicts,
-                "runs": results,
-            },
-            indent=2,
-        )
+    write_results(
+        RESULTS / f"mention_latency{suffix}.json",
+        load,
+        fsync,
+        args,
+        summary=summary,
+        verdicts=verdicts,
+        runs=results,
     )
-    print(f"wrote {out}")
 
 
 if __name__ == "__main__":

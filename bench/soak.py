@@ -27,6 +27,7 @@ and the RSS less that, which tells a cache filling up from a leak.
 
     .venv/bin/python -m bench.soak [--minutes 20] [--warm-up 2] [--sample 30] [--agents 1000]
         [--agents-per-room 20] [--rate 200] [--cut-every 3] [--reads 5] [--pages 2] [--files 1]
+        [--prefill TURNS_PER_ROOM]
 
 Prints a table and writes bench/results/soak.json (``--out``); exits 1 when a target is missed.
 """
@@ -140,6 +141,26 @@ async def seed(data: Path, agents: int, per_room: int) -> World:
         await db.dispose()
 
 
+async def prefilled(data: Path, turns: int) -> None:
+    """``turns`` finished turns written into every room before the node starts
+    (``bench.prefill``): the run starts at the size a long run ends at."""
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    from bench.prefill import prefill
+
+    engine = create_async_engine(f"sqlite+aiosqlite:///{data / 'band.db'}")
+    started = time.monotonic()
+    try:
+        written = await prefill(engine, turns)
+    finally:
+        await engine.dispose()
+    size = (data / "band.db").stat().st_size / 2**20
+    print(
+        f"prefilled {written} messages ({size:.0f} MiB) in {time.monotonic() - started:.0f} s",
+        flush=True,
+    )
+
+
 # -- the load processes ----------------------------------------------------------------------
 
 
@@ -197,6 +218,8 @@ async def run(args: argparse.Namespace, work: Path) -> Soak:
     data.mkdir(parents=True)
     print(f"seeding {args.agents} agents ...", flush=True)
     world = await seed(data, args.agents, args.agents_per_room)
+    if args.prefill:
+        await prefilled(data, args.prefill)
     node = NodeProcess(data, work / "logs", name="soak")
     agents = Child(
         "bench._soak_agents",
@@ -368,11 +391,15 @@ def report_out(soak: Soak, out: Path) -> None:
     print(f"posts: {soak.posts}; held back {soak.held_seconds:.0f} s (agents' backlog)")
     print(f"agents: {soak.agents.get('stats')} statuses={soak.agents.get('statuses')}")
     print(f"people: {soak.people.get('counts')}")
-    print("routes by their share of the node's time in the last window (mean ms: first, last):")
+    print(
+        "routes by their share of the node's time in the last window"
+        " (ms, first window and last: mean, p50, p99):"
+    )
     for r in soak.routes:
         print(
             f"  {r['share_last']:>6.1%} {r['route']:<60} {r['mean_ms_first']!s:>8} "
-            f"{r['mean_ms_last']:>8} ms  ({r['requests_last']} requests)"
+            f"{r['mean_ms_last']:>8} | {r['p50_ms_first']!s:>7} {r['p50_ms_last']!s:>7} | "
+            f"{r['p99_ms_first']!s:>7} {r['p99_ms_last']!s:>7} ms  ({r['requests_last']} requests)"
         )
     for name, target in soak.targets.items():
         verdict = "met" if target.get("met") else "MISSED" if "met" in target else "(figure)"
@@ -383,6 +410,7 @@ def report_out(soak: Soak, out: Path) -> None:
     for sample in document["samples"] + document["rest"]:
         sample.pop("buckets")
         sample.pop("routes")
+        sample.pop("route_buckets")
     out.write_text(json.dumps(document, indent=2, default=str))
     print(f"wrote {out}")
 
@@ -407,6 +435,13 @@ def parser() -> argparse.ArgumentParser:
         type=float,
         default=10.0,
         help="posting waits while more than this many seconds of mentions are unanswered",
+    )
+    p.add_argument(
+        "--prefill",
+        type=int,
+        default=0,
+        help="finished turns written into every room before the node starts (bench.prefill):"
+        " the database a long run ends with, from the first minute",
     )
     p.add_argument("--out", type=Path, default=RESULTS / "soak.json", help="the JSON written")
     return p

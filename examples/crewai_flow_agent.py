@@ -47,6 +47,7 @@ class PanelFlow(Flow):  # type: ignore[type-arg]
                         "delegation_id": p["participant_id"],
                         "target": p["participant_id"],
                         "content": f"What is your view on: {question}",
+                        "mentions": [p["handle"] or p["participant_id"]],
                     }
                     for p in tagged
                 ],

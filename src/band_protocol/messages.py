@@ -53,6 +53,12 @@ class MessageCreateFields(RequestModel):
     content: str = Field(max_length=MAX_MESSAGE_CHARS)
     mentions: list[MentionRef] = Field(default_factory=list, max_length=50)
     attachment_ids: list[str] = Field(default_factory=list, max_length=MAX_ATTACHMENTS)
+    turn_id: str | None = Field(
+        default=None,
+        max_length=64,
+        description="openband extension: the id of the message whose turn an agent's reply "
+        "answers (kept as `metadata.turn_id`; our SDK sends it, others may leave it out)",
+    )
 
 
 class MessageCreateBody(RequestModel):

@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from ._base import WireModel
 
 TopicKind = Literal[
-    "agent_control", "agent_rooms", "chat_room", "room_participants", "agent_contacts", "user_rooms"
-]
-TOPIC_KINDS: tuple[str, ...] = (
     "agent_control",
     "agent_rooms",
     "chat_room",
     "room_participants",
     "agent_contacts",
     "user_rooms",
-)
+    "user_notifications",  # openband: a person's mentions and direct messages, on any page
+]
+TOPIC_KINDS: tuple[str, ...] = get_args(TopicKind)
 
 
 def topic(kind: str, ident: str) -> str:

@@ -22,6 +22,7 @@ from .context import Platform
 from .fanout.bus import Broadcast, Bus, InProcessBus
 from .gc_policy import FrozenSurvivors
 from .http import errors, health, openapi
+from .http.admission import Admission
 from .http.fast_lane import FastLane, Lane, lanes_of
 from .http.front import Front
 from .http.idempotency import IdempotencyMiddleware, claimed_in_unit
@@ -190,7 +191,12 @@ def create_app(
     stack = IdempotencyMiddleware(stack, unit_claimed=unit_claimed)
     # Outer: times every request (the idempotency replays included), refuses an oversized body
     # before idempotency buffers it, answers a crash or a database out of reach in the envelope.
-    app.http_stack = Front(stack, metrics=node_metrics, in_flight=in_flight)
+    app.http_stack = Front(
+        stack,
+        metrics=node_metrics,
+        in_flight=in_flight,
+        admission=Admission(settings.max_in_flight),
+    )
     if tracing.TRACING.on:
         app.http_stack = TracedHttp(app.http_stack)
     app.include_router(agent_router, prefix="/api/v1/agent")

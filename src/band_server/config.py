@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_MAX_FILE_BYTES = 25 * 1024 * 1024
+DEFAULT_MAX_IN_FLIGHT = 256  # requests under way before a new one is answered 503 (http.admission)
 DEFAULT_DEPENDENCY_WAIT = 180.0  # seconds `band serve` waits for the database and Redis at start
 
 
@@ -41,6 +42,16 @@ def _switch(name: str, default: bool) -> bool:
     if raw in ("0", "off", "false", "no"):
         return False
     raise ValueError(f"{name} must be 1 or 0 (on or off), not {raw!r}")
+
+
+def _count(name: str, default: int) -> int:
+    """A whole number of at least 0 from the environment variable ``name``, else ``default``."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isascii() or not raw.isdigit():
+        raise ValueError(f"{name} must be a whole number (0 or more), not {raw!r}")
+    return int(raw)
 
 
 def _seconds(name: str, default: float) -> float:
@@ -79,6 +90,11 @@ class Settings:
     # passes over heads that will not run; an attempt holds a lease").
     delivery_lease: float = field(default_factory=lambda: _seconds("BAND_DELIVERY_LEASE", 300.0))
     agent_loop_limit: int = 50
+    # Requests under way past which a new one is answered 503 `overloaded` with Retry-After
+    # (http.admission; 0: no limit): a saturated node's queue, and its memory, stay bounded.
+    max_in_flight: int = field(
+        default_factory=lambda: _count("BAND_MAX_IN_FLIGHT", DEFAULT_MAX_IN_FLIGHT)
+    )
     max_file_bytes: int = field(default_factory=default_max_file_bytes)  # per uploaded file
     # Delegated-token exchange (docs/delegation.md): how long after the person asked an agent
     # may redeem the message, how long a token lives, how many tokens one message yields, and

@@ -100,6 +100,18 @@ class Platform:
 
 
 @asynccontextmanager
+async def second_browser(browser: Any) -> AsyncIterator[Any]:
+    """Another person's browser beside the test's page: a context of its own (its own
+    cookies), the same size and timeouts, closed after."""
+    context = await browser.new_context(viewport={"width": 1280, "height": 820})
+    context.set_default_timeout(TIMEOUT_MS)
+    try:
+        yield context
+    finally:
+        await context.close()
+
+
+@asynccontextmanager
 async def web_client(url: str, key: str) -> AsyncIterator[tuple[httpx.AsyncClient, str]]:
     """The web app without a browser, signed in with ``key``: the client and its CSRF token."""
     async with httpx.AsyncClient(base_url=url, timeout=10) as web:

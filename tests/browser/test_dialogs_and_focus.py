@@ -39,6 +39,7 @@ async def test_dialogs_give_the_focus_back(page: Page, band: Platform, shots: Sh
 
     # Agents: the menu by keyboard, Delete's confirmation, Escape: back on the menu's button.
     await page.get_by_role("navigation").get_by_role("link", name="Agents").click()
+    await page.wait_for_load_state("load")  # the page's scripts ran: a key now has a handler
     menu_button = page.get_by_role("button", name="Menu for Bombe Helper")
     await menu_button.focus()
     await page.keyboard.press("ArrowDown")

@@ -5,13 +5,24 @@ the tab title; the sidebar asks for permission once."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import httpx
 import pytest
 from playwright.async_api import Browser, expect
 
-from .browser_support import TIMEOUT_MS, Platform, Shots, new_room, post_as, sign_in, web_client
+from .browser_support import (
+    TIMEOUT_MS,
+    Platform,
+    Shots,
+    agent_room,
+    new_room,
+    post_as,
+    second_browser,
+    sign_in,
+    web_client,
+)
 
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(180)]
 
@@ -130,3 +141,76 @@ async def test_mentions_and_direct_messages_notify_and_never_means_never(
         await expect(ask).to_be_hidden()
     finally:
         await fresh.close()
+
+
+async def socket_up(page: Any) -> None:
+    """Wait until the page's shared socket is connected (polled from here: the page's
+    Content-Security-Policy forbids the eval ``wait_for_function`` polls with)."""
+    up = "() => !!(window.Band && window.Band.socket && window.Band.socket().isConnected())"
+    for _ in range(200):
+        if await page.evaluate(up):
+            return
+        await page.wait_for_timeout(100)
+    raise AssertionError("the page's socket never connected")
+
+
+async def test_a_mention_reaches_the_person_on_any_page(
+    browser: Browser, band: Platform, shots: Shots
+) -> None:
+    """On the search page and then the account page (neither follows a room), a mention in a
+    group room, a text in a direct room and an agent's reply arrive on the person's own topic:
+    each notifies once and counts in the tab title; group chatter without a mention does not."""
+    nina = await band.add_person("Nina", "nina_any")
+    otto = await band.add_person("Otto", "otto_any")
+    await befriend(band.url, otto, nina, "nina_any")
+    nina_id = await person_id(band.url, nina)
+    uma = await band.add_person("Uma", "uma_any")
+    await befriend(band.url, otto, uma, "uma_any")
+    group = await new_room(band.url, otto, "Release crew", nina_id, await person_id(band.url, uma))
+    direct = await new_room(band.url, otto, "Otto and Nina", nina_id)
+    tides = await agent_room(band.url, nina, name="Tide Bot", title="Tides")
+
+    async with second_browser(browser) as context:
+        await context.grant_permissions(["notifications"], origin=band.url)
+        await context.add_init_script(SPY)
+        page = await context.new_page()
+        await sign_in(page, band.url, nina)
+        await page.goto(band.url + "/search?q=release")
+        await socket_up(page)
+        await page.wait_for_timeout(500)  # the join of user_notifications:<me> is answered
+
+        await post_as(band.url, otto, group, "General chatter, nobody in particular.")
+        await post_as(band.url, otto, group, "@Nina the release notes need your eyes")
+        found = await notes(page, 1)
+        await page.wait_for_timeout(700)  # the chatter never notifies
+        assert (
+            await page.evaluate("window.__notes")
+            == [
+                {
+                    "title": "Otto mentioned you in Release crew",
+                    "body": "@Nina the release notes need your eyes",
+                }
+            ]
+            == found
+        )
+        await expect(page).to_have_title("(1) Search: release · Band")
+        await shots.take(page, "mention-on-the-search-page")
+
+        await page.goto(band.url + "/account")
+        await socket_up(page)
+        await page.wait_for_timeout(500)
+        await post_as(band.url, otto, direct, "Coffee later?")
+        async with httpx.AsyncClient(base_url=band.url, timeout=10) as http:
+            answered = await http.post(
+                f"/api/v1/agent/chats/{tides.id}/messages",
+                headers={"X-API-Key": tides.agent_key},
+                json={"message": {"content": "High tide at 14:10.", "mentions": [{"id": nina_id}]}},
+            )
+            assert answered.status_code == 201, answered.text
+        found = await notes(page, 2)
+        assert found == [
+            {"title": "Otto in Otto and Nina", "body": "Coffee later?"},
+            {"title": "Tide Bot replied to you in Tides", "body": "@Nina High tide at 14:10."},
+        ]
+        await expect(page).to_have_title(re.compile(r"^\(2\) "))
+        await shots.take(page, "direct-text-and-reply-on-the-account-page")

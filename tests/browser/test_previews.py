@@ -18,24 +18,26 @@ pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(120
 SVG = b'<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"><script>alert(2)</script></svg>'
 
 
+def chunk(kind: bytes, data: bytes) -> bytes:
+    """One PNG chunk: length, kind, data, CRC."""
+    body = kind + data
+    return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+
+def png_of(header: bytes, pixels: bytes) -> bytes:
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+
+
 def png(width: int, height: int) -> bytes:
     """A real PNG: a gradient, so a decoded thumbnail has the image's own size."""
-
-    def chunk(kind: bytes, data: bytes) -> bytes:
-        body = kind + data
-        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
-
     rows = b"".join(
         b"\x00" + b"".join(bytes((x * 4 % 256, y * 6 % 256, 180)) for x in range(width))
         for y in range(height)
     )
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return (
-        b"\x89PNG\r\n\x1a\n"
-        + chunk(b"IHDR", header)
-        + chunk(b"IDAT", zlib.compress(rows))
-        + chunk(b"IEND", b"")
-    )
+    return png_of(header, zlib.compress(rows))
 
 
 async def decoded_width(image: Locator) -> int:
@@ -82,6 +84,7 @@ async def test_images_show_as_thumbnails_and_other_files_as_links(
     image = thumb.get_by_role("img", name="chart.png")
     await expect(image).to_be_visible()
     assert await decoded_width(image) == 120
+    assert await image.get_attribute("src") == f"/rooms/{room}/files/{chart}/thumbnail"
     assert await thumb.get_attribute("href") == f"/rooms/{room}/files/{chart}"
     chart_row = files.get_by_role("listitem").filter(has_text="chart.png")
     await expect(chart_row).to_contain_text("image/png")
@@ -95,6 +98,49 @@ async def test_images_show_as_thumbnails_and_other_files_as_links(
 
     inline = page.locator("#timeline .body.markdown img")
     await expect(inline).to_have_attribute("alt", "the chart")
+    await expect(inline).to_have_attribute("src", f"/rooms/{room}/files/{chart}/thumbnail")
     assert await decoded_width(inline) == 120
     assert dialogs == []
     await shots.take(page, "previews")
+
+
+def bomb_png(side: int) -> bytes:
+    """A PNG whose header claims side x side grey pixels (a few kilobytes on disk)."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", side, side, 8, 0, 0, 0, 0)
+    rows = zlib.compress((b"\x00" + b"\x80" * side) * 16, 9)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", rows) + chunk(b"IEND", b"")
+    )
+
+
+async def test_a_large_photo_shows_as_the_servers_small_thumbnail(
+    page: Page, band: Platform, shots: Shots
+) -> None:
+    """A 1,600 px wide photo arrives in the browser as a 480 px WebP thumbnail (its full size
+    one click away); a decompression bomb gets no thumbnail and keeps its download link."""
+    key = await band.add_person("Theo Thumb", "theo_thumb")
+    room = await new_room(band.url, key, "Photos")
+    async with httpx.AsyncClient(base_url=band.url, timeout=10) as http:
+        big = await upload(http, key, room, "harbour.png", png(1600, 400))
+        boom = await upload(http, key, room, "boom.png", bomb_png(20_000))
+    await post_as(band.url, key, room, "From the trip", attachment_ids=[big, boom])
+
+    await sign_in(page, band.url, key)
+    async with page.expect_response(f"**/files/{big}/thumbnail") as answered:
+        await page.goto(f"{band.url}/rooms/{room}")
+    response = await answered.value
+    assert response.headers["content-type"] == "image/webp"
+    assert "immutable" in response.headers["cache-control"]
+    files = page.get_by_role("list", name="Files")
+    thumb = files.get_by_role("link", name="Open harbour.png full size")
+    assert await decoded_width(thumb.get_by_role("img")) == 480
+    assert await thumb.get_attribute("href") == f"/rooms/{room}/files/{big}"
+    boom_row = files.get_by_role("listitem").filter(has_text="boom.png")
+    await expect(boom_row.get_by_role("link", name="Open boom.png full size")).to_be_hidden()
+    await expect(boom_row.get_by_role("link", name="boom.png")).to_have_attribute("download", "")
+    await shots.take(page, "server-thumbnails")

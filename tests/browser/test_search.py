@@ -60,3 +60,34 @@ async def test_a_search_result_opens_the_room_at_the_message(
         f"Status update number {FILLER - 1}."
     )
     await shots.take(page, "room-at-the-message")
+
+
+async def test_search_pages_through_more_hits_than_a_page_holds(
+    page: Page, band: Platform, shots: Shots
+) -> None:
+    """45 hits, 20 a page: Next page twice shows 20, 20, then 5 (no Next), newest first, each
+    hit once; First page goes back."""
+    key = await band.add_person("Paula Pager", "paula_pages")
+    await room_with(
+        band.url, key, "Many mangos", [f"Mango crate {n:02d} arrived." for n in range(45)]
+    )
+    await sign_in(page, band.url, key)
+    await page.goto(band.url + "/search?q=mango")
+    results = page.locator(".search-hit .hit-snippet")
+    status = page.get_by_role("status")
+    seen: list[str] = []
+    for size in (20, 20, 5):
+        await expect(status).to_have_text(f"{size} messages on this page")
+        await expect(results).to_have_count(size)
+        seen += await results.all_inner_texts()
+        next_page = page.get_by_role("link", name="Next page")
+        if size == 20:
+            if len(seen) == 20:
+                await shots.take(page, "search-first-page")
+            await next_page.click()
+        else:
+            await expect(next_page).to_have_count(0)
+    assert seen == [f"Mango crate {n:02d} arrived." for n in range(44, -1, -1)]
+    await shots.take(page, "search-last-page")
+    await page.get_by_role("link", name="First page").click()
+    await expect(results.first).to_have_text("Mango crate 44 arrived.")

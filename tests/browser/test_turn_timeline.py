@@ -4,6 +4,7 @@ duration, usage, the reply) and ends with its total time; a failed turn shows it
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 
@@ -11,7 +12,10 @@ import httpx
 import pytest
 from playwright.async_api import Page, expect
 
-from .browser_support import Platform, Shots, agent_room, sign_in
+from band.platform.rest import BandRestClient
+from band.platform.turn_keys import turn_scope
+
+from .browser_support import Platform, Shots, agent_room, post_as, sign_in
 
 DURATION = re.compile(r"Tool forecast · \d+(\.\d)? m?s")  # the call's duration, ms or s
 pytestmark = [pytest.mark.asyncio(loop_scope="session"), pytest.mark.timeout(120)]
@@ -78,3 +82,67 @@ async def test_the_turn_opens_from_the_delivery_status_and_follows_the_agent(
         await page.keyboard.press("Escape")
         await expect(dialog).to_be_hidden()
         await expect(page.get_by_role("button", name="Weather Bot processed")).to_be_focused()
+
+
+async def test_two_overlapping_turns_in_one_room_keep_their_own_steps(
+    page: Page, band: Platform, shots: Shots
+) -> None:
+    """One agent works on two mentions at once through the SDK's client (each turn in its own
+    ``turn_scope``, their posts interleaved): each turn's timeline shows its own tool call and
+    reply only, because every post carries its turn's id."""
+    key = await band.add_person("Olaf Overlap", "olaf_overlap")
+    made = await agent_room(band.url, key, name="Weather Bot")
+    oslo = await post_as(band.url, key, made.id, "Rain in Oslo?", mentions=[{"id": made.agent_id}])
+    bergen = await post_as(
+        band.url, key, made.id, "Rain in Bergen?", mentions=[{"id": made.agent_id}]
+    )
+    rest = BandRestClient(band.url, made.agent_key)
+    try:
+        people = await rest.get_participants(made.id)
+        me = next(p["id"] for p in people if p["type"] == "User")
+        for message in (oslo, bergen):
+            assert (await rest.mark_processing(made.id, message["id"])).ok
+        turn_of = {"Oslo": oslo["id"], "Bergen": bergen["id"]}
+        gates = {city: asyncio.Event() for city in turn_of}
+
+        async def work(city: str, other: str, mm: int) -> None:
+            """One turn; it hands over to the other turn between its steps."""
+            with turn_scope(made.agent_id, turn_of[city]):
+                call = {"name": "forecast", "args": {"city": city}, "tool_call_id": "c1"}
+                await rest.post_event(made.id, json.dumps(call), "tool_call")
+                gates[other].set()
+                await gates[city].wait()
+                result = {"tool_call_id": "c1", "output": f"{city}: {mm} mm"}
+                await rest.post_event(made.id, json.dumps(result), "tool_result")
+                await rest.post_message(made.id, f"{city} gets {mm} mm.", [{"id": me}])
+            await rest.mark_processed(made.id, turn_of[city])
+
+        gates["Oslo"].set()
+        await asyncio.gather(work("Oslo", "Bergen", 12), work("Bergen", "Oslo", 3))
+    finally:
+        await rest.aclose()
+
+    await sign_in(page, band.url, key)
+    await page.goto(band.url + made.url)
+    # The room folds each call with its own result, though both turns said "c1".
+    tools = page.locator("#timeline li.msg.tool")
+    await expect(tools).to_have_count(2)
+    for city, mm in (("Oslo", 12), ("Bergen", 3)):
+        row = tools.filter(has_text=f'"city": "{city}"')
+        await expect(row.locator(".tool-output")).to_contain_text(f"{city}: {mm} mm")
+    for city, mm, other in (("Oslo", 12, "Bergen"), ("Bergen", 3, "Oslo")):
+        asked = page.locator("#timeline li.msg").filter(has_text=f"Rain in {city}?")
+        await asked.get_by_role("button", name="Weather Bot processed").click()
+        dialog = page.get_by_role("dialog", name="Weather Bot's turn")
+        steps = dialog.get_by_role("list", name="Steps of the turn")
+        await expect(dialog.get_by_role("status")).to_contain_text("processed in")
+        labels = await steps.locator(".turn-label").all_inner_texts()
+        assert [text.split(" ·")[0] for text in labels] == [
+            "Delivered", "Processing", "Tool forecast", "Reply", "Finished",
+        ], city  # fmt: skip
+        await expect(steps).to_contain_text(f'"city": "{city}"')
+        await expect(steps).to_contain_text(f"{city} gets {mm} mm.")
+        await expect(steps).not_to_contain_text(other)
+        await shots.take(page, f"turn-{city.lower()}-alone")
+        await page.keyboard.press("Escape")
+        await expect(dialog).to_be_hidden()

@@ -82,33 +82,32 @@ ALLOWED_SHARE = 0.02
 # What this issue (33) has not built yet, by area: xfailed like PENDING and, like it, a
 # failure once an entry matches, so the list only shrinks.
 _CODEX = (
-    "Codex's band-sdk internals (RoomCodexClient, NativeTurn, the JSON-RPC stdio and "
-    "WebSocket clients): our Codex adapter stands on the shared coding-agent base "
-    "(band.adapters._coding) and is not reshaped into these yet"
+    "Codex's band-sdk adapter internals (RoomCodexClient, NativeTurn, TurnResult, the "
+    "WebSocket and approval-limit config fields): our "
+    "Codex adapter stands on the shared coding-agent base (band.adapters._coding) and talks "
+    "through band.integrations.codex's CodexStdioClient, but its room and turn records are "
+    "not reshaped into these yet"
 )
 _ACP_CLIENT = (
-    "the ACP client adapter's band-sdk internals (client_adapter, client_runtime, "
-    "session_config, permissions, ...): ours lives in band.adapters.acp and is not "
-    "reshaped into these yet"
+    "the ACP client adapter's band-sdk runtime (ACPRuntime, the collecting client and its "
+    "chunk stream, room emitter, session restore, TCP transport, stderr drain): ours runs a "
+    "room's agent through the shared coding-agent supervisor (band.adapters.acp on "
+    "band.adapters._coding) and shares only session_config, model_selection, permissions, "
+    "types and failure with band-sdk's layout so far"
 )
 REMAINING: dict[str, str] = {
-    "band.docker": "band-kit's Docker launcher and provisioning (band.docker.*): not built",
-    "band.integrations.desktop_app": (
-        "the desktop app's local service (MCP server, room view, event relay): not built"
-    ),
-    "band.adapters.codex": _CODEX,
-    "band.integrations.codex.rpc_base": _CODEX,
-    "band.integrations.codex.stdio_client": _CODEX,
-    "band.integrations.codex.websocket_client": _CODEX,
     **{
-        f"band.integrations.codex:{name}": _CODEX
+        f"band.adapters.codex:{name}": _CODEX
         for name in (
-            "CodexJsonRpcError",
-            "CodexStdioClient",
-            "CodexWebSocketClient",
-            "OverloadRetryPolicy",
-            "RpcEvent",
-            "TRANSPORT_CLOSED",
+            "CodexAdapterConfig",
+            "CodexToolItem",
+            "CodexTurn",
+            "NativeMessage",
+            "NativeTurn",
+            "PendingApproval",
+            "RoomCodexClient",
+            "ThreadSettings",
+            "TurnResult",
         )
     },
     "band.converters.acp_client": _ACP_CLIENT,
@@ -120,23 +119,18 @@ REMAINING: dict[str, str] = {
             "client_runtime",
             "client_types",
             "collecting",
-            "failure",
-            "model_selection",
-            "permissions",
             "results",
             "room_emitter",
-            "session_config",
             "sessions",
             "stderr",
             "stream",
             "transport",
             "updates",
-            "types",
         )
     },
     **{
         f"band.integrations.acp:{name}": _ACP_CLIENT
-        for name in ("ACPClientSessionState", "BandACPClient", "CollectedChunk", "PendingACPPrompt")
+        for name in ("ACPClientSessionState", "BandACPClient")
     },
     "band.integrations.a2a.adapter:A2ATaskRun": (
         "the A2A adapter tracks its remote task in a private record of another shape"
@@ -145,37 +139,7 @@ REMAINING: dict[str, str] = {
         "the MCP engine's band-sdk building blocks (EngineSpec, resolvers, registrations): "
         "ours builds the same server from fewer parts; not reshaped yet"
     ),
-    "band.converters.crewai_flow": (
-        "CrewAI Flow's persisted run state (stages, side effects, sequential chains): ours "
-        "keeps a smaller state model; not reshaped yet"
-    ),
-    "band.converters.nooa": "NOOA (Python 3.12+): its converter is not built",
-    "band.testing.nooa": "NOOA (Python 3.12+): its test helpers are not built",
     "band.converters.strands:ConverseTranscript": "Strands' transcript type: not built",
-    **dict.fromkeys(
-        [
-            "band.adapters.crewai_flow",
-            "band.integrations.crewai.catalog",
-            "band.integrations.crewai.flow",
-            "band.integrations.crewai.reporting",
-            "band.integrations.crewai.tools",
-            "band.integrations.crewai.turn",
-            *(
-                f"band.integrations.crewai:{name}"
-                for name in (
-                    "CrewAIToolContext",
-                    "CrewAIToolReporter",
-                    "EmitToolCallsReporter",
-                    "NoopReporter",
-                    "build_band_crewai_tools",
-                    "serialize_success_result",
-                )
-            ),
-        ],
-        "CrewAI's band-sdk internals (tool reporters, the flow runtime's state sources and "
-        "side effects, the tool catalog): issue 29's CrewAI adapters are built their own way "
-        "and not reshaped into these yet",
-    ),
 }
 
 

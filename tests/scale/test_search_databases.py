@@ -130,6 +130,73 @@ async def test_search_finds_only_the_persons_rooms_on_both_databases(world: Worl
             assert hit["chat_id"] != secret
 
 
+async def page_through(world: World, who: str, q: str, sort: str, limit: int) -> list[str]:
+    """Every hit, a page of ``limit`` at a time, following ``next_cursor`` to the end."""
+    seen: list[str] = []
+    cursor: str | None = None
+    while True:
+        params = {
+            "q": q,
+            "sort": sort,
+            "limit": str(limit),
+            **({"cursor": cursor} if cursor else {}),
+        }
+        got = await world.client.get("/api/v1/me/search", params=params, headers=world.keys[who])
+        assert got.status_code == 200, got.text
+        body = got.json()
+        assert len(body["data"]) <= limit
+        seen += [str(h["message"]["id"]) for h in body["data"]]
+        cursor = body["metadata"]["next_cursor"]
+        assert body["metadata"]["has_more"] is (cursor is not None)
+        if cursor is None:
+            return seen
+
+
+async def test_search_pages_follow_the_cursor_in_a_stable_order(world: World) -> None:
+    """25 hits in two rooms, pages of 4: every hit once, in the order one big page gives;
+    a hit posted while paging does not shift the pages (newest first is keyset-paged)."""
+    plans = await room(world, "alice", "Launch plans", "bob")
+    other = await room(world, "bob", "Pad crew", "alice")
+    for n in range(25):
+        await say(world, "bob" if n % 2 else "alice", plans if n % 3 else other, f"launch {n}")
+    for sort in ("newest", "best"):
+        whole = [
+            str(h["message"]["id"])
+            for h in await search(world, "alice", "launch", sort=sort, limit="50")
+        ]
+        assert len(whole) == 25
+        assert await page_through(world, "alice", "launch", sort, 4) == whole, sort
+
+    first = (
+        await world.client.get(
+            "/api/v1/me/search", params={"q": "launch", "limit": "10"}, headers=world.keys["alice"]
+        )
+    ).json()
+    assert [h["message"]["content"] for h in first["data"]][:2] == ["launch 24", "launch 23"]
+    await say(world, "alice", plans, "launch 25, a late one")
+    rest = await world.client.get(
+        "/api/v1/me/search",
+        params={"q": "launch", "limit": "50", "cursor": first["metadata"]["next_cursor"]},
+        headers=world.keys["alice"],
+    )
+    assert [h["message"]["content"] for h in rest.json()["data"]] == [
+        f"launch {n}" for n in range(14, -1, -1)
+    ]
+    assert rest.json()["metadata"] == {
+        "count": 15, "sort": "newest", "limit": 50, "has_more": False, "next_cursor": None
+    }  # fmt: skip
+
+    # A cursor of another order, or not ours, is a 422 at /cursor.
+    for cursor, sort in ((first["metadata"]["next_cursor"], "best"), ("bm90IG91cnM", "newest")):
+        refused = await world.client.get(
+            "/api/v1/me/search",
+            params={"q": "launch", "sort": sort, "cursor": cursor},
+            headers=world.keys["alice"],
+        )
+        assert refused.status_code == 422, refused.text
+        assert "/cursor" in str(refused.json()["error"])
+
+
 async def test_a_query_without_words_is_refused_in_words(world: World) -> None:
     for q, pointer in (("?!", "/q"), ("x" * 201, "/q")):
         refused = await world.client.get(

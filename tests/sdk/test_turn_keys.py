@@ -16,7 +16,7 @@ import pytest
 from band import BandLink
 from band.core import AgentToolsProtocol, SimpleAdapter
 from band.core.types import PlatformMessage
-from band.platform.turn_keys import turn_post_key, turn_scope
+from band.platform.turn_keys import turn_post_key, turn_scope, unkeyed, with_turn_id
 from band.runtime.oneshot import OneShotInvoker
 from band_server.testing.local_platform import Identity, LocalPlatform
 
@@ -213,3 +213,33 @@ def test_keys_follow_route_kind_and_position() -> None:
     with turn_scope("agent", "m2"):
         assert turn_post_key("POST", messages, {}) != first[0]
     assert len(set([*first, second_reply, tool_call])) == 4
+
+
+def test_posts_in_a_turn_name_it_and_nothing_else_does() -> None:
+    """``with_turn_id``: an event's metadata and a message get the turn's message id (a copy;
+    the caller's own turn_id wins); outside a turn, or for other routes, the body is as given."""
+    event = {"event": {"content": "hm", "message_type": "thought", "metadata": None}}
+    message = {"message": {"content": "hi", "mentions": []}}
+    events, messages = "/agent/chats/r1/events", "/agent/chats/r1/messages"
+    assert with_turn_id("POST", events, event) is event  # no turn
+    with turn_scope("agent-1", "msg-7"):
+        tagged = with_turn_id("POST", events, event)
+        assert tagged["event"]["metadata"] == {"turn_id": "msg-7"}
+        assert event["event"]["metadata"] is None  # the caller's body is untouched
+        assert with_turn_id("POST", messages, message)["message"]["turn_id"] == "msg-7"
+        own = {"event": {**event["event"], "metadata": {"turn_id": "mine", "x": 1}}}
+        assert with_turn_id("POST", events, own)["event"]["metadata"] == {"turn_id": "mine", "x": 1}
+        for method, path in (("GET", messages), ("POST", "/agent/chats/r1/messages/m/processed")):
+            assert with_turn_id(method, path, message) is message
+
+
+def test_unkeyed_posts_carry_no_key_and_take_no_position() -> None:
+    """A writer with its own idempotency (the CrewAI Flow's reserve, send, confirm) posts
+    unkeyed, so its re-run's other posts are not mistaken for the first run's."""
+    messages = "/agent/chats/r1/messages"
+    with turn_scope("agent", "m1"):
+        first = turn_post_key("POST", messages, {})
+    with turn_scope("agent", "m1"):
+        with unkeyed():
+            assert turn_post_key("POST", messages, {}) is None
+        assert turn_post_key("POST", messages, {}) == first

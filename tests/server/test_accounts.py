@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 from aiosmtpd.controller import Controller
-from sqlalchemy import update
+from sqlalchemy import select, update
 from web_testkit import csrf_of
 
 from band.protocol import utcnow
@@ -27,7 +27,7 @@ from band_server.services import passwords
 from band_server.services.identity import accounts
 from band_server.services.identity.web_sessions import COOKIE_NAME
 from band_server.store.models import AccountLink, User
-from conftest import Seeded, free_port
+from conftest import Seeded, free_port, make_user
 
 PASSWORD = "correct horse battery"
 CHROME = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 Chrome/131.0 Safari/537.36"
@@ -205,9 +205,69 @@ async def test_only_admins_invite_by_default(
     async with browser(client) as web:
         await password_sign_in(web, "member@example.org", PASSWORD)
         refused = await act(web, "/invite", {"email": "x@example.org"})
-        assert refused.status_code == 403 and "Only an admin" in refused.text
+        assert refused.status_code == 403 and "Ask an admin to allow you" in refused.text
         taken = await act(web, "/invite", {"email": "member@example.org"})
         assert taken.status_code == 403
+
+
+async def test_an_admin_allows_and_withdraws_inviting_per_person(
+    client: httpx.AsyncClient, platform: Platform, seeded: Seeded
+) -> None:
+    """The grant is per person, enforced by the server (403 ``invite_not_allowed`` in the
+    error envelope), and only an admin may give or take it."""
+    admin = await with_password(platform, "boss", "boss@example.org")
+    async with platform.db.write() as session:
+        await session.execute(update(User).where(User.id == admin).values(role="admin"))
+    member = await with_password(platform, "member", "member@example.org")
+    other = await with_password(platform, "other", "other@example.org")
+    json = {"Accept": "application/json"}
+
+    async def invite(web: httpx.AsyncClient, email: str) -> httpx.Response:
+        token = csrf_of(await web.get("/account"))
+        return await web.post("/invite", data={"email": email, "csrf": token}, headers=json)
+
+    async def grant(web: httpx.AsyncClient, person: str, allowed: str) -> httpx.Response:
+        token = csrf_of(await web.get("/account"))
+        return await web.post(
+            f"/people/{person}/may-invite", data={"allowed": allowed, "csrf": token}, headers=json
+        )
+
+    async with browser(client) as boss, browser(client) as web, browser(client) as third:
+        await password_sign_in(boss, "boss@example.org", PASSWORD)
+        await password_sign_in(web, "member@example.org", PASSWORD)
+        await password_sign_in(third, "other@example.org", PASSWORD)
+        refused = await invite(web, "first@example.org")
+        assert refused.status_code == 403
+        assert refused.json()["error"]["code"] == "invite_not_allowed"
+        assert "Ask an admin to allow you" in refused.json()["error"]["message"]
+        assert "Invite people" not in (await web.get("/account")).text
+
+        # A non-admin can't grant it, to themself or anyone; a forged form changes nothing.
+        for person in (member, other):
+            mine = await grant(web, person, "1")
+            assert mine.status_code == 403 and mine.json()["error"]["code"] == "admin_required"
+        forged = await boss.post(
+            f"/people/{member}/may-invite", data={"allowed": "1"}, headers=json
+        )
+        assert forged.status_code == 403 and forged.json()["error"]["code"] == "csrf_failed"
+        assert (await invite(web, "first@example.org")).status_code == 403
+
+        granted = await grant(boss, member, "1")
+        assert granted.status_code == 200 and granted.json() == {"id": member, "may_invite": True}
+        assert "Invite people" in (await web.get("/account")).text  # the sidebar's link
+        sent = await invite(web, "first@example.org")
+        assert sent.status_code == 200, sent.text
+        assert "/invite/" in sent.text
+        # Only that person: the other member is still refused.
+        assert (await invite(third, "second@example.org")).status_code == 403
+
+        withdrawn = await grant(boss, member, "0")
+        assert withdrawn.json() == {"id": member, "may_invite": False}
+        again = await invite(web, "third@example.org")
+        assert again.status_code == 403 and again.json()["error"]["code"] == "invite_not_allowed"
+    async with platform.db.read() as session:
+        links = (await session.scalars(select(AccountLink.email))).all()
+    assert sorted(links) == ["first@example.org"]
 
 
 async def test_reset_links_are_single_use_expire_and_end_every_session(
@@ -307,3 +367,42 @@ def test_the_command_line_sets_a_password_and_prints_an_invite_link(
     assert main(["users", "invite", "--email", "later@example.org", "--data", data]) == 0
     out = capsys.readouterr().out
     assert re.search(r"invite_link: https://band\.example\.org/invite/[A-Za-z0-9_-]{40,}", out)
+
+
+async def test_the_admin_api_grants_inviting_and_refuses_everyone_else(
+    client: httpx.AsyncClient, platform: Platform, seeded: Seeded
+) -> None:
+    """``PUT /api/v1/admin/people/{id}/may-invite``: an admin's key grants and withdraws; a
+    person's key gets 403 ``admin_required``; an unknown person 404; a wrong body 422."""
+    async with platform.db.write() as session:
+        _, admin_key = await accounts.create_user(
+            session, name="Root", handle="root", is_admin=True
+        )
+    member = await with_password(platform, "member", "member@example.org")
+    url = f"/api/v1/admin/people/{member}/may-invite"
+    as_admin = {"X-API-Key": admin_key}
+    granted = await client.put(url, json={"may_invite": True}, headers=as_admin)
+    assert granted.status_code == 200, granted.text
+    assert granted.json() == {"data": {"id": member, "may_invite": True}}
+    async with browser(client) as web:
+        await password_sign_in(web, "member@example.org", PASSWORD)
+        assert (await act(web, "/invite", {"email": "pal@example.org"})).status_code == 200
+        withdrawn = await client.put(url, json={"may_invite": False}, headers=as_admin)
+        assert withdrawn.json()["data"]["may_invite"] is False
+        refused = await act(web, "/invite", {"email": "pal2@example.org"})
+        assert refused.status_code == 403
+
+    _, plain_key = await make_user(platform, "plain")
+    person = await client.put(url, json={"may_invite": True}, headers={"X-API-Key": plain_key})
+    assert person.status_code == 403 and person.json()["error"]["code"] == "admin_required"
+    assert "request_id" in person.json()["error"]
+    unknown = await client.put(
+        "/api/v1/admin/people/nobody/may-invite", json={"may_invite": True}, headers=as_admin
+    )
+    assert unknown.status_code == 404
+    for wrong in ("yes please", 0, 1, None):
+        bad = await client.put(url, json={"may_invite": wrong}, headers=as_admin)
+        assert bad.status_code == 422, wrong
+    doc = (await client.get("/openapi.json")).json()
+    op = doc["paths"]["/api/v1/admin/people/{person_id}/may-invite"]["put"]
+    assert {"200", "403", "404", "422"} <= set(op["responses"])

@@ -16,6 +16,7 @@ from band_server import demo
 
 BENCHES = [
     "bench.adapters",
+    "bench.agent_turn",
     "bench.idle_sockets",
     "bench.keyed_posts",
     "bench.mention_latency",

@@ -26,8 +26,10 @@ async def test_the_openapi_document_declares_search_as_our_extension(
     op = doc["paths"]["/api/v1/me/search"]["get"]
     assert op["x-openband-extension"] is True
     assert "openband extension" in op["summary"]
-    assert {p["name"] for p in op["parameters"]} == {"q", "sort", "limit"}
+    assert {p["name"] for p in op["parameters"]} == {"q", "sort", "limit", "cursor"}
     assert {"200", "401", "403", "422", "503"} <= set(op["responses"])
+    meta = doc["components"]["schemas"]["SearchMetadata"]
+    assert {"next_cursor", "has_more", "count", "sort", "limit"} <= set(meta["properties"])
     hit = doc["components"]["schemas"]["SearchHit"]
     assert {"message", "chat_id", "snippet", "highlights"} <= set(hit["properties"])
 

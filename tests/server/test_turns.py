@@ -8,10 +8,11 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 from socket_testkit import make_room
+from sqlalchemy import select
 from web_testkit import sign_in
 
 from band_server.context import Platform
-from band_server.services.turns import steps_of
+from band_server.services.turns import rows_of_turn, steps_of
 from band_server.store.models import Message
 from conftest import Seeded, make_user
 
@@ -71,3 +72,50 @@ async def test_a_turn_is_only_for_people_in_the_room(
     assert turn["status"] == "delivered" and turn["running"] is True and turn["steps"] == []
     nobody = await client.get(f"/rooms/{room}/turns/{message}/{seeded.user_id}")
     assert nobody.status_code == 404
+
+
+def test_a_turn_takes_its_own_tagged_posts_else_the_untagged_ones_until_it_ended() -> None:
+    """Two turns of one agent interleaved: each takes the posts tagged with its message; an
+    agent that tags nothing keeps the time window; another turn's posts never leak in."""
+    rows = [
+        event(1, "thought", "on one", 0, {"turn_id": "one"}),
+        event(2, "thought", "on two", 10, {"turn_id": "two"}),
+        event(3, "text", "reply one", 20, {"turn_id": "one"}),
+        event(4, "text", "untagged", 30),
+        event(5, "text", "reply two", 40, {"turn_id": "two"}),
+        event(6, "thought", "later, untagged", 5000),
+    ]
+    assert [m.content for m in rows_of_turn(rows, "one", None)] == ["on one", "reply one"]
+    assert [m.content for m in rows_of_turn(rows, "two", T0)] == ["on two", "reply two"]
+    ended = T0 + timedelta(milliseconds=100)
+    assert [m.content for m in rows_of_turn(rows, "three", ended)] == ["untagged"]
+    assert [m.content for m in rows_of_turn(rows, "three", None)] == [
+        "untagged", "later, untagged"
+    ]  # fmt: skip
+
+
+async def test_an_agents_reply_keeps_its_turn_id_and_a_persons_does_not(
+    client: httpx.AsyncClient, platform: Platform, seeded: Seeded
+) -> None:
+    room = await make_room(platform, seeded.user_id, seeded.agent_id)
+    said = {"content": "hi", "mentions": [{"id": seeded.agent_id}], "turn_id": "forged"}
+    person = await client.post(
+        f"/api/v1/me/chats/{room}/messages",
+        headers={"X-API-Key": seeded.user_key},
+        json={"message": said},
+    )
+    assert person.status_code == 201, person.text
+    reply = {"content": "hello", "mentions": [{"id": seeded.user_id}], "turn_id": "msg-1"}
+    agent = await client.post(
+        f"/api/v1/agent/chats/{room}/messages",
+        headers={"X-API-Key": seeded.agent_key},
+        json={"message": reply},
+    )
+    assert agent.status_code == 201, agent.text
+    async with platform.db.read() as session:
+        metas = {
+            m.sender_type: m.meta
+            for m in await session.scalars(select(Message).where(Message.room_id == room))
+        }
+    assert "turn_id" not in metas["User"]
+    assert metas["Agent"]["turn_id"] == "msg-1"

@@ -9,7 +9,15 @@ from datetime import timedelta
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    model_validator,
+)
 
 from band.converters.crewai_flow import (
     CrewAIFlowError,
@@ -70,7 +78,7 @@ class DelegateItem(BaseModel):
     delegation_id: str
     target: str
     content: str
-    mentions: list[str] = Field(default_factory=list)
+    mentions: list[str]
 
 
 class DirectResponseDecision(BaseModel):
@@ -86,6 +94,14 @@ class DelegateDecision(BaseModel):
 
     decision: Literal["delegate"]
     delegations: list[DelegateItem] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_ids(self) -> DelegateDecision:
+        ids = [item.delegation_id for item in self.delegations]
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        if repeated:
+            raise ValueError(f"delegation ids repeat: {', '.join(repeated)}")
+        return self
 
 
 class WaitingDecision(BaseModel):

@@ -24,6 +24,8 @@ from band.converters.crewai_flow import (
     CrewAIFlowParticipantSnapshot,
     CrewAIFlowRunStatus,
     CrewAIFlowSessionState,
+    CrewAIFlowStage,
+    CrewAIFlowStateConverter,
     CrewAIFlowTextOnlyBehavior,
     normalize_participant_key,
 )
@@ -40,6 +42,8 @@ from ._flow_decisions import (
     FlowDecision,
     WaitingDecision,
 )
+from ._flow_effects import SideEffectExecutor
+from ._flow_sources import CrewAIFlowStateSource
 
 __all__ = ["FlowRuns"]
 
@@ -52,9 +56,18 @@ Execute = Callable[
         AgentToolsProtocol,
         list[CrewAIFlowParticipantSnapshot],
         dict[str, Any],
+        SideEffectExecutor,
     ],
     Awaitable[FlowDecision | str],
 ]
+# The stage each status is written with (a reservation's stage is the executor's).
+STAGES = {
+    CrewAIFlowRunStatus.OBSERVED: CrewAIFlowStage.INITIAL,
+    CrewAIFlowRunStatus.DELEGATED_PENDING: CrewAIFlowStage.WAITING_FOR_REPLIES,
+    CrewAIFlowRunStatus.WAITING: CrewAIFlowStage.WAITING_FOR_REPLIES,
+    CrewAIFlowRunStatus.REPLY_RECORDED: CrewAIFlowStage.WAITING_FOR_REPLIES,
+    CrewAIFlowRunStatus.FAILED: CrewAIFlowStage.FAILED,
+}
 
 
 TRANSCRIPT_LINES = 200  # the conversation a flow is given: the room's latest lines
@@ -86,15 +99,24 @@ class FlowRuns:
     """Every room's runs; ``handle`` is a turn, ``execute`` one flow execution."""
 
     def __init__(
-        self, namespace: str, agent_id: str, config: CrewAIFlowAdapterConfig, execute: Execute
+        self,
+        namespace: str,
+        agent_id: str,
+        config: CrewAIFlowAdapterConfig,
+        execute: Execute,
+        source: CrewAIFlowStateSource,
+        converter: CrewAIFlowStateConverter,
     ) -> None:
         self.namespace = namespace
         self.agent_id = agent_id
         self.config = config
         self.execute = execute
+        self.source = source
+        self.converter = converter
         self.rooms: dict[str, CrewAIFlowSessionState] = {}
         self.locks: dict[str, asyncio.Lock] = {}
         self.watchdogs: dict[str, asyncio.Task[None]] = {}
+        self.stale: set[str] = set()
 
     # -- turns -------------------------------------------------------------------------------
 
@@ -110,32 +132,50 @@ class FlowRuns:
     ) -> None:
         room = msg.room_id
         async with self.locks.setdefault(room, asyncio.Lock()):
-            if is_session_bootstrap or room not in self.rooms:
-                self.rooms[room] = history.model_copy(deep=True)
-                self._resume_watchdogs(room, tools, participants)
-            state = self.rooms[room]
-            state.transcript.append({"role": "user", "content": msg.format_for_llm()})
-            del state.transcript[:-TRANSCRIPT_LINES]
-            run = self._answered_run(state, msg)
-            if run is None:
-                if msg.sender_type == "Agent" and not self.config.accept_agent_initiated:
-                    return
-                if state.is_terminal(msg.id):
-                    return
-                run = state.runs.get(msg.id) or CrewAIFlowMetadata(
-                    room_id=room,
-                    run_id=msg.id,
-                    parent_message_id=msg.id,
-                    requester_id=msg.sender_id,
-                    requester_name=msg.sender_name,
-                    status=CrewAIFlowRunStatus.OBSERVED,
-                    join_policy=self.config.join_policy,
-                    tagged_peer_keys=self._tagged(msg, participants),
+            try:
+                await self._turn(
+                    msg, tools, history, participants, updates, bootstrap=is_session_bootstrap
                 )
-            elif not run.joined:
-                await self._save(tools, state, run, CrewAIFlowRunStatus.DELEGATED_PENDING)
+            except BaseException:
+                # What this turn did in memory may not have reached the room: the next turn
+                # reads the runs back (and settles their reservations) instead.
+                self.stale.add(room)
+                raise
+
+    async def _turn(
+        self,
+        msg: PlatformMessage,
+        tools: AgentToolsProtocol,
+        history: CrewAIFlowSessionState,
+        participants: list[CrewAIFlowParticipantSnapshot],
+        updates: dict[str, str | None],
+        *,
+        bootstrap: bool,
+    ) -> None:
+        room = msg.room_id
+        if bootstrap or room not in self.rooms or room in self.stale:
+            await self._load(room, tools, history if bootstrap else None)
+            self.stale.discard(room)
+            await self._settle(room, tools)
+            self._resume_watchdogs(room, tools, participants)
+        state = self.rooms[room]
+        state.transcript.append({"role": "user", "content": msg.format_for_llm()})
+        del state.transcript[:-TRANSCRIPT_LINES]
+        run = self._answered_run(state, msg)
+        if run is None:
+            if msg.sender_type == "Agent" and not self.config.accept_agent_initiated:
                 return
-            await self._advance(tools, state, run, participants, msg, updates)
+            if state.is_terminal(msg.id):
+                return
+            run = state.runs.get(msg.id)
+            if run is None:
+                run = self._executor(tools, state, msg.id, msg.id).run
+                run.requester_id, run.requester_name = msg.sender_id, msg.sender_name
+                run.tagged_peer_keys = self._tagged(msg, participants)
+        elif not run.joined:
+            await self._save(tools, state, run, CrewAIFlowRunStatus.REPLY_RECORDED)
+            return
+        await self._advance(tools, state, run, participants, msg, updates)
 
     def _answered_run(
         self, state: CrewAIFlowSessionState, msg: PlatformMessage
@@ -194,14 +234,17 @@ class FlowRuns:
             "transcript": list(state.transcript),
             **updates,
         }
+        executor = self._executor(tools, state, run.run_id, run.parent_message_id)
         try:
-            decision = await self.execute(run, state, tools, participants, inputs)
+            decision = await self.execute(run, state, tools, participants, inputs, executor)
         except Exception as exc:
+            if executor.side_effect_aborted:
+                return  # a sub-crew's post ended the run indeterminate (reported)
             # The runtime reports the raised error to the room: record the run only.
             run.error = CrewAIFlowError(code="flow_runtime_error", message=f"{exc}"[:500])
             await self._save(tools, state, run, CrewAIFlowRunStatus.FAILED)
             raise
-        await self._carry_out(tools, state, run, participants, decision)
+        await self._carry_out(tools, state, run, participants, decision, executor)
 
     async def _carry_out(
         self,
@@ -210,10 +253,11 @@ class FlowRuns:
         run: CrewAIFlowMetadata,
         participants: list[CrewAIFlowParticipantSnapshot],
         decision: FlowDecision | str,
+        executor: SideEffectExecutor,
     ) -> None:
         if isinstance(decision, str):
             if self.config.text_only_behavior == CrewAIFlowTextOnlyBehavior.FALLBACK_SEND:
-                await self._final(tools, state, run, decision, [])
+                await self._final(tools, state, run, decision, [], executor)
             else:
                 await self._fail(
                     tools, state, run, "text_only_result", "the flow returned text, not a decision"
@@ -222,13 +266,13 @@ class FlowRuns:
         if isinstance(decision, FailedDecision):
             await self._fail(tools, state, run, decision.error.code, decision.error.message)
         elif isinstance(decision, WaitingDecision):
-            await self._save(tools, state, run, CrewAIFlowRunStatus.WAITING)
+            await executor.record_waiting(decision.reason)
         elif isinstance(decision, DelegateDecision):
-            await self._delegate(tools, state, run, participants, decision.delegations)
+            await self._delegate(tools, state, run, participants, decision.delegations, executor)
         elif not run.joined:
             await self._save(tools, state, run, CrewAIFlowRunStatus.DELEGATED_PENDING)
         else:
-            await self._final(tools, state, run, decision.content, decision.mentions)
+            await self._final(tools, state, run, decision.content, decision.mentions, executor)
 
     async def _delegate(
         self,
@@ -237,38 +281,24 @@ class FlowRuns:
         run: CrewAIFlowMetadata,
         participants: list[CrewAIFlowParticipantSnapshot],
         items: list[DelegateItem],
+        executor: SideEffectExecutor,
     ) -> None:
+        known = {d.delegation_id for d in run.delegations}
+        if all(item.delegation_id in known for item in items):
+            # A retried turn asking again: settle what is reserved, send nothing new.
+            await executor.settle_reservations()
+            await self._save(tools, state, run, CrewAIFlowRunStatus.DELEGATED_PENDING)
+            return
         if run.delegation_rounds >= self.config.max_delegation_rounds:
             limit = self.config.max_delegation_rounds
             await self._fail(
                 tools, state, run, "max_delegation_rounds_exceeded", f"more than {limit} rounds"
             )
             return
-        targets = [(item, _find(participants, item.target)) for item in items]
-        unknown = [item.target for item, target in targets if target is None]
-        if unknown:
-            await self._fail(
-                tools, state, run, "unknown_delegation_target", f"not in the room: {unknown}"
-            )
-            return
         run.delegation_rounds += 1
-        for item, target in targets:
-            assert target is not None  # nosec B101 # narrows for mypy: targets hold only resolved handles
-            sent = await tools.send_message(
-                item.content, [target.handle or target.participant_id, *item.mentions]
-            )
-            run.delegations.append(
-                CrewAIFlowDelegationState(
-                    delegation_id=item.delegation_id,
-                    target=target,
-                    content=item.content,
-                    delegation_message_id=(sent or {}).get("id")
-                    if isinstance(sent, dict)
-                    else None,
-                    delegated_at=_now(),
-                )
-            )
-        await self._save(tools, state, run, CrewAIFlowRunStatus.DELEGATED_PENDING)
+        await executor.execute_delegations(items=items, state=state, participants=participants)
+        if run.status in (CrewAIFlowRunStatus.FAILED, CrewAIFlowRunStatus.INDETERMINATE):
+            return
         self._watch(run.room_id, run.run_id, tools, participants)
 
     async def _final(
@@ -278,6 +308,7 @@ class FlowRuns:
         run: CrewAIFlowMetadata,
         content: str,
         mentions: list[str],
+        executor: SideEffectExecutor,
     ) -> None:
         missing = self._undelegated_tags(run)
         if missing:
@@ -289,10 +320,10 @@ class FlowRuns:
                 f"tagged but never asked: {missing}",
             )
             return
-        sent = await tools.send_message(content, [run.requester_id, *mentions])
-        run.final_message_id = sent.get("id") if isinstance(sent, dict) else None
-        state.transcript.append({"role": "assistant", "content": content})
-        await self._save(tools, state, run, CrewAIFlowRunStatus.FINALIZED)
+        handles = [run.requester_id or run.parent_message_id, *mentions]
+        await executor.execute_direct_response(content=content, mentions=handles, state=state)
+        if run.status == CrewAIFlowRunStatus.FINALIZED:
+            state.transcript.append({"role": "assistant", "content": content})
 
     def _undelegated_tags(self, run: CrewAIFlowMetadata) -> list[str]:
         if self.config.tagged_peer_policy == CrewAIFlowTaggedPeerPolicy.OFF:
@@ -314,10 +345,8 @@ class FlowRuns:
         code: str,
         message: str,
     ) -> None:
-        run.error = CrewAIFlowError(code=code, message=message[:500])
-        with contextlib.suppress(Exception):
-            await tools.send_event(f"CrewAI Flow run failed ({code}): {message[:500]}", "error")
-        await self._save(tools, state, run, CrewAIFlowRunStatus.FAILED)
+        executor = self._executor(tools, state, run.run_id, run.parent_message_id)
+        await executor.record_failed(CrewAIFlowError(code=code, message=message))
 
     async def _save(
         self,
@@ -326,14 +355,55 @@ class FlowRuns:
         run: CrewAIFlowMetadata,
         status: CrewAIFlowRunStatus,
     ) -> None:
-        run.status = status
-        run.updated_at = _now()
-        state.runs[run.run_id] = run
-        metadata = {self.namespace: run.model_dump(mode="json")}
-        try:
-            await tools.send_event(f"CrewAI Flow run {run.run_id}: {status}", "task", metadata)
-        except Exception as exc:  # the run goes on; a restart may then repeat a step
-            logger.warning("Could not record CrewAI Flow run %s: %s", run.run_id, exc)
+        executor = self._executor(tools, state, run.run_id, run.parent_message_id)
+        await executor.record(status, STAGES.get(status, run.stage), f"{status}:{run.run_id}")
+
+    def _executor(
+        self,
+        tools: AgentToolsProtocol,
+        state: CrewAIFlowSessionState,
+        run_id: str,
+        parent_message_id: str,
+    ) -> SideEffectExecutor:
+        return SideEffectExecutor(
+            tools=tools,
+            room_id=getattr(tools, "room_id", "") or "",
+            run_id=run_id,
+            parent_message_id=parent_message_id,
+            metadata_namespace=self.namespace,
+            join_policy=self.config.join_policy,
+            text_only_behavior=self.config.text_only_behavior,
+            state=state,
+            agent_id=self.agent_id,
+        )
+
+    # -- restoring a room ----------------------------------------------------------------
+
+    async def _load(
+        self, room: str, tools: AgentToolsProtocol, history: CrewAIFlowSessionState | None
+    ) -> None:
+        """The room's runs from the state source; its conversation from the history (on a
+        bootstrap turn), else the one kept so far."""
+        events = await self.source.load_task_events(
+            room_id=room, metadata_namespace=self.namespace, tools=tools, history=history
+        )
+        state = self.converter.convert(events)
+        kept = self.rooms.get(room)
+        transcript = history.transcript if history is not None else kept.transcript if kept else []
+        state.transcript = list(transcript)
+        self.rooms[room] = state
+
+    async def _settle(self, room: str, tools: AgentToolsProtocol) -> None:
+        """Deliver what a stopped agent reserved but did not confirm."""
+        state = self.rooms[room]
+        for run in state.active_runs():
+            reserved = any(
+                d.status == CrewAIFlowDelegationStatus.RESERVED for d in run.delegations
+            ) or (run.final_side_effect_key and not run.final_message_id)
+            if reserved:
+                await self._executor(
+                    tools, state, run.run_id, run.parent_message_id
+                ).settle_reservations()
 
     # -- peers that never answer -------------------------------------------------------------
 

@@ -12,20 +12,22 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Unpack
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, ClassVar, Unpack
 
 from pydantic import BaseModel, ConfigDict, PositiveInt
 
 from band.converters.crewai import CrewAIHistoryConverter, CrewAIMessages
 from band.core.protocols import AgentToolsProtocol
 from band.core.simple_adapter import SimpleAdapter
-from band.core.types import AdapterFeatures, Capability, Emit, FeatureKwargs, PlatformMessage
+from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage
 from band.integrations.crewai import (
     CrewAIToolContext,
+    EmitToolCallsReporter,
     ReplyTracker,
     build_band_crewai_tools,
 )
-from band.integrations.crewai.tools import Execute, bound_context
+from band.integrations.crewai.turn import ToolTurn, settle_tool_turns, tool_turn
 from band.runtime.custom_tools import CustomToolDef, reject_conflicting_tool_names
 
 if TYPE_CHECKING:
@@ -35,9 +37,7 @@ from band.runtime.custom_tools import get_custom_tool_name as _tool_name
 from band.runtime.prompts import render_system_prompt, system_updates
 from band.runtime.tools import BandTool
 
-from ._tool_events import report_tool_call, report_tool_result, run_band_tool
-
-__all__ = ["EMPTY_LLM_RESPONSE_MARKER", "CrewAIAdapter", "CrewAIAdapterConfig", "band_executor"]
+__all__ = ["EMPTY_LLM_RESPONSE_MARKER", "CrewAIAdapter", "CrewAIAdapterConfig"]
 
 logger = logging.getLogger("band.adapters.crewai")
 
@@ -76,20 +76,6 @@ class CrewAIAdapterConfig(BaseModel):
     allow_delegation: bool = False
 
 
-def band_executor(
-    tools: AgentToolsProtocol, features: AdapterFeatures, custom_tools: Sequence[CustomToolDef]
-) -> Execute:
-    """How a CrewAI tool call runs in a room: reported, custom tools first, effect recorded."""
-
-    async def execute(name: str, args: dict[str, Any], call_id: str) -> tuple[str, bool]:
-        await report_tool_call(tools, features, name, args, call_id)
-        output, is_error = await run_band_tool(tools, name, args, custom_tools)
-        await report_tool_result(tools, features, name, output, call_id, is_error=is_error)
-        return output, is_error
-
-    return execute
-
-
 def _console_follows(verbose: bool) -> None:
     """CrewAI's console panels on or off, as a ``Crew`` sets them from its ``verbose``.
 
@@ -103,6 +89,14 @@ def _console_follows(verbose: bool) -> None:
     formatter = getattr(event_listener, "formatter", None)
     if formatter is not None:
         formatter.verbose = verbose
+
+
+_room: ContextVar[CrewAIToolContext | None] = ContextVar("band_crewai_room", default=None)
+
+
+def current_room() -> CrewAIToolContext | None:
+    """The room whose CrewAI turn runs in this context (CrewAI's worker threads inherit it)."""
+    return _room.get()
 
 
 def _empty_completion(exc: Exception) -> bool:
@@ -140,6 +134,7 @@ class CrewAIAdapter(SimpleAdapter[CrewAIMessages]):
         self._crewai_agent: CrewAIAgent | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self.rooms: dict[str, list[dict[str, str]]] = {}
+        self._tool_turns: dict[str, set[ToolTurn]] = {}
 
     async def on_started(self, agent_name: str, agent_description: str) -> None:
         await super().on_started(agent_name, agent_description)
@@ -160,7 +155,13 @@ class CrewAIAdapter(SimpleAdapter[CrewAIMessages]):
             goal=self.config.goal or agent_description or "Help users accomplish their tasks",
             backstory=backstory,
             llm=self.llm if self.llm is not None else LLM(model=self.config.model),
-            tools=build_band_crewai_tools(self.features, self._custom_tools),
+            tools=build_band_crewai_tools(
+                get_context=current_room,
+                reporter=EmitToolCallsReporter(self.features),
+                features=self.features,
+                custom_tools=self._custom_tools,
+                fallback_loop=self._loop,
+            ),
             verbose=self.config.verbose,
             max_iter=self.config.max_iter,
             max_rpm=self.config.max_rpm,
@@ -168,6 +169,7 @@ class CrewAIAdapter(SimpleAdapter[CrewAIMessages]):
         )
 
     async def on_cleanup(self, room_id: str) -> None:
+        await settle_tool_turns(self._tool_turns, room_id=room_id)
         self.rooms.pop(room_id, None)
 
     async def on_message(
@@ -195,18 +197,18 @@ class CrewAIAdapter(SimpleAdapter[CrewAIMessages]):
             ),
             {"role": "user", "content": text},
         ]
-        context = CrewAIToolContext(
-            room_id=room_id,
-            tools=tools,
-            loop=self._loop,
-            execute=band_executor(tools, self.features, self._custom_tools),
-        )
-        with bound_context(context):
-            final = await self._kickoff(messages, context.tracker, room_id)
+        tracker = ReplyTracker()
+        async with tool_turn(self._tool_turns, room_id, tools) as turn:
+            context = CrewAIToolContext(room_id, tools, reply_tracker=tracker, tool_turn=turn)
+            token = _room.set(context)
+            try:
+                final = await turn.execute(lambda: self._kickoff(messages, tracker, room_id))
+            finally:
+                _room.reset(token)
         conversation.append({"role": "user", "content": text})
         conversation.extend(
             {"role": "assistant", "content": f"[sent via {BandTool.SEND_MESSAGE}] {post}"}
-            for post in context.tracker.posts
+            for post in tracker.posts
         )
         if final:
             conversation.append({"role": "assistant", "content": final})

@@ -5,7 +5,10 @@ or answers one of the run's delegations kicks off a fresh flow from ``flow_facto
 the run as inputs. The flow returns a decision (:data:`FlowDecision`); the adapter carries
 it out: a direct answer, delegations (one message mentioning each peer), waiting, a
 synthesised final answer once the round is joined, or a failure. Run state is written as
-``task`` events (``band.converters.crewai_flow``), so a restarted agent picks runs up.
+``task`` events (``band.converters.crewai_flow``) and read back through the
+``state_source`` (default :class:`RestCrewAIFlowStateSource`) when a room starts; visible
+writes go under reserve, send, confirm (:class:`SideEffectExecutor`), so a restarted or
+retried turn never posts a delegation or an answer twice and never drops one.
 
 A peer that has not answered within ``reply_timeout`` (its model failed, it is not
 running) counts as failed: the round is joined without it and the flow runs again with
@@ -18,26 +21,21 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
-from contextvars import ContextVar
-from dataclasses import dataclass, field
 from typing import Any, ClassVar, Unpack
-
-from pydantic import ConfigDict
 
 from band.converters.crewai_flow import (
     CrewAIFlowMetadata,
     CrewAIFlowParticipantSnapshot,
     CrewAIFlowSessionState,
     CrewAIFlowStateConverter,
-    normalize_participant_key,
 )
 from band.core.exceptions import BandConfigError
 from band.core.protocols import AgentToolsProtocol
 from band.core.simple_adapter import SimpleAdapter
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage
-from band.integrations.crewai import CrewAIToolContext, build_band_crewai_tools
-from band.integrations.crewai.tools import bound_context
-from band.runtime.custom_tools import CustomToolDef
+from band.integrations.crewai.flow import kickoff_flow
+from band.integrations.crewai.turn import ToolTurn, settle_tool_turns, tool_turn
+from band.runtime.custom_tools import CustomToolDef, get_custom_tool_name
 
 from ._flow_decisions import (
     CrewAIFlowAdapterConfig,
@@ -51,76 +49,45 @@ from ._flow_decisions import (
     WaitingDecision,
     parse_decision,
 )
+from ._flow_effects import SideEffectExecutor
 from ._flow_runs import FlowRuns
-from .crewai import band_executor, require_crewai
+from ._flow_runtime import (
+    CrewAIFlowRuntimeTools,
+    CrewAIFlowSubCrewReporter,
+    flow_runtime,
+    get_current_flow_runtime,
+    snapshot,
+)
+from ._flow_sources import (
+    CrewAIFlowStateSource,
+    HistoryCrewAIFlowStateSource,
+    RestCrewAIFlowStateSource,
+)
+from .crewai import require_crewai
 
 __all__ = [
     "CrewAIFlowAdapter",
     "CrewAIFlowAdapterConfig",
     "CrewAIFlowRuntimeTools",
+    "CrewAIFlowSessionState",
+    "CrewAIFlowStateConverter",
+    "CrewAIFlowStateSource",
+    "CrewAIFlowSubCrewReporter",
     "CrewAIFlowTaggedPeerPolicy",
     "DelegateDecision",
     "DelegateItem",
     "DirectResponseDecision",
     "FailedDecision",
     "FlowDecision",
+    "HistoryCrewAIFlowStateSource",
+    "RestCrewAIFlowStateSource",
+    "SideEffectExecutor",
     "SynthesizeDecision",
     "WaitingDecision",
     "get_current_flow_runtime",
 ]
 
 logger = logging.getLogger("band.adapters.crewai_flow")
-_FORBID = ConfigDict(extra="forbid")
-
-
-@dataclass
-class CrewAIFlowRuntimeTools:
-    """What a running flow may read and use: ``get_current_flow_runtime()`` returns it."""
-
-    room_id: str
-    run_id: str
-    agent_name: str
-    agent_description: str
-    participants: list[CrewAIFlowParticipantSnapshot]
-    state: CrewAIFlowSessionState
-    tools: AgentToolsProtocol
-    _crewai_tools: Callable[[], list[Any]] = field(repr=False, default=list)
-
-    async def lookup_peers(self, page: int = 1, page_size: int = 50) -> Any:
-        return await self.tools.lookup_peers(page, page_size)
-
-    async def get_participants(self) -> Any:
-        return await self.tools.get_participants()
-
-    def create_crewai_tools(self) -> list[Any]:
-        """The room's Band tools (and custom tools) for a sub-crew the flow kicks off."""
-        return self._crewai_tools()
-
-
-_runtime: ContextVar[CrewAIFlowRuntimeTools | None] = ContextVar(
-    "band_crewai_flow_runtime", default=None
-)
-
-
-def get_current_flow_runtime() -> CrewAIFlowRuntimeTools | None:
-    """The running flow's room and tools, or None outside a flow run."""
-    return _runtime.get()
-
-
-def _snapshot(participants: Sequence[dict[str, Any]]) -> list[CrewAIFlowParticipantSnapshot]:
-    return [
-        CrewAIFlowParticipantSnapshot(
-            participant_id=str(p.get("id")),
-            handle=p.get("handle"),
-            name=p.get("name"),
-            type=p.get("type"),
-            normalized_key=normalize_participant_key(
-                str(p.get("handle") or p.get("name") or p.get("id"))
-            ),
-        )
-        for p in participants
-        if p.get("id")
-    ]
 
 
 class CrewAIFlowAdapter(SimpleAdapter[CrewAIFlowSessionState]):
@@ -128,7 +95,8 @@ class CrewAIFlowAdapter(SimpleAdapter[CrewAIFlowSessionState]):
 
     ``flow_factory`` builds a fresh flow (anything with ``kickoff_async(inputs=...)``) per
     execution; its result must be a decision dict (``{"decision": "delegate", ...}``).
-    Turns are not judged: a message that only advances a run owes no reply.
+    ``state_source`` is where a room's runs are read from when it starts. Turns are not
+    judged: a message that only advances a run owes no reply.
     """
 
     SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset({Emit.TOOL_CALLS})
@@ -145,6 +113,7 @@ class CrewAIFlowAdapter(SimpleAdapter[CrewAIFlowSessionState]):
         history_converter: CrewAIFlowStateConverter | None = None,
         additional_tools: Sequence[CustomToolDef] | None = None,
         flow_factory: Callable[[], Any],
+        state_source: CrewAIFlowStateSource | None = None,
         **features: Unpack[FeatureKwargs],
     ) -> None:
         if not callable(flow_factory):
@@ -156,10 +125,12 @@ class CrewAIFlowAdapter(SimpleAdapter[CrewAIFlowSessionState]):
         )
         super().__init__(history_converter=converter, **features)
         self.converter = converter
+        self.state_source: CrewAIFlowStateSource = state_source or RestCrewAIFlowStateSource()
         self._flow_factory = flow_factory
-        self._custom_tools = list(additional_tools or [])
+        self._custom_tools = {get_custom_tool_name(t[0]): t for t in additional_tools or []}
         self.metadata_namespace = self.config.metadata_namespace or ""
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._tool_turns: dict[str, set[ToolTurn]] = {}
         self.runs: FlowRuns | None = None
 
     async def on_started(self, agent_name: str, agent_description: str) -> None:
@@ -169,13 +140,22 @@ class CrewAIFlowAdapter(SimpleAdapter[CrewAIFlowSessionState]):
         if not self.metadata_namespace:
             self.metadata_namespace = f"crewai_flow:{agent_id}"
         self.converter.metadata_namespace = self.metadata_namespace
-        self.runs = FlowRuns(self.metadata_namespace, agent_id, self.config, self._execute_flow)
+        self.runs = FlowRuns(
+            self.metadata_namespace,
+            agent_id,
+            self.config,
+            self._execute_flow,
+            self.state_source,
+            self.converter,
+        )
 
     async def on_cleanup(self, room_id: str) -> None:
+        await settle_tool_turns(self._tool_turns, room_id=room_id)
         if self.runs is not None:
             await self.runs.forget(room_id)
 
     async def cleanup_all(self) -> None:
+        await settle_tool_turns(self._tool_turns)
         if self.runs is not None:
             await self.runs.close()
 
@@ -196,7 +176,7 @@ class CrewAIFlowAdapter(SimpleAdapter[CrewAIFlowSessionState]):
             msg,
             tools,
             history,
-            _snapshot(getattr(tools, "participants", [])),
+            snapshot(getattr(tools, "participants", [])),
             {"participants_msg": participants_msg, "contacts_msg": contacts_msg},
             is_session_bootstrap=is_session_bootstrap,
         )
@@ -208,30 +188,27 @@ class CrewAIFlowAdapter(SimpleAdapter[CrewAIFlowSessionState]):
         tools: AgentToolsProtocol,
         participants: list[CrewAIFlowParticipantSnapshot],
         inputs: dict[str, Any],
+        executor: SideEffectExecutor,
     ) -> FlowDecision | str:
         """One flow execution for ``run``: its decision, or the bare text it returned."""
-        assert self._loop is not None  # nosec B101 # narrows for mypy: on_started set it
-        context = CrewAIToolContext(
-            room_id=run.room_id,
-            tools=tools,
-            loop=self._loop,
-            execute=band_executor(tools, self.features, self._custom_tools),
-        )
-        runtime = CrewAIFlowRuntimeTools(
-            room_id=run.room_id,
-            run_id=run.run_id,
-            agent_name=self.agent_name,
-            agent_description=self.agent_description,
-            participants=participants,
-            state=state,
-            tools=tools,
-            _crewai_tools=lambda: build_band_crewai_tools(self.features, self._custom_tools),
-        )
-        flow = self._flow_factory()
-        token = _runtime.set(runtime)
-        try:
-            with bound_context(context):
-                result = await flow.kickoff_async(inputs=inputs)
-        finally:
-            _runtime.reset(token)
+        async with tool_turn(self._tool_turns, run.room_id, tools) as turn:
+            runtime = CrewAIFlowRuntimeTools(
+                room_id=run.room_id,
+                agent_name=self.agent_name,
+                agent_description=self.agent_description,
+                participants=participants,
+                tools=tools,
+                executor=executor,
+                run_id=run.run_id,
+                state=state,
+                features=self.features,
+                custom_tools=self._custom_tools,
+                fallback_loop=self._loop,
+                tool_turn=turn,
+            )
+            token = flow_runtime.set(runtime)
+            try:
+                result = await turn.execute(lambda: kickoff_flow(self._flow_factory(), inputs))
+            finally:
+                flow_runtime.reset(token)
         return result if isinstance(result, str) else parse_decision(result)

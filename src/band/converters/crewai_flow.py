@@ -1,16 +1,23 @@
-"""The CrewAI Flow adapter's durable state: one record per run, kept in ``task`` events.
+"""The CrewAI Flow adapter's durable state: its runs, written as ``task`` events.
 
-Every state change of a run is a ``task`` event whose metadata holds the whole run
-(:class:`CrewAIFlowMetadata`) under the adapter's namespace (``crewai_flow:<agent_id>``).
-:class:`CrewAIFlowStateConverter` rebuilds the room's :class:`CrewAIFlowSessionState` from
-history: the latest record of each run (runs older than ``max_run_age`` dropped), plus
-the room's conversation as role/content lines for the flow to read.
+Every step of a run is a ``task`` event whose metadata holds the run
+(:class:`CrewAIFlowMetadata`, schema version 1) under the adapter's namespace
+(``crewai_flow:<agent_id>``). :class:`CrewAIFlowStateConverter` folds a room's events back
+into a :class:`CrewAIFlowSessionState`: events in ``(inserted_at, id)`` order, later fields
+winning, list fields merged by their keys (delegations by id, side effects by key), a run
+that reached a terminal status sealed (later events ignored), and an unfinished run older
+than ``max_run_age`` closed as ``run_aged_out``. A malformed record fails its run.
+
+Visible writes (delegations, the final answer, a sub-crew's posts) are side effects under
+reserve, send, confirm: a reservation event names the side effect's key before the message
+goes out, a confirmation records its message id after, so a restart knows what was sent.
 """
 
 from __future__ import annotations
 
 import logging
 import re
+import uuid
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any, Literal
@@ -20,6 +27,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from .crewai import CrewAIHistoryConverter
 
 __all__ = [
+    "CrewAIFlowAmbiguousIdentityError",
+    "CrewAIFlowBufferedSynthesis",
     "CrewAIFlowDelegationState",
     "CrewAIFlowDelegationStatus",
     "CrewAIFlowError",
@@ -27,7 +36,10 @@ __all__ = [
     "CrewAIFlowMetadata",
     "CrewAIFlowParticipantSnapshot",
     "CrewAIFlowRunStatus",
+    "CrewAIFlowSequentialChainState",
     "CrewAIFlowSessionState",
+    "CrewAIFlowSideEffectState",
+    "CrewAIFlowStage",
     "CrewAIFlowStateConverter",
     "CrewAIFlowTextOnlyBehavior",
     "normalize_participant_key",
@@ -38,25 +50,41 @@ _FORBID = ConfigDict(extra="forbid")
 
 
 class CrewAIFlowRunStatus(StrEnum):
-    """Where a run stands; the last three are terminal."""
+    """Where a run stands; finalized, failed and indeterminate are terminal."""
 
     OBSERVED = "observed"
+    SIDE_EFFECT_RESERVED = "side_effect_reserved"
     DELEGATED_PENDING = "delegated_pending"
     WAITING = "waiting"
+    REPLY_RECORDED = "reply_recorded"
+    REPLY_AMBIGUOUS = "reply_ambiguous"
     FINALIZED = "finalized"
     FAILED = "failed"
     INDETERMINATE = "indeterminate"
 
 
-TERMINAL_STATUSES = frozenset(
-    {CrewAIFlowRunStatus.FINALIZED, CrewAIFlowRunStatus.FAILED, CrewAIFlowRunStatus.INDETERMINATE}
-)
+class CrewAIFlowStage(StrEnum):
+    """The orchestration step a run is at."""
+
+    INITIAL = "initial"
+    DELEGATED = "delegated"
+    WAITING_FOR_REPLIES = "waiting_for_replies"
+    DOWNSTREAM_REQUIRED = "downstream_required"
+    SYNTHESIZING = "synthesizing"
+    DONE = "done"
+    FAILED = "failed"
+    INDETERMINATE = "indeterminate"
 
 
 class CrewAIFlowDelegationStatus(StrEnum):
+    """A delegation: reserved (not known sent), pending (sent), then its outcome."""
+
+    RESERVED = "reserved"
     PENDING = "pending"
     REPLIED = "replied"
+    AMBIGUOUS = "ambiguous"
     FAILED = "failed"
+    INDETERMINATE = "indeterminate"
 
 
 class CrewAIFlowJoinPolicy(StrEnum):
@@ -73,9 +101,20 @@ class CrewAIFlowTextOnlyBehavior(StrEnum):
     FALLBACK_SEND = "fallback_send"
 
 
-def normalize_participant_key(value: str) -> str:
-    """``@Alice Smith`` -> ``alice smith``: how handles, names and tags are compared."""
-    return re.sub(r"\s+", " ", value.strip().lstrip("@").strip()).lower()
+TERMINAL_STATUSES = frozenset(
+    {CrewAIFlowRunStatus.FINALIZED, CrewAIFlowRunStatus.FAILED, CrewAIFlowRunStatus.INDETERMINATE}
+)
+
+
+class CrewAIFlowAmbiguousIdentityError(Exception):
+    """Two participants of the room share the normalised key ``key``."""
+
+    def __init__(self, key: str, participant_ids: list[str]) -> None:
+        self.key = key
+        self.participant_ids = list(participant_ids)
+        super().__init__(
+            f"the participant key {key!r} names several participants: {participant_ids}"
+        )
 
 
 class CrewAIFlowParticipantSnapshot(BaseModel):
@@ -83,9 +122,9 @@ class CrewAIFlowParticipantSnapshot(BaseModel):
 
     participant_id: str
     handle: str | None = None
+    normalized_key: str
     name: str | None = None
     type: str | None = None
-    normalized_key: str
 
 
 class CrewAIFlowError(BaseModel):
@@ -96,23 +135,63 @@ class CrewAIFlowError(BaseModel):
 
 
 class CrewAIFlowDelegationState(BaseModel):
-    """One request to a peer and, once it came, the peer's reply (or why none will)."""
+    """One request to a peer: reserved, sent (its message id), then the peer's reply.
+
+    ``content``, ``delegated_at``, ``reply_content`` and ``error`` are ours: what was asked,
+    when it was sent (the reply timeout counts from it), what the peer said, why it failed.
+    """
 
     model_config = _FORBID
 
     delegation_id: str
     target: CrewAIFlowParticipantSnapshot
-    content: str
-    status: CrewAIFlowDelegationStatus = CrewAIFlowDelegationStatus.PENDING
+    status: CrewAIFlowDelegationStatus = CrewAIFlowDelegationStatus.RESERVED
+    side_effect_key: str
+    reserved_event_id: str | None = None
     delegation_message_id: str | None = None
-    delegated_at: str | None = None
+    sent_event_id: str | None = None
     reply_message_id: str | None = None
+    content: str = ""
+    delegated_at: str | None = None
     reply_content: str | None = None
     error: CrewAIFlowError | None = None
 
 
+class CrewAIFlowSequentialChainState(BaseModel):
+    model_config = _FORBID
+
+    upstream_key: str
+    downstream_key: str
+    status: Literal["not_started", "upstream_replied", "downstream_delegated", "complete"] = (
+        "not_started"
+    )
+
+
+class CrewAIFlowBufferedSynthesis(BaseModel):
+    model_config = _FORBID
+
+    source_message_id: str
+    content: str
+
+
+class CrewAIFlowSideEffectState(BaseModel):
+    """A visible write other than a delegation or the final answer (a sub-crew's post)."""
+
+    model_config = _FORBID
+
+    side_effect_key: str
+    reserved_event_id: str | None = None
+    message_id: str | None = None
+    sent_event_id: str | None = None
+    content: str | None = None
+
+
 class CrewAIFlowMetadata(BaseModel):
-    """One run, as written into a ``task`` event's metadata (schema version 1)."""
+    """One run as written into a ``task`` event's metadata (schema version 1).
+
+    ``requester_id``, ``requester_name`` and ``updated_at`` are ours: whom the final answer
+    mentions, and when the run last changed.
+    """
 
     model_config = _FORBID
 
@@ -120,15 +199,24 @@ class CrewAIFlowMetadata(BaseModel):
     room_id: str
     run_id: str
     parent_message_id: str
-    requester_id: str
-    requester_name: str | None = None
     status: CrewAIFlowRunStatus
+    stage: CrewAIFlowStage
     join_policy: CrewAIFlowJoinPolicy = CrewAIFlowJoinPolicy.ALL
+    text_only_behavior: CrewAIFlowTextOnlyBehavior = CrewAIFlowTextOnlyBehavior.ERROR_EVENT
     delegations: list[CrewAIFlowDelegationState] = Field(default_factory=list)
+    sequential_chains: list[CrewAIFlowSequentialChainState] = Field(default_factory=list)
+    buffered_syntheses: list[CrewAIFlowBufferedSynthesis] = Field(default_factory=list)
+    side_effects: list[CrewAIFlowSideEffectState] = Field(default_factory=list)
     tagged_peer_keys: list[str] = Field(default_factory=list)
     delegation_rounds: int = 0
+    final_side_effect_key: str | None = None
+    final_reserved_event_id: str | None = None
     final_message_id: str | None = None
+    final_sent_event_id: str | None = None
     error: CrewAIFlowError | None = None
+    requester_id: str | None = None
+    requester_name: str | None = None
+    final_content: str | None = None
     updated_at: str = Field(default_factory=lambda: datetime.now(UTC).isoformat())
 
     @property
@@ -140,13 +228,16 @@ class CrewAIFlowMetadata(BaseModel):
         """Whether the round is answered under the join policy (nothing delegated: yes)."""
         if not self.delegations:
             return True
+        open_ = (CrewAIFlowDelegationStatus.PENDING, CrewAIFlowDelegationStatus.RESERVED)
         if self.join_policy == CrewAIFlowJoinPolicy.FIRST:
-            return any(d.status != CrewAIFlowDelegationStatus.PENDING for d in self.delegations)
-        return not self.pending
+            return any(d.status not in open_ for d in self.delegations)
+        return all(d.status not in open_ for d in self.delegations)
 
 
 class CrewAIFlowSessionState(BaseModel):
-    """A room's runs by id, and its conversation (``{"role", "content"}`` lines)."""
+    """A room's runs by id; ``transcript`` (ours) is its conversation as role/content lines."""
+
+    model_config = _FORBID
 
     runs: dict[str, CrewAIFlowMetadata] = Field(default_factory=dict)
     transcript: list[dict[str, str]] = Field(default_factory=list)
@@ -155,58 +246,188 @@ class CrewAIFlowSessionState(BaseModel):
         run = self.runs.get(run_id)
         return run is not None and run.status in TERMINAL_STATUSES
 
+    def active_runs(self) -> list[CrewAIFlowMetadata]:
+        return [run for run in self.runs.values() if run.status not in TERMINAL_STATUSES]
+
+
+_UUID = re.compile(r"^[0-9a-f]{8}(-[0-9a-f]{4}){3}-[0-9a-f]{12}$", re.IGNORECASE)
+
+
+def _plain_key(raw: str) -> str:
+    """``@team/Alice`` -> ``alice``: no @, the last path segment, lower case, trimmed."""
+    text = raw.strip().removeprefix("@")
+    return text.rsplit("/", 1)[-1].strip().lower()
+
+
+def normalize_participant_key(raw: str, *, participants: list[dict[str, Any]] | None = None) -> str:
+    """The canonical key of a participant reference (handle, ``@handle``, name or id).
+
+    With the room's ``participants`` (``{"id", "handle", "name"}`` dicts) an id or a display
+    name resolves to that participant's handle; two participants sharing the resulting key
+    raise :class:`CrewAIFlowAmbiguousIdentityError`.
+    """
+    text = (raw or "").strip()
+    if not text:
+        return ""
+    if participants and _UUID.match(text):
+        for p in participants:
+            if str(p.get("id", "")).lower() == text.lower():
+                label = p.get("handle") or p.get("name") or ""
+                if label:
+                    return _unique(_plain_key(label), participants)
+    key = _plain_key(text)
+    if participants is None:
+        return key
+    for p in participants:
+        if (p.get("name") or "").strip().lower() == text.lower() and p.get("handle"):
+            key = _plain_key(p["handle"])
+            break
+    return _unique(key, participants)
+
+
+def _unique(key: str, participants: list[dict[str, Any]]) -> str:
+    owners: list[str] = []
+    for p in participants:
+        labels = [label for label in (p.get("handle"), p.get("name")) if label]
+        if any(_plain_key(label) == key for label in labels):
+            owner = str(p.get("id") or labels[0])
+            if owner not in owners:
+                owners.append(owner)
+    if len(owners) > 1:
+        raise CrewAIFlowAmbiguousIdentityError(key, owners)
+    return key
+
+
+def _when(value: Any) -> datetime | None:
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value)
+        except ValueError:
+            return None
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return None
+
+
+_EPOCH = datetime.fromtimestamp(0, tz=UTC)
+
+
+def event_order(event: dict[str, Any]) -> tuple[datetime, str]:
+    """How task events are ordered: ``(inserted_at, id)``, oldest first."""
+    return (_when(event.get("inserted_at")) or _EPOCH, str(event.get("id") or ""))
+
+
+def _merged(old: CrewAIFlowMetadata, new: CrewAIFlowMetadata) -> CrewAIFlowMetadata:
+    """``new``'s fields over ``old``'s; lists merged by key; ids once known stay known."""
+    delegations = {d.delegation_id: d for d in old.delegations}
+    delegations.update({d.delegation_id: d for d in new.delegations})
+    chains = {(c.upstream_key, c.downstream_key): c for c in old.sequential_chains}
+    chains.update({(c.upstream_key, c.downstream_key): c for c in new.sequential_chains})
+    seen = {b.source_message_id for b in old.buffered_syntheses}
+    buffered = old.buffered_syntheses + [
+        b for b in new.buffered_syntheses if b.source_message_id not in seen
+    ]
+    effects = {s.side_effect_key: s for s in old.side_effects}
+    for s in new.side_effects:
+        known = effects.get(s.side_effect_key)
+        effects[s.side_effect_key] = (
+            s
+            if known is None
+            else known.model_copy(
+                update={
+                    k: getattr(s, k) or getattr(known, k)
+                    for k in ("reserved_event_id", "message_id", "sent_event_id", "content")
+                }
+            )
+        )
+    sticky = ("final_side_effect_key", "final_reserved_event_id", "final_message_id",
+              "final_sent_event_id", "error", "requester_id", "requester_name",
+              "final_content")  # fmt: skip
+    return new.model_copy(
+        update={
+            "delegations": list(delegations.values()),
+            "sequential_chains": list(chains.values()),
+            "buffered_syntheses": buffered,
+            "side_effects": list(effects.values()),
+            "tagged_peer_keys": new.tagged_peer_keys or old.tagged_peer_keys,
+            "delegation_rounds": max(old.delegation_rounds, new.delegation_rounds),
+            **{k: getattr(new, k) or getattr(old, k) for k in sticky},
+        }
+    )
+
 
 class CrewAIFlowStateConverter:
-    """Rebuilds a room's :class:`CrewAIFlowSessionState` from its history.
+    """Folds a room's ``task`` events under ``metadata_namespace`` into its runs.
 
-    ``metadata_namespace`` is set by the adapter at start-up (``crewai_flow:<agent_id>``).
+    The adapter sets the namespace to ``crewai_flow:<agent_id>`` at start-up, so two flow
+    agents in one room keep apart. ``max_run_age`` None keeps unfinished runs open forever.
     """
 
     def __init__(
         self,
         *,
-        metadata_namespace: str = "",
-        max_run_age: timedelta = timedelta(days=7),
-        agent_name: str = "",
+        metadata_namespace: str = "crewai_flow",
+        max_run_age: timedelta | None = None,
+        agent_name: str | None = None,
     ) -> None:
         self.metadata_namespace = metadata_namespace
         self.max_run_age = max_run_age
-        self._texts = CrewAIHistoryConverter(agent_name)
+        self._texts = CrewAIHistoryConverter(agent_name or "")
 
-    def set_agent_name(self, name: str) -> None:
-        self._texts.set_agent_name(name)
+    def set_agent_name(self, agent_name: str) -> None:
+        self._texts.set_agent_name(agent_name)
 
     def convert(self, raw: list[dict[str, Any]]) -> CrewAIFlowSessionState:
+        texts = self._texts.convert([e for e in raw if e.get("message_type") != "task"])
         state = CrewAIFlowSessionState(
-            transcript=[
-                {"role": m["role"], "content": m["content"]} for m in self._texts.convert(raw)
-            ]
+            transcript=[{"role": m["role"], "content": m["content"]} for m in texts]
         )
-        oldest = datetime.now(UTC) - self.max_run_age
-        for item in raw:
-            metadata = item.get("metadata")
-            if item.get("message_type") != "task" or not isinstance(metadata, dict):
-                continue
-            payload = metadata.get(self.metadata_namespace)
-            if not isinstance(payload, dict):
-                continue
+        first_seen: dict[str, datetime] = {}
+        records = [e for e in raw if isinstance(self._payload(e), dict)]
+        for event in sorted(records, key=event_order):
+            payload = self._payload(event)
             try:
                 run = CrewAIFlowMetadata.model_validate(payload)
             except ValidationError as exc:
-                logger.warning("Ignoring a malformed CrewAI Flow record: %s", exc.errors()[:1])
+                self._malformed(state, payload, event, exc)
                 continue
-            state.runs[run.run_id] = run  # history is oldest first: the last record wins
-        state.runs = {
-            run_id: run
-            for run_id, run in state.runs.items()
-            if _parse_time(run.updated_at) >= oldest
-        }
+            first_seen.setdefault(run.run_id, event_order(event)[0])
+            known = state.runs.get(run.run_id)
+            if known is not None and known.status in TERMINAL_STATUSES:
+                logger.debug("Ignoring a later record of finished run %s", run.run_id)
+                continue
+            state.runs[run.run_id] = run if known is None else _merged(known, run)
+        if self.max_run_age is not None:
+            oldest = datetime.now(UTC) - self.max_run_age
+            for run in state.active_runs():
+                if first_seen.get(run.run_id, oldest) < oldest:
+                    run.status, run.stage = CrewAIFlowRunStatus.FAILED, CrewAIFlowStage.FAILED
+                    run.error = CrewAIFlowError(
+                        code="run_aged_out",
+                        message=f"the run was older than max_run_age ({self.max_run_age})",
+                    )
         return state
 
+    def _payload(self, event: dict[str, Any]) -> Any:
+        metadata = event.get("metadata")
+        return metadata.get(self.metadata_namespace) if isinstance(metadata, dict) else None
 
-def _parse_time(value: str) -> datetime:
-    try:
-        parsed = datetime.fromisoformat(value)
-    except ValueError:
-        return datetime.min.replace(tzinfo=UTC)
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    @staticmethod
+    def _malformed(
+        state: CrewAIFlowSessionState, payload: Any, event: dict[str, Any], exc: ValidationError
+    ) -> None:
+        run_id = payload.get("run_id") if isinstance(payload, dict) else None
+        if not isinstance(run_id, str) or not run_id:
+            run_id = f"unknown:{event.get('id') or uuid.uuid4().hex}"
+        if state.is_terminal(run_id):
+            return
+        logger.warning("Malformed CrewAI Flow record %s: %s", event.get("id"), exc.errors()[:1])
+        state.runs[run_id] = CrewAIFlowMetadata(
+            room_id=str(payload.get("room_id") or ""),
+            run_id=run_id,
+            parent_message_id=str(payload.get("parent_message_id") or run_id),
+            status=CrewAIFlowRunStatus.FAILED,
+            stage=CrewAIFlowStage.FAILED,
+            error=CrewAIFlowError(code="malformed_metadata", message=str(exc)[:500]),
+        )

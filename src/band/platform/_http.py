@@ -17,7 +17,14 @@ from band_protocol import tracing
 from band_protocol.tracing import TRACING
 
 from .errors import BandRestError
-from .turn_keys import KEY_IN_USE, KEY_REUSED, error_code, settled_reuse, turn_post_key
+from .turn_keys import (
+    KEY_IN_USE,
+    KEY_REUSED,
+    error_code,
+    settled_reuse,
+    turn_post_key,
+    with_turn_id,
+)
 
 __all__ = ["API_PREFIX", "HttpCore", "error_from_response"]
 
@@ -178,6 +185,7 @@ class HttpCore:
             return await self._send(
                 method, path, params, json, retry, request_timeout, content, extra_headers, False
             )
+        json = with_turn_id(method, path, json)  # the turn it belongs to, if any
         own_key = extra_headers is not None and "Idempotency-Key" in extra_headers
         key = None if own_key else turn_post_key(method, path, json)
         if key is None:

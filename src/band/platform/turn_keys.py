@@ -5,6 +5,11 @@ route carries a key derived from (agent, message, route and event type, position
 turn's posts of that kind), so a re-run after a crash repeats nothing; ``settled_reuse`` turns
 the platform's 422 ``idempotency_key_reused`` into an ``already_posted`` success. Why and how:
 ``docs/decisions.md`` ("Answered once across a crash: turn keys").
+
+The same posts also say which turn they belong to (``with_turn_id``): an event's
+``metadata.turn_id`` and a message's ``turn_id`` name the message being handled, so a
+platform can tell two overlapping turns of one agent in one room apart (openband's turn
+timeline groups by it; a platform that does not know the field ignores it).
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ __all__ = [
     "settled_reuse",
     "turn_post_key",
     "turn_scope",
+    "unkeyed",
+    "with_turn_id",
 ]
 
 KEY_REUSED = "idempotency_key_reused"
@@ -63,6 +70,18 @@ def turn_scope(agent_id: str, message_id: str) -> Iterator[TurnKeys]:
     token = _current.set(keys)
     try:
         yield keys
+    finally:
+        _current.reset(token)
+
+
+@contextmanager
+def unkeyed() -> Iterator[None]:
+    """Within the block, posts carry no turn key: for a writer with its own idempotency
+    (the CrewAI Flow adapter's reserve, send, confirm), whose re-run posts other things in
+    another order, so position keys would take one post for another."""
+    token = _current.set(None)
+    try:
+        yield
     finally:
         _current.reset(token)
 
@@ -108,3 +127,24 @@ def settled_reuse(body: Any) -> httpx.Response:
         content=json.dumps({"data": data}).encode(),
         headers={"content-type": "application/json", "idempotent-replayed": "true"},
     )
+
+
+def with_turn_id(method: str, path: str, body: Any) -> Any:
+    """``body`` naming the current turn (a copy), or ``body`` itself outside a turn or for
+    anything but the room's speech. A turn id the caller set is kept."""
+    keys = _current.get()
+    if keys is None or method != "POST" or not isinstance(body, dict):
+        return body
+    found = _SPEECH.match(path)
+    if found is None:
+        return body
+    if found[1] == "events" and isinstance(body.get("event"), dict):
+        event = body["event"]
+        metadata = event.get("metadata")
+        if metadata is None or isinstance(metadata, dict):
+            metadata = {"turn_id": keys.message_id, **(metadata or {})}
+            return {**body, "event": {**event, "metadata": metadata}}
+    if found[1] == "messages" and isinstance(body.get("message"), dict):
+        message = body["message"]
+        return {**body, "message": {"turn_id": keys.message_id, **message}}
+    return body

@@ -17,6 +17,7 @@ import time
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from band_server.http import body_limit
+from band_server.http.admission import Admission
 from band_server.http.body_limit import API_PREFIX
 from band_server.http.errors import answer_failure
 from band_server.http.single_headers import refuse, repeated
@@ -40,6 +41,8 @@ class Front:
     - counts and times every request by its route template, the answers of the layers inside
       (an idempotency replay, a 413, a 503) included; ``in_flight`` counts the requests under
       way (the database's writer reads it);
+    - past ``admission``'s limit of requests under way, answers 503 ``overloaded`` with
+      ``Retry-After`` before anything else (``http.admission``);
     - refuses an API request that repeats a header it must send once with 400
       (``http.single_headers``), and a JSON API body over the limit with 413 before anything
       reads it (``http.body_limit``);
@@ -48,10 +51,17 @@ class Front:
     - marks every answer ``nosniff``.
     """
 
-    def __init__(self, app: ASGIApp, metrics: Metrics, in_flight: InFlight) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        metrics: Metrics,
+        in_flight: InFlight,
+        admission: Admission | None = None,
+    ) -> None:
         self.app = app
         self.stats = metrics.http
         self.in_flight = in_flight
+        self.admission = admission or Admission(0)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
@@ -67,6 +77,9 @@ class Front:
         in_flight = self.in_flight
         in_flight.count += 1
         try:
+            if not self.admission.admits(scope, in_flight.count):
+                await self.admission.refuse(scope, receive, answering)
+                return
             if str(scope["path"]).startswith(API_PREFIX) and (twice := repeated(scope)):
                 await refuse(scope, receive, answering, twice)
                 return

@@ -37,7 +37,10 @@ DESCRIPTIONS = {
     416: "Range not satisfiable",
     422: "Validation error (JSON-pointer keys in error.details)",
     429: "Too many requests",
-    503: "The database can't be reached right now; retry after `Retry-After` seconds",
+    503: (
+        "The database can't be reached right now (`unavailable`), or the node has too many "
+        "requests under way (`overloaded`); retry after `Retry-After` seconds"
+    ),
 }
 RETRY_AFTER_HEADER = {
     "Retry-After": {"description": "Seconds to wait before retrying", "schema": {"type": "integer"}}

@@ -2,8 +2,9 @@
 
 An agent may join its own ``agent_control``, ``agent_rooms`` and ``agent_contacts`` topics, and
 ``chat_room`` / ``room_participants`` of rooms it actively participates in. A person may join
-their own ``user_rooms`` and the room topics of their rooms. Everything else is refused with
-the same reason, so a refusal never tells a caller whether a room or agent exists.
+their own ``user_rooms`` and ``user_notifications`` and the room topics of their rooms.
+Everything else is refused with the same reason, so a refusal never tells a caller whether a
+room or agent exists.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ REFUSED = "unauthorized"
 MAX_TOPIC_CHARS = 200
 
 _AGENT_OWN = frozenset({"agent_control", "agent_rooms", "agent_contacts"})
-_USER_OWN = frozenset({"user_rooms"})
+_USER_OWN = frozenset({"user_rooms", "user_notifications"})
 _ROOM = frozenset({"chat_room", "room_participants"})
 
 

@@ -50,7 +50,16 @@ async def _issue(
 
 
 async def may_invite(session: AsyncSession, actor: Principal, members_may_invite: bool) -> bool:
-    return members_may_invite or await is_admin(session, actor.id)
+    """Admins may invite; so may a person an admin allowed (``users.may_invite``), and
+    everyone when ``BAND_MEMBERS_MAY_INVITE`` is on. Agents never."""
+    if actor.is_agent:
+        return False
+    if members_may_invite or await is_admin(session, actor.id):
+        return True
+    return bool(await session.scalar(select(User.may_invite).where(User.id == actor.id)))
+
+
+NOT_ALLOWED = "You may not invite people here. Ask an admin to allow you to invite."
 
 
 async def invite(
@@ -58,7 +67,7 @@ async def invite(
 ) -> tuple[str, str]:
     """An invitation for ``email`` (not yet a person's): (token, normalised address)."""
     if not await may_invite(session, actor, members_may_invite):
-        raise Forbidden("Only an admin can invite people here")
+        raise Forbidden(NOT_ALLOWED, code="invite_not_allowed")
     address = await _free(session, email)
     return await _issue(session, "invite", address, user_id=None, by=actor.id), address
 

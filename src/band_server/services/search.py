@@ -6,21 +6,27 @@ digits; everything else separates, as both databases' tokenisers do) and every w
 match, as a prefix, so what a person types finds the same messages on either database; no
 query syntax of either database ever reaches it. Hits come newest first or best first (BM25
 on SQLite, ``ts_rank`` on PostgreSQL), each with a snippet and the matched spans in it.
+Pages follow an opaque cursor: newest first is keyset-paged on (time, seq, id), so a page
+starts right after the last hit whatever arrives meanwhile; best first is ordered by (rank,
+time, id) and paged by position, since a rank is no stable key.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
-from sqlalchemy import select, text
+from sqlalchemy import DateTime, Integer, String, bindparam, select, text
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_protocol import ChatMessage
 
 from ..errors import ValidationFailed
 from ..store.models import Message
+from . import keyset
 from .identity.principals import Principal
 from .views import message_view
 
@@ -80,18 +86,21 @@ def split_snippet(marked: str) -> tuple[str, list[tuple[int, int]]]:
 # Each statement is one literal (what the person typed is only ever the bound :q); the
 # order is one of the two below. \ue000 and \ue001 are _OPEN and _CLOSE.
 _SQLITE = (
-    "SELECT m.id AS id, r.title AS title,"
+    "SELECT m.id AS id, m.created_at AS created_at, m.seq AS seq, r.title AS title,"
     " snippet(message_search, 0, '\ue000', '\ue001', '…', 24) AS snippet"
     " FROM message_search JOIN messages m ON m.rowid = message_search.rowid"
     " JOIN participants p ON p.room_id = m.room_id AND p.participant_id = :me"
     " AND p.status = 'active'"
     " JOIN rooms r ON r.id = m.room_id AND r.deleted_at IS NULL"
-    " WHERE message_search MATCH :q AND m.message_type = 'text'"
-    " ORDER BY {order} LIMIT :limit"
+    " WHERE message_search MATCH :q AND m.message_type = 'text'{after}"
+    " ORDER BY {order} LIMIT :limit OFFSET :skip"
 )
-_SQLITE_ORDER = {"newest": "m.created_at DESC, m.seq DESC", "best": "bm25(message_search), m.seq"}
+_SQLITE_ORDER = {
+    "newest": "m.created_at DESC, m.seq DESC, m.id DESC",
+    "best": "bm25(message_search), m.created_at DESC, m.id DESC",
+}
 _PG = (
-    "SELECT m.id AS id, r.title AS title,"
+    "SELECT m.id AS id, m.created_at AS created_at, m.seq AS seq, r.title AS title,"
     " ts_headline('simple'::regconfig, m.content, q.query,"
     " 'StartSel=\ue000, StopSel=\ue001, MaxWords=24, MinWords=12, MaxFragments=2,"
     ' FragmentDelimiter=" … "\') AS snippet'
@@ -100,13 +109,21 @@ _PG = (
     " AND p.status = 'active'"
     " JOIN rooms r ON r.id = m.room_id AND r.deleted_at IS NULL"
     " WHERE m.message_type = 'text'"
-    " AND to_tsvector('simple'::regconfig, m.content) @@ q.query"
-    " ORDER BY {order} LIMIT :limit"
+    " AND to_tsvector('simple'::regconfig, m.content) @@ q.query{after}"
+    " ORDER BY {order} LIMIT :limit OFFSET :skip"
 )
 _PG_ORDER = {
-    "newest": "m.created_at DESC, m.seq DESC",
-    "best": "ts_rank(to_tsvector('simple'::regconfig, m.content), q.query) DESC, m.created_at DESC",
+    "newest": "m.created_at DESC, m.seq DESC, m.id DESC",
+    "best": "ts_rank(to_tsvector('simple'::regconfig, m.content), q.query) DESC,"
+    " m.created_at DESC, m.id DESC",
 }
+# Newest first, after the cursor's hit: older, or as old with a lower seq, or the same both
+# (two rooms) with a lower id.
+_AFTER = (
+    " AND (m.created_at < :at OR (m.created_at = :at AND (m.seq < :seq"
+    " OR (m.seq = :seq AND m.id < :id))))"
+)
+_CURSOR_ORDER = "search"
 
 
 def _match(dialect: str, words: list[str]) -> str:
@@ -116,6 +133,40 @@ def _match(dialect: str, words: list[str]) -> str:
     return " AND ".join(f'"{w}"*' for w in words)
 
 
+@dataclass(frozen=True)
+class SearchPage:
+    """One page of hits and the cursor of the next (None on the last page)."""
+
+    hits: list[SearchHit]
+    next_cursor: str | None
+
+
+def _statement(dialect: str, sort: SearchSort, keyed: bool) -> Any:
+    template, orders = (_PG, _PG_ORDER) if dialect == "postgresql" else (_SQLITE, _SQLITE_ORDER)
+    sql = template.replace("{order}", orders[sort]).replace("{after}", _AFTER if keyed else "")
+    statement = text(sql).columns(created_at=DateTime(timezone=True), seq=Integer, id=String)
+    if keyed:
+        statement = statement.bindparams(bindparam("at", type_=DateTime(timezone=True)))
+    return statement
+
+
+def _position(sort: SearchSort, cursor: str | None) -> tuple[dict[str, Any], int]:
+    """The cursor's keyset bounds (newest first) or offset (best first), or 422."""
+    if cursor is None:
+        return {}, 0
+    key, row_id = keyset.decode(cursor, sort, _CURSOR_ORDER)
+    try:
+        if sort == "best":
+            skip = int(key)
+            if skip < 0:
+                raise ValueError(key)
+            return {}, skip
+        at, seq = key
+        return {"at": datetime.fromisoformat(at), "seq": int(seq), "id": row_id}, 0
+    except (TypeError, ValueError):
+        raise ValidationFailed("cursor is invalid", {"/cursor": ["is invalid"]}) from None
+
+
 async def search_messages(
     session: AsyncSession,
     me: Principal,
@@ -123,16 +174,27 @@ async def search_messages(
     *,
     sort: SearchSort = "newest",
     limit: int = DEFAULT_LIMIT,
-) -> list[SearchHit]:
-    """The text messages of the person's rooms that contain every word of ``query``."""
+    cursor: str | None = None,
+) -> SearchPage:
+    """The text messages of the person's rooms that contain every word of ``query``: the
+    page after ``cursor`` (from the first when None)."""
     words = words_of(query)
+    bounds, skip = _position(sort, cursor)
     dialect = session.get_bind().dialect.name
-    template, orders = (_PG, _PG_ORDER) if dialect == "postgresql" else (_SQLITE, _SQLITE_ORDER)
-    statement = text(template.replace("{order}", orders[sort]))
-    params: dict[str, Any] = {"me": me.id, "q": _match(dialect, words), "limit": limit}
+    statement = _statement(dialect, sort, bool(bounds))
+    params: dict[str, Any] = {
+        "me": me.id, "q": _match(dialect, words), "limit": limit + 1, "skip": skip, **bounds
+    }  # fmt: skip
     found = (await session.execute(statement, params)).all()
+    more = len(found) > limit
+    found = found[:limit]
     if not found:
-        return []
+        return SearchPage([], None)
+    next_cursor = None
+    if more:
+        last = found[-1]
+        key: Any = skip + limit if sort == "best" else [last.created_at.isoformat(), last.seq]
+        next_cursor = keyset.encode(sort, _CURSOR_ORDER, key, last.id)
     ids = [r.id for r in found]
     rows = {m.id: m for m in await session.scalars(select(Message).where(Message.id.in_(ids)))}
     hits = []
@@ -148,4 +210,4 @@ async def search_messages(
                 highlights=spans,
             )
         )
-    return hits
+    return SearchPage(hits, next_cursor)

@@ -1,7 +1,12 @@
 """An agent's turn on one message, as a person opens it from the message's delivery status:
 when it was delivered, when processing began, each step the agent posted in the room while
 it worked (tool calls paired with their results and timed, thoughts, usage, errors, the
-reply), how it ended and how long it took. Read again while the turn runs."""
+reply), how it ended and how long it took. Read again while the turn runs.
+
+Which posts belong to the turn: those whose ``metadata.turn_id`` names the message (our SDK
+tags every event and reply of a turn with it), so two turns of one agent running at once in
+one room never mix. An agent that tags nothing (another SDK) gets the untagged posts that
+follow the message until its turn ended, as before."""
 
 from __future__ import annotations
 
@@ -82,6 +87,24 @@ def steps_of(rows: list[Message]) -> list[dict[str, Any]]:
     return steps
 
 
+def turn_id_of(row: Message) -> str | None:
+    """The turn a post says it belongs to (``metadata.turn_id``), if it says."""
+    value = (row.meta or {}).get("turn_id")
+    return value if isinstance(value, str) and value else None
+
+
+def rows_of_turn(rows: list[Message], message_id: str, ended: datetime | None) -> list[Message]:
+    """The agent's posts after the message that belong to its turn on it: the ones tagged
+    with it when there are any, else the untagged ones until the turn ended (plus a grace)."""
+    tagged = [m for m in rows if turn_id_of(m) == message_id]
+    if tagged:
+        return tagged
+    untagged = [m for m in rows if turn_id_of(m) is None]
+    if ended is None:
+        return untagged
+    return [m for m in untagged if _aware(m.created_at) <= ended + GRACE]
+
+
 async def turn_of(
     session: AsyncSession, person: Principal, room_id: str, message_id: str, agent_id: str
 ) -> dict[str, Any]:
@@ -116,8 +139,7 @@ async def turn_of(
             .limit(MAX_STEPS)
         )
     )
-    if ended is not None:
-        rows = [m for m in rows if _aware(m.created_at) <= ended + GRACE]
+    rows = rows_of_turn(rows, message_id, ended)
     running = status["status"] in ("delivered", "processing")
     return {
         "message_id": message_id,

@@ -6,6 +6,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
+import uuid_utils
 from sqlalchemy import (
     JSON,
     DateTime,
@@ -15,6 +16,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
     text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
@@ -24,6 +26,15 @@ from band_protocol import utcnow
 
 def new_id() -> str:
     return str(uuid.uuid4())
+
+
+def new_ordered_id() -> str:
+    """A UUIDv7 (RFC 9562) for the rows every message writes (its message, deliveries and
+    attempts): the time leads, so their primary keys, and the indexes that lead with a message
+    id, grow at the right edge of the B-tree instead of on a random page (a UUIDv4 key made
+    the message insert 2-3x dearer, more as the table grows: docs/decisions.md). Still 74
+    random bits, and nothing orders by these ids."""
+    return str(uuid_utils.uuid7())
 
 
 class Base(DeclarativeBase):
@@ -46,6 +57,8 @@ class User(Timestamps, Base):
     first_name: Mapped[str | None] = mapped_column(String(80), default=None)
     last_name: Mapped[str | None] = mapped_column(String(80), default=None)
     disabled_at: Mapped[datetime | None] = mapped_column(default=None)
+    # An admin's grant: this person may invite people by email (services.account_links).
+    may_invite: Mapped[bool] = mapped_column(default=False, server_default=false())
 
 
 class Agent(Timestamps, Base):
@@ -120,6 +133,19 @@ class Message(Timestamps, Base):
             sqlite_where=text("idem_key IS NOT NULL"),
             postgresql_where=text("idem_key IS NOT NULL"),
         ),
+        # A room's texts by sequence (migration 0016): its newest text and a person's unread
+        # count from their read marker read these entries alone, never the room's history
+        # (services.rooms.rows).
+        Index(
+            "ix_messages_room_texts",
+            "room_id",
+            "seq",
+            "sender_id",
+            sqlite_where=text("message_type = 'text'"),
+            postgresql_where=text("message_type = 'text'"),
+        ),
+        # A room's last activity: its newest created_at, one lookup (migration 0016).
+        Index("ix_messages_room_created", "room_id", "created_at"),
         # Full-text search on PostgreSQL (services.search; SQLite has its FTS5 table, made by
         # migration 0013 with its triggers, outside the models).
         Index(
@@ -129,7 +155,7 @@ class Message(Timestamps, Base):
             postgresql_where=text("message_type = 'text'"),
         ).ddl_if(dialect="postgresql"),
     )
-    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_ordered_id)
     room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id"))
     seq: Mapped[int] = mapped_column(Integer)
     sender_id: Mapped[str] = mapped_column(String(36))
@@ -173,7 +199,7 @@ class Delivery(Base):
             postgresql_where=text("status = 'processing'"),
         ),
     )
-    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_ordered_id)
     message_id: Mapped[str] = mapped_column(ForeignKey("messages.id"))
     room_id: Mapped[str] = mapped_column(String(36))
     agent_id: Mapped[str] = mapped_column(String(36))
@@ -188,7 +214,7 @@ class Delivery(Base):
 class DeliveryAttempt(Base):
     __tablename__ = "delivery_attempts"
     __table_args__ = (UniqueConstraint("delivery_id", "attempt_number"),)
-    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_id)
+    id: Mapped[str] = mapped_column(String(36), primary_key=True, default=new_ordered_id)
     delivery_id: Mapped[str] = mapped_column(ForeignKey("deliveries.id"), index=True)
     attempt_number: Mapped[int] = mapped_column(Integer)
     status: Mapped[str] = mapped_column(String(12))  # processing | success | failed

@@ -1,4 +1,5 @@
-"""Room files in the web app: the composer's upload and the timeline's download links.
+"""Room files in the web app: the composer's upload, the timeline's download links and the
+previews' thumbnails.
 
 An upload is the file itself as the request body (streamed, never buffered), named by the
 ``X-File-Name`` header (percent-encoded UTF-8, as the script sends it) and protected by the
@@ -12,9 +13,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response, StreamingResponse
 from starlette.requests import ClientDisconnect
 
+from band_protocol import Attachment
+
 from ..errors import ApiError
 from ..files.serving import download_headers
-from ..services import files
+from ..services import files, thumbnails
 from ..services.identity.web_sessions import SignedIn
 from .respond import api_failure, forbidden_form, json, platform_of, session_of, signed_out, view
 from .security import secure_headers, tokens_match
@@ -58,6 +61,13 @@ async def upload(request: Request, room_id: str) -> Response:
         return api_failure(request, me, exc)
 
 
+async def _room_file(request: Request, me: SignedIn, room_id: str, file_id: str) -> Attachment:
+    """A file of a room the person is in (404 for anything else)."""
+    platform = platform_of(request)
+    snap = await platform.rosters.room_for(platform.db, me.person, room_id)
+    return await files.find_file(platform, snap.room, file_id)
+
+
 @router.get("/rooms/{room_id}/files/{file_id}")
 async def download(request: Request, room_id: str, file_id: str) -> Response:
     """A file shared in the room: a download, or an image of a safe type shown inline; never
@@ -65,8 +75,7 @@ async def download(request: Request, room_id: str, file_id: str) -> Response:
 
     async def run(me: SignedIn) -> Response:
         platform = platform_of(request)
-        snap = await platform.rosters.room_for(platform.db, me.person, room_id)
-        found = await files.find_file(platform, snap.room, file_id)
+        found = await _room_file(request, me, room_id, file_id)
         opened = await files.open_file(platform, found)
         headers = {
             **download_headers(found.name, found.content_type),
@@ -75,5 +84,29 @@ async def download(request: Request, room_id: str, file_id: str) -> Response:
         return secure_headers(
             StreamingResponse(opened.chunks, headers=headers, media_type=opened.file.content_type)
         )
+
+    return await view(request, run)
+
+
+# A thumbnail never changes for a file (its content is fixed): a browser keeps it, privately.
+THUMB_CACHE = "private, max-age=31536000, immutable"
+
+
+@router.get("/rooms/{room_id}/files/{file_id}/thumbnail")
+async def thumbnail(request: Request, room_id: str, file_id: str) -> Response:
+    """A small WebP of an image shared in the room, for the timeline's previews: decoded on
+    the server within bounds, stripped of metadata (``services.thumbnails``)."""
+
+    async def run(me: SignedIn) -> Response:
+        found = await _room_file(request, me, room_id, file_id)
+        thumb = await thumbnails.thumbnail_of(platform_of(request), found)
+        headers = {
+            **download_headers(f"{found.name}.thumbnail.webp", thumb.content_type),
+            "Cache-Control": THUMB_CACHE,
+            "ETag": thumb.etag,
+        }
+        if request.headers.get("if-none-match") == thumb.etag:
+            return secure_headers(Response(status_code=304, headers=headers))
+        return secure_headers(Response(thumb.data, headers=headers, media_type=thumb.content_type))
 
     return await view(request, run)

@@ -1,4 +1,5 @@
-"""Inviting people by email (admins, or everyone when ``BAND_MEMBERS_MAY_INVITE`` is on) and
+"""Inviting people by email (admins, people an admin allowed, or everyone when
+``BAND_MEMBERS_MAY_INVITE`` is on) and
 an admin's password-reset link for a person: each link is shown once, and mailed when
 ``BAND_SMTP_URL`` is set."""
 
@@ -7,6 +8,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from ..errors import Forbidden
 from ..services import account_links, mailer
 from ..services.identity import accounts
 from ..services.identity.web_sessions import SignedIn
@@ -30,10 +32,22 @@ async def _mail(request: Request, to: str, subject: str, body: str) -> str:
     return f"The link was mailed to {to}."
 
 
+def _section(me: SignedIn) -> str:
+    """The sidebar's current entry: People for an admin, Invite people for anyone else."""
+    return "people" if me.is_admin else "invite"
+
+
 @router.get("/invite")
 async def invite_form(request: Request) -> Response:
     async def run(me: SignedIn) -> Response:
-        return page("invite_new.html", me, section="people", shown=None, error=None)
+        platform = platform_of(request)
+        async with platform.db.read() as session:
+            allowed = await account_links.may_invite(
+                session, me.person, platform.settings.members_may_invite
+            )
+        if not allowed:
+            raise Forbidden(account_links.NOT_ALLOWED, code="invite_not_allowed")
+        return page("invite_new.html", me, section=_section(me), shown=None, error=None)
 
     return await view(request, run)
 
@@ -54,7 +68,7 @@ async def invite(request: Request) -> Response:
         link = f"{link_base(request)}/invite/{token}"
         mailed = await _mail(request, email, *mailer.invitation(link, me.person.name or "Someone"))
         shown = {"title": f"Invitation for {email}", "link": link, "mailed": mailed}
-        return page("invite_new.html", me, section="people", shown=shown, error=None)
+        return page("invite_new.html", me, section=_section(me), shown=shown, error=None)
 
     return await action(request, run)
 

@@ -1,4 +1,5 @@
-"""People (admins only): create a person (their key shown once), list, disable, enable."""
+"""People (admins only): create a person (their key shown once), list, disable, enable, and
+allow or withdraw inviting people by email."""
 
 from __future__ import annotations
 
@@ -64,3 +65,16 @@ async def disable(request: Request, person_id: str) -> Response:
 async def enable(request: Request, person_id: str) -> Response:
     """Let a disabled person sign in again with their keys."""
     return await _set_disabled(request, person_id, False)
+
+
+@router.post("/people/{person_id}/may-invite")
+async def may_invite(request: Request, person_id: str) -> Response:
+    """Allow a person to invite people by email (``allowed=1``) or withdraw it (``0``)."""
+
+    async def run(me: SignedIn, form: Form) -> Response:
+        allowed = field(form, "allowed") == "1"
+        async with write(platform_of(request)) as uow:
+            row = await people.set_may_invite(uow.session, me.person, person_id, allowed)
+        return done(request, "/people", {"id": row.id, "may_invite": row.may_invite})
+
+    return await action(request, run)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
@@ -17,6 +18,7 @@ from .render import page
 from .respond import platform_of, view
 
 router = APIRouter()
+PAGE = search.DEFAULT_LIMIT
 _TOKEN = re.compile(r"@\[\[([0-9A-Za-z-]{1,64})\]\]")
 
 
@@ -67,20 +69,39 @@ def found(hit: search.SearchHit) -> Found:
 
 @router.get("/search")
 async def search_page(request: Request) -> Response:
-    """Messages of the person's rooms with every word of ``q``; ``sort`` newest or best."""
+    """Messages of the person's rooms with every word of ``q``; ``sort`` newest or best; a
+    page at a time, ``cursor`` naming where the page starts (the "Next page" link's)."""
 
     async def run(me: SignedIn) -> Response:
         q = request.query_params.get("q", "").strip()
         sort: search.SearchSort = "best" if request.query_params.get("sort") == "best" else "newest"
+        cursor = request.query_params.get("cursor") or None
         hits: list[Found] = []
         problem = ""
+        next_url = ""
         if q:
             try:
                 async with platform_of(request).db.read() as session:
-                    rows = await search.search_messages(session, me.person, q, sort=sort)
-                hits = [found(h) for h in rows]
+                    got = await search.search_messages(
+                        session, me.person, q, sort=sort, limit=PAGE, cursor=cursor
+                    )
+                hits = [found(h) for h in got.hits]
+                if got.next_cursor:
+                    query = urlencode({"q": q, "sort": sort, "cursor": got.next_cursor})
+                    next_url = f"/search?{query}"
             except ValidationFailed as exc:
                 problem = exc.message
-        return page("search.html", me, section="search", q=q, sort=sort, hits=hits, problem=problem)
+        return page(
+            "search.html",
+            me,
+            section="search",
+            q=q,
+            sort=sort,
+            hits=hits,
+            problem=problem,
+            next_url=next_url,
+            later_page=cursor is not None,
+            first_url=f"/search?{urlencode({'q': q, 'sort': sort})}",
+        )
 
     return await view(request, run)

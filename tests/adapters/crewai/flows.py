@@ -43,27 +43,71 @@ def synthesis(run: dict[str, Any]) -> str:
 
 
 class DelegatingFlow(Flow):  # type: ignore[type-arg]
-    """Asks every tagged peer the question, then posts one synthesised answer."""
+    """Asks every tagged peer the requester's question, each once, then posts one
+    synthesised answer.
+
+    Whatever message runs it, the flow asks the tagged peers not asked yet (with the same
+    delegation ids, so a retried turn sends nothing twice): after a restart a peer's reply
+    may come before the requester's message is served again.
+    """
 
     @start()
     def decide(self) -> dict[str, Any]:
         run = self.state["run"]
-        if not run["delegations"]:
-            question = strip_leading_mentions(self.state["message"]["content"])
-            tagged = [
-                p
-                for p in self.state["participants"]
-                if p["normalized_key"] in run["tagged_peer_keys"]
-            ]
+        asked = {d["target"]["participant_id"] for d in run["delegations"]}
+        waiting = [
+            p
+            for p in self.state["participants"]
+            if p["normalized_key"] in run["tagged_peer_keys"] and p["participant_id"] not in asked
+        ]
+        message = self.state["message"]
+        if run["delegations"]:
+            ask = run["delegations"][0]["content"]
+        elif message is not None and message["id"] == run["parent_message_id"]:
+            ask = f"Please give your view on: {strip_leading_mentions(message['content'])}"
+        else:
+            ask = ""
+        if waiting and ask:
             return {
                 "decision": "delegate",
                 "delegations": [
                     {
                         "delegation_id": f"ask-{p['participant_id']}",
                         "target": p["participant_id"],
-                        "content": f"Please give your view on: {question}",
+                        "content": ask,
+                        "mentions": [p["handle"] or p["participant_id"]],
                     }
-                    for p in tagged
+                    for p in waiting
                 ],
             }
         return {"decision": "synthesize", "content": synthesis(run)}
+
+
+def subcrew_flow(llm: LLM) -> Any:
+    """A flow whose answer is written by a sub-crew: the crew first posts a note to the
+    requester through Band's ``band_send_message`` (``create_crewai_tools``), then the flow
+    answers with the crew's result."""
+    from crewai import Agent, Crew, Task
+
+    from band.adapters.crewai_flow import get_current_flow_runtime
+
+    class SubCrewFlow(Flow):  # type: ignore[type-arg]
+        @start()
+        async def work(self) -> dict[str, Any]:
+            runtime = get_current_flow_runtime()
+            assert runtime is not None
+            worker = Agent(
+                role="Researcher",
+                goal="Answer the question",
+                backstory="You post a note to the room before answering.",
+                llm=llm,
+                tools=runtime.create_crewai_tools(),
+            )
+            task = Task(
+                description="Answer the room's question.", expected_output="An answer", agent=worker
+            )
+            crew = Crew(agents=[worker], tasks=[task])
+            result = await crew.kickoff_async()
+            return {"decision": "direct_response", "content": f"Crew says: {result.raw}"}
+
+    return SubCrewFlow()

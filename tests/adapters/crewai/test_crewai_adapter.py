@@ -16,7 +16,7 @@ from pydantic import ValidationError  # noqa: E402
 from adapters.turn_support import example_answers, room_tools, turn  # noqa: E402
 from band.adapters import CrewAIAdapter, CrewAIAdapterConfig  # noqa: E402
 from band.converters import CrewAIHistoryConverter  # noqa: E402
-from band.integrations.crewai.tools import lenient_mentions  # noqa: E402
+from band.integrations.crewai.catalog import normalize_mentions_lenient  # noqa: E402
 from band.testing import FakeModel  # noqa: E402
 from band.testing.fake_tools import tool_event_payloads  # noqa: E402
 
@@ -59,7 +59,7 @@ def test_history_keeps_text_and_the_agents_own_replies() -> None:
     ],
 )
 def test_mentions_are_read_leniently(given: object, wanted: list[str]) -> None:
-    assert lenient_mentions(given) == wanted
+    assert normalize_mentions_lenient(given) == wanted
 
 
 async def test_mentions_sent_as_a_json_string_still_reach_the_room(

@@ -197,6 +197,7 @@ ROWS: dict[str, Row] = {
     "DELETE /api/v1/me/delegation/consents/{consent_id}": Row(),
     # -- admin surface (Vera, the first person, is the admin): every outsider refused --------
     "GET /api/v1/admin/people": Row(scope="victim"),
+    "PUT /api/v1/admin/people/{person_id}/may-invite": Row({"may_invite": True}),
     "GET /api/v1/admin/agents": Row(scope="victim"),
     "GET /api/v1/admin/chats": Row(scope="victim"),
     "GET /api/v1/admin/contacts": Row(scope="victim"),
@@ -231,6 +232,7 @@ TARGETS: dict[str, str] = {
     "system_id": "system_id",
     "consent_id": "consent_id",
     "import_id": "room_id",  # no import exists: the admin check refuses before any lookup
+    "person_id": "vera_id",
 }
 
 # Socket topic kind -> the attribute of ``Victim`` whose topic an outsider tries to join.
@@ -241,6 +243,7 @@ TOPIC_TARGETS: dict[str, str] = {
     "chat_room": "room_id",
     "room_participants": "room_id",
     "user_rooms": "vera_id",
+    "user_notifications": "vera_id",
 }
 
 

@@ -24,6 +24,7 @@ from band.converters.acp_client import SESSION_ID_METADATA_KEY
 from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
 from band.core.protocols import FAILURE_CODE_TIMEOUT
 from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
+from band.integrations.acp.session_config import CONFIG_FAILURE_PREFIX
 from band.runtime.custom_tools import CustomToolDef
 from band.workspaces import WorkspaceResolver, workspace_resolver_for
 from band_protocol import AgentFailure
@@ -39,7 +40,6 @@ __all__ = ["INSTALL_HINT", "ACPClientAdapter", "ACPProcess"]
 
 logger = logging.getLogger("band.adapters.acp")
 SESSION_KEY = SESSION_ID_METADATA_KEY
-CONFIG_FAILED = "ACP session configuration failed: "
 
 
 class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
@@ -157,7 +157,12 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
             return
         proc = self.processes.current(room_id)
         if proc is None or not proc.alive or proc.session_id is None:
-            raise ACPConfigError(f"room {room_id} has no live ACP session to switch")
+            raise ACPConfigError(
+                session_id="",
+                option_id=MODEL,
+                selected_value=str(wanted.get(MODEL, "")),
+                message=f"room {room_id} has no live ACP session to switch",
+            )
         proc.config_options = await session_config.apply(
             proc.conn, proc.session_id, proc.config_options, dict(wanted)
         )
@@ -181,11 +186,11 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         try:
             if self.resolve_session_config is not None:
                 request = ACPConfigRequest(room_id, proc.session_id, tuple(proc.config_options))
-                for config_id, value in (await self.resolve_session_config(request) or {}).items():
-                    if value is not None:
-                        proc.config_options = await session_config.set_option(
-                            proc.conn, proc.session_id, proc.config_options, config_id, value
-                        )
+                picked = await self.resolve_session_config(request)
+                if picked is not None:
+                    proc.config_options = await session_config.set_options(
+                        proc.conn, proc.session_id, proc.config_options, picked
+                    )
             else:
                 proc.config_options = await session_config.apply(
                     proc.conn, proc.session_id, proc.config_options, self._wanted(room_id)
@@ -259,7 +264,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
             try:
                 extra = await self._ensure_session(proc, prompt)
             except ACPConfigError as exc:
-                message = f"{CONFIG_FAILED}{exc}"
+                message = f"{CONFIG_FAILURE_PREFIX}{exc}"
                 await prompt.tools.send_failure(AgentFailure(self.PROVIDER, message))
                 raise TurnResultAlreadyReported(message) from exc
             texts = [*extra, *prompt.updates, prompt.msg.format_for_llm()]

@@ -15,6 +15,13 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from band.adapters._coding.approvals import ApprovalRequest, Decision
+from band.integrations.acp.permissions import (
+    allow_permission,
+    cancel_permission,
+    option_id_of_kind,
+    select_allow_option_id,
+)
+from band.integrations.acp.types import ToolStatus, mcp_invocation
 from band.runtime.tools.names import ALL_TOOL_NAMES, canonical_tool_name
 
 from ._types import ACPClientProfile, ACPPermissionRequest, ClientHost, PermissionResolver
@@ -27,6 +34,7 @@ if TYPE_CHECKING:
 __all__ = ["ACPClientProfile", "ACPPermissionRequest", "PermissionResolver", "RoomClient"]
 
 logger = logging.getLogger("band.adapters.acp")
+FINISHED = (ToolStatus.COMPLETED, ToolStatus.FAILED)
 
 
 def _text(content: Any) -> str:
@@ -35,12 +43,8 @@ def _text(content: Any) -> str:
 
 
 def _mcp_call(raw: Any) -> tuple[str, str, dict[str, Any]] | None:
-    """``(server, tool, arguments)`` of an MCP call an agent reports as
-    ``{"server", "tool", "arguments"}`` (Codex does)."""
-    if isinstance(raw, dict) and isinstance(raw.get("server"), str) and raw.get("tool"):
-        args = raw.get("arguments")
-        return raw["server"], str(raw["tool"]), args if isinstance(args, dict) else {}
-    return None
+    """``(server, tool, arguments)`` of an MCP call an agent reports in its raw input."""
+    return mcp_invocation(raw)
 
 
 def _tool_name(title: str | None, fallback: str, raw: Any = None) -> str:
@@ -142,9 +146,9 @@ class RoomClient:
             name = _tool_name(update.title, update.tool_call_id, update.raw_input)
             self._names[update.tool_call_id] = name
             await reporter.tool_call(name, _args(update.raw_input), update.tool_call_id)
-            if update.status in ("completed", "failed"):
+            if update.status in FINISHED:
                 await self._result(update)
-        elif kind == "tool_call_update" and update.status in ("completed", "failed"):
+        elif kind == "tool_call_update" and update.status in FINISHED:
             await self._result(update)
         elif kind == "plan":
             entries = [{"content": e.content, "status": e.status} for e in update.entries]
@@ -157,13 +161,13 @@ class RoomClient:
         output = _output(update)
         text = output if isinstance(output, str) else json.dumps(output, default=str)
         await self.reporter.tool_result(
-            name, text, update.tool_call_id, is_error=update.status == "failed"
+            name, text, update.tool_call_id, is_error=update.status == ToolStatus.FAILED
         )
 
     async def request_permission(
         self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any
     ) -> Any:
-        from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+        from acp.schema import RequestPermissionResponse
 
         option_id = await self._choose(session_id, tool_call, options)
         if option_id is None:
@@ -174,10 +178,8 @@ class RoomClient:
                 await self.reporter.tool_result(
                     name, "Permission cancelled", call_id, is_error=True
                 )
-            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
-        return RequestPermissionResponse(
-            outcome=AllowedOutcome(outcome="selected", option_id=option_id)
-        )
+            return RequestPermissionResponse.model_validate(cancel_permission())
+        return RequestPermissionResponse.model_validate(allow_permission(option_id))
 
     async def _choose(self, session_id: str, tool_call: Any, options: list[Any]) -> str | None:
         resolver = self.adapter.resolve_permission
@@ -186,7 +188,7 @@ class RoomClient:
                 ACPPermissionRequest(self.room_id, session_id, tool_call, options)
             )
         if _band_permission(tool_call):  # the room's own tools need no approval of the room
-            return _pick(options, ("allow_once", "allow_always"))
+            return select_allow_option_id(options)
         prompt = self.prompt
         if prompt is None:
             return None
@@ -212,8 +214,5 @@ class RoomClient:
 
 def _pick(options: list[Any], kinds: tuple[str, ...]) -> str | None:
     """The first offered option of the first wanted kind; None when none is offered."""
-    for wanted in kinds:
-        for option in options:
-            if option.kind == wanted:
-                return str(option.option_id)
-    return None
+    found = (option_id_of_kind(options, kind) for kind in kinds)
+    return next((option_id for option_id in found if option_id is not None), None)

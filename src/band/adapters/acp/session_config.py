@@ -1,20 +1,30 @@
-"""Choosing an ACP session's model and reasoning effort from the options it advertises.
+"""The ACP adapter's model and reasoning effort: what a room asks for, checked and applied.
 
-An ACP agent lists its session settings as config options (``session/new`` and
-``session/load`` answers, ``config_option_update`` notifications); the model is the select
-of category ``model`` and the effort the one of category ``thought_level`` (an option whose
-id is ``model`` / ``thought_level`` counts as well). A wanted value is checked against what
-the select offers before ``session/set_config_option`` is sent, so a typo is answered with
-the choices instead of a broken session.
+Reading the catalog, finding the model and effort selects and setting them are
+``band.integrations.acp``'s (``session_config``, ``model_selection``); this words the
+answers for a room: a model the session does not offer is refused naming the choices, and
+``/model`` describes what runs and what is offered.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass
-from typing import Any, TypeAlias
+from collections.abc import Iterable, Mapping
+from typing import Any
 
-from band.core.exceptions import BandConfigError
+from band.core.model_catalog import ModelSelection
+from band.integrations.acp.model_selection import (
+    MODEL_CATEGORY,
+    THOUGHT_LEVEL_CATEGORY,
+    apply_model_selection,
+    locate_model_options,
+)
+from band.integrations.acp.session_config import (
+    ACPConfigError,
+    ACPConfigRequest,
+    SessionConfigResolver,
+    apply_session_config_selections,
+    select_values,
+)
 
 __all__ = [
     "EFFORT",
@@ -27,44 +37,20 @@ __all__ = [
     "select",
 ]
 
-MODEL = "model"
-EFFORT = "thought_level"
+MODEL = MODEL_CATEGORY
+EFFORT = THOUGHT_LEVEL_CATEGORY
 SETTING_NAMES = {MODEL: "model", EFFORT: "reasoning effort"}
 
 
-@dataclass(frozen=True)
-class ACPConfigRequest:
-    """What a ``resolve_session_config`` callback sees: the room, the session, its options."""
-
-    room_id: str
-    session_id: str
-    config_options: tuple[Any, ...]
-
-
-SessionConfigResolver: TypeAlias = Callable[
-    [ACPConfigRequest], Awaitable[Mapping[str, str | bool | None] | None]
-]
-"""Returns ``{config option id: value}`` to set (None values are skipped), or None."""
-
-
-class ACPConfigError(BandConfigError):
-    """A session setting could not be applied; the message names what is offered."""
-
-
 def select(options: Iterable[Any], category: str) -> Any | None:
-    """The select option of ``category`` (``model`` / ``thought_level``), if offered."""
-    selects = [o for o in options if getattr(o, "type", None) == "select"]
-    by_category = [o for o in selects if getattr(o, "category", None) == category]
-    return (by_category or [o for o in selects if getattr(o, "id", None) == category] or [None])[0]
+    """The model (``model``) or effort (``thought_level``) select, if offered."""
+    located = locate_model_options(list(options))
+    return located.model if category == MODEL else located.effort if category == EFFORT else None
 
 
 def offered(option: Any) -> list[str]:
     """The values a select offers, groups flattened."""
-    values: list[str] = []
-    for entry in option.options:
-        inner = getattr(entry, "options", None)
-        values += [v.value for v in inner] if inner is not None else [entry.value]
-    return values
+    return list(select_values(option))
 
 
 def current(options: Iterable[Any], category: str) -> str | None:
@@ -72,45 +58,66 @@ def current(options: Iterable[Any], category: str) -> str | None:
     return None if option is None else str(option.current_value)
 
 
-def check(options: Iterable[Any], category: str, value: str) -> Any:
+def check(options: Iterable[Any], category: str, value: str, session_id: str) -> Any:
     """The option to set ``value`` on; ACPConfigError naming the choices otherwise."""
     name = SETTING_NAMES.get(category, category)
     option = select(options, category)
+
+    def refuse(message: str) -> ACPConfigError:
+        return ACPConfigError(
+            session_id=session_id, option_id=category, selected_value=value, message=message
+        )
+
     if option is None:
-        raise ACPConfigError(f"this ACP agent's sessions offer no {name} setting")
+        raise refuse(f"this ACP agent's sessions offer no {name} setting")
     choices = offered(option)
     if value not in choices:
         listed = ", ".join(f"`{c}`" for c in choices) or "nothing"
-        raise ACPConfigError(f"{name} `{value}` is not offered; the session offers {listed}")
+        raise refuse(f"{name} `{value}` is not offered; the session offers {listed}")
     return option
 
 
 async def apply(
     conn: Any, session_id: str, options: list[Any], wanted: Mapping[str, str | None]
 ) -> list[Any]:
-    """Set each wanted ``{category: value}`` the session does not run yet; the options
-    after (as the agent answers them)."""
-    for category, value in wanted.items():
-        if value is None or current(options, category) == value:
-            continue
-        option = check(options, category, value)
-        options = await set_option(conn, session_id, options, option.id, value)
-    return options
+    """Set the wanted ``{MODEL: ..., EFFORT: ...}`` the session does not run yet (the model
+    first); the catalog after, as the agent answers it."""
+    changed = {c: v for c, v in wanted.items() if v is not None and current(options, c) != v}
+    if not changed:
+        return options
+    for category in (MODEL,) if MODEL in changed else (EFFORT,):
+        check(options, category, str(changed[category]), session_id)  # names the choices
+    latest = list(options)
+
+    async def setter(session: str, option_id: str, value: str) -> Any:
+        answer = await conn.set_config_option(config_id=option_id, session_id=session, value=value)
+        refreshed = getattr(answer, "config_options", None)
+        if isinstance(refreshed, list):
+            latest[:] = refreshed
+        return answer
+
+    await apply_model_selection(
+        session_id=session_id,
+        catalog=lambda: latest,
+        selection=ModelSelection(model=changed.get(MODEL), reasoning_effort=changed.get(EFFORT)),
+        locate=locate_model_options,
+        set_option=setter,
+    )
+    return latest
 
 
-async def set_option(
-    conn: Any, session_id: str, options: list[Any], config_id: str, value: str | bool
+async def set_options(
+    conn: Any, session_id: str, options: list[Any], selections: Mapping[str, str | None]
 ) -> list[Any]:
-    from acp import RequestError
+    """Set ``{option id: value}`` through ``session/set_config_option``; the catalog after."""
 
-    try:
-        answer = await conn.set_config_option(
-            config_id=config_id, session_id=session_id, value=value
-        )
-    except RequestError as exc:
-        raise ACPConfigError(f"the agent refused {config_id} = {value!r}: {exc}") from exc
-    returned = getattr(answer, "config_options", None)
-    return list(returned) if returned is not None else options
+    async def setter(session: str, option_id: str, value: str) -> Any:
+        return await conn.set_config_option(config_id=option_id, session_id=session, value=value)
+
+    catalog = await apply_session_config_selections(
+        session_id=session_id, config_options=options, selections=selections, set_option=setter
+    )
+    return list(catalog)
 
 
 def describe(options: list[Any]) -> str:

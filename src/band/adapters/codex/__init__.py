@@ -3,7 +3,20 @@
 Needs the ``codex`` binary (``npm install -g @openai/codex@0.169.0``), no Python package.
 """
 
-from .adapter import CodexAdapter
+from .adapter import CodexAdapter, CodexContinuityError
 from .config import CodexAdapterConfig
+from .rpc import CodexClientProtocol
+from .self_config import SetModelInput, SetReasoningInput
+from .vocabulary import CodexCommand, CodexSandboxMode, CodexSubcommand
 
-__all__ = ["CodexAdapter", "CodexAdapterConfig"]
+__all__ = [
+    "CodexAdapter",
+    "CodexAdapterConfig",
+    "CodexClientProtocol",
+    "CodexCommand",
+    "CodexContinuityError",
+    "CodexSandboxMode",
+    "CodexSubcommand",
+    "SetModelInput",
+    "SetReasoningInput",
+]

@@ -39,7 +39,7 @@ from . import commands
 from .config import DEFAULT_MODEL, INSTALL_COMMAND, CodexAdapterConfig
 from .process import CodexProcess
 from .room import DIGEST_KEY, NAMES_KEY, THREAD_KEY, CodexRoom, tools_digest
-from .rpc import RpcError, TransportClosed
+from .rpc import CodexJsonRpcError, TransportClosed
 from .self_config import self_config_specs
 from .turn import CodexTurn
 
@@ -53,7 +53,7 @@ _SANDBOX_POLICY = {
 }
 
 
-class CodexContinuityError(BandError):
+class CodexContinuityError(BandError, RuntimeError):
     """The room's thread cannot go on as it was started (its id is kept)."""
 
     def __init__(self, message: str) -> None:
@@ -151,7 +151,7 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
             params = {"threadId": turn.thread_id, "turnId": turn.turn_id}
             try:
                 await proc.channel.request("turn/interrupt", params)
-            except (RpcError, TransportClosed) as exc:
+            except (CodexJsonRpcError, TransportClosed) as exc:
                 logger.info("Room %s: turn/interrupt failed: %s", room_id, exc)
 
     # -- one prompt -----------------------------------------------------------------------------
@@ -231,7 +231,7 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
             try:
                 await rpc.request("thread/resume", {"threadId": room.thread_id, **common})
                 proc.thread_id = room.thread_id
-            except RpcError as exc:
+            except CodexJsonRpcError as exc:
                 logger.warning("Room %s: thread/resume failed: %s", room.room_id, exc)
         if proc.thread_id is None:
             started = await rpc.request("thread/start", {**common, "dynamicTools": specs})

@@ -16,7 +16,8 @@ from band.adapters._coding.events import Reporter
 from .config import DEFAULT_MODEL, SANDBOX_MODES
 from .process import CodexProcess
 from .room import THREAD_KEY
-from .rpc import RpcError, TransportClosed
+from .rpc import CodexJsonRpcError, TransportClosed
+from .vocabulary import CodexCommand, CodexSubcommand
 
 if TYPE_CHECKING:
     from ._types import CommandHost
@@ -49,7 +50,7 @@ async def _models(proc: CodexProcess | None) -> list[dict[str, Any]]:
         return []
     try:
         listing = await proc.channel.request("model/list", {})
-    except (RpcError, TransportClosed) as exc:
+    except (CodexJsonRpcError, TransportClosed) as exc:
         logger.info("model/list failed: %s", exc)
         return []
     return [m for m in (listing or {}).get("data") or [] if isinstance(m, dict)]
@@ -109,7 +110,7 @@ async def model(adapter: CommandHost, room_id: str, args: tuple[str, ...]) -> st
             f"`{adapter.config.model or 'auto'}`). `/model list` shows the models, "
             "`/model <id>` uses another one here."
         )
-    if args[0].lower() in ("list", "ls"):
+    if args[0].lower() in (CodexSubcommand.LIST, CodexSubcommand.LS):
         proc = adapter.processes.current(room_id)
         if proc is None or not proc.alive:
             return NOT_RUNNING
@@ -123,20 +124,20 @@ async def dispatch(
     adapter: CommandHost, command: RoomCommand, room_id: str, reporter: Reporter
 ) -> str | None:
     name, args = command.name, command.args
-    if name == "reasoning":
+    if name == CodexCommand.REASONING:
         return await _reasoning(adapter, room_id, args)
-    if name == "sandbox":
+    if name == CodexCommand.SANDBOX:
         return _sandbox(adapter, room_id, args)
-    if name == "threads":
+    if name == CodexCommand.THREADS:
         return await _threads(adapter, room_id)
-    if name == "thread":
-        sub = args[0].lower() if args else "info"
-        if sub == "info":
+    if name == CodexCommand.THREAD:
+        sub = args[0].lower() if args else CodexSubcommand.INFO
+        if sub == CodexSubcommand.INFO:
             return _thread_info(adapter, room_id)
-        if sub == "archive":
+        if sub == CodexSubcommand.ARCHIVE:
             return await _archive(adapter, room_id, reporter)
         return "Usage: `/thread info` or `/thread archive`."
-    if name == "usage":
+    if name == CodexCommand.USAGE:
         room = adapter.room(room_id)
         usage = room.thread_usage()
         if room.thread_id is None:
@@ -210,7 +211,7 @@ async def _threads(adapter: CommandHost, room_id: str) -> str:
         try:
             found = await proc.channel.request("thread/list", {"cwd": str(proc.workspace)})
             listed = [t for t in (found or {}).get("data") or [] if isinstance(t, dict)]
-        except (RpcError, TransportClosed) as exc:
+        except (CodexJsonRpcError, TransportClosed) as exc:
             logger.info("Room %s: thread/list failed: %s", room_id, exc)
     ids = [str(t.get("id")) for t in listed if t.get("id")]
     if room.thread_id and room.thread_id not in ids:
@@ -249,7 +250,7 @@ async def _archive(adapter: CommandHost, room_id: str, reporter: Reporter) -> st
     if proc is not None and proc.alive:
         try:
             await proc.channel.request("thread/archive", {"threadId": thread})
-        except (RpcError, TransportClosed) as exc:
+        except (CodexJsonRpcError, TransportClosed) as exc:
             logger.info("Room %s: thread/archive %s failed: %s", room_id, thread, exc)
         proc.thread_id = None
     room.thread_id, room.tools_digest, room.tool_names = None, None, ()

@@ -19,6 +19,8 @@ from band.adapters._coding.approvals import ApprovalMode, Decision
 from band.adapters._coding.retention import RoomRetention
 from band.adapters._coding.workspace import env_defaults
 
+from .vocabulary import CodexSandboxMode
+
 __all__ = ["DEFAULT_MODEL", "INSTALL_COMMAND", "SANDBOX_MODES", "CodexAdapterConfig"]
 
 DEFAULT_MODEL = "gpt-6-luna"
@@ -26,7 +28,7 @@ INSTALL_COMMAND = "npm install -g @openai/codex@0.169.0"
 
 ApprovalPolicy = Literal["never", "on-request", "on-failure", "untrusted"]
 SandboxMode = Literal["read-only", "workspace-write", "danger-full-access"]
-SANDBOX_MODES: tuple[str, ...] = ("read-only", "workspace-write", "danger-full-access")
+SANDBOX_MODES: tuple[str, ...] = tuple(CodexSandboxMode)
 Personality = Literal["none", "friendly", "pragmatic"]
 ReasoningSummary = Literal["auto", "concise", "detailed", "none"]
 

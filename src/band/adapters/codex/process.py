@@ -7,14 +7,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from .rpc import RpcError, StdioRpc, TransportClosed
+from band.integrations.codex.types import CodexRequestMethod
+
+from .rpc import CodexJsonRpcError, StdioRpc, TransportClosed
 
 __all__ = ["ActiveTurn", "CodexProcess", "SkillRootsRefused"]
 
 CLIENT_INFO = {"name": "band", "title": "Band", "version": "0.1.0"}
 
 
-class SkillRootsRefused(RpcError):
+class SkillRootsRefused(CodexJsonRpcError):
     """Codex did not accept the configured ``skill_roots``."""
 
 
@@ -78,16 +80,14 @@ class CodexProcess:
             on_request=self._request,
             label="codex app-server",
         )
-        await self.rpc.request(
-            "initialize", {"clientInfo": CLIENT_INFO, "capabilities": {"experimentalApi": True}}
-        )
-        await self.rpc.notify("initialized")
+        await self.rpc.initialize(CLIENT_INFO)
         if skill_roots:
+            roots = {"extraRoots": list(skill_roots)}
             try:
-                await self.rpc.request("skills/extraRoots/set", {"extraRoots": list(skill_roots)})
-            except RpcError as exc:
+                await self.rpc.request(CodexRequestMethod.SKILLS_EXTRA_ROOTS_SET, roots)
+            except CodexJsonRpcError as exc:
                 raise SkillRootsRefused(
-                    "skills/extraRoots/set", {"message": f"skill_roots {list(skill_roots)}: {exc}"}
+                    code=exc.code, message=f"skill_roots {list(skill_roots)}: {exc.message}"
                 ) from exc
 
     async def _notification(self, method: str, params: dict[str, Any]) -> None:

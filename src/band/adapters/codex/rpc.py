@@ -1,56 +1,77 @@
-"""Newline-delimited JSON-RPC with a ``codex app-server`` child over its stdio.
+"""A room's JSON-RPC channel to its ``codex app-server``: ``CodexStdioClient`` plus dispatch.
 
-Messages carry no ``"jsonrpc"`` field. Notifications are handled in arrival order, on the
-reading task (so an item's events never overtake each other); requests from the server run
-as their own tasks, because an approval may wait minutes for the room.
+The client (``band.integrations.codex.stdio_client``) owns the child and the protocol; this
+turns its event queue into calls. Notifications are handled in arrival order on one task (so
+an item's events never overtake each other); requests from the server run as their own
+tasks, because an approval may wait minutes for the room. A failed request raises
+``CodexJsonRpcError``; a request the transport's end cut short raises ``TransportClosed``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
-from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
+from typing import Any, Protocol, runtime_checkable
 
-from band.adapters._coding.child import ChildProcess, spawn_child
 from band.adapters._coding.supervisor import TransportClosed
-from band.core.exceptions import BandError
+from band.integrations.codex.rpc_base import TRANSPORT_CLOSED, CodexJsonRpcError, RpcEvent
+from band.integrations.codex.stdio_client import CodexStdioClient
 
-__all__ = ["RpcError", "StdioRpc", "TransportClosed"]
+__all__ = ["CodexClientProtocol", "CodexJsonRpcError", "StdioRpc", "TransportClosed"]
 
 logger = logging.getLogger("band.adapters.codex.rpc")
 
 Handler = Callable[[str, dict[str, Any]], Awaitable[Any]]
-LINE_LIMIT = 64 * 1024 * 1024
+INTERNAL_ERROR = -32603
 
 
-class RpcError(BandError):
-    """The server answered a request with an error."""
+@runtime_checkable
+class CodexClientProtocol(Protocol):
+    """What the adapter needs of a Codex JSON-RPC client (``band.integrations.codex``'s
+    stdio and WebSocket clients both are one)."""
 
-    def __init__(self, method: str, error: Mapping[str, Any]) -> None:
-        self.code = error.get("code")
-        self.message = str(error.get("message") or "")
-        super().__init__(f"{method} failed: {self.message or error}")
+    async def connect(self) -> None: ...
+
+    async def initialize(
+        self,
+        *,
+        client_name: str,
+        client_title: str,
+        client_version: str,
+        experimental_api: bool = False,
+        opt_out_notification_methods: list[str] | None = None,
+    ) -> dict[str, Any]: ...
+
+    async def request(
+        self, method: str, params: dict[str, Any] | None = None, *, retry_on_overload: bool = True
+    ) -> dict[str, Any]: ...
+
+    async def recv_event(self, timeout_s: float | None = None) -> RpcEvent: ...
+
+    async def respond(self, request_id: int | str, result: dict[str, Any]) -> None: ...
+
+    async def respond_error(
+        self, request_id: int | str, *, code: int, message: str, data: Any | None = None
+    ) -> None: ...
+
+    async def close(self) -> None: ...
 
 
 class StdioRpc:
-    """One child process and the JSON-RPC conversation over its stdin/stdout."""
+    """A connected ``CodexStdioClient`` whose server events go to two handlers."""
 
     def __init__(
-        self, child: ChildProcess, on_notification: Handler, on_request: Handler, label: str
+        self, client: CodexStdioClient, on_notification: Handler, on_request: Handler
     ) -> None:
-        self.child = child
-        self.proc = child.proc
-        self.label = label
+        self.client = client
+        self.label = client.label
         self._on_notification = on_notification
         self._on_request = on_request
-        self._next_id = 0
-        self._waiting: dict[int, tuple[str, asyncio.Future[Any]]] = {}
         self._tasks: set[asyncio.Task[Any]] = set()
-        self._reader = asyncio.create_task(self._read())
         self.closed = asyncio.Event()
+        self._pump = asyncio.create_task(self._pump_events())
 
     @classmethod
     async def spawn(
@@ -63,108 +84,85 @@ class StdioRpc:
         on_request: Handler,
         label: str,
     ) -> StdioRpc:
-        child = await spawn_child(argv, cwd=cwd, env=env, label=label, limit=LINE_LIMIT)
-        return cls(child, on_notification, on_request, label)
+        client = CodexStdioClient(command=argv, cwd=cwd, env=env, label=label)
+        await client.connect()
+        return cls(client, on_notification, on_request)
+
+    @property
+    def proc(self) -> asyncio.subprocess.Process:
+        process = self.client.process
+        if process is None:
+            raise TransportClosed(f"{self.label} is not running")
+        return process
 
     @property
     def alive(self) -> bool:
-        return self.proc.returncode is None and not self.closed.is_set()
+        return self.client.connected and not self.closed.is_set()
 
     @property
     def exit_description(self) -> str:
-        return self.child.exit_description
+        return self.client.exit_description
 
-    async def request(self, method: str, params: Mapping[str, Any]) -> Any:
-        """Send a request and wait for its result; RpcError or TransportClosed otherwise."""
+    async def initialize(self, info: Mapping[str, str]) -> dict[str, Any]:
+        """The ``initialize`` handshake with the experimental API on."""
+        return await self._guard(
+            self.client.initialize(
+                client_name=info["name"],
+                client_title=info["title"],
+                client_version=info["version"],
+                experimental_api=True,
+            )
+        )
+
+    async def request(self, method: str, params: Mapping[str, Any]) -> dict[str, Any]:
+        """Send a request and wait for its result; overloads are retried by the client."""
+        return await self._guard(self.client.request(method, dict(params)))
+
+    async def _guard(self, call: Awaitable[dict[str, Any]]) -> dict[str, Any]:
         if not self.alive:
+            if isinstance(call, Coroutine):
+                call.close()
             raise TransportClosed(f"{self.label} is not running ({self.exit_description})")
-        self._next_id += 1
-        ident = self._next_id
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._waiting[ident] = (method, future)
         try:
-            await self._send({"id": ident, "method": method, "params": dict(params)})
-            return await future
-        finally:
-            self._waiting.pop(ident, None)
+            return await call
+        except CodexJsonRpcError:
+            raise
+        except RuntimeError as exc:
+            raise TransportClosed(str(exc)) from exc
 
-    async def notify(self, method: str, params: Mapping[str, Any] | None = None) -> None:
-        message: dict[str, Any] = {"method": method}
-        if params is not None:
-            message["params"] = dict(params)
-        await self._send(message)
-
-    async def _send(self, message: Mapping[str, Any]) -> None:
-        stdin = self.proc.stdin
-        if stdin is None or stdin.is_closing():
-            raise TransportClosed(f"{self.label} stdin is closed")
+    async def _pump_events(self) -> None:
+        client: CodexClientProtocol = self.client
         try:
-            stdin.write(json.dumps(message).encode() + b"\n")
-            await stdin.drain()
-        except (ConnectionError, RuntimeError) as exc:
-            raise TransportClosed(f"{self.label} went away: {exc}") from exc
-
-    async def _read(self) -> None:
-        stdout = self.proc.stdout
-        assert stdout is not None  # nosec B101 # narrows for mypy: spawned with stdout piped
-        try:
-            while line := await stdout.readline():
-                try:
-                    message = json.loads(line)
-                except ValueError:
-                    logger.debug("%s: not JSON: %r", self.label, line[:200])
+            while (event := await client.recv_event()).method != TRANSPORT_CLOSED:
+                params = event.params if isinstance(event.params, dict) else {}
+                if event.is_request:
+                    task = asyncio.create_task(self._answer(event, params))
+                    self._tasks.add(task)
+                    task.add_done_callback(self._tasks.discard)
                     continue
-                if isinstance(message, dict):
-                    await self._dispatch(message)
-        except (asyncio.LimitOverrunError, ValueError, ConnectionError) as exc:
-            logger.warning("%s: reading stdout failed: %s", self.label, exc)
+                try:
+                    await self._on_notification(event.method, params)
+                except Exception:
+                    logger.exception("%s: handling %s failed", self.label, event.method)
         finally:
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(self.proc.wait(), 5)
             self.closed.set()
-            error = TransportClosed(f"{self.label} exited ({self.exit_description})")
-            for _, future in list(self._waiting.values()):
-                if not future.done():
-                    future.set_exception(error)
 
-    async def _dispatch(self, message: dict[str, Any]) -> None:
-        method = message.get("method")
-        ident = message.get("id")
-        if method is None:
-            waiting = self._waiting.get(ident) if isinstance(ident, int) else None
-            if waiting is not None and not waiting[1].done():
-                name, future = waiting
-                if "error" in message:
-                    future.set_exception(RpcError(name, message.get("error") or {}))
-                else:
-                    future.set_result(message.get("result"))
-            return
-        raw = message.get("params")
-        params: dict[str, Any] = raw if isinstance(raw, dict) else {}
-        if ident is None:
-            try:
-                await self._on_notification(str(method), params)
-            except Exception:
-                logger.exception("%s: handling %s failed", self.label, method)
-            return
-        task = asyncio.create_task(self._answer(ident, str(method), params))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _answer(self, ident: Any, method: str, params: dict[str, Any]) -> None:
+    async def _answer(self, event: RpcEvent, params: dict[str, Any]) -> None:
+        assert event.id is not None  # nosec B101 # a request always carries its id
         try:
-            result = await self._on_request(method, params)
-            reply: dict[str, Any] = {"id": ident, "result": result}
+            result = await self._on_request(event.method, params)
         except Exception as exc:
-            logger.warning("%s: request %s failed: %s", self.label, method, exc)
-            reply = {"id": ident, "error": {"code": -32603, "message": str(exc)}}
-        with contextlib.suppress(TransportClosed):
-            await self._send(reply)
+            logger.warning("%s: request %s failed: %s", self.label, event.method, exc)
+            with contextlib.suppress(RuntimeError):
+                await self.client.respond_error(event.id, code=INTERNAL_ERROR, message=str(exc))
+            return
+        with contextlib.suppress(RuntimeError):
+            await self.client.respond(event.id, result)
 
     async def close(self) -> None:
         """Stop answering, then stop the process group (stdin closed, terminate, kill)."""
         for task in list(self._tasks):
             task.cancel()
-        await self.child.stop()
+        await self.client.close()
         with contextlib.suppress(BaseException):
-            await asyncio.wait_for(self._reader, 5)
+            await asyncio.wait_for(self._pump, 5)

@@ -11,16 +11,8 @@ from __future__ import annotations
 
 import sys
 
+from band.adapters import _nooa_support
+
 NAMES = ("NooaAdapter", "NooaAdapterConfig", "NooaRoomAgent", "RoomTools")
 
-if not (3, 12) <= sys.version_info[:2] < (3, 14):
-    raise ModuleNotFoundError(
-        "NooaAdapter needs NOOA, which runs on Python 3.12 and 3.13 only (this is Python"
-        f" {sys.version_info[0]}.{sys.version_info[1]}); there: pip install 'openband[nooa]'",
-        name="nooa",
-    )
-raise ImportError(
-    "NooaAdapter is not part of this build of openband yet; NOOA agents run with band-sdk's"
-    " NooaAdapter (pip install 'band-sdk[nooa]')",
-    name="band.adapters.nooa",
-)
+_nooa_support.refuse("NooaAdapter", sys.version_info[:2])

@@ -12,14 +12,15 @@ from typing import TYPE_CHECKING
 from band._lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from band.adapters.acp import ACPClientAdapter, ACPClientAdapterConfig, ACPConfigRequest
+    from band.adapters.acp import ACPClientAdapter, ACPClientAdapterConfig
 
     from .event_converter import EventConverter
     from .push_handler import ACPPushHandler
     from .router import AgentRouter
     from .server import ACPServer, run_acp_server
     from .server_adapter import BandACPServerAdapter, BandACPServerAdapterConfig
-    from .types import ACPSessionState, PendingACPPrompt
+    from .session_config import ACPConfigRequest
+    from .types import ACPSessionState, CollectedChunk, PendingACPPrompt
 
 __all__ = [
     "ACPClientAdapter",
@@ -31,6 +32,7 @@ __all__ = [
     "AgentRouter",
     "BandACPServerAdapter",
     "BandACPServerAdapterConfig",
+    "CollectedChunk",
     "EventConverter",
     "PendingACPPrompt",
     "run_acp_server",
@@ -39,13 +41,14 @@ __all__ = [
 _EXPORTS = {
     "ACPClientAdapter": "band.adapters.acp",
     "ACPClientAdapterConfig": "band.adapters.acp",
-    "ACPConfigRequest": "band.adapters.acp",
+    "ACPConfigRequest": "band.integrations.acp.session_config",
     "ACPPushHandler": "band.integrations.acp.push_handler",
     "ACPServer": "band.integrations.acp.server",
     "ACPSessionState": "band.integrations.acp.types",
     "AgentRouter": "band.integrations.acp.router",
     "BandACPServerAdapter": "band.integrations.acp.server_adapter",
     "BandACPServerAdapterConfig": "band.integrations.acp.server_adapter",
+    "CollectedChunk": "band.integrations.acp.types",
     "EventConverter": "band.integrations.acp.event_converter",
     "PendingACPPrompt": "band.integrations.acp.types",
     "run_acp_server": "band.integrations.acp.server",

@@ -23,10 +23,16 @@ from pydantic import BaseModel, ConfigDict, PositiveFloat
 
 from band.client.rest import AsyncRestClient
 from band.converters.acp_server import ACPServerHistoryConverter
-from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
+from band.core.protocols import AgentToolsProtocol
 from band.core.types import FeatureKwargs, PlatformMessage
 from band.integrations._bridge import RestBridgeAdapter
 from band.integrations._rooms import all_peers, own_room_histories
+from band.integrations.acp.failure import (
+    ACPFailureProvider,
+    decode_failure,
+    prompt_exception_failure,
+    prompt_timeout_failure,
+)
 from band.protocol.requests import (
     ChatEventRequest,
     ChatMessageRequest,
@@ -46,7 +52,7 @@ from .types import ACPSessionState, ACPStopReason, ConcurrentPromptError, Pendin
 __all__ = ["BandACPServerAdapter", "BandACPServerAdapterConfig"]
 
 logger = logging.getLogger("band.integrations.acp.server")
-PROVIDER = "band"
+PROVIDER = ACPFailureProvider.BAND
 MAX_SESSIONS = 100
 
 
@@ -234,12 +240,10 @@ class BandACPServerAdapter(RestBridgeAdapter[ACPSessionState]):
                 await self._post_prompt(room_id, session_id, text, pending)
                 await pending.done_event.wait()
         except TimeoutError:
-            limit = f"{self.config.prompt_timeout_s:g}"
-            message = f"No answer from the Band peers within {limit} s"
-            pending.finish(AgentFailure(PROVIDER, message, FAILURE_CODE_TIMEOUT))
+            pending.finish(prompt_timeout_failure(self.config.prompt_timeout_s))
         except Exception as exc:
             logger.exception("ACP prompt in room %s failed", room_id)
-            pending.finish(AgentFailure(PROVIDER, f"The prompt could not be sent: {exc}"))
+            pending.finish(prompt_exception_failure(exc))
         finally:
             async with self._lock:
                 if self._pending.get(room_id) is pending:
@@ -308,10 +312,11 @@ class BandACPServerAdapter(RestBridgeAdapter[ACPSessionState]):
             await self._relay_approval(room_id, pending.session_id, token, text, msg)
         elif msg.message_type == "error":
             async with self._lock:
-                self._settle(room_id, AgentFailure(PROVIDER, text), expected=pending)
+                self._settle(room_id, decode_failure(msg), expected=pending)
         elif msg.message_type == "text" and not is_approval_status(text):
             pending.waiting_for.discard(msg.sender_id)
             if not pending.waiting_for:
+                pending.reply_started = True
                 self._complete_soon(room_id, pending)
 
     async def _show(self, session_id: str, msg: PlatformMessage) -> None:

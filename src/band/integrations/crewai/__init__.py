@@ -1,15 +1,27 @@
 """CrewAI glue shared by ``CrewAIAdapter`` and ``CrewAIFlowAdapter``: Band room tools as
-CrewAI ``BaseTool`` objects, and the bridge that runs their async work from CrewAI's
-synchronous tool calls.
+CrewAI ``BaseTool`` objects (``tools``, ``catalog``), who narrates their calls
+(``reporting``), one turn's work kept together (``turn``), a flow run to its end (``flow``),
+and the bridge from CrewAI's synchronous tool calls to the agent's loop (``runtime``).
 """
 
 from .runtime import run_async
-from .tools import CrewAIToolContext, ReplyTracker, build_band_crewai_tools, current_context
+from .tools import (
+    CrewAIToolContext,
+    CrewAIToolReporter,
+    EmitToolCallsReporter,
+    NoopReporter,
+    ReplyTracker,
+    build_band_crewai_tools,
+    serialize_success_result,
+)
 
 __all__ = [
     "CrewAIToolContext",
+    "CrewAIToolReporter",
+    "EmitToolCallsReporter",
+    "NoopReporter",
     "ReplyTracker",
     "build_band_crewai_tools",
-    "current_context",
     "run_async",
+    "serialize_success_result",
 ]

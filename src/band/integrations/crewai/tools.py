@@ -1,42 +1,70 @@
 """Band room tools (and custom tools) as CrewAI ``BaseTool`` objects.
 
-The tools are built once per adapter; each call finds its room through
-:func:`current_context` (a ContextVar set around ``kickoff_async``, which CrewAI's worker
-threads inherit) and runs on the agent's event loop through the context's ``execute``
-(the adapter's: run, report, record the turn effect). CrewAI gives a tool no call id, so
-each call gets one of ours, to pair its ``tool_call`` and ``tool_result`` events.
+``build_band_crewai_tools`` wraps every enabled platform tool of the catalog
+(:mod:`band.integrations.crewai.catalog`) and every custom tool. A wrapper is built once and
+finds its room at call time through ``get_context`` (each adapter keeps its own ContextVar);
+CrewAI calls ``_run`` synchronously from a worker thread, so the work is handed to the
+agent's loop (``fallback_loop``) through :func:`run_async`, as a tool call of the context's
+:class:`ToolTurn` when it has one. A failure comes back to the model as
+``{"status": "error", "message": ...}`` and is reported as an error result.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import uuid
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+import logging
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, create_model, field_validator
+from pydantic import BaseModel
 
+from band.adapters._tool_events import run_custom_tool
+from band.core.exceptions import BandToolError, RoomExecutionStoppedError
 from band.core.protocols import AgentToolsProtocol
-from band.core.types import AdapterFeatures
-from band.runtime._schema import model_description
+from band.core.tool_filter import filter_tool_schemas
+from band.core.types import AdapterFeatures, Capability
 from band.runtime.custom_tools import CustomToolDef, get_custom_tool_name
-from band.runtime.tools import TOOL_MODELS, BandTool
-from band.runtime.tools.schemas import enabled_tool_names
+from band.runtime.tools import (
+    EVENT_TOOL_NAMES,
+    BandTool,
+    append_available_mention_handles,
+    get_band_tool_category,
+    get_tool_description,
+    withheld_tool_names,
+)
 
+from .catalog import PLATFORM_TOOLS, Invocation, ToolSpec, serialize_success_result, vision_sentinel
+from .reporting import (
+    CrewAIToolContext,
+    CrewAIToolReporter,
+    EmitToolCallsReporter,
+    NoopReporter,
+    ReplyTracker,
+)
 from .runtime import run_async
 
 if TYPE_CHECKING:
     from crewai.tools import BaseTool
 
+__all__ = [
+    "CrewAIToolContext",
+    "CrewAIToolReporter",
+    "EmitToolCallsReporter",
+    "NoopReporter",
+    "ReplyTracker",
+    "build_band_crewai_tools",
+    "serialize_success_result",
+    "vision_sentinel",
+]
+
+logger = logging.getLogger(__name__)
 INSTALL_HINT = "the CrewAI integration needs CrewAI: pip install 'openband[crewai]'"
+GetContext = Callable[[], CrewAIToolContext | None]
 
 
 def _base_tool() -> type[BaseTool]:
-    """CrewAI's ``BaseTool`` (imported on first use, so this module imports without CrewAI)."""
+    """CrewAI's ``BaseTool`` (imported on first use: this module imports without CrewAI)."""
     try:
         from crewai.tools import BaseTool
     except ImportError:
@@ -45,117 +73,159 @@ def _base_tool() -> type[BaseTool]:
     return base
 
 
-__all__ = [
-    "CrewAIToolContext",
-    "ReplyTracker",
-    "bound_context",
-    "build_band_crewai_tools",
-    "current_context",
-    "lenient_mentions",
-]
-
-_MENTIONING = (BandTool.SEND_MESSAGE, BandTool.SEND_ROOM_FILE)
+def _error(message: str) -> str:
+    return json.dumps({"status": "error", "message": message})
 
 
-@dataclass
-class ReplyTracker:
-    """What one turn's tools did: whether any ran, what ``band_send_message`` said."""
+def _run_in_room(
+    name: str,
+    work: Callable[[AgentToolsProtocol], Awaitable[str]],
+    arguments: Mapping[str, Any],
+    get_context: GetContext,
+    reporter: CrewAIToolReporter,
+    fallback_loop: asyncio.AbstractEventLoop | None,
+) -> str:
+    """Run one call in the current room from CrewAI's thread; the text the model reads."""
+    context = get_context()
+    if context is None:
+        return _error("no Band room is running: the tool was called outside a turn")
+    tools = context.tools
 
-    posts: list[str] = field(default_factory=list)
-    any_tool_ran: bool = False
+    async def attempt() -> str:
+        try:
+            return await work(tools)
+        except RoomExecutionStoppedError:
+            raise
+        except Exception as exc:  # the model hears about it; the turn goes on
+            message = str(exc)
+            if name == BandTool.SEND_MESSAGE and isinstance(exc, ValueError | BandToolError):
+                participants = list(getattr(tools, "participants", []) or [])
+                agent_id = getattr(tools, "agent_id", None)
+                message = append_available_mention_handles(message, participants, agent_id)
+            logger.warning("%s failed in room %s: %s", name, context.room_id, message)
+            if name not in EVENT_TOOL_NAMES:
+                await reporter.report_result(tools, name, message, is_error=True)
+            return _error(message)
 
-
-# (tool name, arguments, call id) -> (output text, is_error)
-Execute = Callable[[str, dict[str, Any], str], Awaitable[tuple[str, bool]]]
-
-
-@dataclass(frozen=True)
-class CrewAIToolContext:
-    """The room a CrewAI tool call belongs to, and how to run it (on ``loop``)."""
-
-    room_id: str
-    tools: AgentToolsProtocol
-    loop: asyncio.AbstractEventLoop
-    execute: Execute
-    tracker: ReplyTracker = field(default_factory=ReplyTracker)
-
-
-_context: ContextVar[CrewAIToolContext | None] = ContextVar("band_crewai_room", default=None)
-
-
-def current_context() -> CrewAIToolContext | None:
-    """The room whose turn is running in this context, or None outside a turn."""
-    return _context.get()
-
-
-@contextmanager
-def bound_context(context: CrewAIToolContext) -> Iterator[CrewAIToolContext]:
-    """Bind ``context`` for the CrewAI run inside the ``with`` block."""
-    token = _context.set(context)
-    try:
-        yield context
-    finally:
-        _context.reset(token)
-
-
-def lenient_mentions(value: Any) -> Any:
-    """Mentions as a list, also from a JSON string or ``"[@a, @b]"`` (small models send them)."""
-    if not isinstance(value, str):
-        return [] if value is None else value
-    try:
-        decoded = json.loads(value)
-    except ValueError:
-        decoded = None
-    if isinstance(decoded, list):
-        return [str(item) for item in decoded]
-    parts = value.strip().strip("[]").split(",")
-    return [p.strip().strip("'\"") for p in parts if p.strip().strip("'\"")]
-
-
-def _args_schema(name: str) -> type[BaseModel]:
-    model = TOOL_MODELS[name]
-    if name not in _MENTIONING:
-        return model
-    check = field_validator("mentions", mode="before")(staticmethod(lenient_mentions))
-    return create_model(model.__name__, __base__=model, __validators__={"lenient": check})
-
-
-async def _call(context: CrewAIToolContext, name: str, args: dict[str, Any]) -> str:
-    output, is_error = await context.execute(name, args, f"crewai_{uuid.uuid4().hex[:16]}")
-    context.tracker.any_tool_ran = True
-    if name == BandTool.SEND_MESSAGE and not is_error:
-        mentions = " ".join(str(m) for m in args.get("mentions") or [])
-        text = str(args.get("content", ""))
-        context.tracker.posts.append(f"(to {mentions}) {text}" if mentions else text)
+    run = attempt() if context.tool_turn is None else context.tool_turn.run_tool(attempt)
+    output = run_async(run, fallback_loop=fallback_loop)
+    if context.reply_tracker is not None:
+        _track(context.reply_tracker, name, output, arguments)
     return output
 
 
-def _make_tool(name: str, description: str, schema: type[BaseModel]) -> BaseTool:
+def _track(tracker: ReplyTracker, name: str, output: str, arguments: Mapping[str, Any]) -> None:
+    """Note that a tool ran, and what a successful ``band_send_message`` said."""
+    tracker.any_tool_ran = True
+    if name != BandTool.SEND_MESSAGE:
+        return
+    try:
+        ok = json.loads(output).get("status") == "success"
+    except (ValueError, AttributeError):
+        ok = False
+    if ok:
+        text = str(arguments.get("content", ""))
+        handles = arguments.get("mentions") or []
+        to = " ".join(handles) if isinstance(handles, list) else str(handles)
+        tracker.posts.append(f"(to {to}) {text}" if to else text)
+
+
+def _wrap(
+    name: str,
+    description: str,
+    schema: type[BaseModel],
+    work: Callable[[AgentToolsProtocol, dict[str, Any]], Awaitable[str]],
+    get_context: GetContext,
+    reporter: CrewAIToolReporter,
+    fallback_loop: asyncio.AbstractEventLoop | None,
+) -> BaseTool:
     class BandCrewAITool(_base_tool()):  # type: ignore[misc]
-        def _run(self, *args: Any, **kwargs: Any) -> str:
-            context = current_context()
-            if context is None:
-                return json.dumps({"status": "error", "message": "no Band room is running"})
+        def _run(self, *_args: Any, **kwargs: Any) -> str:
             arguments = {
                 k: v.model_dump() if isinstance(v, BaseModel) else v for k, v in kwargs.items()
             }
-            return run_async(_call(context, name, arguments), context.loop)
+            return _run_in_room(
+                name,
+                lambda tools: work(tools, arguments),
+                arguments,
+                get_context,
+                reporter,
+                fallback_loop,
+            )
 
     tool = BandCrewAITool(name=name, description=description or name, args_schema=schema)
     tool.cache_function = lambda *_args, **_kwargs: False  # every call acts on the room
     return tool
 
 
+def _platform(spec: ToolSpec, reporter: CrewAIToolReporter) -> Callable[..., Awaitable[str]]:
+    async def work(tools: AgentToolsProtocol, arguments: dict[str, Any]) -> str:
+        return await spec.invoke(Invocation(tools=tools, reporter=reporter), arguments)
+
+    return work
+
+
+def _custom(
+    definition: CustomToolDef, reporter: CrewAIToolReporter
+) -> Callable[..., Awaitable[str]]:
+    name = get_custom_tool_name(definition[0])
+
+    async def work(tools: AgentToolsProtocol, arguments: dict[str, Any]) -> str:
+        await reporter.report_call(tools, name, arguments)
+        output, is_error = await run_custom_tool(definition, arguments, tools.turn)
+        await reporter.report_result(tools, name, output, is_error=is_error)
+        if is_error:
+            return _error(output)
+        return json.dumps({"status": "success", "result": output}, default=str)
+
+    return work
+
+
 def build_band_crewai_tools(
-    features: AdapterFeatures, custom_tools: Sequence[CustomToolDef] = ()
+    *,
+    get_context: GetContext,
+    reporter: CrewAIToolReporter,
+    capabilities: frozenset[Capability] = frozenset(),
+    features: AdapterFeatures | None = None,
+    custom_tools: list[CustomToolDef] | None = None,
+    fallback_loop: asyncio.AbstractEventLoop | None = None,
 ) -> list[BaseTool]:
-    """The Band tools the features enable, then the custom tools, as CrewAI tools."""
+    """The platform tools the features (else ``capabilities``) enable, then custom tools.
+
+    Chat tools are always there; contact, memory, file and task tools follow their
+    capability, and ``include_tools`` / ``exclude_tools`` / categories filter the rest.
+    """
+    active = features or AdapterFeatures(capabilities=capabilities)
+    withheld = withheld_tool_names(active.capabilities)
+    specs = filter_tool_schemas(
+        [spec for spec in PLATFORM_TOOLS if spec.name not in withheld],
+        active,
+        get_name=lambda spec: str(spec.name),
+        get_category=lambda spec: get_band_tool_category(spec.name),
+    )
     built = [
-        _make_tool(name, model_description(TOOL_MODELS[name]), _args_schema(name))
-        for name in enabled_tool_names(features.capabilities)
+        _wrap(
+            str(spec.name),
+            get_tool_description(spec.name),
+            spec.args_schema,
+            _platform(spec, reporter),
+            get_context,
+            reporter,
+            fallback_loop,
+        )
+        for spec in specs
     ]
-    built += [
-        _make_tool(get_custom_tool_name(model), model_description(model), model)
-        for model, _ in custom_tools
-    ]
+    for definition in custom_tools or ():
+        model = definition[0]
+        built.append(
+            _wrap(
+                get_custom_tool_name(model),
+                model.__doc__ or f"Execute {get_custom_tool_name(model)}",
+                model,
+                _custom(definition, reporter),
+                get_context,
+                reporter,
+                fallback_loop,
+            )
+        )
     return built

@@ -42,7 +42,7 @@ from band_server.services.identity.principals import Principal
 from band_server.services.unit import UnitOfWork
 from band_server.services.views import Posted, message_payload, status_answer
 from band_server.store import direct
-from band_server.store.models import Room, new_id
+from band_server.store.models import Room, new_ordered_id
 
 Mark = Literal["processing", "processed", "failed"]
 
@@ -209,7 +209,7 @@ async def _open(uow: UnitOfWork, read: _MarkRead) -> AttemptRow:
     delivery = read.delivery
     delivery.attempt_number += 1
     delivery.status = "processing"
-    attempt = AttemptRow(new_id(), delivery.attempt_number, "processing", None, now, None)
+    attempt = AttemptRow(new_ordered_id(), delivery.attempt_number, "processing", None, now, None)
     await direct.execute(
         uow.session,
         _OPEN_DELIVERY,

@@ -35,12 +35,20 @@ class PersonRow:
     admin: bool
     disabled: bool
     created_at: datetime
+    may_invite: bool = False  # an admin's grant (admins invite anyway)
 
 
 async def _row(session: AsyncSession, user: User) -> PersonRow:
     admin = await is_admin(session, user.id)
     return PersonRow(
-        user.id, user.name, user.handle, user.email, admin, is_disabled(user), user.created_at
+        user.id,
+        user.name,
+        user.handle,
+        user.email,
+        admin,
+        is_disabled(user),
+        user.created_at,
+        bool(user.may_invite),
     )
 
 
@@ -93,3 +101,16 @@ async def set_disabled(
         user.disabled_at = None
     await uow.session.flush()
     return await _row(uow.session, user)
+
+
+async def set_may_invite(
+    session: AsyncSession, actor: Principal, person_id: str, allowed: bool
+) -> PersonRow:
+    """Allow a person to invite people by email, or withdraw it (admins only)."""
+    await require_admin(session, actor)
+    user = await session.get(User, person_id)
+    if user is None:
+        raise NotFound("Person not found")
+    user.may_invite = allowed
+    await session.flush()
+    return await _row(session, user)

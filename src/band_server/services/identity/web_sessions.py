@@ -36,6 +36,7 @@ class SignedIn:
     person: Principal
     csrf_token: str
     is_admin: bool = False
+    may_invite: bool = False  # an admin's grant; admins invite anyway
 
 
 def csrf_of(token: str) -> str:
@@ -69,7 +70,8 @@ async def signed_in(session: AsyncSession, token: str | None) -> SignedIn | None
     user = await session.get(User, row.user_id)
     if user is None or is_disabled(user):
         return None
-    return SignedIn(user_principal(user), csrf_of(token), await is_admin(session, user.id))
+    admin = await is_admin(session, user.id)
+    return SignedIn(user_principal(user), csrf_of(token), admin, admin or bool(user.may_invite))
 
 
 async def end_session(session: AsyncSession, token: str | None) -> None:

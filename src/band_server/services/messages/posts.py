@@ -28,6 +28,7 @@ from band_server.services.messages.mentions import (
     normalise_content,
     resolve_mentions,
 )
+from band_server.services.messages.notices import notices
 from band_server.services.messages.paging import (
     DEFAULT_LIMIT,
     MAX_LIMIT,
@@ -39,7 +40,14 @@ from band_server.services.rooms.membership import Member, members
 from band_server.services.unit import UnitOfWork
 from band_server.services.views import Posted, event_answer, message_payload, sent_answer
 from band_server.store import direct
-from band_server.store.models import Base, Delivery, Message, MessageMention, Room, new_id
+from band_server.store.models import (
+    Base,
+    Delivery,
+    Message,
+    MessageMention,
+    Room,
+    new_ordered_id,
+)
 
 __all__ = [
     "DEFAULT_LIMIT",
@@ -98,7 +106,7 @@ async def _append(
 ) -> Posted:
     now = now or utcnow()
     values: dict[str, Any] = {
-        "id": msg_id or new_id(),
+        "id": msg_id or new_ordered_id(),
         "room_id": room.id,
         "seq": await _next_seq(uow.session, room),
         "sender_id": sender.id,
@@ -216,9 +224,11 @@ async def post_message(
     if sender.is_agent:
         await _check_loop_guard(uow.session, room, routed, loop_limit)
     meta: dict[str, Any] = {"mentions": [m.metadata() for m in resolved], "status": "sent"}
+    if fields.turn_id and sender.is_agent:  # the turn the reply belongs to (services.turns)
+        meta["turn_id"] = fields.turn_id
     if tracing.TRACING.on:  # the web app links a message's deliveries to its trace
         meta["trace_id"] = tracing.trace_id()
-    msg_id, now = new_id(), utcnow()
+    msg_id, now = new_ordered_id(), utcnow()
     sealed = delegation.envelope(sender, [m.member for m in routed], msg_id, now)
     if sealed is None and sender.is_agent:
         sealed = await delegation.forwarding_marker(
@@ -246,7 +256,10 @@ async def post_message(
                 for agent in sorted(agent_ids)
             ],
         )
-    uow.emit(_created(msg, frozenset(agent_ids)))
+    created = _created(msg, frozenset(agent_ids))
+    uow.emit(created)
+    for notice in notices(sender.id, sender.is_agent, resolved, roster, created.payload):
+        uow.emit(notice)  # the people to notify wherever they are (messages.notices)
     return sent_answer(msg.id, [m.recipient() for m in routed])
 
 

@@ -13,12 +13,12 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from sqlalchemy import func, select, update
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_server.services.identity.principals import Principal
 from band_server.services.rooms.membership import room_for
-from band_server.services.rooms.rows import newest_messages
+from band_server.services.rooms.rows import last_activity, newest_messages, unread_counts
 from band_server.store.models import Message, Participant, Room
 
 PREVIEW_CHARS = 120
@@ -70,33 +70,8 @@ async def room_summaries(session: AsyncSession, person: Principal) -> list[RoomS
     if not rooms:
         return []
     ids = [r.id for r in rooms]
-    last: dict[str, datetime] = {
-        room_id: moment
-        for room_id, moment in await session.execute(
-            select(Message.room_id, func.max(Message.created_at))
-            .where(Message.room_id.in_(ids))
-            .group_by(Message.room_id)
-        )
-    }
-    unread: dict[str, int] = {
-        room_id: int(count)
-        for room_id, count in await session.execute(
-            select(Message.room_id, func.count())
-            .join(
-                Participant,
-                (Participant.room_id == Message.room_id)
-                & (Participant.participant_id == person.id),
-            )
-            .where(
-                Message.room_id.in_(ids),
-                Participant.status == "active",
-                Message.seq > Participant.last_read_seq,
-                Message.sender_id != person.id,
-                Message.message_type == "text",
-            )
-            .group_by(Message.room_id)
-        )
-    }
+    last = await last_activity(session, ids)
+    unread = await unread_counts(session, person.id, ids)
     previews = {m.room_id: preview_of(m) for m in await newest_messages(session, ids, "text")}
     out = [
         RoomSummary(

@@ -1,17 +1,26 @@
 """What a page of room rows can carry beyond the room itself, read for the whole page at once.
 
 Each reader runs a fixed number of queries whatever the page or roster size: the rosters,
-the newest message, the time of the newest message, the owned agents in each room, and one
-room's message counts. The list endpoints of both surfaces decorate their rows from these.
+the newest message, the time of the newest message, a person's unread counts, the owned agents
+in each room, and one room's message counts. The list endpoints of both surfaces decorate their
+rows from these.
+
+None of them reads a room's history: the newest message and its time are one index lookup per
+room (``ix_messages_room_created``, and the per-room maximum of ``seq``), unread counts read
+only the index entries of the texts after the person's read marker (``ix_messages_room_texts``,
+migration 0016; issue 26's soak found the grouped scans of every message taking seconds a
+page as the rooms grew).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import ColumnElement, func, select
+from sqlalchemy import ColumnElement, func, literal_column, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 
 from band_protocol import ChatMessage, ChatParticipant, MessageCounts, iso
 from band_server.services.deliveries.wire import chat_messages
@@ -22,6 +31,10 @@ ROSTER_ROWS = 100
 """A row carries at most this many participants (by participant id); the rest is paged."""
 
 Online = Callable[[str], bool]
+
+TEXT: ColumnElement[str] = literal_column("'text'")
+"""``'text'`` written into the statement, not bound: the partial index on texts applies to a
+literal (a PostgreSQL generic plan of a bound value could not use it)."""
 
 
 async def rosters(session: AsyncSession, room_ids: Sequence[str]) -> dict[str, list[Member]]:
@@ -58,31 +71,44 @@ def room_type(room: Room, participant_count: int) -> Literal["direct", "group", 
     return "direct" if participant_count == 2 else "group"
 
 
-async def last_message_times(session: AsyncSession, room_ids: Sequence[str]) -> dict[str, str]:
-    """When each room's newest message was written (rooms without one are absent)."""
+async def last_activity(session: AsyncSession, room_ids: Sequence[str]) -> dict[str, datetime]:
+    """When each room's newest message was written (rooms without one are absent): one index
+    lookup a room, whatever its history."""
     if not room_ids:
         return {}
-    rows = await session.execute(
-        select(Message.room_id, func.max(Message.created_at))
-        .where(Message.room_id.in_(list(room_ids)))
-        .group_by(Message.room_id)
+    inner = aliased(Message)
+    newest = (
+        select(func.max(inner.created_at))
+        .where(inner.room_id == Room.id)
+        .correlate(Room)
+        .scalar_subquery()
     )
-    return {room_id: iso(at) for room_id, at in rows if at is not None}
+    rows = await session.execute(select(Room.id, newest).where(Room.id.in_(list(room_ids))))
+    return {room_id: at for room_id, at in rows if at is not None}
+
+
+async def last_message_times(session: AsyncSession, room_ids: Sequence[str]) -> dict[str, str]:
+    """:func:`last_activity` as ISO-8601 text."""
+    return {room_id: iso(at) for room_id, at in (await last_activity(session, room_ids)).items()}
 
 
 async def newest_messages(
     session: AsyncSession, room_ids: Sequence[str], message_type: str | None = None
 ) -> list[Message]:
-    """Each room's newest message (of ``message_type`` when given); one grouped query."""
+    """Each room's newest message (a text when ``message_type`` is ``"text"``, else of any
+    type); one query, an index lookup a room."""
     if not room_ids:
         return []
-    where: list[ColumnElement[bool]] = [Message.room_id.in_(list(room_ids))]
-    if message_type is not None:
-        where.append(Message.message_type == message_type)
+    inner = aliased(Message)
+    where: list[ColumnElement[bool]] = [inner.room_id == Room.id]
+    if message_type == "text":
+        where.append(inner.message_type == TEXT)
+    elif message_type is not None:
+        where.append(inner.message_type == message_type)
+    top = select(func.max(inner.seq)).where(*where).correlate(Room).scalar_subquery()
     newest = (
-        select(Message.room_id, func.max(Message.seq).label("seq"))
-        .where(*where)
-        .group_by(Message.room_id)
+        select(Room.id.label("room_id"), top.label("seq"))
+        .where(Room.id.in_(list(room_ids)))
         .subquery()
     )
     return list(
@@ -92,6 +118,36 @@ async def newest_messages(
             )
         )
     )
+
+
+async def unread_counts(
+    session: AsyncSession, person_id: str, room_ids: Sequence[str]
+) -> dict[str, int]:
+    """The texts from others after ``person_id``'s read marker, in each room where they are an
+    active participant (others absent). Reads the index entries after the marker only."""
+    if not room_ids:
+        return {}
+    inner = aliased(Message)
+    count = (
+        select(func.count())
+        .select_from(inner)
+        .where(
+            inner.room_id == Participant.room_id,
+            inner.message_type == TEXT,
+            inner.seq > Participant.last_read_seq,
+            inner.sender_id != person_id,
+        )
+        .correlate(Participant)
+        .scalar_subquery()
+    )
+    rows = await session.execute(
+        select(Participant.room_id, count).where(
+            Participant.participant_id == person_id,
+            Participant.status == "active",
+            Participant.room_id.in_(list(room_ids)),
+        )
+    )
+    return {room_id: int(n) for room_id, n in rows}
 
 
 async def last_messages(session: AsyncSession, room_ids: Sequence[str]) -> dict[str, ChatMessage]:

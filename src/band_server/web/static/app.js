@@ -349,13 +349,19 @@
     };
   };
 
-  // The realtime socket (the vendored Phoenix client), signed in by the session cookie. It
-  // reconnects and rejoins its channels by itself; pages fetch what they missed on each join.
+  // The page's one realtime socket (the vendored Phoenix client), signed in by the session
+  // cookie and shared by every script of the page (notify.js joins the person's own topic on
+  // it, the room pages their rooms). It reconnects and rejoins its channels by itself; pages
+  // fetch what they missed on each join.
+  var shared = null;
   Band.socket = function () {
-    return new window.Phoenix.Socket("/api/v1/socket", {
-      reconnectAfterMs: function (tries) { return [250, 500, 1000, 2000][tries - 1] || 3000; },
-      rejoinAfterMs: function (tries) { return [500, 1000, 2000][tries - 1] || 3000; },
-    });
+    if (!shared) {
+      shared = new window.Phoenix.Socket("/api/v1/socket", {
+        reconnectAfterMs: function (tries) { return [250, 500, 1000, 2000][tries - 1] || 3000; },
+        rejoinAfterMs: function (tries) { return [500, 1000, 2000][tries - 1] || 3000; },
+      });
+    }
+    return shared;
   };
 
   function refreshTimes() {

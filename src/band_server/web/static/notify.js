@@ -3,7 +3,10 @@
 // never for a room set to "none", never for the person's own messages, never for the room on
 // screen. Permission is asked once, from the sidebar's button (a browser asks only after a
 // click). Unread counts go in the tab title. Band.Notify = { message(msg, here), unread(n) };
-// the Rooms page and the room page hand it the pushes they get.
+// the Rooms page and the room page hand it the pushes they get. On every page it also joins
+// the person's own topic (user_notifications:<me>: mentions and direct texts, whichever page
+// is open) on the page's shared socket; a message heard twice notifies once. Notifications
+// heard on a page without the room list count in the tab title until the person opens Rooms.
 (function () {
   "use strict";
   var Band = (window.Band = window.Band || {});
@@ -14,6 +17,9 @@
   var rooms = {}; // id -> { level, direct, title }
   var hiddenNew = 0; // messages that arrived in the open room while the tab was hidden
   var counted = 0;
+  var elsewhere = 0; // notifications heard on a page without the room list's counts
+  var seen = {}; // message ids already handled (a push can come on two topics)
+  var seenOrder = [];
 
   function load() {
     return fetch("/notify", { credentials: "same-origin", headers: { Accept: "application/json" } })
@@ -23,7 +29,7 @@
   }
 
   function title() {
-    var n = counted + hiddenNew;
+    var n = counted + hiddenNew + elsewhere;
     document.title = (n ? "(" + n + ") " : "") + baseTitle;
   }
 
@@ -38,10 +44,11 @@
     return text.length > 200 ? text.slice(0, 199) + "…" : text;
   }
 
-  function show(msg, room, mentioned) {
+  function show(msg, room, mentioned, reason) {
     if (!("Notification" in window) || Notification.permission !== "granted") return;
     var who = msg.sender_name || "Someone";
-    var heading = who + (mentioned ? " mentioned you in " : " in ") + (room.title || "a room");
+    var how = reason === "reply" ? " replied to you in " : mentioned ? " mentioned you in " : " in ";
+    var heading = who + how + (room.title || "a room");
     var note = new Notification(heading, { body: readable(msg), tag: msg.id });
     note.onclick = function () {
       window.focus();
@@ -49,8 +56,19 @@
     };
   }
 
-  function message(msg, here) {
+  function once(id) {
+    if (seen[id]) return false;
+    seen[id] = true;
+    seenOrder.push(id);
+    if (seenOrder.length > 500) delete seen[seenOrder.shift()];
+    return true;
+  }
+
+  // counts: the page has no room list, so a notification shown also counts in the title;
+  // reason: why the person's own topic pushed it (mention, reply, direct), if it did.
+  function message(msg, here, counts, reason) {
     if (!msg || msg.message_type !== "text" || msg.sender_id === me) return;
+    if (!once(msg.id)) return;
     var visible = document.visibilityState === "visible";
     if (here && visible) return;
     if (here) {
@@ -65,7 +83,13 @@
         return m && m.id === me && m.kind !== "reference";
       });
       if (room.level === "none") return;
-      if (room.level === "all" || room.direct || mentioned) show(msg, room, mentioned);
+      if (room.level === "all" || room.direct || mentioned) {
+        show(msg, room, mentioned, reason);
+        if (counts) {
+          elsewhere += 1;
+          title();
+        }
+      }
     });
   }
 
@@ -105,6 +129,23 @@
     });
   } else {
     load();
+  }
+
+  // The person's own topic, on every page.
+  var openRoom = choice ? choice.getAttribute("data-room-id") : null;
+  var roomList = document.getElementById("rooms");
+  if (window.Phoenix && Band.socket) {
+    var socket = Band.socket();
+    var personal = socket.channel("user_notifications:" + me, {});
+    personal.on("notification", function (push) {
+      var msg = push && push.message;
+      if (!msg || seen[msg.id]) return;
+      var here = msg.chat_room_id === openRoom;
+      message(msg, here, !here && !roomList, push.reason);
+    });
+    personal.join();
+    // After every script of the page has set up its channels (a room page connects itself).
+    document.addEventListener("DOMContentLoaded", function () { socket.connect(); });
   }
 
   Band.Notify = { message: message, unread: unread };

@@ -88,7 +88,8 @@
   roster.on("participant_removed", function (payload) {
     if (payload && payload.id === room.meId) {
       room.setStatus("offline", "You are no longer in this room");
-      socket.disconnect();
+      channel.leave(); // the socket stays: the person's notifications ride on it
+      roster.leave();
       return;
     }
     sync.catchUp();

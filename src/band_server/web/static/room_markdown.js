@@ -94,6 +94,7 @@
     return md;
   }
 
+  var ROOM_FILE = /^\/rooms\/[0-9A-Za-z-]{1,64}\/files\/[0-9A-Za-z-]{1,64}$/;
   var hooked = false;
   function hook(purify) {
     if (hooked) return;
@@ -107,6 +108,8 @@
       } else if (name === "IMG") {
         var src = node.getAttribute("src");
         if (!src || !sameSite(src.trim())) node.removeAttribute("src");
+        // An image of the room's files shows as its server-made thumbnail.
+        else if (ROOM_FILE.test(src.trim())) node.setAttribute("src", src.trim() + "/thumbnail");
       } else if (name === "INPUT") {
         if (node.getAttribute("type") !== "checkbox") node.remove();
         else node.setAttribute("disabled", "");

@@ -27,6 +27,14 @@
     return null;
   }
 
+  // A tool call pairs with its result within one agent's turn: two turns running at once may
+  // use the same tool_call_id, and each post names its turn (metadata.turn_id).
+  function callKey(msg, callId) {
+    if (!callId) return "";
+    return [msg.sender_id || "", (msg.metadata && msg.metadata.turn_id) || "", callId].join("/");
+  }
+  Band.toolCallKey = callKey;
+
   function timeOf(msg) {
     var time = el("time", "", text.clock(msg.inserted_at));
     time.setAttribute("datetime", msg.inserted_at);
@@ -130,7 +138,7 @@
         var url = "/rooms/" + room.roomId + "/files/" + encodeURIComponent(file.id);
         var item = el("li", "file");
         if (PREVIEW_TYPES[file.content_type]) {
-          // An image the browser decodes and never runs: a thumbnail that opens it full size.
+          // An image of a safe type: the server's thumbnail, which opens it full size.
           item.classList.add("file-image");
           var open = el("a", "thumb");
           open.href = url;
@@ -138,9 +146,11 @@
           open.rel = "noopener noreferrer";
           open.setAttribute("aria-label", "Open " + (file.name || "image") + " full size");
           var img = el("img");
-          img.src = url;
+          img.src = url + "/thumbnail"; // made on the server: small, metadata stripped
           img.alt = file.name || "image";
           img.loading = "lazy";
+          // An image the server would not decode (too large, damaged): the link stays.
+          img.addEventListener("error", function () { open.hidden = true; });
           open.appendChild(img);
           item.appendChild(open);
         }
@@ -212,7 +222,7 @@
       output.hidden = true;
       details.appendChild(output);
       li.appendChild(details);
-      var callId = body.tool_call_id || meta.tool_call_id;
+      var callId = callKey(msg, body.tool_call_id || meta.tool_call_id);
       if (!isCall) {
         toolOutput(details, msg);
         return li;

@@ -35,7 +35,7 @@
         return;
       }
       var body = (msg.message_type === "tool_result" && Band.RoomText.parseJSON(msg.content)) || {};
-      var callId = body.tool_call_id || (msg.metadata && msg.metadata.tool_call_id);
+      var callId = Band.toolCallKey(msg, body.tool_call_id || (msg.metadata && msg.metadata.tool_call_id));
       var stick = nearBottom();
       var empty = list.querySelector(".empty");
       if (empty) empty.remove();

@@ -1,0 +1,119 @@
+"""The person of bench/agent_turn.py: `python -m bench._turn_driver SPEC_JSON` prints one result.
+
+Bench-only, in its own process (uvloop), as lean as ``bench._loadgen`` (whose pre-built
+HTTP/1.1 requests on keep-alive connections it reuses). The person's socket joins every room;
+mentions of the agent are posted open-loop at ``rate`` per second, round-robin over the rooms,
+content ``@<handle> q <token>``; a turn ends when the person's socket has the agent's
+``message_created`` whose content ends ``re <token>`` (the server puts the mention first).
+Latency counts from each mention's *scheduled* send time (no coordinated omission).
+
+SPEC: {"host", "port", "person_key", "agent_id", "agent_handle", "rooms": [...], "rate",
+       "seconds", "connections", "token_prefix"}
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+import time
+from typing import Any
+
+import uvloop
+import websockets
+
+from bench._loadgen import Conn, open_loop, percentile
+
+
+async def run(spec: dict[str, Any]) -> dict[str, Any]:
+    rate, seconds = float(spec["rate"]), float(spec["seconds"])
+    total = max(1, int(rate * seconds))
+    rooms: list[str] = spec["rooms"]
+    host, port, key = spec["host"], int(spec["port"]), spec["person_key"]
+    prefix = spec["token_prefix"]
+    mention = json.dumps([{"id": spec["agent_id"]}])
+    scheduled: dict[str, float] = {}
+    turn_ms: list[float] = []
+    errors = 0
+    all_in = asyncio.Event()
+
+    ws = await websockets.connect(
+        f"ws://{host}:{port}/api/v1/socket/websocket?vsn=2.0.0",
+        additional_headers={"x-api-key": key},
+        compression=None,
+        ping_interval=None,
+        max_queue=None,
+    )
+    for i, room in enumerate(rooms):
+        await ws.send(json.dumps([str(i), str(i), f"chat_room:{room}", "phx_join", {}]))
+        reply = json.loads(await ws.recv())
+        assert reply[4]["status"] == "ok", reply
+
+    async def reader() -> None:
+        try:
+            async for raw in ws:
+                if " re " not in raw:  # cheap: only the agent's replies are parsed
+                    continue
+                frame = json.loads(raw)
+                payload = frame[4]
+                if frame[3] != "message_created" or payload.get("sender_type") != "Agent":
+                    continue
+                t0 = scheduled.pop(str(payload["content"]).rsplit(" ", 1)[-1], None)
+                if t0 is not None:
+                    turn_ms.append((time.perf_counter() - t0) * 1000)
+                    if len(turn_ms) >= total:
+                        all_in.set()
+        except websockets.ConnectionClosed:
+            return
+
+    pool: asyncio.Queue[Conn] = asyncio.Queue()
+    for _ in range(int(spec["connections"])):
+        r, w = await asyncio.open_connection(host, port, limit=1 << 20)
+        pool.put_nowait(Conn(r, w))
+
+    async def one(i: int, t0: float) -> None:
+        nonlocal errors
+        token = f"{prefix}{i}"
+        room = rooms[i % len(rooms)]
+        body = (
+            '{"message": {"content": "@' + spec["agent_handle"] + " q " + token + '", '
+            '"mentions": ' + mention + "}}"
+        ).encode()
+        request = (
+            f"POST /api/v1/me/chats/{room}/messages HTTP/1.1\r\nHost: {host}\r\n"
+            f"x-api-key: {key}\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(body)}\r\n\r\n"
+        ).encode() + body
+        scheduled[token] = t0
+        conn = await pool.get()
+        try:
+            status = await conn.exchange(request)
+        except (OSError, asyncio.IncompleteReadError, ValueError):
+            status = 599
+        finally:
+            pool.put_nowait(conn)
+        if not 200 <= status < 300:
+            errors += 1
+            scheduled.pop(token, None)
+
+    read_task = asyncio.create_task(reader())
+    await open_loop(rate, total, one)
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(all_in.wait(), timeout=20)
+    read_task.cancel()
+    await ws.close()
+    return {
+        "rate": rate,
+        "sent": total,
+        "errors": errors,
+        "replied": len(turn_ms),
+        "turn_p50_ms": percentile(turn_ms, 0.50),
+        "turn_p90_ms": percentile(turn_ms, 0.90),
+        "turn_p99_ms": percentile(turn_ms, 0.99),
+        "turn_max_ms": percentile(turn_ms, 1.0),
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(uvloop.run(run(json.loads(sys.argv[1])))))
