@@ -53,9 +53,9 @@ class Constant:
 DEFAULTS: dict[str, Constant] = {
     "cpu_ms_per_msg": Constant(2.09, "default: one node, PostgreSQL, 200/s, load ~8 (scaling.md)"),
     "cluster_cpu_ratio": Constant(1.14, "default: 3 nodes / 1 node at 200/s (scaling.md)"),
-    "kib_per_socket": Constant(17.5, "default: idle_sockets, 19,000 sockets (scaling.md)"),
-    "idle_cpu_pct_per_10k": Constant(5.0, "default: idle_sockets, 19,000 sockets (scaling.md)"),
-    "connect_cpu_ms": Constant(0.74, "default: idle_sockets paced (scaling.md)"),
+    "kib_per_socket": Constant(17.6, "default: idle_sockets, 19,000 sockets (scaling.md)"),
+    "idle_cpu_pct_per_10k": Constant(6.3, "default: idle_sockets, 19,000 sockets (scaling.md)"),
+    "connect_cpu_ms": Constant(0.77, "default: idle_sockets paced (scaling.md)"),
     "pg_commits_per_msg": Constant(1.02, "default: cluster_costs (scaling.md)"),
     "pg_rows_per_msg": Constant(4.03, "default: cluster_costs (scaling.md)"),
     "wal_bytes_per_msg": Constant(2541.0, "default: cluster_costs (scaling.md)"),
