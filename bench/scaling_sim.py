@@ -51,8 +51,8 @@ class Constant:
 
 # Measured defaults (docs/scaling.md lists each with its command and load).
 DEFAULTS: dict[str, Constant] = {
-    "cpu_ms_per_msg": Constant(2.09, "default: one node, PostgreSQL, 200/s, load ~8 (scaling.md)"),
-    "cluster_cpu_ratio": Constant(1.14, "default: 3 nodes / 1 node at 200/s (scaling.md)"),
+    "cpu_ms_per_msg": Constant(1.95, "default: one node, PostgreSQL, 100/s, load ~4 (scaling.md)"),
+    "cluster_cpu_ratio": Constant(1.14, "default: 3 nodes / 1 node at 100/s (scaling.md)"),
     "kib_per_socket": Constant(17.6, "default: idle_sockets, 19,000 sockets (scaling.md)"),
     "idle_cpu_pct_per_10k": Constant(6.3, "default: idle_sockets, 19,000 sockets (scaling.md)"),
     "connect_cpu_ms": Constant(0.77, "default: idle_sockets paced (scaling.md)"),
