@@ -11,6 +11,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -127,6 +128,37 @@ def serve_floor(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
                 return proc
         time.sleep(0.1)
     raise RuntimeError("floor server did not come up")
+
+
+def floor_mention_spec(port: int, connections: int = 64) -> dict[str, Any]:
+    """The load generator's spec (``bench/_loadgen.py``) for the floor's POST and socket."""
+    return {
+        "host": "127.0.0.1",
+        "port": port,
+        "path": "/post",
+        "headers": {},
+        "body_template": '{"content": "ping {token}"}',
+        "ws_url": f"ws://127.0.0.1:{port}/ws",
+        "connections": connections,
+    }
+
+
+def mention_spec(s: Seed, post_port: int, ws_port: int, connections: int = 64) -> dict[str, Any]:
+    """The load generator's spec: the seed's person mentions its agent, whose socket is on
+    ``ws_port`` (joined to the room)."""
+    mention = json.dumps([{"id": s.agent_id}])
+    return {
+        "host": "127.0.0.1",
+        "port": post_port,
+        "path": f"/api/v1/me/chats/{s.room_id}/messages",
+        "headers": {"x-api-key": s.user_key},
+        "body_template": '{"message": {"content": "ping {token}", "mentions": ' + mention + "}}",
+        "ws_url": f"ws://127.0.0.1:{ws_port}/api/v1/socket/websocket?vsn=2.0.0"
+        f"&agent_id={s.agent_id}",
+        "ws_headers": {"x-api-key": s.agent_key},
+        "join": [["1", "1", f"chat_room:{s.room_id}", "phx_join", {}]],
+        "connections": connections,
+    }
 
 
 def fsync_probe(folder: Path, commits: int = 200) -> dict[str, float]:

@@ -1,16 +1,19 @@
 """Hold many idle agent sockets: `python -m bench._socket_swarm SPEC_FILE` (bench-only).
 
-SPEC: {"ws_url", "agents": [[agent_id, key], ...], "in_flight", "rate", "hold_seconds"}.
-Each agent connects, joins ``agent_control`` and ``agent_rooms`` as the SDK does (join latency
-measured while the others are still connecting), and stays idle, sending a Phoenix heartbeat
-every 25 s after its own connect, as the official client does (so heartbeats are spread, not a
-burst). ``rate`` > 0 paces the connects: agent i starts at ``i / rate`` seconds (open loop,
-at most ``in_flight`` at a time; how far the client fell behind its schedule is reported);
-``rate`` 0 connects as fast as ``in_flight`` handshakes at a time allow, which measures the
-highest connect rate the server (and this client) sustain. Once all are connected, one
-heartbeat round checks that every socket is answered. Between phases it prints one JSON line
-and waits for a line on stdin (so the orchestrator can read the server's memory); at the end it
-prints the results.
+SPEC: {"ws_url", "agents": [[agent_id, key], ...], "in_flight", "rate", "hold_seconds",
+"topics", "sources", "start_offset"}. Each agent connects from one of ``sources`` (loopback
+addresses of 127.0.0.0/8, one per ``SOCKETS_PER_SOURCE`` sockets, so no source runs out of
+ephemeral ports), joins its own ``topics`` (default ``agent_control``, ``agent_rooms`` and
+``agent_contacts``; join latency measured while the others are still connecting), and stays
+idle, sending a Phoenix heartbeat every 30 s after its own connect (so heartbeats are spread,
+not a burst). ``start_offset`` (seconds) shifts this swarm's schedule, so several swarm
+processes interleave their connects. ``rate`` > 0 paces the connects: agent i starts at
+``i / rate`` seconds (open loop, at most ``in_flight`` at a time; how far the client fell
+behind its schedule is reported); ``rate`` 0 connects as fast as ``in_flight`` handshakes at a
+time allow, which measures the highest connect rate the server (and this client) sustain.
+Once all are connected, one heartbeat round checks that every socket is answered. Between
+phases it prints one JSON line and waits for a line on stdin (so the orchestrator can read the
+server's memory); at the end it prints the results.
 """
 
 from __future__ import annotations
@@ -26,7 +29,9 @@ import uvloop
 import websockets
 from websockets.asyncio.client import ClientConnection
 
-HEARTBEAT_EVERY = 25.0
+HEARTBEAT_EVERY = 30.0
+SOCKETS_PER_SOURCE = 5000
+TOPICS = ("agent_control", "agent_rooms", "agent_contacts")
 
 
 def raise_file_limit() -> int:
@@ -97,6 +102,9 @@ async def run(spec: dict[str, Any]) -> None:
     agents = [Agent(a, k) for a, k in spec["agents"]]
     gate = asyncio.Semaphore(int(spec["in_flight"]))
     rate = float(spec.get("rate") or 0)
+    offset = float(spec.get("start_offset") or 0)
+    topics = spec.get("topics") or TOPICS
+    sources = spec.get("sources") or [None]
     open_ms: list[float] = []
     join_ms: list[float] = []
     lag_ms: list[float] = []
@@ -104,7 +112,7 @@ async def run(spec: dict[str, Any]) -> None:
     readers: list[asyncio.Task[None]] = []
     background: set[asyncio.Task[bool]] = set()
 
-    async def connect(agent: Agent, due: float) -> None:
+    async def connect(agent: Agent, due: float, source: str | None) -> None:
         if rate:
             await asyncio.sleep(max(0.0, due - time.perf_counter()))
         async with gate:
@@ -119,11 +127,12 @@ async def run(spec: dict[str, Any]) -> None:
                     compression=None,
                     ping_interval=None,
                     open_timeout=60,
+                    local_addr=None if source is None else (source, 0),
                 )
                 open_ms.append((time.perf_counter() - t_open) * 1000)
                 agent.last_beat = time.monotonic()
                 readers.append(asyncio.create_task(agent.read()))
-                for topic in ("agent_control", "agent_rooms"):
+                for topic in topics:
                     ref = agent.next_ref()
                     t0 = time.perf_counter()
                     reply = await asyncio.wait_for(
@@ -155,7 +164,14 @@ async def run(spec: dict[str, Any]) -> None:
     cpu0 = cpu_seconds()
     started = time.perf_counter()
     await asyncio.gather(
-        *(connect(a, started + i / rate if rate else 0.0) for i, a in enumerate(agents))
+        *(
+            connect(
+                a,
+                started + offset + i / rate if rate else 0.0,
+                sources[(i // SOCKETS_PER_SOURCE) % len(sources)],
+            )
+            for i, a in enumerate(agents)
+        )
     )
     connect_s = time.perf_counter() - started
     client_cpu = cpu_seconds() - cpu0
@@ -184,6 +200,11 @@ async def run(spec: dict[str, Any]) -> None:
         "failures": len(failures),
         "first_failures": failures[:5],
         "client_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        # Raw, so that the figures of several swarm processes can be merged.
+        "join_ms": [round(v, 3) for v in join_ms],
+        "open_ms": [round(v, 3) for v in open_ms],
+        "lag_ms": [round(v, 3) for v in lag_ms],
+        "client_cpu_s": round(client_cpu, 3),
     }
     await asyncio.gather(
         *(asyncio.wait_for(a.ws.close(), 10) for a in agents if a.ws is not None),

@@ -9,17 +9,18 @@ received, and the **server's CPU time per message** (psutil; far less sensitive 
 on the machine than wall time).
 
     .venv/bin/python -m bench.mention_latency [--rates 200,1000] [--seconds 5] [--repeat 3]
-        [--database sqlite|postgres] [--nodes 1|2] [--before DIR]
+        [--database sqlite|postgres] [--nodes 1|2|3] [--before DIR]
 
 ``--database postgres`` runs the platform on a throwaway PostgreSQL cluster (fsync on);
 ``--nodes 2`` (PostgreSQL + Redis) posts to node A while the agent's socket is on node B, and
-compares CPU per delivered message (both nodes) with one node in the same run.
+compares CPU per delivered message (both nodes) with one node in the same run; ``--nodes 3``
+adds a node between them that holds no socket of the room (what a cluster's other nodes pay).
 ``--before DIR`` (SQLite, one node) also serves the build in the source tree ``DIR``
 (``DIR/src`` first on its ``PYTHONPATH``, seeded by its own code) as the target "before", run
 in turn with the floor and this build in every repetition: two builds compared within the same
 minutes, each beside the same floor.
 
-Prints a table and writes bench/results/mention_latency[-postgres][-2nodes].json.
+Prints a table and writes bench/results/mention_latency[-postgres][-Nnodes].json.
 """
 
 from __future__ import annotations
@@ -90,7 +91,7 @@ def drive(target: Target, rate: int, seconds: float, tag: str) -> dict[str, Any]
     row["server_cpu_ms_per_msg"] = round(sum(used) * 1000 / received, 3)
     # The load generator's own CPU (its processes, reaped): it must not be what saturates.
     row["loadgen_cpu_ms_per_msg"] = round(client * 1000 / received, 3)
-    if len(used) > 1:  # node A takes the POSTs, node B holds the agent's socket
+    if len(used) > 1:  # the first node takes the POSTs, the last holds the agent's socket
         row["node_cpu_ms_per_msg"] = [round(u * 1000 / received, 3) for u in used]
     return row
 
@@ -133,7 +134,7 @@ def platform_target(
         proc = serve_platform(node_data, port, database_url, redis_url, pythonpath)
         stack.callback(_stop, proc)
         procs.append(proc)
-    ws_port = ports[-1]  # with two nodes, the agent listens on the other node
+    ws_port = ports[-1]  # with several nodes, the agent listens on the last one
     mention = json.dumps([{"id": s.agent_id}])
     spec = {
         "host": "127.0.0.1",
@@ -197,7 +198,7 @@ def start_services(stack: ExitStack, args: argparse.Namespace) -> tuple[Any, str
     pg.start()
     stack.callback(pg.stop)
     redis_url = None
-    if args.nodes == 2:
+    if args.nodes > 1:
         redis = RedisServer(Path(tempfile.mkdtemp(prefix="band-redis-")))
         redis.start()
         stack.callback(redis.stop)
@@ -221,10 +222,10 @@ def main() -> None:
         default="sqlite",
         help="the platform's database (postgres: a throwaway server; --nodes 2 implies it)",
     )
-    parser.add_argument("--nodes", type=int, choices=(1, 2), default=1, help="2 needs Redis")
+    parser.add_argument("--nodes", type=int, choices=(1, 2, 3), default=1, help="2+ need Redis")
     parser.add_argument("--before", help="a source tree to serve as the 'before' build")
     args = parser.parse_args()
-    if args.nodes == 2:
+    if args.nodes > 1:
         args.database = "postgres"
     if args.before and (args.database != "sqlite" or args.nodes != 1):
         parser.error("--before compares builds on SQLite, one node")
@@ -239,9 +240,10 @@ def main() -> None:
     with ExitStack() as stack:
         pg, redis_url = start_services(stack, args)
         targets = [floor_target(stack)]
-        if args.nodes == 2:
+        if args.nodes > 1:
             targets.append(platform_target(stack, "band 1 node", database_for(pg), None, 1))
-            targets.append(platform_target(stack, "band 2 nodes", database_for(pg), redis_url, 2))
+            several = f"band {args.nodes} nodes"
+            targets.append(platform_target(stack, several, database_for(pg), redis_url, args.nodes))
         else:
             if args.before:
                 tree = Path(args.before).resolve()
@@ -312,23 +314,24 @@ def report(
         print(f"\n{name}: ratios to the floor {ratios}")
         best = max(sustained or [0])
         print(f"{name}: highest rate with p99 < 50 ms and every push received: {best}")
-    if "band 2 nodes" in summary and "band 1 node" in summary:
+    several = f"band {args.nodes} nodes"
+    if several in summary and "band 1 node" in summary:
         for rate in rates:
             one = summary["band 1 node"][rate]["server_cpu_ms_per_msg"]
-            two = summary["band 2 nodes"][rate]["server_cpu_ms_per_msg"]
-            if one and two:
-                full = [
-                    n for n in ("band 1 node", "band 2 nodes") if saturated(summary[n][rate], rate)
-                ]
+            many = summary[several][rate]["server_cpu_ms_per_msg"]
+            if one and many:
+                full = [n for n in ("band 1 node", several) if saturated(summary[n][rate], rate)]
                 note = f" (saturated: {', '.join(full)})" if full else ""
                 print(
-                    f"@{rate}: CPU per delivered message, 2 nodes / 1 node = {two / one:.2f}x{note}"
+                    f"@{rate}: CPU per delivered message, {args.nodes} nodes / 1 node = "
+                    f"{many / one:.2f}x{note}"
                 )
-                nodes = summary["band 2 nodes"][rate].get("node_cpu_ms_per_msg")
-                print(f"@{rate}: of which node A (POSTs) / node B (socket), ms/msg: {nodes}")
-                verdicts.setdefault("two_nodes_cpu_ratio", {})[rate] = round(two / one, 2)
+                nodes = summary[several][rate].get("node_cpu_ms_per_msg")
+                print(f"@{rate}: by node (POSTs first, the socket's last), ms/msg: {nodes}")
+                key = "two_nodes_cpu_ratio" if args.nodes == 2 else f"{args.nodes}_nodes_cpu_ratio"
+                verdicts.setdefault(key, {})[rate] = round(many / one, 2)
     suffix = ("-postgres" if args.database == "postgres" else "") + (
-        "-2nodes" if args.nodes == 2 else ""
+        f"-{args.nodes}nodes" if args.nodes > 1 else ""
     )
     write_results(
         RESULTS / f"mention_latency{suffix}.json",

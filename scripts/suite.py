@@ -83,6 +83,7 @@ def declared_groups() -> list[Group]:
         Group("scale:soak", [soak], 180, weight=2),
         Group("e2e", ["tests/e2e", "tests/integrations"], 260),
         Group("hermes", ["tests/hermes"], 145),  # most of it builds the Hermes venv
+        Group("bench", ["tests/bench"], 10),  # the benchmarks' offline parts (scaling_sim)
         # tsc, eslint and node:test of sdk-ts and openclaw-channel, the seed's agent.ts with
         # Parlant and the real OpenClaw gateway: ~145 s warm, ~480 s when it also waits for
         # .venvs/parlant (built once, under a lock, with env:parlant).

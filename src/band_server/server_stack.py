@@ -1,7 +1,8 @@
 """How the platform is served: one place for the uvicorn options every entry point uses.
 
 uvloop and httptools (installed with ``uvicorn[standard]``) when present; the sans-I/O
-``websockets`` implementation with permessage-deflate off (a compressor and decompressor per
+``websockets`` implementation (lightened for held sockets: ``ws_protocol``) with
+permessage-deflate off (a compressor and decompressor per
 socket weigh on every idle socket's memory: docs/decisions.md, "Idle sockets: memory,
 handshakes, the collector"); a listen backlog that lets thousands of agents reconnect at once.
 """
@@ -21,10 +22,15 @@ YOUNG_GC_THRESHOLD = 10_000
 def uvicorn_options() -> dict[str, Any]:
     """Keyword arguments for ``uvicorn.run`` / ``uvicorn.Config``."""
     has = importlib.util.find_spec
+    ws: Any = "wsproto"
+    if has("websockets"):
+        from .ws_protocol import HeldSocketProtocol
+
+        ws = HeldSocketProtocol
     return {
         "loop": "uvloop" if has("uvloop") else "asyncio",
         "http": "httptools" if has("httptools") else "h11",
-        "ws": "websockets-sansio" if has("websockets") else "wsproto",
+        "ws": ws,
         "ws_per_message_deflate": False,
         "ws_ping_interval": 20.0,
         "ws_ping_timeout": 20.0,

@@ -14,6 +14,7 @@ import uuid
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from starlette.requests import HTTPConnection
 from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket
 
@@ -50,12 +51,12 @@ class Admission:
     reject_on_conflict: bool
 
 
-def api_key_of(websocket: WebSocket) -> str | None:
+def api_key_of(websocket: HTTPConnection) -> str | None:
     """The key from the ``x-api-key`` header, else from the ``api_key`` query parameter."""
     return websocket.headers.get("x-api-key") or websocket.query_params.get("api_key") or None
 
 
-def _same_origin(websocket: WebSocket) -> bool:
+def _same_origin(websocket: HTTPConnection) -> bool:
     """A browser's ``Origin`` must name this host: a session cookie is not enough on its own."""
     origin = websocket.headers.get("origin")
     if origin is None:
@@ -63,7 +64,7 @@ def _same_origin(websocket: WebSocket) -> bool:
     return urlsplit(origin).netloc.lower() == websocket.headers.get("host", "").lower()
 
 
-async def _principal_of(websocket: WebSocket, db: Database) -> Principal:
+async def _principal_of(websocket: HTTPConnection, db: Database) -> Principal:
     """The key's principal; without a key, the person of a web session cookie.
 
     The key is checked against the database at every upgrade, not a cache: a socket may live
@@ -84,8 +85,10 @@ async def _principal_of(websocket: WebSocket, db: Database) -> Principal:
     return me.person
 
 
-async def admit(websocket: WebSocket, platform: Platform) -> Admission:
-    """Check the upgrade request; raise :class:`Denial` when it must be refused."""
+async def admit(websocket: HTTPConnection, platform: Platform) -> Admission:
+    """Check the upgrade request; raise :class:`Denial` when it must be refused.
+
+    Takes the request's view only (a ``WebSocket`` is one): admission never answers."""
     query = websocket.query_params
     vsn = query.get("vsn")
     if vsn != VSN:

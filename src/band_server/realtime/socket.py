@@ -13,6 +13,7 @@ import time
 import uuid
 
 from fastapi import APIRouter, WebSocket
+from starlette.requests import HTTPConnection
 from starlette.types import Receive, Scope, Send
 
 from band_protocol import Supersede, topic
@@ -68,7 +69,9 @@ async def socket_endpoint(websocket: WebSocket) -> None:
     """Serve one Phoenix v2 socket for an agent or a person."""
     platform: Platform = websocket.app.state.platform
     try:
-        admission = await admit(websocket, platform)
+        # Read through a view of its own: what Starlette caches (headers, query, cookies)
+        # goes with it, instead of living on as long as the socket.
+        admission = await admit(HTTPConnection(websocket.scope), platform)
         principal = admission.principal
         # claim() is judged on every node; no await between it and register().
         if admission.reject_on_conflict and not await _claim(platform, principal.id):
@@ -88,6 +91,8 @@ async def socket_endpoint(websocket: WebSocket) -> None:
         log.info("socket %s: upgrade failed: %r", conn.label, exc)
         return
     conn.start()
+    # Nothing reads the upgrade's headers again; a held socket need not keep them.
+    websocket.scope["headers"] = []
     if log.isEnabledFor(logging.INFO):
         log.info("socket open: %s", conn.label)
 

@@ -15,6 +15,7 @@ from prometheus_client import CollectorRegistry, Counter, Histogram, generate_la
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
 from starlette.types import Message
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from band_server.app import BandApp
 from band_server.context import Platform
@@ -25,13 +26,15 @@ from band_server.http.idempotency import IdempotencyMiddleware
 from band_server.http.raw_headers import header
 from band_server.observability import _LATENCY_BUCKETS, RequestStats
 from band_server.server_stack import uvicorn_options
+from band_server.ws_protocol import HeldSocketProtocol
 from conftest import Seeded, make_agent
 
 
 def test_the_server_speaks_websockets_through_the_sans_io_websockets_implementation() -> None:
     # ~9 us less CPU per pushed frame than wsproto's pure-Python framing, for ~2 KiB more
-    # memory per socket (docs/decisions.md).
-    assert uvicorn_options()["ws"] == "websockets-sansio"
+    # memory per socket (docs/decisions.md); lightened for held sockets (ws_protocol).
+    ws = uvicorn_options()["ws"]
+    assert ws is HeldSocketProtocol and issubclass(ws, WebSocketsSansIOProtocol)
 
 
 async def test_a_lane_request_never_enters_fastapis_stack(

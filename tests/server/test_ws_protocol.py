@@ -1,0 +1,141 @@
+"""The WebSocket protocol the server runs (``band_server.ws_protocol``): a held socket keeps no
+handshake, and its receive queue behaves as ``asyncio.Queue`` does for uvicorn's one consumer."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import uvicorn
+import websockets
+from hypothesis import given
+from hypothesis import strategies as st
+from starlette.types import Receive, Scope, Send
+
+from band_server.server_stack import uvicorn_options
+from band_server.ws_protocol import HeldSocketProtocol, ReceiveQueue
+from conftest import free_port
+from property_kit import serve_in_thread
+
+# -- the queue, beside asyncio.Queue ------------------------------------------------------------
+
+# ("put", n): put_nowait(n); ("get",): get() once something is there; ("cancel",): a get()
+# that waits and is cancelled before anything comes (only on an empty queue); ("peek",):
+# empty() and qsize().
+OPS = st.lists(
+    st.one_of(
+        st.tuples(st.just("put"), st.integers(0, 1000)),
+        st.tuples(st.just("get")),
+        st.tuples(st.just("cancel")),
+        st.tuples(st.just("peek")),
+    ),
+    max_size=60,
+)
+
+
+async def _play(queue: Any, ops: list[tuple[Any, ...]]) -> list[object]:
+    seen: list[object] = []
+    for op in ops:
+        if op[0] == "put":
+            queue.put_nowait(op[1])
+        elif op[0] == "get" and not queue.empty():
+            seen.append(await queue.get())
+        elif op[0] == "cancel" and queue.empty():
+            waiting = asyncio.ensure_future(queue.get())
+            await asyncio.sleep(0)
+            waiting.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await waiting
+            seen.append("cancelled")
+        seen.append((queue.empty(), queue.qsize()))
+    while not queue.empty():
+        seen.append(await queue.get())
+    # A consumer waiting first, then woken by a put, as uvicorn's receive() is.
+    waiting = asyncio.ensure_future(queue.get())
+    await asyncio.sleep(0)
+    queue.put_nowait("woken")
+    seen.append(await waiting)
+    seen.append((queue.empty(), queue.qsize()))
+    return seen
+
+
+@given(OPS)
+def test_the_receive_queue_answers_as_asyncio_queue_does(ops: list[tuple[Any, ...]]) -> None:
+    ours = asyncio.run(_play(ReceiveQueue(), ops))
+    theirs = asyncio.run(_play(asyncio.Queue(), ops))
+    assert ours == theirs
+
+
+async def test_a_cancelled_wait_loses_no_item_put_meanwhile() -> None:
+    queue: ReceiveQueue[str] = ReceiveQueue()
+    waiting = asyncio.ensure_future(queue.get())
+    await asyncio.sleep(0)
+    queue.put_nowait("a")  # wakes the waiter ...
+    waiting.cancel()  # ... which is cancelled before it runs
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    queue.put_nowait("b")
+    assert [await queue.get(), await queue.get()] == ["a", "b"]
+    assert queue.empty() and queue._items is None  # drained: no storage held
+
+
+# -- a real server ---------------------------------------------------------------------------
+
+
+async def _echo(scope: Scope, receive: Receive, send: Send) -> None:
+    """Accept, then answer every text frame with its number and text, until the close."""
+    assert scope["type"] == "websocket"
+    assert (await receive())["type"] == "websocket.connect"
+    await send({"type": "websocket.accept"})
+    n = 0
+    while True:
+        message = await receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        n += 1
+        await send({"type": "websocket.send", "text": json.dumps([n, message["text"]])})
+
+
+@pytest.fixture
+def server() -> Iterator[tuple[uvicorn.Server, str]]:
+    port = free_port()
+    config = uvicorn.Config(
+        _echo, host="127.0.0.1", port=port, log_level="warning", **uvicorn_options()
+    )
+    config.lifespan = "off"
+    served, thread = serve_in_thread(config)
+    try:
+        yield served, f"ws://127.0.0.1:{port}/socket?x=1"
+    finally:
+        served.should_exit = True
+        thread.join(30)
+
+
+async def test_a_held_socket_keeps_no_handshake_and_serves_frames_in_order(
+    server: tuple[uvicorn.Server, str],
+) -> None:
+    served, url = server
+    async with websockets.connect(
+        url, additional_headers={"x-api-key": "secret-" + "k" * 200}, compression=None
+    ) as ws:
+        await ws.send("first")
+        assert json.loads(await ws.recv()) == [1, "first"]
+        (protocol,) = served.server_state.connections
+        assert isinstance(protocol, HeldSocketProtocol)
+        # The handshake is gone: neither uvicorn nor websockets' parser holds its headers.
+        assert protocol.request is None and protocol.response is None
+        held = [
+            v
+            for v in protocol.conn.parser.gi_frame.f_locals.values()  # type: ignore[attr-defined]
+            if isinstance(v, websockets.http11.Request)
+        ]
+        assert all(len(r.headers) == 0 for r in held)
+        assert isinstance(protocol.queue, ReceiveQueue) and protocol.queue.empty()
+        texts = [f"frame {i}" for i in range(200)]
+        for text in texts:
+            await ws.send(text)
+        answers = [json.loads(await ws.recv()) for _ in texts]
+        assert answers == [[i + 2, t] for i, t in enumerate(texts)]
