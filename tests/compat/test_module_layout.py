@@ -135,10 +135,6 @@ REMAINING: dict[str, str] = {
     "band.integrations.a2a.adapter:A2ATaskRun": (
         "the A2A adapter tracks its remote task in a private record of another shape"
     ),
-    "band.integrations.mcp.engine": (
-        "the MCP engine's band-sdk building blocks (EngineSpec, resolvers, registrations): "
-        "ours builds the same server from fewer parts; not reshaped yet"
-    ),
     "band.converters.crewai_flow": (
         "CrewAI Flow's persisted run state (stages, side effects, sequential chains): ours "
         "keeps a smaller state model; not reshaped yet"
