@@ -133,7 +133,13 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         proc = CodexProcess(room_id, self.room_folder(room_id))
         env = {**os.environ, **self.config.codex_env}
         try:
-            await proc.start(self.argv, env, self.config.skill_roots)
+            await proc.start(
+                self.argv,
+                env,
+                self.config.skill_roots,
+                client_info=self.config.client_info,
+                experimental_api=self.config.experimental_api,
+            )
             if self.model is None:
                 self.model = await commands.first_model(proc)
         except BaseException:

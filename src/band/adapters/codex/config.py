@@ -132,6 +132,16 @@ class CodexAdapterConfig(BaseModel):
     ``emit_turn_lifecycle_events`` posts a turn's start and end (and compactions);
     ``emit_turn_task_markers`` posts a "Codex turn" marker at start and end.
 
+    Client and limits:
+
+    * ``client_name`` / ``client_title`` / ``client_version``: the ``clientInfo`` sent with
+      ``initialize``; ``experimental_api=False`` does not ask for Codex's experimental API
+      (dynamic tools and other experimental fields are then refused by Codex).
+    * ``max_pending_approvals_per_room``: approvals waiting in a room at once; one more
+      declines the oldest. ``max_session_approved_per_room``: what ``/approve-session``
+      remembers per room (the least recently approved goes first);
+      ``max_approval_audit_per_room``: decisions kept for ``/permissions``.
+
     ``retention`` must stay disabled (``idle_timeout_s`` unset): see ``RETENTION_REFUSED``.
     """
 
@@ -170,6 +180,13 @@ class CodexAdapterConfig(BaseModel):
     emit_token_usage_events: bool = False
     emit_turn_lifecycle_events: bool = False
     emit_turn_task_markers: bool = False
+    experimental_api: bool = True
+    client_name: str = "band_codex_adapter"
+    client_title: str = "Band Codex Adapter"
+    client_version: str = "0.1.0"
+    max_pending_approvals_per_room: PositiveInt = 50
+    max_approval_audit_per_room: PositiveInt = 100
+    max_session_approved_per_room: PositiveInt = 100
 
     @model_validator(mode="before")
     @classmethod
@@ -226,6 +243,15 @@ class CodexAdapterConfig(BaseModel):
                 }
             )
         return checked
+
+    @property
+    def client_info(self) -> dict[str, str]:
+        """What ``initialize`` tells Codex about us (``clientInfo``)."""
+        return {
+            "name": self.client_name,
+            "title": self.client_title,
+            "version": self.client_version,
+        }
 
     @property
     def thread_sandbox(self) -> str | None:

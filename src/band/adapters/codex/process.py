@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -13,7 +13,7 @@ from .rpc import CodexJsonRpcError, StdioRpc, TransportClosed
 
 __all__ = ["ActiveTurn", "CodexProcess", "SkillRootsRefused"]
 
-CLIENT_INFO = {"name": "band", "title": "Band", "version": "0.1.0"}
+CLIENT_INFO = {"name": "band_codex_adapter", "title": "Band Codex Adapter", "version": "0.1.0"}
 
 
 class SkillRootsRefused(CodexJsonRpcError):
@@ -49,6 +49,7 @@ class CodexProcess:
         self.rpc: StdioRpc | None = None
         self.thread_id: str | None = None
         self.active: ActiveTurn | None = None
+        self.server_info: dict[str, Any] = {}
 
     @property
     def alive(self) -> bool:
@@ -69,9 +70,17 @@ class CodexProcess:
         return self.rpc
 
     async def start(
-        self, argv: Sequence[str], env: dict[str, str], skill_roots: Sequence[str] = ()
+        self,
+        argv: Sequence[str],
+        env: dict[str, str],
+        skill_roots: Sequence[str] = (),
+        *,
+        client_info: Mapping[str, str] = CLIENT_INFO,
+        experimental_api: bool = True,
     ) -> None:
-        """Spawn, ``initialize`` and register ``skill_roots`` (``skills/extraRoots/set``)."""
+        """Spawn, ``initialize`` (as ``client_info``: name, title, version; asking for
+        Codex's experimental API when ``experimental_api``) and register ``skill_roots``
+        (``skills/extraRoots/set``). ``server_info`` keeps what ``initialize`` answered."""
         self.rpc = await StdioRpc.spawn(
             argv,
             cwd=str(self.workspace),
@@ -80,7 +89,7 @@ class CodexProcess:
             on_request=self._request,
             label="codex app-server",
         )
-        await self.rpc.initialize(CLIENT_INFO)
+        self.server_info = await self.rpc.initialize(client_info, experimental_api=experimental_api)
         if skill_roots:
             roots = {"extraRoots": list(skill_roots)}
             try:

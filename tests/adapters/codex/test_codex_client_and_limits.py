@@ -1,0 +1,146 @@
+"""``CodexAdapterConfig``'s client identity and per-room approval limits, doing their work.
+
+The client fields reach ``codex app-server``'s ``initialize`` (here the scripted JSON-RPC
+peer, which answers with the params it received); the limits bound what the approval relay
+(built from the config as the adapter builds it) keeps per room.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from band.adapters._coding.approvals import ApprovalRelay, ApprovalRequest, Decision
+from band.adapters._coding.commands import RoomCommand
+from band.adapters._coding.events import Reporter
+from band.adapters.codex import CodexAdapterConfig
+from band.adapters.codex.process import CodexProcess
+from band.testing import FakeAgentTools
+
+pytestmark = pytest.mark.timeout(30)
+PEER = Path(__file__).with_name("jsonrpc_peer.py")
+ROOM = "room-1"
+ALICE = {"id": "user-alice", "name": "Alice", "handle": "alice", "type": "User"}
+
+
+async def initialize_params(config: CodexAdapterConfig, tmp_path: Path) -> dict[str, Any]:
+    proc = CodexProcess(ROOM, tmp_path)
+    try:
+        await proc.start(
+            [sys.executable, str(PEER)],
+            dict(os.environ),
+            client_info=config.client_info,
+            experimental_api=config.experimental_api,
+        )
+        return dict(proc.server_info["params"])
+    finally:
+        await proc.close()
+
+
+async def test_initialize_names_the_configured_client_and_experimental_api(
+    tmp_path: Path,
+) -> None:
+    custom = CodexAdapterConfig(
+        client_name="acme_bot",
+        client_title="Acme Bot",
+        client_version="2.3.4",
+        experimental_api=False,
+    )
+    sent = await initialize_params(custom, tmp_path)
+    default = await initialize_params(CodexAdapterConfig(), tmp_path)
+
+    assert sent == {
+        "clientInfo": {"name": "acme_bot", "title": "Acme Bot", "version": "2.3.4"},
+        "capabilities": {"experimentalApi": False},
+    }
+    assert default["clientInfo"] == {
+        "name": "band_codex_adapter",
+        "title": "Band Codex Adapter",
+        "version": "0.1.0",
+    }
+    assert default["capabilities"] == {"experimentalApi": True}
+
+
+def test_the_client_fields_and_limits_read_the_codex_environment(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CODEX_CLIENT_NAME", "from_env")
+    monkeypatch.setenv("CODEX_MAX_PENDING_APPROVALS_PER_ROOM", "7")
+    config = CodexAdapterConfig(client_version="9")
+
+    assert config.client_info == {"name": "from_env", "title": "Band Codex Adapter", "version": "9"}
+    assert config.max_pending_approvals_per_room == 7
+    with pytest.raises(ValueError, match="max_pending_approvals_per_room"):
+        CodexAdapterConfig(max_pending_approvals_per_room=0)
+
+
+def relay_for(**limits: Any) -> tuple[ApprovalRelay, Reporter, FakeAgentTools]:
+    tools = FakeAgentTools(room_id=ROOM, participants=[ALICE])
+    adapter: Any = SimpleNamespace(features=SimpleNamespace(emit=frozenset()))
+    relay = ApprovalRelay.from_config(CodexAdapterConfig(**limits))
+    return relay, Reporter(adapter, tools, ["alice"]), tools
+
+
+def ask(relay: ApprovalRelay, reporter: Reporter, key: str) -> asyncio.Task[Decision]:
+    request = ApprovalRequest("command", f"run {key}", session_key=key)
+    return asyncio.create_task(relay.request(ROOM, reporter, request))
+
+
+async def settle() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+async def test_one_approval_over_the_pending_limit_declines_the_oldest() -> None:
+    relay, reporter, tools = relay_for(max_pending_approvals_per_room=2)
+    first, second = ask(relay, reporter, "a"), ask(relay, reporter, "b")
+    await settle()
+    third = ask(relay, reporter, "c")
+    await settle()
+
+    assert first.done() and first.result() is Decision.DECLINE
+    assert len(relay.pending(ROOM)) == 2 and not second.done() and not third.done()
+    assert any("(the pending limit)" in line for line in relay.permissions(ROOM))
+    await relay.answer(ROOM, tools, RoomCommand("approve", (relay.pending(ROOM)[0],)), ["alice"])
+    assert await second is Decision.ACCEPT
+    relay.forget(ROOM)
+    assert await third is Decision.DECLINE
+
+
+async def test_session_approvals_forget_the_least_recently_approved_over_the_limit() -> None:
+    relay, reporter, tools = relay_for(max_session_approved_per_room=2)
+    for key in ("a", "b", "a", "c"):  # "a" approved again: "b" is now the oldest
+        waiting = ask(relay, reporter, key)
+        await settle()
+        if not waiting.done():
+            token = relay.pending(ROOM)[0]
+            await relay.answer(ROOM, tools, RoomCommand("approve-session", (token,)), ["alice"])
+        await waiting
+
+    again = {key: ask(relay, reporter, key) for key in "abc"}
+    await settle()
+
+    assert again["a"].result() is Decision.ACCEPT_SESSION
+    assert again["c"].result() is Decision.ACCEPT_SESSION
+    assert not again["b"].done() and len(relay.pending(ROOM)) == 1
+    assert relay.permissions(ROOM)[:3] == ["Approved for this session: 2.", "- `a`", "- `c`"]
+    relay.forget(ROOM)
+    assert await again["b"] is Decision.DECLINE
+
+
+async def test_the_audit_keeps_only_the_latest_decisions() -> None:
+    relay, reporter, _ = relay_for(approval_mode="auto_accept", max_approval_audit_per_room=3)
+    for key in "abcde":
+        assert await ask(relay, reporter, key) is Decision.ACCEPT
+
+    lines = relay.permissions(ROOM, recent=10)
+
+    assert "Latest decisions (3):" in lines
+    decided = [line for line in lines if "`run " in line]
+    assert [line.split("`")[1] for line in decided] == ["run c", "run d", "run e"]
