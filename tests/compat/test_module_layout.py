@@ -83,7 +83,7 @@ ALLOWED_SHARE = 0.02
 # failure once an entry matches, so the list only shrinks.
 _CODEX = (
     "Codex's band-sdk adapter internals (RoomCodexClient, NativeTurn, TurnResult, the "
-    "WebSocket and approval-limit config fields): our "
+    "pending-approval and thread-settings records): our "
     "Codex adapter stands on the shared coding-agent base (band.adapters._coding) and talks "
     "through band.integrations.codex's CodexStdioClient, but its room and turn records are "
     "not reshaped into these yet"
@@ -99,7 +99,6 @@ REMAINING: dict[str, str] = {
     **{
         f"band.adapters.codex:{name}": _CODEX
         for name in (
-            "CodexAdapterConfig",
             "CodexToolItem",
             "CodexTurn",
             "NativeMessage",

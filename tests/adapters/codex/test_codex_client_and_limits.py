@@ -19,7 +19,7 @@ import pytest
 from band.adapters._coding.approvals import ApprovalRelay, ApprovalRequest, Decision
 from band.adapters._coding.commands import RoomCommand
 from band.adapters._coding.events import Reporter
-from band.adapters.codex import CodexAdapterConfig
+from band.adapters.codex import CodexAdapter, CodexAdapterConfig
 from band.adapters.codex.process import CodexProcess
 from band.testing import FakeAgentTools
 
@@ -144,3 +144,82 @@ async def test_the_audit_keeps_only_the_latest_decisions() -> None:
     assert "Latest decisions (3):" in lines
     decided = [line for line in lines if "`run " in line]
     assert [line.split("`")[1] for line in decided] == ["run c", "run d", "run e"]
+
+
+STUBBORN = """
+import json, signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+request = json.loads(sys.stdin.readline())
+print(json.dumps({"id": request["id"], "result": {}}), flush=True)
+time.sleep(60)
+"""
+
+
+async def test_a_process_that_will_not_close_in_time_is_killed_and_the_room_named(
+    tmp_path: Path,
+) -> None:
+    config = CodexAdapterConfig(client_close_timeout_s=0.5)
+    proc = CodexProcess(ROOM, tmp_path, close_timeout_s=config.client_close_timeout_s)
+    await proc.start([sys.executable, "-c", STUBBORN], dict(os.environ))
+    child = proc.channel.proc
+    started = asyncio.get_running_loop().time()
+
+    with pytest.raises(TimeoutError, match=f"room {ROOM} did not close within 0.5s"):
+        await proc.close()
+
+    assert asyncio.get_running_loop().time() - started < 2.5  # not the 6 s TERM/KILL ladder
+    assert await asyncio.wait_for(child.wait(), 5) == -9
+
+
+def adapter_with(tmp_path: Path, **fields: Any) -> CodexAdapter:
+    return CodexAdapter(CodexAdapterConfig(codex_command=["codex-not-started"], **fields))
+
+
+async def test_a_leave_lets_a_running_turn_end_within_the_settle_timeout(tmp_path: Path) -> None:
+    outcomes: list[str] = []
+
+    async def turn(seconds: float) -> None:
+        try:
+            await asyncio.sleep(seconds)
+            outcomes.append("ended")
+        except asyncio.CancelledError:
+            outcomes.append("cancelled")
+            raise
+
+    for settle_s, expected in ((2.0, "ended"), (0.0, "cancelled")):
+        adapter = adapter_with(tmp_path, turn_settle_timeout_s=settle_s)
+        running: Any = SimpleNamespace(task=asyncio.create_task(turn(0.2)), detached=True)
+        adapter.turns.keep(ROOM, running)
+        await asyncio.sleep(0.01)  # the turn is under way when the room is left
+        await adapter.on_cleanup(ROOM)
+        assert outcomes[-1] == expected
+
+
+async def test_workspace_for_room_in_the_config_places_each_rooms_folder(tmp_path: Path) -> None:
+    adapter = adapter_with(tmp_path, workspace_for_room=lambda room: str(tmp_path / "w" / room))
+    own = CodexAdapter(
+        CodexAdapterConfig(workspace_for_room=lambda room: str(tmp_path / "ignored")),
+        workspace_for_room=lambda room: str(tmp_path / "argument" / room),
+    )
+
+    assert adapter.room_folder(ROOM) == tmp_path / "w" / ROOM
+    assert (tmp_path / "w" / ROOM).is_dir()
+    assert own.room_folder(ROOM) == tmp_path / "argument" / ROOM
+    assert "workspace_for_room" not in CodexAdapterConfig().model_dump()
+
+
+def test_a_shared_websocket_app_server_is_refused_naming_its_url(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("CODEX_WS_URL", "ws://10.0.0.5:9000")
+    config = CodexAdapterConfig(transport="websocket")
+
+    assert config.codex_ws_url == "ws://10.0.0.5:9000"
+    assert CodexAdapterConfig(codex_ws_url="ws://h:1").codex_ws_url == "ws://h:1"
+    with pytest.raises(ValueError, match=r"app-server at ws://10\.0\.0\.5:9000 \(codex_ws_url\)"):
+        CodexAdapter(config)
+
+
+def test_sandbox_and_codex_env_default_to_codex_own() -> None:
+    config = CodexAdapterConfig()
+    assert config.sandbox is None and config.thread_sandbox is None and config.codex_env is None

@@ -83,7 +83,10 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         if config.cwd is not None:
             raise ValueError("cwd is not supported; use workspace_for_room or the default")
         if config.transport != "stdio":
-            raise ValueError("only stdio Codex transport guarantees room process isolation")
+            raise ValueError(
+                "only stdio Codex transport guarantees room process isolation: a shared "
+                f"app-server at {config.codex_ws_url} (codex_ws_url) is not used"
+            )
         if client_factory is not None:
             raise ValueError("custom Codex clients cannot guarantee room process isolation")
         super().__init__(
@@ -95,7 +98,8 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
             additional_tools=additional_tools or (),
             history_converter=history_converter,
             start_timeout_s=config.retention.transition_timeout_s,
-            workspace_for_room=workspace_for_room,
+            workspace_for_room=workspace_for_room or config.workspace_for_room,
+            turn_settle_s=config.turn_settle_timeout_s,
             **features,
         )
         self.config = config
@@ -130,8 +134,10 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         return [binary, "app-server", "--listen", "stdio://"]
 
     async def start_process(self, room_id: str, reporter: Reporter) -> CodexProcess:
-        proc = CodexProcess(room_id, self.room_folder(room_id))
-        env = {**os.environ, **self.config.codex_env}
+        proc = CodexProcess(
+            room_id, self.room_folder(room_id), close_timeout_s=self.config.client_close_timeout_s
+        )
+        env = {**os.environ, **(self.config.codex_env or {})}
         try:
             await proc.start(
                 self.argv,

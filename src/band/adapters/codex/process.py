@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from band.integrations.codex.stdio_client import kill_process_tree
 from band.integrations.codex.types import CodexRequestMethod
 
 from .rpc import CodexJsonRpcError, StdioRpc, TransportClosed
@@ -43,9 +44,12 @@ class ActiveTurn(Protocol):
 class CodexProcess:
     """A room's ``codex app-server``: the RPC channel, its thread and the active turn."""
 
-    def __init__(self, room_id: str, workspace: Path) -> None:
+    def __init__(
+        self, room_id: str, workspace: Path, *, close_timeout_s: float | None = None
+    ) -> None:
         self.room_id = room_id
         self.workspace = workspace
+        self.close_timeout_s = close_timeout_s
         self.rpc: StdioRpc | None = None
         self.thread_id: str | None = None
         self.active: ActiveTurn | None = None
@@ -127,5 +131,17 @@ class CodexProcess:
             closed.cancel()
 
     async def close(self) -> None:
-        if self.rpc is not None:
-            await self.rpc.close()
+        """Stop the app-server. Past ``close_timeout_s`` (None: no bound) its process group
+        is killed and TimeoutError names the room."""
+        rpc = self.rpc
+        if rpc is None:
+            return
+        try:
+            await asyncio.wait_for(rpc.close(), self.close_timeout_s)
+        except TimeoutError as exc:
+            if rpc.client.process is not None:
+                await kill_process_tree(rpc.client.process)
+            raise TimeoutError(
+                f"Codex process for room {self.room_id} did not close within "
+                f"{self.close_timeout_s}s"
+            ) from exc
