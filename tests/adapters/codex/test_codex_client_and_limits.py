@@ -19,7 +19,8 @@ import pytest
 from band.adapters._coding.approvals import ApprovalRelay, ApprovalRequest, Decision
 from band.adapters._coding.commands import RoomCommand
 from band.adapters._coding.events import Reporter
-from band.adapters.codex import CodexAdapter, CodexAdapterConfig
+from band.adapters.codex import CodexAdapter, CodexAdapterConfig, CodexToolItem
+from band.adapters.codex.items import completed_tool_item
 from band.adapters.codex.process import CodexProcess
 from band.testing import FakeAgentTools
 
@@ -223,3 +224,41 @@ def test_a_shared_websocket_app_server_is_refused_naming_its_url(
 def test_sandbox_and_codex_env_default_to_codex_own() -> None:
     config = CodexAdapterConfig()
     assert config.sandbox is None and config.thread_sandbox is None and config.codex_env is None
+
+
+def test_a_completed_tool_like_item_is_the_name_args_and_text_the_room_is_shown() -> None:
+    command = {
+        "type": "commandExecution",
+        "command": "ls -1",
+        "cwd": "/w",
+        "status": "completed",
+        "aggregatedOutput": "a.txt\n",
+        "exitCode": 0,
+    }
+    mcp_call = {
+        "type": "mcpToolCall",
+        "server": "docs",
+        "tool": "search",
+        "arguments": {"q": "band"},
+        "status": "completed",
+        "result": {"hits": 2},
+    }
+    declined = {**command, "status": "declined"}
+
+    assert completed_tool_item(command) == (
+        CodexToolItem("command_execution", {"command": "ls -1", "cwd": "/w"}, "a.txt\n"),
+        False,
+    )
+    assert completed_tool_item(mcp_call) == (
+        CodexToolItem("docs.search", {"q": "band"}, '{"hits": 2}'),
+        False,
+    )
+    assert completed_tool_item(declined) == (
+        CodexToolItem(
+            "command_execution",
+            {"command": "ls -1", "cwd": "/w"},
+            "Declined in the room: it did not run.",
+        ),
+        True,
+    )
+    assert completed_tool_item({"type": "agentMessage", "text": "hi"}) is None

@@ -86,7 +86,7 @@ async def test_reasoning_is_shown_checked_and_sent_with_the_next_turn(
 async def test_sandbox_changes_what_the_model_is_told_and_escalation_needs_confirming(
     start_coder: AgentStarter, room: Room, fake: FakeModel
 ) -> None:
-    async with start_coder():
+    async with start_coder(sandbox="workspace-write"):
         await room.ask("hello")
         shown = await command(room, "/sandbox")
         unconfirmed = await command(room, "/sandbox danger-full-access")
@@ -104,6 +104,16 @@ async def test_sandbox_changes_what_the_model_is_told_and_escalation_needs_confi
     assert "`sandbox_mode` is `danger-full-access`" in fake.requests[asked].system
     assert "sandbox `danger-full-access`" in status
     assert "sandbox `danger-full-access`" in permissions
+
+
+async def test_without_a_configured_sandbox_the_thread_keeps_codexs_own_default(
+    start_coder: AgentStarter, room: Room, fake: FakeModel
+) -> None:
+    async with start_coder():
+        await room.ask("hello")
+        shown = await command(room, "/sandbox")
+    assert "Sandbox in this room: `default`" in shown
+    assert "`sandbox_mode` is `read-only`" in fake.requests[0].system
 
 
 async def test_usage_threads_and_thread_info_describe_the_rooms_thread(

@@ -320,8 +320,7 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         }
         if config.sandbox_policy is not None:
             params["sandboxPolicy"] = dict(config.sandbox_policy)
-        else:
-            mode = self.room_sandbox(proc.room_id) or "workspace-write"
+        elif (mode := self.room_sandbox(proc.room_id)) is not None:  # else the thread's own
             params["sandboxPolicy"] = {"type": _SANDBOX_POLICY[mode]}
         effort = room.effort or config.reasoning_effort
         if effort is not None:
