@@ -99,7 +99,6 @@ REMAINING: dict[str, str] = {
     **{
         f"band.adapters.codex:{name}": _CODEX
         for name in (
-            "CodexTurn",
             "NativeMessage",
             "NativeTurn",
             "PendingApproval",

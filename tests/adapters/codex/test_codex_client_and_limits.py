@@ -19,9 +19,10 @@ import pytest
 from band.adapters._coding.approvals import ApprovalRelay, ApprovalRequest, Decision
 from band.adapters._coding.commands import RoomCommand
 from band.adapters._coding.events import Reporter
-from band.adapters.codex import CodexAdapter, CodexAdapterConfig, CodexToolItem
+from band.adapters.codex import CodexAdapter, CodexAdapterConfig, CodexToolItem, CodexTurn
 from band.adapters.codex.items import completed_tool_item
 from band.adapters.codex.process import CodexProcess
+from band.adapters.codex.rpc import CodexJsonRpcError
 from band.testing import FakeAgentTools
 
 pytestmark = pytest.mark.timeout(30)
@@ -262,3 +263,21 @@ def test_a_completed_tool_like_item_is_the_name_args_and_text_the_room_is_shown(
         True,
     )
     assert completed_tool_item({"type": "agentMessage", "text": "hi"}) is None
+
+
+async def test_codex_turn_interrupts_its_turn_over_the_rooms_client(tmp_path: Path) -> None:
+    proc = CodexProcess(ROOM, tmp_path)
+    await proc.start([sys.executable, str(PEER)], dict(os.environ))
+    try:
+        idle = proc.running_turn()
+        proc.active = SimpleNamespace(thread_id="th-1", turn_id="tu-1")
+        running = proc.running_turn()
+        assert running is not None
+        with pytest.raises(CodexJsonRpcError, match="unknown method turn/interrupt"):
+            await running.interrupt()  # the scripted peer knows no turn/interrupt
+    finally:
+        await proc.close()
+
+    assert idle is None
+    assert running == CodexTurn(proc.channel.client, "th-1", "tu-1")
+    assert proc.running_turn() is None  # the process is gone

@@ -6,6 +6,7 @@ Needs the ``codex`` binary (``npm install -g @openai/codex@0.169.0``), no Python
 from .adapter import CodexAdapter, CodexContinuityError
 from .config import CodexAdapterConfig
 from .items import CodexToolItem
+from .process import CodexTurn
 from .rpc import CodexClientProtocol
 from .self_config import SetModelInput, SetReasoningInput
 from .vocabulary import CodexCommand, CodexSandboxMode, CodexSubcommand
@@ -19,6 +20,7 @@ __all__ = [
     "CodexSandboxMode",
     "CodexSubcommand",
     "CodexToolItem",
+    "CodexTurn",
     "SetModelInput",
     "SetReasoningInput",
 ]

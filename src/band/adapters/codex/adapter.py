@@ -41,7 +41,7 @@ from .process import CodexProcess
 from .room import DIGEST_KEY, NAMES_KEY, THREAD_KEY, CodexRoom, tools_digest
 from .rpc import CodexJsonRpcError, TransportClosed
 from .self_config import self_config_specs
-from .turn import CodexTurn
+from .turn import CodexTurnRun
 
 __all__ = ["CodexAdapter", "CodexContinuityError", "CodexProcess"]
 
@@ -158,12 +158,11 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
 
     async def on_interrupt(self, room_id: str, mode: str) -> None:
         proc = self.processes.current(room_id)
-        turn = proc.active if proc is not None else None
-        if proc is not None and turn is not None and turn.turn_id is not None:
-            params = {"threadId": turn.thread_id, "turnId": turn.turn_id}
+        running = proc.running_turn() if proc is not None else None
+        if running is not None:
             try:
-                await proc.channel.request("turn/interrupt", params)
-            except (CodexJsonRpcError, TransportClosed) as exc:
+                await running.interrupt()
+            except (CodexJsonRpcError, TransportClosed, RuntimeError) as exc:
                 logger.info("Room %s: turn/interrupt failed: %s", room_id, exc)
 
     # -- one prompt -----------------------------------------------------------------------------
@@ -274,7 +273,7 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
             raise TurnResultAlreadyReported(exc.message) from exc
         assert proc.thread_id is not None  # nosec B101 # narrows for mypy: _ensure_thread set it
         texts = [*extra, *prompt.updates, prompt.msg.format_for_llm()]
-        turn = CodexTurn(self, prompt, self.room(prompt.room_id), proc.thread_id)
+        turn = CodexTurnRun(self, prompt, self.room(prompt.room_id), proc.thread_id)
         proc.active = turn
         status, error, failure = "failed", None, None
         try:
@@ -330,7 +329,7 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
             params["summary"] = summary
         return params
 
-    async def _timed_out(self, proc: CodexProcess, turn: CodexTurn) -> NoReturn:
+    async def _timed_out(self, proc: CodexProcess, turn: CodexTurnRun) -> NoReturn:
         limit = self.config.turn_timeout_s
         await self.on_interrupt(turn.prompt.room_id, "interrupt")
         message = f"Codex did not finish within {limit:g} s; the turn was interrupted."

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from band.integrations.codex.stdio_client import kill_process_tree
 from band.integrations.codex.types import CodexRequestMethod
 
-from .rpc import CodexJsonRpcError, StdioRpc, TransportClosed
+from .rpc import CodexClientProtocol, CodexJsonRpcError, StdioRpc, TransportClosed
 
-__all__ = ["ActiveTurn", "CodexProcess", "SkillRootsRefused"]
+__all__ = ["ActiveTurn", "CodexProcess", "CodexTurn", "SkillRootsRefused"]
 
 CLIENT_INFO = {"name": "band_codex_adapter", "title": "Band Codex Adapter", "version": "0.1.0"}
 
@@ -22,7 +23,7 @@ class SkillRootsRefused(CodexJsonRpcError):
 
 
 class ActiveTurn(Protocol):
-    """The running turn that the process hands its traffic to (``turn.CodexTurn``)."""
+    """The running turn that the process hands its traffic to (``turn.CodexTurnRun``)."""
 
     @property
     def thread_id(self) -> str: ...
@@ -39,6 +40,21 @@ class ActiveTurn(Protocol):
     async def on_notification(self, method: str, params: dict[str, Any]) -> None: ...
 
     async def on_request(self, method: str, params: dict[str, Any]) -> Any: ...
+
+
+@dataclass(frozen=True)
+class CodexTurn:
+    """What interrupting one room's running app-server turn needs."""
+
+    client: CodexClientProtocol
+    thread_id: str
+    turn_id: str
+
+    async def interrupt(self) -> None:
+        """Ask Codex to stop the turn (``turn/interrupt``); it then completes as
+        ``interrupted``. A refusal raises ``CodexJsonRpcError``."""
+        params = {"threadId": self.thread_id, "turnId": self.turn_id}
+        await self.client.request(CodexRequestMethod.TURN_INTERRUPT, params)
 
 
 class CodexProcess:
@@ -111,6 +127,13 @@ class CodexProcess:
         if self.active is None:
             raise ValueError(f"no turn is running to answer {method}")
         return await self.active.on_request(method, params)
+
+    def running_turn(self) -> CodexTurn | None:
+        """The turn Codex is running for this room, once it has an id (None otherwise)."""
+        active, rpc = self.active, self.rpc
+        if active is None or active.turn_id is None or rpc is None or not rpc.alive:
+            return None
+        return CodexTurn(rpc.client, active.thread_id, active.turn_id)
 
     async def wait(self, turn: ActiveTurn, limit: float) -> dict[str, Any] | None:
         """The completed turn; None on timeout (time spent on approvals is not counted)."""

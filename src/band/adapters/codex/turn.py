@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
     from ._types import TurnHost
 
-__all__ = ["CodexTurn"]
+__all__ = ["CodexTurnRun"]
 
 logger = logging.getLogger("band.adapters.codex")
 
@@ -57,7 +57,7 @@ _APPROVALS = {
 _I = CodexItemType
 
 
-class CodexTurn:
+class CodexTurnRun:
     """Routes one turn's traffic; ``done`` resolves with the completed ``turn`` object."""
 
     def __init__(self, adapter: TurnHost, prompt: Prompt, room: CodexRoom, thread_id: str) -> None:
