@@ -99,12 +99,10 @@ REMAINING: dict[str, str] = {
     **{
         f"band.adapters.codex:{name}": _CODEX
         for name in (
-            "NativeMessage",
             "NativeTurn",
             "PendingApproval",
             "RoomCodexClient",
             "ThreadSettings",
-            "TurnResult",
         )
     },
     "band.converters.acp_client": _ACP_CLIENT,

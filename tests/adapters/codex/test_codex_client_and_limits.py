@@ -19,7 +19,14 @@ import pytest
 from band.adapters._coding.approvals import ApprovalRelay, ApprovalRequest, Decision
 from band.adapters._coding.commands import RoomCommand
 from band.adapters._coding.events import Reporter
-from band.adapters.codex import CodexAdapter, CodexAdapterConfig, CodexToolItem, CodexTurn
+from band.adapters.codex import (
+    CodexAdapter,
+    CodexAdapterConfig,
+    CodexToolItem,
+    CodexTurn,
+    NativeMessage,
+    TurnResult,
+)
 from band.adapters.codex.items import completed_tool_item
 from band.adapters.codex.process import CodexProcess
 from band.adapters.codex.rpc import CodexJsonRpcError
@@ -281,3 +288,16 @@ async def test_codex_turn_interrupts_its_turn_over_the_rooms_client(tmp_path: Pa
     assert idle is None
     assert running == CodexTurn(proc.channel.client, "th-1", "tu-1")
     assert proc.running_turn() is None  # the process is gone
+
+
+def test_a_native_message_repeats_only_what_was_not_streamed() -> None:
+    streamed = NativeMessage("commentary", "Looking at", "Looking at the tests now.")
+    rewritten = NativeMessage("commentary", "Draft", "Final wording.")
+    silent = NativeMessage("final_answer", completed_text="Done.")
+    result = TurnResult({"m1": silent})
+
+    assert streamed.unstreamed_text == " the tests now."
+    assert rewritten.unstreamed_text == "Final wording."
+    assert silent.unstreamed_text == "Done." and NativeMessage().unstreamed_text == ""
+    assert (result.turn_status, result.turn_error) == ("failed", "")
+    assert result.native_messages["m1"] is silent

@@ -6,6 +6,7 @@ Needs the ``codex`` binary (``npm install -g @openai/codex@0.169.0``), no Python
 from .adapter import CodexAdapter, CodexContinuityError
 from .config import CodexAdapterConfig
 from .items import CodexToolItem
+from .messages import NativeMessage, TurnResult
 from .process import CodexTurn
 from .rpc import CodexClientProtocol
 from .self_config import SetModelInput, SetReasoningInput
@@ -21,6 +22,8 @@ __all__ = [
     "CodexSubcommand",
     "CodexToolItem",
     "CodexTurn",
+    "NativeMessage",
     "SetModelInput",
     "SetReasoningInput",
+    "TurnResult",
 ]

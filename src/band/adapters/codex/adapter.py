@@ -275,16 +275,16 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         texts = [*extra, *prompt.updates, prompt.msg.format_for_llm()]
         turn = CodexTurnRun(self, prompt, self.room(prompt.room_id), proc.thread_id)
         proc.active = turn
-        status, error, failure = "failed", None, None
+        result, failure = turn.result, None
         try:
             started = await proc.channel.request("turn/start", self._turn_params(proc, texts))
             turn.turn_id = str((started or {}).get("turn", {}).get("id") or "") or None
             await turn.extras.started()
             completed = await proc.wait(turn, self.config.turn_timeout_s)
             if completed is None:
-                status = "timed_out"
+                result.turn_status = "timed_out"
                 await self._timed_out(proc, turn)
-            status = str(completed.get("status") or "completed")
+            result.turn_status = str(completed.get("status") or "completed")
             if isinstance(completed.get("error"), dict):
                 failure = build_agent_failure(
                     completed["error"],
@@ -292,12 +292,13 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
                     turn_id=turn.turn_id,
                     room_id=prompt.room_id,
                 )
-                error = failure.message
+                result.turn_error = failure.message
         finally:
             proc.active = None
             await prompt.reporter.finish_text()
             await prompt.reporter.usage(turn.usage.total())
-            await turn.extras.finished(status, error)
+            await turn.extras.finished(result.turn_status, result.turn_error or None)
+        status = result.turn_status
         if status == "failed" and failure is not None:
             await prompt.tools.send_failure(failure)
             raise TurnResultAlreadyReported(failure.message)

@@ -32,6 +32,7 @@ from band.integrations.codex.types import (
 
 from .extras import TurnExtras
 from .items import call_of, completed_tool_item
+from .messages import TurnResult
 from .room import CodexRoom
 from .self_config import SELF_CONFIG_TOOLS, run_self_config
 
@@ -71,6 +72,7 @@ class CodexTurnRun:
         self.done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.awaiting_approval = 0
         self.extras = TurnExtras(self)
+        self.result = TurnResult(self.extras.messages)  # filled in as the turn runs
         held = room.usage.get(thread_id)
         if held is not None:
             held.reset_turn_deltas()
@@ -142,8 +144,10 @@ class CodexTurnRun:
                 tool.name, tool.output, str(item.get("id")), is_error=is_error
             )
         elif kind == _I.AGENT_MESSAGE:
-            if str(item.get("id")) not in self.extras.streamed:  # already shown as chunks
-                self.reporter.hold_text(str(item.get("text") or ""))
+            message = self.extras.message(item.get("id"))
+            message.completed_text = str(item.get("text") or "")
+            if message.unstreamed_text:  # what streamed as chunks is not repeated
+                self.reporter.hold_text(message.unstreamed_text)
         elif kind == _I.REASONING:
             parts = list(item.get("summary") or []) or list(item.get("content") or [])
             await self.reporter.thought("\n\n".join(str(p) for p in parts))
