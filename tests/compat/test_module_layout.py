@@ -102,7 +102,6 @@ REMAINING: dict[str, str] = {
             "NativeTurn",
             "PendingApproval",
             "RoomCodexClient",
-            "ThreadSettings",
         )
     },
     "band.converters.acp_client": _ACP_CLIENT,

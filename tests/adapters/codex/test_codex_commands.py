@@ -183,3 +183,31 @@ async def test_a_thread_resumed_with_other_tools_is_refused_until_archived(
         "have changed since (ticket). Send `/thread archive` to start a new thread."
     ]
     assert len(threads_mapped(await room.events("task"))) == 2
+
+
+async def test_a_thread_resumed_in_another_folder_is_refused_until_archived(
+    band_serve: Any, codex_bin: Path, codex_home: Path, model_url: str, tmp_path: Path, room: Room
+) -> None:
+    def starter(root: Path) -> AgentStarter:
+        def build(**fields: Any) -> CodexAdapter:
+            config = codex_config(codex_bin, model_url, codex_home, **fields)
+            return CodexAdapter(config, workspace_for_room=workspaces(root))
+
+        return agent_starter(band_serve, build)
+
+    async with starter(tmp_path / "first")():
+        await room.ask("hello")
+    started = [t for t in await room.events("task") if t["content"] == "Codex thread mapped"]
+    async with starter(tmp_path / "moved")():
+        await room.ask("hello again", status="failed")
+        refused = [e["content"] for e in await room.events("error")]
+        await command(room, "/thread archive")
+        await room.ask("and now?")
+    thread = threads_mapped(await room.events("task"))[0]
+    saved = started[0]["metadata"]["codex_thread_settings"]
+    assert saved["cwd"] == str(tmp_path / "first" / room.id)
+    assert len(refused) == 1 and refused[0].startswith(
+        f"Codex thread `{thread}` was started with other settings (cwd "
+    )
+    assert f"became '{tmp_path / 'moved' / room.id}'" in refused[0]
+    assert len(threads_mapped(await room.events("task"))) == 2

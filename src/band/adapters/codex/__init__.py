@@ -8,6 +8,7 @@ from .config import CodexAdapterConfig
 from .items import CodexToolItem
 from .messages import NativeMessage, TurnResult
 from .process import CodexTurn
+from .room import ThreadSettings
 from .rpc import CodexClientProtocol
 from .self_config import SetModelInput, SetReasoningInput
 from .vocabulary import CodexCommand, CodexSandboxMode, CodexSubcommand
@@ -25,5 +26,6 @@ __all__ = [
     "NativeMessage",
     "SetModelInput",
     "SetReasoningInput",
+    "ThreadSettings",
     "TurnResult",
 ]

@@ -14,6 +14,7 @@ import logging
 import os
 import shutil
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any, ClassVar, NoReturn, Unpack
 
@@ -38,7 +39,15 @@ from band_protocol import AgentFailure
 from . import commands
 from .config import DEFAULT_MODEL, INSTALL_COMMAND, CodexAdapterConfig
 from .process import CodexProcess
-from .room import DIGEST_KEY, NAMES_KEY, THREAD_KEY, CodexRoom, tools_digest
+from .room import (
+    DIGEST_KEY,
+    NAMES_KEY,
+    SETTINGS_KEY,
+    THREAD_KEY,
+    CodexRoom,
+    ThreadSettings,
+    tools_digest,
+)
 from .rpc import CodexJsonRpcError, TransportClosed
 from .self_config import self_config_specs
 from .turn import CodexTurnRun
@@ -210,6 +219,17 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
             params["sandbox"] = sandbox
         return params
 
+    def _check_settings(self, room: CodexRoom, thread: str, resumed: dict[str, Any]) -> None:
+        """Refuse a resumed thread reporting other settings than it was started with."""
+        changes = (
+            room.settings.changes_in(ThreadSettings.reported_by(resumed)) if room.settings else []
+        )
+        if changes:
+            raise CodexContinuityError(
+                f"Codex thread `{thread}` was started with other settings "
+                f"({'; '.join(changes)}). Send `/thread archive` to start a new thread."
+            )
+
     def _check_tools(self, room: CodexRoom, thread: str, specs: list[dict[str, Any]]) -> None:
         """Refuse a thread whose recorded tools differ from this turn's."""
         if room.tools_digest is None or room.tools_digest == tools_digest(specs):
@@ -229,6 +249,8 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
             room.thread_id = prompt.history.session_id
             room.tools_digest = prompt.history.session_metadata.get(DIGEST_KEY)
             room.tool_names = tuple(prompt.history.session_metadata.get(NAMES_KEY) or ())
+            saved = prompt.history.session_metadata.get(SETTINGS_KEY)
+            room.settings = ThreadSettings.reported_by(saved) if isinstance(saved, dict) else None
         if prompt.history.transcript:
             room.transcript = prompt.history.transcript
         specs = self.dynamic_tools(prompt.tools)
@@ -240,13 +262,16 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         if room.thread_id is not None:
             self._check_tools(room, room.thread_id, specs)
             try:
-                await rpc.request("thread/resume", {"threadId": room.thread_id, **common})
-                proc.thread_id = room.thread_id
+                resumed = await rpc.request("thread/resume", {"threadId": room.thread_id, **common})
             except CodexJsonRpcError as exc:
                 logger.warning("Room %s: thread/resume failed: %s", room.room_id, exc)
+            else:
+                self._check_settings(room, room.thread_id, resumed)
+                proc.thread_id = room.thread_id
         if proc.thread_id is None:
             started = await rpc.request("thread/start", {**common, "dynamicTools": specs})
             proc.thread_id = str(started["thread"]["id"])
+            room.settings = ThreadSettings.reported_by(started)
             room.tools_digest = tools_digest(specs)
             room.tool_names = tuple(s["name"] for s in specs)
             state, extra = "mapped", [f"[System Instructions]\n{self.system_prompt}"]
@@ -262,6 +287,8 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         }
         if room.tools_digest is not None:
             metadata |= {DIGEST_KEY: room.tools_digest, NAMES_KEY: list(room.tool_names)}
+        if room.settings is not None:
+            metadata[SETTINGS_KEY] = asdict(room.settings)
         await prompt.reporter.task(f"Codex thread {state}", metadata, always=True)
         return extra
 
