@@ -7,6 +7,7 @@ tools the call reached.
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +17,7 @@ from mcp.shared.memory import create_connected_server_and_client_session
 from pydantic import BaseModel
 
 from band.core.exceptions import MessagePostError, MessagePostKind
+from band.core.types import Capability
 from band.integrations.mcp.engine import (
     CustomToolSpec,
     EmbeddedResolver,
@@ -203,3 +205,27 @@ async def test_a_tools_object_without_the_definitions_method_is_named_in_the_err
         resolve_tool_method(object(), send)
     tools = FakeAgentTools(room_id="room-a")
     assert resolve_tool_method(tools, send) == tools.send_message
+
+
+async def test_an_image_read_from_the_room_reaches_the_client_as_an_image_block() -> None:
+    png = b"\x89PNG\r\n\x1a\n" + bytes(32)
+    image = {"id": "f-png", "name": "p.png", "content_type": "image/png", "content": png}
+    tools = FakeAgentTools(room_id="room-a", participants=[ALICE], files=[image])
+    engine = build_engine(
+        EngineSpec(
+            "band",
+            tuple(
+                build_resolved_band_mcp_tool_registrations(
+                    get_tools={"room-a": tools}.get, capabilities=frozenset({Capability.FILES})
+                )
+            ),
+        )
+    )
+    async with create_connected_server_and_client_session(engine) as session:
+        result = await session.call_tool(
+            BandTool.READ_ROOM_FILE, {"chat_id": "room-a", "file_id": "f-png"}
+        )
+
+    [block] = result.content
+    assert result.isError is False and block.type == "image"
+    assert block.mimeType == "image/png" and base64.b64decode(block.data) == png
