@@ -86,7 +86,7 @@ async def test_reasoning_is_shown_checked_and_sent_with_the_next_turn(
 async def test_sandbox_changes_what_the_model_is_told_and_escalation_needs_confirming(
     start_coder: AgentStarter, room: Room, fake: FakeModel
 ) -> None:
-    async with start_coder():
+    async with start_coder(sandbox="workspace-write"):
         await room.ask("hello")
         shown = await command(room, "/sandbox")
         unconfirmed = await command(room, "/sandbox danger-full-access")
@@ -104,6 +104,16 @@ async def test_sandbox_changes_what_the_model_is_told_and_escalation_needs_confi
     assert "`sandbox_mode` is `danger-full-access`" in fake.requests[asked].system
     assert "sandbox `danger-full-access`" in status
     assert "sandbox `danger-full-access`" in permissions
+
+
+async def test_without_a_configured_sandbox_the_thread_keeps_codexs_own_default(
+    start_coder: AgentStarter, room: Room, fake: FakeModel
+) -> None:
+    async with start_coder():
+        await room.ask("hello")
+        shown = await command(room, "/sandbox")
+    assert "Sandbox in this room: `default`" in shown
+    assert "`sandbox_mode` is `read-only`" in fake.requests[0].system
 
 
 async def test_usage_threads_and_thread_info_describe_the_rooms_thread(
@@ -172,4 +182,32 @@ async def test_a_thread_resumed_with_other_tools_is_refused_until_archived(
         f"Codex thread `{thread}` keeps the tools it was started with, and this room's tools "
         "have changed since (ticket). Send `/thread archive` to start a new thread."
     ]
+    assert len(threads_mapped(await room.events("task"))) == 2
+
+
+async def test_a_thread_resumed_in_another_folder_is_refused_until_archived(
+    band_serve: Any, codex_bin: Path, codex_home: Path, model_url: str, tmp_path: Path, room: Room
+) -> None:
+    def starter(root: Path) -> AgentStarter:
+        def build(**fields: Any) -> CodexAdapter:
+            config = codex_config(codex_bin, model_url, codex_home, **fields)
+            return CodexAdapter(config, workspace_for_room=workspaces(root))
+
+        return agent_starter(band_serve, build)
+
+    async with starter(tmp_path / "first")():
+        await room.ask("hello")
+    started = [t for t in await room.events("task") if t["content"] == "Codex thread mapped"]
+    async with starter(tmp_path / "moved")():
+        await room.ask("hello again", status="failed")
+        refused = [e["content"] for e in await room.events("error")]
+        await command(room, "/thread archive")
+        await room.ask("and now?")
+    thread = threads_mapped(await room.events("task"))[0]
+    saved = started[0]["metadata"]["codex_thread_settings"]
+    assert saved["cwd"] == str(tmp_path / "first" / room.id)
+    assert len(refused) == 1 and refused[0].startswith(
+        f"Codex thread `{thread}` was started with other settings (cwd "
+    )
+    assert f"became '{tmp_path / 'moved' / room.id}'" in refused[0]
     assert len(threads_mapped(await room.events("task"))) == 2

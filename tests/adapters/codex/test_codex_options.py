@@ -93,6 +93,7 @@ async def test_plan_diff_usage_lifecycle_and_markers_are_task_events(
     fake.call_tool("exec_command", {"cmd": f"apply_patch <<'EOF'\n{PATCH}EOF\n"})
     fake.queue(Reply(tool_calls=(say_done("Notes written."),)), Reply(text=""))
     flags = {
+        "sandbox": "workspace-write",  # the patch writes notes.txt
         "stream_plan_events": True,
         "emit_diff_events": True,
         "emit_token_usage_events": True,

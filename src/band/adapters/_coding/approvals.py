@@ -14,7 +14,7 @@ import asyncio
 import logging
 import secrets
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -79,19 +79,25 @@ class AuditEntry:
     by: str
 
 
-@dataclass
-class _Room:
-    pending: dict[str, _Pending] = field(default_factory=dict)
-    closed: dict[str, str] = field(default_factory=dict)
-    session_keys: set[str] = field(default_factory=set)
-    audit: deque[AuditEntry] = field(default_factory=lambda: deque(maxlen=AUDIT_KEPT))
-
-
 AUDIT_KEPT = 20
 
 
+@dataclass
+class _Room:
+    audit: deque[AuditEntry]
+    pending: dict[str, _Pending] = field(default_factory=dict)
+    closed: dict[str, str] = field(default_factory=dict)
+    # session approvals, least recently approved first
+    session_keys: OrderedDict[str, None] = field(default_factory=OrderedDict)
+
+
 class ApprovalRelay:
-    """Pending approvals per room, answered by room commands or a timeout."""
+    """Pending approvals per room, answered by room commands or a timeout.
+
+    Per room, at most ``max_pending`` requests wait at once (one more declines the oldest),
+    ``max_session_approved`` session approvals are remembered (the least recently approved
+    is forgotten first) and the latest ``max_audit`` decisions are kept; None: no limit.
+    """
 
     def __init__(
         self,
@@ -100,11 +106,17 @@ class ApprovalRelay:
         wait_timeout_s: float = 300.0,
         timeout_decision: Decision | str = Decision.DECLINE,
         text_notifications: bool = True,
+        max_pending: int | None = None,
+        max_session_approved: int | None = None,
+        max_audit: int = AUDIT_KEPT,
     ) -> None:
         self.mode = ApprovalMode(mode)
         self.wait_timeout_s = wait_timeout_s
         self.timeout_decision = Decision(timeout_decision)
         self.text_notifications = text_notifications
+        self.max_pending = max_pending
+        self.max_session_approved = max_session_approved
+        self.max_audit = max_audit
         self._rooms: dict[str, _Room] = {}
 
     @classmethod
@@ -112,16 +124,42 @@ class ApprovalRelay:
         """From a config with ``approval_mode``, ``approval_wait_timeout_s`` and
         ``approval_timeout_decision`` (both adapters' configs have them), and
         ``approval_text_notifications`` where there is one (otherwise automatic decisions
-        are not announced)."""
+        are not announced), and the per-room limits ``max_pending_approvals_per_room``,
+        ``max_session_approved_per_room`` and ``max_approval_audit_per_room`` where set."""
         return cls(
             config.approval_mode,
             wait_timeout_s=config.approval_wait_timeout_s,
             timeout_decision=config.approval_timeout_decision,
             text_notifications=getattr(config, "approval_text_notifications", False),
+            max_pending=getattr(config, "max_pending_approvals_per_room", None),
+            max_session_approved=getattr(config, "max_session_approved_per_room", None),
+            max_audit=getattr(config, "max_approval_audit_per_room", AUDIT_KEPT),
         )
 
     def _room(self, room_id: str) -> _Room:
-        return self._rooms.setdefault(room_id, _Room())
+        room = self._rooms.get(room_id)
+        if room is None:
+            room = self._rooms[room_id] = _Room(deque(maxlen=self.max_audit))
+        return room
+
+    def _approve_for_session(self, room: _Room, key: str) -> None:
+        room.session_keys[key] = None
+        room.session_keys.move_to_end(key)
+        while self.max_session_approved and len(room.session_keys) > self.max_session_approved:
+            room.session_keys.popitem(last=False)
+
+    def _make_room_for(self, room_id: str, room: _Room) -> None:
+        """Decline the oldest waiting requests until one more fits under ``max_pending``."""
+        while self.max_pending and len(room.pending) >= self.max_pending:
+            token, oldest = next(iter(room.pending.items()))
+            room.pending.pop(token)
+            room.closed[token] = f"it was declined: over {self.max_pending} were waiting"
+            self._record(room, oldest.request, Decision.DECLINE, "the pending limit")
+            logger.warning(
+                "Room %s: approval %s declined, over %d pending", room_id, token, self.max_pending
+            )
+            if not oldest.future.done():
+                oldest.future.set_result(Decision.DECLINE)
 
     def pending(self, room_id: str) -> list[str]:
         """Tokens still waiting for an answer in ``room_id``."""
@@ -141,6 +179,7 @@ class ApprovalRelay:
         token = secrets.token_hex(4)
         audit = {"approval_id": token, "kind": request.kind, "summary": request.summary}
         if request.session_key in room.session_keys:
+            room.session_keys.move_to_end(request.session_key)
             self._record(room, request, Decision.ACCEPT_SESSION, "session approval")
             await reporter.task(f"Approval `{token}` accepted for the session", audit)
             return Decision.ACCEPT_SESSION
@@ -153,6 +192,7 @@ class ApprovalRelay:
             await reporter.task(f"Approval `{token}` {decision} by policy {self.mode}", audit)
             return decision
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+        self._make_room_for(room_id, room)
         room.pending[token] = _Pending(request, future, reporter)
         await reporter.task(f"Approval `{token}` requested", {**audit, "status": "requested"})
         await reporter.notice(self._ask_text(token, request))
@@ -185,7 +225,7 @@ class ApprovalRelay:
             await tools.send_notice(self._unknown_text(room, command, token), mentions=mentions)
             return
         if decision is Decision.ACCEPT_SESSION:
-            room.session_keys.add(pending.request.session_key)
+            self._approve_for_session(room, pending.request.session_key)
         room.closed[token] = f"it was already resolved as `{decision}`"  # type: ignore[index]
         self._record(room, pending.request, decision, "the room")
         pending.future.set_result(decision)

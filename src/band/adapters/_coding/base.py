@@ -81,6 +81,7 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
         history_converter: Any = None,
         start_timeout_s: float = 60.0,
         workspace_for_room: WorkspaceResolver | None = None,
+        turn_settle_s: float = 0.0,
         **features: Unpack[FeatureKwargs],
     ) -> None:
         super().__init__(
@@ -95,6 +96,7 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
         self.additional_tools = list(additional_tools)
         self.processes: RoomSupervisor[P] = RoomSupervisor(self.LABEL)
         self.turns = TurnTasks()
+        self.turn_settle_s = turn_settle_s  # a leave or stop lets a running turn end first
         # From each room's history: the session to resume, the transcript for a new one.
         self.known_sessions: dict[str, str] = {}
         self.transcripts: dict[str, tuple[str, ...]] = {}
@@ -136,7 +138,7 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
     # -- lifecycle -----------------------------------------------------------------------------
 
     async def on_cleanup(self, room_id: str) -> None:
-        await self.turns.cancel(room_id)
+        await self.turns.cancel(room_id, grace_s=self.turn_settle_s)
         self.relay.forget(room_id)
         self.known_sessions.pop(room_id, None)
         self.transcripts.pop(room_id, None)
@@ -145,7 +147,7 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
         self.workspaces.release(room_id)
 
     async def cleanup_all(self) -> None:
-        await self.turns.cancel_all()
+        await self.turns.cancel_all(grace_s=self.turn_settle_s)
         await self.processes.close_all()
         for room_id in self.workspaces.rooms:
             self.workspaces.release(room_id)

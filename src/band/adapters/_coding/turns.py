@@ -107,13 +107,18 @@ class TurnTasks:
             self.running(room_id)
             self._turns.setdefault(room_id, []).append(turn)
 
-    async def cancel(self, room_id: str) -> None:
-        for turn in reversed(self._turns.pop(room_id, [])):
-            if turn.task is not None and not turn.task.done():
-                turn.task.cancel()
+    async def cancel(self, room_id: str, *, grace_s: float = 0.0) -> None:
+        """Cancel the room's running turns, after letting them end within ``grace_s``."""
+        turns = self._turns.pop(room_id, [])
+        live = [t.task for t in turns if t.task is not None and not t.task.done()]
+        if live and grace_s > 0:
+            await asyncio.wait(live, timeout=grace_s)
+        for task in reversed(live):
+            if not task.done():
+                task.cancel()
                 with contextlib.suppress(BaseException):
-                    await turn.task
+                    await task
 
-    async def cancel_all(self) -> None:
-        for room_id in list(self._turns):
-            await self.cancel(room_id)
+    async def cancel_all(self, *, grace_s: float = 0.0) -> None:
+        rooms = list(self._turns)
+        await asyncio.gather(*(self.cancel(r, grace_s=grace_s) for r in rooms))

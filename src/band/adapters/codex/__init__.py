@@ -5,6 +5,10 @@ Needs the ``codex`` binary (``npm install -g @openai/codex@0.169.0``), no Python
 
 from .adapter import CodexAdapter, CodexContinuityError
 from .config import CodexAdapterConfig
+from .items import CodexToolItem
+from .messages import NativeMessage, TurnResult
+from .process import CodexTurn
+from .room import ThreadSettings
 from .rpc import CodexClientProtocol
 from .self_config import SetModelInput, SetReasoningInput
 from .vocabulary import CodexCommand, CodexSandboxMode, CodexSubcommand
@@ -17,6 +21,11 @@ __all__ = [
     "CodexContinuityError",
     "CodexSandboxMode",
     "CodexSubcommand",
+    "CodexToolItem",
+    "CodexTurn",
+    "NativeMessage",
     "SetModelInput",
     "SetReasoningInput",
+    "ThreadSettings",
+    "TurnResult",
 ]

@@ -52,7 +52,7 @@ class CommandHost(TurnHost, Protocol):
 
 
 class TurnView(Protocol):
-    """What a turn's extra events read of it (``CodexTurn`` is one)."""
+    """What a turn's extra events read of it (``CodexTurnRun`` is one)."""
 
     @property
     def adapter(self) -> TurnHost: ...

@@ -14,6 +14,7 @@ import logging
 import os
 import shutil
 from collections.abc import Callable, Sequence
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any, ClassVar, NoReturn, Unpack
 
@@ -38,10 +39,18 @@ from band_protocol import AgentFailure
 from . import commands
 from .config import DEFAULT_MODEL, INSTALL_COMMAND, CodexAdapterConfig
 from .process import CodexProcess
-from .room import DIGEST_KEY, NAMES_KEY, THREAD_KEY, CodexRoom, tools_digest
+from .room import (
+    DIGEST_KEY,
+    NAMES_KEY,
+    SETTINGS_KEY,
+    THREAD_KEY,
+    CodexRoom,
+    ThreadSettings,
+    tools_digest,
+)
 from .rpc import CodexJsonRpcError, TransportClosed
 from .self_config import self_config_specs
-from .turn import CodexTurn
+from .turn import CodexTurnRun
 
 __all__ = ["CodexAdapter", "CodexContinuityError", "CodexProcess"]
 
@@ -83,7 +92,10 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         if config.cwd is not None:
             raise ValueError("cwd is not supported; use workspace_for_room or the default")
         if config.transport != "stdio":
-            raise ValueError("only stdio Codex transport guarantees room process isolation")
+            raise ValueError(
+                "only stdio Codex transport guarantees room process isolation: a shared "
+                f"app-server at {config.codex_ws_url} (codex_ws_url) is not used"
+            )
         if client_factory is not None:
             raise ValueError("custom Codex clients cannot guarantee room process isolation")
         super().__init__(
@@ -95,7 +107,8 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
             additional_tools=additional_tools or (),
             history_converter=history_converter,
             start_timeout_s=config.retention.transition_timeout_s,
-            workspace_for_room=workspace_for_room,
+            workspace_for_room=workspace_for_room or config.workspace_for_room,
+            turn_settle_s=config.turn_settle_timeout_s,
             **features,
         )
         self.config = config
@@ -130,10 +143,18 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         return [binary, "app-server", "--listen", "stdio://"]
 
     async def start_process(self, room_id: str, reporter: Reporter) -> CodexProcess:
-        proc = CodexProcess(room_id, self.room_folder(room_id))
-        env = {**os.environ, **self.config.codex_env}
+        proc = CodexProcess(
+            room_id, self.room_folder(room_id), close_timeout_s=self.config.client_close_timeout_s
+        )
+        env = {**os.environ, **(self.config.codex_env or {})}
         try:
-            await proc.start(self.argv, env, self.config.skill_roots)
+            await proc.start(
+                self.argv,
+                env,
+                self.config.skill_roots,
+                client_info=self.config.client_info,
+                experimental_api=self.config.experimental_api,
+            )
             if self.model is None:
                 self.model = await commands.first_model(proc)
         except BaseException:
@@ -146,12 +167,11 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
 
     async def on_interrupt(self, room_id: str, mode: str) -> None:
         proc = self.processes.current(room_id)
-        turn = proc.active if proc is not None else None
-        if proc is not None and turn is not None and turn.turn_id is not None:
-            params = {"threadId": turn.thread_id, "turnId": turn.turn_id}
+        running = proc.running_turn() if proc is not None else None
+        if running is not None:
             try:
-                await proc.channel.request("turn/interrupt", params)
-            except (CodexJsonRpcError, TransportClosed) as exc:
+                await running.interrupt()
+            except (CodexJsonRpcError, TransportClosed, RuntimeError) as exc:
                 logger.info("Room %s: turn/interrupt failed: %s", room_id, exc)
 
     # -- one prompt -----------------------------------------------------------------------------
@@ -199,6 +219,17 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
             params["sandbox"] = sandbox
         return params
 
+    def _check_settings(self, room: CodexRoom, thread: str, resumed: dict[str, Any]) -> None:
+        """Refuse a resumed thread reporting other settings than it was started with."""
+        changes = (
+            room.settings.changes_in(ThreadSettings.reported_by(resumed)) if room.settings else []
+        )
+        if changes:
+            raise CodexContinuityError(
+                f"Codex thread `{thread}` was started with other settings "
+                f"({'; '.join(changes)}). Send `/thread archive` to start a new thread."
+            )
+
     def _check_tools(self, room: CodexRoom, thread: str, specs: list[dict[str, Any]]) -> None:
         """Refuse a thread whose recorded tools differ from this turn's."""
         if room.tools_digest is None or room.tools_digest == tools_digest(specs):
@@ -218,6 +249,8 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
             room.thread_id = prompt.history.session_id
             room.tools_digest = prompt.history.session_metadata.get(DIGEST_KEY)
             room.tool_names = tuple(prompt.history.session_metadata.get(NAMES_KEY) or ())
+            saved = prompt.history.session_metadata.get(SETTINGS_KEY)
+            room.settings = ThreadSettings.reported_by(saved) if isinstance(saved, dict) else None
         if prompt.history.transcript:
             room.transcript = prompt.history.transcript
         specs = self.dynamic_tools(prompt.tools)
@@ -229,13 +262,16 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         if room.thread_id is not None:
             self._check_tools(room, room.thread_id, specs)
             try:
-                await rpc.request("thread/resume", {"threadId": room.thread_id, **common})
-                proc.thread_id = room.thread_id
+                resumed = await rpc.request("thread/resume", {"threadId": room.thread_id, **common})
             except CodexJsonRpcError as exc:
                 logger.warning("Room %s: thread/resume failed: %s", room.room_id, exc)
+            else:
+                self._check_settings(room, room.thread_id, resumed)
+                proc.thread_id = room.thread_id
         if proc.thread_id is None:
             started = await rpc.request("thread/start", {**common, "dynamicTools": specs})
             proc.thread_id = str(started["thread"]["id"])
+            room.settings = ThreadSettings.reported_by(started)
             room.tools_digest = tools_digest(specs)
             room.tool_names = tuple(s["name"] for s in specs)
             state, extra = "mapped", [f"[System Instructions]\n{self.system_prompt}"]
@@ -251,6 +287,8 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         }
         if room.tools_digest is not None:
             metadata |= {DIGEST_KEY: room.tools_digest, NAMES_KEY: list(room.tool_names)}
+        if room.settings is not None:
+            metadata[SETTINGS_KEY] = asdict(room.settings)
         await prompt.reporter.task(f"Codex thread {state}", metadata, always=True)
         return extra
 
@@ -262,18 +300,18 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
             raise TurnResultAlreadyReported(exc.message) from exc
         assert proc.thread_id is not None  # nosec B101 # narrows for mypy: _ensure_thread set it
         texts = [*extra, *prompt.updates, prompt.msg.format_for_llm()]
-        turn = CodexTurn(self, prompt, self.room(prompt.room_id), proc.thread_id)
+        turn = CodexTurnRun(self, prompt, self.room(prompt.room_id), proc.thread_id)
         proc.active = turn
-        status, error, failure = "failed", None, None
+        result, failure = turn.result, None
         try:
             started = await proc.channel.request("turn/start", self._turn_params(proc, texts))
             turn.turn_id = str((started or {}).get("turn", {}).get("id") or "") or None
             await turn.extras.started()
             completed = await proc.wait(turn, self.config.turn_timeout_s)
             if completed is None:
-                status = "timed_out"
+                result.turn_status = "timed_out"
                 await self._timed_out(proc, turn)
-            status = str(completed.get("status") or "completed")
+            result.turn_status = str(completed.get("status") or "completed")
             if isinstance(completed.get("error"), dict):
                 failure = build_agent_failure(
                     completed["error"],
@@ -281,12 +319,13 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
                     turn_id=turn.turn_id,
                     room_id=prompt.room_id,
                 )
-                error = failure.message
+                result.turn_error = failure.message
         finally:
             proc.active = None
             await prompt.reporter.finish_text()
             await prompt.reporter.usage(turn.usage.total())
-            await turn.extras.finished(status, error)
+            await turn.extras.finished(result.turn_status, result.turn_error or None)
+        status = result.turn_status
         if status == "failed" and failure is not None:
             await prompt.tools.send_failure(failure)
             raise TurnResultAlreadyReported(failure.message)
@@ -308,8 +347,7 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         }
         if config.sandbox_policy is not None:
             params["sandboxPolicy"] = dict(config.sandbox_policy)
-        else:
-            mode = self.room_sandbox(proc.room_id) or "workspace-write"
+        elif (mode := self.room_sandbox(proc.room_id)) is not None:  # else the thread's own
             params["sandboxPolicy"] = {"type": _SANDBOX_POLICY[mode]}
         effort = room.effort or config.reasoning_effort
         if effort is not None:
@@ -319,7 +357,7 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
             params["summary"] = summary
         return params
 
-    async def _timed_out(self, proc: CodexProcess, turn: CodexTurn) -> NoReturn:
+    async def _timed_out(self, proc: CodexProcess, turn: CodexTurnRun) -> NoReturn:
         limit = self.config.turn_timeout_s
         await self.on_interrupt(turn.prompt.room_id, "interrupt")
         message = f"Codex did not finish within {limit:g} s; the turn was interrupted."

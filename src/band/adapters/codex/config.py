@@ -18,6 +18,8 @@ from pydantic import (
 from band.adapters._coding.approvals import ApprovalMode, Decision
 from band.adapters._coding.retention import RoomRetention
 from band.adapters._coding.workspace import env_defaults
+from band.core.turn_lifecycle import TURN_SETTLE_GRACE_S, TurnSettleTimeout
+from band.workspaces import WorkspaceResolver
 
 from .vocabulary import CodexSandboxMode
 
@@ -47,9 +49,10 @@ RETENTION_REFUSED = (
 # Read from the environment only under another name, or never.
 _ENV_ALIASES = {
     "codex_command": "CODEX_COMMAND",
+    "codex_ws_url": "CODEX_WS_URL",
     "emit_turn_task_markers": "CODEX_TURN_TASK_MARKERS",
 }
-_NOT_FROM_ENV = ("cwd",)
+_NOT_FROM_ENV = ("cwd", "workspace_for_room")
 _STRUCTURED = (
     "retention",
     "sandbox_policy",
@@ -96,10 +99,11 @@ class CodexAdapterConfig(BaseModel):
       (efforts depend on the model, so they are checked by ``/reasoning``, not here).
     * ``approval_policy`` is Codex's own: ``never`` asks nothing; with ``on-request`` or
       ``untrusted`` commands and file changes are sent for approval.
-    * ``sandbox``: the thread's sandbox mode. ``sandbox_policy``: a full Codex sandbox
-      policy (``{"type": "workspaceWrite", "networkAccess": true, ...}``, snake_case keys
-      accepted) sent with every turn instead; it also fixes the thread's mode, and
-      ``/sandbox`` cannot override it.
+    * ``sandbox``: the thread's sandbox mode (None: Codex's own default).
+      ``sandbox_policy``: a full Codex sandbox policy
+      (``{"type": "workspaceWrite", "networkAccess": true, ...}``, snake_case keys accepted)
+      sent with every turn instead; it also fixes the thread's mode, and ``/sandbox``
+      cannot override it.
     * ``system_prompt`` replaces Band's rendered prompt; ``custom_section`` is appended to
       it; ``include_base_instructions=False`` leaves Band's base instructions out.
 
@@ -132,6 +136,25 @@ class CodexAdapterConfig(BaseModel):
     ``emit_turn_lifecycle_events`` posts a turn's start and end (and compactions);
     ``emit_turn_task_markers`` posts a "Codex turn" marker at start and end.
 
+    Client and limits:
+
+    * ``client_name`` / ``client_title`` / ``client_version``: the ``clientInfo`` sent with
+      ``initialize``; ``experimental_api=False`` does not ask for Codex's experimental API
+      (dynamic tools and other experimental fields are then refused by Codex).
+    * ``max_pending_approvals_per_room``: approvals waiting in a room at once; one more
+      declines the oldest. ``max_session_approved_per_room``: what ``/approve-session``
+      remembers per room (the least recently approved goes first);
+      ``max_approval_audit_per_room``: decisions kept for ``/permissions``.
+
+    * ``workspace_for_room``: the folder a room's Codex works in (``room_id -> absolute
+      path``; default ``./.band-workspaces/<room>``); the adapter's own argument wins.
+    * ``client_close_timeout_s``: how long closing a room's app-server may take (None: no
+      bound); past it the process group is killed and the leave fails with a TimeoutError.
+    * ``turn_settle_timeout_s``: how long a leave or stop lets the room's running turn end
+      before cancelling it.
+    * ``transport`` must be ``stdio`` (a process per room keeps rooms apart): a shared
+      app-server at ``codex_ws_url`` (``CODEX_WS_URL``) is refused, naming that URL.
+
     ``retention`` must stay disabled (``idle_timeout_s`` unset): see ``RETENTION_REFUSED``.
     """
 
@@ -145,7 +168,7 @@ class CodexAdapterConfig(BaseModel):
     cwd: str | None = None
     approval_policy: ApprovalPolicy = "never"
     personality: Personality = "pragmatic"
-    sandbox: SandboxMode = "workspace-write"
+    sandbox: SandboxMode | None = None
     sandbox_policy: dict[str, Any] | None = None
     system_prompt: str | None = None
     custom_section: str = ""
@@ -157,7 +180,7 @@ class CodexAdapterConfig(BaseModel):
     session_approval_granularity: Literal["full_command", "binary"] = "full_command"
     turn_timeout_s: PositiveFloat = 180.0
     codex_command: list[str] | None = None
-    codex_env: dict[str, str] = Field(default_factory=dict)
+    codex_env: dict[str, str] | None = None
     enable_self_config_tools: bool = False
     additional_dynamic_tools: list[dict[str, Any]] = Field(default_factory=list)
     skill_roots: list[str] = Field(default_factory=list)
@@ -170,6 +193,17 @@ class CodexAdapterConfig(BaseModel):
     emit_token_usage_events: bool = False
     emit_turn_lifecycle_events: bool = False
     emit_turn_task_markers: bool = False
+    experimental_api: bool = True
+    client_name: str = "band_codex_adapter"
+    client_title: str = "Band Codex Adapter"
+    client_version: str = "0.1.0"
+    max_pending_approvals_per_room: PositiveInt = 50
+    max_approval_audit_per_room: PositiveInt = 100
+    max_session_approved_per_room: PositiveInt = 100
+    workspace_for_room: WorkspaceResolver | None = Field(default=None, exclude=True)
+    codex_ws_url: str = "ws://127.0.0.1:8765"
+    client_close_timeout_s: PositiveFloat | None = 10.0
+    turn_settle_timeout_s: TurnSettleTimeout = TURN_SETTLE_GRACE_S
 
     @model_validator(mode="before")
     @classmethod
@@ -226,6 +260,15 @@ class CodexAdapterConfig(BaseModel):
                 }
             )
         return checked
+
+    @property
+    def client_info(self) -> dict[str, str]:
+        """What ``initialize`` tells Codex about us (``clientInfo``)."""
+        return {
+            "name": self.client_name,
+            "title": self.client_title,
+            "version": self.client_version,
+        }
 
     @property
     def thread_sandbox(self) -> str | None:

@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 from band.core.types import Emit
 from band.integrations.codex.types import CodexTokenUsage, parse_plan_steps
 
+from .messages import NativeMessage
+
 if TYPE_CHECKING:
     from ._types import TurnView
 
@@ -40,8 +42,7 @@ class TurnExtras:
         self.config = turn.adapter.config
         self.reporter = turn.reporter
         self.started_at = time.monotonic()
-        self.streamed: set[str] = set()  # commentary items already shown as chunks
-        self._phases: dict[str, str | None] = {}
+        self.messages: dict[str, NativeMessage] = {}  # agent messages by item id
         self._diff: str | None = None
 
     def _ids(self, item_id: Any = None) -> dict[str, Any]:
@@ -60,9 +61,13 @@ class TurnExtras:
 
     # -- streamed thoughts -------------------------------------------------------------------
 
+    def message(self, item_id: object) -> NativeMessage:
+        """The agent message of ``item_id`` (created on first sight)."""
+        return self.messages.setdefault(str(item_id), NativeMessage())
+
     def item_started(self, item: dict[str, Any]) -> None:
         if item.get("type") == "agentMessage":
-            self._phases[str(item.get("id"))] = item.get("phase")
+            self.message(item.get("id")).phase = item.get("phase")
 
     async def delta(self, method: str, params: dict[str, Any]) -> None:
         text, item = str(params.get("delta") or ""), params.get("itemId")
@@ -75,11 +80,11 @@ class TurnExtras:
             if self.config.stream_plan_events:
                 await self.reporter.stream_thought(text, {"subtype": "plan", **self._ids(item)})
         elif method == "item/agentMessage/delta":
-            commentary = self._phases.get(str(item)) == "commentary"
-            if commentary and self.config.stream_commentary_events:
+            message = self.message(item)
+            if message.phase == "commentary" and self.config.stream_commentary_events:
                 meta = {"subtype": "commentary", **self._ids(item)}
                 if await self.reporter.stream_thought(text, meta):
-                    self.streamed.add(str(item))
+                    message.streamed_text += text
 
     # -- task events -------------------------------------------------------------------------
 

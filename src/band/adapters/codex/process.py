@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from band.integrations.codex.stdio_client import kill_process_tree
 from band.integrations.codex.types import CodexRequestMethod
 
-from .rpc import CodexJsonRpcError, StdioRpc, TransportClosed
+from .rpc import CodexClientProtocol, CodexJsonRpcError, StdioRpc, TransportClosed
 
-__all__ = ["ActiveTurn", "CodexProcess", "SkillRootsRefused"]
+__all__ = ["ActiveTurn", "CodexProcess", "CodexTurn", "SkillRootsRefused"]
 
-CLIENT_INFO = {"name": "band", "title": "Band", "version": "0.1.0"}
+CLIENT_INFO = {"name": "band_codex_adapter", "title": "Band Codex Adapter", "version": "0.1.0"}
 
 
 class SkillRootsRefused(CodexJsonRpcError):
@@ -21,7 +23,7 @@ class SkillRootsRefused(CodexJsonRpcError):
 
 
 class ActiveTurn(Protocol):
-    """The running turn that the process hands its traffic to (``turn.CodexTurn``)."""
+    """The running turn that the process hands its traffic to (``turn.CodexTurnRun``)."""
 
     @property
     def thread_id(self) -> str: ...
@@ -40,15 +42,34 @@ class ActiveTurn(Protocol):
     async def on_request(self, method: str, params: dict[str, Any]) -> Any: ...
 
 
+@dataclass(frozen=True)
+class CodexTurn:
+    """What interrupting one room's running app-server turn needs."""
+
+    client: CodexClientProtocol
+    thread_id: str
+    turn_id: str
+
+    async def interrupt(self) -> None:
+        """Ask Codex to stop the turn (``turn/interrupt``); it then completes as
+        ``interrupted``. A refusal raises ``CodexJsonRpcError``."""
+        params = {"threadId": self.thread_id, "turnId": self.turn_id}
+        await self.client.request(CodexRequestMethod.TURN_INTERRUPT, params)
+
+
 class CodexProcess:
     """A room's ``codex app-server``: the RPC channel, its thread and the active turn."""
 
-    def __init__(self, room_id: str, workspace: Path) -> None:
+    def __init__(
+        self, room_id: str, workspace: Path, *, close_timeout_s: float | None = None
+    ) -> None:
         self.room_id = room_id
         self.workspace = workspace
+        self.close_timeout_s = close_timeout_s
         self.rpc: StdioRpc | None = None
         self.thread_id: str | None = None
         self.active: ActiveTurn | None = None
+        self.server_info: dict[str, Any] = {}
 
     @property
     def alive(self) -> bool:
@@ -69,9 +90,17 @@ class CodexProcess:
         return self.rpc
 
     async def start(
-        self, argv: Sequence[str], env: dict[str, str], skill_roots: Sequence[str] = ()
+        self,
+        argv: Sequence[str],
+        env: dict[str, str],
+        skill_roots: Sequence[str] = (),
+        *,
+        client_info: Mapping[str, str] = CLIENT_INFO,
+        experimental_api: bool = True,
     ) -> None:
-        """Spawn, ``initialize`` and register ``skill_roots`` (``skills/extraRoots/set``)."""
+        """Spawn, ``initialize`` (as ``client_info``: name, title, version; asking for
+        Codex's experimental API when ``experimental_api``) and register ``skill_roots``
+        (``skills/extraRoots/set``). ``server_info`` keeps what ``initialize`` answered."""
         self.rpc = await StdioRpc.spawn(
             argv,
             cwd=str(self.workspace),
@@ -80,7 +109,7 @@ class CodexProcess:
             on_request=self._request,
             label="codex app-server",
         )
-        await self.rpc.initialize(CLIENT_INFO)
+        self.server_info = await self.rpc.initialize(client_info, experimental_api=experimental_api)
         if skill_roots:
             roots = {"extraRoots": list(skill_roots)}
             try:
@@ -98,6 +127,13 @@ class CodexProcess:
         if self.active is None:
             raise ValueError(f"no turn is running to answer {method}")
         return await self.active.on_request(method, params)
+
+    def running_turn(self) -> CodexTurn | None:
+        """The turn Codex is running for this room, once it has an id (None otherwise)."""
+        active, rpc = self.active, self.rpc
+        if active is None or active.turn_id is None or rpc is None or not rpc.alive:
+            return None
+        return CodexTurn(rpc.client, active.thread_id, active.turn_id)
 
     async def wait(self, turn: ActiveTurn, limit: float) -> dict[str, Any] | None:
         """The completed turn; None on timeout (time spent on approvals is not counted)."""
@@ -118,5 +154,17 @@ class CodexProcess:
             closed.cancel()
 
     async def close(self) -> None:
-        if self.rpc is not None:
-            await self.rpc.close()
+        """Stop the app-server. Past ``close_timeout_s`` (None: no bound) its process group
+        is killed and TimeoutError names the room."""
+        rpc = self.rpc
+        if rpc is None:
+            return
+        try:
+            await asyncio.wait_for(rpc.close(), self.close_timeout_s)
+        except TimeoutError as exc:
+            if rpc.client.process is not None:
+                await kill_process_tree(rpc.client.process)
+            raise TimeoutError(
+                f"Codex process for room {self.room_id} did not close within "
+                f"{self.close_timeout_s}s"
+            ) from exc

@@ -28,6 +28,37 @@ def tools_digest(specs: list[dict[str, Any]]) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
 
+SETTINGS_KEY = "codex_thread_settings"
+
+
+@dataclass(frozen=True)
+class ThreadSettings:
+    """What Codex reports a thread runs with that ``turn/start`` does not send again; a
+    resumed thread must report the values it was started with."""
+
+    model_provider: str | None = None
+    cwd: str | None = None
+
+    @classmethod
+    def reported_by(cls, result: dict[str, Any]) -> ThreadSettings:
+        """From a ``thread/start`` or ``thread/resume`` result (or saved metadata)."""
+        provider = result.get("modelProvider", result.get("model_provider"))
+        cwd = result.get("cwd")
+        return cls(
+            model_provider=provider if isinstance(provider, str) else None,
+            cwd=cwd if isinstance(cwd, str) else None,
+        )
+
+    def changes_in(self, restored: ThreadSettings) -> list[str]:
+        """Each setting known here that ``restored`` reports otherwise, as text."""
+        return [
+            f"{name} {kept!r} became {now!r}"
+            for name in ("model_provider", "cwd")
+            if (kept := getattr(self, name)) is not None
+            and (now := getattr(restored, name)) != kept
+        ]
+
+
 @dataclass
 class CodexRoom:
     """One room's Codex state; it outlives the room's app-server process."""
@@ -42,6 +73,7 @@ class CodexRoom:
     sandbox: str | None = None
     transcript: tuple[str, ...] = ()
     usage: dict[str, CodexTokenUsage] = field(default_factory=dict)
+    settings: ThreadSettings | None = None  # what the room's thread was started with
 
     def thread_usage(self) -> CodexTokenUsage | None:
         return self.usage.get(self.thread_id) if self.thread_id else None

@@ -103,14 +103,16 @@ class StdioRpc:
     def exit_description(self) -> str:
         return self.client.exit_description
 
-    async def initialize(self, info: Mapping[str, str]) -> dict[str, Any]:
-        """The ``initialize`` handshake with the experimental API on."""
+    async def initialize(
+        self, info: Mapping[str, str], *, experimental_api: bool = True
+    ) -> dict[str, Any]:
+        """The ``initialize`` handshake as ``info`` (``name``, ``title``, ``version``)."""
         return await self._guard(
             self.client.initialize(
                 client_name=info["name"],
                 client_title=info["title"],
                 client_version=info["version"],
-                experimental_api=True,
+                experimental_api=experimental_api,
             )
         )
 

@@ -31,6 +31,8 @@ from band.integrations.codex.types import (
 )
 
 from .extras import TurnExtras
+from .items import call_of, completed_tool_item
+from .messages import TurnResult
 from .room import CodexRoom
 from .self_config import SELF_CONFIG_TOOLS, run_self_config
 
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
 
     from ._types import TurnHost
 
-__all__ = ["CodexTurn"]
+__all__ = ["CodexTurnRun"]
 
 logger = logging.getLogger("band.adapters.codex")
 
@@ -56,48 +58,7 @@ _APPROVALS = {
 _I = CodexItemType
 
 
-def _call_args(item: dict[str, Any]) -> tuple[str, dict[str, Any]] | None:
-    kind = item.get("type")
-    if kind == _I.COMMAND_EXECUTION:
-        return "command_execution", {"command": item.get("command"), "cwd": item.get("cwd")}
-    if kind == _I.FILE_CHANGE:
-        changes = [
-            {"path": c.get("path"), "kind": c.get("kind")} for c in item.get("changes") or []
-        ]
-        return "file_change", {"changes": changes}
-    if kind == _I.MCP_TOOL_CALL:
-        return f"{item.get('server')}.{item.get('tool')}", dict(item.get("arguments") or {})
-    if kind == _I.WEB_SEARCH:
-        return "web_search", {"query": item.get("query")}
-    if kind == _I.IMAGE_VIEW:
-        return "view_image", {"path": item.get("path")}
-    if kind == _I.COLLAB_AGENT_TOOL_CALL:
-        return f"collab.{item.get('tool')}", {"prompt": item.get("prompt")}
-    return None
-
-
-def _result(item: dict[str, Any]) -> tuple[Any, bool]:
-    status = item.get("status")
-    kind = item.get("type")
-    if status == "declined":
-        return "Declined in the room: it did not run.", True
-    if kind == _I.COMMAND_EXECUTION:
-        output = item.get("aggregatedOutput") or ""
-        code = item.get("exitCode")
-        return output or f"(no output; exit code {code})", status != "completed" or code not in (
-            0,
-            None,
-        )
-    if kind == _I.MCP_TOOL_CALL:
-        error = item.get("error")
-        return (error or item.get("result") or {}), error is not None
-    if kind == _I.FILE_CHANGE:
-        paths = ", ".join(str(c.get("path")) for c in item.get("changes") or [])
-        return f"{status}: {paths}", status != "completed"
-    return status or "completed", status == "failed"
-
-
-class CodexTurn:
+class CodexTurnRun:
     """Routes one turn's traffic; ``done`` resolves with the completed ``turn`` object."""
 
     def __init__(self, adapter: TurnHost, prompt: Prompt, room: CodexRoom, thread_id: str) -> None:
@@ -111,6 +72,7 @@ class CodexTurn:
         self.done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.awaiting_approval = 0
         self.extras = TurnExtras(self)
+        self.result = TurnResult(self.extras.messages)  # filled in as the turn runs
         held = room.usage.get(thread_id)
         if held is not None:
             held.reset_turn_deltas()
@@ -169,19 +131,23 @@ class CodexTurn:
             self._file_paths[str(item.get("id"))] = [
                 str(c.get("path")) for c in item.get("changes") or []
             ]
-        call = _call_args(item)
+        call = call_of(item)
         if call is not None:
             await self.reporter.tool_call(call[0], call[1], str(item.get("id")))
 
     async def _completed(self, item: dict[str, Any]) -> None:
         kind = item.get("type")
-        call = _call_args(item)
-        if call is not None:
-            output, is_error = _result(item)
-            await self.reporter.tool_result(call[0], output, str(item.get("id")), is_error=is_error)
+        done = completed_tool_item(item)
+        if done is not None:
+            tool, is_error = done
+            await self.reporter.tool_result(
+                tool.name, tool.output, str(item.get("id")), is_error=is_error
+            )
         elif kind == _I.AGENT_MESSAGE:
-            if str(item.get("id")) not in self.extras.streamed:  # already shown as chunks
-                self.reporter.hold_text(str(item.get("text") or ""))
+            message = self.extras.message(item.get("id"))
+            message.completed_text = str(item.get("text") or "")
+            if message.unstreamed_text:  # what streamed as chunks is not repeated
+                self.reporter.hold_text(message.unstreamed_text)
         elif kind == _I.REASONING:
             parts = list(item.get("summary") or []) or list(item.get("content") or [])
             await self.reporter.thought("\n\n".join(str(p) for p in parts))

@@ -19,11 +19,9 @@ from typing import Any, Self
 from urllib.parse import quote
 
 try:
-    from mcp.server.sse import SseServerTransport
-    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
     from mcp.server.transport_security import TransportSecuritySettings
     from starlette.applications import Starlette
-    from starlette.responses import PlainTextResponse, Response
+    from starlette.responses import PlainTextResponse
     from starlette.routing import BaseRoute, Mount, Route
 except ImportError as exc:  # pragma: no cover - depends on the installed extras
     raise ImportError(
@@ -38,7 +36,13 @@ from band.integrations.uvicorn_server import (
     ManagedUvicornServer,
 )
 
-from .engine import ROOM_PATH_PARAM, MCPToolRegistration, build_engine, validate_unique_tool_names
+from .engine import (
+    ROOM_PATH_PARAM,
+    EngineSpec,
+    MCPToolRegistration,
+    build_engine,
+    validate_unique_tool_names,
+)
 
 __all__ = [
     "LOCAL_MCP_HEALTH_PATH",
@@ -211,36 +215,30 @@ class LocalMCPServer:
 
     def _build_app(self) -> Any:
         sse_path, http_path, message_path = self._paths
-        engine = build_engine(self._name, self._registrations)
-        security = _security(self._host)
-        sse = SseServerTransport(message_path, security_settings=security)
-        manager = StreamableHTTPSessionManager(
-            app=engine, stateless=True, json_response=True, security_settings=security
+        engine = build_engine(
+            EngineSpec(self._name, tuple(self._registrations)),
+            host=self._host,
+            transport_security=_security(self._host),
+            sse_path=sse_path,
+            message_path=message_path,
+            streamable_http_path=http_path,
         )
-
-        async def sse_endpoint(request: Any) -> Any:
-            async with sse.connect_sse(request.scope, request.receive, request._send) as streams:
-                await engine.run(streams[0], streams[1], engine.create_initialization_options())
-            return Response()
-
-        async def streamable(scope: Scope, receive: Receive, send: Send) -> None:
-            await manager.handle_request(scope, receive, send)
-
-        async def healthz(_: Any) -> Any:
-            return PlainTextResponse("ok")
-
+        engine.settings.stateless_http = True  # each request stands alone: no session state
+        engine.settings.json_response = True
         routes: list[BaseRoute] = [
-            Route(sse_path, endpoint=sse_endpoint, methods=["GET"]),
-            Mount(message_path, app=sse.handle_post_message),
-            Route(http_path, endpoint=_AsgiEndpoint(streamable), methods=["GET", "POST", "DELETE"]),
+            *engine.sse_app().routes,
+            *engine.streamable_http_app().routes,
         ]
         if self._room_bound:
             routes = [Mount(f"{LOCAL_MCP_ROOMS_PATH}/{{{ROOM_PATH_PARAM}}}", routes=routes)]
 
         @contextlib.asynccontextmanager
         async def lifespan(_: Any) -> AsyncIterator[None]:
-            async with manager.run():
+            async with engine.session_manager.run():
                 yield
+
+        async def healthz(_: Any) -> Any:
+            return PlainTextResponse("ok")
 
         health = Route(LOCAL_MCP_HEALTH_PATH, endpoint=healthz, methods=["GET"])
         return Starlette(routes=[*routes, health], lifespan=lifespan)
@@ -273,13 +271,3 @@ class LocalMCPServer:
         start = random.randrange(span)  # nosec B311 # an order of ports, no secret
         ports = [low + (start + i) % span for i in range(span)]
         return sorted(ports, key=lambda port: port == self._avoid_port)
-
-
-class _AsgiEndpoint:
-    """Marks a plain ASGI callable as an app for Starlette's ``Route`` (not a request handler)."""
-
-    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]]) -> None:
-        self._app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self._app(scope, receive, send)
