@@ -10,6 +10,7 @@ key in the VM must be the sentinel the proxy swaps. No value is ever logged.
 
 from __future__ import annotations
 
+import hmac
 import logging
 import os
 import stat
@@ -269,7 +270,8 @@ def require_sentinel_under_proxy_managed(
     if section is None or section.source is not CredentialSource.PROXY_MANAGED:
         return
     key = credentials.get("BAND_API_KEY")
-    if key and key != PROXY_MANAGED_API_KEY:
+    # Compared in constant time, as every key is (the sentinel is public; the key is not).
+    if key and not hmac.compare_digest(key.encode(), PROXY_MANAGED_API_KEY.encode()):
         raise LaunchError(
             PHASE,
             f"proxy-managed custody requires BAND_API_KEY to be the {PROXY_MANAGED_API_KEY!r} "
