@@ -9,13 +9,14 @@ text (a room file's images as image blocks), or ``isError`` with the text the mo
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from mcp import types
 from mcp.server.fastmcp import Context, FastMCP
 from mcp.server.fastmcp.tools import Tool
 from mcp.server.fastmcp.utilities.func_metadata import ArgModelBase, FuncMetadata
-from pydantic import ConfigDict
+from pydantic import BaseModel, ConfigDict
 
 from band.adapters._tool_events import as_text, image_blocks
 from band.core.exceptions import BandToolError, RoomExecutionStoppedError
@@ -26,10 +27,24 @@ from .resolvers import CHAT_ID_FIELD_NAME, ROOM_PATH_PARAM, ToolCallFailed
 if TYPE_CHECKING:
     from mcp.server.transport_security import TransportSecuritySettings
 
-    from .engine import EngineSpec, MCPToolRegistration
-
 logger = logging.getLogger("band.integrations.mcp")
 CONTEXT_KWARG = "ctx"
+
+
+class Registration(Protocol):
+    """What a tool needs of ``engine.MCPToolRegistration`` (structural, so this module does
+    not import the engine that imports it)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def description(self) -> str: ...
+    @property
+    def input_model(self) -> type[BaseModel]: ...
+    @property
+    def execute(self) -> Callable[[dict[str, Any]], Awaitable[Any]]: ...
+    @property
+    def room_from_connection(self) -> bool: ...
 
 
 class _RawArguments(ArgModelBase):  # type: ignore[misc]
@@ -64,7 +79,7 @@ def _room_from_request(ctx: Context[Any, Any, Any]) -> str:
     return str(room)
 
 
-def fastmcp_tool(registration: MCPToolRegistration) -> Tool:
+def fastmcp_tool(registration: Registration) -> Tool:
     """``registration`` as a FastMCP tool whose schema is its input model's."""
 
     async def run(ctx: Context[Any, Any, Any], **arguments: Any) -> types.CallToolResult:
@@ -93,20 +108,21 @@ def fastmcp_tool(registration: MCPToolRegistration) -> Tool:
 
 
 def fastmcp_server(
-    spec: EngineSpec,
+    name: str,
+    tools: Sequence[Registration],
     *,
     host: str,
     transport_security: TransportSecuritySettings | None,
     paths: tuple[str, str, str],
 ) -> FastMCP[Any]:
-    """A fresh FastMCP server of ``spec``'s tools (paths: SSE, SSE messages, HTTP)."""
+    """A fresh FastMCP server named ``name`` of ``tools`` (paths: SSE, SSE messages, HTTP)."""
     sse_path, message_path, http_path = paths
     return FastMCP(
-        name=spec.name,
+        name=name,
         host=host,
         transport_security=transport_security,
         sse_path=sse_path,
         message_path=message_path,
         streamable_http_path=http_path,
-        tools=[fastmcp_tool(registration) for registration in spec.tools],
+        tools=[fastmcp_tool(registration) for registration in tools],
     )

@@ -324,7 +324,8 @@ def build_engine(
 
     validate_unique_tool_names(spec.tools)
     return fastmcp_server(
-        spec,
+        spec.name,
+        spec.tools,
         host=host,
         transport_security=transport_security,
         paths=(sse_path, message_path, streamable_http_path),
