@@ -17,7 +17,9 @@ from typing import Any, Literal, Unpack
 
 from pydantic import Field, PositiveFloat, model_validator
 
-from band.adapters._coding.approvals import ApprovalMode, ApprovalRequest, Decision
+from band.adapters._coding import approvals
+from band.adapters._coding.approvals import ApprovalModeName as ApprovalMode
+from band.adapters._coding.approvals import ApprovalRequest, Decision
 from band.adapters.acp import (
     ACPClientAdapter,
     ACPClientAdapterConfig,
@@ -32,6 +34,7 @@ __all__ = [
     "ASK_QUESTION",
     "CREATE_PLAN",
     "DEFAULT_CURSOR_ACP_COMMAND",
+    "ApprovalMode",
     "CursorACPAdapter",
     "CursorACPAdapterConfig",
 ]
@@ -52,10 +55,10 @@ class CursorACPAdapterConfig(ACPClientAdapterConfig):
     ``turn_timeout_s`` (default 900 s).
     """
 
-    command: list[str] = Field(default_factory=lambda: list(DEFAULT_CURSOR_ACP_COMMAND))
+    command: tuple[str, ...] = DEFAULT_CURSOR_ACP_COMMAND
     api_key: str | None = Field(default=None, repr=False)
     auth_token: str | None = Field(default=None, repr=False)
-    approval_mode: ApprovalMode = ApprovalMode.MANUAL
+    approval_mode: approvals.ApprovalMode = approvals.ApprovalMode.MANUAL
     question_mode: QuestionMode = "manual"
     plan_mode: PlanMode = "manual"
     decision_timeout_s: PositiveFloat = 300.0

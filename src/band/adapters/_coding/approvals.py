@@ -18,14 +18,21 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from band.core.protocols import AgentToolsProtocol
 
 from .commands import RoomCommand
 from .events import Reporter
 
-__all__ = ["ApprovalMode", "ApprovalRelay", "ApprovalRequest", "AuditEntry", "Decision"]
+__all__ = [
+    "ApprovalMode",
+    "ApprovalModeName",
+    "ApprovalRelay",
+    "ApprovalRequest",
+    "AuditEntry",
+    "Decision",
+]
 
 logger = logging.getLogger("band.adapters.approvals")
 
@@ -34,6 +41,11 @@ class ApprovalMode(StrEnum):
     MANUAL = "manual"
     AUTO_ACCEPT = "auto_accept"
     AUTO_DECLINE = "auto_decline"
+
+
+# band-sdk spells the mode as this Literal (exported as ``ApprovalMode`` by the Cursor and
+# OpenCode adapters); the configs take these strings, which are the enum's values.
+ApprovalModeName = Literal["manual", "auto_accept", "auto_decline"]
 
 
 class Decision(StrEnum):
