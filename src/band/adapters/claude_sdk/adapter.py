@@ -92,6 +92,8 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
                 wait_timeout_s=approvals.wait_timeout_s,
                 timeout_decision=approvals.timeout_decision,
                 text_notifications=approvals.text_notifications,
+                max_pending=approvals.max_pending_per_room,
+                authorized_senders=approvals.authorized_senders,
             )
             if approvals is not None
             else ApprovalRelay(ApprovalMode.AUTO_ACCEPT, text_notifications=False)
@@ -99,7 +101,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
         super().__init__(
             relay=relay,
             session_key=SESSION_KEY,
-            custom_section=config.custom_section,
+            custom_section=config.custom_section or "",
             system_prompt=config.system_prompt,
             additional_tools=additional_tools or (),
             history_converter=history_converter,

@@ -126,7 +126,9 @@ class ClaudeApprovalOptions(BaseModel):
 
     ``manual`` asks the room (``/approve <id>``, ``/decline <id>``, ``/approve-session <id>``);
     ``auto_accept`` / ``auto_decline`` decide at once (announced with ``text_notifications``).
-    An unanswered request gets ``timeout_decision`` after ``wait_timeout_s``.
+    An unanswered request gets ``timeout_decision`` after ``wait_timeout_s``. At most
+    ``max_pending_per_room`` wait per room (one more declines the oldest); with
+    ``authorized_senders``, only those sender ids may answer (None: anyone in the room).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -135,6 +137,8 @@ class ClaudeApprovalOptions(BaseModel):
     text_notifications: bool = True
     wait_timeout_s: PositiveFloat = 300.0
     timeout_decision: Literal["accept", "decline"] = "decline"
+    max_pending_per_room: PositiveInt = 50
+    authorized_senders: frozenset[str] | None = None
 
 
 class ClaudeSDKAdapterConfig(BaseModel):
@@ -157,7 +161,7 @@ class ClaudeSDKAdapterConfig(BaseModel):
     model: str | None = None
     fallback_model: str | None = None
     retention: RoomRetention = Field(default_factory=RoomRetention)
-    custom_section: str = ""
+    custom_section: str | None = None
     system_prompt: str | None = None
     max_thinking_tokens: PositiveInt | None = None
     effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None

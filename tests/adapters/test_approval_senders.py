@@ -1,0 +1,61 @@
+"""Who may answer a room's approvals, and how many wait (Cursor's and Claude's band-sdk knobs)."""
+
+from __future__ import annotations
+
+import asyncio
+from types import SimpleNamespace
+from typing import Any
+
+from band.adapters._coding.approvals import ApprovalRelay, ApprovalRequest, Decision
+from band.adapters._coding.commands import RoomCommand
+from band.adapters._coding.events import Reporter
+from band.adapters.claude_sdk import ClaudeApprovalOptions, ClaudeSDKAdapter, ClaudeSDKAdapterConfig
+from band.adapters.cursor_acp import CursorACPAdapterConfig
+from band.testing import FakeAgentTools
+
+ROOM = "room-1"
+
+
+async def settle() -> None:
+    for _ in range(5):
+        await asyncio.sleep(0)
+
+
+async def test_only_authorized_senders_answer_and_the_oldest_over_the_limit_is_declined() -> None:
+    config = CursorACPAdapterConfig(
+        decision_authorized_senders=frozenset({"alice"}), max_pending_decisions=1
+    )
+    relay = ApprovalRelay.from_config(config)
+    tools = FakeAgentTools(room_id=ROOM)
+    adapter: Any = SimpleNamespace(features=SimpleNamespace(emit=frozenset()))
+    reporter = Reporter(adapter, tools, ["bob"])
+
+    def ask(key: str) -> asyncio.Task[Decision]:
+        request = ApprovalRequest("command", f"run {key}", session_key=key)
+        return asyncio.create_task(relay.request(ROOM, reporter, request))
+
+    first = ask("a")
+    await settle()
+    second = ask("b")
+    await settle()
+    assert first.result() is Decision.DECLINE  # over max_pending_decisions=1
+    [token] = relay.pending(ROOM)
+
+    approve = RoomCommand("approve", (token,))
+    await relay.answer(ROOM, tools, approve, ["bob"], sender_id="bob")
+    await settle()
+    assert not second.done() and relay.pending(ROOM) == [token]
+    assert "not allowed to answer approvals" in tools.notices_sent[-1]["content"]
+
+    await relay.answer(ROOM, tools, approve, ["alice"], sender_id="alice")
+    assert await second is Decision.ACCEPT
+
+
+def test_claude_approval_options_reach_its_relay() -> None:
+    approvals = ClaudeApprovalOptions(
+        mode="manual", authorized_senders=frozenset({"alice"}), max_pending_per_room=3
+    )
+    adapter = ClaudeSDKAdapter(ClaudeSDKAdapterConfig(approvals=approvals))
+    assert adapter.relay.authorized_senders == frozenset({"alice"})
+    assert adapter.relay.max_pending == 3
+    assert ClaudeApprovalOptions(mode="manual").max_pending_per_room == 50  # band-sdk's default
