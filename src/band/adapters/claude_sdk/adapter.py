@@ -107,6 +107,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
             history_converter=history_converter,
             start_timeout_s=config.retention.transition_timeout_s,
             workspace_for_room=workspace_for_room,
+            turn_settle_s=config.turn_settle_timeout_s,
             **features,
         )
         self.config = config

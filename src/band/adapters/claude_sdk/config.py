@@ -23,6 +23,7 @@ from pydantic import (
 
 from band.adapters._coding.approvals import ApprovalMode
 from band.adapters._coding.retention import RoomRetention
+from band.core.turn_lifecycle import TURN_SETTLE_GRACE_S, TurnSettleTimeout
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -152,6 +153,8 @@ class ClaudeSDKAdapterConfig(BaseModel):
     * ``setting_sources``: host settings the CLI loads (none by default, so the host's
       ``~/.claude`` does not change what the agent can do).
     * ``turn_timeout_s``: a turn running longer is interrupted and reported (None: no limit).
+    * ``turn_settle_timeout_s``: how long a leave or stop lets the room's running turn end
+      before cancelling it.
     * ``retention``: ``transition_timeout_s`` bounds each CLI start (default 60 s); idle
       suspension is not offered.
     """
@@ -169,6 +172,7 @@ class ClaudeSDKAdapterConfig(BaseModel):
     cwd: str | None = None
     setting_sources: tuple[Literal["user", "project", "local"], ...] = ()
     turn_timeout_s: PositiveFloat | None = None
+    turn_settle_timeout_s: TurnSettleTimeout = TURN_SETTLE_GRACE_S
     max_history_messages: PositiveInt = 50
     cli: ClaudeCLIOptions = Field(default_factory=ClaudeCLIOptions)
     approvals: ClaudeApprovalOptions | None = None

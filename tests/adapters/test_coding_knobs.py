@@ -1,4 +1,4 @@
-"""Who may answer a room's approvals, and how many wait (Cursor's and Claude's band-sdk knobs)."""
+"""band-sdk's knobs of the coding adapters: who may answer approvals, how many wait, settling."""
 
 from __future__ import annotations
 
@@ -59,3 +59,10 @@ def test_claude_approval_options_reach_its_relay() -> None:
     assert adapter.relay.authorized_senders == frozenset({"alice"})
     assert adapter.relay.max_pending == 3
     assert ClaudeApprovalOptions(mode="manual").max_pending_per_room == 50  # band-sdk's default
+
+
+def test_claude_lets_a_running_turn_settle_for_band_sdks_grace_on_leave() -> None:
+    assert ClaudeSDKAdapter().turn_settle_s == 10.0  # band-sdk's TURN_SETTLE_GRACE_S
+    settle = ClaudeSDKAdapterConfig(turn_settle_timeout_s=2.5)
+    assert ClaudeSDKAdapter(settle).turn_settle_s == 2.5
+    assert ClaudeSDKAdapterConfig().custom_section is None
