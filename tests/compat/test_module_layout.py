@@ -168,9 +168,6 @@ REMAINING: dict[str, str] = {
         f"band.integrations.acp:{name}": _ACP_CLIENT
         for name in ("ACPClientSessionState", "BandACPClient")
     },
-    "band.integrations.a2a.adapter:A2ATaskRun": (
-        "the A2A adapter tracks its remote task in a private record of another shape"
-    ),
     "band.converters.strands:ConverseTranscript": "Strands' transcript type: not built",
 }
 
