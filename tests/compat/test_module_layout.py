@@ -168,7 +168,6 @@ REMAINING: dict[str, str] = {
         f"band.integrations.acp:{name}": _ACP_CLIENT
         for name in ("ACPClientSessionState", "BandACPClient")
     },
-    "band.converters.strands:ConverseTranscript": "Strands' transcript type: not built",
 }
 
 

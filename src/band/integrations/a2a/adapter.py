@@ -73,10 +73,6 @@ class A2ATaskRun:
         if self.task_id is not None:
             self.known.set()
 
-    def __post_init__(self) -> None:
-        if self.task_id is not None:
-            self.known.set()
-
 
 class A2AAdapter(SimpleAdapter[A2ASessionState]):
     """Forwards each mention to a remote A2A agent and posts its answers (module docstring)."""
