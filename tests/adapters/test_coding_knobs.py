@@ -10,6 +10,7 @@ from band.adapters._coding.approvals import ApprovalRelay, ApprovalRequest, Deci
 from band.adapters._coding.commands import RoomCommand
 from band.adapters._coding.events import Reporter
 from band.adapters.claude_sdk import ClaudeApprovalOptions, ClaudeSDKAdapter, ClaudeSDKAdapterConfig
+from band.adapters.claude_sdk.dedup import SendDedup
 from band.adapters.cursor_acp import CursorACPAdapterConfig
 from band.testing import FakeAgentTools
 
@@ -66,3 +67,19 @@ def test_claude_lets_a_running_turn_settle_for_band_sdks_grace_on_leave() -> Non
     settle = ClaudeSDKAdapterConfig(turn_settle_timeout_s=2.5)
     assert ClaudeSDKAdapter(settle).turn_settle_s == 2.5
     assert ClaudeSDKAdapterConfig().custom_section is None
+
+
+async def test_claude_posts_a_repeated_send_message_once_within_its_window() -> None:
+    assert ClaudeSDKAdapterConfig().send_message_dedup_ttl_seconds == 30.0  # band-sdk's
+    now = [0.0]
+    dedup = SendDedup(30.0, clock=lambda: now[0])
+    tools = FakeAgentTools(room_id=ROOM)
+    first = await dedup.bind(tools).send_message("Deployed.", ["alice"])
+    again = await dedup.bind(tools).send_message("Deployed.", ["alice"])  # next turn, a retry
+    await dedup.bind(tools).send_message("Deployed.", ["bob"])  # other mentions: posted
+    assert again == first and [m["content"] for m in tools.messages_sent] == ["Deployed."] * 2
+    assert dedup.bind(tools).room_id == ROOM  # every other tool is the turn's own
+
+    now[0] = 30.0  # the window is over: the same send posts again
+    await dedup.bind(tools).send_message("Deployed.", ["alice"])
+    assert len(tools.messages_sent) == 3

@@ -67,10 +67,6 @@ PENDING: dict[str, str] = {
         ],
         _INTERNALS,
     ),
-    "band.adapters.claude_sdk:ClaudeSDKAdapterConfig": (
-        f"{_ISSUE_32}; no send_message_dedup_ttl_seconds (identical band_send_message calls "
-        "within a window are not collapsed yet)"
-    ),
     **dict.fromkeys(
         ["band.adapters.opencode:OpencodeAdapterConfig", "band.adapters.opencode:QuestionMode"],
         f"{_ISSUE_32}; OpenCode's question tool is not relayed to the room yet (question_mode)",

@@ -33,6 +33,7 @@ from band.workspaces import WorkspaceResolver
 from band_protocol import AgentFailure
 
 from .config import DEFAULT_MODEL, INSTALL_COMMAND, ClaudeSDKAdapterConfig
+from .dedup import SendDedup
 from .process import INSTALL_HINT, ClaudeProcess, require_claude_sdk
 
 __all__ = ["INSTALL_HINT", "SESSION_KEY", "ClaudeSDKAdapter"]
@@ -116,6 +117,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
         self._recorded: dict[str, str] = {}
         self._models: dict[str, str] = {}
         self._prompts: dict[str, Prompt] = {}
+        self._dedup: dict[str, SendDedup] = {}  # room -> its recent band_send_message calls
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -140,6 +142,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
         for state in (self._recorded, self._models):
             state.pop(room_id, None)
         self._prompts.pop(room_id, None)
+        self._dedup.pop(room_id, None)
         self.mcp.bindings.pop(room_id, None)
 
     async def start_process(self, room_id: str, reporter: Reporter) -> ClaudeProcess:
@@ -203,7 +206,11 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
 
     async def run_prompt(self, proc: ClaudeProcess, prompt: Prompt) -> None:
         room = prompt.room_id
-        self.mcp.bindings[room] = RoomBinding(prompt.tools)
+        tools = prompt.tools
+        if self.config.send_message_dedup_ttl_seconds > 0:
+            dedup = self._dedup.get(room) or SendDedup(self.config.send_message_dedup_ttl_seconds)
+            tools = self._dedup.setdefault(room, dedup).bind(tools)
+        self.mcp.bindings[room] = RoomBinding(tools)
         self._prompts[room] = prompt
         texts = [*prompt.updates, prompt.msg.format_for_llm()]
         if not proc.resumed and proc.session_id is None:

@@ -15,6 +15,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    NonNegativeFloat,
     PositiveFloat,
     PositiveInt,
     field_validator,
@@ -24,6 +25,8 @@ from pydantic import (
 from band.adapters._coding.approvals import ApprovalMode
 from band.adapters._coding.retention import RoomRetention
 from band.core.turn_lifecycle import TURN_SETTLE_GRACE_S, TurnSettleTimeout
+
+from .dedup import DEFAULT_DEDUP_TTL_SECONDS
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -155,6 +158,8 @@ class ClaudeSDKAdapterConfig(BaseModel):
     * ``turn_timeout_s``: a turn running longer is interrupted and reported (None: no limit).
     * ``turn_settle_timeout_s``: how long a leave or stop lets the room's running turn end
       before cancelling it.
+    * ``send_message_dedup_ttl_seconds``: identical ``band_send_message`` calls of a room
+      within this window post once (the CLI may retry a call); 0 turns that off.
     * ``retention``: ``transition_timeout_s`` bounds each CLI start (default 60 s); idle
       suspension is not offered.
     """
@@ -173,6 +178,7 @@ class ClaudeSDKAdapterConfig(BaseModel):
     setting_sources: tuple[Literal["user", "project", "local"], ...] = ()
     turn_timeout_s: PositiveFloat | None = None
     turn_settle_timeout_s: TurnSettleTimeout = TURN_SETTLE_GRACE_S
+    send_message_dedup_ttl_seconds: NonNegativeFloat = DEFAULT_DEDUP_TTL_SECONDS
     max_history_messages: PositiveInt = 50
     cli: ClaudeCLIOptions = Field(default_factory=ClaudeCLIOptions)
     approvals: ClaudeApprovalOptions | None = None
