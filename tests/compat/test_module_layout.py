@@ -76,7 +76,6 @@ PENDING: dict[str, str] = {
             f"band.integrations.copilot_sdk:{name}"
             for name in (
                 "NO_ANSWER_TEXT",
-                "QUESTION_DELIVERED_ANSWER",
                 "TURN_COMPLETION_GUIDANCE",
                 "UNAVAILABLE_TEXT",
             )
@@ -99,6 +98,7 @@ ALLOWED: dict[str, str] = {
     "band.runtime:BASE_INSTRUCTIONS": _OWN_PROSE,
     "band.runtime:TEMPLATES": _OWN_PROSE,
     "band.integrations.copilot_sdk:ROOM_ASK_USER_GUIDANCE": _OWN_PROSE,
+    "band.integrations.copilot_sdk:QUESTION_DELIVERED_ANSWER": _OWN_PROSE,
     "band.converters.langchain:PendingToolCall": (
         "internal pairing record of band-sdk's LangChain converter; ours pairs tool calls "
         "and results once for every converter (band.converters.tool_history)"

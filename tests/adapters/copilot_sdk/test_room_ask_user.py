@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from band.integrations.copilot_sdk.room_ask_user import (
+    QUESTION_DELIVERED_ANSWER,
     delivery_failed_answer,
     freeform_answer,
     question_delivered_answer,
@@ -26,6 +27,7 @@ def test_a_delivered_question_is_echoed_and_the_turn_told_to_end() -> None:
     text = question_delivered_answer(rendered)["answer"]
     assert f"---\n{rendered}\n---" in text
     assert "End your turn now" in text
+    assert text == QUESTION_DELIVERED_ANSWER.format(rendered=rendered)  # band-sdk's template
 
 
 def test_a_failed_delivery_names_the_error_and_an_inactive_room_says_go_on() -> None:

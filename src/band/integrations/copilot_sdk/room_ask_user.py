@@ -16,6 +16,7 @@ from typing import Any
 
 __all__ = [
     "ASK_USER_ROOM",
+    "QUESTION_DELIVERED_ANSWER",
     "ROOM_ASK_USER_GUIDANCE",
     "delivery_failed_answer",
     "freeform_answer",
@@ -35,6 +36,15 @@ ROOM_ASK_USER_GUIDANCE = (
 )
 
 
+# The tool's answer once the question is posted; ``{rendered}`` is the question as shown.
+QUESTION_DELIVERED_ANSWER = (
+    "(Posted to the room as below; the people there were notified. Their answer is "
+    "not available in this turn: it will come as a later message, where a bare number "
+    "picks that numbered option. End your turn now, without answering for them or "
+    "asking again.)\n---\n{rendered}\n---"
+)
+
+
 def freeform_answer(text: str) -> dict[str, Any]:
     """``text`` as the tool's free-form answer (``UserInputResponse``)."""
     return {"answer": text, "wasFreeform": True}
@@ -42,12 +52,7 @@ def freeform_answer(text: str) -> dict[str, Any]:
 
 def question_delivered_answer(rendered_question: str) -> dict[str, Any]:
     """The answer once the question (as rendered) is in the room: end the turn now."""
-    return freeform_answer(
-        "(Posted to the room as below; the people there were notified. Their answer is "
-        "not available in this turn: it will come as a later message, where a bare number "
-        "picks that numbered option. End your turn now, without answering for them or "
-        f"asking again.)\n---\n{rendered_question}\n---"
-    )
+    return freeform_answer(QUESTION_DELIVERED_ANSWER.format(rendered=rendered_question))
 
 
 def delivery_failed_answer(error: BaseException) -> dict[str, Any]:
