@@ -22,7 +22,7 @@ def test_the_example_builds_each_adapter() -> None:
     assert isinstance(module.build_adapter("opencode"), OpencodeAdapter)
     copilot = module.build_adapter("copilot")
     assert isinstance(copilot, CopilotACPAdapter)
-    assert copilot.config.command == ["copilot", "--acp"]
+    assert copilot.config.command == ("copilot", "--acp")
     copilot_sdk = module.build_adapter("copilot-sdk")
     assert isinstance(copilot_sdk, CopilotSDKAdapter) and copilot_sdk.ask_user == "room"
     with pytest.raises(SystemExit, match="usage"):

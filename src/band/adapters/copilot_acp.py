@@ -40,7 +40,7 @@ _ERROR = re.compile(r"Error: ([^\n]+)")
 class CopilotACPAdapterConfig(ACPClientAdapterConfig):
     """``ACPClientAdapterConfig`` with Copilot's command and an optional GitHub token."""
 
-    command: list[str] = Field(default_factory=lambda: list(DEFAULT_COPILOT_COMMAND))
+    command: tuple[str, ...] = DEFAULT_COPILOT_COMMAND
     github_token: str | None = Field(default=None, repr=False)
 
 

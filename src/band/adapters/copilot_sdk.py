@@ -35,9 +35,10 @@ from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
 from band.integrations.copilot_sdk.room_ask_user import (
     ASK_USER_ROOM,
     ROOM_ASK_USER_GUIDANCE,
-    answer,
-    delivered,
+    delivery_failed_answer,
+    question_delivered_answer,
     render_room_question,
+    room_inactive_answer,
 )
 from band.runtime.custom_tools import CustomToolDef, custom_tools_to_schemas
 from band_protocol import AgentFailure
@@ -347,14 +348,14 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
         async def ask(request: dict[str, Any], _context: dict[str, str]) -> dict[str, Any]:
             prompt = self._prompts.get(room_id)
             if prompt is None:
-                return answer("(The room is not in a turn; go on without its answer.)")
+                return room_inactive_answer()
             question = render_room_question(request)
             try:
                 await deliver_reply(prompt.tools, question, mentions=[prompt.msg.sender_id])
             except DeliveryFailedError as exc:
                 logger.warning("Room %s: posting a question failed: %s", room_id, exc.cause)
-                return answer(f"(The question could not be posted: {exc.cause}.)")
-            return delivered(question)
+                return delivery_failed_answer(exc.cause)
+            return question_delivered_answer(question)
 
         return ask
 

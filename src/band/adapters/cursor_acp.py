@@ -15,9 +15,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal, Unpack
 
-from pydantic import Field, PositiveFloat, model_validator
+from pydantic import Field, PositiveFloat, PositiveInt, model_validator
 
-from band.adapters._coding.approvals import ApprovalMode, ApprovalRequest, Decision
+from band.adapters._coding import approvals
+from band.adapters._coding.approvals import ApprovalModeName as ApprovalMode
+from band.adapters._coding.approvals import ApprovalRequest, Decision
 from band.adapters.acp import (
     ACPClientAdapter,
     ACPClientAdapterConfig,
@@ -32,6 +34,7 @@ __all__ = [
     "ASK_QUESTION",
     "CREATE_PLAN",
     "DEFAULT_CURSOR_ACP_COMMAND",
+    "ApprovalMode",
     "CursorACPAdapter",
     "CursorACPAdapterConfig",
 ]
@@ -49,17 +52,21 @@ class CursorACPAdapterConfig(ACPClientAdapterConfig):
 
     ``approval_mode`` (default ``manual``), ``plan_mode`` and ``question_mode`` say who
     decides; ``decision_timeout_s`` bounds a manual decision and must stay below
-    ``turn_timeout_s`` (default 900 s).
+    ``turn_timeout_s`` (default 900 s). At most ``max_pending_decisions`` wait per room (one
+    more declines the oldest); with ``decision_authorized_senders`` only those sender ids may
+    ``/approve`` or ``/decline`` (None: anyone in the room).
     """
 
-    command: list[str] = Field(default_factory=lambda: list(DEFAULT_CURSOR_ACP_COMMAND))
+    command: tuple[str, ...] = DEFAULT_CURSOR_ACP_COMMAND
     api_key: str | None = Field(default=None, repr=False)
     auth_token: str | None = Field(default=None, repr=False)
-    approval_mode: ApprovalMode = ApprovalMode.MANUAL
+    approval_mode: approvals.ApprovalMode = approvals.ApprovalMode.MANUAL
     question_mode: QuestionMode = "manual"
     plan_mode: PlanMode = "manual"
     decision_timeout_s: PositiveFloat = 300.0
     turn_timeout_s: PositiveFloat = 900.0
+    max_pending_decisions: PositiveInt = 10
+    decision_authorized_senders: frozenset[str] | None = None
 
     @model_validator(mode="after")
     def _check(self) -> CursorACPAdapterConfig:

@@ -47,7 +47,7 @@ _UNSAFE = ("--yolo", "--auto-approve", "--approval-mode")
 class OmpACPAdapterConfig(ACPClientAdapterConfig):
     """``ACPClientAdapterConfig`` for ``omp acp`` (see the module docstring)."""
 
-    command: list[str] = Field(default_factory=lambda: list(DEFAULT_OMP_ACP_COMMAND))
+    command: tuple[str, ...] = DEFAULT_OMP_ACP_COMMAND
     omp_approval_mode: Literal["always-ask", "yolo"] = "always-ask"
     approval_mode: ApprovalMode = ApprovalMode.MANUAL
     api_key: str | None = Field(default=None, repr=False)
@@ -55,7 +55,7 @@ class OmpACPAdapterConfig(ACPClientAdapterConfig):
 
     @field_validator("command", mode="after")
     @classmethod
-    def _no_approval_flags(cls, command: list[str]) -> list[str]:
+    def _no_approval_flags(cls, command: tuple[str, ...]) -> tuple[str, ...]:
         unsafe = [t for t in command if t.split("=")[0] in _UNSAFE]
         if unsafe:
             raise ValueError(
@@ -110,7 +110,7 @@ class OmpACPAdapter(ACPClientAdapter):
         if config.api_key is not None and config.model is not None:
             env.setdefault(provider_key(config.model), config.api_key)
         # The model is a launch flag here, not a session option to select.
-        launch = config.model_copy(update={"command": omp_command(config), "env": env})
+        launch = config.model_copy(update={"command": tuple(omp_command(config)), "env": env})
         launch = launch.model_copy(update={"model": None})
         super().__init__(
             launch,

@@ -25,6 +25,7 @@ from .parsing import (
 
 __all__ = [
     "FoldedHistoryConverter",
+    "HistoryFolder",
     "HistoryItem",
     "Said",
     "ToolExchange",
@@ -80,39 +81,76 @@ def _speaker(item: dict[str, Any]) -> str:
     return str(item.get("sender_name") or item.get("sender_type") or "Unknown")
 
 
+class HistoryFolder:
+    """The walk of :func:`fold_history`, one event at a time (``items`` once ``finish``ed)."""
+
+    def __init__(self) -> None:
+        self.items: list[HistoryItem] = []
+        self._held: list[Said] = []
+        self._exchange: ToolExchange | None = None
+
+    @property
+    def in_exchange(self) -> bool:
+        """Whether a call is still waiting for its result."""
+        return self._exchange is not None and self._exchange.open
+
+    def awaits(self, tool_call_id: str) -> bool:
+        """Whether the open exchange has a call ``tool_call_id`` without its result."""
+        exchange = self._exchange
+        return exchange is not None and any(
+            c.tool_call_id == tool_call_id and tool_call_id not in exchange.results
+            for c in exchange.calls
+        )
+
+    def call(self, call: ParsedToolCall) -> None:
+        if self._exchange is None or not self._exchange.open:
+            self._close()
+            self._exchange = ToolExchange()
+        self._exchange.calls.append(call)
+
+    def result(self, result: ParsedToolResult) -> None:
+        """Pair ``result`` with its call; a result for no call of the exchange is dropped."""
+        if self._exchange is None:
+            return
+        if any(c.tool_call_id == result.tool_call_id for c in self._exchange.calls):
+            self._exchange.results[result.tool_call_id] = result
+        if not self._exchange.open:
+            self._close()
+
+    def say(self, said: Said, *, drop_in_exchange: bool = False) -> None:
+        """A line; held back while a call is open (or dropped, with ``drop_in_exchange``)."""
+        if self.in_exchange:
+            if not drop_in_exchange:
+                self._held.append(said)
+        else:
+            self.items.append(said)
+
+    def finish(self) -> list[HistoryItem]:
+        self._close()
+        return self.items
+
+    def _close(self) -> None:
+        if self._exchange is not None:
+            self.items.append(self._exchange)
+            self._exchange = None
+        self.items.extend(self._held)
+        self._held.clear()
+
+
 def fold_history(raw: list[dict[str, Any]], agent_name: str) -> list[HistoryItem]:
     """Fold raw items (text, tool_call, tool_result; other events ignored) in room order."""
-    out: list[HistoryItem] = []
-    held: list[Said] = []
-    exchange: ToolExchange | None = None
-
-    def close() -> None:
-        nonlocal exchange
-        if exchange is not None:
-            out.append(exchange)
-            exchange = None
-        out.extend(held)
-        held.clear()
-
+    folder = HistoryFolder()
     for item in raw:
         kind = item.get("message_type") or "text"
         content = str(item.get("content") or "")
         if kind == "tool_call":
             call = parse_tool_call(content)
-            if call is None:
-                continue
-            if exchange is None or not exchange.open:
-                close()
-                exchange = ToolExchange()
-            exchange.calls.append(call)
+            if call is not None:
+                folder.call(call)
         elif kind == "tool_result":
             result = parse_tool_result(content)
-            if exchange is None or result is None:
-                continue
-            if any(c.tool_call_id == result.tool_call_id for c in exchange.calls):
-                exchange.results[result.tool_call_id] = result
-            if not exchange.open:
-                close()
+            if result is not None:
+                folder.result(result)
         elif kind == "text" and content.strip():
             own = is_own_message(item, agent_name)
             said = (
@@ -120,13 +158,8 @@ def fold_history(raw: list[dict[str, Any]], agent_name: str) -> list[HistoryItem
                 if own
                 else Said("user", f"[{_speaker(item)}]: {content}")
             )
-            if exchange is not None and exchange.open:
-                if not own:
-                    held.append(said)
-            else:
-                out.append(said)
-    close()
-    return out
+            folder.say(said, drop_in_exchange=own)
+    return folder.finish()
 
 
 class FoldedHistoryConverter(ABC, Generic[M]):

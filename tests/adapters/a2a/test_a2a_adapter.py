@@ -20,6 +20,7 @@ require("a2a", "BAND_REQUIRE_A2A")
 from runtime_support import control, until, until_status  # noqa: E402
 
 from band.integrations.a2a import A2AAdapter, A2AAdapterConfig, A2AAuth  # noqa: E402
+from band.integrations.a2a.adapter import A2ATaskRun  # noqa: E402
 
 from .remote_agent import RemoteServer  # noqa: E402
 
@@ -169,3 +170,12 @@ def test_credentials_become_headers_and_stay_out_of_repr() -> None:
         "Authorization": "Bearer t-2",
     }
     assert "k-1" not in repr(auth) and "t-2" not in repr(auth)
+
+
+def test_a_task_run_is_known_once_it_has_a_task_id() -> None:
+    """band-sdk's ``A2ATaskRun`` record: (client, room_id, task_id, finished=False)."""
+    client = object()
+    waiting = A2ATaskRun(client, "room-1", None)
+    assert not waiting.known.is_set() and not waiting.finished
+    resumed = A2ATaskRun(client, "room-1", "task-7")
+    assert resumed.known.is_set() and resumed.client is client and resumed.room_id == "room-1"

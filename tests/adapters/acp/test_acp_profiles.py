@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from runtime_support import until
@@ -22,6 +22,7 @@ from band.adapters import (
     OmpACPAdapter,
     OmpACPAdapterConfig,
 )
+from band.adapters.cursor_acp import ApprovalMode
 from band.adapters.omp_acp import omp_command
 from band.testing import FakeModel, ToolCall
 
@@ -106,7 +107,13 @@ async def test_a_cursor_mention_is_answered(start_cursor: AgentStarter, room: Ro
 
 def test_cursor_configuration() -> None:
     adapter = CursorACPAdapter(CursorACPAdapterConfig(api_key="k"))
-    assert adapter.config.command == ["agent", "acp"]
+    assert adapter.config.command == ("agent", "acp")  # band-sdk's default, a tuple
+    # band-sdk spells the approval mode as a Literal alias; each of its values configures.
+    assert get_args(ApprovalMode) == ("manual", "auto_accept", "auto_decline")
+    for mode in get_args(ApprovalMode):
+        assert CursorACPAdapterConfig(approval_mode=mode).approval_mode == mode
+    assert CursorACPAdapterConfig(command="agent").command == ("agent",)
+    assert CursorACPAdapterConfig(command=["agent", "acp", "-v"]).command[-1] == "-v"
     assert adapter.config.env["CURSOR_API_KEY"] == "k"
     assert adapter.relay.wait_timeout_s == 300.0 and adapter.config.turn_timeout_s == 900.0
     with pytest.raises(ValueError, match="either api_key or auth_token"):

@@ -18,6 +18,7 @@ from strands.models.openai import OpenAIModel  # noqa: E402
 from adapters.turn_support import load_example, room_tools, turn  # noqa: E402
 from band.adapters import StrandsAdapter, StrandsAdapterConfig  # noqa: E402
 from band.converters import StrandsHistoryConverter  # noqa: E402
+from band.converters.strands import ConverseTranscript  # noqa: E402
 from band.runtime.custom_tools import declares_turn_effect  # noqa: E402
 from band.runtime.tools import TurnEffect  # noqa: E402
 from band.testing import FakeModel  # noqa: E402
@@ -76,6 +77,39 @@ def test_an_unanswered_call_gets_an_error_result() -> None:
     )
     result = messages[-1]["content"][0]["toolResult"]
     assert result["toolUseId"] == "t9" and result["status"] == "error"
+
+
+def test_a_converse_transcript_holds_turns_until_every_call_of_a_round_is_answered() -> None:
+    transcript = ConverseTranscript()
+    transcript.add_turn("user", "[Alice]: look it up")
+    transcript.add_tool_use("t1", "search", {"q": "a"})
+    transcript.add_tool_use("t2", "search", {"q": "b"})
+    transcript.add_tool_result("t2", "search", "B", is_error=False)  # out of call order
+    transcript.add_turn("user", "[Bob]: any news?")  # held: t1 is still open
+    assert transcript.in_tool_exchange
+    transcript.add_tool_result("t1", "search", "boom", is_error=True)
+    assert not transcript.in_tool_exchange
+    transcript.add_turn("assistant", "Found B.")
+
+    messages = transcript.build()
+    assert [m["role"] for m in messages] == ["user", "assistant", "user", "assistant"]
+    assert [b["toolUse"]["toolUseId"] for b in messages[1]["content"]] == ["t1", "t2"]
+    results = [b["toolResult"] for b in messages[2]["content"][:2]]
+    assert [(r["toolUseId"], r["status"]) for r in results] == [("t1", "error"), ("t2", "success")]
+    assert messages[2]["content"][2] == {"text": "[Bob]: any news?"}
+
+
+def test_a_converse_result_without_its_call_gets_one_and_an_open_call_an_error() -> None:
+    transcript = ConverseTranscript()
+    transcript.add_tool_result("t5", "lookup", "ok", is_error=False)  # its call never arrived
+    transcript.add_tool_use("t6", "lookup", {})  # never answered
+    messages = transcript.build()
+    assert messages[0]["content"] == [
+        {"toolUse": {"toolUseId": "t5", "name": "lookup", "input": {}}}
+    ]
+    assert messages[1]["content"][0]["toolResult"]["status"] == "success"
+    assert messages[3]["content"][0]["toolResult"]["toolUseId"] == "t6"
+    assert messages[3]["content"][0]["toolResult"]["status"] == "error"
 
 
 async def test_a_native_strands_tool_declared_to_act_settles_the_turn(

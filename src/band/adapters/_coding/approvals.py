@@ -18,14 +18,21 @@ from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from band.core.protocols import AgentToolsProtocol
 
 from .commands import RoomCommand
 from .events import Reporter
 
-__all__ = ["ApprovalMode", "ApprovalRelay", "ApprovalRequest", "AuditEntry", "Decision"]
+__all__ = [
+    "ApprovalMode",
+    "ApprovalModeName",
+    "ApprovalRelay",
+    "ApprovalRequest",
+    "AuditEntry",
+    "Decision",
+]
 
 logger = logging.getLogger("band.adapters.approvals")
 
@@ -34,6 +41,11 @@ class ApprovalMode(StrEnum):
     MANUAL = "manual"
     AUTO_ACCEPT = "auto_accept"
     AUTO_DECLINE = "auto_decline"
+
+
+# band-sdk spells the mode as this Literal (exported as ``ApprovalMode`` by the Cursor and
+# OpenCode adapters); the configs take these strings, which are the enum's values.
+ApprovalModeName = Literal["manual", "auto_accept", "auto_decline"]
 
 
 class Decision(StrEnum):
@@ -97,6 +109,7 @@ class ApprovalRelay:
     Per room, at most ``max_pending`` requests wait at once (one more declines the oldest),
     ``max_session_approved`` session approvals are remembered (the least recently approved
     is forgotten first) and the latest ``max_audit`` decisions are kept; None: no limit.
+    With ``authorized_senders``, only those sender ids may answer (None: anyone in the room).
     """
 
     def __init__(
@@ -109,8 +122,10 @@ class ApprovalRelay:
         max_pending: int | None = None,
         max_session_approved: int | None = None,
         max_audit: int = AUDIT_KEPT,
+        authorized_senders: frozenset[str] | None = None,
     ) -> None:
         self.mode = ApprovalMode(mode)
+        self.authorized_senders = authorized_senders
         self.wait_timeout_s = wait_timeout_s
         self.timeout_decision = Decision(timeout_decision)
         self.text_notifications = text_notifications
@@ -125,15 +140,18 @@ class ApprovalRelay:
         ``approval_timeout_decision`` (both adapters' configs have them), and
         ``approval_text_notifications`` where there is one (otherwise automatic decisions
         are not announced), and the per-room limits ``max_pending_approvals_per_room``,
-        ``max_session_approved_per_room`` and ``max_approval_audit_per_room`` where set."""
+        ``max_session_approved_per_room`` and ``max_approval_audit_per_room`` where set
+        (``max_pending_decisions`` and ``decision_authorized_senders``: Cursor's names)."""
+        max_pending = getattr(config, "max_pending_approvals_per_room", None)
         return cls(
             config.approval_mode,
             wait_timeout_s=config.approval_wait_timeout_s,
             timeout_decision=config.approval_timeout_decision,
             text_notifications=getattr(config, "approval_text_notifications", False),
-            max_pending=getattr(config, "max_pending_approvals_per_room", None),
+            max_pending=max_pending or getattr(config, "max_pending_decisions", None),
             max_session_approved=getattr(config, "max_session_approved_per_room", None),
             max_audit=getattr(config, "max_approval_audit_per_room", AUDIT_KEPT),
+            authorized_senders=getattr(config, "decision_authorized_senders", None),
         )
 
     def _room(self, room_id: str) -> _Room:
@@ -212,9 +230,20 @@ class ApprovalRelay:
         return decision
 
     async def answer(
-        self, room_id: str, tools: AgentToolsProtocol, command: RoomCommand, mentions: list[str]
+        self,
+        room_id: str,
+        tools: AgentToolsProtocol,
+        command: RoomCommand,
+        mentions: list[str],
+        *,
+        sender_id: str | None = None,
     ) -> None:
-        """Apply ``/approve``, ``/decline`` or ``/approve-session`` and tell the room."""
+        """Apply ``/approve``, ``/decline`` or ``/approve-session`` from ``sender_id`` and
+        tell the room; a sender outside ``authorized_senders`` changes nothing."""
+        if self.authorized_senders is not None and sender_id not in self.authorized_senders:
+            text = f"You are not allowed to answer approvals here (`/{command.name}` ignored)."
+            await tools.send_notice(text, mentions=mentions)
+            return
         room = self._room(room_id)
         decision = _BY_COMMAND[command.name]
         token = command.args[0].strip("`") if command.args else None

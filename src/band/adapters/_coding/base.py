@@ -175,7 +175,9 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
             self.transcripts[room_id] = history.transcript
         reporter = Reporter(self, tools, [msg.sender_id])
         command = parse_command(msg.content)
-        if command is not None and await self._command(command, room_id, tools, reporter):
+        if command is not None and await self._command(
+            command, room_id, tools, reporter, sender_id=msg.sender_id
+        ):
             tools.turn.settle()
             return
         earlier = self.turns.running(room_id)
@@ -238,10 +240,16 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
     # -- room commands -------------------------------------------------------------------------
 
     async def _command(
-        self, command: RoomCommand, room_id: str, tools: AgentToolsProtocol, reporter: Reporter
+        self,
+        command: RoomCommand,
+        room_id: str,
+        tools: AgentToolsProtocol,
+        reporter: Reporter,
+        *,
+        sender_id: str,
     ) -> bool:
         if command.name in APPROVAL_COMMANDS:
-            await self.relay.answer(room_id, tools, command, reporter.mentions)
+            await self.relay.answer(room_id, tools, command, reporter.mentions, sender_id=sender_id)
         elif command.name == "approvals":
             await reporter.notice(self.relay.describe(room_id))
         elif command.name == "permissions":

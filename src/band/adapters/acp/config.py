@@ -48,7 +48,7 @@ class ACPClientAdapterConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    command: list[str]
+    command: tuple[str, ...]
     retention: RoomRetention = Field(default_factory=lambda: RoomRetention(transition_timeout_s=30))
     env: dict[str, str] | None = None
     cwd: str | None = None
@@ -86,7 +86,7 @@ class ACPClientAdapterConfig(BaseModel):
     @classmethod
     def _argv(cls, value: Any) -> Any:
         if isinstance(value, str):
-            value = [value] if value.strip() else []
+            value = (value,) if value.strip() else ()
         if not value:
             raise ValueError("ACP stdio transport requires a command")
         return value

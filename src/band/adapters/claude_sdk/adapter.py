@@ -33,6 +33,7 @@ from band.workspaces import WorkspaceResolver
 from band_protocol import AgentFailure
 
 from .config import DEFAULT_MODEL, INSTALL_COMMAND, ClaudeSDKAdapterConfig
+from .dedup import SendDedup
 from .process import INSTALL_HINT, ClaudeProcess, require_claude_sdk
 
 __all__ = ["INSTALL_HINT", "SESSION_KEY", "ClaudeSDKAdapter"]
@@ -92,6 +93,8 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
                 wait_timeout_s=approvals.wait_timeout_s,
                 timeout_decision=approvals.timeout_decision,
                 text_notifications=approvals.text_notifications,
+                max_pending=approvals.max_pending_per_room,
+                authorized_senders=approvals.authorized_senders,
             )
             if approvals is not None
             else ApprovalRelay(ApprovalMode.AUTO_ACCEPT, text_notifications=False)
@@ -99,12 +102,13 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
         super().__init__(
             relay=relay,
             session_key=SESSION_KEY,
-            custom_section=config.custom_section,
+            custom_section=config.custom_section or "",
             system_prompt=config.system_prompt,
             additional_tools=additional_tools or (),
             history_converter=history_converter,
             start_timeout_s=config.retention.transition_timeout_s,
             workspace_for_room=workspace_for_room,
+            turn_settle_s=config.turn_settle_timeout_s,
             **features,
         )
         self.config = config
@@ -113,6 +117,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
         self._recorded: dict[str, str] = {}
         self._models: dict[str, str] = {}
         self._prompts: dict[str, Prompt] = {}
+        self._dedup: dict[str, SendDedup] = {}  # room -> its recent band_send_message calls
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -137,6 +142,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
         for state in (self._recorded, self._models):
             state.pop(room_id, None)
         self._prompts.pop(room_id, None)
+        self._dedup.pop(room_id, None)
         self.mcp.bindings.pop(room_id, None)
 
     async def start_process(self, room_id: str, reporter: Reporter) -> ClaudeProcess:
@@ -200,7 +206,11 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
 
     async def run_prompt(self, proc: ClaudeProcess, prompt: Prompt) -> None:
         room = prompt.room_id
-        self.mcp.bindings[room] = RoomBinding(prompt.tools)
+        tools = prompt.tools
+        if self.config.send_message_dedup_ttl_seconds > 0:
+            dedup = self._dedup.get(room) or SendDedup(self.config.send_message_dedup_ttl_seconds)
+            tools = self._dedup.setdefault(room, dedup).bind(tools)
+        self.mcp.bindings[room] = RoomBinding(tools)
         self._prompts[room] = prompt
         texts = [*prompt.updates, prompt.msg.format_for_llm()]
         if not proc.resumed and proc.session_id is None:

@@ -15,6 +15,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    NonNegativeFloat,
     PositiveFloat,
     PositiveInt,
     field_validator,
@@ -23,6 +24,9 @@ from pydantic import (
 
 from band.adapters._coding.approvals import ApprovalMode
 from band.adapters._coding.retention import RoomRetention
+from band.core.turn_lifecycle import TURN_SETTLE_GRACE_S, TurnSettleTimeout
+
+from .dedup import DEFAULT_DEDUP_TTL_SECONDS
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -126,7 +130,9 @@ class ClaudeApprovalOptions(BaseModel):
 
     ``manual`` asks the room (``/approve <id>``, ``/decline <id>``, ``/approve-session <id>``);
     ``auto_accept`` / ``auto_decline`` decide at once (announced with ``text_notifications``).
-    An unanswered request gets ``timeout_decision`` after ``wait_timeout_s``.
+    An unanswered request gets ``timeout_decision`` after ``wait_timeout_s``. At most
+    ``max_pending_per_room`` wait per room (one more declines the oldest); with
+    ``authorized_senders``, only those sender ids may answer (None: anyone in the room).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -135,6 +141,8 @@ class ClaudeApprovalOptions(BaseModel):
     text_notifications: bool = True
     wait_timeout_s: PositiveFloat = 300.0
     timeout_decision: Literal["accept", "decline"] = "decline"
+    max_pending_per_room: PositiveInt = 50
+    authorized_senders: frozenset[str] | None = None
 
 
 class ClaudeSDKAdapterConfig(BaseModel):
@@ -148,6 +156,10 @@ class ClaudeSDKAdapterConfig(BaseModel):
     * ``setting_sources``: host settings the CLI loads (none by default, so the host's
       ``~/.claude`` does not change what the agent can do).
     * ``turn_timeout_s``: a turn running longer is interrupted and reported (None: no limit).
+    * ``turn_settle_timeout_s``: how long a leave or stop lets the room's running turn end
+      before cancelling it.
+    * ``send_message_dedup_ttl_seconds``: identical ``band_send_message`` calls of a room
+      within this window post once (the CLI may retry a call); 0 turns that off.
     * ``retention``: ``transition_timeout_s`` bounds each CLI start (default 60 s); idle
       suspension is not offered.
     """
@@ -157,7 +169,7 @@ class ClaudeSDKAdapterConfig(BaseModel):
     model: str | None = None
     fallback_model: str | None = None
     retention: RoomRetention = Field(default_factory=RoomRetention)
-    custom_section: str = ""
+    custom_section: str | None = None
     system_prompt: str | None = None
     max_thinking_tokens: PositiveInt | None = None
     effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None
@@ -165,6 +177,8 @@ class ClaudeSDKAdapterConfig(BaseModel):
     cwd: str | None = None
     setting_sources: tuple[Literal["user", "project", "local"], ...] = ()
     turn_timeout_s: PositiveFloat | None = None
+    turn_settle_timeout_s: TurnSettleTimeout = TURN_SETTLE_GRACE_S
+    send_message_dedup_ttl_seconds: NonNegativeFloat = DEFAULT_DEDUP_TTL_SECONDS
     max_history_messages: PositiveInt = 50
     cli: ClaudeCLIOptions = Field(default_factory=ClaudeCLIOptions)
     approvals: ClaudeApprovalOptions | None = None

@@ -4,7 +4,7 @@ Needs a running ``opencode serve`` (``npm install -g opencode-ai``); Band's tool
 over MCP (``pip install 'openband[opencode]'``).
 """
 
-from band.adapters._coding.approvals import ApprovalMode
+from band.adapters._coding.approvals import ApprovalModeName as ApprovalMode
 
 from .adapter import OpencodeAdapter
 from .config import ApprovalReply, OpencodeAdapterConfig

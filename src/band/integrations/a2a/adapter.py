@@ -46,7 +46,7 @@ from .protocol import (
 )
 from .types import A2AAdapterConfig, A2ASessionState
 
-__all__ = ["A2AAdapter"]
+__all__ = ["A2AAdapter", "A2ATaskRun"]
 
 logger = logging.getLogger("band.integrations.a2a")
 PROVIDER = "a2a"
@@ -56,12 +56,18 @@ CANCEL_TIMEOUT_S = 10.0
 
 
 @dataclass
-class _Run:
-    """The remote task a room's turn is running (known once the first event names it)."""
+class A2ATaskRun:
+    """The remote task a room's turn is running, and the client to cancel it through.
 
+    ``task_id`` is None until the stream's first event names the task (``known`` is set
+    then); ``finished`` once the remote reports a terminal state, so nothing is cancelled.
+    """
+
+    client: Any
+    room_id: str
     task_id: str | None
     finished: bool = False
-    known: asyncio.Event = field(default_factory=asyncio.Event)
+    known: asyncio.Event = field(default_factory=asyncio.Event, kw_only=True)
 
     def __post_init__(self) -> None:
         if self.task_id is not None:
@@ -122,7 +128,7 @@ class A2AAdapter(SimpleAdapter[A2ASessionState]):
             task_id=self._tasks.get(room_id),
         )
         sender = {"id": msg.sender_id, "name": msg.sender_name or ""}
-        run = _Run(self._tasks.get(room_id))
+        run = A2ATaskRun(self._client, room_id, self._tasks.get(room_id))
         consumer = asyncio.create_task(self._consume(room_id, run, message, tools, sender))
         try:
             await asyncio.shield(consumer)  # a STOP cancels this turn, not the stream yet
@@ -141,7 +147,7 @@ class A2AAdapter(SimpleAdapter[A2ASessionState]):
     async def _consume(
         self,
         room_id: str,
-        run: _Run,
+        run: A2ATaskRun,
         message: Any,
         tools: AgentToolsProtocol,
         sender: dict[str, str],
@@ -152,7 +158,7 @@ class A2AAdapter(SimpleAdapter[A2ASessionState]):
     async def _on_event(
         self,
         room_id: str,
-        run: _Run,
+        run: A2ATaskRun,
         event: Any,
         tools: AgentToolsProtocol,
         sender: dict[str, str],
@@ -226,7 +232,9 @@ class A2AAdapter(SimpleAdapter[A2ASessionState]):
         except Exception as exc:
             logger.warning("Could not post the A2A task state: %s", exc)
 
-    async def _stop_remote(self, room_id: str, run: _Run, consumer: asyncio.Task[None]) -> None:
+    async def _stop_remote(
+        self, room_id: str, run: A2ATaskRun, consumer: asyncio.Task[None]
+    ) -> None:
         """A stopped turn: learn its task from the stream (a STOP may come before the first
         event), cancel it unless it finished, and never continue it."""
         try:
@@ -237,8 +245,8 @@ class A2AAdapter(SimpleAdapter[A2ASessionState]):
                 task_id = run.task_id
                 if task_id is not None:
                     self._forget_task(room_id, task_id)
-                if task_id is not None and not run.finished and self._client is not None:
-                    await self._client.cancel_task(CancelTaskRequest(id=task_id))
+                if task_id is not None and not run.finished:
+                    await run.client.cancel_task(CancelTaskRequest(id=task_id))
                     logger.info("Room %s: cancelled A2A task %s", room_id, task_id)
         except Exception as exc:
             logger.warning("Room %s: could not cancel the A2A task: %s", room_id, exc)

@@ -16,10 +16,13 @@ from typing import Any
 
 __all__ = [
     "ASK_USER_ROOM",
+    "QUESTION_DELIVERED_ANSWER",
     "ROOM_ASK_USER_GUIDANCE",
-    "answer",
-    "delivered",
+    "delivery_failed_answer",
+    "freeform_answer",
+    "question_delivered_answer",
     "render_room_question",
+    "room_inactive_answer",
 ]
 
 ASK_USER_ROOM = "room"
@@ -33,19 +36,36 @@ ROOM_ASK_USER_GUIDANCE = (
 )
 
 
-def answer(text: str) -> dict[str, Any]:
+# The tool's answer once the question is posted; ``{rendered}`` is the question as shown.
+QUESTION_DELIVERED_ANSWER = (
+    "(Posted to the room as below; the people there were notified. Their answer is "
+    "not available in this turn: it will come as a later message, where a bare number "
+    "picks that numbered option. End your turn now, without answering for them or "
+    "asking again.)\n---\n{rendered}\n---"
+)
+
+
+def freeform_answer(text: str) -> dict[str, Any]:
     """``text`` as the tool's free-form answer (``UserInputResponse``)."""
     return {"answer": text, "wasFreeform": True}
 
 
-def delivered(question: str) -> dict[str, Any]:
-    """The answer once ``question`` (as rendered) is in the room."""
-    return answer(
-        "(Posted to the room as below; the people there were notified. Their answer is "
-        "not available in this turn: it will come as a later message, where a bare number "
-        "picks that numbered option. End your turn now, without answering for them or "
-        f"asking again.)\n---\n{question}\n---"
+def question_delivered_answer(rendered_question: str) -> dict[str, Any]:
+    """The answer once the question (as rendered) is in the room: end the turn now."""
+    return freeform_answer(QUESTION_DELIVERED_ANSWER.format(rendered=rendered_question))
+
+
+def delivery_failed_answer(error: BaseException) -> dict[str, Any]:
+    """The answer when posting the question to the room failed: go on without it."""
+    return freeform_answer(
+        f"(The question could not be posted to the room: {error}. Go on without the "
+        "people's answer, or ask again later.)"
     )
+
+
+def room_inactive_answer() -> dict[str, Any]:
+    """The answer when the room is no longer in a turn: go on without its answer."""
+    return freeform_answer("(The room is not in a turn; go on without its answer.)")
 
 
 def render_room_question(request: Mapping[str, Any]) -> str:
