@@ -42,8 +42,10 @@ from typing import Any
 import psutil  # type: ignore[import-untyped]
 
 from bench._platform import (
+    floor_mention_spec,
     free_port,
     fsync_probe,
+    mention_spec,
     seed,
     seed_by,
     serve_floor,
@@ -101,15 +103,7 @@ def floor_target(stack: ExitStack) -> Target:
     port = free_port()
     proc = serve_floor(data, port)
     stack.callback(_stop, proc)
-    spec = {
-        "host": "127.0.0.1",
-        "port": port,
-        "path": "/post",
-        "headers": {},
-        "body_template": '{"content": "ping {token}"}',
-        "ws_url": f"ws://127.0.0.1:{port}/ws",
-        "connections": CONNECTIONS,
-    }
+    spec = floor_mention_spec(port, CONNECTIONS)
     return Target("floor", [proc], spec)
 
 
@@ -135,19 +129,7 @@ def platform_target(
         stack.callback(_stop, proc)
         procs.append(proc)
     ws_port = ports[-1]  # with several nodes, the agent listens on the last one
-    mention = json.dumps([{"id": s.agent_id}])
-    spec = {
-        "host": "127.0.0.1",
-        "port": ports[0],
-        "path": f"/api/v1/me/chats/{s.room_id}/messages",
-        "headers": {"x-api-key": s.user_key},
-        "body_template": '{"message": {"content": "ping {token}", "mentions": ' + mention + "}}",
-        "ws_url": f"ws://127.0.0.1:{ws_port}/api/v1/socket/websocket?vsn=2.0.0"
-        f"&agent_id={s.agent_id}",
-        "ws_headers": {"x-api-key": s.agent_key},
-        "join": [["1", "1", f"chat_room:{s.room_id}", "phx_join", {}]],
-        "connections": CONNECTIONS,
-    }
+    spec = mention_spec(s, ports[0], ws_port, CONNECTIONS)
     return Target(name, procs, spec)
 
 
