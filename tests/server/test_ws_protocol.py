@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import uvicorn
 import websockets
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.types import Receive, Scope, Send
 
@@ -139,3 +139,79 @@ async def test_a_held_socket_keeps_no_handshake_and_serves_frames_in_order(
             await ws.send(text)
         answers = [json.loads(await ws.recv()) for _ in texts]
         assert answers == [[i + 2, t] for i, t in enumerate(texts)]
+
+
+# -- the held socket beside uvicorn's own websockets protocol -----------------------------------
+
+
+async def _echo_any(scope: Scope, receive: Receive, send: Send) -> None:
+    """Accept, then answer every frame (text or bytes) with its kind, number and content."""
+    assert (await receive())["type"] == "websocket.connect"
+    await send({"type": "websocket.accept"})
+    n = 0
+    while (message := await receive())["type"] != "websocket.disconnect":
+        n += 1
+        if message.get("text") is not None:
+            await send({"type": "websocket.send", "text": json.dumps(["text", n, message["text"]])})
+        else:
+            await send({"type": "websocket.send", "bytes": message["bytes"]})
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[dict[str, str]]:
+    """Two servers of the same app: ours (``HeldSocketProtocol``) and uvicorn's own
+    ``websockets-sansio`` protocol, which ours subclasses."""
+    urls: dict[str, str] = {}
+    running = []
+    for name, ws in (("held", None), ("stock", "websockets-sansio")):
+        options = uvicorn_options()
+        if ws is not None:
+            options["ws"] = ws
+        port = free_port()
+        config = uvicorn.Config(
+            _echo_any, host="127.0.0.1", port=port, log_level="warning", **options
+        )
+        config.lifespan = "off"
+        running.append(serve_in_thread(config))
+        urls[name] = f"ws://127.0.0.1:{port}/socket"
+    try:
+        yield urls
+    finally:
+        for served, thread in running:
+            served.should_exit = True
+            thread.join(30)
+
+
+FRAMES = st.lists(
+    st.one_of(
+        st.text(max_size=300),
+        st.binary(max_size=300),
+        # a frame over 64 KiB (the 8-byte length form): a short text repeated
+        st.builds(lambda t, n: (t or "x") * n, st.text(min_size=1, max_size=8), st.just(70_000)),
+    ),
+    max_size=12,
+)
+
+
+async def _conversation(url: str, frames: list[str | bytes], close_code: int) -> list[Any]:
+    seen: list[Any] = []
+    async with websockets.connect(url, compression=None, max_size=None) as ws:
+        for frame in frames:
+            await ws.send(frame)
+            answer = await ws.recv()
+            seen.append(json.loads(answer) if isinstance(answer, str) else answer)
+        await ws.close(close_code)
+        seen.append(ws.close_code)
+    return seen
+
+
+@settings(max_examples=40, deadline=None)
+@given(frames=FRAMES, close_code=st.sampled_from([1000, 1001, 4000]))
+def test_the_held_socket_answers_as_uvicorns_own_protocol(
+    servers: dict[str, str], frames: list[str | bytes], close_code: int
+) -> None:
+    """The same frames (text, odd unicode, bytes, a frame over 64 KiB) and close, through our
+    protocol and through the one it stands beside, get the same answers and close code."""
+    ours = asyncio.run(_conversation(servers["held"], frames, close_code))
+    theirs = asyncio.run(_conversation(servers["stock"], frames, close_code))
+    assert ours == theirs
