@@ -48,7 +48,11 @@ def make_presence(settings: Settings, hub: Hub) -> Presence | None:
     from .realtime.redis_presence import ClusterPresence
 
     return ClusterPresence(
-        hub, settings.redis_url, ttl=settings.presence_ttl, interval=settings.presence_interval
+        hub,
+        settings.redis_url,
+        ttl=settings.presence_ttl,
+        interval=settings.presence_interval,
+        stall=settings.presence_stall,
     )
 
 

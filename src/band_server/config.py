@@ -84,6 +84,9 @@ class Settings:
     presence_interval: float = field(
         default_factory=lambda: _seconds("BAND_PRESENCE_INTERVAL", 1.0)
     )
+    # A thread renews the node's lease while its event loop comes round within this many
+    # seconds: a slow node keeps its sockets counted, a wedged or killed one lets them lapse.
+    presence_stall: float = field(default_factory=lambda: _seconds("BAND_PRESENCE_STALL", 60.0))
     # A `processing` attempt with no sign of life (a mark, an activity report, a post by the
     # agent in the room) for this long has expired: `/next` serves it after the room's other
     # open messages and the lease sweep records it `failed` (docs/decisions.md, "`/next`

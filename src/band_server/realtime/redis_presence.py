@@ -31,6 +31,7 @@ from band_server.fanout.bus import Deliver, gap_note
 from band_server.fanout.redis_url import connect
 from band_server.realtime.hub import Hub
 from band_server.realtime.presence import ClusterView
+from band_server.realtime.presence_lease import LeaseKeeper
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -74,7 +75,15 @@ class _NodeView:
 class ClusterPresence:
     """Presence judged over every node that shares this Redis."""
 
-    def __init__(self, hub: Hub, url: str, *, ttl: float = 10.0, interval: float = 1.0) -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        url: str,
+        *,
+        ttl: float = 10.0,
+        interval: float = 1.0,
+        stall: float = 60.0,
+    ) -> None:
         if interval * 2 >= ttl:
             raise ValueError("the presence interval must be well under the ttl")
         self.url = url
@@ -85,6 +94,16 @@ class ClusterPresence:
         self._hub = hub
         self._deliver: Deliver | None = None
         self._key = node_key(self.node_id)
+        # The lease is renewed off the loop, while the loop still comes round within `stall`.
+        self._lease = LeaseKeeper(
+            url,
+            nodes_key=NODES_KEY,
+            node_id=self.node_id,
+            hash_key=self._key,
+            ttl=ttl,
+            interval=interval,
+            stall=stall,
+        )
         self._client: Redis | None = None
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
@@ -150,6 +169,7 @@ class ClusterPresence:
         self._stopping = False
         self._hub.on_presence = self._changed
         await self._cycle()
+        self._lease.start()
         self._task = asyncio.create_task(self._run(), name="band-presence")
         log.info("cluster presence started: node %s ttl=%gs", self.node_id, self.ttl)
 
@@ -157,6 +177,7 @@ class ClusterPresence:
         """Stop the cycle and take this node's sockets out of Redis at once."""
         self._hub.on_presence = None
         self._stopping = True
+        await asyncio.to_thread(self._lease.stop)
         task, self._task = self._task, None
         if task is not None:
             # redis-py can turn a cancellation inside a command into a connection error; the
@@ -185,6 +206,7 @@ class ClusterPresence:
 
     async def _run(self) -> None:
         while not self._stopping:
+            self._lease.tick()
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(self.interval):
                     await self._wake.wait()
