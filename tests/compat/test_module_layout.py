@@ -52,14 +52,10 @@ PENDING: dict[str, str] = {
     "band.adapters.omp_acp": _OMP,
     **dict.fromkeys(
         [
-            "band.adapters.claude_sdk:ApprovalReply",
-            "band.adapters.claude_sdk:PendingApproval",
-            "band.adapters.claude_sdk:ClaudeSDKCommand",
             "band.adapters.copilot_sdk:RoomSessionIds",
             "band.adapters.copilot_sdk:SessionTurn",
             "band.adapters.copilot_sdk:TurnState",
             "band.adapters.opencode:OpencodeAdapter",
-            "band.converters.claude_sdk:ClaudeSDKSessionState",
             "band.converters.copilot_sdk:CopilotSDKSessionState",
             "band.integrations.copilot_sdk:CopilotSessionManager",
             "band.integrations.copilot_sdk:LogGate",

@@ -8,6 +8,7 @@ Importing this package needs nothing beyond the SDK; starting the adapter needs
 """
 
 from .adapter import ClaudeSDKAdapter
+from .approvals import ApprovalReply, ClaudeSDKCommand, PendingApproval
 from .config import (
     ClaudeApprovalOptions,
     ClaudeCLIOptions,
@@ -16,9 +17,12 @@ from .config import (
 )
 
 __all__ = [
+    "ApprovalReply",
     "ClaudeApprovalOptions",
     "ClaudeCLIOptions",
     "ClaudePermissionMode",
     "ClaudeSDKAdapter",
     "ClaudeSDKAdapterConfig",
+    "ClaudeSDKCommand",
+    "PendingApproval",
 ]

@@ -16,6 +16,7 @@ import logging
 import re
 import shutil
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar, Unpack
 
@@ -24,7 +25,7 @@ from band.adapters._coding.band_tools import SERVER_NAME, BandMcpServer, RoomBin
 from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
-from band.converters.claude_sdk import SESSION_ID_METADATA_KEY
+from band.converters.claude_sdk import SESSION_ID_METADATA_KEY, ClaudeSDKHistoryConverter
 from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
 from band.core.protocols import FAILURE_CODE_TIMEOUT
 from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
@@ -32,6 +33,7 @@ from band.runtime.custom_tools import CustomToolDef
 from band.workspaces import WorkspaceResolver
 from band_protocol import AgentFailure
 
+from .approvals import PendingApproval, denial, pending_lines, reply_of
 from .config import DEFAULT_MODEL, INSTALL_COMMAND, ClaudeSDKAdapterConfig
 from .dedup import SendDedup
 from .process import INSTALL_HINT, ClaudeProcess, require_claude_sdk
@@ -105,7 +107,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
             custom_section=config.custom_section or "",
             system_prompt=config.system_prompt,
             additional_tools=additional_tools or (),
-            history_converter=history_converter,
+            history_converter=history_converter or ClaudeSDKHistoryConverter(),
             start_timeout_s=config.retention.transition_timeout_s,
             workspace_for_room=workspace_for_room,
             turn_settle_s=config.turn_settle_timeout_s,
@@ -118,6 +120,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
         self._models: dict[str, str] = {}
         self._prompts: dict[str, Prompt] = {}
         self._dedup: dict[str, SendDedup] = {}  # room -> its recent band_send_message calls
+        self.pending_approvals: dict[str, list[PendingApproval]] = {}  # room -> tool calls
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -143,6 +146,8 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
             state.pop(room_id, None)
         self._prompts.pop(room_id, None)
         self._dedup.pop(room_id, None)
+        for pending in self.pending_approvals.pop(room_id, []):
+            pending.answer(None)
         self.mcp.bindings.pop(room_id, None)
 
     async def start_process(self, room_id: str, reporter: Reporter) -> ClaudeProcess:
@@ -321,15 +326,45 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
             prompt = self._prompts.get(room_id)
             if prompt is None:  # no turn of this room is running: nobody to ask
                 return PermissionResultDeny(message="No Band turn is running in this room")
-            request = ApprovalRequest(tool, _summary(tool, args), f"{tool}:{_summary(tool, args)}")
-            decision = await self.relay.request(
-                room_id, prompt.reporter, request, on_wait=prompt.turn.release
-            )
-            if decision in (Decision.ACCEPT, Decision.ACCEPT_SESSION):
-                return PermissionResultAllow()
-            return PermissionResultDeny(message="The room declined this tool call")
+            allowed, why = await self.ask_room(room_id, prompt, tool, args)
+            return PermissionResultAllow() if allowed else PermissionResultDeny(message=why)
 
         return decide
+
+    async def ask_room(
+        self, room_id: str, prompt: Prompt, tool: str, args: dict[str, Any]
+    ) -> tuple[bool, str]:
+        """Let the room decide one of Claude's tool calls: allowed, else what Claude is told."""
+        summary = _summary(tool, args)
+        sender = prompt.msg
+        pending = PendingApproval(
+            tool_name=tool,
+            tool_input=dict(args),
+            summary=summary,
+            created_at=datetime.now(UTC),
+            future=asyncio.get_running_loop().create_future(),
+            requester={"id": sender.sender_id, "name": sender.sender_name or ""},
+        )
+        waiting = self.pending_approvals.setdefault(room_id, [])
+        waiting.append(pending)
+        try:
+            decision = await self.relay.request(
+                room_id,
+                prompt.reporter,
+                ApprovalRequest(tool, summary, f"{tool}:{summary}"),
+                on_wait=prompt.turn.release,
+                on_answer=lambda chosen, by: pending.answer(reply_of(chosen, by)),
+            )
+        finally:
+            pending.answer(None)  # no member answered: a timeout, the limit or the room's end
+            if pending in waiting:
+                waiting.remove(pending)
+        if decision in (Decision.ACCEPT, Decision.ACCEPT_SESSION):
+            return True, ""
+        return False, denial(pending.future.result())
+
+    def approval_lines(self, room_id: str) -> list[str]:
+        return pending_lines(self.pending_approvals.get(room_id, []))
 
     # -- room commands --------------------------------------------------------------------------
 
