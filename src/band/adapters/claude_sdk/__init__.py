@@ -3,7 +3,7 @@
 Extra ``claude-sdk``.
 
 Importing this package needs nothing beyond the SDK; starting the adapter needs
-``claude-agent-sdk`` (``pip install 'openband[claude-sdk]'``), whose wheel carries a
+``claude-agent-sdk`` (``pip install 'openband[claude_sdk]'``), whose wheel carries a
 ``claude`` CLI; ``cli.cli_path`` names another (``npm install -g @anthropic-ai/claude-code``).
 """
 

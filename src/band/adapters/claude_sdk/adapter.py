@@ -29,13 +29,14 @@ from band.converters.claude_sdk import SESSION_ID_METADATA_KEY, ClaudeSDKHistory
 from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
 from band.core.protocols import FAILURE_CODE_TIMEOUT
 from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
+from band.integrations.claude_sdk.dedup_tools import DedupingAgentTools
+from band.integrations.claude_sdk.prompts import ROOM_CONTEXT, generate_claude_sdk_agent_prompt
 from band.runtime.custom_tools import CustomToolDef
 from band.workspaces import WorkspaceResolver
 from band_protocol import AgentFailure
 
 from .approvals import PendingApproval, denial, pending_lines, reply_of
 from .config import DEFAULT_MODEL, INSTALL_COMMAND, ClaudeSDKAdapterConfig
-from .dedup import SendDedup
 from .process import INSTALL_HINT, ClaudeProcess, require_claude_sdk
 
 __all__ = ["INSTALL_HINT", "SESSION_KEY", "ClaudeSDKAdapter"]
@@ -119,7 +120,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
         self._recorded: dict[str, str] = {}
         self._models: dict[str, str] = {}
         self._prompts: dict[str, Prompt] = {}
-        self._dedup: dict[str, SendDedup] = {}  # room -> its recent band_send_message calls
+        self._dedup: dict[str, DedupingAgentTools] = {}  # room -> its recent sends
         self.pending_approvals: dict[str, list[PendingApproval]] = {}  # room -> tool calls
 
     # -- lifecycle ------------------------------------------------------------------------------
@@ -199,12 +200,16 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
             options.hooks = {"PreToolUse": [HookMatcher(matcher=NATIVE_TOOLS, hooks=[_ask])]}
         return options
 
-    def _system_prompt(self) -> str:
-        return (
-            f"{self.system_prompt}\n\n## Room Context\n\nReply in the room with the "
-            f"band_send_message tool (from the `{SERVER_NAME}` MCP server), or call "
-            "band_no_reply when nothing needs saying. Text you write without a tool is not "
-            "shown to anyone."
+    def _system_prompt(self) -> Any:
+        """A configured ``system_prompt`` replaces Claude Code's own (the room context is
+        added to it); otherwise Band's instructions are appended to Claude Code's preset."""
+        if self.config.system_prompt is not None:
+            return f"{self.system_prompt}\n\n{ROOM_CONTEXT}"
+        return generate_claude_sdk_agent_prompt(
+            self.agent_name or "Agent",
+            self.agent_description or "An AI assistant",
+            self.config.custom_section,
+            self.features,
         )
 
     # -- one prompt -----------------------------------------------------------------------------
@@ -212,9 +217,12 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
     async def run_prompt(self, proc: ClaudeProcess, prompt: Prompt) -> None:
         room = prompt.room_id
         tools = prompt.tools
-        if self.config.send_message_dedup_ttl_seconds > 0:
-            dedup = self._dedup.get(room) or SendDedup(self.config.send_message_dedup_ttl_seconds)
-            tools = self._dedup.setdefault(room, dedup).bind(tools)
+        ttl = self.config.send_message_dedup_ttl_seconds
+        if ttl > 0:
+            dedup = self._dedup.get(room) or DedupingAgentTools(
+                tools, ttl_seconds=ttl, label=f"Room {room}"
+            )
+            tools = self._dedup.setdefault(room, dedup).bound(tools)
         self.mcp.bindings[room] = RoomBinding(tools)
         self._prompts[room] = prompt
         texts = [*prompt.updates, prompt.msg.format_for_llm()]

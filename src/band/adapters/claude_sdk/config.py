@@ -25,8 +25,7 @@ from pydantic import (
 from band.adapters._coding.approvals import ApprovalMode
 from band.adapters._coding.retention import RoomRetention
 from band.core.turn_lifecycle import TURN_SETTLE_GRACE_S, TurnSettleTimeout
-
-from .dedup import DEFAULT_DEDUP_TTL_SECONDS
+from band.integrations.claude_sdk.dedup_tools import DEFAULT_DEDUP_TTL_SECONDS
 
 __all__ = [
     "DEFAULT_MODEL",

@@ -21,7 +21,7 @@ from band.adapters._coding.supervisor import TransportClosed
 __all__ = ["INSTALL_HINT", "ClaudeProcess", "require_claude_sdk"]
 
 logger = logging.getLogger("band.adapters.claude_sdk")
-INSTALL_HINT = "ClaudeSDKAdapter needs the Claude Agent SDK: pip install 'openband[claude-sdk]'"
+INSTALL_HINT = "ClaudeSDKAdapter needs the Claude Agent SDK: pip install 'openband[claude_sdk]'"
 _END = object()
 
 
@@ -42,6 +42,7 @@ class ClaudeProcess:
         self.room_id = room_id
         self.workspace = workspace
         self.client: Any = None
+        self.transport: Any = None  # the CLI's subprocess transport, held beside the client
         self.session_id: str | None = None
         self.resumed = False
         self.stderr: deque[str] = deque(maxlen=20)
@@ -50,8 +51,7 @@ class ClaudeProcess:
 
     @property
     def _process(self) -> Any:
-        transport = getattr(self.client, "_transport", None)  # the SDK keeps it private
-        return getattr(transport, "_process", None)
+        return getattr(self.transport, "_process", None)  # the transport keeps it private
 
     @property
     def pid(self) -> int | None:
@@ -75,8 +75,11 @@ class ClaudeProcess:
     async def start(self, options: Any) -> None:
         """Start the CLI with ``options`` (a ``ClaudeAgentOptions``) and begin reading it."""
         sdk = require_claude_sdk()
+        from band.integrations.claude_sdk.transport import create_transport
+
         options.stderr = self.stderr.append
-        self.client = sdk.ClaudeSDKClient(options)
+        self.transport = create_transport(options)
+        self.client = sdk.ClaudeSDKClient(options, transport=self.transport)
         await self.client.connect()
         self._reader = asyncio.create_task(self._read())
 
@@ -138,6 +141,9 @@ class ClaudeProcess:
             if proc is not None and proc.returncode is None:
                 with contextlib.suppress(Exception):
                     proc.kill()
+        if self.transport is not None:  # also when the start failed before the client held it
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.transport.close(), 10)
         if self._reader is not None:
             self._reader.cancel()
             with contextlib.suppress(BaseException):
