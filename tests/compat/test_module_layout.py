@@ -39,7 +39,6 @@ PENDING: dict[str, str] = {
             "band.adapters.opencode.approvals",
             "band.adapters.opencode.config",
             "band.converters.opencode",
-            "band.integrations.claude_sdk.session_manager",
             "band.integrations.opencode",
             "band.integrations.omp",
             "band.integrations.acp.cursor",
@@ -52,7 +51,6 @@ PENDING: dict[str, str] = {
     "band.adapters.omp_acp": _OMP,
     **dict.fromkeys(
         [
-            "band.integrations.claude_sdk:ClaudeSessionManager",
             "band.adapters.copilot_sdk:RoomSessionIds",
             "band.adapters.copilot_sdk:SessionTurn",
             "band.adapters.copilot_sdk:TurnState",

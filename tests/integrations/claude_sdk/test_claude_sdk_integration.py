@@ -35,7 +35,7 @@ def test_bands_tools_are_named_as_the_band_mcp_server_serves_them() -> None:
     assert "mcp__band__band_send_message" in BAND_CHAT_TOOLS
     assert set(BAND_CHAT_TOOLS) <= set(BAND_BASE_TOOLS)
     assert all(name.startswith("mcp__band__band_") for name in BAND_BASE_TOOLS)
-    assert BAND_BASE_TOOLS == sorted(BAND_BASE_TOOLS)
+    assert sorted(BAND_BASE_TOOLS) == BAND_BASE_TOOLS
 
 
 @pytest.mark.skipif(

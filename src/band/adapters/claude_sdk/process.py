@@ -1,9 +1,10 @@
 """A room's Claude Code CLI: a connected ``ClaudeSDKClient`` and the one task reading it.
 
-The SDK starts ``claude`` with stream-json on stdio. Everything the CLI says is read by one
-task into a queue; a turn takes messages from it up to its ``ResultMessage``. When the
-CLI's output ends (it exited or was killed) the reader says so, and the turn raises
-``TransportClosed``; between turns, ``alive`` turns False and the supervisor reports it once.
+The SDK starts ``claude`` with stream-json on stdio. One task reads everything the CLI says
+and hands it to the turn listening (a ``TurnStream`` per turn), which reads up to its
+``ResultMessage``; what comes outside a turn is dropped. When the CLI's output ends (it
+exited or was killed) the turn gets the ``StreamEnd`` and raises ``TransportClosed``;
+between turns, ``alive`` turns False and the supervisor reports it once.
 """
 
 from __future__ import annotations
@@ -17,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from band.adapters._coding.supervisor import TransportClosed
+from band.integrations.claude_sdk.session_manager import StreamEnd, TurnStream
 
 __all__ = ["INSTALL_HINT", "ClaudeProcess", "require_claude_sdk"]
 
 logger = logging.getLogger("band.adapters.claude_sdk")
 INSTALL_HINT = "ClaudeSDKAdapter needs the Claude Agent SDK: pip install 'openband[claude_sdk]'"
-_END = object()
 
 
 def require_claude_sdk() -> Any:
@@ -46,7 +47,8 @@ class ClaudeProcess:
         self.session_id: str | None = None
         self.resumed = False
         self.stderr: deque[str] = deque(maxlen=20)
-        self._queue: asyncio.Queue[Any] = asyncio.Queue()
+        self._stream: TurnStream | None = None  # the turn listening (or the last one)
+        self._ended: StreamEnd | None = None
         self._reader: asyncio.Task[None] | None = None
 
     @property
@@ -84,48 +86,49 @@ class ClaudeProcess:
         self._reader = asyncio.create_task(self._read())
 
     async def _read(self) -> None:
+        error: Exception | None = None
         try:
             async for message in self.client.receive_messages():
-                self._queue.put_nowait(message)
+                stream = self._stream
+                if stream is not None and not stream.completed:
+                    stream.deliver(message)
+                else:
+                    logger.debug("Room %s: %s outside a turn", self.room_id, type(message))
         except Exception as exc:
             logger.info("Room %s: Claude CLI output failed: %s", self.room_id, exc)
+            error = exc
         finally:
-            self._queue.put_nowait(_END)
+            self._ended = StreamEnd(error)
+            if self._stream is not None:
+                self._stream.end(error)
 
     async def turn(self, text: str) -> AsyncIterator[Any]:
         """Send ``text`` and yield what the CLI answers, up to its ``ResultMessage``."""
-        from claude_agent_sdk import ResultMessage
-
-        while not self._queue.empty():  # leftovers of an interrupted turn
-            if self._queue.get_nowait() is _END:
-                raise TransportClosed(f"the Claude CLI exited ({self.exit_description})")
+        if self._ended is not None:
+            raise TransportClosed(f"the Claude CLI exited ({self.exit_description})")
+        stream = self._stream = TurnStream()
         try:
             await self.client.query(text)
         except Exception as exc:
             raise TransportClosed(f"the Claude CLI is gone ({exc})") from exc
-        while True:
-            message = await self._queue.get()
-            if message is _END:
-                self._queue.put_nowait(_END)
-                await self._settle()
-                raise TransportClosed(f"the Claude CLI exited ({self.exit_description})")
-            yield message
-            if isinstance(message, ResultMessage):
-                return
+        try:
+            async for message in stream.until_result():
+                yield message
+        except Exception as exc:  # reading the CLI failed
+            raise TransportClosed(f"reading the Claude CLI failed ({exc})") from exc
+        if not stream.completed:  # the output ended before the turn's result
+            await self._settle()
+            raise TransportClosed(f"the Claude CLI exited ({self.exit_description})")
 
     async def drain(self, limit: float) -> None:
         """After an interrupt: read (and drop) up to the interrupted turn's result."""
-        from claude_agent_sdk import ResultMessage
-
-        with contextlib.suppress(TimeoutError):
+        stream = self._stream
+        if stream is None:
+            return
+        with contextlib.suppress(Exception, TimeoutError):
             async with asyncio.timeout(limit):
-                while True:
-                    message = await self._queue.get()
-                    if message is _END:
-                        self._queue.put_nowait(_END)
-                        return
-                    if isinstance(message, ResultMessage):
-                        return
+                async for _ in stream.until_result():
+                    pass
 
     async def _settle(self) -> None:
         proc = self._process
