@@ -132,9 +132,9 @@ class CodexTurnRun:
                 else:
                     params = event.params if isinstance(event.params, dict) else {}
                     await self.on_notification(event.method, params)
-        except Exception as exc:
+        except Exception as exc:  # the turn ends with it (``done`` carries it to the adapter)
+            logger.warning("Room %s: handling Codex's events failed: %s", self.room.room_id, exc)
             self._fail(exc)
-            raise
 
     def _fail(self, error: BaseException) -> None:
         if not self.done.done():
