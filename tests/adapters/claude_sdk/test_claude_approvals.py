@@ -45,6 +45,7 @@ def room_tools() -> FakeAgentTools:
 
 def prompt_for(claude: ClaudeSDKAdapter, tools: FakeAgentTools) -> Any:
     return SimpleNamespace(
+        room_id=ROOM,
         msg=SimpleNamespace(sender_id=ALICE["id"], sender_name=ALICE["name"]),
         reporter=Reporter(claude, tools, ["alice"]),
         turn=SimpleNamespace(release=lambda: None),

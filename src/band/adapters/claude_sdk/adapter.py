@@ -16,11 +16,10 @@ import logging
 import re
 import shutil
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar, Unpack
 
-from band.adapters._coding.approvals import ApprovalMode, ApprovalRelay, ApprovalRequest, Decision
+from band.adapters._coding.approvals import ApprovalMode, ApprovalRelay
 from band.adapters._coding.band_tools import SERVER_NAME, BandMcpServer, RoomBinding
 from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
@@ -35,7 +34,7 @@ from band.runtime.custom_tools import CustomToolDef
 from band.workspaces import WorkspaceResolver
 from band_protocol import AgentFailure
 
-from .approvals import PendingApproval, denial, pending_lines, reply_of
+from .approvals import PendingApproval, ask_room, pending_lines
 from .config import DEFAULT_MODEL, INSTALL_COMMAND, ClaudeSDKAdapterConfig
 from .process import INSTALL_HINT, ClaudeProcess, require_claude_sdk
 
@@ -343,33 +342,8 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
         self, room_id: str, prompt: Prompt, tool: str, args: dict[str, Any]
     ) -> tuple[bool, str]:
         """Let the room decide one of Claude's tool calls: allowed, else what Claude is told."""
-        summary = _summary(tool, args)
-        sender = prompt.msg
-        pending = PendingApproval(
-            tool_name=tool,
-            tool_input=dict(args),
-            summary=summary,
-            created_at=datetime.now(UTC),
-            future=asyncio.get_running_loop().create_future(),
-            requester={"id": sender.sender_id, "name": sender.sender_name or ""},
-        )
         waiting = self.pending_approvals.setdefault(room_id, [])
-        waiting.append(pending)
-        try:
-            decision = await self.relay.request(
-                room_id,
-                prompt.reporter,
-                ApprovalRequest(tool, summary, f"{tool}:{summary}"),
-                on_wait=prompt.turn.release,
-                on_answer=lambda chosen, by: pending.answer(reply_of(chosen, by)),
-            )
-        finally:
-            pending.answer(None)  # no member answered: a timeout, the limit or the room's end
-            if pending in waiting:
-                waiting.remove(pending)
-        if decision in (Decision.ACCEPT, Decision.ACCEPT_SESSION):
-            return True, ""
-        return False, denial(pending.future.result())
+        return await ask_room(self.relay, waiting, prompt, tool, args, _summary(tool, args))
 
     def approval_lines(self, room_id: str) -> list[str]:
         return pending_lines(self.pending_approvals.get(room_id, []))

@@ -14,15 +14,19 @@ import asyncio
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from band.adapters._coding.approvals import Decision
+from band.adapters._coding.approvals import ApprovalRelay, ApprovalRequest, Decision
+
+if TYPE_CHECKING:
+    from band.adapters._coding.base import Prompt
 
 __all__ = [
     "ApprovalDecision",
     "ApprovalReply",
     "ClaudeSDKCommand",
     "PendingApproval",
+    "ask_room",
     "denial",
     "pending_lines",
     "reply_of",
@@ -95,3 +99,40 @@ def denial(reply: ApprovalReply | None) -> str:
         return "Nobody in the room approved this tool call in time; it was not run."
     who = f" ({reply.sender_id})" if reply.sender_id else ""
     return f"A room member{who} declined this tool call; it was not run."
+
+
+async def ask_room(
+    relay: ApprovalRelay,
+    waiting: list[PendingApproval],
+    prompt: Prompt,
+    tool: str,
+    args: dict[str, Any],
+    summary: str,
+) -> tuple[bool, str]:
+    """Ask the room (through ``relay``) about one tool call, kept in ``waiting`` meanwhile:
+    allowed, else what Claude is told."""
+    sender = prompt.msg
+    pending = PendingApproval(
+        tool_name=tool,
+        tool_input=dict(args),
+        summary=summary,
+        created_at=datetime.now(UTC),
+        future=asyncio.get_running_loop().create_future(),
+        requester={"id": sender.sender_id, "name": sender.sender_name or ""},
+    )
+    waiting.append(pending)
+    try:
+        decision = await relay.request(
+            prompt.room_id,
+            prompt.reporter,
+            ApprovalRequest(tool, summary, f"{tool}:{summary}"),
+            on_wait=prompt.turn.release,
+            on_answer=lambda chosen, by: pending.answer(reply_of(chosen, by)),
+        )
+    finally:
+        pending.answer(None)  # no member answered: a timeout, the limit or the room's end
+        if pending in waiting:
+            waiting.remove(pending)
+    if decision in (Decision.ACCEPT, Decision.ACCEPT_SESSION):
+        return True, ""
+    return False, denial(pending.future.result())

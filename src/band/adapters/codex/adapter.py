@@ -26,7 +26,6 @@ from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
 from band.core.exceptions import (
     BandConfigError,
-    BandError,
     ProviderRunError,
     TurnResultAlreadyReported,
 )
@@ -46,9 +45,9 @@ from .room import (
     NAMES_KEY,
     SETTINGS_KEY,
     THREAD_KEY,
+    CodexContinuityError,
     RoomCodexClient,
     ThreadSettings,
-    tools_digest,
 )
 from .rpc import CodexJsonRpcError, TransportClosed
 from .self_config import self_config_specs
@@ -62,14 +61,6 @@ _SANDBOX_POLICY = {
     "workspace-write": "workspaceWrite",
     "danger-full-access": "dangerFullAccess",
 }
-
-
-class CodexContinuityError(BandError, RuntimeError):
-    """The room's thread cannot go on as it was started (its id is kept)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class CodexAdapter(CodingAgentAdapter[CodexProcess]):
@@ -226,27 +217,6 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
             params["sandbox"] = sandbox
         return params
 
-    def _check_settings(self, room: RoomCodexClient, thread: str, resumed: dict[str, Any]) -> None:
-        """Refuse a resumed thread reporting other settings than it was started with."""
-        changes = room.settings.changes_in(ThreadSettings.reported_by(resumed))
-        if changes:
-            raise CodexContinuityError(
-                f"Codex thread `{thread}` was started with other settings "
-                f"({'; '.join(changes)}). Send `/thread archive` to start a new thread."
-            )
-
-    def _check_tools(self, room: RoomCodexClient, thread: str, specs: list[dict[str, Any]]) -> None:
-        """Refuse a thread whose recorded tools differ from this turn's."""
-        if room.tools_digest is None or room.tools_digest == tools_digest(specs):
-            return
-        now = {s["name"] for s in specs}
-        changed = sorted(now ^ set(room.tool_names)) if room.tool_names else []
-        what = f" ({', '.join(changed)})" if changed else " (their schemas)"
-        raise CodexContinuityError(
-            f"Codex thread `{thread}` keeps the tools it was started with, and this room's "
-            f"tools have changed since{what}. Send `/thread archive` to start a new thread."
-        )
-
     async def _ensure_thread(self, proc: CodexProcess, prompt: Prompt) -> list[str]:
         """Map the room to a thread (resume, else start); the extra input a new one needs."""
         room = self.room(prompt.room_id)
@@ -267,18 +237,18 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
             room.transcript = prompt.history.transcript
         specs = self.dynamic_tools(prompt.tools)
         if proc.thread_id is not None:
-            self._check_tools(room, proc.thread_id, specs)
+            room.check_tools(proc.thread_id, specs)
             return []
         rpc, common = proc.channel, self._thread_params(proc)
         state, extra = "resumed", []
         if room.thread_id is not None:
-            self._check_tools(room, room.thread_id, specs)
+            room.check_tools(room.thread_id, specs)
             try:
                 resumed = await rpc.request("thread/resume", {"threadId": room.thread_id, **common})
             except CodexJsonRpcError as exc:
                 logger.warning("Room %s: thread/resume failed: %s", room.room_id, exc)
             else:
-                self._check_settings(room, room.thread_id, resumed)
+                room.check_settings(room.thread_id, resumed)
                 proc.thread_id, room.restored = room.thread_id, True
         if proc.thread_id is None:
             started = await rpc.request("thread/start", {**common, "dynamicTools": specs})

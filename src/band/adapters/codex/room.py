@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from band.core.exceptions import BandError
 from band.integrations.codex.types import CodexTokenUsage
 
 from .approvals import PendingApproval
@@ -25,6 +26,7 @@ __all__ = [
     "NAMES_KEY",
     "SETTINGS_KEY",
     "THREAD_KEY",
+    "CodexContinuityError",
     "RoomCodexClient",
     "ThreadSettings",
     "tools_digest",
@@ -43,6 +45,14 @@ def tools_digest(specs: list[dict[str, Any]]) -> str:
 
 
 SETTINGS_KEY = "codex_thread_settings"
+
+
+class CodexContinuityError(BandError, RuntimeError):
+    """The room's thread cannot go on as it was started (its id is kept)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
 
 
 @dataclass(frozen=True)
@@ -126,6 +136,27 @@ class RoomCodexClient:
         """The room has no thread any more (archived): the next turn starts one."""
         self.bind_thread(registration=None, settings=ThreadSettings())
         self.thread_id, self.tools_digest, self.tool_names = None, None, ()
+
+    def check_settings(self, thread: str, resumed: dict[str, Any]) -> None:
+        """Refuse a resumed thread reporting other settings than it was started with."""
+        changes = self.settings.changes_in(ThreadSettings.reported_by(resumed))
+        if changes:
+            raise CodexContinuityError(
+                f"Codex thread `{thread}` was started with other settings "
+                f"({'; '.join(changes)}). Send `/thread archive` to start a new thread."
+            )
+
+    def check_tools(self, thread: str, specs: list[dict[str, Any]]) -> None:
+        """Refuse a thread whose recorded tools differ from this turn's ``specs``."""
+        if self.tools_digest is None or self.tools_digest == tools_digest(specs):
+            return
+        now = {s["name"] for s in specs}
+        changed = sorted(now ^ set(self.tool_names)) if self.tool_names else []
+        what = f" ({', '.join(changed)})" if changed else " (their schemas)"
+        raise CodexContinuityError(
+            f"Codex thread `{thread}` keeps the tools it was started with, and this room's "
+            f"tools have changed since{what}. Send `/thread archive` to start a new thread."
+        )
 
     def require_client(self) -> CodexClientProtocol:
         if self.client is None:
