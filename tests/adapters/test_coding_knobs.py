@@ -10,8 +10,8 @@ from band.adapters._coding.approvals import ApprovalRelay, ApprovalRequest, Deci
 from band.adapters._coding.commands import RoomCommand
 from band.adapters._coding.events import Reporter
 from band.adapters.claude_sdk import ClaudeApprovalOptions, ClaudeSDKAdapter, ClaudeSDKAdapterConfig
-from band.adapters.claude_sdk.dedup import SendDedup
 from band.adapters.cursor_acp import CursorACPAdapterConfig
+from band.integrations.claude_sdk.dedup_tools import DedupingAgentTools
 from band.testing import FakeAgentTools
 
 ROOM = "room-1"
@@ -72,14 +72,22 @@ def test_claude_lets_a_running_turn_settle_for_band_sdks_grace_on_leave() -> Non
 async def test_claude_posts_a_repeated_send_message_once_within_its_window() -> None:
     assert ClaudeSDKAdapterConfig().send_message_dedup_ttl_seconds == 30.0  # band-sdk's
     now = [0.0]
-    dedup = SendDedup(30.0, clock=lambda: now[0])
     tools = FakeAgentTools(room_id=ROOM)
-    first = await dedup.bind(tools).send_message("Deployed.", ["alice"])
-    again = await dedup.bind(tools).send_message("Deployed.", ["alice"])  # next turn, a retry
-    await dedup.bind(tools).send_message("Deployed.", ["bob"])  # other mentions: posted
-    assert again == first and [m["content"] for m in tools.messages_sent] == ["Deployed."] * 2
-    assert dedup.bind(tools).room_id == ROOM  # every other tool is the turn's own
+    dedup = DedupingAgentTools(tools, clock=lambda: now[0])
+    first = await dedup.send_message("Deployed.", ["alice"])
+    again = await dedup.bound(tools).send_message("Deployed.", ["alice"])  # next turn, a retry
+    older = await dedup.send_message("Deployed.", [{"id": "u-a", "handle": "alice"}])
+    await dedup.send_message("Deployed.", ["bob"])  # other mentions: posted
+    assert again == first == older
+    assert [m["content"] for m in tools.messages_sent] == ["Deployed."] * 2
+    assert dedup.bound(tools).room_id == ROOM  # every other tool is the turn's own
 
     now[0] = 30.0  # the window is over: the same send posts again
-    await dedup.bind(tools).send_message("Deployed.", ["alice"])
+    await dedup.send_message("Deployed.", ["alice"])
     assert len(tools.messages_sent) == 3
+
+    small = DedupingAgentTools(tools, max_entries=1, clock=lambda: now[0])
+    await small.send_message("one", ["alice"])
+    await small.send_message("two", ["alice"])  # "one" is forgotten: only the latest is kept
+    await small.send_message("one", ["alice"])
+    assert len(tools.messages_sent) == 6

@@ -7,8 +7,9 @@ Run as ``python jsonrpc_peer.py`` it talks newline-delimited JSON on its stdio;
   ``notes`` returns their methods.
 - ``busy`` with ``{"times": N}``: refuses N times as overloaded (-32001), then answers
   ``{"attempts": <tries>}``; ``fail``: error -32602 with ``data``.
-- ``ask``: first sends a notification and a request of its own (id ``"srv-1"``), then answers
-  ``{"answer": <what the client responded>}``.
+- ``ask``: first sends a notification and a request of its own (``id``, ``method`` and
+  ``params`` from its params; by default ``"srv-1"``, ``item/tool/call``, ``{"q": 1}``),
+  then answers ``{"answer": <what the client responded>}``.
 - ``hang``: never answers; ``leave``: says goodbye on stderr and exits with code 3 (closes
   the socket with the WebSocket).
 """
@@ -62,9 +63,11 @@ class Script:
             reply = {"error": {"code": -32602, "message": "bad params", "data": {"field": "x"}}}
         elif method == "ask":
             future = asyncio.get_running_loop().create_future()
-            self.waiting["srv-1"] = future
+            asked = params.get("id", "srv-1")
+            self.waiting[asked] = future
             await self.send({"method": "turn/started", "params": {"turn": {"id": "t1"}}})
-            await self.send({"id": "srv-1", "method": "item/tool/call", "params": {"q": 1}})
+            question = {"method": params.get("method", "item/tool/call")}
+            await self.send({"id": asked, **question, "params": params.get("params", {"q": 1})})
             reply = {"result": {"answer": await future}}
         elif method == "hang":
             return

@@ -25,6 +25,8 @@ from band.adapters.codex import (
     CodexToolItem,
     CodexTurn,
     NativeMessage,
+    NativeTurn,
+    RoomCodexClient,
     TurnResult,
 )
 from band.adapters.codex.items import completed_tool_item
@@ -39,7 +41,7 @@ ALICE = {"id": "user-alice", "name": "Alice", "handle": "alice", "type": "User"}
 
 
 async def initialize_params(config: CodexAdapterConfig, tmp_path: Path) -> dict[str, Any]:
-    proc = CodexProcess(ROOM, tmp_path)
+    proc = CodexProcess(RoomCodexClient(ROOM, str(tmp_path)))
     try:
         await proc.start(
             [sys.executable, str(PEER)],
@@ -168,7 +170,8 @@ async def test_a_process_that_will_not_close_in_time_is_killed_and_the_room_name
     tmp_path: Path,
 ) -> None:
     config = CodexAdapterConfig(client_close_timeout_s=0.5)
-    proc = CodexProcess(ROOM, tmp_path, close_timeout_s=config.client_close_timeout_s)
+    room = RoomCodexClient(ROOM, str(tmp_path))
+    proc = CodexProcess(room, close_timeout_s=config.client_close_timeout_s)
     await proc.start([sys.executable, "-c", STUBBORN], dict(os.environ))
     child = proc.channel.proc
     started = asyncio.get_running_loop().time()
@@ -273,11 +276,12 @@ def test_a_completed_tool_like_item_is_the_name_args_and_text_the_room_is_shown(
 
 
 async def test_codex_turn_interrupts_its_turn_over_the_rooms_client(tmp_path: Path) -> None:
-    proc = CodexProcess(ROOM, tmp_path)
+    room = RoomCodexClient(ROOM, str(tmp_path))
+    proc = CodexProcess(room)
     await proc.start([sys.executable, str(PEER)], dict(os.environ))
     try:
         idle = proc.running_turn()
-        proc.active = SimpleNamespace(thread_id="th-1", turn_id="tu-1")
+        room.turn = NativeTurn(proc.channel.client, proc.generation, "th-1", "tu-1")
         running = proc.running_turn()
         assert running is not None
         with pytest.raises(CodexJsonRpcError, match="unknown method turn/interrupt"):

@@ -78,6 +78,7 @@ class _Pending:
     request: ApprovalRequest
     future: asyncio.Future[Decision]
     reporter: Reporter
+    on_answer: Callable[[Decision, str | None], None] | None = None
 
 
 @dataclass(frozen=True)
@@ -190,9 +191,11 @@ class ApprovalRelay:
         request: ApprovalRequest,
         *,
         on_wait: Callable[[], None] = lambda: None,
+        on_answer: Callable[[Decision, str | None], None] | None = None,
     ) -> Decision:
         """Decide ``request``: by policy, a session grant, or the room (``on_wait`` is called
-        once the notice is posted, so the caller can release the room's turn)."""
+        once the notice is posted, so the caller can release the room's turn;
+        ``on_answer`` with the decision and its sender when a room member answers)."""
         room = self._room(room_id)
         token = secrets.token_hex(4)
         audit = {"approval_id": token, "kind": request.kind, "summary": request.summary}
@@ -211,7 +214,7 @@ class ApprovalRelay:
             return decision
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
         self._make_room_for(room_id, room)
-        room.pending[token] = _Pending(request, future, reporter)
+        room.pending[token] = _Pending(request, future, reporter, on_answer)
         await reporter.task(f"Approval `{token}` requested", {**audit, "status": "requested"})
         await reporter.notice(self._ask_text(token, request))
         on_wait()
@@ -257,6 +260,8 @@ class ApprovalRelay:
             self._approve_for_session(room, pending.request.session_key)
         room.closed[token] = f"it was already resolved as `{decision}`"  # type: ignore[index]
         self._record(room, pending.request, decision, "the room")
+        if pending.on_answer is not None:
+            pending.on_answer(decision, sender_id)
         pending.future.set_result(decision)
         await tools.send_notice(f"Approval `{token}` resolved as `{decision}`.", mentions=mentions)
 

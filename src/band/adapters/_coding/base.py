@@ -169,6 +169,7 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
         is_session_bootstrap: bool,
         room_id: str,
     ) -> None:
+        history = as_coding_history(history, room_id)  # a band-sdk session state too
         if room_id not in self.known_sessions and history.session_id is not None:
             self.known_sessions[room_id] = history.session_id
         if history.transcript:
@@ -183,7 +184,7 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
         earlier = self.turns.running(room_id)
         turn = DetachableTurn(tools, self.PROVIDER)
         updates = system_updates(participants_msg, contacts_msg)
-        prompt = Prompt(msg, room_id, as_coding_history(history, room_id), updates, reporter, turn)
+        prompt = Prompt(msg, room_id, history, updates, reporter, turn)
         if earlier is not None:  # it waits for an approval: this one goes after it
             waiting = ", ".join(f"`{t}`" for t in self.relay.pending(room_id))
             what = f" (waiting for approval {waiting})" if waiting else ""
@@ -251,7 +252,9 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
         if command.name in APPROVAL_COMMANDS:
             await self.relay.answer(room_id, tools, command, reporter.mentions, sender_id=sender_id)
         elif command.name == "approvals":
-            await reporter.notice(self.relay.describe(room_id))
+            await reporter.notice(
+                "\n".join([self.relay.describe(room_id), *self.approval_lines(room_id)])
+            )
         elif command.name == "permissions":
             lines = [*self.permission_lines(room_id), *self.relay.permissions(room_id)]
             await reporter.notice("\n".join(lines))
@@ -268,6 +271,10 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
                 return False
             await reporter.notice(answer)
         return True
+
+    def approval_lines(self, room_id: str) -> list[str]:
+        """The subclass's own account of what waits for approval (the tail of ``/approvals``)."""
+        return []
 
     def permission_lines(self, room_id: str) -> list[str]:
         """What the agent may do in ``room_id`` (the head of ``/permissions``)."""

@@ -57,6 +57,11 @@ def as_coding_history(value: Any, room_id: str) -> CodingHistory:
     and ``replay_messages``) are read too, so their converters can be handed to our adapters."""
     if isinstance(value, CodingHistory):
         return value
+    own = getattr(value, "coding_history", None)
+    if callable(own):  # a session state of ours that knows its coding history
+        found = own()
+        if isinstance(found, CodingHistory):
+            return found
     if hasattr(value, "room_to_session"):
         session = (getattr(value, "room_to_session", None) or {}).get(room_id)
         lines = tuple(getattr(value, "replay_messages", None) or ())

@@ -3,11 +3,12 @@
 Extra ``claude-sdk``.
 
 Importing this package needs nothing beyond the SDK; starting the adapter needs
-``claude-agent-sdk`` (``pip install 'openband[claude-sdk]'``), whose wheel carries a
+``claude-agent-sdk`` (``pip install 'openband[claude_sdk]'``), whose wheel carries a
 ``claude`` CLI; ``cli.cli_path`` names another (``npm install -g @anthropic-ai/claude-code``).
 """
 
 from .adapter import ClaudeSDKAdapter
+from .approvals import ApprovalReply, ClaudeSDKCommand, PendingApproval
 from .config import (
     ClaudeApprovalOptions,
     ClaudeCLIOptions,
@@ -16,9 +17,12 @@ from .config import (
 )
 
 __all__ = [
+    "ApprovalReply",
     "ClaudeApprovalOptions",
     "ClaudeCLIOptions",
     "ClaudePermissionMode",
     "ClaudeSDKAdapter",
     "ClaudeSDKAdapterConfig",
+    "ClaudeSDKCommand",
+    "PendingApproval",
 ]

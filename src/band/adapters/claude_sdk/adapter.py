@@ -19,21 +19,23 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar, Unpack
 
-from band.adapters._coding.approvals import ApprovalMode, ApprovalRelay, ApprovalRequest, Decision
+from band.adapters._coding.approvals import ApprovalMode, ApprovalRelay
 from band.adapters._coding.band_tools import SERVER_NAME, BandMcpServer, RoomBinding
 from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
-from band.converters.claude_sdk import SESSION_ID_METADATA_KEY
+from band.converters.claude_sdk import SESSION_ID_METADATA_KEY, ClaudeSDKHistoryConverter
 from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
 from band.core.protocols import FAILURE_CODE_TIMEOUT
 from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
+from band.integrations.claude_sdk.dedup_tools import DedupingAgentTools
+from band.integrations.claude_sdk.prompts import ROOM_CONTEXT, generate_claude_sdk_agent_prompt
 from band.runtime.custom_tools import CustomToolDef
 from band.workspaces import WorkspaceResolver
 from band_protocol import AgentFailure
 
+from .approvals import PendingApproval, ask_room, pending_lines
 from .config import DEFAULT_MODEL, INSTALL_COMMAND, ClaudeSDKAdapterConfig
-from .dedup import SendDedup
 from .process import INSTALL_HINT, ClaudeProcess, require_claude_sdk
 
 __all__ = ["INSTALL_HINT", "SESSION_KEY", "ClaudeSDKAdapter"]
@@ -105,7 +107,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
             custom_section=config.custom_section or "",
             system_prompt=config.system_prompt,
             additional_tools=additional_tools or (),
-            history_converter=history_converter,
+            history_converter=history_converter or ClaudeSDKHistoryConverter(),
             start_timeout_s=config.retention.transition_timeout_s,
             workspace_for_room=workspace_for_room,
             turn_settle_s=config.turn_settle_timeout_s,
@@ -117,7 +119,8 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
         self._recorded: dict[str, str] = {}
         self._models: dict[str, str] = {}
         self._prompts: dict[str, Prompt] = {}
-        self._dedup: dict[str, SendDedup] = {}  # room -> its recent band_send_message calls
+        self._dedup: dict[str, DedupingAgentTools] = {}  # room -> its recent sends
+        self.pending_approvals: dict[str, list[PendingApproval]] = {}  # room -> tool calls
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -143,6 +146,8 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
             state.pop(room_id, None)
         self._prompts.pop(room_id, None)
         self._dedup.pop(room_id, None)
+        for pending in self.pending_approvals.pop(room_id, []):
+            pending.answer(None)
         self.mcp.bindings.pop(room_id, None)
 
     async def start_process(self, room_id: str, reporter: Reporter) -> ClaudeProcess:
@@ -194,12 +199,16 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
             options.hooks = {"PreToolUse": [HookMatcher(matcher=NATIVE_TOOLS, hooks=[_ask])]}
         return options
 
-    def _system_prompt(self) -> str:
-        return (
-            f"{self.system_prompt}\n\n## Room Context\n\nReply in the room with the "
-            f"band_send_message tool (from the `{SERVER_NAME}` MCP server), or call "
-            "band_no_reply when nothing needs saying. Text you write without a tool is not "
-            "shown to anyone."
+    def _system_prompt(self) -> Any:
+        """A configured ``system_prompt`` replaces Claude Code's own (the room context is
+        added to it); otherwise Band's instructions are appended to Claude Code's preset."""
+        if self.config.system_prompt is not None:
+            return f"{self.system_prompt}\n\n{ROOM_CONTEXT}"
+        return generate_claude_sdk_agent_prompt(
+            self.agent_name or "Agent",
+            self.agent_description or "An AI assistant",
+            self.config.custom_section,
+            self.features,
         )
 
     # -- one prompt -----------------------------------------------------------------------------
@@ -207,9 +216,12 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
     async def run_prompt(self, proc: ClaudeProcess, prompt: Prompt) -> None:
         room = prompt.room_id
         tools = prompt.tools
-        if self.config.send_message_dedup_ttl_seconds > 0:
-            dedup = self._dedup.get(room) or SendDedup(self.config.send_message_dedup_ttl_seconds)
-            tools = self._dedup.setdefault(room, dedup).bind(tools)
+        ttl = self.config.send_message_dedup_ttl_seconds
+        if ttl > 0:
+            dedup = self._dedup.get(room) or DedupingAgentTools(
+                tools, ttl_seconds=ttl, label=f"Room {room}"
+            )
+            tools = self._dedup.setdefault(room, dedup).bound(tools)
         self.mcp.bindings[room] = RoomBinding(tools)
         self._prompts[room] = prompt
         texts = [*prompt.updates, prompt.msg.format_for_llm()]
@@ -321,15 +333,20 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
             prompt = self._prompts.get(room_id)
             if prompt is None:  # no turn of this room is running: nobody to ask
                 return PermissionResultDeny(message="No Band turn is running in this room")
-            request = ApprovalRequest(tool, _summary(tool, args), f"{tool}:{_summary(tool, args)}")
-            decision = await self.relay.request(
-                room_id, prompt.reporter, request, on_wait=prompt.turn.release
-            )
-            if decision in (Decision.ACCEPT, Decision.ACCEPT_SESSION):
-                return PermissionResultAllow()
-            return PermissionResultDeny(message="The room declined this tool call")
+            allowed, why = await self.ask_room(room_id, prompt, tool, args)
+            return PermissionResultAllow() if allowed else PermissionResultDeny(message=why)
 
         return decide
+
+    async def ask_room(
+        self, room_id: str, prompt: Prompt, tool: str, args: dict[str, Any]
+    ) -> tuple[bool, str]:
+        """Let the room decide one of Claude's tool calls: allowed, else what Claude is told."""
+        waiting = self.pending_approvals.setdefault(room_id, [])
+        return await ask_room(self.relay, waiting, prompt, tool, args, _summary(tool, args))
+
+    def approval_lines(self, room_id: str) -> list[str]:
+        return pending_lines(self.pending_approvals.get(room_id, []))
 
     # -- room commands --------------------------------------------------------------------------
 

@@ -25,8 +25,8 @@ from pydantic import (
 from band.adapters._coding.approvals import ApprovalMode
 from band.adapters._coding.retention import RoomRetention
 from band.core.turn_lifecycle import TURN_SETTLE_GRACE_S, TurnSettleTimeout
-
-from .dedup import DEFAULT_DEDUP_TTL_SECONDS
+from band.integrations.claude_sdk.dedup_tools import DEFAULT_DEDUP_TTL_SECONDS
+from band.integrations.claude_sdk.session_manager import default_claude_retention
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -168,7 +168,9 @@ class ClaudeSDKAdapterConfig(BaseModel):
 
     model: str | None = None
     fallback_model: str | None = None
-    retention: RoomRetention = Field(default_factory=RoomRetention)
+    retention: RoomRetention = Field(
+        default_factory=lambda: RoomRetention(**default_claude_retention().model_dump())
+    )
     custom_section: str | None = None
     system_prompt: str | None = None
     max_thinking_tokens: PositiveInt | None = None

@@ -4,11 +4,13 @@ Needs the ``codex`` binary (``npm install -g @openai/codex@0.169.0``), no Python
 """
 
 from .adapter import CodexAdapter, CodexContinuityError
+from .approvals import PendingApproval
 from .config import CodexAdapterConfig
 from .items import CodexToolItem
 from .messages import NativeMessage, TurnResult
+from .native import NativeTurn
 from .process import CodexTurn
-from .room import ThreadSettings
+from .room import RoomCodexClient, ThreadSettings
 from .rpc import CodexClientProtocol
 from .self_config import SetModelInput, SetReasoningInput
 from .vocabulary import CodexCommand, CodexSandboxMode, CodexSubcommand
@@ -24,6 +26,9 @@ __all__ = [
     "CodexToolItem",
     "CodexTurn",
     "NativeMessage",
+    "NativeTurn",
+    "PendingApproval",
+    "RoomCodexClient",
     "SetModelInput",
     "SetReasoningInput",
     "ThreadSettings",

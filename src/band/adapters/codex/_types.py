@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
     from .config import CodexAdapterConfig
     from .process import CodexProcess
-    from .room import CodexRoom
+    from .room import RoomCodexClient
 
 __all__ = ["CommandHost", "TurnHost", "TurnView"]
 
@@ -44,7 +44,7 @@ class CommandHost(TurnHost, Protocol):
     @property
     def turns(self) -> TurnTasks: ...
 
-    def room(self, room_id: str) -> CodexRoom: ...
+    def room(self, room_id: str) -> RoomCodexClient: ...
 
     def room_model(self, room_id: str) -> str: ...
 
@@ -64,7 +64,7 @@ class TurnView(Protocol):
     def reporter(self) -> Reporter: ...
 
     @property
-    def room(self) -> CodexRoom: ...
+    def room(self) -> RoomCodexClient: ...
 
     @property
     def thread_id(self) -> str: ...

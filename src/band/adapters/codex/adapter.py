@@ -10,6 +10,7 @@ none), so a room whose tools have changed since is refused until ``/thread archi
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import shutil
@@ -25,7 +26,6 @@ from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
 from band.core.exceptions import (
     BandConfigError,
-    BandError,
     ProviderRunError,
     TurnResultAlreadyReported,
 )
@@ -38,15 +38,16 @@ from band_protocol import AgentFailure
 
 from . import commands
 from .config import DEFAULT_MODEL, INSTALL_COMMAND, CodexAdapterConfig
+from .native import NativeTurn
 from .process import CodexProcess
 from .room import (
     DIGEST_KEY,
     NAMES_KEY,
     SETTINGS_KEY,
     THREAD_KEY,
-    CodexRoom,
+    CodexContinuityError,
+    RoomCodexClient,
     ThreadSettings,
-    tools_digest,
 )
 from .rpc import CodexJsonRpcError, TransportClosed
 from .self_config import self_config_specs
@@ -60,14 +61,6 @@ _SANDBOX_POLICY = {
     "workspace-write": "workspaceWrite",
     "danger-full-access": "dangerFullAccess",
 }
-
-
-class CodexContinuityError(BandError, RuntimeError):
-    """The room's thread cannot go on as it was started (its id is kept)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
 
 
 class CodexAdapter(CodingAgentAdapter[CodexProcess]):
@@ -114,10 +107,14 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         self.config = config
         self.argv: list[str] = []
         self.model = config.model
-        self.rooms: dict[str, CodexRoom] = {}
+        self.rooms: dict[str, RoomCodexClient] = {}
 
-    def room(self, room_id: str) -> CodexRoom:
-        return self.rooms.setdefault(room_id, CodexRoom(room_id))
+    def room(self, room_id: str) -> RoomCodexClient:
+        """The room's Codex state (made, with its workspace claimed, on first use)."""
+        room = self.rooms.get(room_id)
+        if room is None:
+            room = self.rooms[room_id] = RoomCodexClient(room_id, str(self.room_folder(room_id)))
+        return room
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -143,9 +140,7 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         return [binary, "app-server", "--listen", "stdio://"]
 
     async def start_process(self, room_id: str, reporter: Reporter) -> CodexProcess:
-        proc = CodexProcess(
-            room_id, self.room_folder(room_id), close_timeout_s=self.config.client_close_timeout_s
-        )
+        proc = CodexProcess(self.room(room_id), close_timeout_s=self.config.client_close_timeout_s)
         env = {**os.environ, **(self.config.codex_env or {})}
         try:
             await proc.start(
@@ -163,7 +158,10 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         return proc
 
     async def forget_room(self, room_id: str) -> None:
-        self.rooms.pop(room_id, None)
+        room = self.rooms.pop(room_id, None)
+        if room is not None:
+            room.decline_approvals()
+            await room.stop_reader()
 
     async def on_interrupt(self, room_id: str, mode: str) -> None:
         proc = self.processes.current(room_id)
@@ -177,7 +175,7 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
     # -- one prompt -----------------------------------------------------------------------------
 
     def room_model(self, room_id: str) -> str:
-        return self.room(room_id).model or self.model or DEFAULT_MODEL
+        return self.room(room_id).selected_model or self.model or DEFAULT_MODEL
 
     def room_sandbox(self, room_id: str) -> str | None:
         return self.room(room_id).sandbox or self.config.thread_sandbox
@@ -219,61 +217,43 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
             params["sandbox"] = sandbox
         return params
 
-    def _check_settings(self, room: CodexRoom, thread: str, resumed: dict[str, Any]) -> None:
-        """Refuse a resumed thread reporting other settings than it was started with."""
-        changes = (
-            room.settings.changes_in(ThreadSettings.reported_by(resumed)) if room.settings else []
-        )
-        if changes:
-            raise CodexContinuityError(
-                f"Codex thread `{thread}` was started with other settings "
-                f"({'; '.join(changes)}). Send `/thread archive` to start a new thread."
-            )
-
-    def _check_tools(self, room: CodexRoom, thread: str, specs: list[dict[str, Any]]) -> None:
-        """Refuse a thread whose recorded tools differ from this turn's."""
-        if room.tools_digest is None or room.tools_digest == tools_digest(specs):
-            return
-        now = {s["name"] for s in specs}
-        changed = sorted(now ^ set(room.tool_names)) if room.tool_names else []
-        what = f" ({', '.join(changed)})" if changed else " (their schemas)"
-        raise CodexContinuityError(
-            f"Codex thread `{thread}` keeps the tools it was started with, and this room's "
-            f"tools have changed since{what}. Send `/thread archive` to start a new thread."
-        )
-
     async def _ensure_thread(self, proc: CodexProcess, prompt: Prompt) -> list[str]:
         """Map the room to a thread (resume, else start); the extra input a new one needs."""
         room = self.room(prompt.room_id)
+        async with room.rpc_lock:
+            return await self._map_thread(room, proc, prompt)
+
+    async def _map_thread(
+        self, room: RoomCodexClient, proc: CodexProcess, prompt: Prompt
+    ) -> list[str]:
         if prompt.history.session_id is not None and room.thread_id is None:
             room.thread_id = prompt.history.session_id
+            saved = prompt.history.session_metadata.get(SETTINGS_KEY)
+            settings = ThreadSettings.reported_by(saved) if isinstance(saved, dict) else None
+            room.bind_thread(registration=None, settings=settings or ThreadSettings())
             room.tools_digest = prompt.history.session_metadata.get(DIGEST_KEY)
             room.tool_names = tuple(prompt.history.session_metadata.get(NAMES_KEY) or ())
-            saved = prompt.history.session_metadata.get(SETTINGS_KEY)
-            room.settings = ThreadSettings.reported_by(saved) if isinstance(saved, dict) else None
         if prompt.history.transcript:
             room.transcript = prompt.history.transcript
         specs = self.dynamic_tools(prompt.tools)
         if proc.thread_id is not None:
-            self._check_tools(room, proc.thread_id, specs)
+            room.check_tools(proc.thread_id, specs)
             return []
         rpc, common = proc.channel, self._thread_params(proc)
         state, extra = "resumed", []
         if room.thread_id is not None:
-            self._check_tools(room, room.thread_id, specs)
+            room.check_tools(room.thread_id, specs)
             try:
                 resumed = await rpc.request("thread/resume", {"threadId": room.thread_id, **common})
             except CodexJsonRpcError as exc:
                 logger.warning("Room %s: thread/resume failed: %s", room.room_id, exc)
             else:
-                self._check_settings(room, room.thread_id, resumed)
-                proc.thread_id = room.thread_id
+                room.check_settings(room.thread_id, resumed)
+                proc.thread_id, room.restored = room.thread_id, True
         if proc.thread_id is None:
             started = await rpc.request("thread/start", {**common, "dynamicTools": specs})
             proc.thread_id = str(started["thread"]["id"])
-            room.settings = ThreadSettings.reported_by(started)
-            room.tools_digest = tools_digest(specs)
-            room.tool_names = tuple(s["name"] for s in specs)
+            room.bind_thread(registration=specs, settings=ThreadSettings.reported_by(started))
             state, extra = "mapped", [f"[System Instructions]\n{self.system_prompt}"]
             block = history_block(room.transcript, self.config.max_history_messages)
             if block and self.config.inject_history_on_resume_failure:
@@ -287,7 +267,7 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         }
         if room.tools_digest is not None:
             metadata |= {DIGEST_KEY: room.tools_digest, NAMES_KEY: list(room.tool_names)}
-        if room.settings is not None:
+        if room.settings != ThreadSettings():
             metadata[SETTINGS_KEY] = asdict(room.settings)
         await prompt.reporter.task(f"Codex thread {state}", metadata, always=True)
         return extra
@@ -300,12 +280,14 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
             raise TurnResultAlreadyReported(exc.message) from exc
         assert proc.thread_id is not None  # nosec B101 # narrows for mypy: _ensure_thread set it
         texts = [*extra, *prompt.updates, prompt.msg.format_for_llm()]
-        turn = CodexTurnRun(self, prompt, self.room(prompt.room_id), proc.thread_id)
-        proc.active = turn
+        room = self.room(prompt.room_id)
+        native = NativeTurn(proc.channel.client, proc.generation, thread_id=proc.thread_id)
+        room.turn = native
+        turn = CodexTurnRun(self, prompt, room, native)
+        consuming = asyncio.create_task(turn.consume())
         result, failure = turn.result, None
         try:
-            started = await proc.channel.request("turn/start", self._turn_params(proc, texts))
-            turn.turn_id = str((started or {}).get("turn", {}).get("id") or "") or None
+            await self._start_native_turn(proc, native, texts)
             await turn.extras.started()
             completed = await proc.wait(turn, self.config.turn_timeout_s)
             if completed is None:
@@ -316,12 +298,16 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
                 failure = build_agent_failure(
                     completed["error"],
                     thread_id=proc.thread_id,
-                    turn_id=turn.turn_id,
+                    turn_id=native.turn_id,
                     room_id=prompt.room_id,
                 )
                 result.turn_error = failure.message
         finally:
-            proc.active = None
+            room.turn = None
+            consuming.cancel()
+            await asyncio.wait({consuming})
+            await turn.close()
+            await proc.refuse_undelivered(native, self.config.turn_settle_timeout_s)
             await prompt.reporter.finish_text()
             await prompt.reporter.usage(turn.usage.total())
             await turn.extras.finished(result.turn_status, result.turn_error or None)
@@ -334,6 +320,22 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         if status == "interrupted":
             await prompt.reporter.notice("I couldn't complete this request: it was interrupted.")
             prompt.tools.turn.settle()
+
+    async def _start_native_turn(
+        self, proc: CodexProcess, native: NativeTurn, texts: list[str]
+    ) -> None:
+        """``turn/start``, then claim what arrived before Codex named the turn."""
+        started = await proc.channel.request("turn/start", self._turn_params(proc, texts))
+        turn = (started or {}).get("turn")
+        turn_id = str(turn.get("id") or "") if isinstance(turn, dict) else ""
+        if not turn_id:
+            raise ProviderRunError("turn_failed", "Codex turn/start returned no turn id")
+        native.turn_id = turn_id
+        early, native.early = native.early, []
+        # Claimed before any await, so the reader cannot queue newer events ahead of them.
+        refused = [event for event in early if not native.claim(event)]
+        for event in refused:
+            await proc.refuse(event)
 
     def _turn_params(self, proc: CodexProcess, texts: list[str]) -> dict[str, Any]:
         config, room = self.config, self.room(proc.room_id)
@@ -349,10 +351,10 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
             params["sandboxPolicy"] = dict(config.sandbox_policy)
         elif (mode := self.room_sandbox(proc.room_id)) is not None:  # else the thread's own
             params["sandboxPolicy"] = {"type": _SANDBOX_POLICY[mode]}
-        effort = room.effort or config.reasoning_effort
+        effort = room.reasoning_effort or config.reasoning_effort
         if effort is not None:
             params["effort"] = effort
-        summary = room.summary or config.reasoning_summary
+        summary = room.reasoning_summary or config.reasoning_summary
         if summary is not None:
             params["summary"] = summary
         return params

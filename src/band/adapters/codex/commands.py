@@ -83,8 +83,8 @@ def status_lines(adapter: CommandHost, room_id: str) -> list[str]:
         f"Codex app-server: {_running(adapter, room_id)}.",
         f"Thread: `{room.thread_id}`." if room.thread_id else "Thread: none yet.",
         f"Model: `{adapter.room_model(room_id)}` (configured: `{config.model or 'auto'}`); "
-        f"reasoning effort `{room.effort or config.reasoning_effort or 'default'}`, summary "
-        f"`{room.summary or config.reasoning_summary or 'default'}`.",
+        f"reasoning effort `{room.reasoning_effort or config.reasoning_effort or 'default'}`, "
+        f"summary `{room.reasoning_summary or config.reasoning_summary or 'default'}`.",
         f"Approval policy `{config.approval_policy}`; sandbox "
         f"`{adapter.room_sandbox(room_id) or 'default'}`"
         + (" (a sandbox policy is configured)." if config.sandbox_policy else "."),
@@ -116,7 +116,7 @@ async def model(adapter: CommandHost, room_id: str, args: tuple[str, ...]) -> st
             return NOT_RUNNING
         ids = [str(m["id"]) for m in await _models(proc) if m.get("id") and not m.get("hidden")]
         return f"Models ({len(ids)}): " + (", ".join(f"`{i}`" for i in ids) or "(none listed)")
-    room.model = args[0]
+    room.selected_model = args[0]
     return f"Model in this room is now `{args[0]}` (from the next message on)."
 
 
@@ -154,10 +154,10 @@ async def _reasoning(adapter: CommandHost, room_id: str, args: tuple[str, ...]) 
     supported = ", ".join(f"`{e}`" for e in efforts)
     if not args:
         hint = f" `{adapter.room_model(room_id)}` supports {supported}." if efforts else ""
-        effort = room.effort or config.reasoning_effort or "default"
+        effort = room.reasoning_effort or config.reasoning_effort or "default"
         return (
             f"Reasoning in this room: effort `{effort}`, summary "
-            f"`{room.summary or config.reasoning_summary or 'default'}`.{hint} "
+            f"`{room.reasoning_summary or config.reasoning_summary or 'default'}`.{hint} "
             "`/reasoning <effort>` or `/reasoning summary <auto|concise|detailed|none>` "
             "changes it."
         )
@@ -165,15 +165,16 @@ async def _reasoning(adapter: CommandHost, room_id: str, args: tuple[str, ...]) 
         modes = ("auto", "concise", "detailed", "none")
         if len(args) != 2 or args[1].lower() not in modes:
             return f"Usage: `/reasoning summary <{'|'.join(modes)}>`."
-        room.summary = args[1].lower()
-        return f"Reasoning summary in this room is now `{room.summary}` (from the next message on)."
+        room.reasoning_summary = args[1].lower()
+        summary = room.reasoning_summary
+        return f"Reasoning summary in this room is now `{summary}` (from the next message on)."
     effort = args[0].lower()
     if efforts and effort not in efforts:
         return (
             f"`{adapter.room_model(room_id)}` does not support reasoning effort `{effort}`; "
             f"it supports {supported}."
         )
-    room.effort = effort
+    room.reasoning_effort = effort
     return f"Reasoning effort in this room is now `{effort}` (from the next message on)."
 
 
@@ -229,9 +230,10 @@ def _thread_info(adapter: CommandHost, room_id: str) -> str:
         return "This room has no Codex thread yet; the next message starts one."
     usage = room.thread_usage()
     tools = f"{len(room.tool_names)} tools" if room.tool_names else "tools not recorded"
+    how = ", resumed into this process" if room.restored else ""
     return "\n".join(
         [
-            f"Thread `{room.thread_id}` ({tools}).",
+            f"Thread `{room.thread_id}` ({tools}{how}).",
             f"Model `{adapter.room_model(room_id)}`; sandbox "
             f"`{adapter.room_sandbox(room_id) or 'default'}`.",
             f"Token usage: {usage.format_summary()}." if usage else "Token usage: none yet.",
@@ -246,14 +248,15 @@ async def _archive(adapter: CommandHost, room_id: str, reporter: Reporter) -> st
     thread = room.thread_id
     if thread is None:
         return "This room has no Codex thread to archive; the next message starts one."
-    proc = adapter.processes.current(room_id)
-    if proc is not None and proc.alive:
-        try:
-            await proc.channel.request("thread/archive", {"threadId": thread})
-        except (CodexJsonRpcError, TransportClosed) as exc:
-            logger.info("Room %s: thread/archive %s failed: %s", room_id, thread, exc)
-        proc.thread_id = None
-    room.thread_id, room.tools_digest, room.tool_names = None, None, ()
+    async with room.rpc_lock:  # not while a turn maps the room to its thread
+        proc = adapter.processes.current(room_id)
+        if proc is not None and proc.alive:
+            try:
+                await proc.channel.request("thread/archive", {"threadId": thread})
+            except (CodexJsonRpcError, TransportClosed) as exc:
+                logger.info("Room %s: thread/archive %s failed: %s", room_id, thread, exc)
+            proc.thread_id = None
+        room.forget_thread()
     await reporter.task(
         "Codex thread archived",
         {THREAD_KEY: None, "codex_archived_thread_id": thread, "codex_room_id": room_id},

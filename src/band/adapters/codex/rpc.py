@@ -1,10 +1,11 @@
-"""A room's JSON-RPC channel to its ``codex app-server``: ``CodexStdioClient`` plus dispatch.
+"""A room's JSON-RPC channel to its ``codex app-server``: ``CodexStdioClient`` plus a reader.
 
-The client (``band.integrations.codex.stdio_client``) owns the child and the protocol; this
-turns its event queue into calls. Notifications are handled in arrival order on one task (so
-an item's events never overtake each other); requests from the server run as their own
-tasks, because an approval may wait minutes for the room. A failed request raises
-``CodexJsonRpcError``; a request the transport's end cut short raises ``TransportClosed``.
+The client (``band.integrations.codex.stdio_client``) owns the child and the protocol; the
+reader hands each event the server sends, in arrival order, to one handler, ending with the
+``transport/closed`` notice. A request from the server is answered by whoever it reaches,
+with ``respond`` / ``respond_error`` under its own id (an approval may wait minutes for the
+room). A failed request raises ``CodexJsonRpcError``; a request the transport's end cut
+short raises ``TransportClosed``.
 """
 
 from __future__ import annotations
@@ -16,15 +17,31 @@ from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from band.adapters._coding.supervisor import TransportClosed
-from band.integrations.codex.rpc_base import TRANSPORT_CLOSED, CodexJsonRpcError, RpcEvent
+from band.integrations.codex.rpc_base import (
+    TRANSPORT_CLOSED,
+    CodexJsonRpcError,
+    JsonRpcId,
+    RpcEvent,
+)
 from band.integrations.codex.stdio_client import CodexStdioClient
 
-__all__ = ["CodexClientProtocol", "CodexJsonRpcError", "StdioRpc", "TransportClosed"]
+__all__ = [
+    "INTERNAL_ERROR",
+    "METHOD_NOT_FOUND",
+    "CodexClientProtocol",
+    "CodexJsonRpcError",
+    "EventHandler",
+    "StdioRpc",
+    "TransportClosed",
+    "answer",
+    "answer_error",
+]
 
 logger = logging.getLogger("band.adapters.codex.rpc")
 
-Handler = Callable[[str, dict[str, Any]], Awaitable[Any]]
+EventHandler = Callable[[RpcEvent], Awaitable[None]]
 INTERNAL_ERROR = -32603
+METHOD_NOT_FOUND = -32601
 
 
 @runtime_checkable
@@ -60,18 +77,14 @@ class CodexClientProtocol(Protocol):
 
 
 class StdioRpc:
-    """A connected ``CodexStdioClient`` whose server events go to two handlers."""
+    """A connected ``CodexStdioClient`` whose server events go to ``on_event``."""
 
-    def __init__(
-        self, client: CodexStdioClient, on_notification: Handler, on_request: Handler
-    ) -> None:
+    def __init__(self, client: CodexStdioClient, on_event: EventHandler) -> None:
         self.client = client
         self.label = client.label
-        self._on_notification = on_notification
-        self._on_request = on_request
-        self._tasks: set[asyncio.Task[Any]] = set()
+        self._on_event = on_event
         self.closed = asyncio.Event()
-        self._pump = asyncio.create_task(self._pump_events())
+        self.reader = asyncio.create_task(self._read_events())
 
     @classmethod
     async def spawn(
@@ -80,13 +93,12 @@ class StdioRpc:
         *,
         cwd: str,
         env: Mapping[str, str],
-        on_notification: Handler,
-        on_request: Handler,
+        on_event: EventHandler,
         label: str,
     ) -> StdioRpc:
         client = CodexStdioClient(command=argv, cwd=cwd, env=env, label=label)
         await client.connect()
-        return cls(client, on_notification, on_request)
+        return cls(client, on_event)
 
     @property
     def proc(self) -> asyncio.subprocess.Process:
@@ -132,39 +144,40 @@ class StdioRpc:
         except RuntimeError as exc:
             raise TransportClosed(str(exc)) from exc
 
-    async def _pump_events(self) -> None:
+    async def _read_events(self) -> None:
         client: CodexClientProtocol = self.client
         try:
-            while (event := await client.recv_event()).method != TRANSPORT_CLOSED:
-                params = event.params if isinstance(event.params, dict) else {}
-                if event.is_request:
-                    task = asyncio.create_task(self._answer(event, params))
-                    self._tasks.add(task)
-                    task.add_done_callback(self._tasks.discard)
-                    continue
+            while True:
+                event = await client.recv_event()
                 try:
-                    await self._on_notification(event.method, params)
+                    await self._on_event(event)
                 except Exception:
                     logger.exception("%s: handling %s failed", self.label, event.method)
+                    if event.is_request and event.id is not None:
+                        await answer_error(client, event.id, INTERNAL_ERROR, "handler failed")
+                if event.method == TRANSPORT_CLOSED:
+                    return
         finally:
             self.closed.set()
 
-    async def _answer(self, event: RpcEvent, params: dict[str, Any]) -> None:
-        assert event.id is not None  # nosec B101 # a request always carries its id
-        try:
-            result = await self._on_request(event.method, params)
-        except Exception as exc:
-            logger.warning("%s: request %s failed: %s", self.label, event.method, exc)
-            with contextlib.suppress(RuntimeError):
-                await self.client.respond_error(event.id, code=INTERNAL_ERROR, message=str(exc))
-            return
-        with contextlib.suppress(RuntimeError):
-            await self.client.respond(event.id, result)
-
     async def close(self) -> None:
-        """Stop answering, then stop the process group (stdin closed, terminate, kill)."""
-        for task in list(self._tasks):
-            task.cancel()
+        """Stop reading, then stop the process group (stdin closed, terminate, kill)."""
         await self.client.close()
         with contextlib.suppress(BaseException):
-            await asyncio.wait_for(self._pump, 5)
+            await asyncio.wait_for(self.reader, 5)
+        if not self.reader.done():
+            self.reader.cancel()
+
+
+async def answer(client: CodexClientProtocol, request_id: JsonRpcId, result: Any) -> None:
+    """Answer the server's request ``request_id``; a process already gone is not an error."""
+    with contextlib.suppress(RuntimeError):
+        await client.respond(request_id, result)
+
+
+async def answer_error(
+    client: CodexClientProtocol, request_id: JsonRpcId, code: int, message: str
+) -> None:
+    """Refuse the server's request ``request_id``; a process already gone is not an error."""
+    with contextlib.suppress(RuntimeError):
+        await client.respond_error(request_id, code=code, message=message)

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field, ValidationError
 from band.runtime.custom_tools import custom_tools_to_schemas, invalid_arguments_message
 
 from .config import ReasoningSummary
-from .room import CodexRoom
+from .room import RoomCodexClient
 
 __all__ = ["SELF_CONFIG_TOOLS", "run_self_config", "self_config_specs"]
 
@@ -55,22 +55,22 @@ def self_config_specs() -> list[dict[str, Any]]:
     ]
 
 
-def run_self_config(room: CodexRoom, name: str, args: dict[str, Any]) -> tuple[str, bool]:
+def run_self_config(room: RoomCodexClient, name: str, args: dict[str, Any]) -> tuple[str, bool]:
     """Apply one call to ``room``: ``(output, is_error)``."""
     try:
         parsed = SELF_CONFIG_TOOLS[name].model_validate(args)
     except ValidationError as exc:
         return f"Error: {invalid_arguments_message(name, exc)}", True
     if isinstance(parsed, SetModelInput):
-        room.model = parsed.model
+        room.selected_model = parsed.model
         return f"Model set to {parsed.model} for the next turns in this room.", False
     assert isinstance(parsed, SetReasoningInput)  # nosec B101 # narrows for mypy: the union's last member
     changes = []
     if parsed.effort is not None:
-        room.effort = parsed.effort
+        room.reasoning_effort = parsed.effort
         changes.append(f"effort {parsed.effort}")
     if parsed.summary is not None:
-        room.summary = parsed.summary
+        room.reasoning_summary = parsed.summary
         changes.append(f"summary {parsed.summary}")
     if not changes:
         return "Error: give effort and/or summary.", True

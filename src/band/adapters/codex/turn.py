@@ -1,7 +1,8 @@
 """One Codex turn: its notifications become room events, its requests are answered.
 
 * ``item/tool/call`` (a Band tool, offered as a dynamic tool) runs on the room's tools;
-* command and file-change approvals go through the approvals relay;
+* command and file-change approvals go through the approvals relay, each kept as a
+  ``PendingApproval`` answered under its own request id;
 * items Codex runs itself (commands, file changes, MCP calls, web searches, ...) become a
   ``tool_call`` when they start and a ``tool_result`` when they complete; reasoning, plans
   and compactions become thoughts; agent text is held (see :class:`Reporter`);
@@ -17,11 +18,13 @@ import asyncio
 import json
 import logging
 import shlex
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from band.adapters._coding.approvals import ApprovalRequest, Decision
 from band.adapters._tool_events import UsageTotal, run_band_tool
 from band.core.types import TurnUsage
+from band.integrations.codex.rpc_base import TRANSPORT_CLOSED, JsonRpcId, RpcEvent
 from band.integrations.codex.types import (
     CODEX_APPROVAL_METHODS,
     DYNAMIC_TOOL_CALL_METHOD,
@@ -30,10 +33,14 @@ from band.integrations.codex.types import (
     CodexTokenUsage,
 )
 
+from .approvals import PendingApproval, native_approval_key
 from .extras import TurnExtras
 from .items import call_of, completed_tool_item
 from .messages import TurnResult
-from .room import CodexRoom
+from .native import NativeTurn
+from .process import tool_response
+from .room import RoomCodexClient
+from .rpc import INTERNAL_ERROR, METHOD_NOT_FOUND, TransportClosed, answer, answer_error
 from .self_config import SELF_CONFIG_TOOLS, run_self_config
 
 if TYPE_CHECKING:
@@ -58,37 +65,91 @@ _APPROVALS = {
 _I = CodexItemType
 
 
-class CodexTurnRun:
-    """Routes one turn's traffic; ``done`` resolves with the completed ``turn`` object."""
+def _settle(
+    pending: PendingApproval, asked: asyncio.Task[Decision], params: dict[str, Any]
+) -> None:
+    """The relay's decision settles ``pending``; a session grant Codex did not offer for
+    this request is a plain accept."""
+    if asked.cancelled() or asked.exception() is not None:
+        pending.decide("decline")
+        return
+    decision = asked.result()
+    offered = params.get("availableDecisions")
+    session = decision is Decision.ACCEPT_SESSION and isinstance(offered, list)
+    if session and Decision.ACCEPT_SESSION.value not in offered:  # type: ignore[operator]
+        decision = Decision.ACCEPT
+    pending.decide(decision.value)
 
-    def __init__(self, adapter: TurnHost, prompt: Prompt, room: CodexRoom, thread_id: str) -> None:
+
+class CodexTurnRun:
+    """Routes one turn's traffic; ``done`` resolves with the completed ``turn`` object.
+
+    ``consume`` reads the native turn's events in arrival order: notifications are handled
+    on that task (so an item's events never overtake each other), requests each on a task of
+    their own (an approval may wait minutes for the room) that answers under the request's
+    id. The process's loss fails ``done`` with ``TransportClosed``.
+    """
+
+    def __init__(
+        self, adapter: TurnHost, prompt: Prompt, room: RoomCodexClient, native: NativeTurn
+    ) -> None:
         self.adapter = adapter
         self.prompt = prompt
         self.room = room
+        self.native = native
         self.reporter = prompt.reporter
-        self.thread_id = thread_id
-        self.turn_id: str | None = None
         self.usage = UsageTotal()
         self.done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         self.awaiting_approval = 0
         self.extras = TurnExtras(self)
         self.result = TurnResult(self.extras.messages)  # filled in as the turn runs
-        held = room.usage.get(thread_id)
+        held = room.usage.get(self.thread_id)
         if held is not None:
             held.reset_turn_deltas()
         self._file_paths: dict[str, list[str]] = {}
+        self._requests: set[asyncio.Task[None]] = set()
 
-    def _ours(self, params: dict[str, Any]) -> bool:
-        if params.get("threadId") not in (None, self.thread_id):
-            return False
-        turn = params.get("turnId")
-        return turn is None or self.turn_id is None or turn == self.turn_id
+    @property
+    def thread_id(self) -> str:
+        return self.native.thread_id or ""
+
+    @property
+    def turn_id(self) -> str | None:
+        return self.native.turn_id
+
+    async def consume(self) -> None:
+        """Handle the native turn's events until it completes or its process is lost."""
+        try:
+            while not self.done.done():
+                event = await self.native.events.get()
+                if isinstance(event, Exception) or event.method == TRANSPORT_CLOSED:
+                    reason = event if isinstance(event, Exception) else event.params
+                    self._fail(TransportClosed(f"codex app-server went away ({reason})"))
+                elif event.is_request:
+                    task = asyncio.create_task(self.on_request(event))
+                    self._requests.add(task)
+                    task.add_done_callback(self._requests.discard)
+                else:
+                    params = event.params if isinstance(event.params, dict) else {}
+                    await self.on_notification(event.method, params)
+        except Exception as exc:  # the turn ends with it (``done`` carries it to the adapter)
+            logger.warning("Room %s: handling Codex's events failed: %s", self.room.room_id, exc)
+            self._fail(exc)
+
+    def _fail(self, error: BaseException) -> None:
+        if not self.done.done():
+            self.done.set_exception(error)
+
+    async def close(self) -> None:
+        """Stop the requests still being answered (the turn is over)."""
+        for task in list(self._requests):
+            task.cancel()
+        if self._requests:
+            await asyncio.wait(set(self._requests))
 
     # -- notifications --------------------------------------------------------------------------
 
     async def on_notification(self, method: str, params: dict[str, Any]) -> None:
-        if not self._ours(params):
-            return
         item = params.get("item") if isinstance(params.get("item"), dict) else None
         if method == "item/started" and item is not None:
             self.extras.item_started(item)
@@ -158,14 +219,25 @@ class CodexTurnRun:
 
     # -- requests from Codex --------------------------------------------------------------------
 
-    async def on_request(self, method: str, params: dict[str, Any]) -> Any:
-        if method == DYNAMIC_TOOL_CALL_METHOD:
-            return await self._tool_call(params)
-        if method in CODEX_APPROVAL_METHODS:
-            return await self._approval(_APPROVALS[CodexApprovalMethod(method)], params)
-        if method == "item/tool/requestUserInput":
-            return {"answers": {}}
-        raise ValueError(f"unsupported request {method}")
+    async def on_request(self, event: RpcEvent) -> None:
+        """Answer one of Codex's requests under its id."""
+        assert event.id is not None  # nosec B101 # a request always carries its id
+        params = event.params if isinstance(event.params, dict) else {}
+        client = self.native.client
+        try:
+            if event.method == DYNAMIC_TOOL_CALL_METHOD:
+                await answer(client, event.id, await self._tool_call(params))
+            elif event.method in CODEX_APPROVAL_METHODS:
+                pending = await self._approval(event.id, event.method, params)
+                await answer(client, pending.request_id, pending.response())
+            elif event.method == "item/tool/requestUserInput":
+                await answer(client, event.id, {"answers": {}})
+            else:
+                message = f"Unhandled server request: {event.method}"
+                await answer_error(client, event.id, METHOD_NOT_FOUND, message)
+        except Exception as exc:
+            logger.warning("Room %s: request %s failed: %s", self.room.room_id, event.method, exc)
+            await answer_error(client, event.id, INTERNAL_ERROR, str(exc))
 
     async def _tool_call(self, params: dict[str, Any]) -> dict[str, Any]:
         name = str(params.get("tool") or "")
@@ -185,29 +257,46 @@ class CodexTurnRun:
                 self.prompt.tools, name, args, self.adapter.additional_tools
             )
         await self.reporter.tool_result(name, output, call_id, is_error=is_error)
-        return {"contentItems": [{"type": "inputText", "text": output}], "success": not is_error}
+        return tool_response(output, success=not is_error)
 
-    async def _approval(self, kind: str, params: dict[str, Any]) -> dict[str, Any]:
-        if kind == "command":
+    async def _approval(
+        self, request_id: JsonRpcId, method: str, params: dict[str, Any]
+    ) -> PendingApproval:
+        """Ask the room (through the relay) and return the settled request."""
+        if method == CodexApprovalMethod.COMMAND_EXECUTION:
             summary = str(params.get("command") or "(command)")
             key = self._session_key(summary, params)
         else:
             paths = self._file_paths.get(str(params.get("itemId")), [])
             summary = ", ".join(paths) or str(params.get("grantRoot") or "files")
             key = f"files:{summary}"
+        pending = PendingApproval(
+            request_id=request_id,
+            method=method,
+            summary=summary,
+            created_at=datetime.now(UTC),
+            future=asyncio.get_running_loop().create_future(),
+            session_key=key,
+            native_key=native_approval_key(request_id, params),
+        )
+        self.room.register_approval(pending)
+        kind = _APPROVALS[CodexApprovalMethod(method)]
         request = ApprovalRequest(kind, summary, key, params.get("reason"))
-        self.awaiting_approval += 1
-        try:
-            decision = await self.adapter.relay.request(
+        asking = asyncio.create_task(
+            self.adapter.relay.request(
                 self.prompt.room_id, self.reporter, request, on_wait=self.prompt.turn.release
             )
+        )
+        asking.add_done_callback(lambda done: _settle(pending, done, params))
+        self.awaiting_approval += 1
+        try:
+            await asyncio.wait({pending.future})
         finally:
             self.awaiting_approval -= 1
-        offered = params.get("availableDecisions")
-        session = decision is Decision.ACCEPT_SESSION and isinstance(offered, list)
-        if session and Decision.ACCEPT_SESSION.value not in offered:  # type: ignore[operator]
-            decision = Decision.ACCEPT
-        return {"decision": decision.value}
+            self.room.drop_approval(pending)
+            if not asking.done():  # settled otherwise (replaced, or its process lost)
+                asking.cancel()
+        return pending
 
     def _session_key(self, command: str, params: dict[str, Any]) -> str:
         if self.adapter.config.session_approval_granularity == "full_command":
