@@ -35,17 +35,9 @@ _INTERNALS = f"{_ISSUE_32}; band-sdk's internal records, ours are shaped otherwi
 PENDING: dict[str, str] = {
     **dict.fromkeys(
         [
-            "band.adapters.opencode.adapter",
-            "band.adapters.opencode.approvals",
-            "band.adapters.opencode.config",
-            "band.converters.opencode",
             "band.integrations.claude_sdk",
-            "band.integrations.opencode",
             "band.integrations.omp",
             "band.integrations.acp.cursor",
-            "band.integrations.copilot_sdk.operator_console",
-            "band.integrations.copilot_sdk.prompts",
-            "band.integrations.copilot_sdk.session_manager",
         ],
         _ISSUE_32,
     ),
@@ -55,32 +47,9 @@ PENDING: dict[str, str] = {
             "band.adapters.claude_sdk:ApprovalReply",
             "band.adapters.claude_sdk:PendingApproval",
             "band.adapters.claude_sdk:ClaudeSDKCommand",
-            "band.adapters.copilot_sdk:RoomSessionIds",
-            "band.adapters.copilot_sdk:SessionTurn",
-            "band.adapters.copilot_sdk:TurnState",
-            "band.adapters.opencode:OpencodeAdapter",
             "band.converters.claude_sdk:ClaudeSDKSessionState",
-            "band.converters.copilot_sdk:CopilotSDKSessionState",
-            "band.integrations.copilot_sdk:CopilotSessionManager",
-            "band.integrations.copilot_sdk:LogGate",
-            "band.integrations.copilot_sdk:OperatorConsole",
         ],
         _INTERNALS,
-    ),
-    **dict.fromkeys(
-        ["band.adapters.opencode:OpencodeAdapterConfig", "band.adapters.opencode:QuestionMode"],
-        f"{_ISSUE_32}; OpenCode's question tool is not relayed to the room yet (question_mode)",
-    ),
-    **dict.fromkeys(
-        [
-            f"band.integrations.copilot_sdk:{name}"
-            for name in (
-                "NO_ANSWER_TEXT",
-                "TURN_COMPLETION_GUIDANCE",
-                "UNAVAILABLE_TEXT",
-            )
-        ],
-        f"{_ISSUE_32}; the operator console's and prompts' texts are not written yet",
     ),
 }
 
@@ -99,6 +68,22 @@ ALLOWED: dict[str, str] = {
     "band.runtime:TEMPLATES": _OWN_PROSE,
     "band.integrations.copilot_sdk:ROOM_ASK_USER_GUIDANCE": _OWN_PROSE,
     "band.integrations.copilot_sdk:QUESTION_DELIVERED_ANSWER": _OWN_PROSE,
+    **dict.fromkeys(
+        [
+            "band.integrations.copilot_sdk:NO_ANSWER_TEXT",
+            "band.integrations.copilot_sdk:UNAVAILABLE_TEXT",
+        ],
+        "the operator console's answers to the model (no answer in time; no operator) are "
+        "written in our own words (band-sdk's may not be copied); when each is given is the same",
+    ),
+    # Band's own turn-completion guidance (band.runtime.prompts), re-exported: it tells the
+    # model to end each turn with band_send_message or band_no_reply, as our prompts do.
+    "band.integrations.copilot_sdk:TURN_COMPLETION_GUIDANCE": _OWN_PROSE,
+    "band.integrations.copilot_sdk.prompts:TURN_COMPLETION_GUIDANCE": _OWN_PROSE,
+    "band.integrations.opencode:UNKNOWN_OPENCODE_ERROR": (
+        "the message shown when OpenCode reports an error without details is written in "
+        "our own words (band-sdk's text may not be copied)"
+    ),
     "band.converters.langchain:PendingToolCall": (
         "internal pairing record of band-sdk's LangChain converter; ours pairs tool calls "
         "and results once for every converter (band.converters.tool_history)"

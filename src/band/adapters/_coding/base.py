@@ -169,6 +169,7 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
         is_session_bootstrap: bool,
         room_id: str,
     ) -> None:
+        history = as_coding_history(history, room_id)
         if room_id not in self.known_sessions and history.session_id is not None:
             self.known_sessions[room_id] = history.session_id
         if history.transcript:
@@ -183,7 +184,7 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
         earlier = self.turns.running(room_id)
         turn = DetachableTurn(tools, self.PROVIDER)
         updates = system_updates(participants_msg, contacts_msg)
-        prompt = Prompt(msg, room_id, as_coding_history(history, room_id), updates, reporter, turn)
+        prompt = Prompt(msg, room_id, history, updates, reporter, turn)
         if earlier is not None:  # it waits for an approval: this one goes after it
             waiting = ", ".join(f"`{t}`" for t in self.relay.pending(room_id))
             what = f" (waiting for approval {waiting})" if waiting else ""
