@@ -40,11 +40,11 @@ class TurnState:
 
     def add_usage(self, data: Any) -> None:
         """One model call's ``assistant.usage``, added to the turn's."""
-        self.usage = TurnUsage(
-            input_tokens=self.usage.input_tokens + int(data.input_tokens or 0),
-            output_tokens=self.usage.output_tokens + int(data.output_tokens or 0),
-            cache_read_tokens=self.usage.cache_read_tokens + int(data.cache_read_tokens or 0),
-            cache_write_tokens=self.usage.cache_write_tokens + int(data.cache_write_tokens or 0),
+        self.usage += TurnUsage(
+            int(data.input_tokens or 0),
+            int(data.output_tokens or 0),
+            int(data.cache_read_tokens or 0),
+            int(data.cache_write_tokens or 0),
         )
 
 

@@ -233,3 +233,24 @@ async def test_killed_between_turns(
 
 async def test_killed_mid_turn(start_copilot: AgentStarter, room: Room, fake: FakeModel) -> None:
     await crash_mid_turn(start_copilot, room, fake, CRASH)
+
+
+async def test_a_turn_out_of_time_is_aborted_and_the_session_resumed_next(
+    start_copilot: AgentStarter, room: Room, fake: FakeModel
+) -> None:
+    async with start_copilot(turn_timeout_s=3):
+        await room.ask("hello")
+        fake.queue(Reply(text="too late", delay=8))
+        slow = await room.say("take your time")
+        await room.wait_status(slow, "failed")
+        await room.ask("are you back?")
+        texts, errors = await room.texts(), await room.events("error")
+        tasks = await room.events("task")
+    assert [e["content"] for e in errors] == [
+        "Copilot did not finish within 3 s; the turn was aborted."
+    ]
+    assert sum("You said: are you back?" in t for t in texts) == 1
+    assert not any("too late" in t or "had exited" in t for t in texts)
+    # The session was dropped after the timeout and resumed, not replaced.
+    sessions = {t["metadata"][KEY] for t in tasks if KEY in (t["metadata"] or {})}
+    assert len(sessions) == 1, sessions

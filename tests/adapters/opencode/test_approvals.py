@@ -211,7 +211,26 @@ async def test_a_decide_callable_answers_manual_permission_asks() -> None:
     approvals.decide = decide
     await approvals.on_permission_asked(permission())
     assert seen == ["bash"] and room.client.calls == [("permission", "per_1", ("always", None))]
-    assert not room.tools.notices
+    assert not room.tools.notices and not approvals.awaiting_human()
+
+
+async def test_room_words_leave_an_ask_being_decided_alone() -> None:
+    room = Room()
+    approvals = room.approvals()
+    decided = asyncio.Event()
+
+    async def decide(ask: OpencodePermissionRequest) -> Any:
+        await decided.wait()
+        return "reject"
+
+    approvals.decide = decide
+    asking = asyncio.create_task(approvals.on_permission_asked(permission()))
+    await asyncio.sleep(0.05)
+    assert approvals.awaiting_human()
+    assert not await approvals.try_handle_reply("/approve", "bob")  # the relay's to answer
+    decided.set()
+    await asking
+    assert room.client.calls == [("permission", "per_1", ("reject", REJECTION_NOTE))]
 
 
 async def test_a_failed_reply_fails_the_turn_and_aborts_the_session() -> None:

@@ -227,8 +227,10 @@ class RoomApprovals:
         if mode != "manual":
             await self._answer_permission(pending, "once" if mode == "auto_accept" else "reject")
             return
-        if self.decide is not None:
-            await self._answer_permission(pending, await self.decide(request))
+        if self.decide is not None:  # claimed first: room words do not answer it meanwhile
+            entry = self.permissions.try_claim(request.id)
+            if entry is not None:
+                await self._send_permission(entry, await self.decide(request))
             return
         self.permissions.start_timeout(
             registration.entry, self.config.approval_wait_timeout_s, self._permission_expired

@@ -46,15 +46,7 @@ class TurnState:
     @property
     def usage(self) -> TurnUsage:
         """The turn's tokens, over its assistant messages."""
-        total = TurnUsage()
-        for usage in self.usage_by_message.values():
-            total = TurnUsage(
-                input_tokens=total.input_tokens + usage.input_tokens,
-                output_tokens=total.output_tokens + usage.output_tokens,
-                cache_read_tokens=total.cache_read_tokens + usage.cache_read_tokens,
-                cache_write_tokens=total.cache_write_tokens + usage.cache_write_tokens,
-            )
-        return total
+        return sum(self.usage_by_message.values(), TurnUsage())
 
     def release(self) -> None:
         if not self.turn_release_future.done():
