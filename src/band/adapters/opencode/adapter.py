@@ -136,9 +136,10 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
             self.client, self._registered = connection, {}
             return connection
 
-    async def _on_event(self, event: dict[str, Any]) -> None:
-        props = event.get("properties") or {}
-        session = props.get("sessionID") or (props.get("info") or {}).get("sessionID")
+    async def _on_event(self, raw: dict[str, Any]) -> None:
+        """Hand a server event to the room whose session it is about."""
+        event = parse_opencode_event(raw)
+        session = event.session_id or (raw.get("properties") or {}).get("sessionID")
         room = self._by_session.get(str(session)) if session else None
         if room is not None:
             room.events.put_nowait(event)
@@ -340,7 +341,7 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
             waiting = self.relay.pending(room.room_id) or approvals.awaiting_human()
             since = time.monotonic()
             try:
-                event = parse_opencode_event(await asyncio.wait_for(room.events.get(), 1.0))
+                event = await asyncio.wait_for(room.events.get(), 1.0)
             except TimeoutError:
                 if waiting:  # time waiting for the room does not count
                     deadline += time.monotonic() - since

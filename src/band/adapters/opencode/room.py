@@ -8,11 +8,10 @@ import contextlib
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from band.core.protocols import AgentToolsProtocol
 from band.core.types import TurnUsage
-from band.integrations.opencode import OpencodeClientProtocol
+from band.integrations.opencode import OpencodeClientProtocol, OpencodeEvent
 
 from .approvals import ApprovalPorts, RoomApprovals
 from .client import OpencodeConnection
@@ -90,7 +89,7 @@ class OpencodeRoom:
     session_id: str
     created: bool
     connection: OpencodeConnection
-    events: asyncio.Queue[dict[str, Any]] = field(default_factory=asyncio.Queue)
+    events: asyncio.Queue[OpencodeEvent] = field(default_factory=asyncio.Queue)
 
     @property
     def room_id(self) -> str:
