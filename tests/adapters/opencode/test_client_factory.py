@@ -1,7 +1,7 @@
 """``OpencodeAdapter(client_factory=...)``: the adapter on any ``OpencodeClientProtocol``; here
 a scripted one answering each prompt with events (no OpenCode server), through ``band serve``:
-the session is made and recorded, Band's tools registered, the streamed text relayed as the
-reply, the question tool's question posted and answered from the room."""
+the session is made and recorded, Band's tools registered, the streamed text (a part and its
+deltas) relayed as the reply, the question tool's question posted and answered from the room."""
 
 from __future__ import annotations
 
@@ -88,11 +88,16 @@ class ScriptedOpencode:
                         "sessionID": s,
                         "messageID": "msg_1",
                         "type": "text",
-                        "text": text,
+                        "text": text[:5],
                     }
                 },
             }
         )
+        # The rest streams as deltas of that part (and a delta of another field is not text).
+        delta = {"sessionID": s, "messageID": "msg_1", "partID": "prt_1", "field": "text"}
+        self.say({"type": "message.part.delta", "properties": {**delta, "delta": text[5:]}})
+        other = {**delta, "field": "metadata", "delta": "NOT TEXT"}
+        self.say({"type": "message.part.delta", "properties": other})
         self.say({"type": "session.idle", "properties": {"sessionID": s}})
 
     def say(self, event: dict[str, Any]) -> None:
@@ -138,7 +143,8 @@ async def test_a_scripted_client_serves_the_room(
         await room.say("green")
         picked = await room.wait_text(lambda t: "You picked green" in t)
         tasks = await room.events("task")
-    assert "hello there" in reply and "`que_1`" in question and picked
+    assert "hello there" in reply and "NOT TEXT" not in reply
+    assert "`que_1`" in question and picked
     kinds = [kind for kind, _ in scripted.calls]
     assert kinds[:3] == ["health", "create_session", "register"]
     assert ("question", [["green"]]) in scripted.calls

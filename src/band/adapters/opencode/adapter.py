@@ -36,6 +36,7 @@ from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage
 from band.integrations.opencode import (
     ApprovalReply,
+    MessagePartDeltaEvent,
     MessagePartUpdatedEvent,
     MessageUpdatedEvent,
     OpencodeClientProtocol,
@@ -364,6 +365,11 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
                         turn.usage_by_message[info.id] = info.tokens.to_turn_usage()
             elif isinstance(event, MessagePartUpdatedEvent) and event.properties.part:
                 await self._on_part(room, prompt.reporter, event.properties.part, turn)
+            elif isinstance(event, MessagePartDeltaEvent):
+                delta = event.properties  # streamed text of an assistant text part
+                part = delta.part_id or ""
+                if delta.field == "text" and turn.assistant_part_types.get(part) == "text":
+                    turn.text_parts[part] = turn.text_parts.get(part, "") + delta.delta
             elif isinstance(event, PermissionAskedEvent):
                 await approvals.on_permission_asked(event.properties)
             elif isinstance(event, QuestionAskedEvent):
