@@ -1,5 +1,6 @@
 """The coding adapters' history converters at band-sdk's paths (``band.converters.<module>``):
-each finds its own adapter's session in the room's task events, and the transcript."""
+each finds its own adapter's session in the room's task events, and the transcript (read
+through ``as_coding_history``, as the adapters read each converter's state)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from band.adapters._coding.history import as_coding_history
 from band.adapters.acp.adapter import SESSION_KEY as ACP_KEY
 from band.adapters.claude_sdk.adapter import SESSION_KEY as CLAUDE_KEY
 from band.adapters.copilot_sdk import SESSION_KEY as COPILOT_KEY
@@ -43,7 +45,7 @@ def test_each_finds_its_adapters_latest_session_and_the_transcript(
         task(key, "s-2"),
         {"message_type": "text", "content": "again", "sender_name": "Alice"},
     ]
-    state = converter.convert(raw)
+    state = as_coding_history(converter.convert(raw), "room-1")
     assert state.session_id == "s-2"
     assert state.transcript == ("[Alice]: hello", "[Alice]: again")
     assert converter.convert([*raw, task(key, None)]).session_id is None  # archived

@@ -31,52 +31,15 @@ _OMP = (
     f"{_ISSUE_32}; our approval_mode is the room's relay mode (OMP's own is "
     "omp_approval_mode, so the default command carries no approval flag) and no spawn_process"
 )
-_INTERNALS = f"{_ISSUE_32}; band-sdk's internal records, ours are shaped otherwise"
 PENDING: dict[str, str] = {
     **dict.fromkeys(
         [
-            "band.adapters.opencode.adapter",
-            "band.adapters.opencode.approvals",
-            "band.adapters.opencode.config",
-            "band.converters.opencode",
-            "band.integrations.opencode",
             "band.integrations.omp",
             "band.integrations.acp.cursor",
-            "band.integrations.copilot_sdk.operator_console",
-            "band.integrations.copilot_sdk.prompts",
-            "band.integrations.copilot_sdk.session_manager",
         ],
         _ISSUE_32,
     ),
     "band.adapters.omp_acp": _OMP,
-    **dict.fromkeys(
-        [
-            "band.adapters.copilot_sdk:RoomSessionIds",
-            "band.adapters.copilot_sdk:SessionTurn",
-            "band.adapters.copilot_sdk:TurnState",
-            "band.adapters.opencode:OpencodeAdapter",
-            "band.converters.copilot_sdk:CopilotSDKSessionState",
-            "band.integrations.copilot_sdk:CopilotSessionManager",
-            "band.integrations.copilot_sdk:LogGate",
-            "band.integrations.copilot_sdk:OperatorConsole",
-        ],
-        _INTERNALS,
-    ),
-    **dict.fromkeys(
-        ["band.adapters.opencode:OpencodeAdapterConfig", "band.adapters.opencode:QuestionMode"],
-        f"{_ISSUE_32}; OpenCode's question tool is not relayed to the room yet (question_mode)",
-    ),
-    **dict.fromkeys(
-        [
-            f"band.integrations.copilot_sdk:{name}"
-            for name in (
-                "NO_ANSWER_TEXT",
-                "TURN_COMPLETION_GUIDANCE",
-                "UNAVAILABLE_TEXT",
-            )
-        ],
-        f"{_ISSUE_32}; the operator console's and prompts' texts are not written yet",
-    ),
 }
 
 # Names we do not provide as band-sdk does, each with the reason; at most 2% of band-sdk's
@@ -94,6 +57,22 @@ ALLOWED: dict[str, str] = {
     "band.runtime:TEMPLATES": _OWN_PROSE,
     "band.integrations.copilot_sdk:ROOM_ASK_USER_GUIDANCE": _OWN_PROSE,
     "band.integrations.copilot_sdk:QUESTION_DELIVERED_ANSWER": _OWN_PROSE,
+    **dict.fromkeys(
+        [
+            "band.integrations.copilot_sdk:NO_ANSWER_TEXT",
+            "band.integrations.copilot_sdk:UNAVAILABLE_TEXT",
+        ],
+        "the operator console's answers to the model (no answer in time; no operator) are "
+        "written in our own words (band-sdk's may not be copied); when each is given is the same",
+    ),
+    # Band's own turn-completion guidance (band.runtime.prompts), re-exported: it tells the
+    # model to end each turn with band_send_message or band_no_reply, as our prompts do.
+    "band.integrations.copilot_sdk:TURN_COMPLETION_GUIDANCE": _OWN_PROSE,
+    "band.integrations.copilot_sdk.prompts:TURN_COMPLETION_GUIDANCE": _OWN_PROSE,
+    "band.integrations.opencode:UNKNOWN_OPENCODE_ERROR": (
+        "the message shown when OpenCode reports an error without details is written in "
+        "our own words (band-sdk's text may not be copied)"
+    ),
     "band.converters.langchain:PendingToolCall": (
         "internal pairing record of band-sdk's LangChain converter; ours pairs tool calls "
         "and results once for every converter (band.converters.tool_history)"

@@ -6,9 +6,13 @@ its own Copilot session, id ``<session_id_prefix><room>``, posted as a ``task`` 
 fails a new session starts with the room's history. Band's tools are native Copilot tools
 run in-process, and the only tools the session has: Copilot's shell and file tools are off,
 so nothing needs approving. ``ask_user="room"`` lets the model ask the room a question (its
-answer is the next message); a callable answers it from elsewhere. ``provider=`` (a
-``ProviderConfig``) runs inference on your own endpoint ("BYOK"); ``client=`` shares a
-client the caller owns, ``client_factory=`` builds one the adapter owns.
+answer is the next message); a callable answers it from elsewhere (``OperatorConsole().ask``
+asks at the agent's terminal). ``provider=`` (a ``ProviderConfig``) runs inference on your
+own endpoint ("BYOK"); ``client=`` shares a client the caller owns, ``client_factory=``
+builds one the adapter owns. The client and the rooms' sessions are kept by a
+``CopilotSessionManager``: a room's turns hold its lock, and a turn out of time drops its
+session, which the next message resumes (``RoomSessionIds``, ``TurnState``, ``SessionTurn``
+in :mod:`band.adapters._copilot_sdk_session`).
 """
 
 from __future__ import annotations
@@ -26,12 +30,22 @@ from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
 from band.adapters._coding.supervisor import TransportClosed
+from band.adapters._copilot_sdk_session import (
+    CopilotRoom,
+    RoomSessionIds,
+    SessionTurn,
+    TurnState,
+    cli_process,
+    client_state,
+    turn_incident,
+)
 from band.adapters._tool_events import run_band_tool
-from band.converters.copilot_sdk import SESSION_ID_METADATA_KEY
+from band.converters.copilot_sdk import SESSION_ID_METADATA_KEY, CopilotSDKHistoryConverter
 from band.core.delivery import DeliveryFailedError, deliver_reply, relay_reply
 from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
 from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
-from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
+from band.core.types import Capability, Emit, FeatureKwargs
+from band.integrations.copilot_sdk import CopilotSessionManager
 from band.integrations.copilot_sdk.room_ask_user import (
     ASK_USER_ROOM,
     ROOM_ASK_USER_GUIDANCE,
@@ -43,7 +57,15 @@ from band.integrations.copilot_sdk.room_ask_user import (
 from band.runtime.custom_tools import CustomToolDef, custom_tools_to_schemas
 from band_protocol import AgentFailure
 
-__all__ = ["INSTALL_HINT", "SESSION_KEY", "CopilotSDKAdapter", "CopilotSDKAdapterConfig"]
+__all__ = [
+    "INSTALL_HINT",
+    "SESSION_KEY",
+    "CopilotSDKAdapter",
+    "CopilotSDKAdapterConfig",
+    "RoomSessionIds",
+    "SessionTurn",
+    "TurnState",
+]
 
 logger = logging.getLogger("band.adapters.copilot_sdk")
 INSTALL_HINT = "CopilotSDKAdapter needs the Copilot SDK: pip install 'openband[copilot-sdk]'"
@@ -73,53 +95,6 @@ class CopilotSDKAdapterConfig(BaseModel):
     use_logged_in_user: bool | None = None
     turn_timeout_s: PositiveFloat = 120.0
     max_history_messages: int = 50
-
-
-class CopilotRoom:
-    """A room's Copilot session on the shared client."""
-
-    def __init__(self, room_id: str, session: Any, client: Any, created: bool) -> None:
-        self.room_id, self.session, self.client, self.created = room_id, session, client, created
-        self.events: list[Any] = []
-        session.on(self.events.append)
-
-    @property
-    def alive(self) -> bool:
-        """The client is connected and the CLI it spawned (if any) still runs: the SDK notices
-        a dead CLI only at its next request."""
-        process = _process(self.client)
-        exited = process is not None and process.poll() is not None
-        return not exited and _state(self.client) not in ("disconnected", "error")
-
-    @property
-    def pid(self) -> int | None:
-        pid = getattr(_process(self.client), "pid", None)
-        return pid if isinstance(pid, int) else None
-
-    @property
-    def exit_description(self) -> str:
-        process = _process(self.client)
-        if process is not None and process.poll() is not None:
-            return f"the Copilot CLI exited with code {process.returncode}"
-        return f"the Copilot runtime is {_state(self.client)}"
-
-    async def send(self, text: str, limit_s: float) -> None:
-        """``send_and_wait``, given up (``TransportClosed``) as soon as the CLI is gone:
-        the SDK would wait for an idle event that never comes."""
-        work = asyncio.ensure_future(self.session.send_and_wait(text, timeout=limit_s))
-        while not work.done():
-            await asyncio.wait({work}, timeout=0.5)
-            if not work.done() and not self.alive:
-                work.cancel()
-                await asyncio.gather(work, return_exceptions=True)
-                raise TransportClosed(self.exit_description)
-        work.result()
-
-    async def close(self) -> None:
-        try:
-            await asyncio.wait_for(self.session.disconnect(), 5)
-        except Exception as exc:
-            logger.debug("Room %s: disconnecting its session: %s", self.room_id, exc)
 
 
 class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
@@ -154,19 +129,27 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
             session_key=SESSION_KEY,
             custom_section=config.custom_section,
             additional_tools=additional_tools or (),
-            history_converter=history_converter,
+            history_converter=history_converter or CopilotSDKHistoryConverter(),
             **features,
         )
         self.config = config
         self.provider = provider
         self.ask_user = ask_user
         self.client_factory = client_factory
-        self.client: Any = client
-        self._owns_client = client is None
+        # The client and each room's session; a client passed in stays its owner's.
+        self.sessions: CopilotSessionManager | None = (
+            None if client is None else CopilotSessionManager(client, owns_client=False)
+        )
         self._starting = asyncio.Lock()
         self._bound: dict[str, AgentToolsProtocol] = {}
-        self._recorded: dict[str, str] = {}
+        self._ids: dict[str, RoomSessionIds] = {}
         self._prompts: dict[str, Prompt] = {}
+        self._turns: dict[str, TurnState] = {}
+
+    @property
+    def client(self) -> Any:
+        """The Copilot client (None before the first start)."""
+        return None if self.sessions is None else self.sessions.client
 
     # -- the client -----------------------------------------------------------------------------
 
@@ -179,7 +162,7 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
         if self.ask_user == ASK_USER_ROOM:
             self.system_prompt = f"{self.system_prompt}\n\n{ROOM_ASK_USER_GUIDANCE}"
         # Started now: a missing CLI or missing credentials refuse the start, in words.
-        client = await self._client()
+        client = (await self._manager()).client
         if self.provider is None:
             status = await client.get_auth_status()
             if not getattr(status, "isAuthenticated", True):
@@ -190,48 +173,54 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
                     "github_token, or pass provider= for your own model endpoint"
                 )
 
-    async def _client(self) -> Any:
+    async def _manager(self) -> CopilotSessionManager:
+        """The session manager on a started client (a new client when ours died)."""
         async with self._starting:
-            process = _process(self.client)
-            if process is not None and process.poll() is not None:
+            process = cli_process(self.client)
+            if self.sessions is not None and process is not None and process.poll() is not None:
                 # The SDK still says "connected" after its CLI died: stop it, start afresh.
                 logger.warning("The Copilot CLI exited (%s); starting it again", process.returncode)
                 try:
-                    await asyncio.wait_for(self.client.stop(), 10)
+                    await asyncio.wait_for(self.sessions.client.stop(), 10)
                 except Exception as exc:
                     logger.info("Stopping the exited Copilot client: %s", exc)
-                if self._owns_client:
-                    self.client = None
-            if self.client is None:
-                if self.client_factory is not None:
-                    self.client = self.client_factory()
-                else:
-                    from copilot import CopilotClient
-
-                    config = self.config
-                    self.client = CopilotClient(
-                        github_token=config.github_token,
-                        use_logged_in_user=config.use_logged_in_user,
-                        base_directory=config.base_directory,
-                    )
+                if self.sessions.owns_client:
+                    self.sessions = None
+            if self.sessions is None:
+                self.sessions = CopilotSessionManager(self._new_client())
             try:
-                await self.client.start()  # revives a runtime that died; no-op when connected
+                await self.sessions.ensure_started()  # no-op when connected
             except Exception as exc:
                 raise BandConfigError(f"the Copilot runtime did not start: {exc}") from exc
-            return self.client
+            return self.sessions
+
+    def _new_client(self) -> Any:
+        if self.client_factory is not None:
+            return self.client_factory()
+        from copilot import CopilotClient
+
+        config = self.config
+        return CopilotClient(
+            github_token=config.github_token,
+            use_logged_in_user=config.use_logged_in_user,
+            base_directory=config.base_directory,
+        )
 
     async def cleanup_all(self) -> None:
         await super().cleanup_all()
-        if self.client is not None and self._owns_client:
-            try:
-                await asyncio.wait_for(self.client.stop(), 10)
-            except Exception as exc:
-                logger.warning("Stopping the Copilot client failed: %s", exc)
-            self.client = None
+        if self.sessions is None:
+            return
+        try:
+            await asyncio.wait_for(self.sessions.stop(), 15)
+        except Exception as exc:
+            logger.warning("Stopping the Copilot client failed: %s", exc)
+        if self.sessions.owns_client:
+            self.sessions = None
 
     async def forget_room(self, room_id: str) -> None:
         self._bound.pop(room_id, None)
-        self._recorded.pop(room_id, None)
+        self._ids.pop(room_id, None)
+        self._turns.pop(room_id, None)
 
     def session_id(self, room_id: str) -> str:
         """The room's session id: the agent's id keeps agents on one host apart."""
@@ -253,7 +242,7 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
         def handler_for(name: str) -> Callable[[Any], Any]:
             async def handle(call: Any) -> Any:
                 current = self._bound.get(room_id)
-                prompt = self._prompt_of(room_id)
+                prompt = self._prompts.get(room_id)
                 if current is None or prompt is None:
                     return ToolResult(text_result_for_llm="Error: no turn", result_type="failure")
                 args = dict(call.arguments or {})
@@ -277,11 +266,9 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
             for s in schemas
         ]
 
-    def _prompt_of(self, room_id: str) -> Prompt | None:
-        return self._prompts.get(room_id)
-
     async def start_process(self, room_id: str, reporter: Reporter) -> CopilotRoom:
-        client = await self._client()
+        manager = await self._manager()
+        client = manager.client
         self._bound.setdefault(room_id, reporter.tools)
         tools = self._tools(room_id)
         options: dict[str, Any] = {
@@ -301,15 +288,18 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
             options["on_user_input_request"] = (
                 self.ask_user if callable(self.ask_user) else self._room_question(room_id)
             )
-        session_id, known = self.session_id(room_id), self.known_sessions.get(room_id)
+        ids = self._ids.setdefault(room_id, RoomSessionIds())
+        known = ids.current or self.known_sessions.get(room_id)
         if known is not None:
             try:
                 session = await client.resume_session(known, **options)
-                return CopilotRoom(room_id, session, client, created=False)
+                ids.current = known
+                return CopilotRoom(room_id, session, manager, created=False)
             except Exception as exc:
                 logger.info("Room %s: resuming %s failed: %s", room_id, known, exc)
-        session = await client.create_session(session_id=session_id, **options)
-        return CopilotRoom(room_id, session, client, created=True)
+        ids.current = self.session_id(room_id)
+        session = await client.create_session(session_id=ids.current, **options)
+        return CopilotRoom(room_id, session, manager, created=True)
 
     # -- one prompt -----------------------------------------------------------------------------
 
@@ -324,34 +314,37 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
             if block:
                 texts.insert(0, block)
         room.created, room.events[:] = False, []
-        try:
-            await room.send("\n\n".join(texts), self.config.turn_timeout_s)
-        except TransportClosed:
-            raise
-        except TimeoutError:
-            await self._timed_out(room, prompt)
-        except Exception as exc:
-            if not room.alive:
-                raise TransportClosed(str(exc)) from exc
-            # The SDK raises a session.error event ("Session error: <what>\n  <hint>").
-            what = str(exc).removeprefix("Session error: ").splitlines()[0]
-            message = f"Copilot turn failed: {what}"
-            await prompt.tools.send_failure(AgentFailure(PROVIDER, message))
-            raise TurnResultAlreadyReported(message) from exc
-        finally:
-            self._prompts.pop(room.room_id, None)
-        await self._finish(room, prompt)
+        turn = self._turns[room.room_id] = TurnState({"id": prompt.msg.sender_id})
+        # Calls on one session never interleave; a cleanup waits for the turn to end.
+        async with room.manager.turn_lock(room.room_id):
+            try:
+                await room.send("\n\n".join(texts), self.config.turn_timeout_s)
+            except TransportClosed:
+                raise
+            except TimeoutError:
+                await self._timed_out(room, prompt)
+            except Exception as exc:
+                if not room.alive:
+                    raise TransportClosed(str(exc)) from exc
+                # The SDK raises a session.error event ("Session error: <what>\n  <hint>").
+                what = str(exc).removeprefix("Session error: ").splitlines()[0]
+                message = f"Copilot turn failed: {what}"
+                await prompt.tools.send_failure(AgentFailure(PROVIDER, message))
+                raise TurnResultAlreadyReported(message) from exc
+            finally:
+                self._prompts.pop(room.room_id, None)
+            await self._finish(room, prompt, turn)
 
     def _room_question(self, room_id: str) -> Callable[..., Any]:
         """Copilot's ``ask_user`` for ``room_id``: the question becomes the turn's reply."""
 
         async def ask(request: dict[str, Any], _context: dict[str, str]) -> dict[str, Any]:
-            prompt = self._prompts.get(room_id)
-            if prompt is None:
+            prompt, turn = self._prompts.get(room_id), self._turns.get(room_id)
+            if prompt is None or turn is None:
                 return room_inactive_answer()
             question = render_room_question(request)
             try:
-                await deliver_reply(prompt.tools, question, mentions=[prompt.msg.sender_id])
+                await deliver_reply(prompt.tools, question, mentions=[turn.sender_mention["id"]])
             except DeliveryFailedError as exc:
                 logger.warning("Room %s: posting a question failed: %s", room_id, exc.cause)
                 return delivery_failed_answer(exc.cause)
@@ -359,18 +352,13 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
 
         return ask
 
-    async def _finish(self, room: CopilotRoom, prompt: Prompt) -> None:
-        usage, final, errors = TurnUsage(), "", []
+    async def _finish(self, room: CopilotRoom, prompt: Prompt, turn: TurnState) -> None:
+        final, errors = "", []
         thoughts: dict[str, str] = {}
         for event in room.events:
             kind, data = str(getattr(event.type, "value", event.type)), event.data
             if kind == "assistant.usage":
-                usage = TurnUsage(
-                    input_tokens=usage.input_tokens + int(data.input_tokens or 0),
-                    output_tokens=usage.output_tokens + int(data.output_tokens or 0),
-                    cache_read_tokens=usage.cache_read_tokens + int(data.cache_read_tokens or 0),
-                    cache_write_tokens=usage.cache_write_tokens + int(data.cache_write_tokens or 0),
-                )
+                turn.add_usage(data)
             elif kind == "assistant.message" and getattr(data, "tool_requests", None):
                 # Text beside tool calls is commentary: a thought, in order.
                 thoughts[f"message-{len(thoughts)}"] = str(data.content or "")
@@ -378,52 +366,53 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
                 final = str(data.content or "") or final
             elif kind == "assistant.reasoning" and data.content:
                 # The CLI repeats a reasoning block (same id) within a turn: once each.
-                thoughts[str(getattr(data, "reasoning_id", len(thoughts)))] = str(data.content)
+                reasoning = str(getattr(data, "reasoning_id", len(turn.reasonings)))
+                turn.reasonings[reasoning] = thoughts[reasoning] = str(data.content)
             elif kind == "session.error":
                 errors.append(str(data.message))
+            elif (incident := turn_incident(kind, data)) is not None:
+                turn.incidents.append(incident)
         for thought in thoughts.values():
             await prompt.reporter.thought(thought)
-        session_id = str(getattr(room.session, "session_id", "") or self.session_id(room.room_id))
-        self.known_sessions[room.room_id] = session_id
-        if self._recorded.get(room.room_id) != session_id:
-            self._recorded[room.room_id] = session_id
-            metadata = {SESSION_KEY: session_id, "copilot_room_id": room.room_id}
-            await prompt.reporter.task("Copilot SDK session", metadata, always=True)
-        await prompt.reporter.usage(usage)
+        await self._record_session(room, prompt)
+        await prompt.reporter.usage(turn.usage)
         if errors and not prompt.tools.turn.replied:
             message = f"Copilot turn failed: {errors[-1]}"
             await prompt.tools.send_failure(AgentFailure(PROVIDER, message))
             raise TurnResultAlreadyReported(message)
-        await relay_reply(prompt.tools, final, mentions=[prompt.msg.sender_id])
+        sent = await relay_reply(prompt.tools, final, mentions=[turn.sender_mention["id"]])
+        if not sent and not prompt.tools.turn.replied and turn.incidents:
+            logger.info("Room %s: no reply; %s", room.room_id, "; ".join(turn.incidents))
+
+    async def _record_session(self, room: CopilotRoom, prompt: Prompt) -> None:
+        """Post the room's session id (a ``task`` event) when it is not the one posted."""
+        ids = self._ids.setdefault(room.room_id, RoomSessionIds())
+        live = getattr(room.session, "session_id", "")
+        ids.current = str(live or ids.current or self.session_id(room.room_id))
+        self.known_sessions[room.room_id] = ids.current
+        if ids.persisted != ids.current:
+            ids.persisted = ids.current
+            metadata = {SESSION_KEY: ids.current, "copilot_room_id": room.room_id}
+            await prompt.reporter.task("Copilot SDK session", metadata, always=True)
 
     async def _timed_out(self, room: CopilotRoom, prompt: Prompt) -> None:
-        try:
-            await asyncio.wait_for(room.session.abort(), 5)
-        except Exception as exc:
-            logger.info("Room %s: abort failed: %s", room.room_id, exc)
+        """Abort and drop the session (its lock is held), so nothing of the turn runs on;
+        the next message resumes it afresh."""
+        await room.manager.evict_session(room.room_id)
+        await self.processes.discard(room.room_id)
         limit = self.config.turn_timeout_s
         message = f"Copilot did not finish within {limit:g} s; the turn was aborted."
         await prompt.tools.send_failure(AgentFailure(PROVIDER, message, FAILURE_CODE_TIMEOUT))
         raise TurnResultAlreadyReported(message)
 
     def status_lines(self, room_id: str) -> list[str]:
-        connected = self.client is not None and _state(self.client) == "connected"
+        connected = self.client is not None and client_state(self.client) == "connected"
         session = self.known_sessions.get(room_id)
         return [
             f"Copilot runtime: {'connected' if connected else 'not started'}.",
             f"Session: `{session}`." if session else "Session: none yet.",
             f"Model: `{self.config.model or 'the runtime default'}`.",
         ]
-
-
-def _process(client: Any) -> Any:
-    """The CLI process the client spawned (a ``Popen``; private in the SDK), or None."""
-    return getattr(client, "_cli_process", None) or getattr(client, "_process", None)
-
-
-def _state(client: Any) -> str:
-    """The client's connection state (the SDK keeps it private; no accessor in 1.0.27)."""
-    return str(getattr(client, "_state", "unknown"))
 
 
 def _deny(*args: Any) -> Any:

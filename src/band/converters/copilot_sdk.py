@@ -1,23 +1,51 @@
-"""The history converter of ``CopilotSDKAdapter``, at band-sdk's module path.
+"""The history converter of ``CopilotSDKAdapter``: the room's Copilot session and its text.
 
-It reads the room's Copilot session id from the adapter's own ``task`` events (metadata key
-``copilot_session_id``) and the room's text messages as a transcript, injected into a new session
-when the saved one cannot be resumed. The state is :class:`CodingHistory` (``session_id``,
-``transcript``), shared by every coding adapter.
+The session id comes from the adapter's latest ``task`` event carrying
+``copilot_session_id`` (one that sets it to null means none); the text is the room's
+messages, one ``[Name]: text`` line each, injected into a new session when the saved one
+cannot be resumed.
 """
 
 from __future__ import annotations
 
-from band.adapters._coding.history import CodingHistory, CodingHistoryConverter
+from dataclasses import dataclass, field
+from typing import Any
+
+from band.adapters._coding.history import CodingHistoryConverter
 
 __all__ = ["SESSION_ID_METADATA_KEY", "CopilotSDKHistoryConverter", "CopilotSDKSessionState"]
 
 SESSION_ID_METADATA_KEY = "copilot_session_id"
-CopilotSDKSessionState = CodingHistory
 
 
-class CopilotSDKHistoryConverter(CodingHistoryConverter):
-    """:class:`CodingHistoryConverter` reading ``copilot_session_id``."""
+@dataclass
+class CopilotSDKSessionState:
+    """The room's text history (``text``, a line per message) and the Copilot session to
+    resume (``session_id``, None when there is none)."""
+
+    text: str = ""
+    session_id: str | None = None
+    # The messages one by one (a message may span lines); read by the adapter.
+    messages: tuple[str, ...] = field(default=(), init=False, repr=False, compare=False)
+
+    @property
+    def transcript(self) -> tuple[str, ...]:
+        """The messages, each a ``[Name]: text`` entry (``text`` split when built by hand)."""
+        return self.messages or tuple(line for line in self.text.splitlines() if line)
+
+
+class CopilotSDKHistoryConverter:
+    """Room history → :class:`CopilotSDKSessionState`."""
 
     def __init__(self, agent_name: str = "") -> None:
-        super().__init__(SESSION_ID_METADATA_KEY, agent_name)
+        self.agent_name = agent_name
+
+    def set_agent_name(self, name: str) -> None:
+        """Kept for the converter protocol: the agent's own lines are history too."""
+        self.agent_name = name
+
+    def convert(self, raw: list[dict[str, Any]]) -> CopilotSDKSessionState:
+        found = CodingHistoryConverter(SESSION_ID_METADATA_KEY).convert(raw)
+        state = CopilotSDKSessionState("\n".join(found.transcript), found.session_id)
+        state.messages = found.transcript
+        return state

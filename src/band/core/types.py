@@ -140,6 +140,15 @@ class TurnUsage:
             (self.input_tokens, self.output_tokens, self.cache_read_tokens, self.cache_write_tokens)
         )
 
+    def __add__(self, other: TurnUsage) -> TurnUsage:
+        """Both counts together (a turn's model calls summed)."""
+        return TurnUsage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_write_tokens + other.cache_write_tokens,
+        )
+
 
 def metadata_to_dict(metadata: object, *, exclude_none: bool = False) -> dict[str, Any]:
     """Message or event metadata as a plain dict, whether a dict or a pydantic model came."""

@@ -4,14 +4,16 @@ adapter's ``provider=`` ("BYOK") on the fake OpenAI-compatible endpoint.
 
 What the room sees: the answer to a mention through Band's tool (a native Copilot tool run
 in-process, paired tool events), Copilot's ``ask_user`` as a question in the room whose
-answer (yes or no) is the next message, the same Copilot session after a restart, a
-provider that refuses the key answered once in words, ``/status`` and ``/help``; a missing
-Copilot CLI refuses the start in one line.
+answer (yes or no) is the next message, or the same question answered at the agent's
+terminal (``OperatorConsole``), the same Copilot session after a restart and after a turn out
+of time, a provider that refuses the key answered once in words, ``/status`` and ``/help``; a
+missing Copilot CLI refuses the start in one line.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -233,3 +235,59 @@ async def test_killed_between_turns(
 
 async def test_killed_mid_turn(start_copilot: AgentStarter, room: Room, fake: FakeModel) -> None:
     await crash_mid_turn(start_copilot, room, fake, CRASH)
+
+
+async def test_a_turn_out_of_time_is_aborted_and_the_session_resumed_next(
+    start_copilot: AgentStarter, room: Room, fake: FakeModel
+) -> None:
+    async with start_copilot(turn_timeout_s=3):
+        await room.ask("hello")
+        fake.queue(Reply(text="too late", delay=8))
+        slow = await room.say("take your time")
+        await room.wait_status(slow, "failed")
+        await room.ask("are you back?")
+        texts, errors = await room.texts(), await room.events("error")
+        tasks = await room.events("task")
+    assert [e["content"] for e in errors] == [
+        "Copilot did not finish within 3 s; the turn was aborted."
+    ]
+    assert sum("You said: are you back?" in t for t in texts) == 1
+    assert not any("too late" in t or "had exited" in t for t in texts)
+    # The session was dropped after the timeout and resumed, not replaced.
+    sessions = {t["metadata"][KEY] for t in tasks if KEY in (t["metadata"] or {})}
+    assert len(sessions) == 1, sessions
+
+
+async def test_the_operator_console_answers_at_the_agents_terminal(
+    start_copilot: AgentStarter, room: Room, fake: FakeModel, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from band.integrations.copilot_sdk import OperatorConsole
+
+    def policy(request: ModelRequest) -> Reply:
+        answered = request.answering_tool()
+        if answered is not None:
+            send = request.offered("band_send_message") or "band_send_message"
+            content = f"The operator answered: {answered.text.strip()[:200]}"
+            return Reply(tool_calls=(ToolCall(send, {"content": content, "mentions": ["alice"]}),))
+        return asking_policy(request)
+
+    fake.policy = policy
+    read_fd, write_fd = os.pipe()
+    with os.fdopen(read_fd) as terminal:
+        console = OperatorConsole(answer_timeout_s=60, input_stream=terminal)
+        async with start_copilot(ask_user=console.ask):
+            await room.say("please deploy")
+            shown: list[str] = []
+
+            async def question_shown() -> bool:
+                shown.append(capsys.readouterr().out)
+                return "Answer [1-2 or text]" in "".join(shown)
+
+            await until(question_shown, limit=90)
+            os.write(write_fd, b"2\n")
+            reply = await room.wait_text(lambda t: "The operator answered" in t)
+            texts = await room.texts()
+        os.close(write_fd)
+    assert QUESTION in "".join(shown) and "1) yes" in "".join(shown)
+    assert "no" in reply.removeprefix("The operator answered")
+    assert not any(QUESTION in t for t in texts)  # asked at the terminal, not in the room

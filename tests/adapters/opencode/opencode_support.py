@@ -6,7 +6,8 @@ endpoint, for tests.
 One server runs for the whole session (its start takes long): its provider ``bandfake``
 points at a loopback router whose fake model each test swaps in. OpenCode is isolated:
 ``HOME`` and the XDG folders in a temporary folder, proxies pointing at a dead loopback
-port, no update checks, no model catalogue download; ``bash`` and ``edit`` ask permission.
+port, no update checks, no model catalogue download; ``bash`` and ``edit`` ask permission; the
+question tool is on.
 """
 
 from __future__ import annotations
@@ -90,6 +91,8 @@ def opencode_env(home: Path, model_url: str) -> dict[str, str]:
         "OPENCODE_DISABLE_AUTOUPDATE": "1",
         "OPENCODE_DISABLE_MODELS_FETCH": "1",
         "OPENCODE_DISABLE_LSP_DOWNLOAD": "1",
+        # `opencode serve` offers its question tool only when asked to.
+        "OPENCODE_ENABLE_QUESTION_TOOL": "1",
         "HTTP_PROXY": DEAD_PROXY,
         "HTTPS_PROXY": DEAD_PROXY,
         "NO_PROXY": "127.0.0.1,localhost",

@@ -54,7 +54,9 @@ class CodingHistoryConverter:
 def as_coding_history(value: Any, room_id: str) -> CodingHistory:
     """What a history converter gave, as ``CodingHistory``: band-sdk's session states
     (``CodexSessionState``'s ``thread_id``; ``ACPClientSessionState``'s ``room_to_session``
-    and ``replay_messages``) are read too, so their converters can be handed to our adapters."""
+    and ``replay_messages``; a ``session_id`` with a ``transcript`` or ``replay_messages``, as
+    ``OpencodeSessionState`` and ``CopilotSDKSessionState``) are read too, so their converters
+    can be handed to our adapters."""
     if isinstance(value, CodingHistory):
         return value
     own = getattr(value, "coding_history", None)
@@ -66,6 +68,10 @@ def as_coding_history(value: Any, room_id: str) -> CodingHistory:
         session = (getattr(value, "room_to_session", None) or {}).get(room_id)
         lines = tuple(getattr(value, "replay_messages", None) or ())
         return CodingHistory(session, lines)
+    if hasattr(value, "session_id"):  # OpencodeSessionState, CopilotSDKSessionState
+        session = getattr(value, "session_id", None)
+        found = getattr(value, "transcript", None) or getattr(value, "replay_messages", None)
+        return CodingHistory(session if isinstance(session, str) else None, tuple(found or ()))
     thread = getattr(value, "thread_id", None)
     return CodingHistory(thread if isinstance(thread, str) and thread else None)
 

@@ -1,22 +1,26 @@
 """``OpencodeAdapter``: Band rooms on an OpenCode server (``opencode serve``), a session each.
 
-The adapter connects to the server at ``base_url`` and reads its ``/event`` stream once; each
-room gets its own OpenCode session, its id posted as a ``task`` event "OpenCode session"
-(always: the resume state) and reused after a restart when the server still has it
-(otherwise a new session starts with the room's history). Band's tools reach OpenCode as a
-remote MCP server registered per room (``<mcp_server_name>_<room digest>``), visible only to
-that room's prompts. Streamed parts become tool events and thoughts; permission asks are
-relayed to the room; a turn that did not reply posts its final text
-(``fallback_send_agent_text``).
+The adapter connects to the server at ``base_url`` (through ``client_factory``'s client, by
+default ``HttpOpencodeClient``) and reads its ``/event`` stream once; each room gets its own
+OpenCode session, its id posted as a ``task`` event "OpenCode session" (always: the resume
+state) and reused after a restart when the server still has it (otherwise a new session
+starts with the room's history). Band's tools reach OpenCode as a remote MCP server
+registered per room (``<mcp_server_name>_<room digest>``), visible only to that room's
+prompts. Streamed parts become tool events and thoughts; permission asks are relayed to the
+room like every coding adapter's (``/approve``); the question tool's questions are posted to
+the room and answered by its next message (``question_mode``, :mod:`.approvals`); a turn
+that did not reply posts its final text (``fallback_send_agent_text``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from typing import Any, ClassVar, Unpack
 
 from band.adapters._coding.approvals import ApprovalRelay, ApprovalRequest, Decision
@@ -25,24 +29,44 @@ from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
 from band.adapters._coding.supervisor import TransportClosed
-from band.converters.opencode import SESSION_ID_METADATA_KEY
+from band.converters.opencode import SESSION_ID_METADATA_KEY, OpencodeHistoryConverter
 from band.core.delivery import relay_reply
 from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
-from band.core.protocols import FAILURE_CODE_TIMEOUT
-from band.core.types import Capability, Emit, FeatureKwargs
+from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
+from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage
+from band.integrations.opencode import (
+    ApprovalReply,
+    MessagePartDeltaEvent,
+    MessagePartUpdatedEvent,
+    MessageUpdatedEvent,
+    OpencodeClientProtocol,
+    OpencodePart,
+    OpencodePermissionRequest,
+    PermissionAskedEvent,
+    QuestionAskedEvent,
+    SessionErrorEvent,
+    SessionIdleEvent,
+    describe_error,
+    parse_opencode_event,
+)
 from band.runtime.custom_tools import CustomToolDef
 from band_protocol import AgentFailure
 
-from .client import OpencodeClient
+from .approvals import RoomApprovals
+from .client import OpencodeConnection, has_session, http_client
 from .config import INSTALL_COMMAND, OpencodeAdapterConfig
-from .room import OpencodeRoom
+from .room import McpRegistration, OpencodeRoom, RoomState, TurnState, room_ports
 
-__all__ = ["SESSION_KEY", "OpencodeAdapter"]
+__all__ = ["SESSION_KEY", "McpRegistration", "OpencodeAdapter", "RoomState", "TurnState"]
 
 logger = logging.getLogger("band.adapters.opencode")
 PROVIDER = "opencode"
 SESSION_KEY = SESSION_ID_METADATA_KEY
-_REPLIES = {Decision.ACCEPT: "once", Decision.ACCEPT_SESSION: "always", Decision.DECLINE: "reject"}
+_REPLIES: dict[Decision, ApprovalReply] = {
+    Decision.ACCEPT: "once",
+    Decision.ACCEPT_SESSION: "always",
+    Decision.DECLINE: "reject",
+}
 
 
 class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
@@ -59,8 +83,9 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
         self,
         config: OpencodeAdapterConfig | None = None,
         *,
-        history_converter: Any = None,
         additional_tools: Sequence[CustomToolDef] | None = None,
+        history_converter: Any = None,
+        client_factory: Callable[[OpencodeAdapterConfig], OpencodeClientProtocol] | None = None,
         **features: Unpack[FeatureKwargs],
     ) -> None:
         config = config or OpencodeAdapterConfig()
@@ -75,20 +100,22 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
             system_prompt=config.system_prompt,
             include_base_instructions=config.include_base_instructions,
             additional_tools=additional_tools or (),
-            history_converter=history_converter,
+            history_converter=history_converter or OpencodeHistoryConverter(),
             **features,
         )
         self.config = config
+        self.client_factory = client_factory or http_client
         self.mcp = BandMcpServer(lambda: (self.features.capabilities, self.additional_tools))
-        self.client: OpencodeClient | None = None
+        self.client: OpencodeConnection | None = None
         self.version = ""
         self._connecting = asyncio.Lock()
         self._by_session: dict[str, OpencodeRoom] = {}
-        self._registered: dict[str, str] = {}
+        self._registered: dict[str, McpRegistration] = {}
+        self.rooms: dict[str, RoomState] = {}
 
     # -- the server -----------------------------------------------------------------------------
 
-    async def _connect(self) -> OpencodeClient:
+    async def _connect(self) -> OpencodeConnection:
         """The live connection to the server (a new one when its event stream ended)."""
         async with self._connecting:
             if self.client is not None and self.client.alive:
@@ -96,22 +123,24 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
             if self.client is not None:
                 await self.client.close()
             config = self.config
-            client = OpencodeClient(config.base_url, config.directory, config.workspace)
+            connection = OpencodeConnection(self.client_factory(config), config.base_url)
             try:
-                self.version = await client.health()
+                await connection.client.health()
             except Exception as exc:
-                await client.close()
+                await connection.close()
                 raise BandConfigError(
                     f"no OpenCode server answers at {config.base_url} ({exc}); start one "
                     f"with `opencode serve` (install: `{INSTALL_COMMAND}`) or fix base_url"
                 ) from exc
-            client.listen(self._on_event)
-            self.client, self._registered = client, {}
-            return client
+            self.version = str(getattr(connection.client, "version", "") or "")
+            connection.listen(self._on_event)
+            self.client, self._registered = connection, {}
+            return connection
 
-    async def _on_event(self, event: dict[str, Any]) -> None:
-        props = event.get("properties") or {}
-        session = props.get("sessionID") or (props.get("info") or {}).get("sessionID")
+    async def _on_event(self, raw: dict[str, Any]) -> None:
+        """Hand a server event to the room whose session it is about."""
+        event = parse_opencode_event(raw)
+        session = event.session_id or (raw.get("properties") or {}).get("sessionID")
         room = self._by_session.get(str(session)) if session else None
         if room is not None:
             room.events.put_nowait(event)
@@ -121,14 +150,16 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
         digest = hashlib.sha256(f"{self.agent_name}:{room_id}".encode()).hexdigest()[:10]
         return f"{self.config.mcp_server_name}_{digest}"
 
-    async def _register(self, client: OpencodeClient, room_id: str) -> None:
-        name = self.registration(room_id)
-        if self._registered.get(room_id) == name:
+    async def _register(self, client: OpencodeClientProtocol, room_id: str) -> None:
+        name, url = self.registration(room_id), self.mcp.url(room_id)
+        wanted = McpRegistration(client, url)
+        if self._registered.get(room_id) == wanted:
             return
-        status = await client.register_mcp(name, self.mcp.url(room_id))
+        answer = await client.register_mcp_server(name=name, url=url)
+        status = (answer.get(name) or {}).get("status")
         if status != "connected":
             raise TransportClosed(f"OpenCode could not reach Band's tools (MCP status {status!r})")
-        self._registered[room_id] = name
+        self._registered[room_id] = wanted
 
     # -- lifecycle ------------------------------------------------------------------------------
 
@@ -142,26 +173,73 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
     async def forget_room(self, room_id: str) -> None:
         self._by_session = {s: r for s, r in self._by_session.items() if r.room_id != room_id}
         self.mcp.bindings.pop(room_id, None)
+        state = self.rooms.pop(room_id, None)
+        if state is not None:
+            await state.approvals.abandon()
+
+    def room_state(self, room_id: str) -> RoomState:
+        """The room's record, its open asks (``approvals``) acting on its current turn."""
+        state = self.rooms.get(room_id)
+        if state is None:
+            state = self.rooms[room_id] = RoomState(room_id)
+            state.approvals = RoomApprovals(
+                self.config,
+                room_ports(state, self._is_own_tool),
+                known_permission_ids=state.known_permission_ids,
+                known_question_ids=state.known_question_ids,
+            )
+        return state
+
+    def _is_own_tool(self, permission: str) -> bool:
+        return any(permission.startswith(f"{self.registration(r)}_") for r in self.rooms)
+
+    async def on_message(
+        self,
+        msg: PlatformMessage,
+        tools: AgentToolsProtocol,
+        history: Any,
+        participants_msg: str | None,
+        contacts_msg: str | None,
+        *,
+        is_session_bootstrap: bool,
+        room_id: str,
+    ) -> None:
+        """A message answering an open question of OpenCode's goes to it, not as a prompt."""
+        approvals = self.room_state(room_id).approvals
+        if await approvals.try_handle_reply(msg.content, msg.sender_id):
+            tools.turn.settle()
+            return
+        await super().on_message(
+            msg,
+            tools,
+            history,
+            participants_msg,
+            contacts_msg,
+            is_session_bootstrap=is_session_bootstrap,
+            room_id=room_id,
+        )
 
     async def start_process(self, room_id: str, reporter: Reporter) -> OpencodeRoom:
         """The room's session on a live connection, its Band tools registered."""
-        client = await self._connect()
+        connection = await self._connect()
         await self.mcp.start()
-        known = self.known_sessions.get(room_id)
-        if known is not None and await client.has_session(known):
+        state, known = self.room_state(room_id), self.known_sessions.get(room_id)
+        if known is not None and await has_session(connection.client, known):
             session, created = known, False
         else:
             title = f"{self.config.session_title_prefix} room {room_id[:8]}"
-            session, created = await client.create_session(title), True
-        room = OpencodeRoom(room_id, session, created, client)
+            made = await connection.client.create_session(title=title)
+            session, created = str(made["id"]), True
+        room = OpencodeRoom(state, session, created, connection)
+        state.session_id, state.tools = session, reporter.tools
         self._by_session[session] = room
-        if self.known_sessions.get(room_id) != session:
-            self.known_sessions[room_id] = session
+        if state.persisted_session_id != session:
+            self.known_sessions[room_id] = state.persisted_session_id = session
             metadata = {
                 SESSION_KEY: session,
                 "opencode_mcp_server_name": self.registration(room_id),
                 "opencode_room_id": room_id,
-                "opencode_created_at": int(time.time()),
+                "opencode_created_at": datetime.now(UTC).isoformat(),
             }
             await reporter.task("OpenCode session", metadata, always=True)
         return room
@@ -200,110 +278,144 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
 
     async def run_prompt(self, room: OpencodeRoom, prompt: Prompt) -> None:
         self.mcp.bindings[room.room_id] = RoomBinding(prompt.tools)
-        room.begin()
-        texts: dict[str, str] = {}
+        room.drain()
+        loop = asyncio.get_running_loop()
+        turn = TurnState(
+            room.session_id,
+            room.client,
+            prompt.tools,
+            loop.create_future(),
+            loop.create_future(),
+            pending_mentions=[{"id": prompt.msg.sender_id}] if prompt.msg.sender_id else [],
+        )
+        room.state.turn, room.state.tools = turn, prompt.tools
+        self._bind_turn(room.state, prompt, turn)
         try:
             # Registered once the room is bound: OpenCode lists the tools when it connects.
             await self._register(room.client, room.room_id)
-            await room.client.prompt(room.session_id, self._payload(room, prompt))
-            await self._follow(room, prompt, texts)
+            payload = self._payload(room, prompt)
+            await room.client.prompt_async(room.session_id, **payload)
+            await self._follow(room, prompt, turn)
         finally:
             self.mcp.bindings.pop(room.room_id, None)
-        await prompt.reporter.usage(room.usage)
-        final = "\n\n".join(t.strip() for t in texts.values() if t.strip())
+            room.state.approvals.cancel()
+            turn.end()
+        await prompt.reporter.usage(turn.usage)
+        final = "\n\n".join(t.strip() for t in turn.text_parts.values() if t.strip())
         fallback = self.config.fallback_send_agent_text
         if fallback and await relay_reply(prompt.tools, final, mentions=[prompt.msg.sender_id]):
             return
         prompt.reporter.hold_text(final)
         await prompt.reporter.finish_text()
 
-    async def _follow(self, room: OpencodeRoom, prompt: Prompt, texts: dict[str, str]) -> None:
+    def _bind_turn(self, state: RoomState, prompt: Prompt, turn: TurnState) -> None:
+        """What the room's open asks do to this turn: detach it, fail it."""
+
+        def release() -> None:
+            turn.release()
+            prompt.turn.release()
+
+        def fail(message: str) -> None:
+            turn.last_error_message = message
+
+        async def decide(ask: OpencodePermissionRequest) -> ApprovalReply:
+            summary = str(ask.metadata.get("command") or ", ".join(ask.patterns) or ask.permission)
+            request = ApprovalRequest(ask.permission, summary, f"{ask.permission}:{summary}")
+            decision = await self.relay.request(
+                state.room_id, prompt.reporter, request, on_wait=release
+            )
+            return _REPLIES[decision]
+
+        state.approvals.ports.release_turn_wait = release
+        state.approvals.ports.fail_turn = fail
+        state.approvals.decide = decide
+
+    async def _follow(self, room: OpencodeRoom, prompt: Prompt, turn: TurnState) -> None:
         """Report the session's events until it is idle (or failed, or out of time)."""
+        approvals = room.state.approvals
         deadline = time.monotonic() + self.config.turn_timeout_s
         while True:
             if not room.alive:
                 raise TransportClosed(f"the OpenCode server went away ({room.exit_description})")
-            waiting = time.monotonic() if self.relay.pending(room.room_id) else None
+            if turn.last_error_message is not None:
+                await self._report(prompt, turn.last_error_message)
+            waiting = self.relay.pending(room.room_id) or approvals.awaiting_human()
+            since = time.monotonic()
             try:
                 event = await asyncio.wait_for(room.events.get(), 1.0)
             except TimeoutError:
-                if waiting is not None:  # time waiting for the room does not count
-                    deadline += time.monotonic() - waiting
+                if waiting:  # time waiting for the room does not count
+                    deadline += time.monotonic() - since
                 if time.monotonic() > deadline:
                     await self._timed_out(room, prompt)
                 continue
-            kind, props = event.get("type"), event.get("properties") or {}
-            if kind == "session.idle":
+            if isinstance(event, SessionIdleEvent):
+                if turn.last_error_message is not None:
+                    await self._report(prompt, turn.last_error_message)
                 return
-            if kind == "session.error":
-                await self._failed(prompt, props.get("error") or {})
-            elif kind == "message.updated":
-                info = props.get("info") or {}
-                if info.get("role") == "assistant":
-                    room.assistant_messages.add(str(info.get("id")))
-            elif kind == "message.part.updated":
-                await self._on_part(room, prompt.reporter, props.get("part") or {}, texts)
-            elif kind == "permission.asked":
-                await self._on_permission(room, prompt, props)
+            if isinstance(event, SessionErrorEvent):
+                error = event.properties.error
+                detail = (error.data.get("message") if error else None) or describe_error(error)
+                await self._report(prompt, f"OpenCode turn failed: {detail}")
+            elif isinstance(event, MessageUpdatedEvent):
+                info = event.properties.info
+                if info is not None and info.role == "assistant" and info.id:
+                    turn.assistant_message_ids.add(info.id)
+                    if info.tokens is not None:
+                        turn.usage_by_message[info.id] = info.tokens.to_turn_usage()
+            elif isinstance(event, MessagePartUpdatedEvent) and event.properties.part:
+                await self._on_part(room, prompt.reporter, event.properties.part, turn)
+            elif isinstance(event, MessagePartDeltaEvent):
+                delta = event.properties  # streamed text of an assistant text part
+                part = delta.part_id or ""
+                if delta.field == "text" and turn.assistant_part_types.get(part) == "text":
+                    turn.text_parts[part] = turn.text_parts.get(part, "") + delta.delta
+            elif isinstance(event, PermissionAskedEvent):
+                await approvals.on_permission_asked(event.properties)
+            elif isinstance(event, QuestionAskedEvent):
+                await approvals.on_question_asked(event.properties)
 
     async def _on_part(
-        self, room: OpencodeRoom, reporter: Reporter, part: dict[str, Any], texts: dict[str, str]
+        self, room: OpencodeRoom, reporter: Reporter, part: OpencodePart, turn: TurnState
     ) -> None:
-        kind = part.get("type")
-        if kind == "text" and str(part.get("messageID")) in room.assistant_messages:
-            texts[str(part.get("id"))] = str(part.get("text") or "")
-        elif kind == "reasoning" and (part.get("time") or {}).get("end"):
-            await reporter.thought(str(part.get("text") or ""))
-        elif kind == "step-finish":
-            room.add_tokens(part.get("tokens") or {})
-        elif kind == "tool":
-            await self._on_tool(room, reporter, part, texts)
+        if part.id and part.message_id in turn.assistant_message_ids:
+            turn.assistant_part_types[part.id] = part.type
+        if part.type == "text" and part.id and part.message_id in turn.assistant_message_ids:
+            turn.text_parts[part.id] = part.text or ""
+        elif part.type == "reasoning" and (getattr(part, "time", None) or {}).get("end"):
+            await reporter.thought(part.text or "")
+        elif part.type == "tool":
+            await self._on_tool(room, reporter, part, turn)
 
     async def _on_tool(
-        self, room: OpencodeRoom, reporter: Reporter, part: dict[str, Any], texts: dict[str, str]
+        self, room: OpencodeRoom, reporter: Reporter, part: OpencodePart, turn: TurnState
     ) -> None:
-        call, state = str(part.get("callID") or part.get("id")), part.get("state") or {}
-        status = state.get("status")
-        name = self._tool_name(room, str(part.get("tool") or "tool"))
-        if status in ("running", "completed", "error") and call not in room.reported_calls:
-            room.reported_calls.add(call)
-            for key in list(texts):  # text before a tool call was commentary
-                reporter.hold_text(texts.pop(key))
-            await reporter.tool_call(name, dict(state.get("input") or {}), call)
-        if status in ("completed", "error") and call not in room.finished_calls:
-            room.finished_calls.add(call)
-            output = state.get("output") if status == "completed" else state.get("error")
+        call, state = str(part.call_id or part.id), part.state
+        status = state.status if state is not None else None
+        name = self._tool_name(room, part.tool or "tool")
+        if state is None or status not in ("running", "completed", "error"):
+            return
+        if call not in turn.reported_tool_calls:
+            turn.reported_tool_calls.add(call)
+            for key in list(turn.text_parts):  # text before a tool call was commentary
+                reporter.hold_text(turn.text_parts.pop(key))
+            await reporter.tool_call(name, dict(state.input), call)
+        if status in ("completed", "error") and call not in turn.reported_tool_results:
+            turn.reported_tool_results.add(call)
+            output = state.reported_output if status == "completed" else state.error
             await reporter.tool_result(name, output or "", call, is_error=status == "error")
 
     def _tool_name(self, room: OpencodeRoom, name: str) -> str:
         """Band's name of a Band tool (OpenCode shows it as ``<registration>_<tool>``)."""
         return name.removeprefix(f"{self.registration(room.room_id)}_")
 
-    async def _on_permission(
-        self, room: OpencodeRoom, prompt: Prompt, props: dict[str, Any]
-    ) -> None:
-        ask, kind = str(props.get("id")), str(props.get("permission") or "tool")
-        if kind.startswith(f"{self.registration(room.room_id)}_"):
-            await room.client.reply_permission(ask, "once")  # the room's own tools
-            return
-        command = (props.get("metadata") or {}).get("command")
-        patterns = ", ".join(str(p) for p in props.get("patterns") or [])
-        summary = str(command or patterns or kind)
-        request = ApprovalRequest(kind, summary, f"{kind}:{summary}")
-        decision = await self.relay.request(
-            room.room_id, prompt.reporter, request, on_wait=prompt.turn.release
-        )
-        await room.client.reply_permission(ask, _REPLIES[decision])
-
-    async def _failed(self, prompt: Prompt, error: dict[str, Any]) -> None:
-        data = error.get("data") or {}
-        detail = data.get("message") or error.get("message") or error.get("name") or "no detail"
-        message = f"OpenCode turn failed: {detail}"
+    async def _report(self, prompt: Prompt, message: str) -> None:
         await prompt.tools.send_failure(AgentFailure(PROVIDER, message))
         raise TurnResultAlreadyReported(message)
 
     async def _timed_out(self, room: OpencodeRoom, prompt: Prompt) -> None:
-        await room.client.abort(room.session_id)
+        with contextlib.suppress(Exception):
+            await room.client.abort_session(room.session_id)
         limit = self.config.turn_timeout_s
         message = f"OpenCode did not finish within {limit:g} s; it was aborted."
         await prompt.tools.send_failure(AgentFailure(PROVIDER, message, FAILURE_CODE_TIMEOUT))

@@ -1,37 +1,32 @@
-"""The OpenCode server's HTTP API as this adapter uses it: sessions, prompts, permission
-replies, MCP registration, and the ``/event`` SSE stream read by one task."""
+"""The adapter's live link to ``opencode serve``: a client and the one task reading its
+``/event`` stream into the adapter; the default client, and whether a session still exists."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import quote
 
 import httpx
 
-__all__ = ["OpencodeClient"]
+from band.integrations.opencode import HttpOpencodeClient, OpencodeClientProtocol
+
+from .config import OpencodeAdapterConfig
+
+__all__ = ["OpencodeConnection", "has_session", "http_client"]
 
 logger = logging.getLogger("band.adapters.opencode")
 Handler = Callable[[dict[str, Any]], Awaitable[None]]
 
 
-class OpencodeClient:
-    """One connection to ``opencode serve``; ``events`` runs ``handler`` for each event."""
+class OpencodeConnection:
+    """A client whose event stream is read once; ``alive`` while it is."""
 
-    def __init__(self, base_url: str, directory: str | None, workspace: str | None) -> None:
-        headers: dict[str, str] = {}
-        if directory:
-            headers["x-opencode-directory"] = quote(directory, safe="/")
-        if workspace:
-            headers["x-opencode-workspace"] = workspace
-        self.base_url = base_url.rstrip("/")
-        self.http = httpx.AsyncClient(
-            base_url=self.base_url, headers=headers, timeout=httpx.Timeout(30.0)
-        )
+    def __init__(self, client: OpencodeClientProtocol, base_url: str) -> None:
+        self.client = client
+        self.base_url = base_url
         self.reader: asyncio.Task[None] | None = None
         self.ended = ""
 
@@ -39,67 +34,17 @@ class OpencodeClient:
     def alive(self) -> bool:
         return self.reader is not None and not self.reader.done()
 
-    async def health(self) -> str:
-        response = await self.http.get("/global/health")
-        response.raise_for_status()
-        return str(response.json().get("version") or "")
-
-    async def create_session(self, title: str) -> str:
-        response = await self.http.post("/session", json={"title": title})
-        response.raise_for_status()
-        return str(response.json()["id"])
-
-    async def has_session(self, session_id: str) -> bool:
-        response = await self.http.get(f"/session/{session_id}")
-        if response.status_code == 404:
-            return False
-        response.raise_for_status()
-        return True
-
-    async def prompt(self, session_id: str, payload: dict[str, Any]) -> None:
-        response = await self.http.post(f"/session/{session_id}/prompt_async", json=payload)
-        response.raise_for_status()
-
-    async def reply_permission(self, permission_id: str, reply: str) -> None:
-        response = await self.http.post(f"/permission/{permission_id}/reply", json={"reply": reply})
-        response.raise_for_status()
-
-    async def abort(self, session_id: str) -> None:
-        with contextlib.suppress(httpx.HTTPError):
-            await self.http.post(f"/session/{session_id}/abort")
-
-    async def register_mcp(self, name: str, url: str) -> str:
-        """Register a remote MCP server; its status (``connected`` when it answered)."""
-        body = {"name": name, "config": {"type": "remote", "url": url}}
-        response = await self.http.post("/mcp", json=body)
-        response.raise_for_status()
-        return str((response.json().get(name) or {}).get("status") or "")
-
     def listen(self, handler: Handler) -> None:
-        """Start reading ``/event`` into ``handler`` (once)."""
+        """Start reading the events into ``handler`` (once)."""
         if self.reader is None:
             self.reader = asyncio.create_task(self._read(handler))
 
     async def _read(self, handler: Handler) -> None:
-        timeout = httpx.Timeout(None, connect=10.0)
         try:
-            async with self.http.stream("GET", "/event", timeout=timeout) as response:
-                response.raise_for_status()
-                data: list[str] = []
-                async for line in response.aiter_lines():
-                    if line.startswith("data:"):
-                        data.append(line[5:].removeprefix(" "))
-                    elif not line and data:
-                        raw, data = "\n".join(data), []
-                        try:
-                            event = json.loads(raw)
-                        except ValueError:
-                            logger.warning("Skipping a malformed OpenCode event: %s", raw[:200])
-                            continue
-                        if isinstance(event, dict):
-                            await handler(event)
+            async for event in self.client.iter_events():
+                await handler(event)
             self.ended = "the server closed its event stream"
-        except httpx.HTTPError as exc:
+        except Exception as exc:
             self.ended = f"its event stream failed: {exc}"
         logger.warning("OpenCode at %s: %s", self.base_url, self.ended)
 
@@ -108,4 +53,25 @@ class OpencodeClient:
             self.reader.cancel()
             with contextlib.suppress(BaseException):
                 await self.reader
-        await self.http.aclose()
+        await self.client.close()
+
+
+def http_client(config: OpencodeAdapterConfig) -> OpencodeClientProtocol:
+    """The default ``client_factory``: HTTP to ``config.base_url``."""
+    return HttpOpencodeClient(
+        base_url=config.base_url,
+        directory=config.directory,
+        workspace=config.workspace,
+        timeout_s=config.turn_timeout_s,
+    )
+
+
+async def has_session(client: OpencodeClientProtocol, session_id: str) -> bool:
+    """Whether the server still has the session (a 404 says it has not)."""
+    try:
+        await client.get_session(session_id)
+    except httpx.HTTPStatusError as exc:
+        if exc.response.status_code == 404:
+            return False
+        raise
+    return True

@@ -12,10 +12,11 @@ from pydantic import BaseModel, ConfigDict, PositiveFloat, PositiveInt, model_va
 
 from band.adapters._coding.approvals import ApprovalMode
 from band.adapters._coding.workspace import env_defaults
+from band.integrations.opencode.client import ApprovalReply
 
-__all__ = ["ApprovalReply", "OpencodeAdapterConfig"]
+__all__ = ["ApprovalReply", "OpencodeAdapterConfig", "QuestionMode"]
 
-ApprovalReply = Literal["once", "always", "reject"]
+QuestionMode = Literal["manual", "auto_reject"]
 INSTALL_COMMAND = "npm install -g opencode-ai@1.18.33"
 
 
@@ -32,7 +33,10 @@ class OpencodeAdapterConfig(BaseModel):
       (``/approve``, ``/decline``, ``/approve-session``); ``auto_accept`` / ``auto_decline``
       answer them at once. Band's own tools are always allowed.
     * ``turn_timeout_s``: a turn running longer is aborted and reported (time spent
-      waiting for an approval does not count).
+      waiting for an approval or an answer does not count).
+    * ``question_mode``: ``manual`` posts the questions of OpenCode's question tool to the
+      room, whose next message answers them (a line per question, or ``reject``) within
+      ``question_wait_timeout_s``; ``auto_reject`` declines them at once.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -52,6 +56,8 @@ class OpencodeAdapterConfig(BaseModel):
     approval_mode: ApprovalMode = ApprovalMode.MANUAL
     approval_wait_timeout_s: PositiveFloat = 300.0
     approval_timeout_reply: ApprovalReply = "reject"
+    question_mode: QuestionMode = "manual"
+    question_wait_timeout_s: PositiveFloat = 300.0
     session_title_prefix: str = "Band"
     mcp_server_name: str = "band"
     max_history_messages: PositiveInt = 50
