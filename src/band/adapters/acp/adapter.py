@@ -24,6 +24,7 @@ from band.converters.acp_client import SESSION_ID_METADATA_KEY
 from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
 from band.core.protocols import FAILURE_CODE_TIMEOUT
 from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
+from band.integrations.acp.room_emitter import RoomTurnEmitter
 from band.integrations.acp.session_config import CONFIG_FAILURE_PREFIX
 from band.runtime.custom_tools import CustomToolDef
 from band.workspaces import WorkspaceResolver, workspace_resolver_for
@@ -100,7 +101,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         if self.config.inject_band_tools:
             await self.mcp.start()
         workspace = self.room_folder(room_id)
-        proc = ACPProcess(room_id, workspace, RoomClient(self, room_id))
+        proc = ACPProcess(room_id, workspace, lambda: RoomClient(self, room_id))
         try:
             await proc.start(self.config, self.client_capabilities)
         except BaseException:
@@ -216,28 +217,21 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
 
     async def _ensure_session(self, proc: ACPProcess, prompt: Prompt) -> list[str]:
         """Reuse, load or create the room's session; the context a new one needs first."""
-        from acp import RequestError
-
         url = self.mcp.url(prompt.room_id) if self.config.inject_band_tools else None
         if proc.session_id is not None and proc.mcp_url == url:
             return []
         proc.session_id, proc.mcp_url = None, url
-        cwd, servers = str(proc.workspace), self._mcp_servers(prompt.room_id)
+        runtime, cwd = proc.conn, str(proc.workspace)
+        servers = self._mcp_servers(prompt.room_id)
         known = self._sessions.get(prompt.room_id) or prompt.history.session_id
         context: list[str] = []
         if known is not None and proc.can_load:
-            try:
-                loaded = await proc.call(
-                    proc.conn.load_session(cwd=cwd, session_id=known, mcp_servers=servers)
-                )
+            load = runtime.load_session_response(cwd=cwd, session_id=known, mcp_servers=servers)
+            if await proc.call(load) is not None:
                 proc.session_id = known
-                proc.config_options = list(getattr(loaded, "config_options", None) or [])
-            except RequestError as exc:
-                logger.info("Room %s: session/load %s refused: %s", prompt.room_id, known, exc)
         if proc.session_id is None:
-            created = await proc.call(proc.conn.new_session(cwd=cwd, mcp_servers=servers))
+            created = await proc.call(runtime.create_session_response(cwd=cwd, mcp_servers=servers))
             proc.session_id = str(created.session_id)
-            proc.config_options = list(created.config_options or [])
             context = [self._system_context(prompt)]
             block = history_block(prompt.history.transcript, self.config.max_history_messages)
             if block:
@@ -259,7 +253,8 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         from acp import text_block
 
         self.mcp.bindings[prompt.room_id] = RoomBinding(prompt.tools)
-        proc.client.prompt = prompt
+        client: RoomClient = proc.client
+        client.prompt = prompt
         try:
             try:
                 extra = await self._ensure_session(proc, prompt)
@@ -267,24 +262,30 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
                 message = f"{CONFIG_FAILURE_PREFIX}{exc}"
                 await prompt.tools.send_failure(AgentFailure(self.PROVIDER, message))
                 raise TurnResultAlreadyReported(message) from exc
+            assert proc.session_id is not None  # nosec B101 # narrows for mypy: _ensure_session set it
+            session_id, runtime = proc.session_id, proc.conn
             texts = [*extra, *prompt.updates, prompt.msg.format_for_llm()]
             blocks = [text_block(t) for t in texts if t.strip()]
-            work = proc.conn.prompt(session_id=proc.session_id, prompt=blocks)
-            response = await proc.call(work, self.config.turn_timeout_s)
-            if response is None:
-                await self._timed_out(proc, prompt)
+            runtime.reset_session(session_id)
+            async with RoomTurnEmitter(
+                prompt.tools,
+                session_id=session_id,
+                room_id=prompt.room_id,
+                emit=self.features.emit,
+                records_tool_effects=not self.config.inject_band_tools,
+            ) as emitter:
+                runtime.set_permission_handler(session_id, client.permission_handler(emitter))
+                work = runtime.prompt_blocks(
+                    session_id=session_id, blocks=blocks, on_chunk=emitter.emit
+                )
+                response = await proc.call(work, self.config.turn_timeout_s)
+                if response is None:
+                    await self._timed_out(proc, prompt)
+                prompt.reporter.final_text = emitter.held_text
         finally:
-            await proc.client.flush_thought()
-            proc.client.prompt = None
+            client.prompt = None
             self.mcp.bindings.pop(prompt.room_id, None)
-            await prompt.reporter.finish_text()
-        assert proc.session_id is not None  # nosec B101 # narrows for mypy: a started process has a session
-        self._sessions[prompt.room_id] = proc.session_id
-        await prompt.reporter.task(
-            "ACP client session",
-            {SESSION_KEY: proc.session_id, "acp_client_room_id": prompt.room_id},
-            always=True,
-        )
+        self._sessions[prompt.room_id] = session_id
         usage = response.usage
         if usage is not None:
             await prompt.reporter.usage(
@@ -302,7 +303,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
     async def _timed_out(self, proc: ACPProcess, prompt: Prompt) -> None:
         with contextlib.suppress(Exception):
             await asyncio.wait_for(
-                proc.conn.cancel(session_id=proc.session_id), self.config.turn_settle_timeout_s
+                proc.conn.cancel_turn(str(proc.session_id)), self.config.turn_settle_timeout_s
             )
         # Recover: an agent that overran may ignore the cancel; the next message starts a new
         # process, which loads the session.
