@@ -27,10 +27,6 @@ from .layout.compare import check_module, extra_of, generate
 
 # Adapters being built under other issues: "module" (and everything under it) or "module:Name".
 _ISSUE_32 = "issue 32: Claude SDK, OpenCode, Copilot SDK, Copilot/Cursor/OMP ACP adapters"
-_OMP = (
-    f"{_ISSUE_32}; our approval_mode is the room's relay mode (OMP's own is "
-    "omp_approval_mode, so the default command carries no approval flag) and no spawn_process"
-)
 _INTERNALS = f"{_ISSUE_32}; band-sdk's internal records, ours are shaped otherwise"
 PENDING: dict[str, str] = {
     **dict.fromkeys(
@@ -41,15 +37,12 @@ PENDING: dict[str, str] = {
             "band.converters.opencode",
             "band.integrations.claude_sdk",
             "band.integrations.opencode",
-            "band.integrations.omp",
-            "band.integrations.acp.cursor",
             "band.integrations.copilot_sdk.operator_console",
             "band.integrations.copilot_sdk.prompts",
             "band.integrations.copilot_sdk.session_manager",
         ],
         _ISSUE_32,
     ),
-    "band.adapters.omp_acp": _OMP,
     **dict.fromkeys(
         [
             "band.adapters.claude_sdk:ApprovalReply",
@@ -126,13 +119,6 @@ _CODEX = (
     "through band.integrations.codex's CodexStdioClient, but its room and turn records are "
     "not reshaped into these yet"
 )
-_ACP_CLIENT = (
-    "the ACP client adapter's band-sdk runtime (ACPRuntime, the collecting client and its "
-    "chunk stream, room emitter, session restore, TCP transport, stderr drain): ours runs a "
-    "room's agent through the shared coding-agent supervisor (band.adapters.acp on "
-    "band.adapters._coding) and shares only session_config, model_selection, permissions, "
-    "types and failure with band-sdk's layout so far"
-)
 REMAINING: dict[str, str] = {
     **{
         f"band.adapters.codex:{name}": _CODEX
@@ -141,28 +127,6 @@ REMAINING: dict[str, str] = {
             "PendingApproval",
             "RoomCodexClient",
         )
-    },
-    "band.converters.acp_client": _ACP_CLIENT,
-    **{
-        f"band.integrations.acp.{name}": _ACP_CLIENT
-        for name in (
-            "client_adapter",
-            "client_profiles",
-            "client_runtime",
-            "client_types",
-            "collecting",
-            "results",
-            "room_emitter",
-            "sessions",
-            "stderr",
-            "stream",
-            "transport",
-            "updates",
-        )
-    },
-    **{
-        f"band.integrations.acp:{name}": _ACP_CLIENT
-        for name in ("ACPClientSessionState", "BandACPClient")
     },
 }
 

@@ -22,8 +22,9 @@ from band.adapters import (
     OmpACPAdapter,
     OmpACPAdapterConfig,
 )
+from band.adapters._coding.approvals import ApprovalMode as RelayMode
 from band.adapters.cursor_acp import ApprovalMode
-from band.adapters.omp_acp import omp_command
+from band.adapters.omp_acp import DEFAULT_OMP_ACP_COMMAND
 from band.testing import FakeModel, ToolCall
 
 from ..band_serve import Room
@@ -137,21 +138,41 @@ async def test_omp_starts_with_its_launch_flags_and_answers(
         await room.wait_text(lambda t: "You said: hello OMP" in t)
     launch = json.loads((room.workspace / "launch.json").read_text())
     assert launch == {
-        "argv": ["acp", "--model=openai/fake-model", "--approval-mode", "always-ask"],
+        "argv": [
+            "acp",
+            f"--cwd={room.workspace}",
+            "--model=openai/fake-model",
+            "--approval-mode",
+            "always-ask",
+        ],
         "openai_key": True,
     }
 
 
 def test_omp_configuration() -> None:
-    config = OmpACPAdapterConfig(model="openai/m", omp_approval_mode="yolo")
-    assert omp_command(config) == ["omp", "acp", "--model=openai/m", "--approval-mode", "yolo"]
-    assert OmpACPAdapter(config).config.use_unstable_protocol is True
-    with pytest.raises(ValueError, match="set omp_approval_mode instead"):
+    config = OmpACPAdapterConfig(model="openai/m", approval_mode="yolo")
+    adapter = OmpACPAdapter(config)
+    assert adapter.omp_command == [
+        *DEFAULT_OMP_ACP_COMMAND,
+        "--model=openai/m",
+        "--approval-mode",
+        "yolo",
+    ]
+    assert adapter.config.use_unstable_protocol is True
+    assert adapter.config.model == "openai/m" and adapter.model_selection == {}  # a launch flag
+    assert adapter.relay.mode is RelayMode.AUTO_ACCEPT  # OMP's forms approved unattended
+    manual = OmpACPAdapter(OmpACPAdapterConfig(room_approval_mode="manual"))
+    assert manual.relay.mode is RelayMode.MANUAL  # or asked of the room
+    with pytest.raises(ValueError, match="Unsafe OMP flag '--yolo'"):
         OmpACPAdapterConfig(command=["omp", "acp", "--yolo"])
+    with pytest.raises(ValueError, match="Unsafe OMP approval mode 'write'"):
+        OmpACPAdapterConfig(command=["omp", "acp", "--approval-mode=write"])
     with pytest.raises(ValueError, match="api_key needs model"):
         OmpACPAdapterConfig(api_key="k")
-    with pytest.raises(ValueError, match="unsupported OMP model provider 'acme'"):
+    with pytest.raises(ValueError, match="Unsupported OMP model provider 'acme'"):
         OmpACPAdapterConfig(model="acme/m", api_key="k")
+    with pytest.raises(ValueError, match="room process isolation"):
+        OmpACPAdapter(config, spawn_process=object())
 
 
 @pytest.fixture

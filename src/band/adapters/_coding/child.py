@@ -97,7 +97,7 @@ class ChildProcess:
 async def spawn_child(
     argv: Sequence[str],
     *,
-    cwd: str,
+    cwd: str | None,
     env: Mapping[str, str],
     label: str,
     limit: int,

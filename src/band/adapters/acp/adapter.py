@@ -24,6 +24,7 @@ from band.converters.acp_client import SESSION_ID_METADATA_KEY
 from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
 from band.core.protocols import FAILURE_CODE_TIMEOUT
 from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
+from band.integrations.acp.permissions import ElicitationHandler
 from band.integrations.acp.room_emitter import RoomTurnEmitter
 from band.integrations.acp.session_config import CONFIG_FAILURE_PREFIX
 from band.runtime.custom_tools import CustomToolDef
@@ -31,6 +32,13 @@ from band.workspaces import WorkspaceResolver, workspace_resolver_for
 from band_protocol import AgentFailure
 
 from . import session_config
+from ._types import (
+    ACPTurn,
+    ACPTurnTimeoutError,
+    SessionCloseReason,
+    SessionMcpServers,
+    new_message_marker,
+)
 from .band_mcp import SERVER_NAME, BandMcpServer, RoomBinding
 from .client import ACPClientProfile, PermissionResolver, RoomClient
 from .config import ACPClientAdapterConfig
@@ -41,6 +49,7 @@ __all__ = ["INSTALL_HINT", "ACPClientAdapter", "ACPProcess"]
 
 logger = logging.getLogger("band.adapters.acp")
 SESSION_KEY = SESSION_ID_METADATA_KEY
+SESSION_CLOSE_TIMEOUT_S = 5.0
 
 
 class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
@@ -69,12 +78,14 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
     ) -> None:
         if spawn_process is not None:
             raise ValueError("custom ACP transports cannot guarantee room process isolation")
-        if resolve_session_config is not None and (config.model or config.reasoning_effort):
+        if resolve_session_config is not None and (
+            self._session_model(config) or config.reasoning_effort
+        ):
             raise ValueError(
                 "set either model/reasoning_effort or resolve_session_config, not both"
             )
         super().__init__(
-            relay=ApprovalRelay.from_config(config),
+            relay=self._approval_relay(config),
             session_key=SESSION_KEY,
             custom_section=config.custom_section,
             system_prompt=config.system_prompt,
@@ -93,6 +104,38 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         self._sessions: dict[str, str] = {}
         self._selections: dict[str, dict[str, str]] = {}
 
+    @staticmethod
+    def _approval_relay(config: ACPClientAdapterConfig) -> ApprovalRelay:
+        """How the room decides permission requests (``approval_mode``)."""
+        return ApprovalRelay.from_config(config)
+
+    @staticmethod
+    def _session_model(config: ACPClientAdapterConfig) -> str | None:
+        """The model to select in each session's catalog (a profile may launch with it)."""
+        return config.model
+
+    def room_client(self, room_id: str) -> RoomClient:
+        """The ACP client of a room's agent process."""
+        return RoomClient(self, room_id)
+
+    def _spawn_command(self, workspace: str) -> list[str]:
+        """The agent's argv for a room's workspace."""
+        return list(self.config.command)
+
+    def _spawn_cwd(self, workspace: str) -> str | None:
+        """The directory the agent process starts in (None: ours)."""
+        return workspace
+
+    def _credential_env(self) -> dict[str, str]:
+        """Environment a profile derives from its credentials (``env`` wins over it)."""
+        return {}
+
+    def _elicitation_handler(
+        self, client: RoomClient, emitter: RoomTurnEmitter, session_id: str
+    ) -> ElicitationHandler | None:
+        """A turn's elicitation handler (None: elicitations are declined)."""
+        return None
+
     async def on_started(self, agent_name: str, agent_description: str) -> None:
         require_acp()
         await super().on_started(agent_name, agent_description)
@@ -101,9 +144,16 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         if self.config.inject_band_tools:
             await self.mcp.start()
         workspace = self.room_folder(room_id)
-        proc = ACPProcess(room_id, workspace, lambda: RoomClient(self, room_id))
+        proc = ACPProcess(room_id, workspace, lambda: self.room_client(room_id))
+        env = {**self._credential_env(), **(self.config.env or {})}
         try:
-            await proc.start(self.config, self.client_capabilities)
+            await proc.start(
+                self.config,
+                self.client_capabilities,
+                command=self._spawn_command(str(workspace)),
+                cwd=self._spawn_cwd(str(workspace)),
+                env=env,
+            )
         except BaseException:
             await proc.close()
             raise
@@ -138,11 +188,12 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
 
     @property
     def model_selection(self) -> Mapping[str, Any]:
-        wanted = {"model": self.config.model, "reasoning_effort": self.config.reasoning_effort}
+        model = self._session_model(self.config)
+        wanted = {"model": model, "reasoning_effort": self.config.reasoning_effort}
         return {k: v for k, v in wanted.items() if v is not None}
 
     def _wanted(self, room_id: str) -> dict[str, str | None]:
-        chosen = {MODEL: self.config.model, EFFORT: self.config.reasoning_effort}
+        chosen = {MODEL: self._session_model(self.config), EFFORT: self.config.reasoning_effort}
         return {**chosen, **self._selections.get(room_id, {})}
 
     async def apply_model_selection(self, selection: Mapping[str, Any], *, room_id: str) -> None:
@@ -197,32 +248,42 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
                     proc.conn, proc.session_id, proc.config_options, self._wanted(room_id)
                 )
         except ACPConfigError:
-            proc.session_id = None  # the next message tries again
+            await self._close_session(proc, SessionCloseReason.UNCONFIGURED)  # next message retries
             raise
+
+    async def _close_session(self, proc: ACPProcess, reason: SessionCloseReason) -> None:
+        """Drop the room's session from its process (closed on the agent, best effort)."""
+        session_id, proc.session_id = proc.session_id, None
+        if session_id is None:
+            return
+        logger.info("Room %s: closing ACP session %s (%s)", proc.room_id, session_id, reason)
+        try:
+            await proc.call(proc.conn.close_session(session_id), SESSION_CLOSE_TIMEOUT_S)
+        except Exception as exc:
+            logger.info("Room %s: closing session %s failed: %s", proc.room_id, session_id, exc)
 
     # -- one prompt -----------------------------------------------------------------------------
 
-    def _mcp_servers(self, room_id: str) -> list[Any]:
+    def _mcp_servers(self, room_id: str) -> SessionMcpServers:
         from acp.schema import HttpMcpServer, McpServerStdio
 
-        servers: list[Any] = []
-        if self.config.inject_band_tools:
-            servers.append(
-                HttpMcpServer(type="http", name=SERVER_NAME, url=self.mcp.url(room_id), headers=[])
-            )
+        servers: list[object] = []
+        url = self.mcp.url(room_id) if self.config.inject_band_tools else None
+        if url is not None:
+            servers.append(HttpMcpServer(type="http", name=SERVER_NAME, url=url, headers=[]))
         for raw in self.config.mcp_servers:
             model = HttpMcpServer if raw.get("type") == "http" else McpServerStdio
             servers.append(model.model_validate(raw))
-        return servers
+        return SessionMcpServers(servers, url)
 
     async def _ensure_session(self, proc: ACPProcess, prompt: Prompt) -> list[str]:
         """Reuse, load or create the room's session; the context a new one needs first."""
-        url = self.mcp.url(prompt.room_id) if self.config.inject_band_tools else None
-        if proc.session_id is not None and proc.mcp_url == url:
+        wanted = self._mcp_servers(prompt.room_id)
+        if proc.session_id is not None and proc.mcp_url == wanted.band_url:
             return []
-        proc.session_id, proc.mcp_url = None, url
-        runtime, cwd = proc.conn, str(proc.workspace)
-        servers = self._mcp_servers(prompt.room_id)
+        await self._close_session(proc, SessionCloseReason.STALE_BAND_MCP_URL)
+        proc.mcp_url = wanted.band_url
+        runtime, cwd, servers = proc.conn, str(proc.workspace), wanted.servers
         known = self._sessions.get(prompt.room_id) or prompt.history.session_id
         context: list[str] = []
         if known is not None and proc.can_load:
@@ -235,7 +296,8 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
             context = [self._system_context(prompt)]
             block = history_block(prompt.history.transcript, self.config.max_history_messages)
             if block:
-                context.append(block)
+                marker = new_message_marker()  # where the replay ends and the live message starts
+                context += [f"{block}\nAnswer only the new message, after {marker}.", marker]
         await self._configure(proc, prompt.room_id)
         return context
 
@@ -275,15 +337,19 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
                 records_tool_effects=not self.config.inject_band_tools,
             ) as emitter:
                 runtime.set_permission_handler(session_id, client.permission_handler(emitter))
+                elicit = self._elicitation_handler(client, emitter, session_id)
+                if elicit is not None:
+                    runtime.set_elicitation_handler(session_id, elicit)
                 work = runtime.prompt_blocks(
                     session_id=session_id, blocks=blocks, on_chunk=emitter.emit
                 )
+                proc.turn = ACPTurn(runtime, session_id)
                 response = await proc.call(work, self.config.turn_timeout_s)
                 if response is None:
                     await self._timed_out(proc, prompt)
                 prompt.reporter.final_text = emitter.held_text
         finally:
-            client.prompt = None
+            client.prompt, proc.turn = None, None
             self.mcp.bindings.pop(prompt.room_id, None)
         self._sessions[prompt.room_id] = session_id
         usage = response.usage
@@ -301,10 +367,12 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
             prompt.tools.turn.settle()
 
     async def _timed_out(self, proc: ACPProcess, prompt: Prompt) -> None:
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(
-                proc.conn.cancel_turn(str(proc.session_id)), self.config.turn_settle_timeout_s
-            )
+        turn = proc.turn
+        if turn is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(
+                    turn.runtime.cancel_turn(turn.session_id), self.config.turn_settle_timeout_s
+                )
         # Recover: an agent that overran may ignore the cancel; the next message starts a new
         # process, which loads the session.
         if proc.session_id is not None:
@@ -313,4 +381,4 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         limit = self.config.turn_timeout_s
         message = f"The ACP agent did not finish within {limit:g} s; the prompt was cancelled."
         await prompt.tools.send_failure(AgentFailure("acp", message, FAILURE_CODE_TIMEOUT))
-        raise TurnResultAlreadyReported(message)
+        raise TurnResultAlreadyReported(message) from ACPTurnTimeoutError(message)

@@ -106,7 +106,7 @@ class RoomClient(ACPCollectingClient):
             *, options: Any, session_id: str, tool_call: Any, narrate_permission: Any, **_: Any
         ) -> dict[str, object]:
             offered = list(options or [])
-            option_id = await self._choose(session_id, tool_call, offered)
+            option_id = await self.choose(session_id, tool_call, offered)
             if option_id is not None:
                 return allow_permission(option_id)
             call = ACPToolCall.from_acp(tool_call, canonicalize=band_tool_name)
@@ -117,7 +117,8 @@ class RoomClient(ACPCollectingClient):
 
         return handle
 
-    async def _choose(self, session_id: str, tool_call: Any, options: list[Any]) -> str | None:
+    async def choose(self, session_id: str, tool_call: Any, options: list[Any]) -> str | None:
+        """The offered option to answer with (None: cancel), as the module docstring says."""
         resolver = self.adapter.resolve_permission
         if resolver is not None:
             return await resolver(

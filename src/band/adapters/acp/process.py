@@ -53,6 +53,7 @@ class ACPProcess:
         self.child: ChildProcess | None = None
         self.session_id: str | None = None
         self.mcp_url: str | None = None
+        self.turn: Any = None  # the running prompt's ACPTurn
         self._spawned = asyncio.Event()
 
     @property
@@ -119,7 +120,7 @@ class ACPProcess:
             environment = {**default_environment(), **(env or {})}
             self.child = child = await spawn_child(
                 command,
-                cwd=cwd or str(self.workspace),
+                cwd=cwd,
                 env=environment,
                 label="ACP agent",
                 limit=STDIO_LIMIT,
@@ -142,14 +143,24 @@ class ACPProcess:
 
         return spawn
 
-    async def start(self, config: ACPClientAdapterConfig, capabilities: Any = None) -> None:
+    async def start(
+        self,
+        config: ACPClientAdapterConfig,
+        capabilities: Any = None,
+        *,
+        command: list[str] | None = None,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        """Start ``command`` (the config's by default) in ``cwd`` (None: ours) with ``env``
+        (the config's by default) added to the environment, and initialise it."""
         require_acp()
         from acp.schema import ClientCapabilities
 
         self.runtime = ACPRuntime(
-            command=list(config.command),
-            env=dict(config.env or {}),
-            cwd=str(self.workspace),
+            command=list(command if command is not None else config.command),
+            env=dict(env if env is not None else config.env or {}),
+            cwd=cwd,
             auth_method=config.auth_method,
             client_factory=self._client_factory,
             spawn_process=self._spawner(config.use_unstable_protocol),
