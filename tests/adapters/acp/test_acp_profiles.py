@@ -175,6 +175,27 @@ def test_omp_configuration() -> None:
         OmpACPAdapter(config, spawn_process=object())
 
 
+async def test_omps_approval_forms_are_decided_like_permission_requests(
+    start_omp: AgentStarter, room: Room
+) -> None:
+    form = room.workspace / "form.txt"
+    async with start_omp():  # room_approval_mode auto_accept, as band-sdk approves unattended
+        await room.say("use the form")
+        await until(lambda: form.exists())
+    assert form.read_text() == "Approve"
+    form.unlink()
+    async with start_omp(room_approval_mode="manual"):
+        await room.say("use the form again")
+        notice = await room.wait_text(lambda t: "Approval requested (permission)" in t)
+        await room.say(f"/decline {notice.split('Approval id: `')[1][:8]}")
+        await until(lambda: form.exists())
+        results = await until(lambda: room.events("tool_result"))
+    assert "make release" in notice
+    assert form.read_text() == "decline"
+    (refused,) = [json.loads(e["content"]) for e in results]
+    assert refused["name"] == "omp_approval_form" and refused["output"] == "Permission cancelled"
+
+
 @pytest.fixture
 def start_omp(band_serve: Any, model_url: str, tmp_path: Path) -> AgentStarter:
     def build(**fields: Any) -> OmpACPAdapter:
