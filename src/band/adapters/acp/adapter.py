@@ -24,6 +24,7 @@ from band.converters.acp_client import SESSION_ID_METADATA_KEY
 from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
 from band.core.protocols import FAILURE_CODE_TIMEOUT
 from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
+from band.integrations.acp.client_types import RoomSession
 from band.integrations.acp.permissions import ElicitationHandler
 from band.integrations.acp.room_emitter import RoomTurnEmitter
 from band.integrations.acp.session_config import CONFIG_FAILURE_PREFIX
@@ -253,7 +254,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
 
     async def _close_session(self, proc: ACPProcess, reason: SessionCloseReason) -> None:
         """Drop the room's session from its process (closed on the agent, best effort)."""
-        session_id, proc.session_id = proc.session_id, None
+        session_id, proc.session = proc.session_id, None
         if session_id is None:
             return
         logger.info("Room %s: closing ACP session %s (%s)", proc.room_id, session_id, reason)
@@ -277,28 +278,29 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         return SessionMcpServers(servers, url)
 
     async def _ensure_session(self, proc: ACPProcess, prompt: Prompt) -> list[str]:
-        """Reuse, load or create the room's session; the context a new one needs first."""
+        """Reuse, load or create the room's session; the context it still needs first."""
         wanted = self._mcp_servers(prompt.room_id)
-        if proc.session_id is not None and proc.mcp_url == wanted.band_url:
-            return []
-        await self._close_session(proc, SessionCloseReason.STALE_BAND_MCP_URL)
-        proc.mcp_url = wanted.band_url
-        runtime, cwd, servers = proc.conn, str(proc.workspace), wanted.servers
-        known = self._sessions.get(prompt.room_id) or prompt.history.session_id
-        context: list[str] = []
-        if known is not None and proc.can_load:
-            load = runtime.load_session_response(cwd=cwd, session_id=known, mcp_servers=servers)
-            if await proc.call(load) is not None:
-                proc.session_id = known
-        if proc.session_id is None:
-            created = await proc.call(runtime.create_session_response(cwd=cwd, mcp_servers=servers))
-            proc.session_id = str(created.session_id)
-            context = [self._system_context(prompt)]
-            block = history_block(prompt.history.transcript, self.config.max_history_messages)
-            if block:
-                marker = new_message_marker()  # where the replay ends and the live message starts
-                context += [f"{block}\nAnswer only the new message, after {marker}.", marker]
-        await self._configure(proc, prompt.room_id)
+        if proc.session is None or proc.session.band_url != wanted.band_url:
+            await self._close_session(proc, SessionCloseReason.STALE_BAND_MCP_URL)
+            runtime, cwd, servers = proc.conn, str(proc.workspace), wanted.servers
+            known = self._sessions.get(prompt.room_id) or prompt.history.session_id
+            if known is not None and proc.can_load:
+                load = runtime.load_session_response(cwd=cwd, session_id=known, mcp_servers=servers)
+                if await proc.call(load) is not None:  # it has its context already
+                    proc.session = RoomSession(known, wanted.band_url, False, False)
+            if proc.session is None:
+                created = await proc.call(
+                    runtime.create_session_response(cwd=cwd, mcp_servers=servers)
+                )
+                proc.session = RoomSession(str(created.session_id), wanted.band_url)
+            await self._configure(proc, prompt.room_id)
+        session = proc.session
+        assert session is not None  # nosec B101 # narrows for mypy: set above or kept
+        context = [self._system_context(prompt)] if session.bootstrap_pending else []
+        block = history_block(prompt.history.transcript, self.config.max_history_messages)
+        if session.replay_pending and block:
+            marker = new_message_marker()  # where the replay ends and the live message starts
+            context += [f"{block}\nAnswer only the new message, after {marker}.", marker]
         return context
 
     def _system_context(self, prompt: Prompt) -> str:
@@ -347,6 +349,8 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
                 response = await proc.call(work, self.config.turn_timeout_s)
                 if response is None:
                     await self._timed_out(proc, prompt)
+                if proc.session is not None:  # the context is in the session now
+                    proc.session.bootstrap_pending = proc.session.replay_pending = False
                 prompt.reporter.final_text = emitter.held_text
         finally:
             client.prompt, proc.turn = None, None

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from band.adapters._coding.child import ChildProcess, spawn_child
 from band.adapters._coding.supervisor import TransportClosed
 from band.integrations.acp.client_runtime import ACPRuntime
+from band.integrations.acp.client_types import RoomSession
 from band.integrations.acp.collecting import ACPCollectingClient
 from band.integrations.acp.session_config import SessionConfigOption
 
@@ -51,10 +52,13 @@ class ACPProcess:
         self._client_factory = client
         self.runtime: ACPRuntime | None = None
         self.child: ChildProcess | None = None
-        self.session_id: str | None = None
-        self.mcp_url: str | None = None
+        self.session: RoomSession | None = None  # the room's session on this process
         self.turn: Any = None  # the running prompt's ACPTurn
         self._spawned = asyncio.Event()
+
+    @property
+    def session_id(self) -> str | None:
+        return self.session.session_id if self.session is not None else None
 
     @property
     def conn(self) -> ACPRuntime:
