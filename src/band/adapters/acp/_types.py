@@ -14,6 +14,7 @@ from uuid import uuid4
 from band.adapters._coding.approvals import ApprovalRelay
 from band.adapters._coding.supervisor import RoomSupervisor
 from band.integrations.acp.client_runtime import ACPRuntime
+from band.integrations.acp.types import ACPToolCall
 
 from .process import ACPProcess
 
@@ -70,16 +71,17 @@ class SessionCloseReason(StrEnum):
 
 @dataclass(frozen=True)
 class ACPPermissionRequest:
-    """What a resolver sees: the room, the tool call and the offered options."""
+    """What a resolver sees: the room, the session, the tool call (its name Band's spelling
+    for Band's tools) and the options the agent offered (``PermissionOption`` or wire dicts)."""
 
     room_id: str
     session_id: str
-    tool_call: Any
-    options: list[Any]
+    tool_call: ACPToolCall
+    options: tuple[Any, ...]
 
 
 PermissionResolver = Callable[[ACPPermissionRequest], Awaitable[str | None]]
-"""Returns an offered ``option_id``, or None to cancel the request."""
+"""Returns an offered ``option_id``, or None to cancel the request (another id is refused)."""
 
 
 class ACPClientProfile(Protocol):

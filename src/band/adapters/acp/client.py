@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from band.adapters._coding.approvals import ApprovalRequest, Decision
@@ -24,6 +25,7 @@ from band.integrations.acp.permissions import (
     allow_permission,
     cancel_permission,
     option_id_of_kind,
+    permission_option_ids,
     select_allow_option_id,
 )
 from band.integrations.acp.room_emitter import RoomTurnEmitter
@@ -121,9 +123,12 @@ class RoomClient(ACPCollectingClient):
         """The offered option to answer with (None: cancel), as the module docstring says."""
         resolver = self.adapter.resolve_permission
         if resolver is not None:
-            return await resolver(
-                ACPPermissionRequest(self.room_id, session_id, tool_call, options)
-            )
+            call = ACPToolCall.from_acp(tool_call, canonicalize=band_tool_name)
+            offered = tuple(o for o in options if isinstance(o, Mapping) or hasattr(o, "option_id"))
+            picked = await resolver(ACPPermissionRequest(self.room_id, session_id, call, offered))
+            if picked is not None and picked not in permission_option_ids(offered):
+                raise ValueError(f'ACP permission resolver selected unavailable option "{picked}".')
+            return picked
         if _band_permission(tool_call):  # the room's own tools need no approval of the room
             return select_allow_option_id(options)
         prompt = self.prompt
