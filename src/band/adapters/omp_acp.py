@@ -50,8 +50,7 @@ from band.integrations.omp import (
     omp_provider_env,
     validate_omp_command,
 )
-from band.runtime.custom_tools import CustomToolDef, get_custom_tool_name
-from band.runtime.tools.names import ALL_TOOL_NAMES
+from band.runtime.custom_tools import CustomToolDef
 from band.workspaces import WorkspaceResolver
 
 __all__ = ["DEFAULT_OMP_ACP_COMMAND", "OmpACPAdapter", "OmpACPAdapterConfig"]
@@ -147,12 +146,6 @@ class OmpACPAdapter(ACPClientAdapter):
         self.omp_command = finalize_omp_command(
             config.command, model=config.model, approval_mode=config.approval_mode
         )
-
-    @property
-    def own_tool_names(self) -> frozenset[str]:
-        """Band's tools and the custom tools, as OMP's tool names are read back to."""
-        custom = {get_custom_tool_name(model) for model, _ in self.additional_tools}
-        return frozenset(ALL_TOOL_NAMES) | custom
 
     @staticmethod
     def _approval_relay(config: ACPClientAdapterConfig) -> ApprovalRelay:

@@ -105,3 +105,23 @@ async def test_a_profiles_notification_without_a_room_hook_joins_the_stream() ->
     assert await client.ext_method("x/a", {}) == {"ok": "x/a"}
     await client.ext_notification("x/b", {})
     assert [c.content for c in client.get_collected_chunks("s")] == ["x/b"]
+
+
+def test_cursors_titles_of_band_tools_read_as_band_names() -> None:
+    from types import SimpleNamespace
+
+    from band.adapters.cursor_acp import CursorACPAdapter
+
+    client = CursorACPAdapter().room_client("r")
+    titled = SimpleNamespace(
+        session_update="tool_call",
+        tool_call_id="t1",
+        title="band-band_send_message: band_send_message",
+        raw_input={"content": "hi"},
+        status="in_progress",
+    )
+    chunk = client._chunk_from_update(titled)
+    assert chunk is not None and chunk.content == "band_send_message"
+    shell = SimpleNamespace(**{**vars(titled), "title": "Shell: ls"})
+    shell_chunk = client._chunk_from_update(shell)
+    assert shell_chunk is not None and shell_chunk.content == "Shell: ls"

@@ -28,7 +28,8 @@ from band.integrations.acp.client_types import RoomSession
 from band.integrations.acp.permissions import ElicitationHandler
 from band.integrations.acp.room_emitter import RoomTurnEmitter
 from band.integrations.acp.session_config import CONFIG_FAILURE_PREFIX
-from band.runtime.custom_tools import CustomToolDef
+from band.runtime.custom_tools import CustomToolDef, get_custom_tool_name
+from band.runtime.tools.names import ALL_TOOL_NAMES
 from band.workspaces import WorkspaceResolver, workspace_resolver_for
 from band_protocol import AgentFailure
 
@@ -118,6 +119,12 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
     def room_client(self, room_id: str) -> RoomClient:
         """The ACP client of a room's agent process."""
         return RoomClient(self, room_id)
+
+    @property
+    def own_tool_names(self) -> frozenset[str]:
+        """Band's tools and the custom tools: the names agents' spellings are read back to."""
+        custom = {get_custom_tool_name(model) for model, _ in self.additional_tools}
+        return frozenset(ALL_TOOL_NAMES) | custom
 
     def _spawn_command(self, workspace: str) -> list[str]:
         """The agent's argv for a room's workspace."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from band.adapters._coding.approvals import ApprovalRequest, Decision
@@ -78,8 +78,13 @@ def _pick(options: list[Any], kinds: tuple[str, ...]) -> str | None:
 class RoomClient(ACPCollectingClient):
     """The collecting client of one room's agent; ``prompt`` is the running turn."""
 
-    def __init__(self, adapter: ClientHost, room_id: str) -> None:
-        super().__init__(profile=adapter.profile, canonicalize_tool_name=band_tool_name)  # type: ignore[arg-type]  # our profiles' notifications return None, which the base reads as no chunks
+    def __init__(
+        self,
+        adapter: ClientHost,
+        room_id: str,
+        canonicalize_tool_name: Callable[[str], str] = band_tool_name,
+    ) -> None:
+        super().__init__(profile=adapter.profile, canonicalize_tool_name=canonicalize_tool_name)  # type: ignore[arg-type]  # our profiles' notifications return None, which the base reads as no chunks
         self.adapter = adapter
         self.room_id = room_id
         self.prompt: Prompt | None = None
@@ -111,7 +116,7 @@ class RoomClient(ACPCollectingClient):
             option_id = await self.choose(session_id, tool_call, offered)
             if option_id is not None:
                 return allow_permission(option_id)
-            call = ACPToolCall.from_acp(tool_call, canonicalize=band_tool_name)
+            call = ACPToolCall.from_acp(tool_call, canonicalize=self._canonicalize_tool_name)
             await narrate_permission(
                 emitter.open_permission(call=call, session_id=session_id, outcome="cancelled")
             )
@@ -123,7 +128,7 @@ class RoomClient(ACPCollectingClient):
         """The offered option to answer with (None: cancel), as the module docstring says."""
         resolver = self.adapter.resolve_permission
         if resolver is not None:
-            call = ACPToolCall.from_acp(tool_call, canonicalize=band_tool_name)
+            call = ACPToolCall.from_acp(tool_call, canonicalize=self._canonicalize_tool_name)
             offered = tuple(o for o in options if isinstance(o, Mapping) or hasattr(o, "option_id"))
             picked = await resolver(ACPPermissionRequest(self.room_id, session_id, call, offered))
             if picked is not None and picked not in permission_option_ids(offered):
