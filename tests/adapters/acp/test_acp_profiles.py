@@ -8,6 +8,7 @@ model, approval mode and provider key it was configured with, and answering a me
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from pathlib import Path
@@ -212,7 +213,9 @@ async def test_journey_timings(
     start_cursor: AgentStarter, start_omp: AgentStarter, room: Room, fake: FakeModel, profile: str
 ) -> None:
     fake.policy = proof_policy(ToolCall("run_command", {"command": PROOF}), last_call)
+    # OMP's approvals are relayed to the room only with room_approval_mode="manual".
+    omp = functools.partial(start_omp, room_approval_mode="manual")
     start, name = (
-        (start_cursor, "CursorACPAdapter") if profile == "cursor" else (start_omp, "OmpACPAdapter")
+        (start_cursor, "CursorACPAdapter") if profile == "cursor" else (omp, "OmpACPAdapter")
     )
     await timed_journey(f"{name} (stand-in)", start, room, approve_command("permission"))
