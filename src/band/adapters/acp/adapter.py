@@ -42,7 +42,7 @@ from ._types import (
     new_message_marker,
 )
 from .band_mcp import SERVER_NAME, BandMcpServer, RoomBinding
-from .client import ACPClientProfile, PermissionResolver, RoomClient
+from .client import ACPClientProfile, PermissionResolver, RoomClient, TurnEmitter
 from .config import ACPClientAdapterConfig
 from .process import INSTALL_HINT, ACPProcess, require_acp
 from .session_config import EFFORT, MODEL, ACPConfigError, ACPConfigRequest, SessionConfigResolver
@@ -338,7 +338,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
             texts = [*extra, *prompt.updates, prompt.msg.format_for_llm()]
             blocks = [text_block(t) for t in texts if t.strip()]
             runtime.reset_session(session_id)
-            async with RoomTurnEmitter(
+            async with TurnEmitter(
                 prompt.tools,
                 session_id=session_id,
                 room_id=prompt.room_id,

@@ -2,8 +2,9 @@
 the room's permission decisions and the adapter's profile.
 
 Updates are parsed, ordered and published by :class:`ACPCollectingClient` to the turn's
-sink (a ``RoomTurnEmitter``); tool names are Band's own spelling for Band's tools
-(``mcp__band__x``, ``band-x``, ``Tool: band/x`` all become ``x``). Each turn installs a
+sink (a :class:`TurnEmitter`: text followed by a tool call posted as a thought); tool
+names are Band's own spelling for Band's tools (``mcp__band__x``, ``band-x``,
+``Tool: band/x`` all become ``x``). Each turn installs a
 permission handler: a ``resolve_permission`` callback decides, else a request about Band's
 own tools is allowed, else the room decides through the approval relay (``approval_mode``);
 a request left undecided is cancelled and shown in the room as a failed call. A profile's
@@ -29,7 +30,7 @@ from band.integrations.acp.permissions import (
     select_allow_option_id,
 )
 from band.integrations.acp.room_emitter import RoomTurnEmitter
-from band.integrations.acp.types import ACPToolCall
+from band.integrations.acp.types import ACPToolCall, ChunkType, CollectedChunk
 from band.runtime.tools.names import ALL_TOOL_NAMES, canonical_tool_name
 
 from ._types import ACPClientProfile, ACPPermissionRequest, ClientHost, PermissionResolver
@@ -44,6 +45,7 @@ __all__ = [
     "ACPPermissionRequest",
     "PermissionResolver",
     "RoomClient",
+    "TurnEmitter",
     "band_tool_name",
 ]
 
@@ -54,6 +56,17 @@ def band_tool_name(name: str) -> str:
     """Band's name for a tool an agent reports (its MCP and title spellings undone)."""
     name = name.strip().removeprefix("Tool: ").removeprefix(f"{SERVER_NAME}/")
     return canonical_tool_name(name)
+
+
+class TurnEmitter(RoomTurnEmitter):
+    """``RoomTurnEmitter`` with the coding agents' rule for agent text: text followed by a
+    tool call is commentary, posted as a thought when the call starts; only the text the
+    turn ends with is held to its end (a thought then unless the turn replied)."""
+
+    async def emit(self, chunk: CollectedChunk) -> None:
+        if chunk.chunk_type == ChunkType.TOOL_CALL:
+            await self.post_held_text()
+        await super().emit(chunk)
 
 
 def _band_permission(tool_call: Any) -> bool:

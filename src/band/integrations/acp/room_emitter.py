@@ -88,6 +88,13 @@ class RoomTurnEmitter:
             content=content, message_type=message_type, metadata=chunk.metadata
         )
 
+    async def post_held_text(self) -> None:
+        """Post the text held so far as a ``thought`` now (when THOUGHTS is on) and hold
+        nothing: for a caller that treats text followed by more work as commentary."""
+        text, self._held_text = self.held_text, []
+        if Emit.THOUGHTS in self._emit and has_visible_content(text):
+            await send_event_safe(self._tools, text, MessageType.THOUGHT, log_label="ACP thought")
+
     def _stage_effect(self, chunk: CollectedChunk) -> None:
         if not self._records_tool_effects or chunk.metadata.get("status") != ToolStatus.COMPLETED:
             return

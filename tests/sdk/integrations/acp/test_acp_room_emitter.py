@@ -133,3 +133,16 @@ async def test_a_refused_permission_is_shown_as_a_failed_call() -> None:
     assert failed["metadata"]["permission_outcome"] == "cancelled"
     with pytest.raises(RuntimeError, match="no tool call"):
         await emitter.emit(CollectedChunk(ChunkType.TOOL_CALL, "x"))
+
+
+async def test_held_text_can_be_posted_early_as_commentary() -> None:
+    tools = FakeAgentTools()
+    async with RoomTurnEmitter(tools, session_id="s", room_id="r") as emitter:
+        await emitter.emit(CollectedChunk(ChunkType.TEXT, "Let me look."))
+        await emitter.post_held_text()
+        await emitter.emit(CollectedChunk(ChunkType.TEXT, "Found it."))
+    assert kinds(tools) == [
+        ("thought", "Let me look."),
+        ("thought", "Found it."),
+        ("task", ACP_SESSION_CLOSED_EVENT),
+    ]
