@@ -25,22 +25,9 @@ import pytest
 from .compat_harness import VENV_DIR, CompatUnavailable, ensure_compat_venv
 from .layout.compare import check_module, extra_of, generate
 
-# Adapters being built under other issues: "module" (and everything under it) or "module:Name".
-_ISSUE_32 = "issue 32: Claude SDK, OpenCode, Copilot SDK, Copilot/Cursor/OMP ACP adapters"
-_OMP = (
-    f"{_ISSUE_32}; our approval_mode is the room's relay mode (OMP's own is "
-    "omp_approval_mode, so the default command carries no approval flag) and no spawn_process"
-)
-PENDING: dict[str, str] = {
-    **dict.fromkeys(
-        [
-            "band.integrations.omp",
-            "band.integrations.acp.cursor",
-        ],
-        _ISSUE_32,
-    ),
-    "band.adapters.omp_acp": _OMP,
-}
+# Adapters being built under other issues: "module" (and everything under it) or "module:Name",
+# each with the issue that builds it. Empty: every adapter band-sdk 6.0.1 ships is built.
+PENDING: dict[str, str] = {}
 
 # Names we do not provide as band-sdk does, each with the reason; at most 2% of band-sdk's
 # names. "module:Name" is one name; a bare "module" is the whole module (all its names count).
@@ -92,38 +79,8 @@ ALLOWED: dict[str, str] = {
 ALLOWED_SHARE = 0.02
 
 # What this issue (33) has not built yet, by area: xfailed like PENDING and, like it, a
-# failure once an entry matches, so the list only shrinks.
-_ACP_CLIENT = (
-    "the ACP client adapter's band-sdk runtime (ACPRuntime, the collecting client and its "
-    "chunk stream, room emitter, session restore, TCP transport, stderr drain): ours runs a "
-    "room's agent through the shared coding-agent supervisor (band.adapters.acp on "
-    "band.adapters._coding) and shares only session_config, model_selection, permissions, "
-    "types and failure with band-sdk's layout so far"
-)
-REMAINING: dict[str, str] = {
-    "band.converters.acp_client": _ACP_CLIENT,
-    **{
-        f"band.integrations.acp.{name}": _ACP_CLIENT
-        for name in (
-            "client_adapter",
-            "client_profiles",
-            "client_runtime",
-            "client_types",
-            "collecting",
-            "results",
-            "room_emitter",
-            "sessions",
-            "stderr",
-            "stream",
-            "transport",
-            "updates",
-        )
-    },
-    **{
-        f"band.integrations.acp:{name}": _ACP_CLIENT
-        for name in ("ACPClientSessionState", "BandACPClient")
-    },
-}
+# failure once an entry matches, so the list only shrinks. Empty: nothing is left.
+REMAINING: dict[str, str] = {}
 
 
 def _pending_reason(module: str, name: str | None = None) -> str | None:

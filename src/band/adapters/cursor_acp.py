@@ -26,7 +26,9 @@ from band.adapters.acp import (
     PermissionResolver,
     SessionConfigResolver,
 )
+from band.adapters.acp.client import RoomClient, band_tool_name
 from band.core.types import FeatureKwargs
+from band.integrations.acp.cursor import canonicalize_cursor_tool_name
 from band.runtime.custom_tools import CustomToolDef
 from band.workspaces import WorkspaceResolver
 
@@ -122,6 +124,13 @@ class CursorACPAdapter(ACPClientAdapter):
             **features,
         )
         self.cursor = config
+
+    def room_client(self, room_id: str) -> RoomClient:
+        """A room's client reading Cursor's titles of Band's tools (``band-x: x``) as ``x``."""
+        return RoomClient(self, room_id, canonicalize_tool_name=self._tool_name)
+
+    def _tool_name(self, name: str) -> str:
+        return band_tool_name(canonicalize_cursor_tool_name(name, self.own_tool_names))
 
     # -- Cursor's extensions (ACPClientProfile) ---------------------------------------------------
 

@@ -1,92 +1,110 @@
 """``OmpACPAdapter``: OMP (oh-my-pi, npm ``@oh-my-pi/pi-coding-agent``) over ACP (``omp acp``).
 
-The command is finalised here: ``model`` (provider-qualified, e.g. ``openai/gpt-6-luna``)
-becomes OMP's ``--model`` flag rather than a session option, ``omp_approval_mode`` its
-``--approval-mode`` (``always-ask``: every tool call is asked, and relayed to the room per
-``approval_mode``; ``yolo``: full access to the host, nothing asked). Approval flags in
-``command`` itself are refused. ``api_key`` goes into the model's provider variable
-(``OPENAI_API_KEY``, ...) unless ``env`` sets it. OMP needs ACP's unstable protocol: on.
+The launch is OMP's (``band.integrations.omp``): ``approval_mode`` is OMP's own
+(``always-ask``: every tool call is asked; ``yolo``: full access to the host, nothing
+asked), appended to ``command`` with ``model`` (provider-qualified, e.g.
+``openai/gpt-6-luna``: a launch flag, not a session option); approval flags in ``command``
+that skip asking are refused; each room's workspace is OMP's ``--cwd``. ``api_key`` goes
+into the model's provider variable (``OPENAI_API_KEY``, ...) unless ``env`` sets it. OMP
+needs ACP's unstable protocol: always on.
+
+OMP asks for each approval through an ``Approve``/``Deny`` elicitation form; it is decided
+like a permission request: by ``resolve_permission``, else by the room per
+``room_approval_mode`` (``auto_accept`` by default, as band-sdk approves unattended;
+``manual``: ``/approve`` / ``/decline`` in the room). Another form is declined. OMP's MCP
+device writes (``xd://mcp__band_<tool>``) read in the room as the Band tool they call.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal, Unpack
+from typing import Any, ClassVar, Literal, Self, Unpack
 
 from pydantic import Field, field_validator, model_validator
 
-from band.adapters._coding.approvals import ApprovalMode
+from band.adapters._coding.approvals import ApprovalMode, ApprovalRelay
 from band.adapters.acp import (
     ACPClientAdapter,
     ACPClientAdapterConfig,
     PermissionResolver,
     SessionConfigResolver,
 )
+from band.adapters.acp.client import RoomClient
 from band.core.types import FeatureKwargs
+from band.integrations.acp.permissions import ElicitationHandler, elicitation_requested_schema
+from band.integrations.acp.room_emitter import RoomTurnEmitter
+from band.integrations.acp.types import ACPToolCall, CollectedChunk
+from band.integrations.omp import (
+    DEFAULT_OMP_ACP_COMMAND,
+    OMP_APPROVAL_FORM_TOOL_NAME,
+    OMP_APPROVAL_MODE_ALWAYS_ASK,
+    OMP_APPROVE_OPTION_ID,
+    OMP_DENY_OPTION_ID,
+    OMP_FORM_APPROVE,
+    OMP_FORM_DENY,
+    approve_deny_form_field,
+    finalize_omp_command,
+    normalize_omp_mcp_device_call,
+    omp_command_in_workspace,
+    omp_elicitation_call_id,
+    omp_provider_env,
+    validate_omp_command,
+)
 from band.runtime.custom_tools import CustomToolDef
 from band.workspaces import WorkspaceResolver
 
-__all__ = ["DEFAULT_OMP_ACP_COMMAND", "OmpACPAdapter", "OmpACPAdapterConfig", "omp_command"]
-
-DEFAULT_OMP_ACP_COMMAND: tuple[str, ...] = ("omp", "acp")
-PROVIDER_KEYS = {
-    "anthropic": "ANTHROPIC_API_KEY",
-    "google": "GEMINI_API_KEY",
-    "openai": "OPENAI_API_KEY",
-    "openrouter": "OPENROUTER_API_KEY",
-    "xai": "XAI_API_KEY",
-    "deepseek": "DEEPSEEK_API_KEY",
-    "mistral": "MISTRAL_API_KEY",
-    "groq": "GROQ_API_KEY",
-    "together": "TOGETHER_API_KEY",
-    "fireworks": "FIREWORKS_API_KEY",
-}
-_UNSAFE = ("--yolo", "--auto-approve", "--approval-mode")
+__all__ = ["DEFAULT_OMP_ACP_COMMAND", "OmpACPAdapter", "OmpACPAdapterConfig"]
 
 
 class OmpACPAdapterConfig(ACPClientAdapterConfig):
     """``ACPClientAdapterConfig`` for ``omp acp`` (see the module docstring)."""
 
+    retention_unavailable_reason: ClassVar[str] = (
+        "OMP's pending-work and prompt-idle signals leave out background jobs that a "
+        "shutdown would cancel"
+    )
+
+    approval_mode: Literal["always-ask", "yolo"] = OMP_APPROVAL_MODE_ALWAYS_ASK  # type: ignore[assignment]  # OMP's own mode; the room's is room_approval_mode
     command: tuple[str, ...] = DEFAULT_OMP_ACP_COMMAND
-    omp_approval_mode: Literal["always-ask", "yolo"] = "always-ask"
-    approval_mode: ApprovalMode = ApprovalMode.MANUAL
     api_key: str | None = Field(default=None, repr=False)
     use_unstable_protocol: Literal[True] = True
+    room_approval_mode: ApprovalMode = ApprovalMode.AUTO_ACCEPT
 
     @field_validator("command", mode="after")
     @classmethod
-    def _no_approval_flags(cls, command: tuple[str, ...]) -> tuple[str, ...]:
-        unsafe = [t for t in command if t.split("=")[0] in _UNSAFE]
-        if unsafe:
-            raise ValueError(
-                f"set omp_approval_mode instead of approval flags in command: {unsafe}"
-            )
+    def _safe_command(cls, command: tuple[str, ...]) -> tuple[str, ...]:
+        validate_omp_command(command)
         return command
 
     @model_validator(mode="after")
-    def _key_needs_model(self) -> OmpACPAdapterConfig:
+    def _key_needs_model(self) -> Self:
         if self.api_key is not None:
             if self.model is None:
                 raise ValueError("api_key needs model: its provider names the key variable")
-            provider_key(self.model)
+            omp_provider_env(model=self.model, api_key=self.api_key)  # a known provider
         return self
 
 
-def provider_key(model: str) -> str:
-    """The environment variable of ``model``'s provider (``openai/x`` -> OPENAI_API_KEY)."""
-    provider = model.partition("/")[0].lower()
-    if provider not in PROVIDER_KEYS:
-        supported = ", ".join(sorted(PROVIDER_KEYS))
-        raise ValueError(f"unsupported OMP model provider {provider!r}; supported: {supported}")
-    return PROVIDER_KEYS[provider]
+class OmpRoomClient(RoomClient):
+    """A room's client for OMP: MCP device writes and ``mcp__`` names read as Band tools."""
 
+    def __init__(self, adapter: OmpACPAdapter, room_id: str) -> None:
+        super().__init__(adapter, room_id)
+        self.own_tool_names = adapter.own_tool_names
 
-def omp_command(config: OmpACPAdapterConfig) -> list[str]:
-    """The argv ``omp acp`` runs with: the command, then the model and the approval mode."""
-    argv = list(config.command)
-    if config.model is not None:
-        argv.append(f"--model={config.model}")
-    return [*argv, "--approval-mode", config.omp_approval_mode]
+    def _tool_call_chunk(self, update: object) -> CollectedChunk:
+        chunk = super()._tool_call_chunk(update)
+        call = chunk.tool
+        if not isinstance(call, ACPToolCall):
+            return chunk
+        kind = getattr(update, "kind", None)
+        name, args = normalize_omp_mcp_device_call(
+            call.name, call.arguments, self.own_tool_names, kind=kind
+        )
+        if (name, args) != (call.name, call.arguments):
+            chunk.tool = ACPToolCall(call.tool_call_id, name, args)  # type: ignore[arg-type]  # JSON parsed from the write
+            chunk.content = name
+        return chunk
 
 
 class OmpACPAdapter(ACPClientAdapter):
@@ -94,6 +112,7 @@ class OmpACPAdapter(ACPClientAdapter):
 
     PROVIDER = "omp_acp"
     LABEL = "OMP agent"
+    config: OmpACPAdapterConfig
 
     def __init__(
         self,
@@ -103,21 +122,99 @@ class OmpACPAdapter(ACPClientAdapter):
         workspace_for_room: WorkspaceResolver | None = None,
         resolve_session_config: SessionConfigResolver | None = None,
         resolve_permission: PermissionResolver | None = None,
+        spawn_process: Any = None,
         **features: Unpack[FeatureKwargs],
     ) -> None:
+        from acp.schema import (
+            ClientCapabilities,
+            ElicitationCapabilities,
+            ElicitationFormCapabilities,
+        )
+
         config = config or OmpACPAdapterConfig()
-        env = dict(config.env or {})
-        if config.api_key is not None and config.model is not None:
-            env.setdefault(provider_key(config.model), config.api_key)
-        # The model is a launch flag here, not a session option to select.
-        launch = config.model_copy(update={"command": tuple(omp_command(config)), "env": env})
-        launch = launch.model_copy(update={"model": None})
+        forms = ElicitationCapabilities(form=ElicitationFormCapabilities())
         super().__init__(
-            launch,
+            config,
             additional_tools=additional_tools,
             workspace_for_room=workspace_for_room,
             resolve_session_config=resolve_session_config,
             resolve_permission=resolve_permission,
+            client_capabilities=ClientCapabilities(elicitation=forms),
+            spawn_process=spawn_process,
             **features,
         )
-        self.omp = config
+        self.omp_command = finalize_omp_command(
+            config.command, model=config.model, approval_mode=config.approval_mode
+        )
+
+    @staticmethod
+    def _approval_relay(config: ACPClientAdapterConfig) -> ApprovalRelay:
+        assert isinstance(config, OmpACPAdapterConfig)  # nosec B101 # narrows for mypy: OMP's config
+        return ApprovalRelay(
+            config.room_approval_mode,
+            wait_timeout_s=config.approval_wait_timeout_s,
+            timeout_decision=config.approval_timeout_decision,
+            text_notifications=False,
+        )
+
+    @staticmethod
+    def _session_model(config: ACPClientAdapterConfig) -> str | None:
+        return None  # OMP's model is a launch flag; only the effort is a session option
+
+    def room_client(self, room_id: str) -> RoomClient:
+        return OmpRoomClient(self, room_id)
+
+    def _spawn_command(self, workspace: str) -> list[str]:
+        return omp_command_in_workspace(self.omp_command, workspace)
+
+    def _spawn_cwd(self, workspace: str) -> str | None:
+        # OMP (on Bun) stalls on its first turn when started with an explicit working
+        # directory; the room's workspace is its --cwd flag instead.
+        return None
+
+    def _credential_env(self) -> dict[str, str]:
+        if self.config.api_key is None or self.config.model is None:
+            return {}
+        return omp_provider_env(model=self.config.model, api_key=self.config.api_key)
+
+    def _elicitation_handler(
+        self, client: RoomClient, emitter: RoomTurnEmitter, session_id: str
+    ) -> ElicitationHandler | None:
+        from acp.schema import (
+            AcceptElicitationResponse,
+            DeclineElicitationResponse,
+            PermissionOption,
+        )
+
+        async def handle(
+            *, message: str, mode: object, narrate_elicitation: Any = None, **kwargs: object
+        ) -> object:
+            field = approve_deny_form_field(elicitation_requested_schema(mode, dict(kwargs)))
+            if field is None:  # not OMP's approval question
+                return DeclineElicitationResponse(action="decline")
+            call = ACPToolCall(
+                omp_elicitation_call_id(session_id),
+                OMP_APPROVAL_FORM_TOOL_NAME,
+                {"message": message},
+                title=message,
+            )
+            options = [
+                PermissionOption(
+                    option_id=OMP_APPROVE_OPTION_ID, name=OMP_FORM_APPROVE, kind="allow_once"
+                ),
+                PermissionOption(
+                    option_id=OMP_DENY_OPTION_ID, name=OMP_FORM_DENY, kind="reject_once"
+                ),
+            ]
+            if await client.choose(session_id, call, options) == OMP_APPROVE_OPTION_ID:
+                return AcceptElicitationResponse(action="accept", content={field: OMP_FORM_APPROVE})
+            narration = emitter.open_permission(
+                call=call, session_id=session_id, outcome="cancelled"
+            )
+            if narrate_elicitation is not None:
+                await narrate_elicitation(narration)
+            else:
+                await narration
+            return DeclineElicitationResponse(action="decline")
+
+        return handle

@@ -7,7 +7,9 @@ the scripted agent plus each agent's documented extensions, checked message by m
 the documented shape (``{"outcome": {"outcome": "accepted" | "rejected"}}``;
 ``{"outcome": {"outcome": "answered", "answers": [{"questionId", "selectedOptionIds"}]}}``
 or ``cancelled``), else the prompt fails with the reason. An accepted plan writes
-``plan.txt``. ``omp``: records its argv and which provider key it got in ``launch.json``.
+``plan.txt``. ``omp``: records its argv and which provider key it got in ``launch.json``;
+"use the form" asks for approval through OMP's ``Approve``/``Deny`` elicitation form and
+writes the answer (``Approve``, or the declined action) to ``form.txt``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 
 import acp
 from acp import PromptResponse, RequestError
+from acp.schema import ElicitationFormSessionMode
 
 sys.path.insert(0, str(Path(__file__).parent))
 from scripted_agent import ScriptedAgent
@@ -63,6 +66,20 @@ class StandIn(ScriptedAgent):
             if _checked(answer, ("answered", "cancelled")) == "answered":
                 picked = answer["outcome"]["answers"][0]["selectedOptionIds"]
                 (cwd / "answer.txt").write_text(",".join(picked))
+            return PromptResponse(stop_reason="end_turn")
+        if PROFILE == "omp" and "use the form" in text:
+            form = {
+                "mode": "form",
+                "sessionId": session_id,
+                "requestedSchema": {
+                    "type": "object",
+                    "properties": {"decision": {"type": "string", "enum": ["Approve", "Deny"]}},
+                },
+            }
+            mode = ElicitationFormSessionMode.model_validate(form)
+            answer = await self.conn.create_elicitation(message="Run `make release`?", mode=mode)
+            content = getattr(answer, "content", None) or {}
+            (cwd / "form.txt").write_text(str(content.get("decision") or answer.action))
             return PromptResponse(stop_reason="end_turn")
         return await super().prompt(prompt, session_id, **kwargs)
 

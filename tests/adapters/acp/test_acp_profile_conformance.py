@@ -45,8 +45,8 @@ PROFILES: dict[str, Build] = {
     "cursor": lambda cmd, env, root: CursorACPAdapter(
         CursorACPAdapterConfig(command=cmd, env=env), workspace_for_room=workspaces(root)
     ),
-    "omp": lambda cmd, env, root: OmpACPAdapter(
-        OmpACPAdapterConfig(command=cmd, env=env), workspace_for_room=workspaces(root)
+    "omp": lambda cmd, env, root: OmpACPAdapter(  # OMP's command carries its subcommand
+        OmpACPAdapterConfig(command=[*cmd, "acp"], env=env), workspace_for_room=workspaces(root)
     ),
 }
 

@@ -8,6 +8,7 @@ model, approval mode and provider key it was configured with, and answering a me
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from pathlib import Path
@@ -22,8 +23,9 @@ from band.adapters import (
     OmpACPAdapter,
     OmpACPAdapterConfig,
 )
+from band.adapters._coding.approvals import ApprovalMode as RelayMode
 from band.adapters.cursor_acp import ApprovalMode
-from band.adapters.omp_acp import omp_command
+from band.adapters.omp_acp import DEFAULT_OMP_ACP_COMMAND
 from band.testing import FakeModel, ToolCall
 
 from ..band_serve import Room
@@ -137,21 +139,62 @@ async def test_omp_starts_with_its_launch_flags_and_answers(
         await room.wait_text(lambda t: "You said: hello OMP" in t)
     launch = json.loads((room.workspace / "launch.json").read_text())
     assert launch == {
-        "argv": ["acp", "--model=openai/fake-model", "--approval-mode", "always-ask"],
+        "argv": [
+            "acp",
+            f"--cwd={room.workspace}",
+            "--model=openai/fake-model",
+            "--approval-mode",
+            "always-ask",
+        ],
         "openai_key": True,
     }
 
 
 def test_omp_configuration() -> None:
-    config = OmpACPAdapterConfig(model="openai/m", omp_approval_mode="yolo")
-    assert omp_command(config) == ["omp", "acp", "--model=openai/m", "--approval-mode", "yolo"]
-    assert OmpACPAdapter(config).config.use_unstable_protocol is True
-    with pytest.raises(ValueError, match="set omp_approval_mode instead"):
+    config = OmpACPAdapterConfig(model="openai/m", approval_mode="yolo")
+    adapter = OmpACPAdapter(config)
+    assert adapter.omp_command == [
+        *DEFAULT_OMP_ACP_COMMAND,
+        "--model=openai/m",
+        "--approval-mode",
+        "yolo",
+    ]
+    assert adapter.config.use_unstable_protocol is True
+    assert adapter.config.model == "openai/m" and adapter.model_selection == {}  # a launch flag
+    assert adapter.relay.mode is RelayMode.AUTO_ACCEPT  # OMP's forms approved unattended
+    manual = OmpACPAdapter(OmpACPAdapterConfig(room_approval_mode="manual"))
+    assert manual.relay.mode is RelayMode.MANUAL  # or asked of the room
+    with pytest.raises(ValueError, match="Unsafe OMP flag '--yolo'"):
         OmpACPAdapterConfig(command=["omp", "acp", "--yolo"])
+    with pytest.raises(ValueError, match="Unsafe OMP approval mode 'write'"):
+        OmpACPAdapterConfig(command=["omp", "acp", "--approval-mode=write"])
     with pytest.raises(ValueError, match="api_key needs model"):
         OmpACPAdapterConfig(api_key="k")
-    with pytest.raises(ValueError, match="unsupported OMP model provider 'acme'"):
+    with pytest.raises(ValueError, match="Unsupported OMP model provider 'acme'"):
         OmpACPAdapterConfig(model="acme/m", api_key="k")
+    with pytest.raises(ValueError, match="room process isolation"):
+        OmpACPAdapter(config, spawn_process=object())
+
+
+async def test_omps_approval_forms_are_decided_like_permission_requests(
+    start_omp: AgentStarter, room: Room
+) -> None:
+    form = room.workspace / "form.txt"
+    async with start_omp():  # room_approval_mode auto_accept, as band-sdk approves unattended
+        await room.say("use the form")
+        await until(lambda: form.exists())
+    assert form.read_text() == "Approve"
+    form.unlink()
+    async with start_omp(room_approval_mode="manual"):
+        await room.say("use the form again")
+        notice = await room.wait_text(lambda t: "Approval requested (permission)" in t)
+        await room.say(f"/decline {notice.split('Approval id: `')[1][:8]}")
+        await until(lambda: form.exists())
+        results = await until(lambda: room.events("tool_result"))
+    assert "make release" in notice
+    assert form.read_text() == "decline"
+    (refused,) = [json.loads(e["content"]) for e in results]
+    assert refused["name"] == "omp_approval_form" and refused["output"] == "Permission cancelled"
 
 
 @pytest.fixture
@@ -170,7 +213,9 @@ async def test_journey_timings(
     start_cursor: AgentStarter, start_omp: AgentStarter, room: Room, fake: FakeModel, profile: str
 ) -> None:
     fake.policy = proof_policy(ToolCall("run_command", {"command": PROOF}), last_call)
+    # OMP's approvals are relayed to the room only with room_approval_mode="manual".
+    omp = functools.partial(start_omp, room_approval_mode="manual")
     start, name = (
-        (start_cursor, "CursorACPAdapter") if profile == "cursor" else (start_omp, "OmpACPAdapter")
+        (start_cursor, "CursorACPAdapter") if profile == "cursor" else (omp, "OmpACPAdapter")
     )
     await timed_journey(f"{name} (stand-in)", start, room, approve_command("permission"))

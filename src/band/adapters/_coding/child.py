@@ -26,14 +26,15 @@ _GROUPS = hasattr(os, "killpg")
 class ChildProcess:
     """A spawned agent: its ``asyncio`` process, the tail of its stderr, its group."""
 
-    def __init__(self, proc: asyncio.subprocess.Process, label: str) -> None:
+    def __init__(
+        self, proc: asyncio.subprocess.Process, label: str, *, read_stderr: bool = True
+    ) -> None:
         self.proc = proc
         self.label = label
         self.stderr: deque[str] = deque(maxlen=20)
-        self._tasks = [
-            asyncio.create_task(self._read_stderr()),
-            asyncio.create_task(self._reap_group()),
-        ]
+        self._tasks = [asyncio.create_task(self._reap_group())]
+        if read_stderr:  # else the caller drains it
+            self._tasks.append(asyncio.create_task(self._read_stderr()))
 
     @property
     def pid(self) -> int:
@@ -94,7 +95,13 @@ class ChildProcess:
 
 
 async def spawn_child(
-    argv: Sequence[str], *, cwd: str, env: Mapping[str, str], label: str, limit: int
+    argv: Sequence[str],
+    *,
+    cwd: str | None,
+    env: Mapping[str, str],
+    label: str,
+    limit: int,
+    read_stderr: bool = True,
 ) -> ChildProcess:
     """Start ``argv`` with piped stdio as the leader of a new process group."""
     proc = await asyncio.create_subprocess_exec(
@@ -107,4 +114,4 @@ async def spawn_child(
         limit=limit,
         start_new_session=_GROUPS,
     )
-    return ChildProcess(proc, label)
+    return ChildProcess(proc, label, read_stderr=read_stderr)

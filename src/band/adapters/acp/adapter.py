@@ -24,14 +24,25 @@ from band.converters.acp_client import SESSION_ID_METADATA_KEY
 from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
 from band.core.protocols import FAILURE_CODE_TIMEOUT
 from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
+from band.integrations.acp.client_types import RoomSession
+from band.integrations.acp.permissions import ElicitationHandler
+from band.integrations.acp.room_emitter import RoomTurnEmitter
 from band.integrations.acp.session_config import CONFIG_FAILURE_PREFIX
-from band.runtime.custom_tools import CustomToolDef
+from band.runtime.custom_tools import CustomToolDef, get_custom_tool_name
+from band.runtime.tools.names import ALL_TOOL_NAMES
 from band.workspaces import WorkspaceResolver, workspace_resolver_for
 from band_protocol import AgentFailure
 
 from . import session_config
+from ._types import (
+    ACPTurn,
+    ACPTurnTimeoutError,
+    SessionCloseReason,
+    SessionMcpServers,
+    new_message_marker,
+)
 from .band_mcp import SERVER_NAME, BandMcpServer, RoomBinding
-from .client import ACPClientProfile, PermissionResolver, RoomClient
+from .client import ACPClientProfile, PermissionResolver, RoomClient, TurnEmitter
 from .config import ACPClientAdapterConfig
 from .process import INSTALL_HINT, ACPProcess, require_acp
 from .session_config import EFFORT, MODEL, ACPConfigError, ACPConfigRequest, SessionConfigResolver
@@ -40,6 +51,7 @@ __all__ = ["INSTALL_HINT", "ACPClientAdapter", "ACPProcess"]
 
 logger = logging.getLogger("band.adapters.acp")
 SESSION_KEY = SESSION_ID_METADATA_KEY
+SESSION_CLOSE_TIMEOUT_S = 5.0
 
 
 class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
@@ -68,12 +80,14 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
     ) -> None:
         if spawn_process is not None:
             raise ValueError("custom ACP transports cannot guarantee room process isolation")
-        if resolve_session_config is not None and (config.model or config.reasoning_effort):
+        if resolve_session_config is not None and (
+            self._session_model(config) or config.reasoning_effort
+        ):
             raise ValueError(
                 "set either model/reasoning_effort or resolve_session_config, not both"
             )
         super().__init__(
-            relay=ApprovalRelay.from_config(config),
+            relay=self._approval_relay(config),
             session_key=SESSION_KEY,
             custom_section=config.custom_section,
             system_prompt=config.system_prompt,
@@ -92,6 +106,44 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         self._sessions: dict[str, str] = {}
         self._selections: dict[str, dict[str, str]] = {}
 
+    @staticmethod
+    def _approval_relay(config: ACPClientAdapterConfig) -> ApprovalRelay:
+        """How the room decides permission requests (``approval_mode``)."""
+        return ApprovalRelay.from_config(config)
+
+    @staticmethod
+    def _session_model(config: ACPClientAdapterConfig) -> str | None:
+        """The model to select in each session's catalog (a profile may launch with it)."""
+        return config.model
+
+    def room_client(self, room_id: str) -> RoomClient:
+        """The ACP client of a room's agent process."""
+        return RoomClient(self, room_id)
+
+    @property
+    def own_tool_names(self) -> frozenset[str]:
+        """Band's tools and the custom tools: the names agents' spellings are read back to."""
+        custom = {get_custom_tool_name(model) for model, _ in self.additional_tools}
+        return frozenset(ALL_TOOL_NAMES) | custom
+
+    def _spawn_command(self, workspace: str) -> list[str]:
+        """The agent's argv for a room's workspace."""
+        return list(self.config.command)
+
+    def _spawn_cwd(self, workspace: str) -> str | None:
+        """The directory the agent process starts in (None: ours)."""
+        return workspace
+
+    def _credential_env(self) -> dict[str, str]:
+        """Environment a profile derives from its credentials (``env`` wins over it)."""
+        return {}
+
+    def _elicitation_handler(
+        self, client: RoomClient, emitter: RoomTurnEmitter, session_id: str
+    ) -> ElicitationHandler | None:
+        """A turn's elicitation handler (None: elicitations are declined)."""
+        return None
+
     async def on_started(self, agent_name: str, agent_description: str) -> None:
         require_acp()
         await super().on_started(agent_name, agent_description)
@@ -100,9 +152,16 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         if self.config.inject_band_tools:
             await self.mcp.start()
         workspace = self.room_folder(room_id)
-        proc = ACPProcess(room_id, workspace, RoomClient(self, room_id))
+        proc = ACPProcess(room_id, workspace, lambda: self.room_client(room_id))
+        env = {**self._credential_env(), **(self.config.env or {})}
         try:
-            await proc.start(self.config, self.client_capabilities)
+            await proc.start(
+                self.config,
+                self.client_capabilities,
+                command=self._spawn_command(str(workspace)),
+                cwd=self._spawn_cwd(str(workspace)),
+                env=env,
+            )
         except BaseException:
             await proc.close()
             raise
@@ -137,11 +196,12 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
 
     @property
     def model_selection(self) -> Mapping[str, Any]:
-        wanted = {"model": self.config.model, "reasoning_effort": self.config.reasoning_effort}
+        model = self._session_model(self.config)
+        wanted = {"model": model, "reasoning_effort": self.config.reasoning_effort}
         return {k: v for k, v in wanted.items() if v is not None}
 
     def _wanted(self, room_id: str) -> dict[str, str | None]:
-        chosen = {MODEL: self.config.model, EFFORT: self.config.reasoning_effort}
+        chosen = {MODEL: self._session_model(self.config), EFFORT: self.config.reasoning_effort}
         return {**chosen, **self._selections.get(room_id, {})}
 
     async def apply_model_selection(self, selection: Mapping[str, Any], *, room_id: str) -> None:
@@ -196,53 +256,58 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
                     proc.conn, proc.session_id, proc.config_options, self._wanted(room_id)
                 )
         except ACPConfigError:
-            proc.session_id = None  # the next message tries again
+            await self._close_session(proc, SessionCloseReason.UNCONFIGURED)  # next message retries
             raise
+
+    async def _close_session(self, proc: ACPProcess, reason: SessionCloseReason) -> None:
+        """Drop the room's session from its process (closed on the agent, best effort)."""
+        session_id, proc.session = proc.session_id, None
+        if session_id is None:
+            return
+        logger.info("Room %s: closing ACP session %s (%s)", proc.room_id, session_id, reason)
+        try:
+            await proc.call(proc.conn.close_session(session_id), SESSION_CLOSE_TIMEOUT_S)
+        except Exception as exc:
+            logger.info("Room %s: closing session %s failed: %s", proc.room_id, session_id, exc)
 
     # -- one prompt -----------------------------------------------------------------------------
 
-    def _mcp_servers(self, room_id: str) -> list[Any]:
+    def _mcp_servers(self, room_id: str) -> SessionMcpServers:
         from acp.schema import HttpMcpServer, McpServerStdio
 
-        servers: list[Any] = []
-        if self.config.inject_band_tools:
-            servers.append(
-                HttpMcpServer(type="http", name=SERVER_NAME, url=self.mcp.url(room_id), headers=[])
-            )
+        servers: list[object] = []
+        url = self.mcp.url(room_id) if self.config.inject_band_tools else None
+        if url is not None:
+            servers.append(HttpMcpServer(type="http", name=SERVER_NAME, url=url, headers=[]))
         for raw in self.config.mcp_servers:
             model = HttpMcpServer if raw.get("type") == "http" else McpServerStdio
             servers.append(model.model_validate(raw))
-        return servers
+        return SessionMcpServers(servers, url)
 
     async def _ensure_session(self, proc: ACPProcess, prompt: Prompt) -> list[str]:
-        """Reuse, load or create the room's session; the context a new one needs first."""
-        from acp import RequestError
-
-        url = self.mcp.url(prompt.room_id) if self.config.inject_band_tools else None
-        if proc.session_id is not None and proc.mcp_url == url:
-            return []
-        proc.session_id, proc.mcp_url = None, url
-        cwd, servers = str(proc.workspace), self._mcp_servers(prompt.room_id)
-        known = self._sessions.get(prompt.room_id) or prompt.history.session_id
-        context: list[str] = []
-        if known is not None and proc.can_load:
-            try:
-                loaded = await proc.call(
-                    proc.conn.load_session(cwd=cwd, session_id=known, mcp_servers=servers)
+        """Reuse, load or create the room's session; the context it still needs first."""
+        wanted = self._mcp_servers(prompt.room_id)
+        if proc.session is None or proc.session.band_url != wanted.band_url:
+            await self._close_session(proc, SessionCloseReason.STALE_BAND_MCP_URL)
+            runtime, cwd, servers = proc.conn, str(proc.workspace), wanted.servers
+            known = self._sessions.get(prompt.room_id) or prompt.history.session_id
+            if known is not None and proc.can_load:
+                load = runtime.load_session_response(cwd=cwd, session_id=known, mcp_servers=servers)
+                if await proc.call(load) is not None:  # it has its context already
+                    proc.session = RoomSession(known, wanted.band_url, False, False)
+            if proc.session is None:
+                created = await proc.call(
+                    runtime.create_session_response(cwd=cwd, mcp_servers=servers)
                 )
-                proc.session_id = known
-                proc.config_options = list(getattr(loaded, "config_options", None) or [])
-            except RequestError as exc:
-                logger.info("Room %s: session/load %s refused: %s", prompt.room_id, known, exc)
-        if proc.session_id is None:
-            created = await proc.call(proc.conn.new_session(cwd=cwd, mcp_servers=servers))
-            proc.session_id = str(created.session_id)
-            proc.config_options = list(created.config_options or [])
-            context = [self._system_context(prompt)]
-            block = history_block(prompt.history.transcript, self.config.max_history_messages)
-            if block:
-                context.append(block)
-        await self._configure(proc, prompt.room_id)
+                proc.session = RoomSession(str(created.session_id), wanted.band_url)
+            await self._configure(proc, prompt.room_id)
+        session = proc.session
+        assert session is not None  # nosec B101 # narrows for mypy: set above or kept
+        context = [self._system_context(prompt)] if session.bootstrap_pending else []
+        block = history_block(prompt.history.transcript, self.config.max_history_messages)
+        if session.replay_pending and block:
+            marker = new_message_marker()  # where the replay ends and the live message starts
+            context += [f"{block}\nAnswer only the new message, after {marker}.", marker]
         return context
 
     def _system_context(self, prompt: Prompt) -> str:
@@ -259,7 +324,8 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         from acp import text_block
 
         self.mcp.bindings[prompt.room_id] = RoomBinding(prompt.tools)
-        proc.client.prompt = prompt
+        client: RoomClient = proc.client
+        client.prompt = prompt
         try:
             try:
                 extra = await self._ensure_session(proc, prompt)
@@ -267,24 +333,36 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
                 message = f"{CONFIG_FAILURE_PREFIX}{exc}"
                 await prompt.tools.send_failure(AgentFailure(self.PROVIDER, message))
                 raise TurnResultAlreadyReported(message) from exc
+            assert proc.session_id is not None  # nosec B101 # narrows for mypy: _ensure_session set it
+            session_id, runtime = proc.session_id, proc.conn
             texts = [*extra, *prompt.updates, prompt.msg.format_for_llm()]
             blocks = [text_block(t) for t in texts if t.strip()]
-            work = proc.conn.prompt(session_id=proc.session_id, prompt=blocks)
-            response = await proc.call(work, self.config.turn_timeout_s)
-            if response is None:
-                await self._timed_out(proc, prompt)
+            runtime.reset_session(session_id)
+            async with TurnEmitter(
+                prompt.tools,
+                session_id=session_id,
+                room_id=prompt.room_id,
+                emit=self.features.emit,
+                records_tool_effects=not self.config.inject_band_tools,
+            ) as emitter:
+                runtime.set_permission_handler(session_id, client.permission_handler(emitter))
+                elicit = self._elicitation_handler(client, emitter, session_id)
+                if elicit is not None:
+                    runtime.set_elicitation_handler(session_id, elicit)
+                work = runtime.prompt_blocks(
+                    session_id=session_id, blocks=blocks, on_chunk=emitter.emit
+                )
+                proc.turn = ACPTurn(runtime, session_id)
+                response = await proc.call(work, self.config.turn_timeout_s)
+                if response is None:
+                    await self._timed_out(proc, prompt)
+                if proc.session is not None:  # the context is in the session now
+                    proc.session.bootstrap_pending = proc.session.replay_pending = False
+                prompt.reporter.final_text = emitter.held_text
         finally:
-            await proc.client.flush_thought()
-            proc.client.prompt = None
+            client.prompt, proc.turn = None, None
             self.mcp.bindings.pop(prompt.room_id, None)
-            await prompt.reporter.finish_text()
-        assert proc.session_id is not None  # nosec B101 # narrows for mypy: a started process has a session
-        self._sessions[prompt.room_id] = proc.session_id
-        await prompt.reporter.task(
-            "ACP client session",
-            {SESSION_KEY: proc.session_id, "acp_client_room_id": prompt.room_id},
-            always=True,
-        )
+        self._sessions[prompt.room_id] = session_id
         usage = response.usage
         if usage is not None:
             await prompt.reporter.usage(
@@ -300,10 +378,12 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
             prompt.tools.turn.settle()
 
     async def _timed_out(self, proc: ACPProcess, prompt: Prompt) -> None:
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(
-                proc.conn.cancel(session_id=proc.session_id), self.config.turn_settle_timeout_s
-            )
+        turn = proc.turn
+        if turn is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(
+                    turn.runtime.cancel_turn(turn.session_id), self.config.turn_settle_timeout_s
+                )
         # Recover: an agent that overran may ignore the cancel; the next message starts a new
         # process, which loads the session.
         if proc.session_id is not None:
@@ -312,4 +392,4 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         limit = self.config.turn_timeout_s
         message = f"The ACP agent did not finish within {limit:g} s; the prompt was cancelled."
         await prompt.tools.send_failure(AgentFailure("acp", message, FAILURE_CODE_TIMEOUT))
-        raise TurnResultAlreadyReported(message)
+        raise TurnResultAlreadyReported(message) from ACPTurnTimeoutError(message)

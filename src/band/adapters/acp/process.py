@@ -1,21 +1,31 @@
-"""A room's ACP agent process: spawned in its own process group, initialised, closed."""
+"""A room's ACP agent: an ``ACPRuntime`` whose agent runs as the leader of its own process
+group (so it dies whole, wrappers and all), with the room's session on it.
+
+The runtime (``band.integrations.acp.client_runtime``) initialises the agent, drains its
+stderr and runs the session calls; this adds the room's state (session id, the Band MCP
+URL it was opened with) and :meth:`ACPProcess.call`, which also notices the agent exiting.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from band.adapters._coding.child import ChildProcess, spawn_child
 from band.adapters._coding.supervisor import TransportClosed
+from band.integrations.acp.client_runtime import ACPRuntime
+from band.integrations.acp.client_types import RoomSession
+from band.integrations.acp.collecting import ACPCollectingClient
+from band.integrations.acp.session_config import SessionConfigOption
 
 if TYPE_CHECKING:
-    from band.adapters._coding.base import Prompt
-
     from .config import ACPClientAdapterConfig
 
-__all__ = ["INSTALL_HINT", "STDIO_LIMIT", "ACPProcess", "TurnClient", "require_acp"]
+__all__ = ["INSTALL_HINT", "STDIO_LIMIT", "ACPProcess", "require_acp"]
 
 INSTALL_HINT = "ACPClientAdapter needs the ACP SDK: pip install 'openband[acp]'"
 STDIO_LIMIT = 50 * 1024 * 1024
@@ -31,27 +41,53 @@ def require_acp() -> Any:
     return acp
 
 
-class TurnClient(Protocol):
-    """The ``acp.Client`` answering a room's agent, as a turn drives it (``client.RoomClient``)."""
-
-    prompt: Prompt | None
-
-    async def flush_thought(self) -> None: ...
-
-
 class ACPProcess:
-    """A room's ACP agent: the connection, its child process and the room's session."""
+    """A room's ACP agent: its runtime, its child process and the room's session."""
 
-    def __init__(self, room_id: str, workspace: Path, client: TurnClient) -> None:
+    def __init__(
+        self, room_id: str, workspace: Path, client: Callable[[], ACPCollectingClient]
+    ) -> None:
         self.room_id = room_id
         self.workspace = workspace
-        self.client = client
-        self.conn: Any = None
+        self._client_factory = client
+        self.runtime: ACPRuntime | None = None
         self.child: ChildProcess | None = None
-        self.session_id: str | None = None
-        self.mcp_url: str | None = None
-        self.can_load = False
-        self.config_options: list[Any] = []
+        self.session: RoomSession | None = None  # the room's session on this process
+        self.turn: Any = None  # the running prompt's ACPTurn
+        self._spawned = asyncio.Event()
+
+    @property
+    def session_id(self) -> str | None:
+        return self.session.session_id if self.session is not None else None
+
+    @property
+    def conn(self) -> ACPRuntime:
+        """The runtime, which takes the session calls (``set_config_option``, ...)."""
+        if self.runtime is None:
+            raise RuntimeError("the ACP agent has not started")
+        return self.runtime
+
+    @property
+    def client(self) -> Any:
+        """The collecting client of the open connection."""
+        return self.conn.client
+
+    @property
+    def can_load(self) -> bool:
+        return self.runtime is not None and self.runtime.supports_session_load
+
+    @property
+    def config_options(self) -> list[SessionConfigOption]:
+        """The room session's catalog, as the agent last answered or pushed it."""
+        if self.runtime is None or self.session_id is None:
+            return []
+        return list(self.runtime.config_options(self.session_id))
+
+    @config_options.setter
+    def config_options(self, options: list[SessionConfigOption]) -> None:
+        client = self.runtime.client if self.runtime is not None else None
+        if client is not None and self.session_id is not None:
+            client.record_config_options(self.session_id, options)
 
     @property
     def alive(self) -> bool:
@@ -65,38 +101,82 @@ class ACPProcess:
     def exit_description(self) -> str:
         if self.child is None:
             return "not started"
-        return "running" if self.child.running else self.child.exit_description
+        if self.child.running:
+            return "running"
+        code = self.child.proc.returncode
+        text = f"exit code {code}" if code is not None else "stdout closed"
+        tail = self.runtime.stderr_tail if self.runtime is not None else []
+        last = next((line for line in reversed(tail) if line.strip()), "")
+        return f"{text}: {last[:300]}" if last else text
 
-    async def start(self, config: ACPClientAdapterConfig, capabilities: Any = None) -> None:
+    def _spawner(
+        self, use_unstable_protocol: bool
+    ) -> Callable[..., AbstractAsyncContextManager[tuple[object, object]]]:
+        """The runtime's spawn seam: the agent as a process-group leader over stdio."""
         acp = require_acp()
-        from acp.schema import ClientCapabilities, Implementation
-        from acp.transports import default_environment
 
-        env = {**default_environment(), **(config.env or {})}
-        self.child = await spawn_child(
-            config.command, cwd=str(self.workspace), env=env, label="ACP agent", limit=STDIO_LIMIT
-        )
-        proc = self.child.proc
-        assert proc.stdin is not None and proc.stdout is not None  # nosec B101 # narrows for mypy: spawned with both pipes
-        self.conn = acp.connect_to_agent(
-            self.client, proc.stdin, proc.stdout, use_unstable_protocol=config.use_unstable_protocol
-        )
-        init = await self.call(
-            self.conn.initialize(
-                protocol_version=acp.PROTOCOL_VERSION,
-                client_capabilities=capabilities or ClientCapabilities(),
-                client_info=Implementation(name="band", version="0.1.0"),
+        @asynccontextmanager
+        async def spawn(
+            client: Any, *command: str, env: dict[str, str] | None = None, cwd: str | None = None
+        ) -> AsyncIterator[tuple[object, object]]:
+            from acp.transports import default_environment
+
+            environment = {**default_environment(), **(env or {})}
+            self.child = child = await spawn_child(
+                command,
+                cwd=cwd,
+                env=environment,
+                label="ACP agent",
+                limit=STDIO_LIMIT,
+                read_stderr=False,  # the runtime drains it
             )
+            self._spawned.set()
+            proc = child.proc
+            assert proc.stdin is not None and proc.stdout is not None  # nosec B101 # narrows for mypy: spawned with both pipes
+            conn = acp.connect_to_agent(
+                client, proc.stdin, proc.stdout, use_unstable_protocol=use_unstable_protocol
+            )
+            try:
+                yield conn, proc
+            finally:
+                try:
+                    with contextlib.suppress(Exception):
+                        await conn.close()
+                finally:
+                    await child.stop()
+
+        return spawn
+
+    async def start(
+        self,
+        config: ACPClientAdapterConfig,
+        capabilities: Any = None,
+        *,
+        command: list[str] | None = None,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        """Start ``command`` (the config's by default) in ``cwd`` (None: ours) with ``env``
+        (the config's by default) added to the environment, and initialise it."""
+        require_acp()
+        from acp.schema import ClientCapabilities
+
+        self.runtime = ACPRuntime(
+            command=list(command if command is not None else config.command),
+            env=dict(env if env is not None else config.env or {}),
+            cwd=cwd,
+            auth_method=config.auth_method,
+            client_factory=self._client_factory,
+            spawn_process=self._spawner(config.use_unstable_protocol),
+            client_capabilities=capabilities or ClientCapabilities(),
+            pass_builtin_transport_options=False,
         )
-        self.can_load = bool(init.agent_capabilities and init.agent_capabilities.load_session)
-        if config.auth_method:
-            await self.call(self.conn.authenticate(method_id=config.auth_method))
+        await self.call(self.runtime.start())
 
     async def call(self, work: Any, limit: float | None = None) -> Any:
-        """Await an ACP request; TransportClosed if the process dies first, None on timeout."""
-        assert self.child is not None  # nosec B101 # narrows for mypy: called after start
+        """Await an ACP request; TransportClosed if the agent dies first, None on timeout."""
         request = asyncio.ensure_future(work)
-        exited = asyncio.create_task(self.child.proc.wait())
+        exited = asyncio.create_task(self._exited())
         try:
             done, _ = await asyncio.wait(
                 {request, exited}, timeout=limit, return_when=asyncio.FIRST_COMPLETED
@@ -107,8 +187,9 @@ class ACPProcess:
             try:
                 return request.result()
             except ConnectionError as exc:  # the agent's output ended under the request
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.child.proc.wait(), 5)
+                if self.child is not None:
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self.child.proc.wait(), 5)
                 raise TransportClosed(f"the ACP agent went away ({self.exit_description})") from exc
         request.cancel()
         with contextlib.suppress(BaseException):
@@ -117,9 +198,15 @@ class ACPProcess:
             raise TransportClosed(f"the ACP agent exited ({self.exit_description})")
         return None
 
+    async def _exited(self) -> None:
+        """Until the agent's process (once spawned) exits."""
+        await self._spawned.wait()
+        assert self.child is not None  # nosec B101 # narrows for mypy: set before the event
+        await self.child.proc.wait()
+
     async def close(self) -> None:
-        if self.conn is not None:
+        if self.runtime is not None:
             with contextlib.suppress(Exception):
-                await self.conn.close()
-        if self.child is not None:
+                await self.runtime.stop()
+        elif self.child is not None:
             await self.child.stop()

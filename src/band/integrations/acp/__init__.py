@@ -1,7 +1,10 @@
-"""ACP (Agent Client Protocol), the server half: editors talk to Band peers through Band rooms.
+"""ACP (Agent Client Protocol), both halves.
 
-``band-acp`` runs ``ACPServer`` over stdio with a ``BandACPServerAdapter`` agent. The client
-half (Band rooms on an ACP agent) is ``band.adapters.acp.ACPClientAdapter``, re-exported here.
+The server half: editors talk to Band peers through Band rooms (``band-acp`` runs
+``ACPServer`` over stdio with a ``BandACPServerAdapter`` agent). The client half: Band rooms
+on an ACP agent, ``ACPClientAdapter`` (``band.adapters.acp``) on this package's client
+pieces (``client_runtime``, ``collecting``, ``stream``, ``room_emitter``, ``sessions``,
+``transport``, ``stderr``).
 Needs ``pip install 'openband[acp]'``.
 """
 
@@ -14,6 +17,7 @@ from band._lazy import lazy_exports
 if TYPE_CHECKING:
     from band.adapters.acp import ACPClientAdapter, ACPClientAdapterConfig
 
+    from .client_types import ACPClientSessionState, BandACPClient
     from .event_converter import EventConverter
     from .push_handler import ACPPushHandler
     from .router import AgentRouter
@@ -25,11 +29,13 @@ if TYPE_CHECKING:
 __all__ = [
     "ACPClientAdapter",
     "ACPClientAdapterConfig",
+    "ACPClientSessionState",
     "ACPConfigRequest",
     "ACPPushHandler",
     "ACPServer",
     "ACPSessionState",
     "AgentRouter",
+    "BandACPClient",
     "BandACPServerAdapter",
     "BandACPServerAdapterConfig",
     "CollectedChunk",
@@ -41,6 +47,8 @@ __all__ = [
 _EXPORTS = {
     "ACPClientAdapter": "band.adapters.acp",
     "ACPClientAdapterConfig": "band.adapters.acp",
+    "ACPClientSessionState": "band.converters.acp_client",
+    "BandACPClient": "band.integrations.acp.client_types",
     "ACPConfigRequest": "band.integrations.acp.session_config",
     "ACPPushHandler": "band.integrations.acp.push_handler",
     "ACPServer": "band.integrations.acp.server",
