@@ -144,3 +144,23 @@ def test_nooa_explains_that_it_needs_python_3_12() -> None:
         "NooaAdapter needs NOOA, which runs on Python 3.12 and 3.13 only (this is Python"
         f" {sys.version_info[0]}.{sys.version_info[1]}); there: pip install 'openband[nooa]'"
     )
+
+
+def test_coding_adapters_that_take_mcp_import_without_the_acp_extra() -> None:
+    """Claude Code and OpenCode serve Band's tools through the coding base's MCP server, which
+    needs no agent's SDK: with the ACP SDK absent they still import (the claude-sdk
+    environment has no ``acp`` extra)."""
+    code = (
+        "import sys\n"
+        "sys.modules['acp'] = None\n"
+        "from band.adapters._coding.band_tools import BandMcpServer\n"
+        "from band.adapters.opencode import OpencodeAdapter\n"
+        "import band.adapters.claude_sdk.adapter\n"
+    )
+    try:
+        has_claude = importlib.util.find_spec("claude_agent_sdk") is not None
+    except ModuleNotFoundError:
+        has_claude = False
+    if not has_claude:
+        code = code.replace("import band.adapters.claude_sdk.adapter\n", "")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -21,18 +21,20 @@ pytestmark = pytest.mark.timeout(120)
 
 class ScriptedOpencode:
     """Answers a prompt with an assistant message; one asking for a colour with a question
-    first, whose answer becomes the message."""
+    first, whose answer becomes the message. Each room gets a session of its own (the agent is
+    shared with earlier tests, whose leftover messages it may be served first)."""
 
     def __init__(self) -> None:
         self.events: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
         self.calls: list[tuple[str, Any]] = []
         self.session = ""
+        self.asked_in = ""
 
     async def health(self) -> None:
         self.calls.append(("health", None))
 
     async def create_session(self, *, title: str | None = None) -> dict[str, Any]:
-        self.session = "ses_scripted"
+        self.session = f"ses_scripted_{sum(kind == 'create_session' for kind, _ in self.calls)}"
         self.calls.append(("create_session", title))
         return {"id": self.session}
 
@@ -51,6 +53,7 @@ class ScriptedOpencode:
         text = parts[0]["text"]
         self.calls.append(("prompt", kw.get("tools")))
         if "colour" in text:
+            self.asked_in = session_id
             self.say(
                 {
                     "type": "question.asked",
@@ -62,10 +65,10 @@ class ScriptedOpencode:
                 }
             )
         else:
-            self.answer(f"Scripted: {text.splitlines()[-1]}")
+            self.answer(f"Scripted: {text.splitlines()[-1]}", session_id)
 
-    def answer(self, text: str) -> None:
-        s = self.session
+    def answer(self, text: str, session_id: str) -> None:
+        s = session_id
         self.say(
             {
                 "type": "message.updated",
@@ -105,7 +108,7 @@ class ScriptedOpencode:
 
     async def reply_question(self, request_id: str, *, answers: list[list[str]]) -> None:
         self.calls.append(("question", answers))
-        self.answer(f"You picked {answers[0][0]}")
+        self.answer(f"You picked {answers[0][0]}", self.asked_in)
 
     async def reply_permission(self, permission_id: str, **kw: Any) -> None: ...
 

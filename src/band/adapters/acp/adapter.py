@@ -17,6 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar, Unpack
 
 from band.adapters._coding.approvals import ApprovalRelay
+from band.adapters._coding.band_tools import SERVER_NAME, BandMcpServer, RoomBinding
 from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
@@ -41,7 +42,6 @@ from ._types import (
     SessionMcpServers,
     new_message_marker,
 )
-from .band_mcp import SERVER_NAME, BandMcpServer, RoomBinding
 from .client import ACPClientProfile, PermissionResolver, RoomClient, TurnEmitter
 from .config import ACPClientAdapterConfig
 from .process import INSTALL_HINT, ACPProcess, require_acp

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from band.adapters._coding.approvals import ApprovalRequest, Decision
+from band.adapters._coding.band_tools import SERVER_NAME
 from band.integrations.acp.collecting import ACPCollectingClient
 from band.integrations.acp.permissions import (
     PermissionHandler,
@@ -34,7 +35,6 @@ from band.integrations.acp.types import ACPToolCall, ChunkType, CollectedChunk
 from band.runtime.tools.names import ALL_TOOL_NAMES, canonical_tool_name
 
 from ._types import ACPClientProfile, ACPPermissionRequest, ClientHost, PermissionResolver
-from .band_mcp import SERVER_NAME
 
 if TYPE_CHECKING:
     from band.adapters._coding.base import Prompt
