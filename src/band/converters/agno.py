@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from band._extras import needs_extra
+
 from .tool_history import Said, fold_history
 
-try:
+with needs_extra("AgnoHistoryConverter needs Agno", "agno"):
     from agno.models.message import Message
-except ImportError:  # pragma: no cover - depends on the environment
-    raise ImportError("AgnoHistoryConverter needs Agno: pip install 'openband[agno]'") from None
 
 __all__ = ["AgnoHistoryConverter", "AgnoMessages"]
 

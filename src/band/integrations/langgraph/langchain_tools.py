@@ -16,17 +16,14 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from band._extras import needs_extra
 from band.core.protocols import AgentToolsProtocol
 from band.core.turn import Turn
 from band.core.types import AdapterFeatures, Capability
 from band.runtime.custom_tools import CustomToolDef, custom_tool_to_openai_schema
 
-try:
+with needs_extra("band.integrations.langgraph needs LangChain", "langgraph"):
     from langchain_core.tools import StructuredTool, ToolException
-except ImportError:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "band.integrations.langgraph needs LangChain: pip install 'openband[langgraph]'"
-    ) from None
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
