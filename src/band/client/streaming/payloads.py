@@ -17,8 +17,6 @@ from band_protocol import pushes
 from .wire import WirePayload
 
 __all__ = [
-    "KNOWN_UNHANDLED_EVENTS",
-    "PAYLOAD_MODELS",
     "AgentControlPayload",
     "ContactAddedPayload",
     "ContactRemovedPayload",
