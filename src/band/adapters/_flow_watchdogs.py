@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from band.converters.crewai_flow import (
@@ -42,21 +43,19 @@ def _deadline(delegation: CrewAIFlowDelegationState, limit: float) -> float:
     return limit - (datetime.now(UTC) - started).total_seconds()
 
 
+@dataclass
 class FlowWatchdogs:
-    """The watchdog tasks of every room's runs (keyed ``<room>/<run>``)."""
+    """The watchdog tasks of every room's runs (keyed ``<room>/<run>``).
 
-    def __init__(
-        self,
-        rooms: dict[str, CrewAIFlowSessionState],
-        lock: Callable[[str], asyncio.Lock],
-        advance: Advance,
-        reply_timeout_s: float,
-    ) -> None:
-        self.rooms = rooms
-        self.lock = lock
-        self.advance = advance
-        self.limit = reply_timeout_s
-        self.tasks: dict[str, asyncio.Task[None]] = {}
+    ``rooms`` is the runs' live state, ``lock(room)`` the room's lock, ``limit`` the reply
+    timeout in seconds.
+    """
+
+    rooms: dict[str, CrewAIFlowSessionState]
+    lock: Callable[[str], asyncio.Lock]
+    advance: Advance
+    limit: float
+    tasks: dict[str, asyncio.Task[None]] = field(default_factory=dict)
 
     def resume(self, room: str, tools: AgentToolsProtocol, participants: Participants) -> None:
         """Watch every run of ``room`` that waits on delegations (after a restore)."""
