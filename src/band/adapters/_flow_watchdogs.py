@@ -14,30 +14,22 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from band.converters.crewai_flow import (
-    CrewAIFlowDelegationState,
-    CrewAIFlowDelegationStatus,
-    CrewAIFlowError,
-    CrewAIFlowMetadata,
-    CrewAIFlowParticipantSnapshot,
-    CrewAIFlowRunStatus,
-    CrewAIFlowSessionState,
-)
+from band.converters import crewai_flow as flow
 from band.core.protocols import AgentToolsProtocol
 
 __all__ = ["FlowWatchdogs"]
 
 logger = logging.getLogger("band.adapters.crewai_flow")
 
-Participants = list[CrewAIFlowParticipantSnapshot]
+Participants = list[flow.CrewAIFlowParticipantSnapshot]
 # Runs the flow again for a run whose round a timeout joined (no message, no updates).
 Advance = Callable[
-    [AgentToolsProtocol, CrewAIFlowSessionState, CrewAIFlowMetadata, Participants],
+    [AgentToolsProtocol, flow.CrewAIFlowSessionState, flow.CrewAIFlowMetadata, Participants],
     Awaitable[None],
 ]
 
 
-def _deadline(delegation: CrewAIFlowDelegationState, limit: float) -> float:
+def _deadline(delegation: flow.CrewAIFlowDelegationState, limit: float) -> float:
     """Seconds until the delegation's reply is overdue (negative: overdue)."""
     started = datetime.fromisoformat(delegation.delegated_at or datetime.now(UTC).isoformat())
     return limit - (datetime.now(UTC) - started).total_seconds()
@@ -51,7 +43,7 @@ class FlowWatchdogs:
     timeout in seconds.
     """
 
-    rooms: dict[str, CrewAIFlowSessionState]
+    rooms: dict[str, flow.CrewAIFlowSessionState]
     lock: Callable[[str], asyncio.Lock]
     advance: Advance
     limit: float
@@ -60,7 +52,7 @@ class FlowWatchdogs:
     def resume(self, room: str, tools: AgentToolsProtocol, participants: Participants) -> None:
         """Watch every run of ``room`` that waits on delegations (after a restore)."""
         for run in self.rooms[room].runs.values():
-            if run.status == CrewAIFlowRunStatus.DELEGATED_PENDING and run.pending:
+            if run.status == flow.CrewAIFlowRunStatus.DELEGATED_PENDING and run.pending:
                 self.watch(room, run.run_id, tools, participants)
 
     def watch(
@@ -90,8 +82,8 @@ class FlowWatchdogs:
                     return
                 overdue = [d for d in run.pending if _deadline(d, limit) <= 0]
                 for delegation in overdue:
-                    delegation.status = CrewAIFlowDelegationStatus.FAILED
-                    delegation.error = CrewAIFlowError(
+                    delegation.status = flow.CrewAIFlowDelegationStatus.FAILED
+                    delegation.error = flow.CrewAIFlowError(
                         code="reply_timeout", message=f"no reply within {limit:g}s"
                     )
                 if not overdue or not run.joined:
