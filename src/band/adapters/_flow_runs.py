@@ -71,18 +71,6 @@ STAGES = {
 TRANSCRIPT_LINES = 200  # the conversation a flow is given: the room's latest lines
 
 
-def _find(
-    participants: list[CrewAIFlowParticipantSnapshot], ref: str
-) -> CrewAIFlowParticipantSnapshot | None:
-    key = normalize_participant_key(ref)
-    for p in participants:
-        names = {p.normalized_key, p.participant_id.lower()}
-        names |= {normalize_participant_key(v) for v in (p.handle, p.name) if v}
-        if key in names:
-            return p
-    return None
-
-
 @dataclass(eq=False)
 class FlowRuns:
     """Every room's runs; ``handle`` is a turn, ``execute`` one flow execution."""
