@@ -12,15 +12,7 @@ import logging
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from band.converters.crewai_flow import (
-    CrewAIFlowError,
-    CrewAIFlowJoinPolicy,
-    CrewAIFlowMetadata,
-    CrewAIFlowRunStatus,
-    CrewAIFlowSessionState,
-    CrewAIFlowStage,
-    CrewAIFlowTextOnlyBehavior,
-)
+from band.converters import crewai_flow as flow
 from band.core.protocols import AgentToolsProtocol
 from band.platform.turn_keys import unkeyed
 from band.runtime.formatters import strip_leading_mentions
@@ -71,16 +63,16 @@ class RunWriter:
         run_id: str,
         parent_message_id: str,
         metadata_namespace: str,
-        join_policy: CrewAIFlowJoinPolicy,
-        text_only_behavior: CrewAIFlowTextOnlyBehavior,
+        join_policy: flow.CrewAIFlowJoinPolicy,
+        text_only_behavior: flow.CrewAIFlowTextOnlyBehavior,
         tagged_peer_keys: list[str] | None = None,
         delegation_rounds: int = 0,
         confirm_retry_attempts: int = 2,
-        state: CrewAIFlowSessionState | None = None,
+        state: flow.CrewAIFlowSessionState | None = None,
         agent_id: str | None = None,
     ) -> None:
         self.tools = tools
-        self.state = state if state is not None else CrewAIFlowSessionState()
+        self.state = state if state is not None else flow.CrewAIFlowSessionState()
         self._run_id = run_id
         self._namespace = metadata_namespace
         self._confirm_retries = confirm_retry_attempts
@@ -90,12 +82,12 @@ class RunWriter:
         self._reserved_here: set[str] = set()
         self._final_mentions: list[str] = []
         if run_id not in self.state.runs:
-            self.state.runs[run_id] = CrewAIFlowMetadata(
+            self.state.runs[run_id] = flow.CrewAIFlowMetadata(
                 room_id=room_id,
                 run_id=run_id,
                 parent_message_id=parent_message_id,
-                status=CrewAIFlowRunStatus.OBSERVED,
-                stage=CrewAIFlowStage.INITIAL,
+                status=flow.CrewAIFlowRunStatus.OBSERVED,
+                stage=flow.CrewAIFlowStage.INITIAL,
                 join_policy=join_policy,
                 text_only_behavior=text_only_behavior,
                 tagged_peer_keys=list(tagged_peer_keys or []),
@@ -116,7 +108,7 @@ class RunWriter:
         return self._aborted
 
     @property
-    def run(self) -> CrewAIFlowMetadata:
+    def run(self) -> flow.CrewAIFlowMetadata:
         return self.state.runs[self._run_id]
 
     def next_subcrew_key(self) -> str:
@@ -144,8 +136,8 @@ class RunWriter:
 
     async def record(
         self,
-        status: CrewAIFlowRunStatus,
-        stage: CrewAIFlowStage,
+        status: flow.CrewAIFlowRunStatus,
+        stage: flow.CrewAIFlowStage,
         note: str,
         *,
         retry_attempts: int = 2,
@@ -162,14 +154,18 @@ class RunWriter:
         return message_id_of(event)
 
     async def record_observed(self) -> None:
-        await self.record(CrewAIFlowRunStatus.OBSERVED, CrewAIFlowStage.INITIAL, "observed")
+        await self.record(
+            flow.CrewAIFlowRunStatus.OBSERVED, flow.CrewAIFlowStage.INITIAL, "observed"
+        )
 
     async def record_waiting(self, reason: str) -> None:
         await self.record(
-            CrewAIFlowRunStatus.WAITING, CrewAIFlowStage.WAITING_FOR_REPLIES, f"waiting:{reason}"
+            flow.CrewAIFlowRunStatus.WAITING,
+            flow.CrewAIFlowStage.WAITING_FOR_REPLIES,
+            f"waiting:{reason}",
         )
 
-    async def record_failed(self, error: CrewAIFlowError) -> None:
+    async def record_failed(self, error: flow.CrewAIFlowError) -> None:
         """Report the failure to the room (an error event), then close the run as failed."""
         text = error.message[:500]
         detail = error.message if text != error.message else None
@@ -179,12 +175,12 @@ class RunWriter:
             logger.warning("Could not report CrewAI Flow failure %s: %s", error.code, exc)
         self.run.error = error
         await self.record(
-            CrewAIFlowRunStatus.FAILED, CrewAIFlowStage.FAILED, f"failed:{error.code}"
+            flow.CrewAIFlowRunStatus.FAILED, flow.CrewAIFlowStage.FAILED, f"failed:{error.code}"
         )
 
     async def _record_indeterminate(self, *, side_effect_key: str) -> None:
         self._aborted = True
-        self.run.error = CrewAIFlowError(
+        self.run.error = flow.CrewAIFlowError(
             code="side_effect_indeterminate",
             message=f"could not tell whether {side_effect_key} reached the room",
         )
@@ -193,8 +189,8 @@ class RunWriter:
                 AgentFailure("crewai_flow", self.run.error.message, self.run.error.code, None)
             )
             await self.record(
-                CrewAIFlowRunStatus.INDETERMINATE,
-                CrewAIFlowStage.INDETERMINATE,
+                flow.CrewAIFlowRunStatus.INDETERMINATE,
+                flow.CrewAIFlowStage.INDETERMINATE,
                 f"indeterminate:{side_effect_key}",
                 retry_attempts=1,
             )
