@@ -14,7 +14,7 @@ from ...services.memories import records as memories
 from ...services.unit import write
 from ..answers import many, one
 from ..listing import data
-from ..memory_query import MemoryQueryDep, memory_page
+from ..memory_query import MemoryQueryDep, memory_page, memory_status
 
 router = APIRouter(route_class=JsonRoute)
 
@@ -47,14 +47,10 @@ async def get_memory(platform: PlatformDep, me: AgentDep, memory_id: str) -> dic
 @router.post("/memories/{memory_id}/supersede", responses=one(AgentMemory))
 async def supersede(platform: PlatformDep, me: AgentDep, memory_id: str) -> dict[str, Any]:
     """Mark a memory outdated (kept, but no longer listed by default)."""
-    async with write(platform) as uow:
-        view = await memories.set_status(uow.session, me, memory_id, "superseded")
-    return data(view)
+    return await memory_status(platform, me, memory_id, "superseded")
 
 
 @router.post("/memories/{memory_id}/archive", responses=one(AgentMemory))
 async def archive(platform: PlatformDep, me: AgentDep, memory_id: str) -> dict[str, Any]:
     """Hide a memory but keep it."""
-    async with write(platform) as uow:
-        view = await memories.set_status(uow.session, me, memory_id, "archived")
-    return data(view)
+    return await memory_status(platform, me, memory_id, "archived")

@@ -14,7 +14,7 @@ from ...services.memories import records as memories
 from ...services.unit import write
 from ..answers import many, one
 from ..listing import data
-from ..memory_query import MemoryQueryDep, memory_page
+from ..memory_query import MemoryQueryDep, memory_page, memory_status
 
 router = APIRouter(route_class=JsonRoute)
 
@@ -42,27 +42,19 @@ async def delete_memory(platform: PlatformDep, me: UserDep, memory_id: str) -> d
     return data(view)
 
 
-async def _status(
-    platform: PlatformDep, me: UserDep, memory_id: str, status: str
-) -> dict[str, Any]:
-    async with write(platform) as uow:
-        view = await memories.set_status(uow.session, me, memory_id, status)
-    return data(view)
-
-
 @router.post("/memories/{memory_id}/supersede", responses=one(AgentMemory))
 async def supersede(platform: PlatformDep, me: UserDep, memory_id: str) -> dict[str, Any]:
     """Mark a memory outdated."""
-    return await _status(platform, me, memory_id, "superseded")
+    return await memory_status(platform, me, memory_id, "superseded")
 
 
 @router.post("/memories/{memory_id}/archive", responses=one(AgentMemory))
 async def archive(platform: PlatformDep, me: UserDep, memory_id: str) -> dict[str, Any]:
     """Hide a memory but keep it."""
-    return await _status(platform, me, memory_id, "archived")
+    return await memory_status(platform, me, memory_id, "archived")
 
 
 @router.post("/memories/{memory_id}/restore", responses=one(AgentMemory))
 async def restore(platform: PlatformDep, me: UserDep, memory_id: str) -> dict[str, Any]:
     """Make an archived or superseded memory active again."""
-    return await _status(platform, me, memory_id, "active")
+    return await memory_status(platform, me, memory_id, "active")
