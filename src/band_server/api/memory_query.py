@@ -1,4 +1,4 @@
-"""Memory routes' shared parts: the listing's query parameters and page, a status change."""
+"""Query parameters of memory listing, shared by both surfaces."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ from fastapi import Depends, Query, Response
 
 from ..context import Platform
 from ..services.identity.principals import Principal
-from ..services.memories.records import MemoryFilters, list_memories, set_status
-from ..services.unit import write
-from .listing import MAX_PAGE, data, listing
+from ..services.memories.records import MemoryFilters, list_memories
+from .listing import MAX_PAGE, listing
 
 SUNSET = "Thu, 01 Oct 2026 00:00:00 GMT"
 Text = Annotated[str | None, Query(max_length=200)]
@@ -83,12 +82,3 @@ async def memory_page(platform: Platform, me: Principal, query: MemoryQuery) -> 
     if query.legacy:
         meta.update(page=query.offset // query.limit + 1, page_size=query.limit)
     return listing(page.items, meta)
-
-
-async def memory_status(
-    platform: Platform, me: Principal, memory_id: str, status: str
-) -> dict[str, Any]:
-    """Set one of the caller's memories to ``status`` (superseded, archived, active again)."""
-    async with write(platform) as uow:
-        view = await set_status(uow.session, me, memory_id, status)
-    return data(view)

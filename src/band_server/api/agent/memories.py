@@ -8,13 +8,14 @@ from fastapi import APIRouter
 
 from band_protocol import AgentMemory, MemoryCreateBody
 
-from ...http.deps import AgentDep, PlatformDep
+from ...http.deps import AgentDep, PlatformDep, current_agent
 from ...http.json_body import JsonRoute
 from ...services.memories import records as memories
 from ...services.unit import write
 from ..answers import many, one
 from ..listing import data
-from ..memory_query import MemoryQueryDep, memory_page, memory_status
+from ..memory_query import MemoryQueryDep, memory_page
+from ..memory_status import mount_status_routes
 
 router = APIRouter(route_class=JsonRoute)
 
@@ -44,13 +45,11 @@ async def get_memory(platform: PlatformDep, me: AgentDep, memory_id: str) -> dic
         return data(await memories.get_memory(session, me, memory_id))
 
 
-@router.post("/memories/{memory_id}/supersede", responses=one(AgentMemory))
-async def supersede(platform: PlatformDep, me: AgentDep, memory_id: str) -> dict[str, Any]:
-    """Mark a memory outdated (kept, but no longer listed by default)."""
-    return await memory_status(platform, me, memory_id, "superseded")
-
-
-@router.post("/memories/{memory_id}/archive", responses=one(AgentMemory))
-async def archive(platform: PlatformDep, me: AgentDep, memory_id: str) -> dict[str, Any]:
-    """Hide a memory but keep it."""
-    return await memory_status(platform, me, memory_id, "archived")
+mount_status_routes(
+    router,
+    current_agent,
+    {
+        "supersede": "Mark a memory outdated (kept, but no longer listed by default).",
+        "archive": "Hide a memory but keep it.",
+    },
+)

@@ -8,13 +8,14 @@ from fastapi import APIRouter
 
 from band_protocol import AgentMemory
 
-from ...http.deps import PlatformDep, UserDep
+from ...http.deps import PlatformDep, UserDep, current_user
 from ...http.json_body import JsonRoute
 from ...services.memories import records as memories
 from ...services.unit import write
 from ..answers import many, one
 from ..listing import data
-from ..memory_query import MemoryQueryDep, memory_page, memory_status
+from ..memory_query import MemoryQueryDep, memory_page
+from ..memory_status import mount_status_routes
 
 router = APIRouter(route_class=JsonRoute)
 
@@ -42,19 +43,12 @@ async def delete_memory(platform: PlatformDep, me: UserDep, memory_id: str) -> d
     return data(view)
 
 
-@router.post("/memories/{memory_id}/supersede", responses=one(AgentMemory))
-async def supersede(platform: PlatformDep, me: UserDep, memory_id: str) -> dict[str, Any]:
-    """Mark a memory outdated."""
-    return await memory_status(platform, me, memory_id, "superseded")
-
-
-@router.post("/memories/{memory_id}/archive", responses=one(AgentMemory))
-async def archive(platform: PlatformDep, me: UserDep, memory_id: str) -> dict[str, Any]:
-    """Hide a memory but keep it."""
-    return await memory_status(platform, me, memory_id, "archived")
-
-
-@router.post("/memories/{memory_id}/restore", responses=one(AgentMemory))
-async def restore(platform: PlatformDep, me: UserDep, memory_id: str) -> dict[str, Any]:
-    """Make an archived or superseded memory active again."""
-    return await memory_status(platform, me, memory_id, "active")
+mount_status_routes(
+    router,
+    current_user,
+    {
+        "supersede": "Mark a memory outdated.",
+        "archive": "Hide a memory but keep it.",
+        "restore": "Make an archived or superseded memory active again.",
+    },
+)
