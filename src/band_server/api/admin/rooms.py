@@ -22,12 +22,12 @@ from ...services.tasks import room_tasks as tasks
 from ..agent.messages import page_response
 from ..answers import many, one
 from ..listing import Cursor, data, listing
+from ..room_files import BYTES
 from .access import AdminDep
 
 router = APIRouter(route_class=JsonRoute)
 
 Limit = Annotated[int, Query(ge=1, le=100)]
-_BYTES = {"type": "string", "format": "binary"}
 
 
 @router.get("/chats/{chat_id}/messages", responses=many(ChatMessage))
@@ -105,7 +105,7 @@ async def get_board(
     "/chats/{chat_id}/files/{file_id}",
     response_class=Response,
     responses={
-        200: {"content": {"*/*": {"schema": _BYTES}}, "description": "File bytes"},
+        200: {"content": {"*/*": {"schema": BYTES}}, "description": "File bytes"},
         503: {"description": "The file's bytes can't be read right now; retry"},
     },
 )
