@@ -12,7 +12,7 @@ import binascii
 import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeVarTuple
+from typing import Any, Literal, TypeVarTuple
 
 from sqlalchemy import ColumnElement, Select, and_, or_
 from sqlalchemy.orm import InstrumentedAttribute
@@ -61,6 +61,18 @@ Columns = TypeVarTuple("Columns")
 
 
 @dataclass(frozen=True)
+class Asked:
+    """What a list's query says of its page: the order, and a keyset ``cursor`` with its
+    ``limit`` or the deprecated offset ``page``/``page_size``. A list's query extends it."""
+
+    order: Literal["asc", "desc"] = "asc"
+    cursor: str | None = None
+    limit: int = 50
+    page: int | None = None
+    page_size: int | None = None
+
+
+@dataclass(frozen=True)
 class Window:
     """The page a list asked for: after a keyset ``cursor`` (``limit`` rows), or at the
     deprecated offset ``page``/``page_size`` (``offset_mode``)."""
@@ -84,18 +96,14 @@ def window(
     stmt: Select[*Columns],
     column: InstrumentedAttribute[Any],
     id_column: InstrumentedAttribute[Any],
-    *,
     sort: str,
-    order: str,
-    cursor: str | None,
-    limit: int,
-    page: int | None,
-    page_size: int | None,
+    asked: Asked,
 ) -> tuple[Select[*Columns], Window]:
-    """``stmt`` in (``column``, id) ``order``, from the cursor or at the page, reading one row
-    past the page's size (so the caller knows whether more follow)."""
+    """``stmt`` in (``column``, id) order (``sort`` names the column), from the cursor or at
+    the page ``asked`` names, reading one row past the page's size (whether more follow)."""
+    order, cursor, page, page_size = asked.order, asked.cursor, asked.page, asked.page_size
     offset_mode = page is not None or page_size is not None
-    size = (page_size or limit) if offset_mode else limit
+    size = (page_size or asked.limit) if offset_mode else asked.limit
     number = page or 1
     desc = order == "desc"
     stmt = stmt.order_by(*((column.desc(), id_column.desc()) if desc else (column, id_column)))

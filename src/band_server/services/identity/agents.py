@@ -62,18 +62,13 @@ SORTABLE_FIELDS = [
 
 
 @dataclass(frozen=True)
-class AgentQuery:
+class AgentQuery(keyset.Asked):
     """Filters, sort and window of ``GET /me/agents`` (cursor, or the deprecated page)."""
 
     name: str | None = None
     is_external: bool | None = None
     listed_in_directory: bool | None = None
     sort: AgentSort = "inserted_at"
-    order: Literal["asc", "desc"] = "asc"
-    cursor: str | None = None
-    limit: int = 50
-    page: int | None = None
-    page_size: int | None = None
 
 
 async def list_agents(
@@ -87,17 +82,8 @@ async def list_agents(
     if query.is_external is False or query.listed_in_directory is True:
         where.append(Agent.id.is_(None))
     total = int(await session.scalar(select(func.count()).select_from(Agent).where(*where)) or 0)
-    stmt, shape = keyset.window(
-        select(Agent).where(*where),
-        SORT_COLUMNS[query.sort],
-        Agent.id,
-        sort=query.sort,
-        order=query.order,
-        cursor=query.cursor,
-        limit=query.limit,
-        page=query.page,
-        page_size=query.page_size,
-    )
+    column = SORT_COLUMNS[query.sort]
+    stmt, shape = keyset.window(select(Agent).where(*where), column, Agent.id, query.sort, query)
     rows = list(await session.scalars(stmt))
     size = shape.size
     has_more = len(rows) > size

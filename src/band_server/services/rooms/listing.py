@@ -44,17 +44,14 @@ def omitted(include: frozenset[str]) -> set[str]:
 
 
 @dataclass(frozen=True)
-class RoomQuery:
+class RoomQuery(keyset.Asked):
     """The options of ``GET /me/chats`` (the router has checked their ranges)."""
 
+    order: Literal["asc", "desc"] = "desc"
+    limit: int = 20
     status: Literal["active", "archived", "closed"] | None = None
     type: Literal["direct", "group", "task"] | None = None
     sort_by: Literal["inserted_at", "updated_at"] = "inserted_at"
-    order: Literal["asc", "desc"] = "desc"
-    cursor: str | None = None
-    limit: int = 20
-    page: int | None = None
-    page_size: int | None = None
     include: frozenset[str] = frozenset()
 
 
@@ -94,17 +91,8 @@ async def list_my_rooms(
         *_filters(query),
     ]
     base = select(Room, Participant).join(Participant, Participant.room_id == Room.id).where(*where)
-    stmt, shape = keyset.window(
-        base,
-        SORT_COLUMNS[query.sort_by],
-        Room.id,
-        sort=query.sort_by,
-        order=query.order,
-        cursor=query.cursor,
-        limit=query.limit,
-        page=query.page,
-        page_size=query.page_size,
-    )
+    column = SORT_COLUMNS[query.sort_by]
+    stmt, shape = keyset.window(base, column, Room.id, query.sort_by, query)
     found = [(room, part) for room, part in await session.execute(stmt)]
     size, number, offset_mode = shape.size, shape.number, shape.offset_mode
     has_more = len(found) > size
