@@ -26,35 +26,39 @@ try:
 except metadata.PackageNotFoundError:  # running from a source tree
     __version__ = "0.1.0"
 
+# band.runtime resolves these through its own map (it knows their modules).
+_FROM_RUNTIME = (
+    "Agent",
+    "AgentConfig",
+    "SessionConfig",
+    "AgentRuntime",
+    "RoomPresence",
+    "Execution",
+    "ExecutionContext",
+    "ExecutionHandler",
+    "ConversationContext",
+    "PlatformMessage",
+    "MessageRetryTracker",
+    "GracefulShutdown",
+    "run_with_graceful_shutdown",
+    "AgentTools",
+    "ALL_TOOL_NAMES",
+    "BASE_TOOL_NAMES",
+    "CHAT_TOOL_NAMES",
+    "CONTACT_TOOL_NAMES",
+    "MEMORY_TOOL_NAMES",
+    "TOOL_MODELS",
+    "MCP_TOOL_PREFIX",
+    "mcp_tool_names",
+    "render_system_prompt",
+    "build_participants_message",
+    "format_message_for_llm",
+    "format_history_for_llm",
+)
 _LAZY: dict[str, str] = {
-    "Agent": "band.runtime.agent",
-    "AgentConfig": "band.runtime.config",
-    "SessionConfig": "band.runtime.config",
-    "AgentRuntime": "band.runtime.runtime",
-    "RoomPresence": "band.runtime.presence",
-    "Execution": "band.runtime.room_execution",
-    "ExecutionContext": "band.runtime.room_execution",
-    "ExecutionHandler": "band.runtime.room_execution",
-    "ConversationContext": "band.runtime.context",
-    "PlatformMessage": "band.runtime.messages",
-    "MessageRetryTracker": "band.runtime.retry_tracker",
-    "GracefulShutdown": "band.runtime.shutdown",
-    "run_with_graceful_shutdown": "band.runtime.shutdown",
+    **dict.fromkeys(_FROM_RUNTIME, "band.runtime"),
     "BandLink": "band.platform.link",
     "PlatformEvent": "band.platform.event",
-    "AgentTools": "band.runtime.tools",
-    "ALL_TOOL_NAMES": "band.runtime.tools",
-    "BASE_TOOL_NAMES": "band.runtime.tools",
-    "CHAT_TOOL_NAMES": "band.runtime.tools",
-    "CONTACT_TOOL_NAMES": "band.runtime.tools",
-    "MEMORY_TOOL_NAMES": "band.runtime.tools",
-    "TOOL_MODELS": "band.runtime.tools",
-    "MCP_TOOL_PREFIX": "band.runtime.tools",
-    "mcp_tool_names": "band.runtime.tools",
-    "render_system_prompt": "band.runtime.prompts",
-    "build_participants_message": "band.runtime.formatters",
-    "format_message_for_llm": "band.runtime.formatters",
-    "format_history_for_llm": "band.runtime.formatters",
     "configure_logging": "band.logging_config",
     "build_logging_config": "band.logging_config",
     "chatty_logger_levels": "band.logging_config",
@@ -152,46 +156,7 @@ if TYPE_CHECKING:
     from band.platform.link import (
         BandLink,
     )
-    from band.runtime.agent import (
-        Agent,
-    )
-    from band.runtime.config import (
-        AgentConfig,
-        SessionConfig,
-    )
-    from band.runtime.context import (
-        ConversationContext,
-    )
-    from band.runtime.formatters import (
-        build_participants_message,
-        format_history_for_llm,
-        format_message_for_llm,
-    )
-    from band.runtime.messages import (
-        PlatformMessage,
-    )
-    from band.runtime.presence import (
-        RoomPresence,
-    )
-    from band.runtime.prompts import (
-        render_system_prompt,
-    )
-    from band.runtime.retry_tracker import (
-        MessageRetryTracker,
-    )
-    from band.runtime.room_execution import (
-        Execution,
-        ExecutionContext,
-        ExecutionHandler,
-    )
-    from band.runtime.runtime import (
-        AgentRuntime,
-    )
-    from band.runtime.shutdown import (
-        GracefulShutdown,
-        run_with_graceful_shutdown,
-    )
-    from band.runtime.tools import (
+    from band.runtime import (
         ALL_TOOL_NAMES,
         BASE_TOOL_NAMES,
         CHAT_TOOL_NAMES,
@@ -199,8 +164,25 @@ if TYPE_CHECKING:
         MCP_TOOL_PREFIX,
         MEMORY_TOOL_NAMES,
         TOOL_MODELS,
+        Agent,
+        AgentConfig,
+        AgentRuntime,
         AgentTools,
+        ConversationContext,
+        Execution,
+        ExecutionContext,
+        ExecutionHandler,
+        GracefulShutdown,
+        MessageRetryTracker,
+        PlatformMessage,
+        RoomPresence,
+        SessionConfig,
+        build_participants_message,
+        format_history_for_llm,
+        format_message_for_llm,
         mcp_tool_names,
+        render_system_prompt,
+        run_with_graceful_shutdown,
     )
     from band.workspaces import (
         create_room_workspace_resolver,

@@ -11,17 +11,12 @@ Options are validated by ``LoggingRequest``; a bad one is a ``ValueError`` namin
 
 from __future__ import annotations
 
-import io
 import json
 import logging
 import logging.config
 import logging.handlers
-import os
 import sys
-import uuid
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
@@ -29,10 +24,37 @@ from typing import Annotated, Any, Literal, TextIO
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator
 
+from band._log_files import (
+    LOG_DIR_MODE,
+    LOG_FILE_MODE,
+    OwnerOnlyCreate,
+    OwnerOnlyFileHandler,
+    OwnerOnlyRotatingFileHandler,
+    create_log_directory,
+)
+from band._log_levels import (
+    CHATTY_LOGGERS,
+    LogLevel,
+    chatty_logger_levels,
+    coerce_log_level,
+    coerce_log_level_name,
+    level_value,
+    more_verbose,
+)
+from band._log_trace import (
+    TRACE_CONTEXT,
+    _TraceContextFilter,
+    core_issues,
+    current_traceparent,
+    trace_context_extra,
+    trace_context_scope,
+)
 from band._signatures import parameters_of
 
 __all__ = [
     "CHATTY_LOGGERS",
+    "LOG_DIR_MODE",
+    "LOG_FILE_MODE",
     "STANDARD_FORMAT",
     "TRACE_CONTEXT",
     "FileStyle",
@@ -62,15 +84,9 @@ __all__ = [
 ]
 
 STANDARD_FORMAT = "%(asctime)s [%(levelname)s] %(name)s: %(message)s"
-# Our socket runs on ``websockets``, so that, not a Phoenix client library, is the chatty one.
-CHATTY_LOGGERS = ("httpx", "httpcore", "websockets")
 DEFAULT_JSON_FIELDS = ("timestamp", "level", "logger", "message", "trace_context")
-LOG_FILE_MODE = 0o600
-LOG_DIR_MODE = 0o700
 
-LogLevel = int | str
 LoggingConfig = dict[str, Any]
-TRACE_CONTEXT: ContextVar[str | None] = ContextVar("band_trace_context", default=None)
 
 
 class LoggingStyle(StrEnum):
@@ -93,140 +109,6 @@ class FormatStyle(StrEnum):
     PERCENT = "%"
     BRACE = "{"
     DOLLAR = "$"
-
-
-# -- trace context ----------------------------------------------------------------------
-
-
-def current_traceparent() -> str | None:
-    """The active W3C ``traceparent``, or None (no OpenTelemetry, or no active span)."""
-    try:
-        from opentelemetry import propagate  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
-        return None
-    carrier: dict[str, str] = {}
-    propagate.inject(carrier)
-    return carrier.get("traceparent")
-
-
-@contextmanager
-def trace_context_scope() -> Iterator[None]:
-    """One turn's correlation id on every log record inside (reset on exit, even on error)."""
-    token = TRACE_CONTEXT.set(current_traceparent() or uuid.uuid4().hex)
-    try:
-        yield
-    finally:
-        TRACE_CONTEXT.reset(token)
-
-
-class _TraceContextFilter(logging.Filter):
-    """Stamps the ambient ``trace_context`` on records that carry none of their own."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if not hasattr(record, "trace_context"):
-            record.trace_context = TRACE_CONTEXT.get()
-        return True
-
-
-def trace_context_extra(exc: BaseException) -> dict[str, str]:
-    """``extra=`` naming ``exc``'s own ``trace_context`` (empty when it has none)."""
-    value = getattr(exc, "trace_context", None)
-    return {"trace_context": value} if value else {}
-
-
-def core_issues(exc: BaseException) -> list[tuple[str, str, str]] | None:
-    """The structured violations a wire-rule ``ValueError`` carries (``.issues``), if any."""
-    issues: list[tuple[str, str, str]] | None = getattr(exc, "issues", None)
-    return issues
-
-
-# -- levels -----------------------------------------------------------------------------
-
-
-def coerce_log_level(value: object, *, name: str = "level") -> LogLevel:
-    """A level as given (a non-negative int, or a known name, upper-cased); else ValueError."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        if value < 0:
-            raise ValueError(f"{name} must be a non-negative logging level")
-        return value
-    if isinstance(value, str):
-        if value.upper() in logging.getLevelNamesMapping():
-            return value.upper()
-        raise ValueError(f"{name} must be a valid logging level")
-    raise ValueError(f"{name} must be an int or logging level name")
-
-
-def coerce_log_level_name(value: object, *, name: str = "level") -> str:
-    """Like ``coerce_log_level``, always as an upper-case level name."""
-    level = coerce_log_level(value, name=name)
-    if isinstance(level, str):
-        return level
-    level_name = logging.getLevelName(level)
-    if not isinstance(level_name, str) or level_name.startswith("Level "):
-        raise ValueError(f"{name} must be a valid logging level")
-    return level_name
-
-
-def level_value(level: LogLevel) -> int:
-    """A level's numeric severity."""
-    if isinstance(level, int):
-        return level
-    return logging.getLevelNamesMapping()[str(level).upper()]
-
-
-def more_verbose(left: LogLevel, right: LogLevel) -> LogLevel:
-    """The more verbose (lower) of two levels."""
-    return left if level_value(left) <= level_value(right) else right
-
-
-def chatty_logger_levels(level: LogLevel = "WARNING") -> dict[str, LogLevel]:
-    """``{logger: level}`` quieting the HTTP and WebSocket libraries (for ``extra_loggers``)."""
-    return dict.fromkeys(CHATTY_LOGGERS, level)
-
-
-# -- owner-only files -------------------------------------------------------------------
-
-
-class OwnerOnlyCreate:
-    """Creates a handler's file 0600 when it opens it, so every rotated generation is too.
-
-    A file that already exists keeps its mode: it belongs to the operator.
-    """
-
-    baseFilename: str
-
-    def _open(self) -> io.TextIOWrapper:
-        try:
-            fd = os.open(self.baseFilename, os.O_CREAT | os.O_EXCL | os.O_WRONLY, LOG_FILE_MODE)
-        except FileExistsError:
-            pass
-        else:
-            os.fchmod(fd, LOG_FILE_MODE)  # the umask narrows the creation mode, not fchmod
-            os.close(fd)
-        stream: io.TextIOWrapper = super()._open()  # type: ignore[misc]
-        return stream
-
-
-class OwnerOnlyFileHandler(OwnerOnlyCreate, logging.FileHandler):
-    """A ``FileHandler`` whose file is created owner-only."""
-
-
-class OwnerOnlyRotatingFileHandler(OwnerOnlyCreate, logging.handlers.RotatingFileHandler):
-    """A ``RotatingFileHandler`` whose every generation is created owner-only."""
-
-
-def create_log_directory(path: Path) -> None:
-    """Create the missing folders above ``path`` one by one, each 0700; existing ones stay."""
-    missing: list[Path] = []
-    folder = Path(path).expanduser().resolve().parent
-    while not folder.exists() and folder.parent != folder:
-        missing.append(folder)
-        folder = folder.parent
-    for segment in reversed(missing):
-        try:
-            segment.mkdir(mode=LOG_DIR_MODE)
-        except FileExistsError:
-            continue
 
 
 # -- the request and the config ---------------------------------------------------------

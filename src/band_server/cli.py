@@ -26,6 +26,7 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import admin, admin_accounts
 from .backup import BackupError
@@ -209,6 +210,17 @@ def _data_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+if TYPE_CHECKING:  # argparse's own type of a parser's subcommands (generic in typeshed only)
+    Commands = argparse._SubParsersAction[argparse.ArgumentParser]
+
+
+def _actions(sub: Commands, command: str, about: str) -> Commands:
+    """A ``band <command> ACTION`` group: its subparsers, one per action."""
+    return sub.add_parser(command, help=about).add_subparsers(
+        dest="action", required=True, metavar="ACTION"
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``band`` argument parser (every subcommand sets ``func``)."""
     parser = argparse.ArgumentParser(prog="band", description="An open, self-hostable Band.")
@@ -256,9 +268,7 @@ def build_parser() -> argparse.ArgumentParser:
     _data_option(serve)
     serve.set_defaults(func=_serve)
 
-    users = sub.add_parser("users", help="manage people").add_subparsers(
-        dest="action", required=True, metavar="ACTION"
-    )
+    users = _actions(sub, "users", "manage people")
     uc = users.add_parser("create", help="create a person and print their API key once")
     uc.add_argument("name", help="display name")
     uc.add_argument("--handle", required=True, help="permanent handle (lowercase, 2-40 chars)")
@@ -275,9 +285,7 @@ def build_parser() -> argparse.ArgumentParser:
     _data_option(ui)
     ui.set_defaults(func=_users_invite)
 
-    agents = sub.add_parser("agents", help="manage agents").add_subparsers(
-        dest="action", required=True, metavar="ACTION"
-    )
+    agents = _actions(sub, "agents", "manage agents")
     ac = agents.add_parser("create", help="create an agent and print its API key once")
     ac.add_argument("name", help="display name")
     ac.add_argument(
@@ -289,9 +297,7 @@ def build_parser() -> argparse.ArgumentParser:
     _data_option(ac)
     ac.set_defaults(func=_agents_create)
 
-    rooms = sub.add_parser("rooms", help="manage rooms").add_subparsers(
-        dest="action", required=True, metavar="ACTION"
-    )
+    rooms = _actions(sub, "rooms", "manage rooms")
     rc = rooms.add_parser("create", help="create a room")
     rc.add_argument(
         "--owner", required=True, metavar="HANDLE", help="handle of the person who owns it"

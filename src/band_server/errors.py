@@ -10,8 +10,22 @@ from typing import Any
 
 
 class ApiError(Exception):
+    """A refusal with its envelope: ``code``, the HTTP status it maps to, optional details.
+
+    A subclass names its status and code as class keywords: ``class Gone(ApiError,
+    status=410, code="gone")``."""
+
     status_code = 400
     code = "bad_request"
+
+    def __init_subclass__(
+        cls, *, status: int | None = None, code: str | None = None, **options: Any
+    ) -> None:
+        super().__init_subclass__(**options)
+        if status is not None:
+            cls.status_code = status
+        if code is not None:
+            cls.code = code
 
     def __init__(
         self,
@@ -32,31 +46,24 @@ class ApiError(Exception):
         self.headers = headers
 
 
-class Unauthorized(ApiError):
-    status_code = 401
-    code = "unauthorized"
+class Unauthorized(ApiError, status=401, code="unauthorized"):
+    """No valid credentials."""
 
 
-class Forbidden(ApiError):
-    status_code = 403
-    code = "forbidden"
+class Forbidden(ApiError, status=403, code="forbidden"):
+    """Credentials that do not allow this."""
 
 
-class NotFound(ApiError):
-    status_code = 404
-    code = "not_found"
+class NotFound(ApiError, status=404, code="not_found"):
+    """Nothing there, or nothing the caller may see."""
 
 
-class Conflict(ApiError):
-    status_code = 409
-    code = "conflict"
+class Conflict(ApiError, status=409, code="conflict"):
+    """The state of things refuses the change."""
 
 
-class ValidationFailed(ApiError):
+class ValidationFailed(ApiError, status=422, code="validation_error"):
     """422 with JSON-pointer keys in ``details``."""
-
-    status_code = 422
-    code = "validation_error"
 
     def __init__(
         self,
@@ -68,9 +75,8 @@ class ValidationFailed(ApiError):
         super().__init__(message, details=details or {}, code=code)
 
 
-class RoomStopped(ApiError):
-    status_code = 403
-    code = "execution_stopped"
+class RoomStopped(ApiError, status=403, code="execution_stopped"):
+    """The room's owner stopped agent execution in it."""
 
     def __init__(self) -> None:
         super().__init__("Agent execution is stopped in this room")

@@ -35,8 +35,7 @@ __all__ = [
     "FlowDecision",
     "SynthesizeDecision",
     "WaitingDecision",
-    "parse_decision",
-]
+]  # and parse_decision, for the adapter alone
 
 _FORBID = ConfigDict(extra="forbid")
 

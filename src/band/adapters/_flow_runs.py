@@ -1,5 +1,6 @@
 """The run engine of ``CrewAIFlowAdapter``: which run a message belongs to, carrying out
-the flow's decisions, joining delegation rounds, and watching for peers that fail.
+the flow's decisions, joining delegation rounds (``_flow_watchdogs`` watches for peers that
+never answer).
 
 Runs live in memory per room (seeded from history on bootstrap) and every change is
 written as a ``task`` event carrying the whole run under the adapter's namespace. Work on
@@ -11,13 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
-from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from band.converters.crewai_flow import (
-    CrewAIFlowDelegationState,
     CrewAIFlowDelegationStatus,
     CrewAIFlowError,
     CrewAIFlowMetadata,
@@ -44,10 +42,9 @@ from ._flow_decisions import (
 )
 from ._flow_effects import SideEffectExecutor
 from ._flow_sources import CrewAIFlowStateSource
+from ._flow_watchdogs import FlowWatchdogs
 
 __all__ = ["FlowRuns"]
-
-logger = logging.getLogger("band.adapters.crewai_flow")
 
 Execute = Callable[
     [
@@ -73,28 +70,6 @@ STAGES = {
 TRANSCRIPT_LINES = 200  # the conversation a flow is given: the room's latest lines
 
 
-def _now() -> str:
-    return datetime.now(UTC).isoformat()
-
-
-def _deadline(delegation: CrewAIFlowDelegationState, limit: float) -> float:
-    """Seconds until the delegation's reply is overdue (negative: overdue)."""
-    started = datetime.fromisoformat(delegation.delegated_at or _now())
-    return limit - (datetime.now(UTC) - started).total_seconds()
-
-
-def _find(
-    participants: list[CrewAIFlowParticipantSnapshot], ref: str
-) -> CrewAIFlowParticipantSnapshot | None:
-    key = normalize_participant_key(ref)
-    for p in participants:
-        names = {p.normalized_key, p.participant_id.lower()}
-        names |= {normalize_participant_key(v) for v in (p.handle, p.name) if v}
-        if key in names:
-            return p
-    return None
-
-
 class FlowRuns:
     """Every room's runs; ``handle`` is a turn, ``execute`` one flow execution."""
 
@@ -115,8 +90,14 @@ class FlowRuns:
         self.converter = converter
         self.rooms: dict[str, CrewAIFlowSessionState] = {}
         self.locks: dict[str, asyncio.Lock] = {}
-        self.watchdogs: dict[str, asyncio.Task[None]] = {}
         self.stale: set[str] = set()
+        self.watchdogs = FlowWatchdogs(
+            self.rooms, self.lock, self._answer_overdue, config.reply_timeout.total_seconds()
+        )
+
+    def lock(self, room: str) -> asyncio.Lock:
+        """The room's lock: its turns and its watchdogs take turns."""
+        return self.locks.setdefault(room, asyncio.Lock())
 
     # -- turns -------------------------------------------------------------------------------
 
@@ -131,51 +112,42 @@ class FlowRuns:
         is_session_bootstrap: bool,
     ) -> None:
         room = msg.room_id
-        async with self.locks.setdefault(room, asyncio.Lock()):
+        async with self._turn(room):
+            if is_session_bootstrap or room not in self.rooms or room in self.stale:
+                await self._load(room, tools, history if is_session_bootstrap else None)
+                self.stale.discard(room)
+                await self._settle(room, tools)
+                self.watchdogs.resume(room, tools, participants)
+            state = self.rooms[room]
+            state.transcript.append({"role": "user", "content": msg.format_for_llm()})
+            del state.transcript[:-TRANSCRIPT_LINES]
+            run = self._answered_run(state, msg)
+            if run is None:
+                if msg.sender_type == "Agent" and not self.config.accept_agent_initiated:
+                    return
+                if state.is_terminal(msg.id):
+                    return
+                run = state.runs.get(msg.id)
+                if run is None:
+                    run = self._executor(tools, state, msg.id, msg.id).run
+                    run.requester_id, run.requester_name = msg.sender_id, msg.sender_name
+                    run.tagged_peer_keys = self._tagged(msg, participants)
+            elif not run.joined:
+                await self._save(tools, state, run, CrewAIFlowRunStatus.REPLY_RECORDED)
+                return
+            await self._advance(tools, state, run, participants, msg, updates)
+
+    @contextlib.asynccontextmanager
+    async def _turn(self, room: str) -> AsyncIterator[None]:
+        """One turn of ``room`` under its lock; a failed turn marks the room stale."""
+        async with self.lock(room):
             try:
-                await self._turn(
-                    msg, tools, history, participants, updates, bootstrap=is_session_bootstrap
-                )
+                yield
             except BaseException:
                 # What this turn did in memory may not have reached the room: the next turn
                 # reads the runs back (and settles their reservations) instead.
                 self.stale.add(room)
                 raise
-
-    async def _turn(
-        self,
-        msg: PlatformMessage,
-        tools: AgentToolsProtocol,
-        history: CrewAIFlowSessionState,
-        participants: list[CrewAIFlowParticipantSnapshot],
-        updates: dict[str, str | None],
-        *,
-        bootstrap: bool,
-    ) -> None:
-        room = msg.room_id
-        if bootstrap or room not in self.rooms or room in self.stale:
-            await self._load(room, tools, history if bootstrap else None)
-            self.stale.discard(room)
-            await self._settle(room, tools)
-            self._resume_watchdogs(room, tools, participants)
-        state = self.rooms[room]
-        state.transcript.append({"role": "user", "content": msg.format_for_llm()})
-        del state.transcript[:-TRANSCRIPT_LINES]
-        run = self._answered_run(state, msg)
-        if run is None:
-            if msg.sender_type == "Agent" and not self.config.accept_agent_initiated:
-                return
-            if state.is_terminal(msg.id):
-                return
-            run = state.runs.get(msg.id)
-            if run is None:
-                run = self._executor(tools, state, msg.id, msg.id).run
-                run.requester_id, run.requester_name = msg.sender_id, msg.sender_name
-                run.tagged_peer_keys = self._tagged(msg, participants)
-        elif not run.joined:
-            await self._save(tools, state, run, CrewAIFlowRunStatus.REPLY_RECORDED)
-            return
-        await self._advance(tools, state, run, participants, msg, updates)
 
     def _answered_run(
         self, state: CrewAIFlowSessionState, msg: PlatformMessage
@@ -246,6 +218,16 @@ class FlowRuns:
             raise
         await self._carry_out(tools, state, run, participants, decision, executor)
 
+    async def _answer_overdue(
+        self,
+        tools: AgentToolsProtocol,
+        state: CrewAIFlowSessionState,
+        run: CrewAIFlowMetadata,
+        participants: list[CrewAIFlowParticipantSnapshot],
+    ) -> None:
+        """Run the flow again for a run whose round a reply timeout joined."""
+        await self._advance(tools, state, run, participants, None, {})
+
     async def _carry_out(
         self,
         tools: AgentToolsProtocol,
@@ -299,7 +281,7 @@ class FlowRuns:
         await executor.execute_delegations(items=items, state=state, participants=participants)
         if run.status in (CrewAIFlowRunStatus.FAILED, CrewAIFlowRunStatus.INDETERMINATE):
             return
-        self._watch(run.room_id, run.run_id, tools, participants)
+        self.watchdogs.watch(run.room_id, run.run_id, tools, participants)
 
     async def _final(
         self,
@@ -405,75 +387,10 @@ class FlowRuns:
                     tools, state, run.run_id, run.parent_message_id
                 ).settle_reservations()
 
-    # -- peers that never answer -------------------------------------------------------------
-
-    def _resume_watchdogs(
-        self,
-        room: str,
-        tools: AgentToolsProtocol,
-        participants: list[CrewAIFlowParticipantSnapshot],
-    ) -> None:
-        for run in self.rooms[room].runs.values():
-            if run.status == CrewAIFlowRunStatus.DELEGATED_PENDING and run.pending:
-                self._watch(room, run.run_id, tools, participants)
-
-    def _watch(
-        self,
-        room: str,
-        run_id: str,
-        tools: AgentToolsProtocol,
-        participants: list[CrewAIFlowParticipantSnapshot],
-    ) -> None:
-        key = f"{room}/{run_id}"
-        if key not in self.watchdogs or self.watchdogs[key].done():
-            task = asyncio.create_task(
-                self._watchdog(room, run_id, tools, participants), name=f"crewai-flow-{key}"
-            )
-            self.watchdogs[key] = task
-
-    async def _watchdog(
-        self,
-        room: str,
-        run_id: str,
-        tools: AgentToolsProtocol,
-        participants: list[CrewAIFlowParticipantSnapshot],
-    ) -> None:
-        """At each pending delegation's deadline: fail it, and once the round is joined,
-        run the flow again so it can answer with what it has."""
-        limit = self.config.reply_timeout.total_seconds()
-        while True:
-            state = self.rooms.get(room)
-            run = None if state is None else state.runs.get(run_id)
-            if run is None or not run.pending:
-                return
-            await asyncio.sleep(max(0.0, min(_deadline(d, limit) for d in run.pending)))
-            async with self.locks.setdefault(room, asyncio.Lock()):
-                state = self.rooms.get(room)
-                run = None if state is None else state.runs.get(run_id)
-                if state is None or run is None or state.is_terminal(run_id):
-                    return
-                overdue = [d for d in run.pending if _deadline(d, limit) <= 0]
-                for delegation in overdue:
-                    delegation.status = CrewAIFlowDelegationStatus.FAILED
-                    delegation.error = CrewAIFlowError(
-                        code="reply_timeout", message=f"no reply within {limit:g}s"
-                    )
-                if not overdue or not run.joined:
-                    continue
-                try:
-                    await self._advance(tools, state, run, participants, None, {})
-                except Exception:
-                    logger.exception("CrewAI Flow run %s failed after a reply timeout", run_id)
-                return
-
     # -- cleanup -----------------------------------------------------------------------------
 
     async def forget(self, room: str) -> None:
-        for key in [k for k in self.watchdogs if k.startswith(f"{room}/")]:
-            task = self.watchdogs.pop(key)
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await self.watchdogs.forget(room)
         self.rooms.pop(room, None)
         self.locks.pop(room, None)
 

@@ -13,12 +13,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import OrderedDict
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from band.converters.crewai_flow import CrewAIFlowSessionState, event_order
 from band.core.exceptions import BandConfigError, BandToolError
 from band.core.protocols import AgentToolsProtocol
+
+Result = TypeVar("Result")
 
 
 def room_context(tools: AgentToolsProtocol) -> Any:
@@ -29,12 +32,30 @@ def room_context(tools: AgentToolsProtocol) -> Any:
     return fetch
 
 
+async def with_retries(
+    call: Callable[[], Awaitable[Result]],
+    retry_attempts: int,
+    failure: Callable[[int, Exception], str],
+) -> Result:
+    """``call()``, tried again up to ``retry_attempts`` times (0.1 s, 0.2 s ... apart); then
+    ``BandToolError(failure(tries, last_error))``."""
+    for attempt in range(retry_attempts + 1):
+        try:
+            return await call()
+        except Exception as exc:
+            if attempt == retry_attempts:
+                raise BandToolError(failure(attempt + 1, exc)) from exc
+            await asyncio.sleep(0.1 * (attempt + 1))
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 __all__ = [
     "CrewAIFlowStateSource",
     "HistoryCrewAIFlowStateSource",
     "RestCrewAIFlowStateSource",
     "RoomCacheEntry",
     "room_context",
+    "with_retries",
 ]
 
 logger = logging.getLogger("band.adapters.crewai_flow")
@@ -147,19 +168,17 @@ class RestCrewAIFlowStateSource:
             page += 1
 
     async def _page(self, room_id: str, page: int, tools: AgentToolsProtocol) -> dict[str, Any]:
-        for attempt in range(self.retry_attempts + 1):
-            try:
-                result: dict[str, Any] = await room_context(tools)(
-                    room_id=room_id, page=page, page_size=self.page_size
-                )
-                return result
-            except Exception as exc:
-                if attempt == self.retry_attempts:
-                    raise BandToolError(
-                        f"could not load the room context of {room_id}: {exc}"
-                    ) from exc
-                await asyncio.sleep(0.1 * (attempt + 1))
-        raise AssertionError("unreachable")  # pragma: no cover
+        async def load() -> dict[str, Any]:
+            result: dict[str, Any] = await room_context(tools)(
+                room_id=room_id, page=page, page_size=self.page_size
+            )
+            return result
+
+        return await with_retries(
+            load,
+            self.retry_attempts,
+            lambda _, exc: f"could not load the room context of {room_id}: {exc}",
+        )
 
 
 class HistoryCrewAIFlowStateSource:

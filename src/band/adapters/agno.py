@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Unpack
 
 from pydantic import BaseModel, ConfigDict
 
+from band._extras import needs_extra
 from band.core.exceptions import ProviderRunError
 from band.core.protocols import AgentToolsProtocol
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage, TurnUsage
@@ -36,7 +37,7 @@ from band.runtime.tools import TOOL_MODELS, TurnEffect
 from ._rooms import RoomConversations
 from ._tool_events import report_tool_call, report_tool_result, run_band_tool
 
-try:
+with needs_extra("AgnoAdapter needs Agno", "agno"):
     from agno.models.message import Message
     from agno.run import RunStatus
     from agno.run.agent import (
@@ -47,8 +48,6 @@ try:
     )
     from agno.tools import Toolkit
     from agno.tools.function import Function
-except ImportError:  # pragma: no cover - depends on the environment
-    raise ImportError("AgnoAdapter needs Agno: pip install 'openband[agno]'") from None
 
 from band.converters.agno import AgnoHistoryConverter, AgnoMessages
 from band.core.simple_adapter import SimpleAdapter

@@ -37,18 +37,9 @@ from band.integrations.crewai.flow import kickoff_flow
 from band.integrations.crewai.turn import ToolTurn, settle_tool_turns, tool_turn
 from band.runtime.custom_tools import CustomToolDef, get_custom_tool_name
 
-from ._flow_decisions import (
-    CrewAIFlowAdapterConfig,
-    CrewAIFlowTaggedPeerPolicy,
-    DelegateDecision,
-    DelegateItem,
-    DirectResponseDecision,
-    FailedDecision,
-    FlowDecision,
-    SynthesizeDecision,
-    WaitingDecision,
-    parse_decision,
-)
+from . import _flow_decisions
+from ._flow_decisions import *  # noqa: F403  (its __all__, added below)
+from ._flow_decisions import CrewAIFlowAdapterConfig, FlowDecision, parse_decision
 from ._flow_effects import SideEffectExecutor
 from ._flow_runs import FlowRuns
 from ._flow_runtime import (
@@ -67,25 +58,17 @@ from .crewai import require_crewai
 
 __all__ = [
     "CrewAIFlowAdapter",
-    "CrewAIFlowAdapterConfig",
     "CrewAIFlowRuntimeTools",
     "CrewAIFlowSessionState",
     "CrewAIFlowStateConverter",
     "CrewAIFlowStateSource",
     "CrewAIFlowSubCrewReporter",
-    "CrewAIFlowTaggedPeerPolicy",
-    "DelegateDecision",
-    "DelegateItem",
-    "DirectResponseDecision",
-    "FailedDecision",
-    "FlowDecision",
     "HistoryCrewAIFlowStateSource",
     "RestCrewAIFlowStateSource",
     "SideEffectExecutor",
-    "SynthesizeDecision",
-    "WaitingDecision",
     "get_current_flow_runtime",
 ]
+__all__ += _flow_decisions.__all__
 
 logger = logging.getLogger("band.adapters.crewai_flow")
 

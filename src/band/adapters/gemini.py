@@ -15,12 +15,12 @@ from typing import Any, ClassVar, Unpack
 import httpx
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, NonNegativeInt, PositiveInt
 
-try:
+from band._extras import needs_extra
+
+with needs_extra("GeminiAdapter needs google-genai", "gemini"):
     from google import genai
     from google.genai import types
     from google.genai.errors import ServerError
-except ImportError:
-    raise ImportError("GeminiAdapter needs google-genai: pip install 'openband[gemini]'") from None
 
 from band.converters.gemini import (
     GeminiHistoryConverter,

@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Unpack
 
 from pydantic import PositiveInt
 
+from band._extras import needs_extra
 from band.core.adapterconfig import BaseAdapterConfig
 from band.core.protocols import AgentToolsProtocol, HistoryConverter
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage, TurnUsage
@@ -23,7 +24,7 @@ from band.runtime.prompts import system_updates
 from ._prompt import PromptedAdapter
 from ._tool_events import UsageTotal, as_text, report_tool_call, report_tool_result
 
-try:
+with needs_extra("LangGraphAdapter needs LangGraph", "langgraph"):
     from langchain_core.messages import (
         BaseMessage,
         HumanMessage,
@@ -34,10 +35,6 @@ try:
     from langgraph.checkpoint.memory import InMemorySaver
     from langgraph.graph import END, START, MessagesState, StateGraph
     from langgraph.prebuilt import ToolNode, tools_condition
-except ImportError:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "LangGraphAdapter needs LangGraph: pip install 'openband[langgraph]'"
-    ) from None
 
 from band.converters.langchain import LangChainHistoryConverter
 from band.integrations.langgraph.decline import terminal_decline

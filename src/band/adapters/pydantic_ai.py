@@ -12,6 +12,7 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Unpack, cast
 
+from band._extras import needs_extra
 from band.core.adapterconfig import BaseAdapterConfig
 from band.core.delivery import relay_reply
 from band.core.protocols import AgentToolsProtocol, HistoryConverter
@@ -22,7 +23,7 @@ from band.runtime.prompts import system_updates
 from ._prompt import PromptedAdapter
 from ._rooms import RoomConversations
 
-try:
+with needs_extra("PydanticAIAdapter needs Pydantic AI", "pydantic-ai"):
     from pydantic_ai import Agent, Tool
     from pydantic_ai.messages import (
         ModelMessage,
@@ -33,10 +34,6 @@ try:
     )
     from pydantic_ai.models import Model
     from pydantic_ai.toolsets import FunctionToolset
-except ImportError:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "PydanticAIAdapter needs Pydantic AI: pip install 'openband[pydantic-ai]'"
-    ) from None
 
 from band.converters.pydantic_ai import PydanticAIHistoryConverter
 from band.integrations.pydantic_ai.tools import band_tool

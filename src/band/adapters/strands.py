@@ -16,6 +16,7 @@ from typing import Any, ClassVar, TypeAlias, Unpack, cast
 
 from pydantic import BaseModel, ConfigDict
 
+from band._extras import needs_extra
 from band.core.protocols import AgentToolsProtocol
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage, TurnUsage
 from band.runtime.custom_tools import (
@@ -33,17 +34,13 @@ from ._prompt import PromptedAdapter
 from ._rooms import RoomConversations
 from ._tool_events import as_text, report_tool_call, report_tool_result, run_band_tool
 
-try:
+with needs_extra("StrandsAdapter needs Strands Agents", "strands"):
     from strands import Agent
     from strands.hooks import HookProvider, HookRegistry
     from strands.hooks.events import AfterToolCallEvent, BeforeToolCallEvent
     from strands.models import Model
     from strands.models.bedrock import BedrockModel
     from strands.types.tools import AgentTool, ToolGenerator, ToolResult, ToolSpec, ToolUse
-except ImportError:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "StrandsAdapter needs Strands Agents: pip install 'openband[strands]'"
-    ) from None
 
 from band.converters.strands import (
     StrandsHistoryConverter,

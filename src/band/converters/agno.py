@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from band._extras import needs_extra
+
+from .openai_chat import openai_tool_calls
 from .tool_history import Said, fold_history
 
-try:
+with needs_extra("AgnoHistoryConverter needs Agno", "agno"):
     from agno.models.message import Message
-except ImportError:  # pragma: no cover - depends on the environment
-    raise ImportError("AgnoHistoryConverter needs Agno: pip install 'openband[agno]'") from None
 
 __all__ = ["AgnoHistoryConverter", "AgnoMessages"]
 
@@ -37,15 +37,7 @@ class AgnoHistoryConverter:
             if isinstance(item, Said):
                 messages.append(Message(role=item.role, content=item.text, from_history=True))
                 continue
-            pairs = item.paired()
-            calls = [
-                {
-                    "id": call.tool_call_id,
-                    "type": "function",
-                    "function": {"name": call.name, "arguments": json.dumps(call.args)},
-                }
-                for call, _ in pairs
-            ]
+            calls = openai_tool_calls(item)
             messages.append(
                 Message(role="assistant", content=None, tool_calls=calls, from_history=True)
             )
@@ -58,6 +50,6 @@ class AgnoHistoryConverter:
                     tool_call_error=result.is_error,
                     from_history=True,
                 )
-                for call, result in pairs
+                for call, result in item.paired()
             )
         return messages

@@ -9,12 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-try:
+from band._extras import needs_extra
+
+with needs_extra("GeminiHistoryConverter needs google-genai", "gemini"):
     from google.genai import types
-except ImportError:
-    raise ImportError(
-        "GeminiHistoryConverter needs google-genai: pip install 'openband[gemini]'"
-    ) from None
 
 from .tool_history import FoldedHistoryConverter, Said, ToolExchange
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
+from band._extras import needs_extra
+
 from .tool_history import FoldedHistoryConverter, Said, ToolExchange
 
-try:
+with needs_extra("LangChainHistoryConverter needs LangChain", "langgraph"):
     from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, ToolMessage
-except ImportError:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "LangChainHistoryConverter needs LangChain: pip install 'openband[langgraph]'"
-    ) from None
 
 __all__ = ["LangChainHistoryConverter"]
 

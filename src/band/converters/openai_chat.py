@@ -7,7 +7,19 @@ from typing import Any
 
 from .tool_history import FoldedHistoryConverter, Said, ToolExchange
 
-__all__ = ["OpenAIChatHistoryConverter"]
+__all__ = ["OpenAIChatHistoryConverter", "openai_tool_calls"]
+
+
+def openai_tool_calls(tools: ToolExchange) -> list[dict[str, Any]]:
+    """An exchange's calls as OpenAI ``tool_calls`` (arguments as JSON text), in call order."""
+    return [
+        {
+            "id": call.tool_call_id,
+            "type": "function",
+            "function": {"name": call.name, "arguments": json.dumps(call.args)},
+        }
+        for call, _ in tools.paired()
+    ]
 
 
 class OpenAIChatHistoryConverter(FoldedHistoryConverter[dict[str, Any]]):
@@ -19,19 +31,10 @@ class OpenAIChatHistoryConverter(FoldedHistoryConverter[dict[str, Any]]):
         return [{"role": line.role, "content": line.text}]
 
     def exchange(self, tools: ToolExchange) -> list[dict[str, Any]]:
-        pairs = tools.paired()
-        calls = [
-            {
-                "id": call.tool_call_id,
-                "type": "function",
-                "function": {"name": call.name, "arguments": json.dumps(call.args)},
-            }
-            for call, _ in pairs
-        ]
         return [
-            {"role": "assistant", "content": None, "tool_calls": calls},
+            {"role": "assistant", "content": None, "tool_calls": openai_tool_calls(tools)},
             *(
                 {"role": "tool", "tool_call_id": call.tool_call_id, "content": result.output}
-                for call, result in pairs
+                for call, result in tools.paired()
             ),
         ]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from band._extras import needs_extra
+
 from .tool_history import FoldedHistoryConverter, Said, ToolExchange
 
-try:
+with needs_extra("PydanticAIHistoryConverter needs Pydantic AI", "pydantic-ai"):
     from pydantic_ai.messages import (
         ModelMessage,
         ModelRequest,
@@ -14,10 +16,6 @@ try:
         ToolReturnPart,
         UserPromptPart,
     )
-except ImportError:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "PydanticAIHistoryConverter needs Pydantic AI: pip install 'openband[pydantic-ai]'"
-    ) from None
 
 __all__ = ["PydanticAIHistoryConverter"]
 

@@ -5,15 +5,13 @@ from __future__ import annotations
 import logging
 from typing import Any, Literal
 
+from band._extras import needs_extra
+
 from .parsing import ParsedToolCall, ParsedToolResult
 from .tool_history import HistoryFolder, HistoryItem, Said, fold_history
 
-try:
+with needs_extra("StrandsHistoryConverter needs Strands Agents", "strands"):
     from strands.types.content import Message
-except ImportError:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "StrandsHistoryConverter needs Strands Agents: pip install 'openband[strands]'"
-    ) from None
 
 __all__ = [
     "ConverseTranscript",

@@ -17,8 +17,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from enum import Enum, StrEnum
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any
 
 from band.core.types import is_contact_hub_turn
 from band.platform.event import MessageEvent, PlatformEvent, ReconnectedEvent
@@ -27,11 +26,12 @@ from band_protocol import tracing
 from band_protocol.tracing import TRACING
 
 from .config import SessionConfig
-from .context import ConversationContext
 from .control import ControlMode
+from .execution_types import Execution, ExecutionState, ResyncOutcome, ResyncRequest
 from .history import delivery_processed, is_self_echo
 from .resync import ResyncSchedule
 from .room import RoomState
+from .room_view import RoomView
 from .turn_runner import (
     DEFERRED_OUTCOMES,
     ClaimRegistry,
@@ -62,63 +62,11 @@ MessageControl = Callable[["ExecutionContext", PlatformEvent], Awaitable[bool]]
 ParticipantHook = Callable[[str, dict[str, Any]], Any]
 StopHook = Callable[["ExecutionContext"], Awaitable[None]]
 
-
-class ResyncRequest:
-    """A queue marker: reconcile with ``/next`` at the next turn boundary."""
-
-    type: str = "_resync"
-
-
-class ResyncOutcome(Enum):
-    """What one reconciliation with ``/next`` found."""
-
-    EMPTY = "empty"  # nothing to do
-    WORK = "work"  # it ran messages
-    BLOCKED = "blocked"  # a message the adapter did not accept holds the head
-    RETRY = "retry"  # /next failed; the next resync tries again
-    STOPPED = "stopped"  # the platform stopped the room
-
-
 _STOP = object()
 STOP_WHEN_IDLE = 5.0  # an idle loop ends at its next step; this only bounds a stuck drain
 
 
-class ExecutionState(StrEnum):
-    """Where a room's execution is in its life."""
-
-    STARTING = "starting"
-    IDLE = "idle"
-    PROCESSING = "processing"
-
-
-@runtime_checkable
-class Execution(Protocol):
-    """A room's execution as ``AgentRuntime`` drives it (``execution_factory`` builds one).
-
-    ``interrupt``, ``stop_room``, ``resume_room`` and ``request_resync`` are looked up before
-    use, so a custom execution without them degrades to a no-op for that signal.
-    """
-
-    room_id: str
-
-    async def start(self) -> None: ...
-
-    async def stop(self, timeout: float | None = None) -> bool: ...  # noqa: ASYNC109
-
-    async def on_event(self, event: PlatformEvent) -> None: ...
-
-    async def request_resync(self) -> None: ...
-
-    def inject_system_message(self, message: str) -> None: ...
-
-    def interrupt(self, *, kind: str = ControlMode.INTERRUPT) -> bool: ...
-
-    def stop_room(self) -> None: ...
-
-    async def resume_room(self) -> None: ...
-
-
-class ExecutionContext:
+class ExecutionContext(RoomView):
     """The serial execution of one room (see the module docstring)."""
 
     def __init__(
@@ -211,70 +159,6 @@ class ExecutionContext:
         """The running turn told the room about its failure: no generic notice after it."""
         if self._runner is not None:
             self._runner.failure_reported = True
-
-    # -- participants, context, system notes (the room's RoomState) --------------------------
-
-    @property
-    def participants(self) -> list[dict[str, Any]]:
-        return self.room.participants
-
-    def set_participants(self, participants: list[dict[str, Any]]) -> None:
-        self.room.set_roster(participants)
-
-    def add_participant(self, participant: dict[str, Any]) -> bool:
-        return self.room.participant_added(participant)
-
-    def remove_participant(self, participant_id: str) -> bool:
-        return self.room.participant_removed(participant_id)
-
-    def participants_changed(self) -> bool:
-        return self.room.participants_changed()
-
-    def mark_participants_sent(self, snapshot: list[dict[str, Any]] | None = None) -> None:
-        self.room.mark_participants_sent(snapshot)
-
-    def build_participants_message(self) -> str:
-        return self.room.participants_message()
-
-    def inject_system_message(self, message: str) -> None:
-        """Queue a system note for the next turn of this room."""
-        self.room.system_messages.append(message)
-
-    def peek_pending_system_messages(self) -> list[str]:
-        """The pending notes, left pending (``commit_system_messages`` consumes them)."""
-        return list(self.room.system_messages)
-
-    def commit_system_messages(self, prepared: list[str]) -> None:
-        """Consume the notes a turn used, keeping any that arrived meanwhile."""
-        self.room.commit_system_messages(prepared)
-
-    def get_pending_system_messages(self) -> list[str]:
-        """Take the pending notes (peek and commit in one)."""
-        pending = self.peek_pending_system_messages()
-        self.commit_system_messages(pending)
-        return pending
-
-    async def load_participants(self) -> list[dict[str, Any]]:
-        """Fetch the roster from the platform (and keep it)."""
-        return await self.room.load_participants()
-
-    async def hydrate(self) -> None:
-        """Fetch participants and context now."""
-        await self.room.ensure_hydrated(force=True)
-
-    def build_context(self) -> ConversationContext:
-        """What is known now, without a request (empty before the first hydration)."""
-        return self.room.conversation()
-
-    async def get_context(self, force_refresh: bool = False) -> ConversationContext:
-        """Participants and context, fetched on first use, after the TTL, or when forced."""
-        await self.room.ensure_hydrated(force=force_refresh)
-        return self.build_context()
-
-    def get_history_for_llm(self, exclude_message_id: str | None = None) -> list[dict[str, Any]]:
-        """Raw history items (role, content, sender_name, ...) before ``exclude_message_id``;
-        the context is hydrated before every turn."""
-        return self.room.history_for(exclude_message_id)
 
     async def claim_message(self, message_id: str) -> bool:
         """Mark the message processing; False when the platform did not confirm."""

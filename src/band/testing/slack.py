@@ -28,33 +28,22 @@ import hashlib
 import hmac
 import itertools
 import json
-import re
 import secrets
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import parse_qsl
 
 import httpx
 
+from ._slack_rules import check_call, read_call
+
 __all__ = ["ApiCall", "FakeSlack"]
 
-TS = re.compile(r"^\d{10}\.\d{6}$")
-CHANNEL = re.compile(r"^[CDG][A-Z0-9]{2,}$")
 ACK_WINDOW_S = 3.0
 # The Events API's deprecated verification field: fixed text in every callback, no secret.
 _VERIFICATION_FIELD = "deprecated-verification-token"
-BOT_METHODS = {
-    "auth.test": (),
-    "chat.postMessage": ("channel",),
-    "chat.update": ("channel", "ts"),
-    "conversations.replies": ("channel", "ts"),
-    "conversations.info": ("channel",),
-    "users.info": ("user",),
-    "assistant.threads.setStatus": ("channel_id", "thread_ts", "status"),
-}
 
 
 @dataclass(frozen=True)
@@ -299,86 +288,16 @@ class FakeSlack:
         from starlette.responses import JSONResponse
 
         method = request.path_params["method"]
-        args, token, problem = await self._read(request)
+        args, token, problem = await read_call(request)
         self.calls.append(ApiCall(method, args, token))
         if problem is None:
-            problem = self._check(method, args, token)
+            problem = check_call(self, method, args, token)
         if problem is not None:
             error, why = problem
             if error not in ("invalid_auth", "not_authed"):
                 self.violations.append(f"{method}: {why}")
             return JSONResponse({"ok": False, "error": error})
         return JSONResponse({"ok": True, **self._answer(method, args)})
-
-    async def _read(self, request: Any) -> tuple[dict[str, Any], str, tuple[str, str] | None]:
-        header = request.headers.get("authorization", "")
-        token = header.removeprefix("Bearer ").strip() if header.startswith("Bearer ") else ""
-        args: dict[str, Any] = dict(request.query_params)
-        if request.method == "POST":
-            kind = request.headers.get("content-type", "").split(";")[0].strip()
-            raw = await request.body()
-            if kind == "application/json":
-                if not token:
-                    return args, "", ("not_authed", "a JSON body needs the Authorization header")
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    return args, token, ("invalid_json", "the body is not JSON")
-                if not isinstance(body, dict):
-                    return args, token, ("invalid_json", "the JSON body is not an object")
-                args.update(body)
-            elif kind == "application/x-www-form-urlencoded":
-                args.update(parse_qsl(raw.decode()))
-            elif raw:
-                return args, token, ("invalid_form_data", f"unsupported content type {kind!r}")
-        token = token or str(args.pop("token", ""))
-        return args, token, None
-
-    def _check(self, method: str, args: dict[str, Any], token: str) -> tuple[str, str] | None:
-        if not token:
-            return "not_authed", "no token"
-        # Compared in constant time, as a real service would (tests pin it for all of src).
-        is_app = hmac.compare_digest(token.encode(), self.app_token.encode())
-        is_bot = hmac.compare_digest(token.encode(), self.bot_token.encode())
-        if not (is_app or is_bot):
-            return "invalid_auth", "unknown token"
-        if method == "apps.connections.open":
-            if not is_app:
-                return "not_allowed_token_type", "apps.connections.open needs the xapp- token"
-            return None
-        if method not in BOT_METHODS:
-            return "unknown_method", f"unknown method {method}"
-        if not is_bot:
-            return "not_allowed_token_type", f"{method} needs the bot (xoxb-) token"
-        for name in BOT_METHODS[method]:
-            # An empty status is documented: it clears the thread's status.
-            empty_ok = method == "assistant.threads.setStatus" and name == "status"
-            if args.get(name) is None or (args.get(name) == "" and not empty_ok):
-                return "invalid_arguments", f"missing required argument {name!r}"
-        return self._check_shapes(method, args)
-
-    def _check_shapes(self, method: str, args: dict[str, Any]) -> tuple[str, str] | None:
-        channel = args.get("channel") or args.get("channel_id")
-        if channel is not None and not CHANNEL.match(str(channel)):
-            return "channel_not_found", f"{channel!r} is not a channel id"
-        for name in ("ts", "thread_ts"):
-            if args.get(name) is not None and not TS.match(str(args[name])):
-                return "invalid_arguments", f"{name} {args[name]!r} is not a Slack timestamp"
-        if method in ("chat.postMessage", "chat.update"):
-            text, blocks = args.get("text"), args.get("blocks")
-            if not text and not blocks:
-                return "no_text", "neither text nor blocks"
-            if text is not None and (not isinstance(text, str) or len(text) > 40_000):
-                return "msg_too_long", "text is not a string of at most 40,000 characters"
-            if blocks is not None and (not isinstance(blocks, list) or len(blocks) > 50):
-                return "invalid_blocks", "blocks is not a list of at most 50 blocks"
-        if method == "chat.update" and not any(
-            m["ts"] == args["ts"] for m in self.messages.get(str(channel), [])
-        ):
-            return "message_not_found", f"no message {args['ts']} in {channel}"
-        if method == "users.info" and args["user"] not in self.users:
-            return "user_not_found", f"no user {args['user']}"
-        return None
 
     def _answer(self, method: str, args: dict[str, Any]) -> dict[str, Any]:
         if method == "auth.test":

@@ -54,6 +54,9 @@ async def paging(
 
 PagingDep = Annotated[Paging, Depends(paging)]
 
+Cursor = Annotated[str | None, Query(max_length=200)]
+"""A keyset page's opaque position: the ``next_cursor`` of the page before."""
+
 
 def data(model: BaseModel | dict[str, Any]) -> dict[str, Any]:
     """``{"data": ...}``."""

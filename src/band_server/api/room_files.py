@@ -24,7 +24,20 @@ from .answers import one
 __all__ = ["file_routes", "parse_range"]
 
 _RANGE = re.compile(r"bytes=(\d*)-(\d*)")
-_BYTES = {"type": "string", "format": "binary"}
+BYTES = {"type": "string", "format": "binary"}
+"""The OpenAPI schema of a file's raw bytes."""
+UPLOAD = {
+    "requestBody": {"required": True, "content": {"application/octet-stream": {"schema": BYTES}}}
+}
+"""``openapi_extra`` of a route that takes a file's bytes as its body."""
+UPLOAD_REFUSALS: dict[int | str, dict[str, Any]] = {
+    413: {"description": "The file is larger than the limit"},
+    503: {"description": "The file store can't take the file right now"},
+}
+FileName = Annotated[str | None, Header(max_length=2000)]
+FileSha256 = Annotated[str | None, Header(max_length=200)]
+ContentType = Annotated[str | None, Header(max_length=200, include_in_schema=False)]
+"""A transport header, read but not documented as a parameter (a client sets it)."""
 
 
 def parse_range(header: str | None, size: int) -> tuple[int, int] | bool | None:
@@ -64,27 +77,19 @@ def file_routes(principal: Any) -> APIRouter:
                 "model": Envelope[Attachment],
                 "description": "The same bytes were already stored in this room",
             },
-            413: {"description": "The file is larger than the limit"},
-            503: {"description": "The file store can't take the file right now"},
+            **UPLOAD_REFUSALS,
         },
-        openapi_extra={
-            "requestBody": {
-                "required": True,
-                "content": {
-                    "application/octet-stream": {"schema": _BYTES},
-                },
-            }
-        },
+        openapi_extra=UPLOAD,
     )
     async def upload_file(
         request: Request,
         platform: PlatformDep,
         me: Caller,
         chat_id: str,
-        x_file_name: Annotated[str | None, Header(max_length=2000)] = None,
-        x_file_sha256: Annotated[str | None, Header(max_length=200)] = None,
+        x_file_name: FileName = None,
+        x_file_sha256: FileSha256 = None,
         # Transport headers, read but not documented as parameters (a client sets them).
-        content_type: Annotated[str | None, Header(max_length=200, include_in_schema=False)] = None,
+        content_type: ContentType = None,
         content_length: Annotated[int | None, Header(ge=0, include_in_schema=False)] = None,
     ) -> JSONResponse:
         """Store a file in the room (the body is the file); attach it to a message with
@@ -106,8 +111,8 @@ def file_routes(principal: Any) -> APIRouter:
         response_class=Response,
         responses={
             # Served as the stored content type, whatever it is.
-            200: {"content": {"*/*": {"schema": _BYTES}}, "description": "File bytes"},
-            206: {"content": {"*/*": {"schema": _BYTES}}, "description": "Part of it"},
+            200: {"content": {"*/*": {"schema": BYTES}}, "description": "File bytes"},
+            206: {"content": {"*/*": {"schema": BYTES}}, "description": "Part of it"},
             416: {"description": "The range starts past the end of the file"},
             503: {"description": "The file's bytes can't be read right now; retry"},
         },

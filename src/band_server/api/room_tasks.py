@@ -24,13 +24,12 @@ from ..services.tasks import board
 from ..services.tasks import room_tasks as tasks
 from ..services.unit import write
 from .answers import many, one
-from .listing import data
+from .listing import Cursor, data, listing
 
 __all__ = ["task_routes"]
 
 TaskRef = Annotated[str, "a task id or board number"]
 Limit = Annotated[int, Query(ge=1, le=100)]
-Cursor = Annotated[str | None, Query(max_length=200)]
 Include = Annotated[Literal["history"] | None, Query()]
 StateFilter = Annotated[Literal["active", "cancelled", "superseded", "archived", "all"], Query()]
 
@@ -55,10 +54,7 @@ def task_routes(principal: Any) -> APIRouter:
             page = await tasks.list_tasks(
                 session, snap.room, state=state, cursor=cursor, limit=limit
             )
-        return {
-            "data": [t.model_dump(mode="json") for t in page.items],
-            "metadata": page.metadata(limit),
-        }
+        return listing(page.items, page.metadata(limit))
 
     @router.post("/chats/{chat_id}/tasks", status_code=201, responses=one(Task, 201))
     async def create_task(
@@ -102,10 +98,7 @@ def task_routes(principal: Any) -> APIRouter:
         snap = await platform.rosters.room_for(platform.db, me, chat_id)
         async with platform.db.read() as session:
             page = await tasks.task_history(session, snap.room, task_id, cursor=cursor, limit=limit)
-        return {
-            "data": [e.model_dump(mode="json") for e in page.history],
-            "metadata": page.metadata(limit),
-        }
+        return listing(page.history, page.metadata(limit))
 
     @router.get("/chats/{chat_id}/board", responses=one(Board))
     async def get_board(

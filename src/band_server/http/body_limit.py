@@ -59,7 +59,7 @@ async def admitted(
             return None
         chunks.append(chunk)
         more = message.get("more_body", False)
-    return _replay(b"".join(chunks), receive)
+    return replay(b"".join(chunks), receive)
 
 
 async def _refuse(scope: Scope, receive: Receive, send: Send, limit: int) -> None:
@@ -73,7 +73,8 @@ async def _refuse(scope: Scope, receive: Receive, send: Send, limit: int) -> Non
     await response(scope, receive, send)
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
+def replay(body: bytes, receive: Receive) -> Receive:
+    """A ``receive`` that gives the app ``body`` (already read) once, then the client's own."""
     sent = False
 
     async def again() -> Message:

@@ -31,6 +31,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from band_protocol import utcnow
 from band_server.errors import ApiError
+from band_server.http.body_limit import replay
 from band_server.http.errors import error_response
 from band_server.http.json_body import decode
 from band_server.http.raw_headers import header
@@ -200,15 +201,7 @@ class IdempotencyMiddleware:
         ``looked``: what the read before the work found; None when nothing was read (an
         endpoint marked :func:`claims_in_its_unit`: the key rides on its message).
         ``again``: this is the post once more after an expired key was freed."""
-        replayed = False
-
-        async def receive_again() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
+        receive_again = replay(body, receive)
         messages: list[Message] = []
         through = False
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal, TypeVarTuple
 
-from sqlalchemy import ColumnElement, and_, or_
+from sqlalchemy import ColumnElement, Select, and_, or_
 from sqlalchemy.orm import InstrumentedAttribute
 
 from ..errors import ValidationFailed
@@ -54,3 +55,62 @@ def after(
     if order == "desc":
         return or_(column < key, and_(column == key, id_column < row_id))
     return or_(column > key, and_(column == key, id_column > row_id))
+
+
+Columns = TypeVarTuple("Columns")
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What a list's query says of its page: the order, and a keyset ``cursor`` with its
+    ``limit`` or the deprecated offset ``page``/``page_size``. A list's query extends it."""
+
+    order: Literal["asc", "desc"] = "asc"
+    cursor: str | None = None
+    limit: int = 50
+    page: int | None = None
+    page_size: int | None = None
+
+
+@dataclass(frozen=True)
+class Window:
+    """The page a list asked for: after a keyset ``cursor`` (``limit`` rows), or at the
+    deprecated offset ``page``/``page_size`` (``offset_mode``)."""
+
+    sort: str
+    order: str
+    column: InstrumentedAttribute[Any]
+    id_column: InstrumentedAttribute[Any]
+    offset_mode: bool
+    size: int
+    number: int
+
+    def next_cursor(self, last: Any, has_more: bool) -> str | None:
+        """The cursor after ``last`` (the page's last row) when more follow a keyset page."""
+        if not has_more or last is None or self.offset_mode:
+            return None
+        return encode(self.sort, self.order, getattr(last, self.column.key), last.id)
+
+
+def window(
+    stmt: Select[*Columns],
+    column: InstrumentedAttribute[Any],
+    id_column: InstrumentedAttribute[Any],
+    sort: str,
+    asked: Asked,
+) -> tuple[Select[*Columns], Window]:
+    """``stmt`` in (``column``, id) order (``sort`` names the column), from the cursor or at
+    the page ``asked`` names, reading one row past the page's size (whether more follow)."""
+    order, cursor, page, page_size = asked.order, asked.cursor, asked.page, asked.page_size
+    offset_mode = page is not None or page_size is not None
+    size = (page_size or asked.limit) if offset_mode else asked.limit
+    number = page or 1
+    desc = order == "desc"
+    stmt = stmt.order_by(*((column.desc(), id_column.desc()) if desc else (column, id_column)))
+    if offset_mode:
+        stmt = stmt.offset((number - 1) * size)
+    elif cursor:
+        key, row_id = decode(cursor, sort, order)
+        stmt = stmt.where(after(column, id_column, key, row_id, order))
+    shape = Window(sort, order, column, id_column, offset_mode, size, number)
+    return stmt.limit(size + 1), shape

@@ -10,6 +10,7 @@ from ..errors import Unauthorized
 from ..services.identity import accounts, session_devices
 from ..services.identity.web_sessions import COOKIE_NAME, end_session, start_session
 from ..services.unit import write
+from .password_routes import form_ok, signed_in_as
 from .render import page
 from .respond import csrf_ok, field, forbidden_form, platform_of, read_form, redirect, session_of
 from .security import (
@@ -17,8 +18,6 @@ from .security import (
     clear_session_cookie,
     new_login_csrf,
     set_login_csrf_cookie,
-    set_session_cookie,
-    tokens_match,
 )
 
 router = APIRouter()
@@ -64,7 +63,7 @@ async def login(request: Request) -> Response:
         refused.headers["Retry-After"] = str(wait)
         return refused
     form = await read_form(request)
-    if not tokens_match(request.cookies.get(LOGIN_CSRF_COOKIE), field(form, "csrf")):
+    if not form_ok(request, form):
         return _login(request, "The form expired or came from another site. Try again.", 403)
     try:
         async with write(platform) as uow:
@@ -76,10 +75,7 @@ async def login(request: Request) -> Response:
     except Unauthorized as exc:
         await platform.sign_in_limit.count(client)
         return _login(request, exc.message, 401)
-    response = redirect("/rooms")
-    set_session_cookie(response, request, token)
-    response.delete_cookie(LOGIN_CSRF_COOKIE, path="/")
-    return response
+    return await signed_in_as(request, token)
 
 
 @router.post("/logout")

@@ -1,6 +1,7 @@
 """Adapter-owned room residency: a room's provider handle acquired on use, released when
 idle (opt-in), recovered after a crash, disposed at the end; split into ``config``,
-``states``, ``clock``, ``cleanup``, ``room`` and ``owner``. Native handles stay with adapters.
+``states``, ``clock``, ``cleanup``, ``transitions``, ``room`` and ``owner``. Native handles stay
+with adapters.
 """
 
 from __future__ import annotations

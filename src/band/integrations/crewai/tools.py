@@ -34,12 +34,12 @@ from band.runtime.tools import (
     withheld_tool_names,
 )
 
+from . import reporting
 from .catalog import PLATFORM_TOOLS, Invocation, ToolSpec, serialize_success_result, vision_sentinel
+from .reporting import *  # noqa: F403  (its __all__, added below)
 from .reporting import (
     CrewAIToolContext,
     CrewAIToolReporter,
-    EmitToolCallsReporter,
-    NoopReporter,
     ReplyTracker,
 )
 from .runtime import run_async
@@ -47,16 +47,8 @@ from .runtime import run_async
 if TYPE_CHECKING:
     from crewai.tools import BaseTool
 
-__all__ = [
-    "CrewAIToolContext",
-    "CrewAIToolReporter",
-    "EmitToolCallsReporter",
-    "NoopReporter",
-    "ReplyTracker",
-    "build_band_crewai_tools",
-    "serialize_success_result",
-    "vision_sentinel",
-]
+__all__ = ["build_band_crewai_tools", "serialize_success_result", "vision_sentinel"]
+__all__ += reporting.__all__
 
 logger = logging.getLogger(__name__)
 INSTALL_HINT = "the CrewAI integration needs CrewAI: pip install 'openband[crewai]'"

@@ -14,17 +14,14 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from band._extras import needs_extra
 from band.runtime.tools.schema import is_failed_tool_output
 from band.runtime.tools.types import BandTool
 
-try:
+with needs_extra("band.integrations.langgraph needs LangGraph", "langgraph"):
     from langchain.agents.middleware import AgentMiddleware, AgentState, hook_config
     from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
     from langgraph.runtime import Runtime
-except ImportError:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "band.integrations.langgraph needs LangGraph: pip install 'openband[langgraph]'"
-    ) from None
 
 __all__ = ["DeclineMiddleware", "failed_result", "terminal_decline"]
 

@@ -18,13 +18,11 @@ from typing import Annotated, Any
 
 from pydantic import Field, create_model
 
-try:
+from band._extras import needs_extra
+
+with needs_extra("band.integrations.langgraph needs LangGraph", "langgraph"):
     from langchain_core.runnables import RunnableConfig
     from langchain_core.tools import BaseTool, InjectedToolArg, StructuredTool
-except ImportError:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "band.integrations.langgraph needs LangGraph: pip install 'openband[langgraph]'"
-    ) from None
 
 __all__ = ["graph_as_tool"]
 

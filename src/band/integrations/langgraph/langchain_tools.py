@@ -16,17 +16,14 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from band._extras import needs_extra
 from band.core.protocols import AgentToolsProtocol
 from band.core.turn import Turn
 from band.core.types import AdapterFeatures, Capability
 from band.runtime.custom_tools import CustomToolDef, custom_tool_to_openai_schema
 
-try:
+with needs_extra("band.integrations.langgraph needs LangChain", "langgraph"):
     from langchain_core.tools import StructuredTool, ToolException
-except ImportError:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "band.integrations.langgraph needs LangChain: pip install 'openband[langgraph]'"
-    ) from None
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
@@ -98,14 +95,7 @@ def custom_tool_def_to_langchain(tool_def: CustomToolDef, *, turn: Turn | None) 
     from band.adapters._tool_events import run_custom_tool
 
     spec = custom_tool_to_openai_schema(tool_def[0])["function"]
-
-    async def call(**arguments: Any) -> str:
-        output, is_error = await run_custom_tool(tool_def, arguments, turn)
-        if is_error:
-            raise ToolException(output)
-        return output
-
-    return _structured(spec, call)
+    return _structured(spec, lambda arguments: run_custom_tool(tool_def, arguments, turn))
 
 
 def _band_tool(tools: AgentToolsProtocol, spec: dict[str, Any]) -> StructuredTool:
@@ -113,17 +103,21 @@ def _band_tool(tools: AgentToolsProtocol, spec: dict[str, Any]) -> StructuredToo
     from band.adapters._tool_events import run_band_tool
 
     name: str = spec["name"]
+    return _structured(spec, lambda arguments: run_band_tool(tools, name, arguments))
 
-    async def call(**arguments: Any) -> str:
-        output, is_error = await run_band_tool(tools, name, arguments)
+
+def _structured(
+    spec: dict[str, Any], run: Callable[[dict[str, Any]], Awaitable[tuple[str, bool]]]
+) -> StructuredTool:
+    """A ``StructuredTool`` for ``spec`` whose call runs ``run(arguments)``; an error output
+    reaches the model as a ``ToolException``."""
+
+    async def coroutine(**arguments: Any) -> str:
+        output, is_error = await run(arguments)
         if is_error:
             raise ToolException(output)
         return output
 
-    return _structured(spec, call)
-
-
-def _structured(spec: dict[str, Any], coroutine: Callable[..., Awaitable[str]]) -> StructuredTool:
     return StructuredTool(
         name=spec["name"],
         description=spec.get("description") or spec["name"],

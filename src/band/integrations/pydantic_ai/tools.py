@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from band._extras import needs_extra
 from band.adapters._tool_events import report_tool_call, report_tool_result, run_band_tool
 from band.core.protocols import AgentToolsProtocol
 from band.core.types import AdapterFeatures
@@ -21,12 +22,8 @@ from band.runtime._schema import openai_schema
 from band.runtime.custom_tools import CustomToolDef
 from band.runtime.tools.registry import selected_tool_definitions
 
-try:
+with needs_extra("band.integrations.pydantic_ai needs Pydantic AI", "pydantic-ai"):
     from pydantic_ai import RunContext, Tool
-except ImportError:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        "band.integrations.pydantic_ai needs Pydantic AI: pip install 'openband[pydantic-ai]'"
-    ) from None
 
 __all__ = ["band_tool", "build_band_pydantic_ai_tools"]
 

@@ -17,9 +17,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 from datetime import UTC, datetime
-from typing import Any, Literal, Self, Unpack
-
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from typing import Any, Unpack
 
 from band.converters.slack import SlackHistoryConverter
 from band.core.exceptions import TurnResultAlreadyReported
@@ -36,60 +34,25 @@ from band.core.types import (
 from band.platform.rest import BandRestClient
 from band.runtime.tools import AgentTools
 
-from .block_kit import DEFAULT_WRITE_TOOL_NAMES
+from .config import SlackAdapterConfig, SlackTransport
 from .history import thread_history
 from .server import build_router
 from .socket import SlackSocketListener, start_socket_listeners
 from .threads import SlackThreads
 from .tools import SLACK_SEND_MESSAGE_TOOL_NAME, SLACK_USER_PREFIX, SlackTeeingTools
 from .types import SlackApp, SlackRoomBinding
+from .web import ThinkingStatus, default_web_client, user_name
 
 __all__ = ["SLACK_CONTEXT_NOTE", "SlackAdapter", "SlackAdapterConfig", "SlackTransport"]
 
 logger = logging.getLogger("band.integrations.slack")
-SlackTransport = Literal["http", "socket"]
 WebClientFactory = Callable[[SlackApp], Any]
-STATUS_THINKING = "is thinking…"
 SLACK_CONTEXT_NOTE = (
     "[Slack] This conversation comes from Slack. The person there is not a Band participant "
     f"and cannot be @-mentioned: answer them with {SLACK_SEND_MESSAGE_TOOL_NAME}(content=...). "
     "Use band_send_message(content, mentions=[...]) only to talk to Band peers in this room."
 )
 FAILED_NOTE = "Sorry, I could not answer that. (The Band room has the details.)"
-
-
-class SlackAdapterConfig(BaseModel):
-    """Settings of a ``SlackAdapter`` (frozen, unknown fields rejected).
-
-    * ``apps``: the Slack apps served (unique slugs); ``transport="http"`` needs each one's
-      ``signing_secret``, ``"socket"`` its ``app_token``; both need ``bot_token``;
-    * ``write_tool_names`` / ``show_tool_progress``: the live plan of tool calls in the thread;
-    * ``mirror_slack_context``: post each Slack message in the room as a ``thought`` (tagged
-      ``slack_mirror``), so the room's timeline shows the Slack side too.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    apps: tuple[SlackApp, ...] = Field(min_length=1)
-    transport: SlackTransport = "http"
-    write_tool_names: frozenset[str] = DEFAULT_WRITE_TOOL_NAMES
-    show_tool_progress: bool = True
-    mirror_slack_context: bool = True
-
-    @model_validator(mode="after")
-    def _apps_fit_the_transport(self) -> Self:
-        slugs = [app.slug for app in self.apps]
-        twice = sorted({s for s in slugs if slugs.count(s) > 1})
-        if twice:
-            raise ValueError(f"Duplicate SlackApp slug: {', '.join(twice)}")
-        token = "signing_secret" if self.transport == "http" else "app_token"
-        missing = [a.slug for a in self.apps if not getattr(a, token) or not a.bot_token]
-        if missing:
-            raise ValueError(
-                f"transport={self.transport!r} needs {token} and bot_token on every SlackApp; "
-                f"missing for: {', '.join(missing)}"
-            )
-        return self
 
 
 class SlackAdapter(SimpleAdapter[Any]):
@@ -127,7 +90,7 @@ class SlackAdapter(SimpleAdapter[Any]):
         self._inner = inner
         self.config = config
         self._apps = {app.slug: app for app in config.apps}
-        self._factory = web_client_factory or _default_web_client
+        self._factory = web_client_factory or default_web_client
         self._web_clients: dict[str, Any] = {}
         self._rest = rest_client
         self._owns_rest = rest_client is None
@@ -315,7 +278,7 @@ class SlackAdapter(SimpleAdapter[Any]):
         binding = SlackRoomBinding(app.slug, channel, thread_ts)
         room_id, is_new = await self.threads.room_for(binding, user)
         slack = self.web_client(app)
-        name = await _user_name(slack, user)
+        name = await user_name(slack, user)
         if self.config.mirror_slack_context:
             await self.threads.mirror(room_id, binding, user=user, name=name, ts=ts, text=text)
         msg = PlatformMessage(
@@ -397,46 +360,5 @@ class SlackAdapter(SimpleAdapter[Any]):
             show_tool_progress=self.config.show_tool_progress,
         )
 
-    def _thinking(self, app: SlackApp, binding: SlackRoomBinding) -> _Status:
-        return _Status(self.web_client(app), binding)
-
-
-class _Status:
-    """Slack's "is thinking…" status on the thread while the brain works (best effort:
-    ``assistant.threads.setStatus`` exists only in Slack's assistant pane)."""
-
-    def __init__(self, slack: Any, binding: SlackRoomBinding) -> None:
-        self._slack, self._binding = slack, binding
-
-    async def __aenter__(self) -> None:
-        await self._set(STATUS_THINKING)
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self._set("")
-
-    async def _set(self, status: str) -> None:
-        try:
-            await self._slack.assistant_threads_setStatus(
-                channel_id=self._binding.channel, thread_ts=self._binding.thread_ts, status=status
-            )
-        except Exception as exc:
-            logger.debug("assistant.threads.setStatus failed: %s", exc)
-
-
-def _default_web_client(app: SlackApp) -> Any:
-    from slack_sdk.web.async_client import AsyncWebClient
-
-    return AsyncWebClient(token=app.bot_token)
-
-
-async def _user_name(slack: Any, user: str) -> str:
-    """The Slack user's display name (best effort; ``users:read`` may be missing)."""
-    if not user:
-        return ""
-    try:
-        answer = await slack.users_info(user=user)
-    except Exception as exc:
-        logger.debug("users.info %s failed: %s", user, exc)
-        return ""
-    profile = (answer.get("user") or {}).get("profile") or {}
-    return str(profile.get("display_name") or profile.get("real_name") or user)
+    def _thinking(self, app: SlackApp, binding: SlackRoomBinding) -> ThinkingStatus:
+        return ThinkingStatus(self.web_client(app), binding)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from starlette.requests import ClientDisconnect
 
@@ -23,12 +23,12 @@ from ...services.archive import imports
 from ...services.rooms import files
 from ...services.unit import write
 from ..answers import one, secret, secret_answer
+from ..room_files import UPLOAD, UPLOAD_REFUSALS, ContentType, FileName, FileSha256
 from .access import AdminDep
 
 router = APIRouter(route_class=JsonRoute)
 
 SourceId = Annotated[str, Query(min_length=1, max_length=200)]
-_BYTES = {"type": "string", "format": "binary"}
 _OCTETS = "application/octet-stream"
 
 
@@ -75,15 +75,9 @@ async def import_records(
     "/imports/{import_id}/files",
     responses={
         **secret(ImportedRecord),  # its schema may hold a key (never a file's): no-store
-        413: {"description": "The file is larger than the limit"},
-        503: {"description": "The file store can't take the file right now"},
+        **UPLOAD_REFUSALS,
     },
-    openapi_extra={
-        "requestBody": {
-            "required": True,
-            "content": {"application/octet-stream": {"schema": _BYTES}},
-        }
-    },
+    openapi_extra=UPLOAD,
 )
 async def import_file(
     request: Request,
@@ -93,9 +87,9 @@ async def import_file(
     source_id: SourceId,
     room_id: SourceId,
     uploader_id: Annotated[str | None, Query(max_length=200)] = None,
-    x_file_name: Annotated[str | None, Header(max_length=2000)] = None,
-    x_file_sha256: Annotated[str | None, Header(max_length=200)] = None,
-    content_type: Annotated[str | None, Header(max_length=200, include_in_schema=False)] = None,
+    x_file_name: FileName = None,
+    x_file_sha256: FileSha256 = None,
+    content_type: ContentType = None,
 ) -> JSONResponse:
     """Store one file of the archive in its imported room (``room_id``, ``uploader_id`` and
     ``source_id`` are the archive's ids); a file already imported is not stored again."""

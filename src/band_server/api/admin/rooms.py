@@ -21,14 +21,13 @@ from ...services.tasks import board
 from ...services.tasks import room_tasks as tasks
 from ..agent.messages import page_response
 from ..answers import many, one
-from ..listing import data
+from ..listing import Cursor, data, listing
+from ..room_files import BYTES
 from .access import AdminDep
 
 router = APIRouter(route_class=JsonRoute)
 
-Cursor = Annotated[str | None, Query(max_length=200)]
 Limit = Annotated[int, Query(ge=1, le=100)]
-_BYTES = {"type": "string", "format": "binary"}
 
 
 @router.get("/chats/{chat_id}/messages", responses=many(ChatMessage))
@@ -70,10 +69,7 @@ async def list_tasks(
     async with platform.db.read() as session:
         room = await rooms.get_room(session, chat_id)
         page = await tasks.list_tasks(session, room, state=state, cursor=cursor, limit=limit)
-    return {
-        "data": [t.model_dump(mode="json") for t in page.items],
-        "metadata": page.metadata(limit),
-    }
+    return listing(page.items, page.metadata(limit))
 
 
 @router.get("/chats/{chat_id}/tasks/{task_id}/history", responses=many(TaskEvent))
@@ -89,10 +85,7 @@ async def task_history(
     async with platform.db.read() as session:
         room = await rooms.get_room(session, chat_id)
         page = await tasks.task_history(session, room, task_id, cursor=cursor, limit=limit)
-    return {
-        "data": [e.model_dump(mode="json") for e in page.history],
-        "metadata": page.metadata(limit),
-    }
+    return listing(page.history, page.metadata(limit))
 
 
 @router.get("/chats/{chat_id}/board", responses=one(Board))
@@ -112,7 +105,7 @@ async def get_board(
     "/chats/{chat_id}/files/{file_id}",
     response_class=Response,
     responses={
-        200: {"content": {"*/*": {"schema": _BYTES}}, "description": "File bytes"},
+        200: {"content": {"*/*": {"schema": BYTES}}, "description": "File bytes"},
         503: {"description": "The file's bytes can't be read right now; retry"},
     },
 )

@@ -8,23 +8,27 @@ from fastapi import APIRouter
 
 from band_protocol import AgentMemory, MemoryCreateBody
 
-from ...http.deps import AgentDep, PlatformDep
+from ...http.deps import AgentDep, PlatformDep, current_agent
 from ...http.json_body import JsonRoute
 from ...services.memories import records as memories
 from ...services.unit import write
-from ..answers import many, one
+from ..answers import one
 from ..listing import data
-from ..memory_query import MemoryQueryDep, memory_page
+from ..memory_routes import mount_memory_routes
 
 router = APIRouter(route_class=JsonRoute)
 
-
-@router.get("/memories", responses=many(AgentMemory))
-async def list_memories(
-    platform: PlatformDep, me: AgentDep, query: MemoryQueryDep
-) -> dict[str, Any]:
-    """The agent's memories, newest first, filtered; keyset paging with ``cursor``/``limit``."""
-    return await memory_page(platform, me, query)
+mount_memory_routes(
+    router,
+    current_agent,
+    {
+        "list_memories": "The agent's memories, newest first, filtered; keyset paging with "
+        "``cursor``/``limit``.",
+        "get_memory": "One of the agent's memories (404 for anyone else's).",
+        "supersede": "Mark a memory outdated (kept, but no longer listed by default).",
+        "archive": "Hide a memory but keep it.",
+    },
+)
 
 
 @router.post("/memories", status_code=201, responses=one(AgentMemory, 201))
@@ -34,27 +38,4 @@ async def store_memory(
     """Store a memory."""
     async with write(platform) as uow:
         view = await memories.create_memory(uow.session, me, body.memory)
-    return data(view)
-
-
-@router.get("/memories/{memory_id}", responses=one(AgentMemory))
-async def get_memory(platform: PlatformDep, me: AgentDep, memory_id: str) -> dict[str, Any]:
-    """One of the agent's memories (404 for anyone else's)."""
-    async with platform.db.read() as session:
-        return data(await memories.get_memory(session, me, memory_id))
-
-
-@router.post("/memories/{memory_id}/supersede", responses=one(AgentMemory))
-async def supersede(platform: PlatformDep, me: AgentDep, memory_id: str) -> dict[str, Any]:
-    """Mark a memory outdated (kept, but no longer listed by default)."""
-    async with write(platform) as uow:
-        view = await memories.set_status(uow.session, me, memory_id, "superseded")
-    return data(view)
-
-
-@router.post("/memories/{memory_id}/archive", responses=one(AgentMemory))
-async def archive(platform: PlatformDep, me: AgentDep, memory_id: str) -> dict[str, Any]:
-    """Hide a memory but keep it."""
-    async with write(platform) as uow:
-        view = await memories.set_status(uow.session, me, memory_id, "archived")
     return data(view)

@@ -32,7 +32,7 @@ from ...services.messages.paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, S
 from ...services.messages.posts import QueueStatus
 from ...services.rooms import membership as rooms
 from ..answers import answers, many, one
-from ..listing import MAX_PAGE
+from ..listing import MAX_PAGE, Cursor
 
 router = APIRouter(route_class=JsonRoute)
 
@@ -44,7 +44,6 @@ SUNSET = "Thu, 01 Oct 2026 00:00:00 GMT"
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT)]
 Page = Annotated[int | None, Query(ge=1, le=MAX_PAGE)]
 PageSize = Annotated[int | None, Query(ge=1, le=MAX_LIMIT)]
-Cursor = Annotated[str | None, Query(max_length=200)]
 
 
 def page_response(page: MessagePage) -> JSONResponse:

@@ -57,16 +57,7 @@ async def resolve(platform: PlatformDep, me: UserDep, body: ResolveBody) -> dict
         if party is None:
             raise NotFound(f"No one with handle '{body.handle}'")
         is_contact = party.id in await contacts.contact_ids(session, me.id)
-    return data(
-        {
-            "id": party.id,
-            "handle": party.handle,
-            "name": party.name,
-            "type": party.type,
-            "description": party.description,
-            "is_contact": is_contact,
-        }
-    )
+    return data({**party.card(), "is_contact": is_contact})
 
 
 @router.get("/contacts/requests", responses=many(ContactRequest))

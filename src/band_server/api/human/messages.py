@@ -18,14 +18,15 @@ from ...services.messages import timeline
 from ...services.messages.posts import SortOrder
 from ...services.rooms import membership as rooms
 from ...services.unit import write
-from ..agent.messages import Cursor, Limit, Page, PageSize, page_response
+from ..agent.messages import Limit, Page, PageSize, page_response
 from ..answers import many, one
-from ..listing import IncludeQuery, InstantQuery, listed_values, parse_instant
+from ..listing import Cursor, IncludeQuery, InstantQuery, listed_values, parse_instant
 
 router = APIRouter(route_class=JsonRoute)
 
 
 Anchor = Annotated[str | None, Query(max_length=200)]
+"""A message id to read after, before or around."""
 
 
 @router.get("/chats/{chat_id}/messages", responses=many(ChatMessage))

@@ -23,11 +23,7 @@ Online = Callable[[str], bool]
 
 def _peer(party: Party, *, source: str, is_contact: bool, online: bool) -> Peer:
     return Peer(
-        id=party.id,
-        name=party.name,
-        handle=party.handle,
-        type=party.type,
-        description=party.description,
+        **party.card(),
         is_contact=is_contact,
         online=online,
         source="registry" if source == "registry" else "contact",

@@ -57,11 +57,7 @@ def _added_payload(contact: Party, inserted_at: str) -> dict[str, Any]:
 
 def contact_view(contact: Party, edge: Contact, online: bool) -> AgentContact:
     return AgentContact(
-        id=contact.id,
-        handle=contact.handle,
-        name=contact.name,
-        type=contact.type,
-        description=contact.description,
+        **contact.card(),
         online=online,
         inserted_at=iso(edge.created_at),
     )

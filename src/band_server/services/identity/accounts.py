@@ -123,11 +123,18 @@ async def _agent_handle(session: AsyncSession, owner: User, name: str, wanted: s
         if await session.scalar(select(Agent.id).where(Agent.handle == handle)):
             raise Conflict(f"handle '{handle}' is taken", code="handle_taken")
         return handle
-    base = f"{owner.handle}/{slug(name)}"
+    return await free_handle(session, Agent, f"{owner.handle}/{slug(name)}", "-")
+
+
+async def free_handle(
+    session: AsyncSession, model: type[Agent] | type[User], base: str, sep: str = ""
+) -> str:
+    """``base`` if no row of ``model`` holds it as its handle, else the first free one of
+    ``base<sep>2``, ``base<sep>3``, ..."""
     handle, n = base, 1
-    while await session.scalar(select(Agent.id).where(Agent.handle == handle)):
+    while await session.scalar(select(model.id).where(model.handle == handle)):
         n += 1
-        handle = f"{base}-{n}"
+        handle = f"{base}{sep}{n}"
     return handle
 
 

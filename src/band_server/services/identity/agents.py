@@ -26,9 +26,9 @@ from band_server.services.contacts.requests import forget_party
 from band_server.services.identity import accounts
 from band_server.services.identity.parties import party_by_id
 from band_server.services.identity.principals import Principal
-from band_server.services.rooms.membership import remove_participant
+from band_server.services.rooms.membership import joined_rooms, remove_participant
 from band_server.services.unit import UnitOfWork
-from band_server.store.models import Agent, Delivery, DeliveryAttempt, Memory, Participant, Room
+from band_server.store.models import Agent, Delivery, DeliveryAttempt, Memory
 
 Online = Callable[[str], bool]
 
@@ -62,18 +62,13 @@ SORTABLE_FIELDS = [
 
 
 @dataclass(frozen=True)
-class AgentQuery:
+class AgentQuery(keyset.Asked):
     """Filters, sort and window of ``GET /me/agents`` (cursor, or the deprecated page)."""
 
     name: str | None = None
     is_external: bool | None = None
     listed_in_directory: bool | None = None
     sort: AgentSort = "inserted_at"
-    order: Literal["asc", "desc"] = "asc"
-    cursor: str | None = None
-    limit: int = 50
-    page: int | None = None
-    page_size: int | None = None
 
 
 async def list_agents(
@@ -88,28 +83,16 @@ async def list_agents(
         where.append(Agent.id.is_(None))
     total = int(await session.scalar(select(func.count()).select_from(Agent).where(*where)) or 0)
     column = SORT_COLUMNS[query.sort]
-    ordering = (column.desc(), Agent.id.desc()) if query.order == "desc" else (column, Agent.id)
-    stmt = select(Agent).where(*where).order_by(*ordering)
-    offset_mode = query.page is not None or query.page_size is not None
-    size = query.page_size or query.limit if offset_mode else query.limit
-    number = query.page or 1
-    if offset_mode:
-        stmt = stmt.offset((number - 1) * size)
-    elif query.cursor:
-        key, row_id = keyset.decode(query.cursor, query.sort, query.order)
-        stmt = stmt.where(keyset.after(column, Agent.id, key, row_id, query.order))
-    rows = list(await session.scalars(stmt.limit(size + 1)))
+    stmt, shape = keyset.window(select(Agent).where(*where), column, Agent.id, query.sort, query)
+    rows = list(await session.scalars(stmt))
+    size = shape.size
     has_more = len(rows) > size
     rows = rows[:size]
-    next_cursor = None
-    if has_more and rows and not offset_mode:
-        last = rows[-1]
-        next_cursor = keyset.encode(query.sort, query.order, getattr(last, column.key), last.id)
     meta: dict[str, Any] = {
         "has_more": has_more,
         "limit": size,
-        "next_cursor": next_cursor,
-        "page": number,
+        "next_cursor": shape.next_cursor(rows[-1] if rows else None, has_more),
+        "page": shape.number,
         "page_size": size,
         "total_count": total,
         "total_pages": (total + size - 1) // size,
@@ -198,15 +181,7 @@ async def delete_agent(
         await session.execute(delete(DeliveryAttempt).where(DeliveryAttempt.delivery_id.in_(mine)))
         await session.execute(delete(Delivery).where(Delivery.agent_id == agent.id))
     me = accounts.agent_principal(agent)
-    rooms = await session.scalars(
-        select(Room)
-        .join(Participant, Participant.room_id == Room.id)
-        .where(
-            Participant.participant_id == agent.id,
-            Participant.status == "active",
-            Room.deleted_at.is_(None),
-        )
-    )
+    rooms = await session.scalars(joined_rooms(agent.id))
     for room in list(rooms):
         _, broadcasts = await remove_participant(session, me, room, agent.id)
         uow.emit(*broadcasts)

@@ -21,7 +21,12 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_server.config import Settings
 from band_server.errors import Forbidden, Unauthorized
-from band_server.services.identity.accounts import create_user, is_disabled, user_principal
+from band_server.services.identity.accounts import (
+    create_user,
+    free_handle,
+    is_disabled,
+    user_principal,
+)
 from band_server.services.identity.principals import Principal
 from band_server.store.models import User
 
@@ -120,12 +125,7 @@ def _domain_allowed(settings: Settings, email: str) -> bool:
 
 async def _free_handle(session: AsyncSession, email: str) -> str:
     base = re.sub(r"[^a-z0-9_.-]", "", email.split("@", 1)[0].lower())[:30] or "person"
-    base = base if len(base) >= 2 else f"{base}0"
-    handle, n = base, 1
-    while await session.scalar(select(User.id).where(User.handle == handle)):
-        n += 1
-        handle = f"{base}{n}"
-    return handle
+    return await free_handle(session, User, base if len(base) >= 2 else f"{base}0")
 
 
 async def person_for(

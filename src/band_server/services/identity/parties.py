@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -26,6 +26,16 @@ class Party:
     handle: str
     description: str | None
     owner_id: str  # the person accountable for it: an agent's owner, or the person themself
+
+    def card(self) -> dict[str, Any]:
+        """What every listing of a party shows: id, handle, name, type and description."""
+        return {
+            "id": self.id,
+            "handle": self.handle,
+            "name": self.name,
+            "type": self.type,
+            "description": self.description,
+        }
 
     def same_account(self, other: Party) -> bool:
         """True when both belong to one person (that person, or sibling agents)."""

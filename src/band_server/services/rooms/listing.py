@@ -44,17 +44,14 @@ def omitted(include: frozenset[str]) -> set[str]:
 
 
 @dataclass(frozen=True)
-class RoomQuery:
+class RoomQuery(keyset.Asked):
     """The options of ``GET /me/chats`` (the router has checked their ranges)."""
 
+    order: Literal["asc", "desc"] = "desc"
+    limit: int = 20
     status: Literal["active", "archived", "closed"] | None = None
     type: Literal["direct", "group", "task"] | None = None
     sort_by: Literal["inserted_at", "updated_at"] = "inserted_at"
-    order: Literal["asc", "desc"] = "desc"
-    cursor: str | None = None
-    limit: int = 20
-    page: int | None = None
-    page_size: int | None = None
     include: frozenset[str] = frozenset()
 
 
@@ -95,24 +92,17 @@ async def list_my_rooms(
     ]
     base = select(Room, Participant).join(Participant, Participant.room_id == Room.id).where(*where)
     column = SORT_COLUMNS[query.sort_by]
-    desc = query.order == "desc"
-    stmt = base.order_by(*((column.desc(), Room.id.desc()) if desc else (column, Room.id)))
-    offset_mode = query.page is not None or query.page_size is not None
-    size = (query.page_size or query.limit) if offset_mode else query.limit
-    number = query.page or 1
-    if offset_mode:
-        stmt = stmt.offset((number - 1) * size)
-    elif query.cursor:
-        key, row_id = keyset.decode(query.cursor, query.sort_by, query.order)
-        stmt = stmt.where(keyset.after(column, Room.id, key, row_id, query.order))
-    found = [(room, part) for room, part in await session.execute(stmt.limit(size + 1))]
+    stmt, shape = keyset.window(base, column, Room.id, query.sort_by, query)
+    found = [(room, part) for room, part in await session.execute(stmt)]
+    size, number, offset_mode = shape.size, shape.number, shape.offset_mode
     has_more = len(found) > size
     found = found[:size]
-    meta: dict[str, Any] = {"has_more": has_more, "limit": size, "next_cursor": None}
-    if has_more and found and not offset_mode:
-        last = found[-1][0]
-        key = getattr(last, column.key)
-        meta["next_cursor"] = keyset.encode(query.sort_by, query.order, key, last.id)
+    last = found[-1][0] if found else None
+    meta: dict[str, Any] = {
+        "has_more": has_more,
+        "limit": size,
+        "next_cursor": shape.next_cursor(last, has_more),
+    }
     counted = offset_mode or ("total_count" in query.include and not query.cursor)
     if counted:
         if not has_more and number == 1:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import ColumnElement, func, select
+from sqlalchemy import ColumnElement, Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
@@ -96,18 +96,23 @@ async def room_for(session: AsyncSession, principal: Principal, room_id: str) ->
     return room
 
 
-async def list_rooms(
-    session: AsyncSession, principal: Principal, *, page: int = 1, page_size: int = 50
-) -> tuple[list[Room], int]:
-    base = (
+def joined_rooms(participant_id: str) -> Select[Room]:
+    """The live rooms ``participant_id`` takes part in (as an active participant)."""
+    return (
         select(Room)
         .join(Participant, Participant.room_id == Room.id)
         .where(
-            Participant.participant_id == principal.id,
+            Participant.participant_id == participant_id,
             Participant.status == "active",
             Room.deleted_at.is_(None),
         )
     )
+
+
+async def list_rooms(
+    session: AsyncSession, principal: Principal, *, page: int = 1, page_size: int = 50
+) -> tuple[list[Room], int]:
+    base = joined_rooms(principal.id)
     total = await session.scalar(select(func.count()).select_from(base.subquery())) or 0
     rows = await session.scalars(
         base.order_by(Room.created_at, Room.id).offset((page - 1) * page_size).limit(page_size)

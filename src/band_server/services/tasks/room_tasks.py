@@ -8,10 +8,11 @@ timeline, in the same transaction. A refused request raises before anything is w
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
-from sqlalchemy import func, select
+from sqlalchemy import Select, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import InstrumentedAttribute
 
 from band_protocol import Task, TaskEvent, utcnow
 from band_protocol.tasks import (
@@ -99,6 +100,27 @@ async def get_task(session: AsyncSession, room: Room, ref: str, include: str | N
     return await _view(session, await _task(session, room, ref), include)
 
 
+Keyed = TypeVar("Keyed", RoomTask, TaskHistory)
+
+
+async def _keyset(
+    session: AsyncSession,
+    query: Select[Keyed],
+    key: InstrumentedAttribute[int],
+    cursor: str | None,
+    limit: int,
+) -> tuple[list[Keyed], str | None]:
+    """Up to ``limit`` rows of ``query`` after ``cursor`` in the order of ``key`` (an integer
+    column), and the cursor of the next page when there is one."""
+    after = decode_cursor(cursor)
+    if after is not None:
+        query = query.where(key > after)
+    rows = list(await session.scalars(query.order_by(key).limit(limit + 1)))
+    if len(rows) <= limit:
+        return rows, None
+    return rows[:limit], encode_cursor(int(getattr(rows[limit - 1], key.key)))
+
+
 async def list_tasks(
     session: AsyncSession, room: Room, *, state: str, cursor: str | None, limit: int
 ) -> TaskPage:
@@ -106,19 +128,14 @@ async def list_tasks(
     query = select(RoomTask).where(RoomTask.room_id == room.id)
     if state != "all":
         query = query.where(RoomTask.state == state)
-    after = decode_cursor(cursor)
-    if after is not None:
-        query = query.where(RoomTask.number > after)
-    rows = list(await session.scalars(query.order_by(RoomTask.number).limit(limit + 1)))
-    more = len(rows) > limit
-    rows = rows[:limit]
+    rows, next_cursor = await _keyset(session, query, RoomTask.number, cursor, limit)
     ids = [r.id for r in rows]
     assignees: dict[str, list[TaskAssignee]] = {i: [] for i in ids}
     if ids:
         for a in await session.scalars(select(TaskAssignee).where(TaskAssignee.task_id.in_(ids))):
             assignees[a.task_id].append(a)
     items = [task_view(r, assignees[r.id]) for r in rows]
-    return TaskPage(items, [], more, encode_cursor(rows[-1].number) if more else None)
+    return TaskPage(items, [], next_cursor is not None, next_cursor)
 
 
 async def task_history(
@@ -127,14 +144,9 @@ async def task_history(
     """One page of a task's history, oldest first."""
     row = await _task(session, room, ref)
     query = select(TaskHistory).where(TaskHistory.task_id == row.id)
-    after = decode_cursor(cursor)
-    if after is not None:
-        query = query.where(TaskHistory.id > after)
-    rows = list(await session.scalars(query.order_by(TaskHistory.id).limit(limit + 1)))
-    more = len(rows) > limit
-    rows = rows[:limit]
+    rows, next_cursor = await _keyset(session, query, TaskHistory.id, cursor, limit)
     events = [task_event_view(r) for r in rows]
-    return TaskPage([], events, more, encode_cursor(rows[-1].id) if more else None)
+    return TaskPage([], events, next_cursor is not None, next_cursor)
 
 
 async def task_counts(session: AsyncSession, room_ids: list[str]) -> dict[str, dict[str, int]]:

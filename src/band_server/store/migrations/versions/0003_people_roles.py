@@ -1,25 +1,21 @@
-"""people have an email (unique, required) and a role; first and last names
-
-Revision ID: 0003
-Revises: 0002
-"""
-
-from collections.abc import Sequence
+"""people have an email (unique, required) and a role; first and last names"""
 
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0003"
-down_revision: str | None = "0002"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
+from band_server.store.migration_ops import add_columns
+
+revision = "0003"
+down_revision = "0002"
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("users") as batch:
-        batch.add_column(sa.Column("role", sa.String(16), nullable=False, server_default="user"))
-        batch.add_column(sa.Column("first_name", sa.String(80), nullable=True))
-        batch.add_column(sa.Column("last_name", sa.String(80), nullable=True))
+    add_columns(
+        "users",
+        sa.Column("role", sa.String(16), nullable=False, server_default="user"),
+        sa.Column("first_name", sa.String(80), nullable=True),
+        sa.Column("last_name", sa.String(80), nullable=True),
+    )
     op.execute("UPDATE users SET role = 'admin' WHERE is_admin")
     # People created before emails were required get their local mailbox (handles are unique).
     op.execute("UPDATE users SET email = handle || '@localhost' WHERE email IS NULL OR email = ''")
@@ -30,10 +26,9 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("users") as batch:
-        batch.add_column(
-            sa.Column("is_admin", sa.Boolean(), nullable=False, server_default=sa.false())
-        )
+    add_columns(
+        "users", sa.Column("is_admin", sa.Boolean(), nullable=False, server_default=sa.false())
+    )
     op.execute("UPDATE users SET is_admin = (role = 'admin')")
     with op.batch_alter_table("users") as batch:
         batch.drop_constraint("uq_users_email", type_="unique")

@@ -1,32 +1,26 @@
-"""bulk deletion jobs
-
-Revision ID: 0005
-Revises: 0004
-"""
-
-from collections.abc import Sequence
+"""bulk deletion jobs"""
 
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0005"
-down_revision: str | None = "0004"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
+from band_server.store.migration_ops import key, stamp
+
+revision = "0005"
+down_revision = "0004"
 
 
 def upgrade() -> None:
     op.create_table(
         "bulk_deletions",
-        sa.Column("id", sa.String(36), primary_key=True),
-        sa.Column("owner_id", sa.String(36), nullable=False, index=True),
+        key("id", primary_key=True),
+        key("owner_id", index=True),
         sa.Column("resource_type", sa.String(8), nullable=False),
         sa.Column("force", sa.Boolean(), nullable=False),
         sa.Column("status", sa.String(12), nullable=False, index=True),
         sa.Column("results", sa.JSON(), nullable=False),
-        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
-        sa.Column("started_at", sa.DateTime(timezone=True), nullable=True),
-        sa.Column("completed_at", sa.DateTime(timezone=True), nullable=True),
+        stamp("created_at"),
+        stamp("started_at", nullable=True),
+        stamp("completed_at", nullable=True),
     )
 
 

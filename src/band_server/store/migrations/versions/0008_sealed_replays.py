@@ -4,22 +4,15 @@ Records written before this held the client's key and the answer in the clear (a
 API key among them). Each is converted in place: its key becomes ``key_id`` and its answer is
 sealed with that same key, so a retry within the 24 hours still replays it. On SQLite the
 freed plain bytes are zeroed (``secure_delete``) rather than left in free pages.
-
-Revision ID: 0008
-Revises: 0007
 """
-
-from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
 
 from band_server.services.idempotency.replay_seal import Seal, key_id
 
-revision: str = "0008"
-down_revision: str | None = "0007"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
+revision = "0008"
+down_revision = "0007"
 
 
 def upgrade() -> None:

@@ -9,9 +9,6 @@ before this stay in ``idempotency_keys`` and keep replaying for their 24 hours
 The downgrade turns every keyed message of the last day back into a record the build before
 this replays (``p1.`` and the answer rebuilt from the row, as ``services.row_keys`` does), then
 drops the index and the columns.
-
-Revision ID: 0010
-Revises: 0009
 """
 
 import json
@@ -22,25 +19,16 @@ from typing import Any
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0010"
-down_revision: str | None = "0009"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
+from band_server.store.migration_ops import partial_index
 
-_KEYED = sa.text("idem_key IS NOT NULL")
-
+revision = "0010"
+down_revision = "0009"
 
 def upgrade() -> None:
     op.add_column("messages", sa.Column("idem_key", sa.String(64), nullable=True))
     op.add_column("messages", sa.Column("idem_body", sa.String(64), nullable=True))
-    op.create_index(
-        "ix_messages_idem_key",
-        "messages",
-        ["idem_key"],
-        unique=True,
-        sqlite_where=_KEYED,
-        postgresql_where=_KEYED,
-    )
+    keyed = "idem_key IS NOT NULL"
+    partial_index("ix_messages_idem_key", "messages", ["idem_key"], keyed, unique=True)
 
 
 def _answer(message_id: str, message_type: str, meta: Any) -> str:

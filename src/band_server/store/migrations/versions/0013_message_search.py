@@ -6,19 +6,12 @@ text messages only, filled once from the messages already there. PostgreSQL: a G
 ``to_tsvector('simple', content)`` for text messages (``services.messages.search`` queries that very
 expression). Both split words the same way and fold case, with no stemming, so a query finds
 the same messages on either database.
-
-Revision ID: 0013
-Revises: 0012
 """
-
-from collections.abc import Sequence
 
 from alembic import op
 
-revision: str = "0013"
-down_revision: str | None = "0012"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
+revision = "0013"
+down_revision = "0012"
 
 _TEXT = "message_type = 'text'"
 _SQLITE_UP = [

@@ -5,32 +5,19 @@ newest text and last activity, by reading every message of every room (three gro
 taking 0.5-3 s a page at 600,000 messages, on the loop's thread). With these, each is an index
 lookup a room, and unread counts read only the index entries after the person's read marker
 (``services.rooms.rows``; docs/decisions.md, "Soak: one node, twenty minutes, nothing lost").
-
-Revision ID: 0017
-Revises: 0016
 """
 
-from collections.abc import Sequence
-
-import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0017"
-down_revision: str | None = "0016"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
+from band_server.store.migration_ops import partial_index
 
-_TEXTS = sa.text("message_type = 'text'")
+revision = "0017"
+down_revision = "0016"
 
 
 def upgrade() -> None:
-    op.create_index(
-        "ix_messages_room_texts",
-        "messages",
-        ["room_id", "seq", "sender_id"],
-        sqlite_where=_TEXTS,
-        postgresql_where=_TEXTS,
-    )
+    texts = "message_type = 'text'"
+    partial_index("ix_messages_room_texts", "messages", ["room_id", "seq", "sender_id"], texts)
     op.create_index("ix_messages_room_created", "messages", ["room_id", "created_at"])
 
 
