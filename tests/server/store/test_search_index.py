@@ -151,3 +151,23 @@ async def test_migration_0018_both_ways_keeps_the_index_whole(tmp_path: Path) ->
             assert [r[0] for r in triggers] == ["message_search_delete", "message_search_update"]
     finally:
         await engine.dispose()
+
+
+async def test_a_failed_index_pass_fails_the_batch_and_commits_nothing(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from band_server.store import group_commit
+
+    def broken(sqlite: sqlite3.Connection) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setattr(group_commit, "index_pending", broken)
+    with pytest.raises(Exception, match="disk I/O error"):
+        async with db.write() as session:
+            await post(session, 1, "never acknowledged")
+    monkeypatch.undo()
+    with _reader(db) as conn:
+        assert conn.execute("SELECT count(*) FROM messages").fetchone()[0] == 0
+    async with db.write() as session:  # the writer recovers on a fresh connection
+        await post(session, 2, "acknowledged later")
+    assert found(db, "acknowledged") == ["m2"]
