@@ -5,9 +5,10 @@ unit's savepoint that cost more than the message's own insert. Instead, the writ
 the batch's transaction and just before its ``COMMIT`` (:func:`index_pending`), every text
 message the index lacks: those with a rowid above the highest one indexed. FTS5 keeps one row
 per indexed document in its ``message_search_docsize`` table, keyed by the document's rowid,
-so that bound is one lookup and always agrees with the index itself (another process's writer
-included). A batch that commits has indexed all its messages, so search finds every
-acknowledged message; a batch that rolls back takes nothing with it.
+so that bound is one lookup and always agrees with the index itself (another process's group
+committer included). A batch that commits has indexed all its messages, so search finds every
+acknowledged message; a batch that rolls back takes nothing with it. A message written outside
+a group committer (raw SQL on the file) is indexed by the next batch.
 
 Rows past that bound are the ones not indexed yet: the delete and update triggers of
 migration 0018 leave them alone (a message posted and changed in the same batch is indexed
