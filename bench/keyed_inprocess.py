@@ -9,6 +9,10 @@ its threads) per post. Builds are alternated; ``--src DIR`` (a tree with ``src/b
 e.g. a ``git archive`` export of main) adds one.
 
     .venv/bin/python -m bench.keyed_inprocess [--posts 300] [--rounds 3] [--repeat 2] [--src DIR]
+        [--concurrency 1]
+
+``--concurrency N`` keeps N posts in flight at once (their units share group-commit batches,
+as under load); 1 posts one after the other (each unit a batch of its own).
 
 Prints a table and writes bench/results/keyed_inprocess.json.
 """
@@ -35,7 +39,7 @@ VARIANTS = ("event", "event keyed", "message", "message keyed")
 WARM = 30
 
 
-async def child(posts: int, rounds: int) -> dict[str, float]:
+async def child(posts: int, rounds: int, concurrency: int = 1) -> dict[str, float]:
     """In the child: seed, start the app, post; median ms of CPU per post, by variant."""
     import logging
 
@@ -113,9 +117,10 @@ async def child(posts: int, rounds: int) -> dict[str, float]:
             for _ in range(rounds):
                 for variant in VARIANTS:
                     t0 = time.process_time()
-                    for _ in range(posts):
-                        await post(variant)
-                    cpu[variant].append((time.process_time() - t0) * 1000 / posts)
+                    for _ in range(posts // concurrency):
+                        await asyncio.gather(*(post(variant) for _ in range(concurrency)))
+                    done = posts // concurrency * concurrency
+                    cpu[variant].append((time.process_time() - t0) * 1000 / done)
     return {v: statistics.median(cpu[v]) for v in VARIANTS}
 
 
@@ -123,7 +128,7 @@ def run_build(src: Path, args: argparse.Namespace) -> dict[str, float]:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(src), str(ROOT)]))
     code = (
         "import asyncio, json, sys; from bench.keyed_inprocess import child;"
-        f"print(json.dumps(asyncio.run(child({args.posts}, {args.rounds}))))"
+        f"print(json.dumps(asyncio.run(child({args.posts}, {args.rounds}, {args.concurrency}))))"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=ROOT
@@ -139,6 +144,7 @@ def main() -> None:
     parser.add_argument("--posts", type=int, default=300, help="posts per variant per round")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per child")
     parser.add_argument("--repeat", type=int, default=2, help="children per build, alternating")
+    parser.add_argument("--concurrency", type=int, default=1, help="posts in flight at once")
     parser.add_argument(
         "--src", action="append", default=[], metavar="DIR", help="another tree to measure"
     )

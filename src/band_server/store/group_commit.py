@@ -22,6 +22,9 @@ thread as before, and the loop serves the others meanwhile. Without that pass, r
 in the same pass of the loop never showed in the count, each committed alone on the loop, and
 no batch formed under load (measured in docs/decisions.md).
 
+Before each ``COMMIT``, in the batch's transaction, the writer indexes the batch's text messages
+for search (``store.search_index``): once a batch, not once a message.
+
 The writer's connection stays inside one SQLAlchemy transaction for its whole life; each batch
 is a SQLite transaction under it, begun and committed straight on the driver connection
 (``BEGIN IMMEDIATE`` / ``COMMIT``, see ``store.sqlite_inline``). Going through SQLAlchemy's
@@ -42,6 +45,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, AsyncTransaction
 
 from . import direct
+from .search_index import index_pending
 from .sqlite_inline import InlineConnection
 
 log = logging.getLogger("band_server.store")
@@ -146,6 +150,7 @@ class GroupCommitter:
         """The batch's ``COMMIT`` (the fsync) on the loop's thread; the turn is released."""
         assert self._sqlite is not None  # nosec B101 # narrows for mypy: set with the batch
         try:
+            index_pending(self._sqlite)
             self._sqlite.commit()
         except BaseException as exc:
             # Discarding the connection awaits: a task, which owns the turn, as for the hop.
@@ -173,7 +178,7 @@ class GroupCommitter:
                 asyncio.get_running_loop().create_task(self._failed(batch, exc))
 
         try:
-            driver.commit_soon(done)
+            driver.commit_soon(done, before=index_pending)
         except BaseException as exc:
             done(None, exc)
 

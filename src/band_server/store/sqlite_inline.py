@@ -189,12 +189,29 @@ class InlineConnection(aiosqlite.Connection):
         assert self._offload is not None  # nosec B101 # narrows for mypy: set while running
         return await self._offload.run(partial(fn, *args, **kwargs))
 
-    def commit_soon(self, done: Callable[[Any, BaseException | None], None]) -> None:
-        """``COMMIT`` handed to the writer's thread at once; ``done(None, exc)`` on the loop."""
+    def commit_soon(
+        self,
+        done: Callable[[Any, BaseException | None], None],
+        *,
+        before: Callable[[sqlite3.Connection], None] | None = None,
+    ) -> None:
+        """``COMMIT`` handed to the writer's thread at once; ``done(None, exc)`` on the loop.
+
+        ``before(connection)`` runs on that thread first, in the transaction (a failure fails
+        the commit): work that belongs to the batch, done while the loop serves others."""
         if not self._running or not self._connection:
             raise ValueError("Connection closed")
         assert self._offload is not None  # nosec B101 # narrows for mypy: set while running
-        self._offload.submit(self._connection.commit, done)
+        conn = self._connection
+        if before is None:
+            self._offload.submit(conn.commit, done)
+            return
+
+        def prepare_and_commit() -> None:
+            before(conn)
+            conn.commit()
+
+        self._offload.submit(prepare_and_commit, done)
 
     async def begin_immediate(self) -> None:
         """``BEGIN IMMEDIATE`` straight on the connection (see :meth:`_execute`)."""

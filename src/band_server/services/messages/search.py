@@ -1,6 +1,7 @@
 """Full-text search over the text messages a person can read (the rooms they are in now).
 
-SQLite answers from the FTS5 table ``message_search``, PostgreSQL from the GIN index on
+SQLite answers from the FTS5 table ``message_search`` (written by each group-commit batch
+before its commit, ``store.search_index``), PostgreSQL from the GIN index on
 ``to_tsvector('simple', content)`` (migration 0013). A query is cut into words (letters and
 digits; everything else separates, as both databases' tokenisers do) and every word must
 match, as a prefix, so what a person types finds the same messages on either database; no

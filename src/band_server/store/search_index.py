@@ -1,0 +1,41 @@
+"""SQLite's message search index, written once per group-commit batch instead of per row.
+
+Migration 0018 dropped the trigger that indexed each text message as it was inserted: inside a
+unit's savepoint that cost more than the message's own insert. Instead, the writer indexes, in
+the batch's transaction and just before its ``COMMIT`` (:func:`index_pending`), every text
+message the index lacks: those with a rowid above the highest one indexed. FTS5 keeps one row
+per indexed document in its ``message_search_docsize`` table, keyed by the document's rowid,
+so that bound is one lookup and always agrees with the index itself (another process's group
+committer included). A batch that commits has indexed all its messages, so search finds every
+acknowledged message; a batch that rolls back takes nothing with it. A message written outside
+a group committer (raw SQL on the file) is indexed by the next batch.
+
+Rows past that bound are the ones not indexed yet: the delete and update triggers of
+migration 0018 leave them alone (a message posted and changed in the same batch is indexed
+once, as it stands at the commit).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+__all__ = ["INDEXED_UP_TO", "PENDING", "index_pending"]
+
+INDEXED_UP_TO = "(SELECT coalesce(max(id), 0) FROM message_search_docsize)"
+"""The highest rowid the index holds (SQL): every text message at or below it is indexed."""
+PENDING = (
+    "INSERT INTO message_search(rowid, content) SELECT rowid, content FROM messages"
+    f" WHERE rowid > {INDEXED_UP_TO} AND message_type = 'text' ORDER BY rowid"
+)
+
+
+def index_pending(sqlite: sqlite3.Connection) -> None:
+    """Index the text messages the search index lacks, in the open transaction.
+
+    A database whose schema predates the index (migration 0013) has nothing to index.
+    """
+    try:
+        sqlite.execute(PENDING)
+    except sqlite3.OperationalError as exc:
+        if "no such table" not in str(exc):
+            raise
