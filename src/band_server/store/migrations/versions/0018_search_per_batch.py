@@ -5,20 +5,12 @@ the message's insert itself inside a unit's savepoint; ``store.search_index`` no
 batch's text messages just before its ``COMMIT``. The delete and update triggers act only on
 messages already indexed (rowid at most the highest indexed): one not indexed yet is indexed
 as it stands at the commit. Downgrading indexes what is pending and restores 0013's triggers.
-
-Revision ID: 0018
-Revises: 0017
 """
-
-from collections.abc import Sequence
 
 from alembic import op
 
-
-revision: str = "0018"
-down_revision: str | None = "0017"
-branch_labels: str | Sequence[str] | None = None
-depends_on: str | Sequence[str] | None = None
+revision = "0018"
+down_revision = "0017"
 
 # As store.search_index has them, written out: a migration stays as it ran.
 _INDEXED_UP_TO = "(SELECT coalesce(max(id), 0) FROM message_search_docsize)"
