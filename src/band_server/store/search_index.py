@@ -23,9 +23,10 @@ __all__ = ["INDEXED_UP_TO", "PENDING", "index_pending"]
 
 INDEXED_UP_TO = "(SELECT coalesce(max(id), 0) FROM message_search_docsize)"
 """The highest rowid the index holds (SQL): every text message at or below it is indexed."""
-PENDING = (
+PENDING = (  # one constant statement: INDEXED_UP_TO written out
     "INSERT INTO message_search(rowid, content) SELECT rowid, content FROM messages"
-    f" WHERE rowid > {INDEXED_UP_TO} AND message_type = 'text' ORDER BY rowid"
+    " WHERE rowid > (SELECT coalesce(max(id), 0) FROM message_search_docsize)"
+    " AND message_type = 'text' ORDER BY rowid"
 )
 
 

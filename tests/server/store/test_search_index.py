@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, create_async_engine
 
 from band_server.store.db import Database
 from band_server.store.migrate import migrate, upgrade
+from band_server.store.search_index import INDEXED_UP_TO, PENDING
 
 _ROOM = (
     "INSERT INTO rooms (id, owner_id, owner_type, last_seq, created_at, updated_at)"
@@ -171,3 +172,8 @@ async def test_a_failed_index_pass_fails_the_batch_and_commits_nothing(
     async with db.write() as session:  # the writer recovers on a fresh connection
         await post(session, 2, "acknowledged later")
     assert found(db, "acknowledged") == ["m2"]
+
+
+def test_the_pending_statement_reads_the_bound_the_index_holds() -> None:
+    """``PENDING`` is written out as one constant; its bound is ``INDEXED_UP_TO``'s."""
+    assert f"WHERE rowid > {INDEXED_UP_TO} AND message_type = 'text'" in PENDING

@@ -16,7 +16,8 @@ down_revision = "0017"
 _INDEXED_UP_TO = "(SELECT coalesce(max(id), 0) FROM message_search_docsize)"
 _PENDING = (
     "INSERT INTO message_search(rowid, content) SELECT rowid, content FROM messages"
-    f" WHERE rowid > {_INDEXED_UP_TO} AND message_type = 'text' ORDER BY rowid"
+    " WHERE rowid > (SELECT coalesce(max(id), 0) FROM message_search_docsize)"
+    " AND message_type = 'text' ORDER BY rowid"
 )
 _INDEXED = f"old.message_type = 'text' AND old.rowid <= {_INDEXED_UP_TO}"
 _DELETE_OLD = (
