@@ -4,6 +4,7 @@ Imported by both the platform (``band_server``) and the SDK (``band``); imports 
 ``band.protocol`` and ``band_sdk_core`` re-export it under their earlier paths.
 """
 
+from . import tasks
 from ._base import Envelope, ListEnvelope, RequestModel, WireModel, iso, utcnow
 from .agents import (
     AgentCredentials,
@@ -71,17 +72,7 @@ from .rooms import (
     RoomEvent,
 )
 from .socket import TOPIC_KINDS, AgentControl, Supersede, split_topic, topic
-from .tasks import (
-    Board,
-    BoardEvent,
-    BoardUpdateBody,
-    Task,
-    TaskActor,
-    TaskAssignment,
-    TaskCreateBody,
-    TaskEvent,
-    TaskUpdateBody,
-)
+from .tasks import *  # noqa: F403  (its __all__, added below)
 from .text import has_visible_text
 from .turn import MISSING_REPLY_MESSAGE, TurnEffect, TurnLedger, TurnVerdict, missing_reply_message
 from .validation import PayloadValidationError, validate_event_payload, validated_events
@@ -108,9 +99,6 @@ __all__ = [
     "AgentRegisterBody",
     "AgentRegistered",
     "Attachment",
-    "Board",
-    "BoardEvent",
-    "BoardUpdateBody",
     "BulkDeleteAgentsBody",
     "BulkDeleteChatsBody",
     "BulkDeletionItem",
@@ -158,12 +146,6 @@ __all__ = [
     "RequestModel",
     "RoomEvent",
     "Supersede",
-    "Task",
-    "TaskActor",
-    "TaskAssignment",
-    "TaskCreateBody",
-    "TaskEvent",
-    "TaskUpdateBody",
     "TurnEffect",
     "TurnLedger",
     "TurnVerdict",
@@ -179,3 +161,4 @@ __all__ = [
     "validate_event_payload",
     "validated_events",
 ]
+__all__ += tasks.__all__
