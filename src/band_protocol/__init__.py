@@ -4,6 +4,7 @@ Imported by both the platform (``band_server``) and the SDK (``band``); imports 
 ``band.protocol`` and ``band_sdk_core`` re-export it under their earlier paths.
 """
 
+from . import messages, tasks
 from ._base import Envelope, ListEnvelope, RequestModel, WireModel, iso, utcnow
 from .agents import (
     AgentCredentials,
@@ -37,25 +38,7 @@ from .errors import ErrorBody, ErrorEnvelope
 from .failure import AgentFailure
 from .files import MAX_ATTACHMENTS, Attachment
 from .jobs import BulkDeleteAgentsBody, BulkDeleteChatsBody, BulkDeletionItem, BulkDeletionJob
-from .messages import (
-    EVENT_TYPES,
-    MAX_EVENT_CHARS,
-    MAX_MESSAGE_CHARS,
-    WORKING_HEADER,
-    ActivityBody,
-    ActivityResponse,
-    ChatMessage,
-    EventCreateBody,
-    EventCreatedResponse,
-    FailedBody,
-    Mention,
-    MentionRef,
-    MessageCreateBody,
-    MessageSentResponse,
-    MessageStatusResponse,
-    Recipient,
-    says_true,
-)
+from .messages import *  # noqa: F403  (its __all__, added below)
 from .rooms import (
     AgentChatRoomListItem,
     ChatCreateBody,
@@ -71,31 +54,15 @@ from .rooms import (
     RoomEvent,
 )
 from .socket import TOPIC_KINDS, AgentControl, Supersede, split_topic, topic
-from .tasks import (
-    Board,
-    BoardEvent,
-    BoardUpdateBody,
-    Task,
-    TaskActor,
-    TaskAssignment,
-    TaskCreateBody,
-    TaskEvent,
-    TaskUpdateBody,
-)
+from .tasks import *  # noqa: F403  (its __all__, added below)
 from .text import has_visible_text
 from .turn import MISSING_REPLY_MESSAGE, TurnEffect, TurnLedger, TurnVerdict, missing_reply_message
 from .validation import PayloadValidationError, validate_event_payload, validated_events
 
 __all__ = [
-    "EVENT_TYPES",
     "MAX_ATTACHMENTS",
-    "MAX_EVENT_CHARS",
-    "MAX_MESSAGE_CHARS",
     "MISSING_REPLY_MESSAGE",
     "TOPIC_KINDS",
-    "WORKING_HEADER",
-    "ActivityBody",
-    "ActivityResponse",
     "AgentChatRoomListItem",
     "AgentContact",
     "AgentControl",
@@ -108,15 +75,11 @@ __all__ = [
     "AgentRegisterBody",
     "AgentRegistered",
     "Attachment",
-    "Board",
-    "BoardEvent",
-    "BoardUpdateBody",
     "BulkDeleteAgentsBody",
     "BulkDeleteChatsBody",
     "BulkDeletionItem",
     "BulkDeletionJob",
     "ChatCreateBody",
-    "ChatMessage",
     "ChatParticipant",
     "ChatRenameBody",
     "ChatRoom",
@@ -132,21 +95,13 @@ __all__ = [
     "Envelope",
     "ErrorBody",
     "ErrorEnvelope",
-    "EventCreateBody",
-    "EventCreatedResponse",
-    "FailedBody",
     "HandleResolved",
     "ListEnvelope",
     "MeChatRoom",
     "MeChatRoomDetail",
     "MeChatRoomListItem",
     "MemoryCreateBody",
-    "Mention",
-    "MentionRef",
     "MessageCounts",
-    "MessageCreateBody",
-    "MessageSentResponse",
-    "MessageStatusResponse",
     "ParticipantAddBody",
     "ParticipantEvent",
     "PartyRef",
@@ -154,16 +109,9 @@ __all__ = [
     "Peer",
     "PersonContact",
     "ProfileUpdateBody",
-    "Recipient",
     "RequestModel",
     "RoomEvent",
     "Supersede",
-    "Task",
-    "TaskActor",
-    "TaskAssignment",
-    "TaskCreateBody",
-    "TaskEvent",
-    "TaskUpdateBody",
     "TurnEffect",
     "TurnLedger",
     "TurnVerdict",
@@ -172,10 +120,11 @@ __all__ = [
     "has_visible_text",
     "iso",
     "missing_reply_message",
-    "says_true",
     "split_topic",
     "topic",
     "utcnow",
     "validate_event_payload",
     "validated_events",
 ]
+__all__ += tasks.__all__
+__all__ += messages.__all__

@@ -9,6 +9,26 @@ from pydantic import Field, StrictBool
 from ._base import RequestModel, WireModel
 from .files import MAX_ATTACHMENTS, Attachment
 
+__all__ = [
+    "EVENT_TYPES",
+    "MAX_EVENT_CHARS",
+    "MAX_MESSAGE_CHARS",
+    "WORKING_HEADER",
+    "ActivityBody",
+    "ActivityResponse",
+    "ChatMessage",
+    "EventCreateBody",
+    "EventCreatedResponse",
+    "FailedBody",
+    "Mention",
+    "MentionRef",
+    "MessageCreateBody",
+    "MessageSentResponse",
+    "MessageStatusResponse",
+    "Recipient",
+    "says_true",
+]
+
 SenderType = Literal["User", "Agent", "System"]
 EventType = Literal["tool_call", "tool_result", "thought", "error", "task", "attention"]
 DeliveryStatus = Literal["delivered", "processing", "processed", "failed"]

@@ -1,15 +1,8 @@
 """The adapter-facing core: ``SimpleAdapter``, protocols, types, exceptions, delivery."""
 
+from . import exceptions
 from .delivery import DeliveryFailedError, deliver_notice, deliver_reply, relay_reply
-from .exceptions import (
-    AgentAlreadyRunningError,
-    BandConfigError,
-    BandConnectionError,
-    BandError,
-    BandToolError,
-    RoomExecutionStoppedError,
-    TurnResultAlreadyReported,
-)
+from .exceptions import *  # noqa: F403  (its __all__, added below)
 from .protocols import AgentToolsProtocol, FrameworkAdapter, HistoryConverter, Preprocessor
 from .simple_adapter import SimpleAdapter
 from .turn import Turn
@@ -31,13 +24,8 @@ from .types import (
 __all__ = [
     "ALL_CAPABILITIES",
     "AdapterFeatures",
-    "AgentAlreadyRunningError",
     "AgentInput",
     "AgentToolsProtocol",
-    "BandConfigError",
-    "BandConnectionError",
-    "BandError",
-    "BandToolError",
     "Capability",
     "ConflictPolicy",
     "DeliveryFailedError",
@@ -50,12 +38,11 @@ __all__ = [
     "PlatformConnection",
     "PlatformMessage",
     "Preprocessor",
-    "RoomExecutionStoppedError",
     "SimpleAdapter",
     "Turn",
-    "TurnResultAlreadyReported",
     "TurnUsage",
     "deliver_notice",
     "deliver_reply",
     "relay_reply",
 ]
+__all__ += exceptions.__all__

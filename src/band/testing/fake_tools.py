@@ -15,7 +15,7 @@ from typing import Any
 from band.core.turn import Turn
 from band.core.types import AdapterFeatures
 from band.runtime.custom_tools import CustomToolDef
-from band.runtime.tools.room_tools import Mentions, RoomTools
+from band.runtime.tools.room_tools import Mentions, Outgoing, RoomTools
 from band_protocol import AgentFailure, missing_reply_message
 
 from ._fake_platform import FakePlatform
@@ -148,24 +148,18 @@ class FakeAgentTools(RoomTools):
         self._held.append(held)
         return held
 
-    async def _deliver(
-        self,
-        content: str,
-        wire: list[dict[str, str]],
-        requested: Mentions,
-        attachment_ids: list[str] | None = None,
-    ) -> dict[str, Any]:
-        held = next((h for h in self._held if h.matching in content), None)
+    async def _deliver(self, out: Outgoing) -> dict[str, Any]:
+        held = next((h for h in self._held if h.matching in out.content), None)
         if held is not None:
             self._held.remove(held)
             held.sending.set()
             await held.released.wait()
             if held.error is not None:
                 raise held.error
-        sent = await super()._deliver(content, wire, requested, attachment_ids)
-        record = {"id": sent["id"], "content": content, "mentions": requested}
-        if attachment_ids:
-            record["attachment_ids"] = list(attachment_ids)
+        sent = await super()._deliver(out)
+        record = {"id": sent["id"], "content": out.content, "mentions": out.requested}
+        if out.attachment_ids:
+            record["attachment_ids"] = list(out.attachment_ids)
         self.messages_sent.append(record)
         return sent
 

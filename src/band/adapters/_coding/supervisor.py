@@ -32,6 +32,9 @@ class AgentProcess(Protocol):
     @property
     def exit_description(self) -> str: ...
 
+    @property
+    def pid(self) -> int | None: ...
+
     async def close(self) -> None: ...
 
 
@@ -48,6 +51,13 @@ class RoomSupervisor(Generic[P]):
 
     def current(self, room_id: str) -> P | None:
         return self._procs.get(room_id)
+
+    def running(self, room_id: str) -> str:
+        """How the room's process stands, as ``/status`` says it."""
+        proc = self._procs.get(room_id)
+        if proc is None or not proc.alive:
+            return "not running (it starts with the next message)"
+        return f"running (pid {proc.pid})"
 
     async def get(
         self,

@@ -178,14 +178,9 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
 
     def status_lines(self, room_id: str) -> list[str]:
         proc = self.processes.current(room_id)
-        running = (
-            f"running (pid {proc.pid})"
-            if proc is not None and proc.alive
-            else "not running (it starts with the next message)"
-        )
         session = self._sessions.get(room_id)
         lines = [
-            f"ACP agent `{' '.join(self.config.command)}`: {running}.",
+            f"ACP agent `{' '.join(self.config.command)}`: {self.processes.running(room_id)}.",
             f"Session: `{session}`." if session else "Session: none yet.",
         ]
         if proc is not None and session_config.select(proc.config_options, MODEL) is not None:

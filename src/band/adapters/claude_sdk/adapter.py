@@ -351,12 +351,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
     # -- room commands --------------------------------------------------------------------------
 
     def status_lines(self, room_id: str) -> list[str]:
-        proc = self.processes.current(room_id)
-        running = (
-            f"running (pid {proc.pid})"
-            if proc is not None and proc.alive
-            else "not running (it starts with the next message)"
-        )
+        running = self.processes.running(room_id)
         session = self.known_sessions.get(room_id)
         model = self._models.get(room_id) or self.config.model or DEFAULT_MODEL
         return [

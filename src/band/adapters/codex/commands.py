@@ -69,18 +69,11 @@ async def _efforts(adapter: CommandHost, room_id: str) -> list[str]:
     return []
 
 
-def _running(adapter: CommandHost, room_id: str) -> str:
-    proc = adapter.processes.current(room_id)
-    if proc is None or not proc.alive:
-        return "not running (it starts with the next message)"
-    return f"running (pid {proc.pid})"
-
-
 def status_lines(adapter: CommandHost, room_id: str) -> list[str]:
     room, config = adapter.room(room_id), adapter.config
     usage = room.thread_usage()
     return [
-        f"Codex app-server: {_running(adapter, room_id)}.",
+        f"Codex app-server: {adapter.processes.running(room_id)}.",
         f"Thread: `{room.thread_id}`." if room.thread_id else "Thread: none yet.",
         f"Model: `{adapter.room_model(room_id)}` (configured: `{config.model or 'auto'}`); "
         f"reasoning effort `{room.reasoning_effort or config.reasoning_effort or 'default'}`, "

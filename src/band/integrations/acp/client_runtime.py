@@ -21,22 +21,10 @@ from contextlib import AbstractAsyncContextManager
 from typing import Any, cast
 
 from band.core.retention.cleanup import rejoin_owned, report_owned
+from band.integrations.acp import permissions
 from band.integrations.acp._sdk import require_acp
 from band.integrations.acp.collecting import ACPCollectingClient
-from band.integrations.acp.permissions import (
-    ALLOW_ALWAYS_KIND,
-    ElicitationHandler,
-    ElicitationNarrator,
-    PermissionHandler,
-    PermissionNarrator,
-    allow_permission,
-    cancel_permission,
-    elicitation_requested_schema,
-    elicitation_session_id,
-    option_id_of_kind,
-    permission_option_ids,
-    select_allow_option_id,
-)
+from band.integrations.acp.permissions import *  # noqa: F403  (its __all__, added below)
 from band.integrations.acp.sessions import ACP_SESSION_LOAD_TIMEOUT_SECONDS, ACPSessionOperations
 from band.integrations.acp.stderr import STDERR_DRAIN_TIMEOUT_S, STDERR_TAIL_LINES, ACPStderrDrain
 from band.integrations.acp.stream import ChunkSink
@@ -53,7 +41,6 @@ _acp = require_acp()
 __all__ = [
     "ACP_SESSION_LOAD_TIMEOUT_SECONDS",
     "ACP_STDIO_LIMIT_BYTES",
-    "ALLOW_ALWAYS_KIND",
     "STDERR_DRAIN_TIMEOUT_S",
     "STDERR_TAIL_LINES",
     "ACPCollectingClient",
@@ -61,19 +48,9 @@ __all__ = [
     "ACPRuntime",
     "ACPSpawnContextProtocol",
     "ChunkSink",
-    "ElicitationHandler",
-    "ElicitationNarrator",
-    "PermissionHandler",
-    "PermissionNarrator",
-    "allow_permission",
-    "cancel_permission",
-    "elicitation_requested_schema",
-    "elicitation_session_id",
-    "option_id_of_kind",
-    "permission_option_ids",
-    "select_allow_option_id",
     "tcp_spawn_process",
 ]
+__all__ += permissions.__all__
 
 logger = logging.getLogger(__name__)
 STDOUT_DISCARD_CHUNK_BYTES = 65536

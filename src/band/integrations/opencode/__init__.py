@@ -4,56 +4,15 @@ room's history holds (:mod:`.types`)."""
 
 from __future__ import annotations
 
+from . import events
 from .client import ApprovalReply, HttpOpencodeClient, OpencodeClientProtocol
-from .events import (
-    UNKNOWN_OPENCODE_ERROR,
-    MessagePartDeltaEvent,
-    MessagePartUpdatedEvent,
-    MessageUpdatedEvent,
-    OpencodeErrorInfo,
-    OpencodeEvent,
-    OpencodeMessageInfo,
-    OpencodePart,
-    OpencodePermissionRequest,
-    OpencodeQuestion,
-    OpencodeQuestionRequest,
-    OpencodeTokens,
-    OpencodeToolState,
-    OpencodeToolStatus,
-    PermissionAskedEvent,
-    QuestionAskedEvent,
-    SessionErrorEvent,
-    SessionIdleEvent,
-    UnknownOpencodeEvent,
-    describe_error,
-    parse_opencode_event,
-)
+from .events import *  # noqa: F403  (its __all__, added below)
 from .types import OpencodeSessionState
 
 __all__ = [
-    "UNKNOWN_OPENCODE_ERROR",
     "ApprovalReply",
     "HttpOpencodeClient",
-    "MessagePartDeltaEvent",
-    "MessagePartUpdatedEvent",
-    "MessageUpdatedEvent",
     "OpencodeClientProtocol",
-    "OpencodeErrorInfo",
-    "OpencodeEvent",
-    "OpencodeMessageInfo",
-    "OpencodePart",
-    "OpencodePermissionRequest",
-    "OpencodeQuestion",
-    "OpencodeQuestionRequest",
     "OpencodeSessionState",
-    "OpencodeTokens",
-    "OpencodeToolState",
-    "OpencodeToolStatus",
-    "PermissionAskedEvent",
-    "QuestionAskedEvent",
-    "SessionErrorEvent",
-    "SessionIdleEvent",
-    "UnknownOpencodeEvent",
-    "describe_error",
-    "parse_opencode_event",
 ]
+__all__ += events.__all__

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from band.core._text import has_visible_text
@@ -30,10 +31,21 @@ from .backend import ToolBackend
 from .dispatch import ToolDispatch
 from .roster import Roster
 
-__all__ = ["Mentions", "RoomTools"]
+__all__ = ["Mentions", "Outgoing", "RoomTools"]
 
 logger = logging.getLogger("band.runtime.tools.agent")
 Mentions = list[str] | list[dict[str, str]] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """One message on its way out: its text, the resolved wire mentions, the mentions the
+    caller passed, and the files shown with it."""
+
+    content: str
+    wire: list[dict[str, str]]
+    requested: Mentions
+    attachment_ids: list[str] | None = None
 
 
 class RoomTools(ToolDispatch, SocialTools, WorkspaceTools):
@@ -88,7 +100,7 @@ class RoomTools(ToolDispatch, SocialTools, WorkspaceTools):
             return None
         wire = self.roster.resolve(mentions, strict=self.strict_mentions)
         try:
-            sent = await self._deliver(content, wire, mentions, attachment_ids)
+            sent = await self._deliver(Outgoing(content, wire, mentions, attachment_ids))
         except BandRestError as exc:
             raise classified_post_error(exc, self.room_id) from exc
         if reply:
@@ -98,17 +110,13 @@ class RoomTools(ToolDispatch, SocialTools, WorkspaceTools):
             raise problem
         return sent
 
-    async def _deliver(
-        self,
-        content: str,
-        wire: list[dict[str, str]],
-        requested: Mentions,
-        attachment_ids: list[str] | None = None,
-    ) -> dict[str, Any]:
-        """Post one message (a seam for recorders; ``requested`` is what the caller passed)."""
-        if attachment_ids:
-            return await self.backend.post_message(self.room_id, content, wire, attachment_ids)
-        return await self.backend.post_message(self.room_id, content, wire)
+    async def _deliver(self, out: Outgoing) -> dict[str, Any]:
+        """Post one message (a seam for recorders)."""
+        if out.attachment_ids:
+            return await self.backend.post_message(
+                self.room_id, out.content, out.wire, out.attachment_ids
+            )
+        return await self.backend.post_message(self.room_id, out.content, out.wire)
 
     async def send_message(
         self, content: str, mentions: Mentions = None, *, attachment_ids: list[str] | None = None
