@@ -14,7 +14,7 @@ import logging
 from abc import abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar, Unpack
+from typing import Any, ClassVar, Generic, NoReturn, TypeVar, Unpack
 
 from band.core.exceptions import BandError, TurnResultAlreadyReported
 from band.core.protocols import AgentToolsProtocol
@@ -220,8 +220,7 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
         except (OSError, BandError) as exc:
             message = f"The {self.LABEL} could not start: {exc}"
         logger.warning("Room %s: %s", room_id, message)
-        await reporter.tools.send_failure(AgentFailure(self.PROVIDER, message))
-        raise TurnResultAlreadyReported(message)
+        await self.fail(reporter.tools, message)
 
     async def _guarded(self, proc: P, prompt: Prompt) -> None:
         try:
@@ -235,8 +234,23 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
                 "a new one starts with the next message."
             )
             logger.warning("Room %s: %s", prompt.room_id, message)
-            await prompt.tools.send_failure(AgentFailure(self.PROVIDER, message, TRANSPORT_CLOSED))
-            raise TurnResultAlreadyReported(message) from exc
+            await self.fail(prompt.tools, message, TRANSPORT_CLOSED, cause=exc)
+
+    async def fail(
+        self,
+        tools: AgentToolsProtocol,
+        message: str,
+        code: str | None = None,
+        *,
+        provider: str | None = None,
+        cause: BaseException | None = None,
+    ) -> NoReturn:
+        """Show ``message`` in the room as the turn's failure and end the turn: the error
+        raised says the room has been told already."""
+        await tools.send_failure(AgentFailure(provider or self.PROVIDER, message, code))
+        if cause is None:
+            raise TurnResultAlreadyReported(message)
+        raise TurnResultAlreadyReported(message) from cause
 
     # -- room commands -------------------------------------------------------------------------
 

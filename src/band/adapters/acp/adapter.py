@@ -22,7 +22,7 @@ from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
 from band.converters.acp_client import SESSION_ID_METADATA_KEY
-from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
+from band.core.exceptions import BandConfigError
 from band.core.protocols import FAILURE_CODE_TIMEOUT
 from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
 from band.integrations.acp.client_types import RoomSession
@@ -32,7 +32,6 @@ from band.integrations.acp.session_config import CONFIG_FAILURE_PREFIX
 from band.runtime.custom_tools import CustomToolDef, get_custom_tool_name
 from band.runtime.tools.names import ALL_TOOL_NAMES
 from band.workspaces import WorkspaceResolver, workspace_resolver_for
-from band_protocol import AgentFailure
 
 from . import session_config
 from ._types import (
@@ -330,9 +329,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
             try:
                 extra = await self._ensure_session(proc, prompt)
             except ACPConfigError as exc:
-                message = f"{CONFIG_FAILURE_PREFIX}{exc}"
-                await prompt.tools.send_failure(AgentFailure(self.PROVIDER, message))
-                raise TurnResultAlreadyReported(message) from exc
+                await self.fail(prompt.tools, f"{CONFIG_FAILURE_PREFIX}{exc}", cause=exc)
             assert proc.session_id is not None  # nosec B101 # narrows for mypy: _ensure_session set it
             session_id, runtime = proc.session_id, proc.conn
             texts = [*extra, *prompt.updates, prompt.msg.format_for_llm()]
@@ -391,5 +388,5 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         await self.processes.discard(prompt.room_id)
         limit = self.config.turn_timeout_s
         message = f"The ACP agent did not finish within {limit:g} s; the prompt was cancelled."
-        await prompt.tools.send_failure(AgentFailure("acp", message, FAILURE_CODE_TIMEOUT))
-        raise TurnResultAlreadyReported(message) from ACPTurnTimeoutError(message)
+        cause = ACPTurnTimeoutError(message)
+        await self.fail(prompt.tools, message, FAILURE_CODE_TIMEOUT, provider="acp", cause=cause)

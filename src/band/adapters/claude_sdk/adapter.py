@@ -25,14 +25,13 @@ from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
 from band.converters.claude_sdk import SESSION_ID_METADATA_KEY, ClaudeSDKHistoryConverter
-from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
+from band.core.exceptions import BandConfigError
 from band.core.protocols import FAILURE_CODE_TIMEOUT
 from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
 from band.integrations.claude_sdk.dedup_tools import DedupingAgentTools
 from band.integrations.claude_sdk.prompts import ROOM_CONTEXT, generate_claude_sdk_agent_prompt
 from band.runtime.custom_tools import CustomToolDef
 from band.workspaces import WorkspaceResolver
-from band_protocol import AgentFailure
 
 from .approvals import PendingApproval, ask_room, pending_lines
 from .config import DEFAULT_MODEL, INSTALL_COMMAND, ClaudeSDKAdapterConfig
@@ -308,8 +307,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
             if status:
                 message += f" (API status {status})"
             code = str(status) if status else None
-            await prompt.tools.send_failure(AgentFailure(PROVIDER, message, code))
-            raise TurnResultAlreadyReported(message)
+            await self.fail(prompt.tools, message, code)
 
     async def _timed_out(self, proc: ClaudeProcess, prompt: Prompt) -> None:
         try:
@@ -319,8 +317,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
             logger.warning("Room %s: interrupting Claude failed: %s", prompt.room_id, exc)
             await self.processes.discard(prompt.room_id)
         message = f"Claude did not finish within {self.config.turn_timeout_s:g} s; it was stopped."
-        await prompt.tools.send_failure(AgentFailure(PROVIDER, message, FAILURE_CODE_TIMEOUT))
-        raise TurnResultAlreadyReported(message)
+        await self.fail(prompt.tools, message, FAILURE_CODE_TIMEOUT)
 
     # -- approvals ------------------------------------------------------------------------------
 

@@ -34,7 +34,6 @@ from band.core.types import Capability, Emit, FeatureKwargs
 from band.integrations.codex.types import build_agent_failure
 from band.runtime.custom_tools import CustomToolDef, custom_tools_to_schemas
 from band.workspaces import WorkspaceResolver
-from band_protocol import AgentFailure
 
 from . import commands
 from .config import DEFAULT_MODEL, INSTALL_COMMAND, CodexAdapterConfig
@@ -276,8 +275,7 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         try:
             extra = await self._ensure_thread(proc, prompt)
         except CodexContinuityError as exc:
-            await prompt.tools.send_failure(AgentFailure(self.PROVIDER, exc.message))
-            raise TurnResultAlreadyReported(exc.message) from exc
+            await self.fail(prompt.tools, exc.message, cause=exc)
         assert proc.thread_id is not None  # nosec B101 # narrows for mypy: _ensure_thread set it
         texts = [*extra, *prompt.updates, prompt.msg.format_for_llm()]
         room = self.room(prompt.room_id)
@@ -363,8 +361,7 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         limit = self.config.turn_timeout_s
         await self.on_interrupt(turn.prompt.room_id, "interrupt")
         message = f"Codex did not finish within {limit:g} s; the turn was interrupted."
-        await turn.prompt.tools.send_failure(AgentFailure("codex", message, FAILURE_CODE_TIMEOUT))
-        raise TurnResultAlreadyReported(message)
+        await self.fail(turn.prompt.tools, message, FAILURE_CODE_TIMEOUT, provider="codex")
 
     # -- room commands (codex/commands.py) ------------------------------------------------------
 
