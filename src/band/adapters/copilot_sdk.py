@@ -21,7 +21,7 @@ import asyncio
 import logging
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Unpack
+from typing import Any, Unpack
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat
 
@@ -44,7 +44,7 @@ from band.converters.copilot_sdk import SESSION_ID_METADATA_KEY, CopilotSDKHisto
 from band.core.delivery import DeliveryFailedError, deliver_reply, relay_reply
 from band.core.exceptions import BandConfigError
 from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
-from band.core.types import Capability, Emit, FeatureKwargs
+from band.core.types import FeatureKwargs
 from band.integrations.copilot_sdk import CopilotSessionManager
 from band.integrations.copilot_sdk.room_ask_user import (
     ASK_USER_ROOM,
@@ -55,6 +55,7 @@ from band.integrations.copilot_sdk.room_ask_user import (
     room_inactive_answer,
 )
 from band.runtime.custom_tools import CustomToolDef, custom_tools_to_schemas
+from band_protocol import AgentFailure
 
 __all__ = [
     "INSTALL_HINT",
@@ -101,10 +102,6 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
 
     PROVIDER = PROVIDER
     LABEL = "Copilot runtime"
-    SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset(
-        {Emit.TOOL_CALLS, Emit.THOUGHTS, Emit.USAGE}
-    )
-    SUPPORTED_CAPABILITIES: ClassVar[frozenset[Capability]] = frozenset(Capability)
 
     def __init__(
         self,
@@ -304,7 +301,7 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
                     raise TransportClosed(str(exc)) from exc
                 # The SDK raises a session.error event ("Session error: <what>\n  <hint>").
                 what = str(exc).removeprefix("Session error: ").splitlines()[0]
-                await self.fail(prompt.tools, f"Copilot turn failed: {what}", cause=exc)
+                await self.fail(prompt.tools, f"Copilot turn failed: {what}", exc)
             finally:
                 self._prompts.pop(room.room_id, None)
             await self._finish(room, prompt, turn)
@@ -374,7 +371,7 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
         await self.processes.discard(room.room_id)
         limit = self.config.turn_timeout_s
         message = f"Copilot did not finish within {limit:g} s; the turn was aborted."
-        await self.fail(prompt.tools, message, FAILURE_CODE_TIMEOUT)
+        await self.fail(prompt.tools, AgentFailure(PROVIDER, message, FAILURE_CODE_TIMEOUT))
 
     def status_lines(self, room_id: str) -> list[str]:
         connected = self.client is not None and client_state(self.client) == "connected"

@@ -18,7 +18,7 @@ from typing import Any, ClassVar, Generic, NoReturn, TypeVar, Unpack
 
 from band.core.exceptions import BandError, TurnResultAlreadyReported
 from band.core.protocols import AgentToolsProtocol
-from band.core.types import FeatureKwargs, PlatformMessage
+from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage
 from band.runtime.custom_tools import CustomToolDef
 from band.runtime.prompts import system_updates
 from band.workspaces import RoomWorkspaces, WorkspaceResolver
@@ -68,6 +68,12 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
 
     PROVIDER: ClassVar[str] = "coding-agent"
     LABEL: ClassVar[str] = "agent"
+    # What every coding agent reports; an agent that posts more widens it.
+    SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset(
+        {Emit.TOOL_CALLS, Emit.THOUGHTS, Emit.USAGE}
+    )
+    # Band's tools are served to the agent whole: every capability is supported.
+    SUPPORTED_CAPABILITIES: ClassVar[frozenset[Capability]] = frozenset(Capability)
 
     def __init__(
         self,
@@ -234,23 +240,20 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
                 "a new one starts with the next message."
             )
             logger.warning("Room %s: %s", prompt.room_id, message)
-            await self.fail(prompt.tools, message, TRANSPORT_CLOSED, cause=exc)
+            failure = AgentFailure(self.PROVIDER, message, TRANSPORT_CLOSED)
+            await self.fail(prompt.tools, failure, exc)
 
     async def fail(
-        self,
-        tools: AgentToolsProtocol,
-        message: str,
-        code: str | None = None,
-        *,
-        provider: str | None = None,
-        cause: BaseException | None = None,
+        self, tools: AgentToolsProtocol, failure: str | AgentFailure, cause: Exception | None = None
     ) -> NoReturn:
-        """Show ``message`` in the room as the turn's failure and end the turn: the error
-        raised says the room has been told already."""
-        await tools.send_failure(AgentFailure(provider or self.PROVIDER, message, code))
+        """Show ``failure`` (a message: this adapter's failure) in the room and end the turn:
+        the error raised says the room has been told already."""
+        if isinstance(failure, str):
+            failure = AgentFailure(self.PROVIDER, failure)
+        await tools.send_failure(failure)
         if cause is None:
-            raise TurnResultAlreadyReported(message)
-        raise TurnResultAlreadyReported(message) from cause
+            raise TurnResultAlreadyReported(failure.message)
+        raise TurnResultAlreadyReported(failure.message) from cause
 
     # -- room commands -------------------------------------------------------------------------
 

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, Unpack
+from typing import Any, Unpack
 
 from band.adapters._coding.approvals import ApprovalRelay
 from band.adapters._coding.band_tools import SERVER_NAME, BandMcpServer, RoomBinding
@@ -24,7 +24,7 @@ from band.adapters._coding.history import history_block
 from band.converters.acp_client import SESSION_ID_METADATA_KEY
 from band.core.exceptions import BandConfigError
 from band.core.protocols import FAILURE_CODE_TIMEOUT
-from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
+from band.core.types import Emit, FeatureKwargs, TurnUsage
 from band.integrations.acp.client_types import RoomSession
 from band.integrations.acp.permissions import ElicitationHandler
 from band.integrations.acp.room_emitter import RoomTurnEmitter
@@ -32,6 +32,7 @@ from band.integrations.acp.session_config import CONFIG_FAILURE_PREFIX
 from band.runtime.custom_tools import CustomToolDef, get_custom_tool_name
 from band.runtime.tools.names import ALL_TOOL_NAMES
 from band.workspaces import WorkspaceResolver, workspace_resolver_for
+from band_protocol import AgentFailure
 
 from . import session_config
 from ._types import (
@@ -58,10 +59,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
 
     PROVIDER = "acp"
     LABEL = "ACP agent"
-    SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset(
-        {Emit.TOOL_CALLS, Emit.THOUGHTS, Emit.TASK_EVENTS, Emit.USAGE}
-    )
-    SUPPORTED_CAPABILITIES: ClassVar[frozenset[Capability]] = frozenset(Capability)
+    SUPPORTED_EMIT = CodingAgentAdapter.SUPPORTED_EMIT | {Emit.TASK_EVENTS}
 
     def __init__(
         self,
@@ -329,7 +327,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
             try:
                 extra = await self._ensure_session(proc, prompt)
             except ACPConfigError as exc:
-                await self.fail(prompt.tools, f"{CONFIG_FAILURE_PREFIX}{exc}", cause=exc)
+                await self.fail(prompt.tools, f"{CONFIG_FAILURE_PREFIX}{exc}", exc)
             assert proc.session_id is not None  # nosec B101 # narrows for mypy: _ensure_session set it
             session_id, runtime = proc.session_id, proc.conn
             texts = [*extra, *prompt.updates, prompt.msg.format_for_llm()]
@@ -388,5 +386,5 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         await self.processes.discard(prompt.room_id)
         limit = self.config.turn_timeout_s
         message = f"The ACP agent did not finish within {limit:g} s; the prompt was cancelled."
-        cause = ACPTurnTimeoutError(message)
-        await self.fail(prompt.tools, message, FAILURE_CODE_TIMEOUT, provider="acp", cause=cause)
+        failure = AgentFailure("acp", message, FAILURE_CODE_TIMEOUT)
+        await self.fail(prompt.tools, failure, ACPTurnTimeoutError(message))

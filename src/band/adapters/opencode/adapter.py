@@ -21,7 +21,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any, ClassVar, Unpack
+from typing import Any, Unpack
 
 from band.adapters._coding.approvals import ApprovalRelay, ApprovalRequest, Decision
 from band.adapters._coding.band_tools import BandMcpServer, RoomBinding
@@ -33,7 +33,7 @@ from band.converters.opencode import SESSION_ID_METADATA_KEY, OpencodeHistoryCon
 from band.core.delivery import relay_reply
 from band.core.exceptions import BandConfigError
 from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
-from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage
+from band.core.types import Emit, FeatureKwargs, PlatformMessage
 from band.integrations.opencode import (
     ApprovalReply,
     OpencodeClientProtocol,
@@ -46,6 +46,7 @@ from band.integrations.opencode import (
     parse_opencode_event,
 )
 from band.runtime.custom_tools import CustomToolDef
+from band_protocol import AgentFailure
 
 from .approvals import RoomApprovals
 from .client import OpencodeConnection, has_session, http_client
@@ -70,10 +71,7 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
 
     PROVIDER = PROVIDER
     LABEL = "OpenCode server"
-    SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset(
-        {Emit.TOOL_CALLS, Emit.THOUGHTS, Emit.TASK_EVENTS, Emit.USAGE}
-    )
-    SUPPORTED_CAPABILITIES: ClassVar[frozenset[Capability]] = frozenset(Capability)
+    SUPPORTED_EMIT = CodingAgentAdapter.SUPPORTED_EMIT | {Emit.TASK_EVENTS}
 
     def __init__(
         self,
@@ -365,7 +363,7 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
             await room.client.abort_session(room.session_id)
         limit = self.config.turn_timeout_s
         message = f"OpenCode did not finish within {limit:g} s; it was aborted."
-        await self.fail(prompt.tools, message, FAILURE_CODE_TIMEOUT)
+        await self.fail(prompt.tools, AgentFailure(PROVIDER, message, FAILURE_CODE_TIMEOUT))
 
     # -- room commands --------------------------------------------------------------------------
 
