@@ -1,19 +1,32 @@
 """A room's Copilot session as ``CopilotSDKAdapter`` drives it: the session ids
 (``RoomSessionIds``), the running prompt (``SessionTurn``), one turn's findings
-(``TurnState``), and ``CopilotRoom``, the supervisor's handle on it all."""
+(``TurnState``), ``CopilotRoom``, the supervisor's handle on it all, and Band's tools as
+the session's native tools (``native_tools``)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from band.adapters._coding.events import Reporter
 from band.adapters._coding.supervisor import TransportClosed
+from band.adapters._tool_events import run_band_tool
+from band.core.protocols import AgentToolsProtocol
 from band.core.types import TurnUsage
 from band.integrations.copilot_sdk import CopilotSessionManager
+from band.runtime.custom_tools import CustomToolDef
 
-__all__ = ["CopilotRoom", "RoomSessionIds", "SessionTurn", "TurnState", "turn_incident"]
+__all__ = [
+    "CopilotRoom",
+    "RoomSessionIds",
+    "SessionTurn",
+    "TurnState",
+    "native_tools",
+    "turn_incident",
+]
 
 logger = logging.getLogger("band.adapters.copilot_sdk")
 
@@ -159,3 +172,41 @@ def cli_process(client: Any) -> Any:
 def client_state(client: Any) -> str:
     """The client's connection state (the SDK keeps it private; no accessor in 1.0.27)."""
     return str(getattr(client, "_state", "unknown"))
+
+
+def native_tools(
+    schemas: list[dict[str, Any]],
+    current: Callable[[], tuple[AgentToolsProtocol, Reporter] | None],
+    custom: Sequence[CustomToolDef],
+) -> list[Any]:
+    """Band's tools (OpenAI ``schemas``) as Copilot ``Tool`` objects: each call runs on the
+    room's turn of the moment (``current()``; None: no turn, the call fails) and is reported
+    as a tool call and its result."""
+    from copilot.tools import Tool, ToolResult
+
+    def handler_for(name: str) -> Callable[[Any], Any]:
+        async def handle(call: Any) -> Any:
+            turn = current()
+            if turn is None:
+                return ToolResult(text_result_for_llm="Error: no turn", result_type="failure")
+            tools, reporter = turn
+            args = dict(call.arguments or {})
+            await reporter.tool_call(name, args, call.tool_call_id)
+            output, failed = await run_band_tool(tools, name, args, custom)
+            await reporter.tool_result(name, output, call.tool_call_id, is_error=failed)
+            return ToolResult(
+                text_result_for_llm=output, result_type="failure" if failed else "success"
+            )
+
+        return handle
+
+    return [
+        Tool(
+            name=s["function"]["name"],
+            description=s["function"].get("description", ""),
+            parameters=s["function"].get("parameters") or {"type": "object"},
+            handler=handler_for(s["function"]["name"]),
+            skip_permission=True,
+        )
+        for s in schemas
+    ]

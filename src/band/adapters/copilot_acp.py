@@ -24,11 +24,9 @@ from band.adapters.acp import (
     SessionConfigResolver,
 )
 from band.adapters.acp.process import ACPProcess
-from band.core.exceptions import TurnResultAlreadyReported
 from band.core.types import FeatureKwargs
 from band.runtime.custom_tools import CustomToolDef
 from band.workspaces import WorkspaceResolver
-from band_protocol import AgentFailure
 
 __all__ = ["DEFAULT_COPILOT_COMMAND", "CopilotACPAdapter", "CopilotACPAdapterConfig"]
 
@@ -77,6 +75,4 @@ class CopilotACPAdapter(ACPClientAdapter):
         await super().run_prompt(proc, prompt)
         errors = _ERROR.findall(prompt.reporter.final_text)
         if errors and not prompt.tools.turn.replied and not prompt.tools.turn.settled:
-            message = f"Copilot turn failed: {errors[-1].strip()}"
-            await prompt.tools.send_failure(AgentFailure(self.PROVIDER, message))
-            raise TurnResultAlreadyReported(message)
+            await self.fail(prompt.tools, f"Copilot turn failed: {errors[-1].strip()}")

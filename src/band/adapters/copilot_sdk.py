@@ -21,7 +21,7 @@ import asyncio
 import logging
 import re
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, Unpack
+from typing import Any, Unpack
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveFloat
 
@@ -37,14 +37,14 @@ from band.adapters._copilot_sdk_session import (
     TurnState,
     cli_process,
     client_state,
+    native_tools,
     turn_incident,
 )
-from band.adapters._tool_events import run_band_tool
 from band.converters.copilot_sdk import SESSION_ID_METADATA_KEY, CopilotSDKHistoryConverter
 from band.core.delivery import DeliveryFailedError, deliver_reply, relay_reply
-from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
+from band.core.exceptions import BandConfigError
 from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
-from band.core.types import Capability, Emit, FeatureKwargs
+from band.core.types import FeatureKwargs
 from band.integrations.copilot_sdk import CopilotSessionManager
 from band.integrations.copilot_sdk.room_ask_user import (
     ASK_USER_ROOM,
@@ -102,10 +102,6 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
 
     PROVIDER = PROVIDER
     LABEL = "Copilot runtime"
-    SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset(
-        {Emit.TOOL_CALLS, Emit.THOUGHTS, Emit.USAGE}
-    )
-    SUPPORTED_CAPABILITIES: ClassVar[frozenset[Capability]] = frozenset(Capability)
 
     def __init__(
         self,
@@ -233,38 +229,15 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
     # -- sessions and tools ---------------------------------------------------------------------
 
     def _tools(self, room_id: str) -> list[Any]:
-        from copilot.tools import Tool, ToolResult
-
         tools = self._bound[room_id]
         schemas = tools.get_tool_schemas("openai", capabilities=self.features.capabilities)
         schemas += custom_tools_to_schemas(self.additional_tools, "openai")
 
-        def handler_for(name: str) -> Callable[[Any], Any]:
-            async def handle(call: Any) -> Any:
-                current = self._bound.get(room_id)
-                prompt = self._prompts.get(room_id)
-                if current is None or prompt is None:
-                    return ToolResult(text_result_for_llm="Error: no turn", result_type="failure")
-                args = dict(call.arguments or {})
-                await prompt.reporter.tool_call(name, args, call.tool_call_id)
-                output, failed = await run_band_tool(current, name, args, self.additional_tools)
-                await prompt.reporter.tool_result(name, output, call.tool_call_id, is_error=failed)
-                return ToolResult(
-                    text_result_for_llm=output, result_type="failure" if failed else "success"
-                )
+        def current() -> tuple[AgentToolsProtocol, Reporter] | None:
+            bound, prompt = self._bound.get(room_id), self._prompts.get(room_id)
+            return None if bound is None or prompt is None else (bound, prompt.reporter)
 
-            return handle
-
-        return [
-            Tool(
-                name=s["function"]["name"],
-                description=s["function"].get("description", ""),
-                parameters=s["function"].get("parameters") or {"type": "object"},
-                handler=handler_for(s["function"]["name"]),
-                skip_permission=True,
-            )
-            for s in schemas
-        ]
+        return native_tools(schemas, current, self.additional_tools)
 
     async def start_process(self, room_id: str, reporter: Reporter) -> CopilotRoom:
         manager = await self._manager()
@@ -328,9 +301,7 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
                     raise TransportClosed(str(exc)) from exc
                 # The SDK raises a session.error event ("Session error: <what>\n  <hint>").
                 what = str(exc).removeprefix("Session error: ").splitlines()[0]
-                message = f"Copilot turn failed: {what}"
-                await prompt.tools.send_failure(AgentFailure(PROVIDER, message))
-                raise TurnResultAlreadyReported(message) from exc
+                await self.fail(prompt.tools, f"Copilot turn failed: {what}", exc)
             finally:
                 self._prompts.pop(room.room_id, None)
             await self._finish(room, prompt, turn)
@@ -377,9 +348,7 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
         await self._record_session(room, prompt)
         await prompt.reporter.usage(turn.usage)
         if errors and not prompt.tools.turn.replied:
-            message = f"Copilot turn failed: {errors[-1]}"
-            await prompt.tools.send_failure(AgentFailure(PROVIDER, message))
-            raise TurnResultAlreadyReported(message)
+            await self.fail(prompt.tools, f"Copilot turn failed: {errors[-1]}")
         sent = await relay_reply(prompt.tools, final, mentions=[turn.sender_mention["id"]])
         if not sent and not prompt.tools.turn.replied and turn.incidents:
             logger.info("Room %s: no reply; %s", room.room_id, "; ".join(turn.incidents))
@@ -402,8 +371,7 @@ class CopilotSDKAdapter(CodingAgentAdapter[CopilotRoom]):
         await self.processes.discard(room.room_id)
         limit = self.config.turn_timeout_s
         message = f"Copilot did not finish within {limit:g} s; the turn was aborted."
-        await prompt.tools.send_failure(AgentFailure(PROVIDER, message, FAILURE_CODE_TIMEOUT))
-        raise TurnResultAlreadyReported(message)
+        await self.fail(prompt.tools, AgentFailure(PROVIDER, message, FAILURE_CODE_TIMEOUT))
 
     def status_lines(self, room_id: str) -> list[str]:
         connected = self.client is not None and client_state(self.client) == "connected"

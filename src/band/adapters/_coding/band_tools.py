@@ -11,18 +11,32 @@ Contacts tools are always served (the agent may be asked to manage them from any
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from band.core.protocols import AgentToolsProtocol
 from band.core.types import Capability
 from band.runtime.custom_tools import CustomToolDef
 from band.runtime.tools.definitions import iter_tool_definitions
 
-__all__ = ["SERVER_NAME", "BandMcpServer", "RoomBinding", "ServedTools"]
+__all__ = ["SERVER_NAME", "BandMcpServer", "RoomBinding", "ServedTools", "require_with_mcp"]
 
 SERVER_NAME = "band"
 ServedTools = Callable[[], tuple[frozenset[Capability], Sequence[CustomToolDef]]]
+
+
+def require_with_mcp(module: str, install_hint: str) -> Any:
+    """The agent's SDK ``module``, which must come with ``mcp`` (Band's tools reach the agent
+    over MCP); ImportError saying ``install_hint`` (the extra to install) when either is
+    missing."""
+    try:
+        sdk = importlib.import_module(module)
+        importlib.import_module("mcp")
+    except ImportError:
+        raise ImportError(install_hint) from None
+    return sdk
 
 
 @dataclass

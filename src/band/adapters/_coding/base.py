@@ -14,11 +14,11 @@ import logging
 from abc import abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Generic, TypeVar, Unpack
+from typing import Any, ClassVar, Generic, NoReturn, TypeVar, Unpack
 
 from band.core.exceptions import BandError, TurnResultAlreadyReported
 from band.core.protocols import AgentToolsProtocol
-from band.core.types import FeatureKwargs, PlatformMessage
+from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage
 from band.runtime.custom_tools import CustomToolDef
 from band.runtime.prompts import system_updates
 from band.workspaces import RoomWorkspaces, WorkspaceResolver
@@ -68,6 +68,12 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
 
     PROVIDER: ClassVar[str] = "coding-agent"
     LABEL: ClassVar[str] = "agent"
+    # What every coding agent reports; an agent that posts more widens it.
+    SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset(
+        {Emit.TOOL_CALLS, Emit.THOUGHTS, Emit.USAGE}
+    )
+    # Band's tools are served to the agent whole: every capability is supported.
+    SUPPORTED_CAPABILITIES: ClassVar[frozenset[Capability]] = frozenset(Capability)
 
     def __init__(
         self,
@@ -220,8 +226,7 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
         except (OSError, BandError) as exc:
             message = f"The {self.LABEL} could not start: {exc}"
         logger.warning("Room %s: %s", room_id, message)
-        await reporter.tools.send_failure(AgentFailure(self.PROVIDER, message))
-        raise TurnResultAlreadyReported(message)
+        await self.fail(reporter.tools, message)
 
     async def _guarded(self, proc: P, prompt: Prompt) -> None:
         try:
@@ -235,8 +240,20 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
                 "a new one starts with the next message."
             )
             logger.warning("Room %s: %s", prompt.room_id, message)
-            await prompt.tools.send_failure(AgentFailure(self.PROVIDER, message, TRANSPORT_CLOSED))
-            raise TurnResultAlreadyReported(message) from exc
+            failure = AgentFailure(self.PROVIDER, message, TRANSPORT_CLOSED)
+            await self.fail(prompt.tools, failure, exc)
+
+    async def fail(
+        self, tools: AgentToolsProtocol, failure: str | AgentFailure, cause: Exception | None = None
+    ) -> NoReturn:
+        """Show ``failure`` (a message: this adapter's failure) in the room and end the turn:
+        the error raised says the room has been told already."""
+        if isinstance(failure, str):
+            failure = AgentFailure(self.PROVIDER, failure)
+        await tools.send_failure(failure)
+        if cause is None:
+            raise TurnResultAlreadyReported(failure.message)
+        raise TurnResultAlreadyReported(failure.message) from cause
 
     # -- room commands -------------------------------------------------------------------------
 

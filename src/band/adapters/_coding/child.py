@@ -15,12 +15,20 @@ import logging
 import os
 import signal
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
-__all__ = ["ChildProcess", "spawn_child"]
+__all__ = ["ChildProcess", "describe_exit", "spawn_child"]
 
 logger = logging.getLogger("band.adapters.coding.child")
 _GROUPS = hasattr(os, "killpg")
+
+
+def describe_exit(code: int | None, stderr: Iterable[str], ended: str = "stdout closed") -> str:
+    """How an agent process ended: its exit code (``ended`` while it has none) and the last
+    line it wrote to stderr."""
+    text = f"exit code {code}" if code is not None else ended
+    last = next((line for line in reversed(list(stderr)) if line.strip()), "")
+    return f"{text}: {last[:300]}" if last else text
 
 
 class ChildProcess:
@@ -46,10 +54,7 @@ class ChildProcess:
 
     @property
     def exit_description(self) -> str:
-        code = self.proc.returncode
-        text = f"exit code {code}" if code is not None else "stdout closed"
-        last = next((line for line in reversed(self.stderr) if line.strip()), "")
-        return f"{text}: {last[:300]}" if last else text
+        return describe_exit(self.proc.returncode, self.stderr)
 
     def signal_group(self, sig: int) -> None:
         """Send ``sig`` to the child's whole group (to the child alone without groups)."""

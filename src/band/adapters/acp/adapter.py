@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, Unpack
+from typing import Any, Unpack
 
 from band.adapters._coding.approvals import ApprovalRelay
 from band.adapters._coding.band_tools import SERVER_NAME, BandMcpServer, RoomBinding
@@ -22,9 +22,9 @@ from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
 from band.converters.acp_client import SESSION_ID_METADATA_KEY
-from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
+from band.core.exceptions import BandConfigError
 from band.core.protocols import FAILURE_CODE_TIMEOUT
-from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
+from band.core.types import Emit, FeatureKwargs, TurnUsage
 from band.integrations.acp.client_types import RoomSession
 from band.integrations.acp.permissions import ElicitationHandler
 from band.integrations.acp.room_emitter import RoomTurnEmitter
@@ -59,10 +59,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
 
     PROVIDER = "acp"
     LABEL = "ACP agent"
-    SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset(
-        {Emit.TOOL_CALLS, Emit.THOUGHTS, Emit.TASK_EVENTS, Emit.USAGE}
-    )
-    SUPPORTED_CAPABILITIES: ClassVar[frozenset[Capability]] = frozenset(Capability)
+    SUPPORTED_EMIT = CodingAgentAdapter.SUPPORTED_EMIT | {Emit.TASK_EVENTS}
 
     def __init__(
         self,
@@ -325,9 +322,7 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
             try:
                 extra = await self._ensure_session(proc, prompt)
             except ACPConfigError as exc:
-                message = f"{CONFIG_FAILURE_PREFIX}{exc}"
-                await prompt.tools.send_failure(AgentFailure(self.PROVIDER, message))
-                raise TurnResultAlreadyReported(message) from exc
+                await self.fail(prompt.tools, f"{CONFIG_FAILURE_PREFIX}{exc}", exc)
             assert proc.session_id is not None  # nosec B101 # narrows for mypy: _ensure_session set it
             session_id, runtime = proc.session_id, proc.conn
             texts = [*extra, *prompt.updates, prompt.msg.format_for_llm()]
@@ -386,5 +381,5 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         await self.processes.discard(prompt.room_id)
         limit = self.config.turn_timeout_s
         message = f"The ACP agent did not finish within {limit:g} s; the prompt was cancelled."
-        await prompt.tools.send_failure(AgentFailure("acp", message, FAILURE_CODE_TIMEOUT))
-        raise TurnResultAlreadyReported(message) from ACPTurnTimeoutError(message)
+        failure = AgentFailure("acp", message, FAILURE_CODE_TIMEOUT)
+        await self.fail(prompt.tools, failure, ACPTurnTimeoutError(message))

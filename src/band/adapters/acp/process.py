@@ -15,7 +15,8 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from band.adapters._coding.child import ChildProcess, spawn_child
+from band.adapters._coding.band_tools import require_with_mcp
+from band.adapters._coding.child import ChildProcess, describe_exit, spawn_child
 from band.adapters._coding.supervisor import TransportClosed
 from band.integrations.acp.client_runtime import ACPRuntime
 from band.integrations.acp.client_types import RoomSession
@@ -33,12 +34,7 @@ STDIO_LIMIT = 50 * 1024 * 1024
 
 def require_acp() -> Any:
     """The ``acp`` module; ImportError naming the extra when it (or ``mcp``) is missing."""
-    try:
-        import acp
-        import mcp  # noqa: F401  (the Band MCP server needs it)
-    except ImportError:
-        raise ImportError(INSTALL_HINT) from None
-    return acp
+    return require_with_mcp("acp", INSTALL_HINT)
 
 
 class ACPProcess:
@@ -103,11 +99,8 @@ class ACPProcess:
             return "not started"
         if self.child.running:
             return "running"
-        code = self.child.proc.returncode
-        text = f"exit code {code}" if code is not None else "stdout closed"
         tail = self.runtime.stderr_tail if self.runtime is not None else []
-        last = next((line for line in reversed(tail) if line.strip()), "")
-        return f"{text}: {last[:300]}" if last else text
+        return describe_exit(self.child.proc.returncode, tail)
 
     def _spawner(
         self, use_unstable_protocol: bool

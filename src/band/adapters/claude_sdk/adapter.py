@@ -17,7 +17,7 @@ import re
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, ClassVar, Unpack
+from typing import Any, Unpack
 
 from band.adapters._coding.approvals import ApprovalMode, ApprovalRelay
 from band.adapters._coding.band_tools import SERVER_NAME, BandMcpServer, RoomBinding
@@ -25,9 +25,9 @@ from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
 from band.converters.claude_sdk import SESSION_ID_METADATA_KEY, ClaudeSDKHistoryConverter
-from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
+from band.core.exceptions import BandConfigError
 from band.core.protocols import FAILURE_CODE_TIMEOUT
-from band.core.types import Capability, Emit, FeatureKwargs, TurnUsage
+from band.core.types import FeatureKwargs, TurnUsage
 from band.integrations.claude_sdk.dedup_tools import DedupingAgentTools
 from band.integrations.claude_sdk.prompts import ROOM_CONTEXT, generate_claude_sdk_agent_prompt
 from band.runtime.custom_tools import CustomToolDef
@@ -71,10 +71,6 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
 
     PROVIDER = PROVIDER
     LABEL = "Claude Code CLI"
-    SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset(
-        {Emit.TOOL_CALLS, Emit.THOUGHTS, Emit.USAGE}
-    )
-    SUPPORTED_CAPABILITIES: ClassVar[frozenset[Capability]] = frozenset(Capability)
 
     def __init__(
         self,
@@ -308,8 +304,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
             if status:
                 message += f" (API status {status})"
             code = str(status) if status else None
-            await prompt.tools.send_failure(AgentFailure(PROVIDER, message, code))
-            raise TurnResultAlreadyReported(message)
+            await self.fail(prompt.tools, AgentFailure(PROVIDER, message, code))
 
     async def _timed_out(self, proc: ClaudeProcess, prompt: Prompt) -> None:
         try:
@@ -319,8 +314,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
             logger.warning("Room %s: interrupting Claude failed: %s", prompt.room_id, exc)
             await self.processes.discard(prompt.room_id)
         message = f"Claude did not finish within {self.config.turn_timeout_s:g} s; it was stopped."
-        await prompt.tools.send_failure(AgentFailure(PROVIDER, message, FAILURE_CODE_TIMEOUT))
-        raise TurnResultAlreadyReported(message)
+        await self.fail(prompt.tools, AgentFailure(PROVIDER, message, FAILURE_CODE_TIMEOUT))
 
     # -- approvals ------------------------------------------------------------------------------
 

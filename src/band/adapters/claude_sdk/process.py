@@ -17,6 +17,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+from band.adapters._coding.band_tools import require_with_mcp
+from band.adapters._coding.child import describe_exit
 from band.adapters._coding.supervisor import TransportClosed
 from band.integrations.claude_sdk.session_manager import StreamEnd, TurnStream
 
@@ -28,12 +30,7 @@ INSTALL_HINT = "ClaudeSDKAdapter needs the Claude Agent SDK: pip install 'openba
 
 def require_claude_sdk() -> Any:
     """The ``claude_agent_sdk`` module; ImportError naming the extra when it is missing."""
-    try:
-        import claude_agent_sdk
-        import mcp  # noqa: F401  (Band's tools reach the CLI over MCP)
-    except ImportError:
-        raise ImportError(INSTALL_HINT) from None
-    return claude_agent_sdk
+    return require_with_mcp("claude_agent_sdk", INSTALL_HINT)
 
 
 class ClaudeProcess:
@@ -70,9 +67,7 @@ class ClaudeProcess:
     def exit_description(self) -> str:
         proc = self._process
         code = proc.returncode if proc is not None else None
-        text = f"exit code {code}" if code is not None else "its output ended"
-        last = next((line for line in reversed(self.stderr) if line.strip()), "")
-        return f"{text}: {last[:300]}" if last else text
+        return describe_exit(code, self.stderr, "its output ended")
 
     async def start(self, options: Any) -> None:
         """Start the CLI with ``options`` (a ``ClaudeAgentOptions``) and begin reading it."""

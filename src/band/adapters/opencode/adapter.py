@@ -21,7 +21,7 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any, ClassVar, Unpack
+from typing import Any, Unpack
 
 from band.adapters._coding.approvals import ApprovalRelay, ApprovalRequest, Decision
 from band.adapters._coding.band_tools import BandMcpServer, RoomBinding
@@ -31,16 +31,12 @@ from band.adapters._coding.history import history_block
 from band.adapters._coding.supervisor import TransportClosed
 from band.converters.opencode import SESSION_ID_METADATA_KEY, OpencodeHistoryConverter
 from band.core.delivery import relay_reply
-from band.core.exceptions import BandConfigError, TurnResultAlreadyReported
+from band.core.exceptions import BandConfigError
 from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
-from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage
+from band.core.types import Emit, FeatureKwargs, PlatformMessage
 from band.integrations.opencode import (
     ApprovalReply,
-    MessagePartDeltaEvent,
-    MessagePartUpdatedEvent,
-    MessageUpdatedEvent,
     OpencodeClientProtocol,
-    OpencodePart,
     OpencodePermissionRequest,
     PermissionAskedEvent,
     QuestionAskedEvent,
@@ -56,6 +52,7 @@ from .approvals import RoomApprovals
 from .client import OpencodeConnection, has_session, http_client
 from .config import INSTALL_COMMAND, OpencodeAdapterConfig
 from .room import McpRegistration, OpencodeRoom, RoomState, TurnState, room_ports
+from .turn_events import record_event
 
 __all__ = ["SESSION_KEY", "McpRegistration", "OpencodeAdapter", "RoomState", "TurnState"]
 
@@ -74,10 +71,7 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
 
     PROVIDER = PROVIDER
     LABEL = "OpenCode server"
-    SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset(
-        {Emit.TOOL_CALLS, Emit.THOUGHTS, Emit.TASK_EVENTS, Emit.USAGE}
-    )
-    SUPPORTED_CAPABILITIES: ClassVar[frozenset[Capability]] = frozenset(Capability)
+    SUPPORTED_EMIT = CodingAgentAdapter.SUPPORTED_EMIT | {Emit.TASK_EVENTS}
 
     def __init__(
         self,
@@ -338,7 +332,7 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
             if not room.alive:
                 raise TransportClosed(f"the OpenCode server went away ({room.exit_description})")
             if turn.last_error_message is not None:
-                await self._report(prompt, turn.last_error_message)
+                await self.fail(prompt.tools, turn.last_error_message)
             waiting = self.relay.pending(room.room_id) or approvals.awaiting_human()
             since = time.monotonic()
             try:
@@ -351,75 +345,25 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
                 continue
             if isinstance(event, SessionIdleEvent):
                 if turn.last_error_message is not None:
-                    await self._report(prompt, turn.last_error_message)
+                    await self.fail(prompt.tools, turn.last_error_message)
                 return
             if isinstance(event, SessionErrorEvent):
                 error = event.properties.error
                 detail = (error.data.get("message") if error else None) or describe_error(error)
-                await self._report(prompt, f"OpenCode turn failed: {detail}")
-            elif isinstance(event, MessageUpdatedEvent):
-                info = event.properties.info
-                if info is not None and info.role == "assistant" and info.id:
-                    turn.assistant_message_ids.add(info.id)
-                    if info.tokens is not None:
-                        turn.usage_by_message[info.id] = info.tokens.to_turn_usage()
-            elif isinstance(event, MessagePartUpdatedEvent) and event.properties.part:
-                await self._on_part(room, prompt.reporter, event.properties.part, turn)
-            elif isinstance(event, MessagePartDeltaEvent):
-                delta = event.properties  # streamed text of an assistant text part
-                part = delta.part_id or ""
-                if delta.field == "text" and turn.assistant_part_types.get(part) == "text":
-                    turn.text_parts[part] = turn.text_parts.get(part, "") + delta.delta
+                await self.fail(prompt.tools, f"OpenCode turn failed: {detail}")
             elif isinstance(event, PermissionAskedEvent):
                 await approvals.on_permission_asked(event.properties)
             elif isinstance(event, QuestionAskedEvent):
                 await approvals.on_question_asked(event.properties)
-
-    async def _on_part(
-        self, room: OpencodeRoom, reporter: Reporter, part: OpencodePart, turn: TurnState
-    ) -> None:
-        if part.id and part.message_id in turn.assistant_message_ids:
-            turn.assistant_part_types[part.id] = part.type
-        if part.type == "text" and part.id and part.message_id in turn.assistant_message_ids:
-            turn.text_parts[part.id] = part.text or ""
-        elif part.type == "reasoning" and (getattr(part, "time", None) or {}).get("end"):
-            await reporter.thought(part.text or "")
-        elif part.type == "tool":
-            await self._on_tool(room, reporter, part, turn)
-
-    async def _on_tool(
-        self, room: OpencodeRoom, reporter: Reporter, part: OpencodePart, turn: TurnState
-    ) -> None:
-        call, state = str(part.call_id or part.id), part.state
-        status = state.status if state is not None else None
-        name = self._tool_name(room, part.tool or "tool")
-        if state is None or status not in ("running", "completed", "error"):
-            return
-        if call not in turn.reported_tool_calls:
-            turn.reported_tool_calls.add(call)
-            for key in list(turn.text_parts):  # text before a tool call was commentary
-                reporter.hold_text(turn.text_parts.pop(key))
-            await reporter.tool_call(name, dict(state.input), call)
-        if status in ("completed", "error") and call not in turn.reported_tool_results:
-            turn.reported_tool_results.add(call)
-            output = state.reported_output if status == "completed" else state.error
-            await reporter.tool_result(name, output or "", call, is_error=status == "error")
-
-    def _tool_name(self, room: OpencodeRoom, name: str) -> str:
-        """Band's name of a Band tool (OpenCode shows it as ``<registration>_<tool>``)."""
-        return name.removeprefix(f"{self.registration(room.room_id)}_")
-
-    async def _report(self, prompt: Prompt, message: str) -> None:
-        await prompt.tools.send_failure(AgentFailure(PROVIDER, message))
-        raise TurnResultAlreadyReported(message)
+            else:
+                await record_event(event, turn, prompt.reporter, self.registration(room.room_id))
 
     async def _timed_out(self, room: OpencodeRoom, prompt: Prompt) -> None:
         with contextlib.suppress(Exception):
             await room.client.abort_session(room.session_id)
         limit = self.config.turn_timeout_s
         message = f"OpenCode did not finish within {limit:g} s; it was aborted."
-        await prompt.tools.send_failure(AgentFailure(PROVIDER, message, FAILURE_CODE_TIMEOUT))
-        raise TurnResultAlreadyReported(message)
+        await self.fail(prompt.tools, AgentFailure(PROVIDER, message, FAILURE_CODE_TIMEOUT))
 
     # -- room commands --------------------------------------------------------------------------
 

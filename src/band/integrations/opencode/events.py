@@ -253,6 +253,16 @@ class OpencodeQuestionRequest(OpencodeModel):
         return [q for q in value if isinstance(q, dict)] if isinstance(value, list) else []
 
 
+class _SessionEvent(OpencodeModel):
+    """An event whose properties name its session (``properties.session_id``)."""
+
+    @property
+    def session_id(self) -> str | None:
+        value = getattr(self, "properties", None)
+        session = getattr(value, "session_id", None)
+        return session if isinstance(session, str) else None
+
+
 class MessageUpdatedProps(OpencodeModel):
     info: OpencodeMessageInfo | None = None
 
@@ -301,37 +311,25 @@ class MessagePartDeltaProps(OpencodeModel):
     )
 
 
-class MessagePartDeltaEvent(OpencodeModel):
+class MessagePartDeltaEvent(_SessionEvent):
     """``message.part.delta``: text appended to one field of a part."""
 
     type: Literal["message.part.delta"]
     properties: MessagePartDeltaProps = Field(default_factory=MessagePartDeltaProps)
 
-    @property
-    def session_id(self) -> str | None:
-        return self.properties.session_id
 
-
-class PermissionAskedEvent(OpencodeModel):
+class PermissionAskedEvent(_SessionEvent):
     """``permission.asked``: the session waits for a permission reply."""
 
     type: Literal["permission.asked"]
     properties: OpencodePermissionRequest = Field(default_factory=OpencodePermissionRequest)
 
-    @property
-    def session_id(self) -> str | None:
-        return self.properties.session_id
 
-
-class QuestionAskedEvent(OpencodeModel):
+class QuestionAskedEvent(_SessionEvent):
     """``question.asked``: the session waits for the answers to the model's questions."""
 
     type: Literal["question.asked"]
     properties: OpencodeQuestionRequest = Field(default_factory=OpencodeQuestionRequest)
-
-    @property
-    def session_id(self) -> str | None:
-        return self.properties.session_id
 
 
 class SessionErrorProps(OpencodeModel):
@@ -342,15 +340,11 @@ class SessionErrorProps(OpencodeModel):
     _error = field_validator("error", mode="wrap")(_none_if_malformed)
 
 
-class SessionErrorEvent(OpencodeModel):
+class SessionErrorEvent(_SessionEvent):
     """``session.error``: the session's turn failed."""
 
     type: Literal["session.error"]
     properties: SessionErrorProps = Field(default_factory=SessionErrorProps)
-
-    @property
-    def session_id(self) -> str | None:
-        return self.properties.session_id
 
 
 class SessionIdleProps(OpencodeModel):
@@ -359,15 +353,11 @@ class SessionIdleProps(OpencodeModel):
     _session = field_validator("session_id", mode="before")(_as_text)
 
 
-class SessionIdleEvent(OpencodeModel):
+class SessionIdleEvent(_SessionEvent):
     """``session.idle``: the session's turn is over."""
 
     type: Literal["session.idle"]
     properties: SessionIdleProps = Field(default_factory=SessionIdleProps)
-
-    @property
-    def session_id(self) -> str | None:
-        return self.properties.session_id
 
 
 class UnknownOpencodeEvent(OpencodeModel):
