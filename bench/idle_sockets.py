@@ -17,7 +17,7 @@ heartbeats, nothing else). For each target, two fresh server processes:
 
 A client that opens sockets faster than the server accepts them measures its own queue, so
 the latency figure is given at a stated rate, beside the highest rate sustained. Both
-processes raise their open-file limit to the hard limit; every server is killed at the end.
+processes raise their open-file limit to the hard limit; every server is stopped at the end.
 
     .venv/bin/python -m bench.idle_sockets [--sockets 10000] [--rate 200] [--probe 2000]
         [--in-flight 100] [--hold 30]
@@ -262,9 +262,16 @@ class Target:
         return [p.pid for p in self.procs], [f"ws://127.0.0.1:{p}{path}" for p in self.ports]
 
     def stop(self) -> None:
+        """Stop cleanly (SIGTERM), so a node leaves the cluster's presence at once: a killed
+        one would expire later and be taken, by the next phase's nodes, for a crash."""
         for proc in self.procs:
-            proc.kill()
-            proc.wait()
+            proc.terminate()
+        for proc in self.procs:
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
 
     def mentions(self, rate: int, seconds: float) -> Any:
         """Mentions of an agent outside the swarm at ``rate`` (the floor: its POST and push),
