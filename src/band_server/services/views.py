@@ -63,23 +63,25 @@ class Posted:
     attachments: list[dict[str, Any]] | None = None
 
 
-def _room_fields(room: Room) -> dict[str, Any]:
-    """What a room's view and its socket event both say of it."""
-    return {
-        "id": room.id,
-        "title": room.title,
-        "task_id": room.task_id,
-        "inserted_at": iso(room.created_at),
-        "updated_at": iso(room.updated_at),
-    }
-
-
 def room_view(room: Room) -> ChatRoom:
-    return ChatRoom(**_room_fields(room), owner_id=room.owner_id)
+    return ChatRoom(
+        id=room.id,
+        title=room.title,
+        task_id=room.task_id,
+        owner_id=room.owner_id,
+        inserted_at=iso(room.created_at),
+        updated_at=iso(room.updated_at),
+    )
 
 
 def room_event(room: Room) -> RoomEvent:
-    return RoomEvent(**_room_fields(room))
+    return RoomEvent(
+        id=room.id,
+        title=room.title,
+        task_id=room.task_id,
+        inserted_at=iso(room.created_at),
+        updated_at=iso(room.updated_at),
+    )
 
 
 def message_view(msg: MessageRow) -> ChatMessage:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query, Response
@@ -22,20 +21,16 @@ from band_protocol import (
     says_true,
 )
 
-from ...context import Platform
 from ...http.deps import AgentDep, PlatformDep
 from ...http.idempotency import claims_in_its_unit
 from ...http.json_body import JsonRoute
 from ...services import unit
 from ...services.deliveries import activity, leases, passing_over, working
 from ...services.deliveries import marks as deliveries
-from ...services.identity.principals import Principal
 from ...services.messages import posts as messages
 from ...services.messages.paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder
 from ...services.messages.posts import QueueStatus
 from ...services.rooms import membership as rooms
-from ...services.rooms.roster_cache import RoomSnapshot
-from ...services.unit import UnitOfWork
 from ..answers import answers, many, one
 from ..listing import MAX_PAGE, Cursor
 
@@ -58,33 +53,24 @@ def page_response(page: MessagePage) -> JSONResponse:
     return JSONResponse(body, headers=headers)
 
 
-async def _post_in_room(
-    platform: Platform,
-    agent: Principal,
-    chat_id: str,
-    post: Callable[[UnitOfWork, RoomSnapshot], Awaitable[dict[str, Any]]],
-) -> dict[str, Any]:
-    """``post`` in one unit that also renews the agent's lease; its result answers 201."""
-    snap = await platform.rosters.room_for(platform.db, agent, chat_id)
-    async with unit.write(platform) as uow:
-        await leases.sign_of_life(uow, platform.lease_clock, agent.id, snap.room.id)
-        return uow.keep_answer(201, {"data": await post(uow, snap)}, secret_free=True)
-
-
 @router.post("/chats/{chat_id}/messages", status_code=201, responses=one(MessageSentResponse, 201))
 @claims_in_its_unit
 async def post_message(
     platform: PlatformDep, agent: AgentDep, chat_id: str, body: MessageCreateBody
 ) -> dict[str, Any]:
     """Post a text message that mentions at least one participant."""
-
-    async def send(uow: UnitOfWork, snap: RoomSnapshot) -> dict[str, Any]:
-        limit = platform.settings.agent_loop_limit
-        return await messages.post_message(
-            uow, agent, snap.room, body.message, loop_limit=limit, roster=snap.roster
+    snap = await platform.rosters.room_for(platform.db, agent, chat_id)
+    async with unit.write(platform) as uow:
+        await leases.sign_of_life(uow, platform.lease_clock, agent.id, snap.room.id)
+        sent = await messages.post_message(
+            uow,
+            agent,
+            snap.room,
+            body.message,
+            loop_limit=platform.settings.agent_loop_limit,
+            roster=snap.roster,
         )
-
-    return await _post_in_room(platform, agent, chat_id, send)
+        return uow.keep_answer(201, {"data": sent}, secret_free=True)
 
 
 @router.post("/chats/{chat_id}/events", status_code=201, responses=one(EventCreatedResponse, 201))
@@ -93,11 +79,11 @@ async def post_event(
     platform: PlatformDep, agent: AgentDep, chat_id: str, body: EventCreateBody
 ) -> dict[str, Any]:
     """Post an event (thought, tool call, ...); events are never delivered to agents."""
-
-    async def create(uow: UnitOfWork, snap: RoomSnapshot) -> dict[str, Any]:
-        return await messages.post_event(uow, agent, snap.room, body.event)
-
-    return await _post_in_room(platform, agent, chat_id, create)
+    snap = await platform.rosters.room_for(platform.db, agent, chat_id)
+    async with unit.write(platform) as uow:
+        await leases.sign_of_life(uow, platform.lease_clock, agent.id, snap.room.id)
+        created = await messages.post_event(uow, agent, snap.room, body.event)
+        return uow.keep_answer(201, {"data": created}, secret_free=True)
 
 
 @router.get("/chats/{chat_id}/messages", responses=many(ChatMessage))
