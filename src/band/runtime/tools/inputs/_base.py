@@ -1,18 +1,26 @@
-"""The base of the tool input models, and their shared field rule."""
+"""The base of the tool input models, the room-bound one, and their shared field rule."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from band.core.content import BLANK_CONTENT_ERROR, has_visible_content
 
-__all__ = ["ToolInput", "require_visible_content"]
+from .identifiers import ResourceId
+
+__all__ = ["RoomInput", "ToolInput", "require_visible_content"]
 
 
 class ToolInput(BaseModel):
     """Unknown arguments are ignored; fields are filled by name or alias."""
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class RoomInput(ToolInput):
+    """An input about one room: ``chat_id`` first, then the tool's own fields."""
+
+    chat_id: ResourceId = Field(..., description="The room's id (required).")
 
 
 def require_visible_content(value: str) -> str:

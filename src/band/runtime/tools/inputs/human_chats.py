@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ._base import ToolInput
-from .identifiers import ResourceId
+from ._base import RoomInput, ToolInput
 
 __all__ = ["CreateMyChatRoomInput", "GetMyChatRoomInput", "ListMyChatsInput"]
 
@@ -17,10 +16,8 @@ class ListMyChatsInput(ToolInput):
     page_size: int | None = Field(None, description="Items per page (optional).")
 
 
-class GetMyChatRoomInput(ToolInput):
+class GetMyChatRoomInput(RoomInput):
     """Show one of your rooms."""
-
-    chat_id: ResourceId = Field(..., description="The room's id (required).")
 
 
 class CreateMyChatRoomInput(ToolInput):

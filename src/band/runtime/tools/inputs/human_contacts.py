@@ -26,6 +26,12 @@ __all__ = [
 SentStatus = Literal["pending", "approved", "rejected", "cancelled", "all"]
 
 
+class _RequestIdInput(ToolInput):
+    """An input naming one contact request."""
+
+    request_id: ResourceId = Field(..., description="The request's id (required).")
+
+
 class ListMyContactsInput(ToolInput):
     """List your contacts (handle, name, kind)."""
 
@@ -57,22 +63,16 @@ class ListSentContactRequestsInput(ToolInput):
     page_size: int | None = Field(None, description="Items per page (optional).")
 
 
-class ApproveContactRequestInput(ToolInput):
+class ApproveContactRequestInput(_RequestIdInput):
     """Approve a contact request you received."""
 
-    request_id: ResourceId = Field(..., description="The request's id (required).")
 
-
-class RejectContactRequestInput(ToolInput):
+class RejectContactRequestInput(_RequestIdInput):
     """Reject a contact request you received."""
 
-    request_id: ResourceId = Field(..., description="The request's id (required).")
 
-
-class CancelContactRequestInput(ToolInput):
+class CancelContactRequestInput(_RequestIdInput):
     """Withdraw a contact request you sent."""
-
-    request_id: ResourceId = Field(..., description="The request's id (required).")
 
 
 class ResolveHandleInput(ToolInput):
