@@ -1,4 +1,4 @@
-"""The base of the tool input models, the room-bound one, and their shared field rule."""
+"""The base of the tool input models, the paged and room-bound ones, and their shared field rule."""
 
 from __future__ import annotations
 
@@ -8,13 +8,20 @@ from band.core.content import BLANK_CONTENT_ERROR, has_visible_content
 
 from .identifiers import ResourceId
 
-__all__ = ["RoomInput", "ToolInput", "require_visible_content"]
+__all__ = ["PagedInput", "RoomInput", "ToolInput", "require_visible_content"]
 
 
 class ToolInput(BaseModel):
     """Unknown arguments are ignored; fields are filled by name or alias."""
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class PagedInput(ToolInput):
+    """A plain listing: only the page and its size, both optional."""
+
+    page: int | None = Field(None, description="Page number (optional).")
+    page_size: int | None = Field(None, description="Items per page (optional).")
 
 
 class RoomInput(ToolInput):

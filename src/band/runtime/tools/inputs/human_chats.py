@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ._base import RoomInput, ToolInput
+from ._base import PagedInput, RoomInput, ToolInput
 
 __all__ = ["CreateMyChatRoomInput", "GetMyChatRoomInput", "ListMyChatsInput"]
 
 
-class ListMyChatsInput(ToolInput):
+class ListMyChatsInput(PagedInput):
     """List the rooms you take part in."""
-
-    page: int | None = Field(None, description="Page number (optional).")
-    page_size: int | None = Field(None, description="Items per page (optional).")
 
 
 class GetMyChatRoomInput(RoomInput):

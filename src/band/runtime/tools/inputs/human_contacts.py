@@ -8,7 +8,7 @@ from pydantic import Field, model_validator
 
 from band.core.validation import at_least_one_of
 
-from ._base import ToolInput
+from ._base import PagedInput, ToolInput
 from .identifiers import ResourceId
 
 __all__ = [
@@ -32,11 +32,8 @@ class _RequestIdInput(ToolInput):
     request_id: ResourceId = Field(..., description="The request's id (required).")
 
 
-class ListMyContactsInput(ToolInput):
+class ListMyContactsInput(PagedInput):
     """List your contacts (handle, name, kind)."""
-
-    page: int | None = Field(None, description="Page number (optional).")
-    page_size: int | None = Field(None, description="Items per page (optional).")
 
 
 class CreateContactRequestInput(ToolInput):
@@ -46,11 +43,8 @@ class CreateContactRequestInput(ToolInput):
     message: str | None = Field(None, description="A note to them, up to 500 characters.")
 
 
-class ListReceivedContactRequestsInput(ToolInput):
+class ListReceivedContactRequestsInput(PagedInput):
     """List the contact requests waiting for your answer."""
-
-    page: int | None = Field(None, description="Page number (optional).")
-    page_size: int | None = Field(None, description="Items per page (optional).")
 
 
 class ListSentContactRequestsInput(ToolInput):
