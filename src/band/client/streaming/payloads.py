@@ -19,14 +19,23 @@ from .wire import WirePayload
 
 __all__ = [
     "AgentControlPayload",
+    "ContactAddedPayload",
+    "ContactRemovedPayload",
+    "ContactRequestReceivedPayload",
+    "ContactRequestUpdatedPayload",
     "ControlMode",
     "DeliveryStatus",
     "Mention",
+    "MessageCreatedPayload",
+    "MessageMetadata",
+    "ParticipantAddedPayload",
+    "ParticipantRemovedPayload",
+    "RoomAddedPayload",
+    "RoomDeletedPayload",
+    "RoomRemovedPayload",
     "SupersedePayload",
     "WireEvent",
 ]
-__all__ += pushes.__all__  # each push model, extended below under its own name
-__all__.remove("MessageMention")  # here band-sdk's ``Mention``
 
 
 class DeliveryStatus(StrEnum):
