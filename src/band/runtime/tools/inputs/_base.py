@@ -8,7 +8,13 @@ from band.core.content import BLANK_CONTENT_ERROR, has_visible_content
 
 from .identifiers import ResourceId
 
-__all__ = ["PagedInput", "RoomInput", "ToolInput", "require_visible_content"]
+__all__ = [
+    "AgentPagedInput",
+    "HumanPagedInput",
+    "RoomInput",
+    "ToolInput",
+    "require_visible_content",
+]
 
 
 class ToolInput(BaseModel):
@@ -17,8 +23,15 @@ class ToolInput(BaseModel):
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
 
-class PagedInput(ToolInput):
-    """A plain listing: only the page and its size, both optional."""
+class AgentPagedInput(ToolInput):
+    """An agent-side listing: the page first (from 1), 50 entries by default, 100 at most."""
+
+    page: int = Field(default=1, ge=1, description="Page number, from 1.")
+    page_size: int = Field(default=50, ge=1, le=100, description="Entries per page.")
+
+
+class HumanPagedInput(ToolInput):
+    """A plain person-side listing: only the page and its size, both optional."""
 
     page: int | None = Field(None, description="Page number (optional).")
     page_size: int | None = Field(None, description="Items per page (optional).")

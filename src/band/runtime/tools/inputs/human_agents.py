@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ._base import PagedInput, ToolInput
+from ._base import HumanPagedInput, ToolInput
 
 __all__ = ["ListMyAgentsInput", "RegisterMyAgentInput"]
 
 
-class ListMyAgentsInput(PagedInput):
+class ListMyAgentsInput(HumanPagedInput):
     """List the agents you own."""
 
 

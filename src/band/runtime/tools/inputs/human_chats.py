@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ._base import PagedInput, RoomInput, ToolInput
+from ._base import HumanPagedInput, RoomInput, ToolInput
 
 __all__ = ["CreateMyChatRoomInput", "GetMyChatRoomInput", "ListMyChatsInput"]
 
 
-class ListMyChatsInput(PagedInput):
+class ListMyChatsInput(HumanPagedInput):
     """List the rooms you take part in."""
 
 

@@ -8,7 +8,7 @@ from pydantic import Field, model_validator
 
 from band.core.validation import at_least_one_of
 
-from ._base import PagedInput, ToolInput
+from ._base import HumanPagedInput, ToolInput
 from .identifiers import ResourceId
 
 __all__ = [
@@ -32,7 +32,7 @@ class _RequestIdInput(ToolInput):
     request_id: ResourceId = Field(..., description="The request's id (required).")
 
 
-class ListMyContactsInput(PagedInput):
+class ListMyContactsInput(HumanPagedInput):
     """List your contacts (handle, name, kind)."""
 
 
@@ -43,7 +43,7 @@ class CreateContactRequestInput(ToolInput):
     message: str | None = Field(None, description="A note to them, up to 500 characters.")
 
 
-class ListReceivedContactRequestsInput(PagedInput):
+class ListReceivedContactRequestsInput(HumanPagedInput):
     """List the contact requests waiting for your answer."""
 
 
