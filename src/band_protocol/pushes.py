@@ -11,6 +11,7 @@ from typing import Any
 
 from ._base import WireModel
 from .messages import Mention as MessageMention  # one participant a message mentions
+from .rooms import RoomEvent
 
 __all__ = [
     "ContactAddedPayload",
@@ -52,12 +53,11 @@ class MessageCreatedPayload(WireModel):
     updated_at: str
 
 
-class _RoomPayload(WireModel):
-    id: str
-    title: str | None = None
-    task_id: str | None = None
-    inserted_at: str | None = None
-    updated_at: str | None = None
+class _RoomPayload(RoomEvent):
+    """The platform's ``RoomEvent``, its timestamps optional (the link checked presence)."""
+
+    inserted_at: str | None = None  # type: ignore[assignment]  # lenient
+    updated_at: str | None = None  # type: ignore[assignment]  # lenient
 
 
 class RoomAddedPayload(_RoomPayload):

@@ -62,7 +62,7 @@ def test_the_streaming_clients_payloads_are_the_wire_packages_push_models() -> N
     """One source of push shapes: ``band.client.streaming`` only tightens band-sdk's required
     fields on ``band_protocol.pushes``' models."""
     from band.client import streaming
-    from band_protocol import pushes
+    from band_protocol import pushes, rooms, socket
 
     push_models = tuple(getattr(pushes, name) for name in pushes.__all__)
     for name in pushes.__all__:
@@ -71,3 +71,9 @@ def test_the_streaming_clients_payloads_are_the_wire_packages_push_models() -> N
         assert set(ours.model_fields) == set(getattr(pushes, name).model_fields), name
     payload = {"id": "p1", "name": "Ada", "type": "User"}
     assert streaming.ParticipantAddedPayload.from_wire("participant_added", payload).name == "Ada"
+    # The control channel's payloads extend the socket models the platform sends.
+    assert issubclass(streaming.AgentControlPayload, socket.AgentControl)
+    assert issubclass(streaming.SupersedePayload, socket.Supersede)
+    # The lenient room pushes are the platform's room event with optional timestamps.
+    assert issubclass(pushes.RoomAddedPayload, rooms.RoomEvent)
+    assert list(pushes.RoomAddedPayload.model_fields) == list(rooms.RoomEvent.model_fields)

@@ -10,6 +10,7 @@ from band.client.streaming import (
     MessageCreatedPayload,
     MessageMetadata,
     RoomAddedPayload,
+    SupersedePayload,
     WebSocketClient,
 )
 from band.client.streaming.client import Mention
@@ -43,3 +44,20 @@ async def test_room_added_and_message_created_arrive_as_the_clients_typed_payloa
         [mention] = message.metadata.mentions
         assert isinstance(mention, Mention)
         assert mention.id == echo.id
+
+
+async def test_a_second_connection_supersedes_the_first_with_a_typed_supersede_payload() -> None:
+    async with LocalPlatform() as platform:
+        alice = await platform.person("alice")
+        echo = await platform.agent(alice, "Echo")
+        supersedes: asyncio.Queue[Any] = asyncio.Queue()
+        async with WebSocketClient(platform.ws_url, echo.key, echo.id) as first:
+            # No on_control: only the supersede is routed on this topic.
+            await first.join_agent_control_channel(echo.id, supersedes.put)
+            async with WebSocketClient(platform.ws_url, echo.key, echo.id):
+                superseded = await asyncio.wait_for(supersedes.get(), 10)
+        assert isinstance(superseded, SupersedePayload)
+        assert superseded.retryable is False and superseded.reason and superseded.message
+        reason = superseded.to_disconnect_reason()
+        assert (reason.reason, reason.retryable) == (superseded.reason, False)
+        assert reason.correlation_id == superseded.correlation_id

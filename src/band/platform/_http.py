@@ -65,18 +65,14 @@ def error_from_response(response: httpx.Response) -> BandRestError:
         body = response.json()
     except ValueError:
         body = None
-    error = body.get("error") if isinstance(body, dict) else None
-    if isinstance(error, dict):
-        details = error.get("details")
-        return BandRestError(
-            status,
-            str(error.get("code") or f"http_{status}"),
-            str(error.get("message") or response.reason_phrase),
-            details if isinstance(details, dict) else None,
-            error.get("request_id") or response.headers.get("x-request-id"),
-        )
+    request_id = response.headers.get("x-request-id")
+    parsed = BandRestError.from_envelope(
+        status, body, message=response.reason_phrase, request_id=request_id
+    )
+    if parsed is not None:
+        return parsed
     text = response.text.strip()[:200] or response.reason_phrase
-    return BandRestError(status, f"http_{status}", text, None, response.headers.get("x-request-id"))
+    return BandRestError(status, f"http_{status}", text, None, request_id)
 
 
 def _drop_none(params: Params) -> dict[str, Any] | None:

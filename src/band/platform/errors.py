@@ -31,6 +31,26 @@ class BandRestError(BandError):
         self.details: dict[str, Any] = details or {}
         self.request_id = request_id
 
+    @classmethod
+    def from_envelope(
+        cls, status: int, body: Any, *, message: str = "", request_id: str | None = None
+    ) -> BandRestError | None:
+        """The error ``body``'s ``{"error": {...}}`` envelope describes, or None without one.
+
+        ``message`` and ``request_id`` stand in for what the envelope leaves out.
+        """
+        envelope = body.get("error") if isinstance(body, dict) else None
+        if not isinstance(envelope, dict):
+            return None
+        details = envelope.get("details")
+        return cls(
+            status,
+            str(envelope.get("code") or f"http_{status}"),
+            str(envelope.get("message") or message),
+            details if isinstance(details, dict) else None,
+            envelope.get("request_id") or request_id,
+        )
+
     @property
     def is_stopped_execution(self) -> bool:
         """True for the platform's "execution is stopped" refusal (403 on posts)."""

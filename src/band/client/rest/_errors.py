@@ -31,16 +31,9 @@ class ApiError(BandRestError):
 
 
 def _error_of(status: int, body: Any) -> BandRestError:
-    envelope = body.get("error") if isinstance(body, dict) else None
-    if isinstance(envelope, dict):
-        details = envelope.get("details")
-        return BandRestError(
-            status,
-            str(envelope.get("code") or f"http_{status}"),
-            str(envelope.get("message") or ""),
-            details if isinstance(details, dict) else None,
-            envelope.get("request_id"),
-        )
+    parsed = BandRestError.from_envelope(status, body)
+    if parsed is not None:
+        return parsed
     return BandRestError(status, f"http_{status}", str(body or "")[:200])
 
 

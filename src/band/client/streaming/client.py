@@ -14,9 +14,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from band.core.types import ConflictPolicy
 from band.logging_config import core_issues, trace_context_extra
@@ -26,29 +26,15 @@ from band.platform.socket import PhoenixSocket, SocketTimings, UpgradeRejected
 from . import payloads
 from .errors import WebSocketUpgradeError
 from .payloads import *  # noqa: F403  (its __all__, re-exported below)
-from .payloads import (
-    KNOWN_UNHANDLED_EVENTS,
-    PAYLOAD_MODELS,
-    AgentControlPayload,
-    ContactAddedPayload,
-    ContactRemovedPayload,
-    ContactRequestReceivedPayload,
-    ContactRequestUpdatedPayload,
-    MessageCreatedPayload,
-    ParticipantAddedPayload,
-    ParticipantRemovedPayload,
-    RoomAddedPayload,
-    RoomDeletedPayload,
-    RoomRemovedPayload,
-    SupersedePayload,
-    WireEvent,
-)
+from .payloads import KNOWN_UNHANDLED_EVENTS, PAYLOAD_MODELS, WireEvent
 
 __all__ = ["SupersedeOutcome", "WebSocketClient"]
 __all__ += payloads.__all__
 
 logger = logging.getLogger(__name__)
 Handler = Callable[[Any], Awaitable[None]]
+_P = TypeVar("_P")
+_On = Callable[[_P], Awaitable[None]]  # a callback taking one typed payload
 
 
 async def _ignore(_: Any) -> None:
@@ -243,12 +229,15 @@ class WebSocketClient:
             return SupersedeOutcome(reconnect=False)
         return SupersedeOutcome(reconnect=True, delay=retry_after_s)
 
-    async def _join(self, topic: str, handlers: dict[str, Handler]) -> dict[str, Any]:
+    async def _join(self, topic: str, handlers: Mapping[str, Handler | None]) -> dict[str, Any]:
+        """Join ``topic`` routing each event to its handler (an event whose handler is None
+        is not routed)."""
         logger.info("[WebSocket] Subscribing to topic: %s", topic)
         old = self._topics.pop(topic, None)
         if old is not None:
             old.worker.cancel()
-        self._topics[topic] = _Topic(self, handlers)
+        routed = {event: handler for event, handler in handlers.items() if handler is not None}
+        self._topics[topic] = _Topic(self, routed)
         try:
             reply = await self._require_client().join(topic)
         except BaseException:
@@ -267,84 +256,93 @@ class WebSocketClient:
     async def join_agent_control_channel(
         self,
         agent_id: str,
-        on_supersede: Callable[[SupersedePayload], Awaitable[None]],
-        on_control: Callable[[AgentControlPayload], Awaitable[None]] | None = None,
+        on_supersede: _On[payloads.SupersedePayload],
+        on_control: _On[payloads.AgentControlPayload] | None = None,
     ) -> dict[str, Any]:
         """``agent_control:<agent>``: supersede, and interrupt/stop/play when ``on_control``."""
-        handlers: dict[str, Handler] = {WireEvent.SUPERSEDE: on_supersede}
-        if on_control is not None:
-            handlers[WireEvent.AGENT_CONTROL] = on_control
-        return await self._join(f"agent_control:{agent_id}", handlers)
+        return await self._join(
+            f"agent_control:{agent_id}",
+            {WireEvent.SUPERSEDE: on_supersede, WireEvent.AGENT_CONTROL: on_control},
+        )
 
     async def join_agent_rooms_channel(
         self,
         agent_id: str,
-        on_room_added: Callable[[RoomAddedPayload], Awaitable[None]],
-        on_room_removed: Callable[[RoomRemovedPayload], Awaitable[None]],
+        on_room_added: _On[payloads.RoomAddedPayload],
+        on_room_removed: _On[payloads.RoomRemovedPayload],
     ) -> dict[str, Any]:
         return await self._join(f"agent_rooms:{agent_id}", _rooms(on_room_added, on_room_removed))
 
     async def join_chat_room_channel(
         self,
         chat_room_id: str,
-        on_message_created: Callable[[MessageCreatedPayload], Awaitable[None]],
-        on_message_updated: Callable[[MessageCreatedPayload], Awaitable[None]] | None = None,
+        on_message_created: _On[payloads.MessageCreatedPayload],
+        on_message_updated: _On[payloads.MessageCreatedPayload] | None = None,
     ) -> dict[str, Any]:
         """``chat_room:<room>``: new messages (and delivery updates when asked for)."""
-        handlers: dict[str, Handler] = {WireEvent.MESSAGE_CREATED: on_message_created}
-        if on_message_updated is not None:
-            handlers[WireEvent.MESSAGE_UPDATED] = on_message_updated
-        return await self._join(f"chat_room:{chat_room_id}", handlers)
+        return await self._join(
+            f"chat_room:{chat_room_id}",
+            {
+                WireEvent.MESSAGE_CREATED: on_message_created,
+                WireEvent.MESSAGE_UPDATED: on_message_updated,
+            },
+        )
 
     async def join_user_rooms_channel(
         self,
         user_id: str,
-        on_room_added: Callable[[RoomAddedPayload], Awaitable[None]],
-        on_room_removed: Callable[[RoomRemovedPayload], Awaitable[None]],
+        on_room_added: _On[payloads.RoomAddedPayload],
+        on_room_removed: _On[payloads.RoomRemovedPayload],
     ) -> dict[str, Any]:
         return await self._join(f"user_rooms:{user_id}", _rooms(on_room_added, on_room_removed))
 
     async def join_room_participants_channel(
         self,
         chat_room_id: str,
-        on_participant_added: Callable[[ParticipantAddedPayload], Awaitable[None]],
-        on_participant_removed: Callable[[ParticipantRemovedPayload], Awaitable[None]],
-        on_room_deleted: Callable[[RoomDeletedPayload], Awaitable[None]] = _ignore,
+        on_participant_added: _On[payloads.ParticipantAddedPayload],
+        on_participant_removed: _On[payloads.ParticipantRemovedPayload],
+        on_room_deleted: _On[payloads.RoomDeletedPayload] = _ignore,
     ) -> dict[str, Any]:
-        handlers: dict[str, Handler] = {
-            WireEvent.PARTICIPANT_ADDED: on_participant_added,
-            WireEvent.PARTICIPANT_REMOVED: on_participant_removed,
-            WireEvent.ROOM_DELETED: on_room_deleted,
-        }
-        return await self._join(f"room_participants:{chat_room_id}", handlers)
+        return await self._join(
+            f"room_participants:{chat_room_id}",
+            {
+                WireEvent.PARTICIPANT_ADDED: on_participant_added,
+                WireEvent.PARTICIPANT_REMOVED: on_participant_removed,
+                WireEvent.ROOM_DELETED: on_room_deleted,
+            },
+        )
 
     async def join_tasks_channel(
         self,
         user_id: str,
-        on_task_created: Callable[[dict[str, Any]], Awaitable[None]],
-        on_task_updated: Callable[[dict[str, Any]], Awaitable[None]],
+        on_task_created: _On[dict[str, Any]],
+        on_task_updated: _On[dict[str, Any]],
     ) -> dict[str, Any]:
-        handlers: dict[str, Handler] = {
-            WireEvent.TASK_CREATED: on_task_created,
-            WireEvent.TASK_UPDATED: on_task_updated,
-        }
-        return await self._join(f"tasks:{user_id}", handlers)
+        return await self._join(
+            f"tasks:{user_id}",
+            {
+                WireEvent.TASK_CREATED: on_task_created,
+                WireEvent.TASK_UPDATED: on_task_updated,
+            },
+        )
 
     async def join_agent_contacts_channel(
         self,
         agent_id: str,
-        on_contact_request_received: Callable[[ContactRequestReceivedPayload], Awaitable[None]],
-        on_contact_request_updated: Callable[[ContactRequestUpdatedPayload], Awaitable[None]],
-        on_contact_added: Callable[[ContactAddedPayload], Awaitable[None]],
-        on_contact_removed: Callable[[ContactRemovedPayload], Awaitable[None]],
+        on_contact_request_received: _On[payloads.ContactRequestReceivedPayload],
+        on_contact_request_updated: _On[payloads.ContactRequestUpdatedPayload],
+        on_contact_added: _On[payloads.ContactAddedPayload],
+        on_contact_removed: _On[payloads.ContactRemovedPayload],
     ) -> dict[str, Any]:
-        handlers: dict[str, Handler] = {
-            WireEvent.CONTACT_REQUEST_RECEIVED: on_contact_request_received,
-            WireEvent.CONTACT_REQUEST_UPDATED: on_contact_request_updated,
-            WireEvent.CONTACT_ADDED: on_contact_added,
-            WireEvent.CONTACT_REMOVED: on_contact_removed,
-        }
-        return await self._join(f"agent_contacts:{agent_id}", handlers)
+        return await self._join(
+            f"agent_contacts:{agent_id}",
+            {
+                WireEvent.CONTACT_REQUEST_RECEIVED: on_contact_request_received,
+                WireEvent.CONTACT_REQUEST_UPDATED: on_contact_request_updated,
+                WireEvent.CONTACT_ADDED: on_contact_added,
+                WireEvent.CONTACT_REMOVED: on_contact_removed,
+            },
+        )
 
     async def leave_agent_control_channel(self, agent_id: str) -> None:
         await self._leave(f"agent_control:{agent_id}")

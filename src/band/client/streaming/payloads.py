@@ -1,18 +1,19 @@
 """The socket's typed payloads and event names: what ``WebSocketClient`` hands its callbacks.
 
-Each payload extends the wire package's push model (``band_protocol.pushes``) with
-``WirePayload``'s rules; ``PAYLOAD_MODELS`` maps an event name to the model that validates it.
+Each payload extends the wire package's push model (``band_protocol.pushes``, and
+``band_protocol.socket`` for control and supersede) with ``WirePayload``'s rules;
+``PAYLOAD_MODELS`` maps an event name to the model that validates it.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import Field
 
 from band.platform.event import WebSocketDisconnectReason
-from band_protocol import pushes
+from band_protocol import pushes, socket
 
 from .wire import WirePayload
 
@@ -54,9 +55,9 @@ class ControlMode(StrEnum):
     PLAY = "play"
 
 
-# The push payloads are ``band_protocol.pushes``' models (one source of push shapes) on the
-# ``WirePayload`` base; band-sdk's client requires a few fields the lenient models leave
-# optional, so each class below restates only those.
+# The push payloads are ``band_protocol``'s models (one source of push shapes) on the
+# ``WirePayload`` base; band-sdk's client requires, loosens or adds a few fields, so each
+# class below restates only those.
 
 
 class Mention(pushes.MessageMention, WirePayload):
@@ -128,20 +129,16 @@ class ContactRemovedPayload(pushes.ContactRemovedPayload, WirePayload):
     """``contact_removed`` on ``agent_contacts:<agent>``."""
 
 
-class AgentControlPayload(WirePayload):
+class AgentControlPayload(socket.AgentControl, WirePayload):
     """Interrupt, stop or play; ``room_id`` None reaches every room (dedupe on correlation)."""
 
-    mode: ControlMode
-    scope: Literal["agent", "room"]
-    agent_id: str
+    mode: ControlMode  # type: ignore[assignment]  # the wire's literals, as an enum
+    correlation_id: str | None = None  # type: ignore[assignment]  # loosened
     type: str | None = None
-    execution_id: str | None = None
-    room_id: str | None = None
     reason: str | None = None
-    correlation_id: str | None = None
 
 
-class SupersedePayload(WirePayload):
+class SupersedePayload(socket.Supersede, WirePayload):
     """Another connection of this agent took over."""
 
     reason: str
@@ -149,7 +146,6 @@ class SupersedePayload(WirePayload):
     retryable: bool
     retry_after: int | None = None
     target_socket_id: str | None = None
-    correlation_id: str | None = None
 
     def to_disconnect_reason(self, outcome: Any = None) -> WebSocketDisconnectReason:
         return WebSocketDisconnectReason(

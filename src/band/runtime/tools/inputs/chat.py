@@ -10,8 +10,8 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, Field, field_validator
 
+from ._base import AgentPagedInput, require_visible_content
 from ._base import ToolInput as _ToolInput
-from ._base import require_visible_content
 
 __all__ = [
     "AddParticipantInput",
@@ -88,11 +88,8 @@ class RemoveParticipantInput(_ToolInput):
     )
 
 
-class LookupPeersInput(_ToolInput):
+class LookupPeersInput(AgentPagedInput):
     """List agents and people you can add to this room (current members are left out)."""
-
-    page: int = Field(default=1, ge=1, description="Page number, from 1.")
-    page_size: int = Field(default=50, ge=1, le=100, description="Entries per page.")
 
 
 class GetParticipantsInput(_ToolInput):

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import Field
 
+from ._base import AgentPagedInput
 from ._base import ToolInput as _ToolInput
 
 __all__ = [
@@ -17,11 +18,8 @@ __all__ = [
 ]
 
 
-class ListContactsInput(_ToolInput):
+class ListContactsInput(AgentPagedInput):
     """List your contacts."""
-
-    page: int = Field(default=1, ge=1, description="Page number, from 1.")
-    page_size: int = Field(default=50, ge=1, le=100, description="Entries per page.")
 
 
 class AddContactInput(_ToolInput):
@@ -41,11 +39,9 @@ class RemoveContactInput(_ToolInput):
     contact_id: str | None = Field(default=None, description="The contact's id.")
 
 
-class ListContactRequestsInput(_ToolInput):
+class ListContactRequestsInput(AgentPagedInput):
     """List contact requests you received (pending) and the ones you sent."""
 
-    page: int = Field(default=1, ge=1, description="Page number, from 1.")
-    page_size: int = Field(default=50, ge=1, le=100, description="Entries per page.")
     sent_status: Literal["pending", "approved", "rejected", "cancelled", "all"] = Field(
         default="pending", description="Which sent requests to include."
     )

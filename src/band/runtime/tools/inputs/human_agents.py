@@ -4,16 +4,13 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ._base import ToolInput
+from ._base import HumanPagedInput, ToolInput
 
 __all__ = ["ListMyAgentsInput", "RegisterMyAgentInput"]
 
 
-class ListMyAgentsInput(ToolInput):
+class ListMyAgentsInput(HumanPagedInput):
     """List the agents you own."""
-
-    page: int | None = Field(None, description="Page number (optional).")
-    page_size: int | None = Field(None, description="Items per page (optional).")
 
 
 class RegisterMyAgentInput(ToolInput):

@@ -4,23 +4,17 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ._base import ToolInput
-from .identifiers import ResourceId
+from ._base import HumanPagedInput, RoomInput, ToolInput
 
 __all__ = ["CreateMyChatRoomInput", "GetMyChatRoomInput", "ListMyChatsInput"]
 
 
-class ListMyChatsInput(ToolInput):
+class ListMyChatsInput(HumanPagedInput):
     """List the rooms you take part in."""
 
-    page: int | None = Field(None, description="Page number (optional).")
-    page_size: int | None = Field(None, description="Items per page (optional).")
 
-
-class GetMyChatRoomInput(ToolInput):
+class GetMyChatRoomInput(RoomInput):
     """Show one of your rooms."""
-
-    chat_id: ResourceId = Field(..., description="The room's id (required).")
 
 
 class CreateMyChatRoomInput(ToolInput):

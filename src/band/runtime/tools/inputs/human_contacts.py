@@ -8,7 +8,7 @@ from pydantic import Field, model_validator
 
 from band.core.validation import at_least_one_of
 
-from ._base import ToolInput
+from ._base import HumanPagedInput, ToolInput
 from .identifiers import ResourceId
 
 __all__ = [
@@ -26,11 +26,14 @@ __all__ = [
 SentStatus = Literal["pending", "approved", "rejected", "cancelled", "all"]
 
 
-class ListMyContactsInput(ToolInput):
-    """List your contacts (handle, name, kind)."""
+class _RequestIdInput(ToolInput):
+    """An input naming one contact request."""
 
-    page: int | None = Field(None, description="Page number (optional).")
-    page_size: int | None = Field(None, description="Items per page (optional).")
+    request_id: ResourceId = Field(..., description="The request's id (required).")
+
+
+class ListMyContactsInput(HumanPagedInput):
+    """List your contacts (handle, name, kind)."""
 
 
 class CreateContactRequestInput(ToolInput):
@@ -40,11 +43,8 @@ class CreateContactRequestInput(ToolInput):
     message: str | None = Field(None, description="A note to them, up to 500 characters.")
 
 
-class ListReceivedContactRequestsInput(ToolInput):
+class ListReceivedContactRequestsInput(HumanPagedInput):
     """List the contact requests waiting for your answer."""
-
-    page: int | None = Field(None, description="Page number (optional).")
-    page_size: int | None = Field(None, description="Items per page (optional).")
 
 
 class ListSentContactRequestsInput(ToolInput):
@@ -57,22 +57,16 @@ class ListSentContactRequestsInput(ToolInput):
     page_size: int | None = Field(None, description="Items per page (optional).")
 
 
-class ApproveContactRequestInput(ToolInput):
+class ApproveContactRequestInput(_RequestIdInput):
     """Approve a contact request you received."""
 
-    request_id: ResourceId = Field(..., description="The request's id (required).")
 
-
-class RejectContactRequestInput(ToolInput):
+class RejectContactRequestInput(_RequestIdInput):
     """Reject a contact request you received."""
 
-    request_id: ResourceId = Field(..., description="The request's id (required).")
 
-
-class CancelContactRequestInput(ToolInput):
+class CancelContactRequestInput(_RequestIdInput):
     """Withdraw a contact request you sent."""
-
-    request_id: ResourceId = Field(..., description="The request's id (required).")
 
 
 class ResolveHandleInput(ToolInput):

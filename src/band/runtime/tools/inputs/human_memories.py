@@ -17,6 +17,12 @@ __all__ = [
 ]
 
 
+class _MemoryIdInput(ToolInput):
+    """An input naming one memory."""
+
+    memory_id: ResourceId = Field(..., description="The memory's id (required).")
+
+
 class ListUserMemoriesInput(ToolInput):
     """List the memories you can see."""
 
@@ -30,31 +36,21 @@ class ListUserMemoriesInput(ToolInput):
     status: str | None = Field(None, description="Only this status.")
 
 
-class GetUserMemoryInput(ToolInput):
+class GetUserMemoryInput(_MemoryIdInput):
     """Show one memory."""
 
-    memory_id: ResourceId = Field(..., description="The memory's id (required).")
 
-
-class SupersedeUserMemoryInput(ToolInput):
+class SupersedeUserMemoryInput(_MemoryIdInput):
     """Mark a memory as superseded (outdated)."""
 
-    memory_id: ResourceId = Field(..., description="The memory's id (required).")
 
-
-class ArchiveUserMemoryInput(ToolInput):
+class ArchiveUserMemoryInput(_MemoryIdInput):
     """Archive a memory (hidden, kept)."""
 
-    memory_id: ResourceId = Field(..., description="The memory's id (required).")
 
-
-class RestoreUserMemoryInput(ToolInput):
+class RestoreUserMemoryInput(_MemoryIdInput):
     """Restore an archived memory."""
 
-    memory_id: ResourceId = Field(..., description="The memory's id (required).")
 
-
-class DeleteUserMemoryInput(ToolInput):
+class DeleteUserMemoryInput(_MemoryIdInput):
     """Delete a memory for good."""
-
-    memory_id: ResourceId = Field(..., description="The memory's id (required).")

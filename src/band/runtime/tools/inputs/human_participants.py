@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from ._base import ToolInput
+from ._base import RoomInput
 from .identifiers import ResourceId
 
 __all__ = [
@@ -14,23 +14,20 @@ __all__ = [
 ]
 
 
-class ListMyChatParticipantsInput(ToolInput):
+class ListMyChatParticipantsInput(RoomInput):
     """List who is in a room."""
 
-    chat_id: ResourceId = Field(..., description="The room's id (required).")
     participant_type: str | None = Field(None, description="Only 'User' or 'Agent' (optional).")
 
 
-class AddMyChatParticipantInput(ToolInput):
+class AddMyChatParticipantInput(RoomInput):
     """Add a person or agent to a room."""
 
-    chat_id: ResourceId = Field(..., description="The room's id (required).")
     participant_id: str = Field(..., description="The person's or agent's id (required).")
     role: str | None = Field(None, description="owner, admin or member (default member).")
 
 
-class RemoveMyChatParticipantInput(ToolInput):
+class RemoveMyChatParticipantInput(RoomInput):
     """Remove a participant from a room."""
 
-    chat_id: ResourceId = Field(..., description="The room's id (required).")
     participant_id: ResourceId = Field(..., description="The participant's id (required).")

@@ -17,6 +17,12 @@ __all__ = [
 ]
 
 
+class _MemoryIdInput(_ToolInput):
+    """An input naming one memory."""
+
+    memory_id: str = Field(description="The memory id.")
+
+
 class ListMemoriesInput(_ToolInput):
     """List the memories you can read, optionally filtered."""
 
@@ -56,19 +62,13 @@ class StoreMemoryInput(_ToolInput):
     metadata: dict[str, Any] | None = Field(default=None, description="Optional data.")
 
 
-class GetMemoryInput(_ToolInput):
+class GetMemoryInput(_MemoryIdInput):
     """Read one memory by id."""
 
-    memory_id: str = Field(description="The memory id.")
 
-
-class SupersedeMemoryInput(_ToolInput):
+class SupersedeMemoryInput(_MemoryIdInput):
     """Mark a memory as outdated (soft delete) when newer knowledge replaces it."""
 
-    memory_id: str = Field(description="The memory id.")
 
-
-class ArchiveMemoryInput(_ToolInput):
+class ArchiveMemoryInput(_MemoryIdInput):
     """Archive a memory: hidden from listings but kept."""
-
-    memory_id: str = Field(description="The memory id.")
