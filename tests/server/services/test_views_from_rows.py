@@ -44,9 +44,9 @@ from band_server.store.models import (
     RoomBoard,
     RoomFile,
     RoomTask,
+    TargetSystem,
     TaskAssignee,
     TaskHistory,
-    TargetSystem,
     User,
 )
 
@@ -56,6 +56,7 @@ C, U = "2026-01-02T03:04:05.678901Z", "2026-02-03T04:05:06.000007Z"
 ANN = {"id": "u1", "name": "Ann", "handle": "ann", "type": "User"}
 BOT = {"id": "a1", "name": "Bot", "handle": "ann/bot", "type": "Agent"}
 STAMPS = {"created_at": CREATED, "updated_at": UPDATED}
+FORBIDDEN = {"code": "forbidden", "message": "m"}
 EDGE = {"contact_type": "User", "created_at": UPDATED}
 
 
@@ -109,7 +110,7 @@ async def session(tmp_path: Path) -> AsyncIterator[AsyncSession]:
                     status="processing",
                     results=[
                         {"id": "x", "status": "succeeded"},
-                        {"id": "y", "status": "failed", "error": {"code": "forbidden", "message": "m"}},
+                        {"id": "y", "status": "failed", "error": FORBIDDEN},
                         {"id": "z", "status": "pending"},
                     ],
                     created_at=CREATED,
@@ -130,9 +131,7 @@ async def session(tmp_path: Path) -> AsyncIterator[AsyncSession]:
         s.add_all(
             [
                 Contact(id="c3", owner_id="u1", owner_type="User", contact_id="a1", **EDGE),
-                Participant(
-                    id="p1", room_id="r1", participant_id="a1", participant_type="Agent"
-                ),
+                Participant(id="p1", room_id="r1", participant_id="a1", participant_type="Agent"),
                 RoomFile(
                     id="f1",
                     room_id="r1",
@@ -169,9 +168,7 @@ async def session(tmp_path: Path) -> AsyncIterator[AsyncSession]:
                     active_form="Shipping",
                     **STAMPS,
                 ),
-                TaskHistory(
-                    task_id="t1", event="created", actor=ANN, payload={"n": 1}, at=UPDATED
-                ),
+                TaskHistory(task_id="t1", event="created", actor=ANN, payload={"n": 1}, at=UPDATED),
             ]
         )
     try:
@@ -402,7 +399,7 @@ async def test_jobs_and_imports(session: AsyncSession) -> None:
         "failed": 1,
         "results": [
             {"id": "x", "status": "succeeded", "error": None},
-            {"id": "y", "status": "failed", "error": {"code": "forbidden", "message": "m"}},
+            {"id": "y", "status": "failed", "error": FORBIDDEN},
             {"id": "z", "status": "pending", "error": None},
         ],
         "inserted_at": C,
