@@ -89,7 +89,8 @@ def from_row(model: type[View], row: object, /, **fields: Any) -> View:
     ``fields`` in place of those the wire renames or derives; a field the model does not
     declare is kept as an extra, as the wire models keep unknown fields.
 
-    Not for the post path: reading through ``_AsWire`` costs more than naming each field.
+    Not for what every post builds (``message_payload``, the answers): reading through
+    ``_AsWire`` costs more than naming each field.
     """
     view = model.model_validate(_AsWire(row, fields), from_attributes=True)
     extras = {name: value for name, value in fields.items() if name not in model.model_fields}
