@@ -40,6 +40,8 @@ MESSAGE_TYPES: tuple[str, ...] = get_args(MessageTypeName)
 
 @dataclass(frozen=True)
 class TimelineQuery(Window):
+    """What a person's ``GET .../messages`` asks: a window, narrowed by type, time or anchor."""
+
     message_type: str | None = None
     message_types: frozenset[str] | None = None
     exclude_message_types: frozenset[str] | None = None
