@@ -158,7 +158,7 @@ async def room_log(platform: Platform, room_id: str, **kw: Any) -> MessagePage:
     """Every message and event of a room, as the human surface lists them."""
     async with platform.db.read() as session:
         room = await rooms.get_room(session, room_id)
-        return await messages.list_messages(session, room, **kw)
+        return await messages.list_messages(session, room, messages.Window(**kw))
 
 
 # -- /next and delivery leases (test_delivery_leases, test_passing_over) --------------------

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -15,6 +14,9 @@ from ..fanout.bus import Broadcast
 from .idempotency import records as idempotency
 from .idempotency import row_keys
 from .ports import Backbone
+
+if TYPE_CHECKING:
+    from ..store.group_commit import ExcInfo
 
 _SECRET_FIELDS = frozenset(("api_key", "access_token", "key", "token", "secret"))
 
@@ -93,15 +95,10 @@ class _Write:
         self._uow = UnitOfWork(session, row_claim=pending if pending and pending.on_row else None)
         return self._uow
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: *ExcInfo) -> None:
         db_unit, uow, pending = self._unit, self._uow, self._pending
-        if exc is not None:
-            await db_unit.__aexit__(exc_type, exc, tb)  # rolls back; the exception goes on
+        if exc_info[1] is not None:
+            await db_unit.__aexit__(*exc_info)  # rolls back; the exception goes on
             return
         try:
             if uow.keyed_row:

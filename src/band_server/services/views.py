@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
+
+from pydantic import BaseModel
 
 from band_protocol import ChatMessage, ChatParticipant, ChatRoom, RoomEvent, iso
 
 from ..store.models import Room
+
+View = TypeVar("View", bound=BaseModel)
 
 
 class MessageRow(Protocol):
@@ -63,25 +67,42 @@ class Posted:
     attachments: list[dict[str, Any]] | None = None
 
 
+class _AsWire:
+    """A row read under the wire's names: ``fields`` first, then the row's attributes, with
+    times as ISO text and ``inserted_at`` read from ``created_at``."""
+
+    __slots__ = ("_fields", "_row")
+
+    def __init__(self, row: object, fields: dict[str, Any]) -> None:
+        self._row = row
+        self._fields = fields
+
+    def __getattr__(self, name: str) -> Any:
+        if name in self._fields:
+            return self._fields[name]
+        value = getattr(self._row, "created_at" if name == "inserted_at" else name)
+        return iso(value) if isinstance(value, datetime) else value
+
+
+def from_row(model: type[View], row: object, /, **fields: Any) -> View:
+    """``model`` built from ``row``'s attributes of the same names (pydantic validates each),
+    ``fields`` in place of those the wire renames or derives; a field the model does not
+    declare is kept as an extra, as the wire models keep unknown fields.
+
+    Not for what every post builds (``message_payload``, the answers): reading through
+    ``_AsWire`` costs more than naming each field.
+    """
+    view = model.model_validate(_AsWire(row, fields), from_attributes=True)
+    extras = {name: value for name, value in fields.items() if name not in model.model_fields}
+    return view.model_copy(update=extras) if extras else view
+
+
 def room_view(room: Room) -> ChatRoom:
-    return ChatRoom(
-        id=room.id,
-        title=room.title,
-        task_id=room.task_id,
-        owner_id=room.owner_id,
-        inserted_at=iso(room.created_at),
-        updated_at=iso(room.updated_at),
-    )
+    return from_row(ChatRoom, room)
 
 
 def room_event(room: Room) -> RoomEvent:
-    return RoomEvent(
-        id=room.id,
-        title=room.title,
-        task_id=room.task_id,
-        inserted_at=iso(room.created_at),
-        updated_at=iso(room.updated_at),
-    )
+    return from_row(RoomEvent, room)
 
 
 def message_view(msg: MessageRow) -> ChatMessage:
@@ -161,6 +182,7 @@ __all__ = [
     "Posted",
     "activity_answer",
     "event_answer",
+    "from_row",
     "message_payload",
     "message_view",
     "room_event",

@@ -48,6 +48,9 @@ from . import direct
 from .search_index import index_pending
 from .sqlite_inline import InlineConnection
 
+# What ``__aexit__`` is given: the exception's type, the exception and its traceback, or Nones.
+ExcInfo = tuple[type[BaseException] | None, BaseException | None, TracebackType | None]
+
 log = logging.getLogger("band_server.store")
 
 MAX_BATCH = 256
@@ -314,14 +317,9 @@ class _Unit:
         self._session = session
         return session
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: *ExcInfo) -> None:
         try:
-            if exc is not None:
+            if exc_info[1] is not None:
                 try:
                     await self._close_session()
                 finally:

@@ -11,7 +11,7 @@ from ..context import Platform
 from ..services.contacts import peers
 from ..services.identity.principals import Principal
 from ..services.messages import posts as messages
-from ..services.messages.paging import encode_cursor
+from ..services.messages.paging import Window, encode_cursor
 from ..services.rooms import membership as rooms
 from ..store.models import Room
 
@@ -29,13 +29,12 @@ async def room_state(
 ) -> dict[str, Any]:
     """The room page's data: everything after ``after`` (or the latest messages), oldest first."""
     if after is None:
-        page = await messages.list_messages(session, room, sort_order="desc", limit=LATEST)
+        page = await messages.list_messages(session, room, Window(sort_order="desc", limit=LATEST))
         items = list(reversed(page.items))
         has_more = False
     else:
-        page = await messages.list_messages(
-            session, room, cursor=encode_cursor(after), limit=CATCH_UP
-        )
+        window = Window(limit=CATCH_UP, cursor=encode_cursor(after))
+        page = await messages.list_messages(session, room, window)
         items, has_more = page.items, bool(page.metadata.get("has_more"))
     roster = await rooms.members(session, room.id)
     mine = next((m for m in roster if m.id == me.id), None)

@@ -25,7 +25,7 @@ from conftest import LiveServer, Seeded, make_user
 async def stored(platform: Platform, room_id: str) -> list[str]:
     async with platform.db.read() as session:
         room = await rooms.get_room(session, room_id)
-        page = await messages.list_messages(session, room)
+        page = await messages.list_messages(session, room, messages.Window())
     return [m.content for m in page.items]
 
 

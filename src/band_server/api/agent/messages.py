@@ -28,7 +28,7 @@ from ...services import unit
 from ...services.deliveries import activity, leases, passing_over, working
 from ...services.deliveries import marks as deliveries
 from ...services.messages import posts as messages
-from ...services.messages.paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder
+from ...services.messages.paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, SortOrder, Window
 from ...services.messages.posts import QueueStatus
 from ...services.rooms import membership as rooms
 from ..answers import answers, many, one
@@ -99,19 +99,12 @@ async def list_messages(
     page_size: PageSize = None,
 ) -> JSONResponse:
     """The agent's work queue in the room: messages addressed to it, by delivery status."""
+    window = Window(
+        sort_order=sort_order, limit=limit, cursor=cursor, page=page, page_size=page_size
+    )
     async with platform.db.read() as session:
         room = await rooms.room_for(session, agent, chat_id)
-        found = await messages.agent_queue(
-            session,
-            room,
-            agent.id,
-            status=status,
-            sort_order=sort_order,
-            limit=limit,
-            cursor=cursor,
-            page=page,
-            page_size=page_size,
-        )
+        found = await messages.agent_queue(session, room, agent.id, window, status=status)
     return page_response(found)
 
 
@@ -126,11 +119,10 @@ async def get_context(
     page_size: PageSize = None,
 ) -> JSONResponse:
     """The agent's history in the room, oldest first."""
+    window = Window(limit=limit, cursor=cursor, page=page, page_size=page_size)
     async with platform.db.read() as session:
         room = await rooms.room_for(session, agent, chat_id)
-        found = await messages.context_messages(
-            session, room, agent.id, limit=limit, cursor=cursor, page=page, page_size=page_size
-        )
+        found = await messages.context_messages(session, room, agent.id, window)
     return page_response(found)
 
 

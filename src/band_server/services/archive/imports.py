@@ -18,7 +18,7 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band_protocol import iso, utcnow
+from band_protocol import utcnow
 from band_protocol.archive import (
     MEMBERS,
     ArchiveRecord,
@@ -32,6 +32,7 @@ from band_server.services.identity import accounts
 from band_server.services.identity.principals import Principal
 from band_server.services.rooms import files
 from band_server.services.unit import UnitOfWork, write
+from band_server.services.views import from_row
 from band_server.store.models import Agent, ImportedRow, ImportRun, Room, User
 
 if TYPE_CHECKING:
@@ -44,16 +45,8 @@ REFERENCED = ("person", "agent", "room", "file", "task")
 
 
 def run_view(run: ImportRun) -> ImportRunView:
-    return ImportRunView(
-        id=run.id,
-        archive_id=run.archive_id,
-        status="finished" if run.finished_at is not None else "running",
-        source=run.source,
-        expected=run.expected,
-        applied=run.applied,
-        inserted_at=iso(run.created_at),
-        finished_at=iso(run.finished_at) if run.finished_at else None,
-    )
+    status = "finished" if run.finished_at is not None else "running"
+    return from_row(ImportRunView, run, status=status)
 
 
 async def start(

@@ -23,6 +23,7 @@ from band_server.services.contacts.requests import (
 from band_server.services.identity.parties import parties_by_ids
 from band_server.services.identity.principals import Principal
 from band_server.services.unit import UnitOfWork
+from band_server.services.views import from_row
 from band_server.store.models import Contact, ContactRequest, User
 
 Online = Callable[[str], bool]
@@ -43,17 +44,14 @@ async def list_contacts(
             continue
         user = None
         if party.type == "User":
-            user = ContactUser(
-                id=party.id, handle=party.handle, name=party.name, email=emails.get(party.id)
-            )
+            user = from_row(ContactUser, party, email=emails.get(party.id))
         out.append(
-            PersonContact(
+            from_row(
+                PersonContact,
+                party,
                 id=edge.id,
                 contact_id=party.id,
                 contact_type=party.type,
-                handle=party.handle,
-                name=party.name,
-                description=party.description,
                 user=user,
                 online=online(party.id),
                 inserted_at=iso(edge.created_at),

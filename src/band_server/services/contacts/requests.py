@@ -20,6 +20,7 @@ from band_server.fanout.bus import Broadcast
 from band_server.services.identity.parties import Party, parties_by_ids, party_by_id, require_party
 from band_server.services.identity.principals import Principal
 from band_server.services.unit import UnitOfWork
+from band_server.services.views import from_row
 from band_server.store.models import Contact, ContactRequest
 
 Online = Callable[[str], bool]
@@ -56,11 +57,7 @@ def _added_payload(contact: Party, inserted_at: str) -> dict[str, Any]:
 
 
 def contact_view(contact: Party, edge: Contact, online: bool) -> AgentContact:
-    return AgentContact(
-        **contact.card(),
-        online=online,
-        inserted_at=iso(edge.created_at),
-    )
+    return from_row(AgentContact, contact, online=online, inserted_at=iso(edge.created_at))
 
 
 def _ref(party_id: str, party: Party | None) -> PartyRef:

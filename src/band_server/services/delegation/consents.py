@@ -13,12 +13,13 @@ import secrets
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band_protocol import iso, utcnow
+from band_protocol import utcnow
 from band_protocol.delegation import Consent, SystemCredentials, SystemRegistered, TargetSystem
 from band_server.errors import Forbidden, NotFound, ValidationFailed
 from band_server.services.identity.accounts import get_user, user_principal
 from band_server.services.identity.keys import hash_key
 from band_server.services.identity.principals import Principal
+from band_server.services.views import from_row
 from band_server.store.models import Agent, DelegationConsent
 from band_server.store.models import TargetSystem as SystemRow
 
@@ -26,26 +27,11 @@ SYSTEM_KEY_PREFIX = "band_s_"
 
 
 def system_view(row: SystemRow) -> TargetSystem:
-    return TargetSystem(
-        id=row.id,
-        name=row.name,
-        description=row.description,
-        owner_id=row.owner_id,
-        delegation_enabled=row.delegation_enabled,
-        inserted_at=iso(row.created_at),
-    )
+    return from_row(TargetSystem, row)
 
 
 def consent_view(row: DelegationConsent, agent: Agent, system: SystemRow) -> Consent:
-    return Consent(
-        id=row.id,
-        agent_id=agent.id,
-        agent_handle=agent.handle,
-        system_id=system.id,
-        system_name=system.name,
-        inserted_at=iso(row.created_at),
-        revoked_at=iso(row.revoked_at) if row.revoked_at else None,
-    )
+    return from_row(Consent, row, agent_handle=agent.handle, system_name=system.name)
 
 
 async def register_system(

@@ -15,7 +15,6 @@ from band_protocol import (
     AgentInfo,
     AgentRegistered,
     Supersede,
-    iso,
     topic,
     utcnow,
 )
@@ -28,23 +27,14 @@ from band_server.services.identity.parties import party_by_id
 from band_server.services.identity.principals import Principal
 from band_server.services.rooms.membership import joined_rooms, remove_participant
 from band_server.services.unit import UnitOfWork
+from band_server.services.views import from_row
 from band_server.store.models import Agent, Delivery, DeliveryAttempt, Memory
 
 Online = Callable[[str], bool]
 
 
 def agent_info(agent: Agent, online: bool = False) -> AgentInfo:
-    return AgentInfo(
-        id=agent.id,
-        name=agent.name,
-        handle=agent.handle,
-        description=agent.description,
-        owner_uuid=agent.owner_id,
-        owner_id=agent.owner_id,
-        online=online,
-        inserted_at=iso(agent.created_at),
-        updated_at=iso(agent.updated_at),
-    )
+    return from_row(AgentInfo, agent, owner_uuid=agent.owner_id, online=online)
 
 
 AgentSort = Literal["name", "inserted_at", "updated_at"]

@@ -4,25 +4,16 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band_protocol import UserProfile, iso, utcnow
+from band_protocol import UserProfile, utcnow
 from band_server.errors import ValidationFailed
 from band_server.services.identity.accounts import get_user
 from band_server.services.identity.principals import Principal
+from band_server.services.views import from_row
 from band_server.store.models import User
 
 
 def profile_view(user: User) -> UserProfile:
-    return UserProfile(
-        id=user.id,
-        name=user.name,
-        handle=user.handle,
-        email=user.email,
-        role="admin" if user.role == "admin" else "user",
-        first_name=user.first_name,
-        last_name=user.last_name,
-        inserted_at=iso(user.created_at),
-        updated_at=iso(user.updated_at),
-    )
+    return from_row(UserProfile, user, role="admin" if user.role == "admin" else "user")
 
 
 async def get_profile(session: AsyncSession, me: Principal) -> UserProfile:

@@ -22,13 +22,14 @@ from typing import Any, Literal
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band_protocol import BulkDeletionItem, BulkDeletionJob, iso, utcnow
+from band_protocol import BulkDeletionItem, BulkDeletionJob, utcnow
 from band_server.errors import ApiError, NotFound
 from band_server.services.identity import agents as registry
 from band_server.services.identity.principals import Principal
 from band_server.services.ports import Backbone
 from band_server.services.rooms import membership as rooms
 from band_server.services.unit import UnitOfWork, write
+from band_server.services.views import from_row
 from band_server.store.models import Agent, BulkDeletion, Room
 
 log = logging.getLogger("band_server.jobs")
@@ -40,19 +41,15 @@ FINISHED = ("completed", "failed")
 def job_view(job: BulkDeletion) -> BulkDeletionJob:
     items = [BulkDeletionItem.model_validate(r) for r in job.results]
     done = [i for i in items if i.status != "pending"]
-    return BulkDeletionJob(
-        id=job.id,
+    return from_row(
+        BulkDeletionJob,
+        job,
         resource_type="agent" if job.resource_type == "agent" else "chat",
-        status=job.status,
-        force=job.force,
         total=len(items),
         processed=len(done),
         succeeded=sum(1 for i in done if i.status == "succeeded"),
         failed=sum(1 for i in done if i.status == "failed"),
         results=items,
-        inserted_at=iso(job.created_at),
-        started_at=iso(job.started_at) if job.started_at else None,
-        completed_at=iso(job.completed_at) if job.completed_at else None,
     )
 
 

@@ -14,10 +14,11 @@ from datetime import datetime
 from sqlalchemy import Select, and_, delete, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from band_protocol import AgentMemory, iso, utcnow
+from band_protocol import AgentMemory, utcnow
 from band_protocol.contacts import MemoryCreateFields
 from band_server.errors import NotFound, ValidationFailed
 from band_server.services.identity.principals import Principal
+from band_server.services.views import from_row
 from band_server.store.models import Agent, Memory
 
 SYSTEMS: dict[str, tuple[str, ...]] = {
@@ -51,22 +52,7 @@ class MemoryPage:
 
 
 def memory_view(row: Memory) -> AgentMemory:
-    return AgentMemory(
-        id=row.id,
-        content=row.content,
-        scope=row.scope,
-        segment=row.segment,
-        system=row.system,
-        type=row.type,
-        status=row.status,
-        thought=row.thought,
-        subject_id=row.subject_id,
-        metadata=dict(row.meta or {}),
-        superseded_by=row.superseded_by,
-        agent_id=row.owner_id,
-        inserted_at=iso(row.created_at),
-        updated_at=iso(row.updated_at),
-    )
+    return from_row(AgentMemory, row, metadata=dict(row.meta or {}), agent_id=row.owner_id)
 
 
 def validate_fields(fields: MemoryCreateFields) -> None:

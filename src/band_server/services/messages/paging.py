@@ -33,6 +33,18 @@ class MessagePage:
     deprecated: bool = False  # offset paging was used (the router adds Deprecation headers)
 
 
+@dataclass(frozen=True)
+class Window:
+    """Which page is asked for: ``limit`` messages after ``cursor`` in ``sort_order``, or the
+    deprecated offset page (``page``, ``page_size``)."""
+
+    sort_order: SortOrder = "asc"
+    limit: int = DEFAULT_LIMIT
+    cursor: str | None = None
+    page: int | None = None
+    page_size: int | None = None
+
+
 def encode_cursor(seq: int) -> str:
     """An opaque cursor naming a position in a room's sequence."""
     return base64.urlsafe_b64encode(f"seq:{seq}".encode()).decode().rstrip("=")
@@ -65,12 +77,8 @@ def _check_window(limit: int, page: int | None, page_size: int | None) -> None:
 async def page_of(
     session: AsyncSession,
     where: Sequence[ColumnElement[bool]],
+    window: Window,
     *,
-    sort_order: SortOrder,
-    limit: int,
-    cursor: str | None,
-    page: int | None,
-    page_size: int | None,
     agent_id: str | None,
 ) -> MessagePage:
     """One page of the messages matching ``where``, with their delivery statuses.
@@ -78,6 +86,8 @@ async def page_of(
     Offset paging is used when ``page`` or ``page_size`` is given; the page is then marked
     deprecated. ``agent_id`` limits ``delivery_status`` to that agent's own deliveries.
     """
+    sort_order, limit, cursor = window.sort_order, window.limit, window.cursor
+    page, page_size = window.page, window.page_size
     _check_window(limit, page, page_size)
     order = Message.seq.asc() if sort_order == "asc" else Message.seq.desc()
     if page is not None or page_size is not None:

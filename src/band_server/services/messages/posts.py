@@ -33,6 +33,7 @@ from band_server.services.messages.paging import (
     MAX_LIMIT,
     MessagePage,
     SortOrder,
+    Window,
     page_of,
 )
 from band_server.services.rooms.files import attachments_for
@@ -56,6 +57,7 @@ __all__ = [
     "MessagePage",
     "QueueStatus",
     "SortOrder",
+    "Window",
     "agent_queue",
     "context_messages",
     "list_messages",
@@ -280,43 +282,18 @@ async def post_event(
 # -- reading ----------------------------------------------------------------------------------
 
 
-async def list_messages(
-    session: AsyncSession,
-    room: Room,
-    *,
-    sort_order: SortOrder = "asc",
-    limit: int = DEFAULT_LIMIT,
-    cursor: str | None = None,
-    page: int | None = None,
-    page_size: int | None = None,
-) -> MessagePage:
+async def list_messages(session: AsyncSession, room: Room, window: Window) -> MessagePage:
     """Every message and event of the room, keyset-paged by sequence (offset paging if asked).
 
     Each message carries ``metadata.delivery_status`` for all its recipients.
     """
-    return await page_of(
-        session,
-        [Message.room_id == room.id],
-        sort_order=sort_order,
-        limit=limit,
-        cursor=cursor,
-        page=page,
-        page_size=page_size,
-        agent_id=None,
-    )
+    return await page_of(session, [Message.room_id == room.id], window, agent_id=None)
 
 
 async def context_messages(
-    session: AsyncSession,
-    room: Room,
-    principal_id: str,
-    *,
-    limit: int = DEFAULT_LIMIT,
-    cursor: str | None = None,
-    page: int | None = None,
-    page_size: int | None = None,
+    session: AsyncSession, room: Room, principal_id: str, window: Window
 ) -> MessagePage:
-    """A participant's context, oldest first: what it sent (any type) plus text mentioning it.
+    """A participant's context: what it sent (any type) plus text mentioning it.
 
     Delivery status is limited to the participant's own deliveries (enough to skip replays).
     """
@@ -328,16 +305,7 @@ async def context_messages(
         Message.room_id == room.id,
         or_(Message.sender_id == principal_id, and_(Message.message_type == "text", mentioned)),
     ]
-    return await page_of(
-        session,
-        where,
-        sort_order="asc",
-        limit=limit,
-        cursor=cursor,
-        page=page,
-        page_size=page_size,
-        agent_id=principal_id,
-    )
+    return await page_of(session, where, window, agent_id=principal_id)
 
 
 QueueStatus = Literal["pending", "processing", "processed", "failed", "all"]
@@ -356,13 +324,9 @@ async def agent_queue(
     session: AsyncSession,
     room: Room,
     agent_id: str,
+    window: Window,
     *,
     status: QueueStatus | None = None,
-    sort_order: SortOrder = "asc",
-    limit: int = QUEUE_LIMIT,
-    cursor: str | None = None,
-    page: int | None = None,
-    page_size: int | None = None,
 ) -> MessagePage:
     """The agent's deliveries in the room (its work queue), by delivery status.
 
@@ -376,14 +340,7 @@ async def agent_queue(
         Delivery.status.in_(_QUEUE_STATUSES[status]),
     )
     found = await page_of(
-        session,
-        [Message.room_id == room.id, addressed],
-        sort_order=sort_order,
-        limit=limit,
-        cursor=cursor,
-        page=page,
-        page_size=page_size,
-        agent_id=agent_id,
+        session, [Message.room_id == room.id, addressed], window, agent_id=agent_id
     )
     if status is not None:
         found.metadata["status_filter"] = status

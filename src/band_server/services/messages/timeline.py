@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_server.errors import NotFound, ValidationFailed
 from band_server.services.deliveries.wire import chat_messages
-from band_server.services.messages.paging import MessagePage, SortOrder, page_of
+from band_server.services.messages.paging import MessagePage, Window, page_of
 from band_server.store.models import Message, Room
 
 MessageTypeName = Literal[
@@ -39,12 +39,9 @@ MESSAGE_TYPES: tuple[str, ...] = get_args(MessageTypeName)
 
 
 @dataclass(frozen=True)
-class TimelineQuery:
-    sort_order: SortOrder = "asc"
-    limit: int = 50
-    cursor: str | None = None
-    page: int | None = None
-    page_size: int | None = None
+class TimelineQuery(Window):
+    """What a person's ``GET .../messages`` asks: a window, narrowed by type, time or anchor."""
+
     message_type: str | None = None
     message_types: frozenset[str] | None = None
     exclude_message_types: frozenset[str] | None = None
@@ -111,16 +108,7 @@ async def read(session: AsyncSession, room: Room, q: TimelineQuery) -> MessagePa
     where = _conditions(room, q)
     anchor_id = q.after or q.before or q.around
     if anchor_id is None:
-        return await page_of(
-            session,
-            where,
-            sort_order=q.sort_order,
-            limit=q.limit,
-            cursor=q.cursor,
-            page=q.page,
-            page_size=q.page_size,
-            agent_id=None,
-        )
+        return await page_of(session, where, q, agent_id=None)
     anchor = await session.scalar(
         select(Message).where(Message.id == anchor_id, Message.room_id == room.id)
     )

@@ -27,6 +27,7 @@ from band_server.files.store import HEAD_BYTES
 from band_server.services.identity.principals import Principal
 from band_server.services.ports import Filed
 from band_server.services.unit import write
+from band_server.services.views import from_row
 from band_server.store.models import Room, RoomFile
 
 __all__ = [
@@ -89,15 +90,7 @@ class UploadMeta:
 
 
 def file_view(row: RoomFile) -> Attachment:
-    return Attachment(
-        id=row.id,
-        name=row.name,
-        content_type=row.content_type,
-        bytes=row.size,
-        sha256=row.sha256,
-        has_thumb=False,
-        expires_at=None,
-    )
+    return from_row(Attachment, row, bytes=row.size)
 
 
 async def _existing(session: AsyncSession, room_id: str, sha256: str) -> RoomFile | None:

@@ -13,7 +13,7 @@ from band_protocol import ChatParticipant, ParticipantEvent, topic, utcnow
 from band_server.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from band_server.fanout.bus import Broadcast
 from band_server.services.identity.principals import Principal
-from band_server.services.views import room_event
+from band_server.services.views import from_row, room_event
 from band_server.store.models import Agent, Participant, Room, User
 
 
@@ -36,25 +36,11 @@ class Member:
         object.__setattr__(self, "type", self.participant.participant_type)
 
     def view(self, online: bool = False) -> ChatParticipant:
-        return ChatParticipant(
-            id=self.id,
-            role=self.participant.role,
-            status=self.participant.status,
-            type=self.type,
-            name=self.name,
-            handle=self.handle,
-            description=self.description,
-            online=online,
-        )
+        part = self.participant
+        return from_row(ChatParticipant, self, role=part.role, status=part.status, online=online)
 
     def event(self) -> ParticipantEvent:
-        return ParticipantEvent(
-            id=self.id,
-            name=self.name,
-            type=self.type,
-            handle=self.handle,
-            description=self.description,
-        )
+        return from_row(ParticipantEvent, self)
 
 
 async def get_room(session: AsyncSession, room_id: str) -> Room:
@@ -205,6 +191,21 @@ def _room_membership_broadcast(
     )
 
 
+def _roster_change(room: Room, member: Member, *, added: bool) -> list[Broadcast]:
+    """The pushes of a participant joining or leaving: the room's roster hears who (with handle
+    and description on joining), and the participant hears of the room."""
+    if added:
+        payload = member.event().model_dump(mode="json", exclude_none=True)
+    else:
+        payload = {"id": member.id, "name": member.name, "type": member.type}
+    roster = Broadcast(
+        topic=topic("room_participants", room.id),
+        event="participant_added" if added else "participant_removed",
+        payload=payload,
+    )
+    return [roster, _room_membership_broadcast(member.id, member.type, room, added=added)]
+
+
 async def add_participant(
     session: AsyncSession, actor: Principal, room: Room, participant_id: str, role: str = "member"
 ) -> tuple[Member, list[Broadcast]]:
@@ -234,15 +235,7 @@ async def add_participant(
     room.updated_at = utcnow()
     await session.flush()
     member = Member(part, name, handle, description)
-    broadcasts = [
-        Broadcast(
-            topic=topic("room_participants", room.id),
-            event="participant_added",
-            payload=member.event().model_dump(mode="json", exclude_none=True),
-        ),
-        _room_membership_broadcast(participant_id, ptype, room, added=True),
-    ]
-    return member, broadcasts
+    return member, _roster_change(room, member, added=True)
 
 
 def removal_refusal(
@@ -275,15 +268,7 @@ async def remove_participant(
     room.updated_at = utcnow()
     await session.flush()
     member = Member(target, name, handle, description)
-    broadcasts = [
-        Broadcast(
-            topic=topic("room_participants", room.id),
-            event="participant_removed",
-            payload={"id": member.id, "name": member.name, "type": member.type},
-        ),
-        _room_membership_broadcast(participant_id, target.participant_type, room, added=False),
-    ]
-    return member, broadcasts
+    return member, _roster_change(room, member, added=False)
 
 
 TITLE_MAX = 120

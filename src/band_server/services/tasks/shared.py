@@ -13,7 +13,6 @@ from band_protocol import (
     Board,
     BoardEvent,
     Task,
-    TaskActor,
     TaskAssignment,
     TaskEvent,
     iso,
@@ -23,6 +22,7 @@ from band_server.errors import ValidationFailed
 from band_server.services.identity.principals import Principal
 from band_server.services.messages.posts import post_event
 from band_server.services.unit import UnitOfWork
+from band_server.services.views import from_row
 from band_server.store.models import (
     BoardHistory,
     Room,
@@ -52,20 +52,12 @@ def actor_of(who: Principal) -> dict[str, Any]:
     return {"id": who.id, "name": who.name, "handle": who.handle, "type": who.sender_type}
 
 
-def _stamp(value: Any) -> str | None:
-    return iso(value) if value is not None else None
-
-
 def task_event_view(row: TaskHistory) -> TaskEvent:
-    return TaskEvent(
-        event=row.event, actor=TaskActor(**row.actor), at=iso(row.at), payload=row.payload
-    )
+    return from_row(TaskEvent, row)
 
 
 def board_event_view(row: BoardHistory) -> BoardEvent:
-    return BoardEvent.model_validate(
-        {"event": row.event, "actor": row.actor, "at": iso(row.at), "payload": row.payload}
-    )
+    return from_row(BoardEvent, row)
 
 
 def task_view(
@@ -74,31 +66,12 @@ def task_view(
     history: list[TaskHistory] | None = None,
     truncated: bool | None = None,
 ) -> Task:
-    assignments = [
-        TaskAssignment(
-            assignee=TaskActor(**a.assignee),
-            status=a.status,
-            active_form=a.active_form,
-            linked_native_id=a.linked_native_id,
-            updated_at=iso(a.updated_at),
-        )
-        for a in sorted(assignees, key=lambda a: iso(a.created_at))
-    ]
-    return Task(
-        id=row.id,
-        number=row.number,
+    ordered = sorted(assignees, key=lambda a: iso(a.created_at))
+    return from_row(
+        Task,
+        row,
         chat_room_id=row.room_id,
-        subject=row.subject,
-        detail=row.detail,
-        state=row.state,
-        overall_status=row.overall_status,
-        assignments=assignments,
-        created_by=TaskActor(**row.created_by),
-        superseded_by_id=row.superseded_by_id,
-        started_at=_stamp(row.started_at),
-        completed_at=_stamp(row.completed_at),
-        inserted_at=iso(row.created_at),
-        updated_at=iso(row.updated_at),
+        assignments=[from_row(TaskAssignment, a) for a in ordered],
         history=[task_event_view(h) for h in history] if history is not None else None,
         history_truncated=truncated,
     )
@@ -113,17 +86,7 @@ def board_view(
     embedded = [board_event_view(h) for h in history] if history is not None else None
     if row is None:
         return Board(chat_room_id=room_id, history=embedded, history_truncated=truncated)
-    return Board(
-        chat_room_id=room_id,
-        goal_title=row.goal_title,
-        goal_summary=row.goal_summary,
-        created_by=TaskActor(**row.created_by),
-        updated_by=TaskActor(**row.updated_by),
-        inserted_at=iso(row.created_at),
-        updated_at=iso(row.updated_at),
-        history=embedded,
-        history_truncated=truncated,
-    )
+    return from_row(Board, row, chat_room_id=room_id, history=embedded, history_truncated=truncated)
 
 
 def encode_cursor(value: int) -> str:
