@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from band.converters.crewai_flow import (
@@ -71,23 +70,29 @@ STAGES = {
 TRANSCRIPT_LINES = 200  # the conversation a flow is given: the room's latest lines
 
 
-@dataclass(eq=False)
 class FlowRuns:
     """Every room's runs; ``handle`` is a turn, ``execute`` one flow execution."""
 
-    namespace: str
-    agent_id: str
-    config: CrewAIFlowAdapterConfig
-    execute: Execute
-    source: CrewAIFlowStateSource
-    converter: CrewAIFlowStateConverter
-    rooms: dict[str, CrewAIFlowSessionState] = field(default_factory=dict, init=False)
-    locks: dict[str, asyncio.Lock] = field(default_factory=dict, init=False)
-    stale: set[str] = field(default_factory=set, init=False)
-
-    def __post_init__(self) -> None:
+    def __init__(
+        self,
+        namespace: str,
+        agent_id: str,
+        config: CrewAIFlowAdapterConfig,
+        execute: Execute,
+        source: CrewAIFlowStateSource,
+        converter: CrewAIFlowStateConverter,
+    ) -> None:
+        self.namespace = namespace
+        self.agent_id = agent_id
+        self.config = config
+        self.execute = execute
+        self.source = source
+        self.converter = converter
+        self.rooms: dict[str, CrewAIFlowSessionState] = {}
+        self.locks: dict[str, asyncio.Lock] = {}
+        self.stale: set[str] = set()
         self.watchdogs = FlowWatchdogs(
-            self.rooms, self.lock, self._answer_overdue, self.config.reply_timeout.total_seconds()
+            self.rooms, self.lock, self._answer_overdue, config.reply_timeout.total_seconds()
         )
 
     def lock(self, room: str) -> asyncio.Lock:
