@@ -13,7 +13,6 @@ import asyncio
 import logging
 from abc import abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar, Generic, NoReturn, TypeVar, Unpack
 
@@ -40,16 +39,24 @@ P = TypeVar("P", bound=AgentProcess)
 TRANSPORT_CLOSED = "transport_closed"
 
 
-@dataclass(eq=False)
 class Prompt:
     """One message as the agent will get it, with the turn it belongs to."""
 
-    msg: PlatformMessage
-    room_id: str
-    history: CodingHistory
-    updates: list[str]
-    reporter: Reporter
-    turn: DetachableTurn
+    def __init__(
+        self,
+        msg: PlatformMessage,
+        room_id: str,
+        history: CodingHistory,
+        updates: list[str],
+        reporter: Reporter,
+        turn: DetachableTurn,
+    ) -> None:
+        self.msg = msg
+        self.room_id = room_id
+        self.history = history
+        self.updates = updates
+        self.reporter = reporter
+        self.turn = turn
 
     @property
     def tools(self) -> AgentToolsProtocol:
