@@ -10,6 +10,7 @@ from band.converters import (
     AnthropicHistoryConverter,
     OpenAIChatHistoryConverter,
 )
+from band.converters.google_adk import GoogleADKHistoryConverter
 
 
 def _text(name: str, content: str, sender_type: str = "User") -> dict[str, Any]:
@@ -63,6 +64,31 @@ def test_anthropic_answers_an_unanswered_call_with_the_interrupted_error() -> No
         "content": INTERRUPTED_TOOL_TEXT,
         "is_error": True,
     }
+
+
+def test_google_adk_marks_only_the_failed_result_as_an_error() -> None:
+    converter = GoogleADKHistoryConverter("Bot")
+    messages = converter.convert([_call("c1"), _result("c1"), _call("c2")])
+    assert messages[0] == {
+        "role": "model",
+        "content": [
+            {
+                "type": "function_call",
+                "id": "c1",
+                "name": "band_send_message",
+                "args": {"content": "hi"},
+            }
+        ],
+    }
+    answered, interrupted = messages[1]["content"][0], messages[3]["content"][0]
+    assert answered == {
+        "type": "function_response",
+        "tool_call_id": "c1",
+        "name": "band_send_message",
+        "output": "ok",
+    }
+    assert interrupted["output"] == INTERRUPTED_TOOL_TEXT
+    assert interrupted["is_error"] is True
 
 
 def test_results_without_a_matching_call_are_dropped() -> None:

@@ -80,17 +80,26 @@ class DelegateItem(BaseModel):
     mentions: list[str]
 
 
-class DirectResponseDecision(BaseModel):
+class _Decision(BaseModel):
+    """What every decision has: its kind (a literal in each), and nothing unknown."""
+
     model_config = _FORBID
 
-    decision: Literal["direct_response"]
+    decision: str
+
+
+class _Answer(_Decision):
+    """A decision that answers in the room: the text and whom it mentions."""
+
     content: str
     mentions: list[str] = Field(default_factory=list)
 
 
-class DelegateDecision(BaseModel):
-    model_config = _FORBID
+class DirectResponseDecision(_Answer):
+    decision: Literal["direct_response"]
 
+
+class DelegateDecision(_Decision):
     decision: Literal["delegate"]
     delegations: list[DelegateItem] = Field(min_length=1)
 
@@ -103,24 +112,16 @@ class DelegateDecision(BaseModel):
         return self
 
 
-class WaitingDecision(BaseModel):
-    model_config = _FORBID
-
+class WaitingDecision(_Decision):
     decision: Literal["waiting"]
     reason: str
 
 
-class SynthesizeDecision(BaseModel):
-    model_config = _FORBID
-
+class SynthesizeDecision(_Answer):
     decision: Literal["synthesize"]
-    content: str
-    mentions: list[str] = Field(default_factory=list)
 
 
-class FailedDecision(BaseModel):
-    model_config = _FORBID
-
+class FailedDecision(_Decision):
     decision: Literal["failed"]
     error: CrewAIFlowError
 
@@ -135,7 +136,7 @@ FlowDecision = Annotated[
 ]
 
 
-class _Decision(BaseModel):
+class _Result(BaseModel):
     decision: FlowDecision
 
 
@@ -144,6 +145,6 @@ def parse_decision(result: Any) -> FlowDecision:
     if isinstance(result, BaseModel):
         result = result.model_dump()
     try:
-        return _Decision.model_validate({"decision": result}).decision
+        return _Result.model_validate({"decision": result}).decision
     except ValidationError as exc:
         raise ValueError(f"the flow returned no valid decision: {exc.errors()[:2]}") from exc

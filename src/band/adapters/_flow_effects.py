@@ -30,9 +30,9 @@ from band.converters.crewai_flow import (
 )
 
 from ._flow_decisions import DelegateItem
-from ._flow_writes import RunWriter, message_id_of, now
+from ._flow_writes import RunWriter, now
 
-__all__ = ["SideEffectExecutor", "message_id_of", "now"]
+__all__ = ["SideEffectExecutor"]
 
 logger = logging.getLogger("band.adapters.crewai_flow")
 

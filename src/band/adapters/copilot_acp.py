@@ -11,22 +11,13 @@ reply, is reported once in the room with that line.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import Unpack
 
 from pydantic import Field
 
 from band.adapters._coding.base import Prompt
-from band.adapters.acp import (
-    ACPClientAdapter,
-    ACPClientAdapterConfig,
-    PermissionResolver,
-    SessionConfigResolver,
-)
+from band.adapters.acp import ACPClientAdapterConfig
+from band.adapters.acp.preset import ACPPresetAdapter
 from band.adapters.acp.process import ACPProcess
-from band.core.types import FeatureKwargs
-from band.runtime.custom_tools import CustomToolDef
-from band.workspaces import WorkspaceResolver
 
 __all__ = ["DEFAULT_COPILOT_COMMAND", "CopilotACPAdapter", "CopilotACPAdapterConfig"]
 
@@ -42,34 +33,18 @@ class CopilotACPAdapterConfig(ACPClientAdapterConfig):
     github_token: str | None = Field(default=None, repr=False)
 
 
-class CopilotACPAdapter(ACPClientAdapter):
+class CopilotACPAdapter(ACPPresetAdapter[CopilotACPAdapterConfig]):
     """Band rooms on ``copilot --acp``: one process and ACP session per room."""
 
     PROVIDER = "copilot_acp"
     LABEL = "Copilot CLI"
 
-    def __init__(
-        self,
-        config: CopilotACPAdapterConfig | None = None,
-        *,
-        additional_tools: Sequence[CustomToolDef] | None = None,
-        workspace_for_room: WorkspaceResolver | None = None,
-        resolve_session_config: SessionConfigResolver | None = None,
-        resolve_permission: PermissionResolver | None = None,
-        **features: Unpack[FeatureKwargs],
-    ) -> None:
+    def prepared(self, config: CopilotACPAdapterConfig | None) -> CopilotACPAdapterConfig:
         config = config or CopilotACPAdapterConfig()
         if config.github_token and "GITHUB_TOKEN" not in (config.env or {}):
             env = {**(config.env or {}), "GITHUB_TOKEN": config.github_token}
             config = config.model_copy(update={"env": env})
-        super().__init__(
-            config,
-            additional_tools=additional_tools,
-            workspace_for_room=workspace_for_room,
-            resolve_session_config=resolve_session_config,
-            resolve_permission=resolve_permission,
-            **features,
-        )
+        return config
 
     async def run_prompt(self, proc: ACPProcess, prompt: Prompt) -> None:
         await super().run_prompt(proc, prompt)

@@ -12,25 +12,17 @@ does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Literal, Unpack
+from typing import Any, Literal
 
 from pydantic import Field, PositiveFloat, PositiveInt, model_validator
 
 from band.adapters._coding import approvals
 from band.adapters._coding.approvals import ApprovalModeName as ApprovalMode
 from band.adapters._coding.approvals import ApprovalRequest, Decision
-from band.adapters.acp import (
-    ACPClientAdapter,
-    ACPClientAdapterConfig,
-    PermissionResolver,
-    SessionConfigResolver,
-)
+from band.adapters.acp import ACPClientAdapterConfig
 from band.adapters.acp.client import RoomClient, band_tool_name
-from band.core.types import FeatureKwargs
+from band.adapters.acp.preset import ACPPresetAdapter
 from band.integrations.acp.cursor import canonicalize_cursor_tool_name
-from band.runtime.custom_tools import CustomToolDef
-from band.workspaces import WorkspaceResolver
 
 __all__ = [
     "ASK_QUESTION",
@@ -89,41 +81,25 @@ def _questions(params: dict[str, Any]) -> list[dict[str, Any]]:
     return found
 
 
-class CursorACPAdapter(ACPClientAdapter):
+class CursorACPAdapter(ACPPresetAdapter[CursorACPAdapterConfig]):
     """Band rooms on ``agent acp``, with Cursor's plans, questions and todos."""
 
     PROVIDER = "cursor_acp"
     LABEL = "Cursor agent"
 
-    def __init__(
-        self,
-        config: CursorACPAdapterConfig | None = None,
-        *,
-        additional_tools: Sequence[CustomToolDef] | None = None,
-        workspace_for_room: WorkspaceResolver | None = None,
-        resolve_session_config: SessionConfigResolver | None = None,
-        resolve_permission: PermissionResolver | None = None,
-        **features: Unpack[FeatureKwargs],
-    ) -> None:
+    def prepared(self, config: CursorACPAdapterConfig | None) -> CursorACPAdapterConfig:
         config = config or CursorACPAdapterConfig()
         env = dict(config.env or {})
         if config.api_key:
             env.setdefault("CURSOR_API_KEY", config.api_key)
         if config.auth_token:
             env.setdefault("CURSOR_AUTH_TOKEN", config.auth_token)
-        config = config.model_copy(
+        return config.model_copy(
             update={"env": env, "approval_wait_timeout_s": config.decision_timeout_s}
         )
-        super().__init__(
-            config,
-            additional_tools=additional_tools,
-            workspace_for_room=workspace_for_room,
-            profile=self,
-            resolve_session_config=resolve_session_config,
-            resolve_permission=resolve_permission,
-            **features,
-        )
-        self.cursor = config
+
+    def preset_profile(self) -> CursorACPAdapter:
+        return self
 
     def room_client(self, room_id: str) -> RoomClient:
         """A room's client reading Cursor's titles of Band's tools (``band-x: x``) as ``x``."""
@@ -157,7 +133,7 @@ class CursorACPAdapter(ACPClientAdapter):
         await reporter.task("Todos\n" + "\n".join(lines), {"cursor_todos": todos})
 
     async def _plan(self, client: Any, params: dict[str, Any]) -> str:
-        mode = self.cursor.plan_mode
+        mode = self.config.plan_mode
         if mode != "manual":
             return "accepted" if mode == "auto_accept" else "rejected"
         prompt = client.prompt
@@ -173,7 +149,7 @@ class CursorACPAdapter(ACPClientAdapter):
     async def _ask(self, client: Any, params: dict[str, Any]) -> dict[str, Any]:
         questions = _questions(params)
         answerable = [q for q in questions if q["options"]]
-        mode = self.cursor.question_mode
+        mode = self.config.question_mode
         if mode == "auto_first" and answerable:
             answers = [
                 {"questionId": q["id"], "selectedOptionIds": [q["options"][0]["id"]]}

@@ -17,20 +17,14 @@ device writes (``xd://mcp__band_<tool>``) read in the room as the Band tool they
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, ClassVar, Literal, Self, Unpack
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import Field, field_validator, model_validator
 
 from band.adapters._coding.approvals import ApprovalMode, ApprovalRelay
-from band.adapters.acp import (
-    ACPClientAdapter,
-    ACPClientAdapterConfig,
-    PermissionResolver,
-    SessionConfigResolver,
-)
+from band.adapters.acp import ACPClientAdapterConfig
 from band.adapters.acp.client import RoomClient
-from band.core.types import FeatureKwargs
+from band.adapters.acp.preset import ACPPresetAdapter
 from band.integrations.acp.permissions import ElicitationHandler, elicitation_requested_schema
 from band.integrations.acp.room_emitter import RoomTurnEmitter
 from band.integrations.acp.types import ACPToolCall, CollectedChunk
@@ -50,8 +44,6 @@ from band.integrations.omp import (
     omp_provider_env,
     validate_omp_command,
 )
-from band.runtime.custom_tools import CustomToolDef
-from band.workspaces import WorkspaceResolver
 
 __all__ = ["DEFAULT_OMP_ACP_COMMAND", "OmpACPAdapter", "OmpACPAdapterConfig"]
 
@@ -107,43 +99,31 @@ class OmpRoomClient(RoomClient):
         return chunk
 
 
-class OmpACPAdapter(ACPClientAdapter):
+class OmpACPAdapter(ACPPresetAdapter[OmpACPAdapterConfig]):
     """Band rooms on ``omp acp``: one process and ACP session per room."""
 
     PROVIDER = "omp_acp"
     LABEL = "OMP agent"
-    config: OmpACPAdapterConfig
 
-    def __init__(
-        self,
-        config: OmpACPAdapterConfig | None = None,
-        *,
-        additional_tools: Sequence[CustomToolDef] | None = None,
-        workspace_for_room: WorkspaceResolver | None = None,
-        resolve_session_config: SessionConfigResolver | None = None,
-        resolve_permission: PermissionResolver | None = None,
-        spawn_process: Any = None,
-        **features: Unpack[FeatureKwargs],
-    ) -> None:
+    def prepared(self, config: OmpACPAdapterConfig | None) -> OmpACPAdapterConfig:
+        return config or OmpACPAdapterConfig()
+
+    def preset_capabilities(self) -> Any:
         from acp.schema import (
             ClientCapabilities,
             ElicitationCapabilities,
             ElicitationFormCapabilities,
         )
 
-        config = config or OmpACPAdapterConfig()
-        forms = ElicitationCapabilities(form=ElicitationFormCapabilities())
-        super().__init__(
-            config,
-            additional_tools=additional_tools,
-            workspace_for_room=workspace_for_room,
-            resolve_session_config=resolve_session_config,
-            resolve_permission=resolve_permission,
-            client_capabilities=ClientCapabilities(elicitation=forms),
-            spawn_process=spawn_process,
-            **features,
+        return ClientCapabilities(
+            elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities())
         )
-        self.omp_command = finalize_omp_command(
+
+    @property
+    def omp_command(self) -> list[str]:
+        """The launch argv: the config's command, its model and OMP's approval mode."""
+        config = self.config
+        return finalize_omp_command(
             config.command, model=config.model, approval_mode=config.approval_mode
         )
 

@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import logging
 import os
-import sys
 
 from band.client.rest import (
     AsyncRestClient,
@@ -27,10 +26,10 @@ from band.client.rest import (
     ParticipantRequest,
     aclose_rest_client,
 )
-from band.config.logs import LogSettings
-from band.logging_config import LogStream
 from band.platform.errors import BandRestError
 from band.runtime.handles import normalize_handle
+
+from .script import run_script
 
 __all__ = ["build_parser", "find_peer_by_handle", "main", "run", "run_with_timeout"]
 
@@ -190,22 +189,13 @@ async def run_with_timeout(args: argparse.Namespace) -> str:
 def main() -> None:
     """Entry point of ``band-trigger``: prints the room id, exits 0; or an error, exits 1."""
     args = build_parser().parse_args()
-    level = "DEBUG" if args.verbose else "INFO"
-    LogSettings(log_level=level, log_stream=LogStream.STDERR).configure()
-    try:
-        room_id = asyncio.run(run_with_timeout(args))
-    except TimeoutError:
-        sys.stderr.write(f"Error: timed out after {args.timeout} seconds\n")
-        sys.exit(1)
-    except (ValueError, RuntimeError) as exc:
-        sys.stderr.write(f"Error: {exc}\n")
-        sys.exit(1)
-    except Exception as exc:
-        logger.exception("band-trigger failed")
-        sys.stderr.write(f"Error: {exc}\n")
-        sys.exit(1)
-    sys.stdout.write(room_id + "\n")
-    sys.exit(0)
+    run_script(
+        run_with_timeout(args),
+        name="band-trigger",
+        logger=logger,
+        verbose=args.verbose,
+        timeout_s=args.timeout,
+    )
 
 
 if __name__ == "__main__":

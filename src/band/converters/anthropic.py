@@ -19,23 +19,17 @@ class AnthropicHistoryConverter(FoldedHistoryConverter[dict[str, Any]]):
         return [{"role": line.role, "content": line.text}]
 
     def exchange(self, tools: ToolExchange) -> list[dict[str, Any]]:
-        uses: list[dict[str, Any]] = []
-        results: list[dict[str, Any]] = []
-        for call, result in tools.paired():
-            uses.append(
-                {
-                    "type": "tool_use",
-                    "id": call.tool_call_id,
-                    "name": call.name,
-                    "input": call.args,
-                }
-            )
-            block: dict[str, Any] = {
+        uses, results = tools.blocks(
+            lambda call: {
+                "type": "tool_use",
+                "id": call.tool_call_id,
+                "name": call.name,
+                "input": call.args,
+            },
+            lambda call, result: {
                 "type": "tool_result",
                 "tool_use_id": call.tool_call_id,
                 "content": result.output,
-            }
-            if result.is_error:
-                block["is_error"] = True
-            results.append(block)
+            },
+        )
         return [{"role": "assistant", "content": uses}, {"role": "user", "content": results}]

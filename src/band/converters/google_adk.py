@@ -31,26 +31,20 @@ class GoogleADKHistoryConverter(FoldedHistoryConverter[dict[str, Any]]):
         return [{"role": "model" if line.role == "assistant" else "user", "content": line.text}]
 
     def exchange(self, tools: ToolExchange) -> GoogleADKMessages:
-        calls: list[dict[str, Any]] = []
-        results: list[dict[str, Any]] = []
-        for call, result in tools.paired():
-            calls.append(
-                {
-                    "type": "function_call",
-                    "id": call.tool_call_id,
-                    "name": call.name,
-                    "args": call.args,
-                }
-            )
-            block: dict[str, Any] = {
+        calls, results = tools.blocks(
+            lambda call: {
+                "type": "function_call",
+                "id": call.tool_call_id,
+                "name": call.name,
+                "args": call.args,
+            },
+            lambda call, result: {
                 "type": "function_response",
                 "tool_call_id": call.tool_call_id,
                 "name": call.name,
                 "output": result.output,
-            }
-            if result.is_error:
-                block["is_error"] = True
-            results.append(block)
+            },
+        )
         return [{"role": "model", "content": calls}, {"role": "user", "content": results}]
 
     def format_transcript(self, history: GoogleADKMessages) -> str:

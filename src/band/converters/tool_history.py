@@ -12,6 +12,7 @@ a result is answered with ``INTERRUPTED_TOOL_TEXT``.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
@@ -65,6 +66,23 @@ class ToolExchange:
             )
             for call in self.calls
         ]
+
+    def blocks(
+        self,
+        call_block: Callable[[ParsedToolCall], dict[str, Any]],
+        result_block: Callable[[ParsedToolCall, ParsedToolResult], dict[str, Any]],
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """The call blocks and the result blocks, paired; a failed result's block gets
+        ``is_error: True`` (left out otherwise)."""
+        calls: list[dict[str, Any]] = []
+        results: list[dict[str, Any]] = []
+        for call, result in self.paired():
+            calls.append(call_block(call))
+            block = result_block(call, result)
+            if result.is_error:
+                block["is_error"] = True
+            results.append(block)
+        return calls, results
 
 
 HistoryItem = Said | ToolExchange

@@ -21,13 +21,13 @@ import argparse
 import asyncio
 import json
 import logging
-import sys
 from pathlib import Path
 from typing import Any, Final
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from ruamel.yaml import YAML
 
+from band.cli.script import run_script
 from band.client.rest import (
     NO_RETRY_REQUEST_OPTIONS,
     AgentRegisterRequest,
@@ -35,7 +35,6 @@ from band.client.rest import (
     AsyncRestClient,
     aclose_rest_client,
 )
-from band.config.logs import LogSettings
 from band.credentials import PROXY_MANAGED_API_KEY
 from band.docker._provision_messages import (
     RegistrationTimeoutOutcome,
@@ -48,7 +47,6 @@ from band.docker.launcher.config import (
     load_workspace_config,
 )
 from band.docker.sbx_process import run_sbx_subprocess
-from band.logging_config import LogStream
 
 __all__ = [
     "ProvisionSettings",
@@ -346,17 +344,7 @@ async def run(args: argparse.Namespace) -> str:
 def main() -> None:
     """``band-kit``: exit 0 with the agent id on stdout, or 1 with the error on stderr."""
     args = build_parser().parse_args()
-    level = "DEBUG" if args.verbose else "INFO"
-    LogSettings(log_level=level, log_stream=LogStream.STDERR).configure()
-    try:
-        agent_id = asyncio.run(run(args))
-    except Exception as exc:
-        if not isinstance(exc, ValueError | RuntimeError):  # a refusal needs no traceback
-            logger.exception("unexpected error")
-        sys.stderr.write(f"Error: {exc}\n")
-        sys.exit(1)
-    sys.stdout.write(agent_id + "\n")
-    sys.exit(0)
+    run_script(run(args), name="band-kit", logger=logger, verbose=args.verbose)
 
 
 if __name__ == "__main__":

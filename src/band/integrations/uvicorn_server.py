@@ -14,10 +14,10 @@ import socket
 from collections.abc import Generator
 from typing import Any
 
-try:
+from band._extras import needs_extra
+
+with needs_extra("serving needs uvicorn", "runtime"):
     import uvicorn
-except ImportError as exc:  # pragma: no cover - depends on the installed extras
-    raise ImportError("serving needs uvicorn: pip install 'openband[runtime]'") from exc
 
 __all__ = [
     "SERVER_START_TIMEOUT_S",

@@ -138,6 +138,10 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
         """Help lines of the subclass's own commands."""
         return []
 
+    async def take_reply(self, msg: PlatformMessage, room_id: str) -> bool:
+        """True when ``msg`` answers something the agent asked, consumed instead of a prompt."""
+        return False
+
     async def forget_room(self, room_id: str) -> None:
         """Drop subclass state of a room (its process is closed already)."""
 
@@ -175,6 +179,9 @@ class CodingAgentAdapter(PromptedAdapter[CodingHistory], Generic[P]):
         is_session_bootstrap: bool,
         room_id: str,
     ) -> None:
+        if await self.take_reply(msg, room_id):
+            tools.turn.settle()
+            return
         history = as_coding_history(history, room_id)  # a band-sdk session state too
         if room_id not in self.known_sessions and history.session_id is not None:
             self.known_sessions[room_id] = history.session_id

@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    PositiveFloat,
-    PositiveInt,
-    field_validator,
-    model_validator,
-)
+from pydantic import Field, PositiveFloat, field_validator, model_validator
 
-from band.adapters._coding.approvals import ApprovalMode, Decision
+from band.adapters._coding.approvals import ApprovalMode
+from band.adapters._coding.config import CodingAgentConfig
 from band.adapters._coding.retention import RoomRetention
-from band.core.turn_lifecycle import TURN_SETTLE_GRACE_S, TurnSettleTimeout
 
 __all__ = ["ACPClientAdapterConfig"]
 
@@ -26,7 +18,7 @@ RETENTION_REFUSED = (
 )
 
 
-class ACPClientAdapterConfig(BaseModel):
+class ACPClientAdapterConfig(CodingAgentConfig):
     """Settings of an ``ACPClientAdapter`` (frozen, unknown fields rejected).
 
     * ``command``: the agent's argv (a string is one argv element); it runs over stdio,
@@ -46,27 +38,15 @@ class ACPClientAdapterConfig(BaseModel):
       suspension (``idle_timeout_s``) is not offered and is refused.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
     command: tuple[str, ...]
     retention: RoomRetention = Field(default_factory=lambda: RoomRetention(transition_timeout_s=30))
     env: dict[str, str] | None = None
-    cwd: str | None = None
     mcp_servers: tuple[dict[str, Any], ...] = ()
     inject_band_tools: bool = True
     auth_method: str | None = None
-    custom_section: str = ""
-    system_prompt: str | None = None
     use_unstable_protocol: bool = False
     turn_timeout_s: PositiveFloat = 300.0
-    # How long a timed-out prompt's cancel may take before the room's process is replaced.
-    turn_settle_timeout_s: TurnSettleTimeout = TURN_SETTLE_GRACE_S
-    model: str | None = None
-    reasoning_effort: str | None = None
     approval_mode: ApprovalMode = ApprovalMode.AUTO_ACCEPT
-    approval_wait_timeout_s: PositiveFloat = 300.0
-    approval_timeout_decision: Literal[Decision.ACCEPT, Decision.DECLINE] = Decision.DECLINE
-    max_history_messages: PositiveInt = 50
 
     @model_validator(mode="before")
     @classmethod

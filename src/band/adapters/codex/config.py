@@ -5,20 +5,12 @@ from __future__ import annotations
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    PositiveFloat,
-    PositiveInt,
-    field_validator,
-    model_validator,
-)
+from pydantic import Field, PositiveFloat, PositiveInt, field_validator, model_validator
 
-from band.adapters._coding.approvals import ApprovalMode, Decision
+from band.adapters._coding.approvals import ApprovalMode
+from band.adapters._coding.config import CodingAgentConfig
 from band.adapters._coding.retention import RoomRetention
 from band.adapters._coding.workspace import env_defaults
-from band.core.turn_lifecycle import TURN_SETTLE_GRACE_S, TurnSettleTimeout
 from band.workspaces import WorkspaceResolver
 
 from .vocabulary import CodexSandboxMode
@@ -84,7 +76,7 @@ def _absolute(path: str) -> bool:
     return PurePosixPath(path).is_absolute() or PureWindowsPath(path).is_absolute()
 
 
-class CodexAdapterConfig(BaseModel):
+class CodexAdapterConfig(CodingAgentConfig):
     """Settings of a ``CodexAdapter`` (frozen, unknown fields rejected).
 
     Any field not given is read from ``CODEX_<FIELD>`` (``CODEX_MODEL``,
@@ -158,25 +150,16 @@ class CodexAdapterConfig(BaseModel):
     ``retention`` must stay disabled (``idle_timeout_s`` unset): see ``RETENTION_REFUSED``.
     """
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
     transport: str = "stdio"
     retention: RoomRetention = Field(default_factory=RoomRetention)
-    model: str | None = None
-    reasoning_effort: str | None = None
     reasoning_summary: ReasoningSummary | None = None
-    cwd: str | None = None
     approval_policy: ApprovalPolicy = "never"
     personality: Personality = "pragmatic"
     sandbox: SandboxMode | None = None
     sandbox_policy: dict[str, Any] | None = None
-    system_prompt: str | None = None
-    custom_section: str = ""
     include_base_instructions: bool = True
     approval_mode: ApprovalMode = ApprovalMode.MANUAL
     approval_text_notifications: bool = True
-    approval_wait_timeout_s: PositiveFloat = 300.0
-    approval_timeout_decision: Literal[Decision.ACCEPT, Decision.DECLINE] = Decision.DECLINE
     session_approval_granularity: Literal["full_command", "binary"] = "full_command"
     turn_timeout_s: PositiveFloat = 180.0
     codex_command: list[str] | None = None
@@ -185,7 +168,6 @@ class CodexAdapterConfig(BaseModel):
     additional_dynamic_tools: list[dict[str, Any]] = Field(default_factory=list)
     skill_roots: list[str] = Field(default_factory=list)
     inject_history_on_resume_failure: bool = True
-    max_history_messages: PositiveInt = 50
     stream_reasoning_events: bool = False
     stream_commentary_events: bool = False
     stream_plan_events: bool = False
@@ -203,7 +185,6 @@ class CodexAdapterConfig(BaseModel):
     workspace_for_room: WorkspaceResolver | None = Field(default=None, exclude=True)
     codex_ws_url: str = "ws://127.0.0.1:8765"
     client_close_timeout_s: PositiveFloat | None = 10.0
-    turn_settle_timeout_s: TurnSettleTimeout = TURN_SETTLE_GRACE_S
 
     @model_validator(mode="before")
     @classmethod

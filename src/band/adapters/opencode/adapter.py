@@ -32,7 +32,7 @@ from band.adapters._coding.supervisor import TransportClosed
 from band.converters.opencode import SESSION_ID_METADATA_KEY, OpencodeHistoryConverter
 from band.core.delivery import relay_reply
 from band.core.exceptions import BandConfigError
-from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
+from band.core.protocols import FAILURE_CODE_TIMEOUT
 from band.core.types import Emit, FeatureKwargs, PlatformMessage
 from band.integrations.opencode import (
     ApprovalReply,
@@ -187,31 +187,9 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
     def _is_own_tool(self, permission: str) -> bool:
         return any(permission.startswith(f"{self.registration(r)}_") for r in self.rooms)
 
-    async def on_message(
-        self,
-        msg: PlatformMessage,
-        tools: AgentToolsProtocol,
-        history: Any,
-        participants_msg: str | None,
-        contacts_msg: str | None,
-        *,
-        is_session_bootstrap: bool,
-        room_id: str,
-    ) -> None:
+    async def take_reply(self, msg: PlatformMessage, room_id: str) -> bool:
         """A message answering an open question of OpenCode's goes to it, not as a prompt."""
-        approvals = self.room_state(room_id).approvals
-        if await approvals.try_handle_reply(msg.content, msg.sender_id):
-            tools.turn.settle()
-            return
-        await super().on_message(
-            msg,
-            tools,
-            history,
-            participants_msg,
-            contacts_msg,
-            is_session_bootstrap=is_session_bootstrap,
-            room_id=room_id,
-        )
+        return await self.room_state(room_id).approvals.try_handle_reply(msg.content, msg.sender_id)
 
     async def start_process(self, room_id: str, reporter: Reporter) -> OpencodeRoom:
         """The room's session on a live connection, its Band tools registered."""

@@ -19,12 +19,12 @@ from typing import Any, ClassVar, Unpack
 
 import httpx
 
-try:
+from band._extras import needs_extra
+
+with needs_extra("A2AAdapter needs a2a-sdk", "a2a"):
     from a2a.client import ClientConfig, ClientFactory
     from a2a.helpers import get_message_text, new_text_message
     from a2a.types import CancelTaskRequest, GetTaskRequest, Role, SendMessageRequest, TaskState
-except ImportError as exc:  # pragma: no cover - depends on the installed extras
-    raise ImportError("A2AAdapter needs a2a-sdk: pip install 'openband[a2a]'") from exc
 
 from band.converters.a2a import A2AHistoryConverter
 from band.core.delivery import DeliveryFailedError, deliver_reply, reraise_delivery_cause

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from copy import deepcopy
 
-try:
+from band._extras import needs_extra
+
+with needs_extra("A2A needs a2a-sdk", "a2a"):
     from a2a.helpers import get_artifact_text, get_message_text
     from a2a.types import Role, StreamResponse, Task, TaskState
-except ImportError as exc:  # pragma: no cover - depends on the installed extras
-    raise ImportError("A2A needs a2a-sdk: pip install 'openband[a2a]'") from exc
 
 __all__ = [
     "RETRYABLE_TASK_FAILURE_STATES",

@@ -12,12 +12,10 @@ import logging
 import re
 from typing import Any
 
-try:
+from band._extras import needs_extra
+
+with needs_extra("the ACP server needs agent-client-protocol", "acp"):
     from acp.schema import PermissionOption, ToolCallUpdate
-except ImportError as exc:  # pragma: no cover - depends on the installed extras
-    raise ImportError(
-        "the ACP server needs agent-client-protocol: pip install 'openband[acp]'"
-    ) from exc
 
 __all__ = ["approval_token", "ask_editor", "is_approval_status"]
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from band._extras import needs_extra
 from band.converters.parsing import parse_tool_call, parse_tool_result
 from band.core.types import PlatformMessage
 from band.runtime.formatters import strip_leading_mentions
 
-try:
+with needs_extra("the ACP server needs agent-client-protocol", "acp"):
     from acp import (
         plan_entry,
         start_tool_call,
@@ -20,10 +21,6 @@ try:
         update_plan,
         update_tool_call,
     )
-except ImportError as exc:  # pragma: no cover - depends on the installed extras
-    raise ImportError(
-        "the ACP server needs agent-client-protocol: pip install 'openband[acp]'"
-    ) from exc
 
 __all__ = ["EventConverter"]
 

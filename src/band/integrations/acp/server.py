@@ -9,9 +9,10 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, cast
 
+from band._extras import needs_extra
 from band.runtime.agent import SDK_API_VERSION
 
-try:
+with needs_extra("the ACP server needs agent-client-protocol", "acp"):
     from acp import (
         InitializeResponse,
         NewSessionResponse,
@@ -37,10 +38,6 @@ try:
         SessionResumeCapabilities,
         SetSessionModeResponse,
     )
-except ImportError as exc:  # pragma: no cover - depends on the installed extras
-    raise ImportError(
-        "the ACP server needs agent-client-protocol: pip install 'openband[acp]'"
-    ) from exc
 
 from .types import ACPStopReason, ConcurrentPromptError
 

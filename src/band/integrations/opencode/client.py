@@ -12,16 +12,28 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypedDict, Unpack
 from urllib.parse import quote
 
 import httpx
 
-__all__ = ["ApprovalReply", "HttpOpencodeClient", "OpencodeClientProtocol"]
+__all__ = ["ApprovalReply", "HttpOpencodeClient", "OpencodeClientProtocol", "PromptOptions"]
 
 logger = logging.getLogger(__name__)
 
 ApprovalReply = Literal["once", "always", "reject"]
+
+
+class PromptOptions(TypedDict, total=False):
+    """What a prompt may carry besides its parts; empty ones are not sent."""
+
+    system: str | None
+    model: dict[str, str] | None
+    agent: str | None
+    variant: str | None
+    tools: dict[str, bool] | None
+
+
 # The server sends a heartbeat well within this; longer silence means the stream is gone.
 _EVENT_SILENCE_S = 60.0
 
@@ -36,15 +48,7 @@ class OpencodeClientProtocol(Protocol):
     async def health(self) -> None: ...
 
     async def prompt_async(
-        self,
-        session_id: str,
-        *,
-        parts: list[dict[str, Any]],
-        system: str | None = None,
-        model: dict[str, str] | None = None,
-        agent: str | None = None,
-        variant: str | None = None,
-        tools: dict[str, bool] | None = None,
+        self, session_id: str, *, parts: list[dict[str, Any]], **options: Unpack[PromptOptions]
     ) -> None: ...
 
     async def reply_permission(
@@ -114,20 +118,9 @@ class HttpOpencodeClient(OpencodeClientProtocol):
         return dict((await self._call("GET", f"/session/{session_id}")).json())
 
     async def prompt_async(
-        self,
-        session_id: str,
-        *,
-        parts: list[dict[str, Any]],
-        system: str | None = None,
-        model: dict[str, str] | None = None,
-        agent: str | None = None,
-        variant: str | None = None,
-        tools: dict[str, bool] | None = None,
+        self, session_id: str, *, parts: list[dict[str, Any]], **options: Unpack[PromptOptions]
     ) -> None:
-        optional = {"system": system, "model": model, "agent": agent, "variant": variant}
-        body: dict[str, Any] = {"parts": parts, **{k: v for k, v in optional.items() if v}}
-        if tools:
-            body["tools"] = tools
+        body: dict[str, Any] = {"parts": parts, **{k: v for k, v in options.items() if v}}
         await self._call("POST", f"/session/{session_id}/prompt_async", body)
 
     async def reply_permission(

@@ -12,16 +12,16 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from band._extras import needs_extra
+
 from .dedup import DEFAULT_SEEN_EVENTS_CACHE_SIZE, SeenEvents
 from .signature import verify_signature
 from .types import SlackApp
 
-try:
+with needs_extra("the Slack bridge needs starlette", "slack"):
     from starlette.requests import Request
     from starlette.responses import PlainTextResponse, Response
     from starlette.routing import Route, Router
-except ImportError as exc:  # pragma: no cover - depends on the installed extras
-    raise ImportError("the Slack bridge needs starlette: pip install 'openband[slack]'") from exc
 
 __all__ = ["DEFAULT_SEEN_EVENTS_CACHE_SIZE", "EventDispatcher", "SeenEvents", "build_router"]
 

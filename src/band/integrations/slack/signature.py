@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-try:
+from band._extras import needs_extra
+
+with needs_extra("the Slack bridge needs slack-sdk", "slack"):
     from slack_sdk.signature import Clock, SignatureVerifier
-except ImportError as exc:  # pragma: no cover - depends on the installed extras
-    raise ImportError("the Slack bridge needs slack-sdk: pip install 'openband[slack]'") from exc
 
 __all__ = ["MAX_TIMESTAMP_SKEW_SECONDS", "verify_signature"]
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-try:
+from band._extras import needs_extra
+
+with needs_extra("Socket Mode needs slack_sdk and aiohttp", "slack"):
     from slack_sdk.socket_mode.aiohttp import SocketModeClient
     from slack_sdk.web.async_client import AsyncWebClient
-except ImportError as exc:  # pragma: no cover - depends on the installed extras
-    hint = "Socket Mode needs slack_sdk and aiohttp: pip install 'openband[slack]'"
-    raise ImportError(hint) from exc
 
 __all__ = ["SettlingSocketModeClient"]
 

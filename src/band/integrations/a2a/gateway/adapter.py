@@ -19,6 +19,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Unpack
 
+from band._extras import needs_extra
 from band.client.rest import AsyncRestClient
 from band.converters.a2a_gateway import GatewayHistoryConverter
 from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
@@ -41,12 +42,10 @@ from .config import A2AGatewayAdapterConfig
 from .server import GatewayServer
 from .types import GatewaySessionState, PendingA2ATask
 
-try:
+with needs_extra("the A2A gateway needs a2a-sdk", "a2a_gateway"):
     from a2a.server.agent_execution import AgentExecutor, RequestContext
     from a2a.server.events import EventQueue
     from a2a.types import Task, TaskState, TaskStatus
-except ImportError as exc:  # pragma: no cover - depends on the installed extras
-    raise ImportError("the A2A gateway needs a2a-sdk: pip install 'openband[a2a_gateway]'") from exc
 
 __all__ = ["A2AGatewayAdapter", "BandAgentExecutor", "GatewayRequest", "slugify"]
 

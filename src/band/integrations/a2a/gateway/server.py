@@ -14,10 +14,11 @@ import socket
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from band._extras import needs_extra
 from band.integrations.uvicorn_server import ManagedUvicornServer
 from band.protocol.contacts import Peer
 
-try:
+with needs_extra("the A2A gateway needs a2a-sdk", "a2a_gateway"):
     from a2a.compat.v0_3.conversions import to_compat_agent_card
     from a2a.server.agent_execution import AgentExecutor
     from a2a.server.request_handlers import DefaultRequestHandler
@@ -31,8 +32,6 @@ try:
     from starlette.requests import Request
     from starlette.responses import JSONResponse, Response
     from starlette.routing import BaseRoute, Route
-except ImportError as exc:  # pragma: no cover - depends on the installed extras
-    raise ImportError("the A2A gateway needs a2a-sdk: pip install 'openband[a2a_gateway]'") from exc
 
 __all__ = ["ALLOWED_JSONRPC_METHODS", "ExecutorFactory", "GatewayServer"]
 

@@ -6,13 +6,13 @@ import asyncio
 from dataclasses import dataclass, field
 from typing import Any
 
-try:
+from band._extras import needs_extra
+
+with needs_extra("the A2A gateway needs a2a-sdk", "a2a_gateway"):
     from a2a.helpers import new_text_message
     from a2a.server.events import EventQueue
     from a2a.server.tasks import TaskUpdater
     from a2a.types import Message, Task, TaskState
-except ImportError as exc:  # pragma: no cover - depends on the installed extras
-    raise ImportError("the A2A gateway needs a2a-sdk: pip install 'openband[a2a_gateway]'") from exc
 
 __all__ = ["GatewaySessionState", "PendingA2ATask"]
 
