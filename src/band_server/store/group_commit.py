@@ -23,7 +23,9 @@ in the same pass of the loop never showed in the count, each committed alone on 
 no batch formed under load (measured in docs/decisions.md).
 
 Before each ``COMMIT``, in the batch's transaction, the writer indexes the batch's text messages
-for search (``store.search_index``): once a batch, not once a message.
+for search (``store.search_index``) and writes the ``last_seq`` of the rooms it posted in, each
+room's ``seq`` being counted in memory meanwhile (``store.room_seqs``): once a batch, not once a
+message.
 
 The writer's connection stays inside one SQLAlchemy transaction for its whole life; each batch
 is a SQLite transaction under it, begun and committed straight on the driver connection

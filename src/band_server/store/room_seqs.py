@@ -24,6 +24,7 @@ from typing import Any
 
 from sqlalchemy import bindparam, update
 from sqlalchemy.engine import Dialect
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from . import direct
@@ -78,7 +79,10 @@ class RoomSeqs:
         known = self._last.get(room_id)
         last = known
         if last is None:
-            row = sqlite.execute(_READ, (room_id,)).fetchone()
+            try:
+                row = sqlite.execute(_READ, (room_id,)).fetchone()
+            except sqlite3.Error as exc:  # as the session would raise it
+                raise DBAPIError.instance(_READ, (room_id,), exc, sqlite3.Error) from exc
             if row is None:
                 return None
             last = int(row[0])
