@@ -47,7 +47,16 @@ from sqlalchemy.sql import Select
 from sqlalchemy.sql.dml import UpdateBase
 from sqlalchemy.types import TypeEngine
 
-__all__ = ["adopt", "direct_savepoints", "every", "execute", "first", "rows", "scalar"]
+__all__ = [
+    "adopt",
+    "direct_savepoints",
+    "every",
+    "execute",
+    "first",
+    "rows",
+    "run_on",
+    "scalar",
+]
 
 Params = Mapping[str, Any]
 _Processor = Callable[[Any], Any] | None
@@ -218,6 +227,17 @@ async def execute(
         await session.execute(stmt, params)
         return
     _run(found[0], plan, rows)
+
+
+def run_on(
+    driver: sqlite3.Connection, dialect: Dialect, stmt: UpdateBase, rows: Sequence[Params]
+) -> None:
+    """:func:`execute`'s work straight on a ``sqlite3`` connection, without a session (the
+    group committer's own statements); every row has the same keys."""
+    plan = _plan(stmt, dialect, frozenset(rows[0]), rows[0])
+    if plan is None:
+        raise ValueError("direct.run_on takes plain positional statements only")
+    _run(driver, plan, rows)
 
 
 async def scalar(session: AsyncSession, stmt: UpdateBase, params: Params) -> Any:

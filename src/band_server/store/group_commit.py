@@ -23,7 +23,9 @@ in the same pass of the loop never showed in the count, each committed alone on 
 no batch formed under load (measured in docs/decisions.md).
 
 Before each ``COMMIT``, in the batch's transaction, the writer indexes the batch's text messages
-for search (``store.search_index``): once a batch, not once a message.
+for search (``store.search_index``) and writes the ``last_seq`` of the rooms it posted in, each
+room's ``seq`` being counted in memory meanwhile (``store.room_seqs``): once a batch, not once a
+message.
 
 The writer's connection stays inside one SQLAlchemy transaction for its whole life; each batch
 is a SQLite transaction under it, begun and committed straight on the driver connection
@@ -44,7 +46,8 @@ from types import TracebackType
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, AsyncTransaction
 
-from . import direct
+from . import direct, room_seqs
+from .room_seqs import RoomSeqs, UnitSeqs
 from .search_index import index_pending
 from .sqlite_inline import InlineConnection
 
@@ -125,6 +128,7 @@ class GroupCommitter:
         self._broken = False  # a unit's savepoint could not be undone: fail the batch
         self._batch: _Batch | None = None
         self._spare: AsyncSession | None = None  # a session no unit used (see _Unit)
+        self._seqs = RoomSeqs(engine.dialect)  # each room's last seq (store.room_seqs)
 
     def unit(self) -> _Unit:
         """One unit of work; on a clean exit, returns once it is durably committed."""
@@ -153,6 +157,7 @@ class GroupCommitter:
         """The batch's ``COMMIT`` (the fsync) on the loop's thread; the turn is released."""
         assert self._sqlite is not None  # nosec B101 # narrows for mypy: set with the batch
         try:
+            self._seqs.write(self._sqlite, self._seqs.pending())
             index_pending(self._sqlite)
             self._sqlite.commit()
         except BaseException as exc:
@@ -180,8 +185,14 @@ class GroupCommitter:
                 # Discarding the connection awaits: a task, which owns the turn, as _end_rare.
                 asyncio.get_running_loop().create_task(self._failed(batch, exc))
 
+        seqs, rows = self._seqs, self._seqs.pending()
+
+        def before(sqlite: sqlite3.Connection) -> None:  # on the writer's thread
+            seqs.write(sqlite, rows)
+            index_pending(sqlite)
+
         try:
-            driver.commit_soon(done, before=index_pending)
+            driver.commit_soon(done, before=before)
         except BaseException as exc:
             done(None, exc)
 
@@ -204,6 +215,8 @@ class GroupCommitter:
                 if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY:
                     raise
                 await self._driver.begin_immediate()  # another process holds it: wait off-loop
+        assert self._sqlite is not None  # nosec B101 # narrows for mypy: set above
+        self._seqs.begin(self._sqlite)  # another connection's commit: read the rooms again
         batch = _Batch(asyncio.get_running_loop().create_future())
         self._batch = batch
         return batch
@@ -215,6 +228,7 @@ class GroupCommitter:
             assert self._driver is not None  # nosec B101 # narrows for mypy: set with the batch
             if not self._usable():
                 raise RuntimeError("the writer's transaction was rolled back")
+            self._seqs.forget()
             await self._driver.execute("ROLLBACK")  # an empty batch
         except BaseException as exc:
             await self._fail(batch, exc)
@@ -246,6 +260,7 @@ class GroupCommitter:
             self._turn.release()
 
     async def _discard(self) -> None:
+        self._seqs.reset()
         conn, self._conn = self._conn, None
         self._spare = None
         self._broken = False
@@ -278,13 +293,14 @@ class _Unit:
     unit's own end.
     """
 
-    __slots__ = ("_batch", "_first", "_session", "_writer")
+    __slots__ = ("_batch", "_first", "_seqs", "_session", "_writer")
 
     def __init__(self, writer: GroupCommitter) -> None:
         self._writer = writer
         self._batch: _Batch | None = None
         self._first = False
         self._session: AsyncSession | None = None
+        self._seqs: UnitSeqs | None = None
 
     async def __aenter__(self) -> AsyncSession:
         w = self._writer
@@ -314,6 +330,8 @@ class _Unit:
                 bind=w._conn, join_transaction_mode="create_savepoint", expire_on_commit=False
             )
         direct.adopt(session, sqlite, w._engine.dialect)
+        self._seqs = seqs = UnitSeqs(w._seqs, sqlite)
+        room_seqs.attach(session, seqs)
         self._session = session
         return session
 
@@ -389,6 +407,7 @@ class _Unit:
         assert sqlite is not None  # nosec B101 # narrows for mypy: set with the batch
         try:
             if self._first:
+                w._seqs.forget()  # the whole transaction goes
                 if sqlite.in_transaction:
                     _run(sqlite, "ROLLBACK")
                 if w._batch is self._batch:
@@ -397,6 +416,8 @@ class _Unit:
             else:
                 _run(sqlite, _ROLLBACK_TO)
                 _run(sqlite, _RELEASE)
+                if self._seqs is not None:
+                    self._seqs.undo()  # the seqs it took are free again
         except DBAPIError:
             log.exception("a unit's work could not be rolled back: the batch fails")
             w._broken = True

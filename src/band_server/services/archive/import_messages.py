@@ -21,6 +21,7 @@ from band_protocol import utcnow
 from band_protocol.archive import MessageRecord
 from band_server.errors import Conflict
 from band_server.services.rooms.files import file_view
+from band_server.store import room_seqs
 from band_server.store.models import (
     Base,
     Delivery,
@@ -115,6 +116,7 @@ async def write_messages(
     if deliveries:
         await session.execute(_TABLES[Delivery.__tablename__].insert(), deliveries)
     for room_id, top in tops.items():
+        room_seqs.settle(session, room_id)  # the writer's count in memory, written first
         await session.execute(
             update(Room)
             .where(Room.id == room_id)

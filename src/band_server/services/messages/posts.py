@@ -40,7 +40,7 @@ from band_server.services.rooms.files import attachments_for
 from band_server.services.rooms.membership import Member, members
 from band_server.services.unit import UnitOfWork
 from band_server.services.views import Posted, event_answer, message_payload, sent_answer
-from band_server.store import direct
+from band_server.store import direct, room_seqs
 from band_server.store.models import (
     Base,
     Delivery,
@@ -87,7 +87,11 @@ _INSERT_DELIVERIES = _DELIVERIES.insert()
 
 
 async def _next_seq(session: AsyncSession, room: Room) -> int:
-    # One atomic increment: concurrent writers on PostgreSQL serialise on the room row.
+    # SQLite's writer counts each room's seq in memory (store.room_seqs); elsewhere, one
+    # atomic increment: concurrent writers on PostgreSQL serialise on the room row.
+    seq = room_seqs.next_seq(session, room.id)
+    if seq is not None:
+        return seq
     seq = await direct.scalar(session, _NEXT_SEQ, {"room_id": room.id})
     assert seq is not None  # nosec B101 # narrows for mypy; the room was loaded in this transaction
     set_committed_value(room, "last_seq", seq)

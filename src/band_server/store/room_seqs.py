@@ -1,0 +1,163 @@
+"""Each room's last message ``seq``, kept in memory by SQLite's one writer.
+
+A post takes its room's next ``seq``. Through SQL that is an ``UPDATE rooms ... RETURNING`` a
+post, a row rewritten under every message. The group committer (``store.group_commit``) is the
+only writer of its process, so it keeps each room's last ``seq`` here instead: read once from
+``rooms.last_seq`` (in the batch's transaction), then counted in memory; a batch writes the
+``last_seq`` of the rooms it posted in once, in its transaction, just before its ``COMMIT``
+(:meth:`RoomSeqs.pending`). A committed batch has its rooms' ``last_seq`` with its messages; a
+batch that rolls back takes neither.
+
+What stays true: a unit rolled back to its savepoint gives its ``seq`` back (:meth:`undo`,
+from the unit's own log); a batch rolled back or failed forgets everything (:meth:`forget`);
+another connection's commit to the file (a CLI command, another process) shows in
+``PRAGMA data_version`` at the next batch's ``BEGIN``, and everything is read again
+(:meth:`begin`). Anything else that moves a room's ``last_seq`` in a unit (an archive import)
+calls :func:`settle` first. PostgreSQL (several nodes) has none of this: its posts increment
+the row (the row lock orders concurrent writers).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+from sqlalchemy import bindparam, update
+from sqlalchemy.engine import Dialect
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from . import direct
+from .models import Base, Room
+
+__all__ = ["RoomSeqs", "UnitSeqs", "next_seq", "settle"]
+
+KEPT = 4096
+"""Rooms remembered at most; past it, the (then committed) values are dropped and read again."""
+_INFO = "band.room_seqs"
+_ROOMS = Base.metadata.tables[Room.__tablename__]
+_READ = "SELECT last_seq FROM rooms WHERE id = ?"
+# Through store.direct: the column's onupdate (``updated_at``) is applied as the increment did.
+_WRITE = (
+    update(_ROOMS).where(_ROOMS.c.id == bindparam("room_id")).values(last_seq=bindparam("last_seq"))
+)
+
+
+class RoomSeqs:
+    """The writer's view of each room's last ``seq``, uncommitted increments included."""
+
+    __slots__ = ("_dialect", "_dirty", "_last", "_version")
+
+    def __init__(self, dialect: Dialect) -> None:
+        self._dialect = dialect
+        self._last: dict[str, int] = {}
+        self._dirty: set[str] = set()
+        self._version: int | None = None
+
+    def begin(self, sqlite: sqlite3.Connection) -> None:
+        """A batch's transaction began: forget what another connection may have changed."""
+        version = sqlite.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._version or len(self._last) > KEPT:
+            self.forget()
+            self._version = version
+
+    def forget(self) -> None:
+        """Read every room again (the batch's transaction was rolled back, or may have been)."""
+        self._last.clear()
+        self._dirty.clear()
+
+    def reset(self) -> None:
+        """A new connection: forget, and its ``data_version`` is a count of its own."""
+        self.forget()
+        self._version = None
+
+    def take(
+        self, sqlite: sqlite3.Connection, room_id: str, log: list[tuple[str, int | None]]
+    ) -> int | None:
+        """The room's next ``seq`` (None: no such room in the transaction); ``log`` keeps what
+        to give back if the unit rolls back."""
+        known = self._last.get(room_id)
+        last = known
+        if last is None:
+            try:
+                row = sqlite.execute(_READ, (room_id,)).fetchone()
+            except sqlite3.Error as exc:  # as the session would raise it
+                raise DBAPIError.instance(_READ, (room_id,), exc, sqlite3.Error) from exc
+            if row is None:
+                return None
+            last = int(row[0])
+        log.append((room_id, known))
+        self._last[room_id] = seq = last + 1
+        self._dirty.add(room_id)
+        return seq
+
+    def undo(self, log: list[tuple[str, int | None]]) -> None:
+        """A unit rolled back to its savepoint: its rooms' ``seq`` as before it."""
+        for room_id, known in reversed(log):
+            if known is None:
+                self._last.pop(room_id, None)
+            else:
+                self._last[room_id] = known
+        log.clear()
+
+    def pending(self) -> list[dict[str, Any]]:
+        """The batch's rooms and their ``last_seq``, to write before its ``COMMIT``
+        (:meth:`write`); taken on the loop's thread as the batch closes."""
+        rows = [{"room_id": r, "last_seq": self._last[r]} for r in self._dirty if r in self._last]
+        self._dirty.clear()
+        return rows
+
+    def write(self, sqlite: sqlite3.Connection, rows: list[dict[str, Any]]) -> None:
+        """:meth:`pending`'s rows written in the batch's transaction (any thread)."""
+        if rows:
+            direct.run_on(sqlite, self._dialect, _WRITE, rows)
+
+    def settle_room(
+        self, sqlite: sqlite3.Connection, room_id: str, log: list[tuple[str, int | None]]
+    ) -> None:
+        """Write one room's value now (in the unit's savepoint) and read the row next time;
+        ``log``: the unit's, so that its undo remembers the value again."""
+        known = self._last.pop(room_id, None)
+        if known is None:
+            return
+        log.append((room_id, known))
+        if room_id in self._dirty:
+            direct.run_on(sqlite, self._dialect, _WRITE, [{"room_id": room_id, "last_seq": known}])
+
+
+class UnitSeqs:
+    """One unit of work's handle on :class:`RoomSeqs`, with what it took (for its undo)."""
+
+    __slots__ = ("log", "seqs", "sqlite")
+
+    def __init__(self, seqs: RoomSeqs, sqlite: sqlite3.Connection) -> None:
+        self.seqs = seqs
+        self.sqlite = sqlite
+        self.log: list[tuple[str, int | None]] = []
+
+    def undo(self) -> None:
+        if self.log:
+            self.seqs.undo(self.log)
+
+
+def attach(session: AsyncSession, unit: UnitSeqs | None) -> None:
+    """The unit's handle, for :func:`next_seq` on its session (None: none, the SQL way)."""
+    info: dict[str, Any] = session.sync_session.info
+    info[_INFO] = unit
+
+
+def next_seq(session: AsyncSession, room_id: str) -> int | None:
+    """The room's next ``seq`` from the writer's memory, or None (PostgreSQL, no writer, no
+    such room): then the caller increments the row."""
+    unit: UnitSeqs | None = session.sync_session.info.get(_INFO)
+    if unit is None:
+        return None
+    return unit.seqs.take(unit.sqlite, room_id, unit.log)
+
+
+def settle(session: AsyncSession, room_id: str) -> None:
+    """Before a unit moves a room's ``last_seq`` itself: the memory's value written, then
+    forgotten (read again from the row next time)."""
+    unit: UnitSeqs | None = session.sync_session.info.get(_INFO)
+    if unit is not None:
+        unit.seqs.settle_room(unit.sqlite, room_id, unit.log)

@@ -1,0 +1,163 @@
+"""Each room's seq counted in memory by SQLite's writer (``store.room_seqs``) gives exactly what
+the row's increment gives: the same seqs to the same units, the same ``last_seq`` on disk,
+through batches, units that fail (first of a batch or later), other connections' commits and
+a unit that moves ``last_seq`` itself."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import sqlite3
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from band_server.services.messages import posts
+from band_server.store import room_seqs
+from band_server.store.db import Database
+from band_server.store.models import Room
+
+ROOMS = ("r0", "r1", "r2")
+
+
+async def fresh(path: Path) -> Database:
+    db = Database(f"sqlite+aiosqlite:///{path}")
+    async with db.engine.begin() as conn:
+        await conn.execute(
+            text("CREATE TABLE rooms (id TEXT PRIMARY KEY, last_seq INTEGER, updated_at DATETIME)")
+        )
+        await conn.execute(
+            text("CREATE TABLE m (room_id TEXT, seq INTEGER, PRIMARY KEY (room_id, seq))")
+        )
+        for room in ROOMS:
+            await conn.execute(text(f"INSERT INTO rooms VALUES ('{room}', 0, NULL)"))  # nosec B608 # test constants
+    return db
+
+
+def on_disk(path: Path) -> tuple[list[tuple[str, int]], dict[str, int]]:
+    with sqlite3.connect(path) as conn:
+        rows = [(r, s) for r, s in conn.execute("SELECT room_id, seq FROM m ORDER BY 1, 2")]
+        last = dict(conn.execute("SELECT id, last_seq FROM rooms").fetchall())
+    return rows, last
+
+
+class Refused(Exception):
+    pass
+
+
+async def run(
+    path: Path, seed: int
+) -> tuple[list[tuple[int, str, int]], list[tuple[str, int]], dict[str, int]]:
+    """A seeded mix of units on ``path``; what each successful unit took, and the file."""
+    rnd = random.Random(seed)
+    db = await fresh(path)
+    taken: list[tuple[int, str, int]] = []
+
+    async def unit(n: int, room_id: str, posts_in_unit: int, fails: bool, moves: int) -> None:
+        got = []
+        try:
+            async with db.write() as session:
+                for _ in range(posts_in_unit):
+                    seq = await posts._next_seq(session, Room(id=room_id))
+                    await session.execute(
+                        text("INSERT INTO m VALUES (:r, :s)"), {"r": room_id, "s": seq}
+                    )
+                    got.append(seq)
+                if moves:  # as an archive import: last_seq moved past imported history
+                    room_seqs.settle(session, room_id)
+                    await session.execute(
+                        text("UPDATE rooms SET last_seq = max(last_seq, :top) WHERE id = :r"),
+                        {"top": moves, "r": room_id},
+                    )
+                if fails:
+                    raise Refused
+        except Refused:
+            return
+        taken.extend((n, room_id, s) for s in got)
+
+    n = 0
+    for _ in range(30):
+        units = []
+        for _ in range(rnd.randint(1, 12)):
+            n += 1
+            units.append(
+                unit(
+                    n,
+                    rnd.choice(ROOMS),
+                    rnd.randint(1, 2),
+                    rnd.random() < 0.25,
+                    rnd.choice([0] * 9 + [rnd.randint(1, 80)]),
+                )
+            )
+        await asyncio.gather(*units)
+        if rnd.random() < 0.2:  # another process posts in a room
+            with sqlite3.connect(path) as other:
+                other.execute(
+                    "UPDATE rooms SET last_seq = last_seq + 3 WHERE id = ?", (rnd.choice(ROOMS),)
+                )
+    await db.dispose()
+    rows, last = on_disk(path)
+    return sorted(taken), rows, last
+
+
+@pytest.mark.parametrize("seed", range(8))
+async def test_seqs_in_memory_are_the_rows_increment(
+    tmp_path: Path, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    in_memory = await run(tmp_path / "memory.db", seed)
+    with monkeypatch.context() as m:
+        m.setattr(room_seqs, "next_seq", lambda session, room_id: None)
+        in_sql = await run(tmp_path / "sql.db", seed)
+    assert in_memory == in_sql
+    taken, rows, last = in_memory
+    assert rows == sorted((r, s) for _, r, s in taken)  # every acknowledged seq, nothing else
+    assert len(taken) > 50
+    for room, top in last.items():  # the next post continues past every seq given
+        assert all(s <= top for _, r, s in taken if r == room)
+
+
+async def test_a_batch_writes_each_room_once_before_its_commit(tmp_path: Path) -> None:
+    db = await fresh(tmp_path / "once.db")
+    statements: list[str] = []
+
+    async def post(room_id: str) -> None:
+        async with db.write() as session:
+            seq = await posts._next_seq(session, Room(id=room_id))
+            await session.execute(text("INSERT INTO m VALUES (:r, :s)"), {"r": room_id, "s": seq})
+
+    await post("r2")  # the writer's connection opened, then traced
+    writer = db._writer
+    assert writer is not None and writer._sqlite is not None
+    writer._sqlite.set_trace_callback(statements.append)
+    await asyncio.gather(*(post(ROOMS[i % 2]) for i in range(20)))
+    await db.dispose()
+    updates = [s for s in statements if s.lstrip().upper().startswith("UPDATE ROOMS")]
+    assert 2 <= len(updates) < 20  # once a room a batch, not once a post
+    assert on_disk(tmp_path / "once.db")[1] == {"r0": 10, "r1": 10, "r2": 1}
+
+
+async def test_a_failed_commit_forgets_the_batch_seqs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = await fresh(tmp_path / "fail.db")
+
+    async def post() -> int:
+        async with db.write() as session:
+            seq = await posts._next_seq(session, Room(id="r0"))
+            await session.execute(text("INSERT INTO m VALUES ('r0', :s)"), {"s": seq})
+        return seq
+
+    assert await post() == 1
+    from band_server.store import group_commit
+
+    def broken(_sqlite: sqlite3.Connection) -> None:
+        raise sqlite3.OperationalError("disk I/O error")
+
+    with monkeypatch.context() as m:
+        m.setattr(group_commit, "index_pending", broken)
+        with pytest.raises(Exception, match="disk I/O error"):
+            await post()
+    assert await post() == 2  # the lost batch's seq is free again
+    await db.dispose()
+    assert on_disk(tmp_path / "fail.db") == ([("r0", 1), ("r0", 2)], {"r0": 2, "r1": 0, "r2": 0})
