@@ -16,6 +16,7 @@ from band.core.exceptions import BandConnectionError
 from band_protocol import tracing
 from band_protocol.tracing import TRACING
 
+from ._wire import make_wire
 from .errors import BandRestError
 from .turn_keys import (
     KEY_IN_USE,
@@ -114,22 +115,18 @@ class HttpCore:
         self.request_count = 0
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
         headers = {"X-API-Key": api_key, "Accept": "application/json"}
-        # httpx and this pool: docs/decisions.md ("The HTTP client is httpx").
-        self._client = httpx.AsyncClient(
-            base_url=self.base_url,
-            headers=headers,
-            transport=transport,
-            timeout=timeout,
-            limits=httpx.Limits(max_connections=32, max_keepalive_connections=16),
-        )
+        # The wire (aiohttp, or httpx for a given transport or a proxy) and this pool:
+        # docs/decisions.md ("The HTTP client is httpx", "The REST link on aiohttp").
+        limits = httpx.Limits(max_connections=32, max_keepalive_connections=16)
+        self._wire = make_wire(self.base_url, headers, transport, timeout, limits)
 
     async def aclose(self) -> None:
         """Close the connection pool."""
-        await self._client.aclose()
+        await self._wire.aclose()
 
     @property
     def is_closed(self) -> bool:
-        return self._client.is_closed
+        return self._wire.is_closed
 
     async def _request(
         self,
@@ -141,19 +138,15 @@ class HttpCore:
         timeout: float | None,  # noqa: ASYNC109
         content: bytes | None = None,
     ) -> httpx.Response:
-        extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
-        if content is not None:
-            extra["content"] = content
+        url = API_PREFIX + path
         if TRACING.on:  # a client span, its context in the request's traceparent header
-            with tracing.span(tracing.route_name(method, API_PREFIX + path), kind="client"):
+            with tracing.span(tracing.route_name(method, url), kind="client"):
                 headers = dict(headers)
                 tracing.inject(headers)
-                return await self._client.request(
-                    method, API_PREFIX + path, params=params, json=json, headers=headers, **extra
+                return await self._wire.request(
+                    method, url, params, json, headers, timeout, content
                 )
-        return await self._client.request(
-            method, API_PREFIX + path, params=params, json=json, headers=headers, **extra
-        )
+        return await self._wire.request(method, url, params, json, headers, timeout, content)
 
     def _delay(self, attempt: int, response: httpx.Response | None) -> float:
         hinted = _parse_retry_after(response) if response is not None else None
