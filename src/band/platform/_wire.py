@@ -8,7 +8,9 @@ and ack of a turn. A transport given by the caller (``httpx.ASGITransport``,
 
 The aiohttp wire sends what httpx would send (the same headers, JSON bytes, query encoding
 and timeouts) and reports failures as httpx's ``TransportError`` family, so callers see one
-behaviour whichever wire carried the request (``tests/sdk/test_wire_differential.py``).
+behaviour whichever wire carried the request (``tests/sdk/test_wire_differential.py``). The
+differences on the wire: a DELETE without a body carries ``Content-Length: 0``, and an empty
+query loses its bare ``?``.
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ import httpx
 __all__ = ["AiohttpWire", "HttpxWire", "Wire", "make_wire"]
 
 KEEPALIVE_SECONDS = 4.0  # below uvicorn's 5 s, so a reused connection is rarely one it closed
-# Characters a path may hold as they are; anything else goes through httpx.URL's quoting.
+# Characters a path may hold as they are; anything else (and a dot segment) goes through
+# httpx.URL, which quotes and normalises it as httpx's client does.
 _PLAIN = frozenset(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/:@!$'()*+,;="
 )
@@ -97,6 +100,10 @@ class _Answer(httpx.Response):
     @request.setter
     def request(self, value: httpx.Request) -> None:
         self._request = value
+
+    def raise_for_status(self) -> httpx.Response:
+        self.request  # noqa: B018 # httpx reads the private slot: build the request first
+        return super().raise_for_status()
 
 
 def _timeout_error(exc: BaseException) -> httpx.TransportError:
@@ -177,8 +184,9 @@ class AiohttpWire:
         import yarl
 
         url = self.base_url + path
-        if params or not _PLAIN.issuperset(path):
-            url = str(httpx.URL(url, params=params))
+        if params is not None or not _PLAIN.issuperset(path) or "/." in path:
+            # httpx's own quoting, dot segments and merge of params into the path's query.
+            url = str(httpx.Request("GET", url, params=params).url)
         return yarl.URL(url, encoded=True)
 
     async def request(
@@ -196,7 +204,7 @@ class AiohttpWire:
         if self._closed:
             raise RuntimeError("Cannot send a request, as the client has been closed.")
         session = self._open()
-        data = content
+        data = content or None  # an empty body is no body, as httpx frames it
         if content is None and json is not None:
             # httpx's encoding of json=, byte for byte.
             text = jsonlib.dumps(json, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
