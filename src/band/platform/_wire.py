@@ -18,11 +18,12 @@ from __future__ import annotations
 import asyncio
 import json as jsonlib
 import urllib.request
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 import httpx
 
-__all__ = ["AiohttpWire", "HttpxWire", "Wire", "make_wire"]
+__all__ = ["AiohttpWire", "Attempt", "HttpxWire", "Wire", "make_wire"]
 
 KEEPALIVE_SECONDS = 4.0  # below uvicorn's 5 s, so a reused connection is rarely one it closed
 # Characters a path may hold as they are; anything else (and a dot segment) goes through
@@ -32,19 +33,23 @@ _PLAIN = frozenset(
 )
 
 
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """One request as sent: ``url`` is the path under the link's root (``/api/v1/...``)."""
+
+    method: str
+    url: str
+    params: dict[str, Any] | None
+    json: Any
+    headers: dict[str, str]
+    timeout: float | None
+    content: bytes | None
+
+
 class Wire(Protocol):
     """Sends one attempt; raises ``httpx.TransportError`` when no answer came."""
 
-    async def request(
-        self,
-        method: str,
-        url: str,
-        params: dict[str, Any] | None,
-        json: Any,
-        headers: dict[str, str],
-        timeout: float | None,  # noqa: ASYNC109
-        content: bytes | None,
-    ) -> httpx.Response: ...
+    async def request(self, attempt: Attempt) -> httpx.Response: ...
 
     async def aclose(self) -> None: ...
 
@@ -58,21 +63,17 @@ class HttpxWire:
     def __init__(self, client: httpx.AsyncClient) -> None:
         self.client = client
 
-    async def request(
-        self,
-        method: str,
-        url: str,
-        params: dict[str, Any] | None,
-        json: Any,
-        headers: dict[str, str],
-        timeout: float | None,  # noqa: ASYNC109
-        content: bytes | None,
-    ) -> httpx.Response:
-        extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
-        if content is not None:
-            extra["content"] = content
+    async def request(self, attempt: Attempt) -> httpx.Response:
+        extra: dict[str, Any] = {} if attempt.timeout is None else {"timeout": attempt.timeout}
+        if attempt.content is not None:
+            extra["content"] = attempt.content
         return await self.client.request(
-            method, url, params=params, json=json, headers=headers, **extra
+            attempt.method,
+            attempt.url,
+            params=attempt.params,
+            json=attempt.json,
+            headers=attempt.headers,
+            **extra,
         )
 
     async def aclose(self) -> None:
@@ -189,28 +190,27 @@ class AiohttpWire:
             url = str(httpx.Request("GET", url, params=params).url)
         return yarl.URL(url, encoded=True)
 
-    async def request(
-        self,
-        method: str,
-        url: str,
-        params: dict[str, Any] | None,
-        json: Any,
-        headers: dict[str, str],
-        timeout: float | None,  # noqa: ASYNC109
-        content: bytes | None,
-    ) -> httpx.Response:
+    async def request(self, attempt: Attempt) -> httpx.Response:
         import aiohttp
 
+        method, headers, timeout, content = (
+            attempt.method,
+            attempt.headers,
+            attempt.timeout,
+            attempt.content,
+        )
         if self._closed:
             raise RuntimeError("Cannot send a request, as the client has been closed.")
         session = self._open()
         data = content or None  # an empty body is no body, as httpx frames it
-        if content is None and json is not None:
+        if content is None and attempt.json is not None:
             # httpx's encoding of json=, byte for byte.
-            text = jsonlib.dumps(json, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+            text = jsonlib.dumps(
+                attempt.json, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+            )
             data = text.encode()
             headers = {**headers, "Content-Type": "application/json"}
-        target = self._url(url, params)
+        target = self._url(attempt.url, attempt.params)
         try:
             async with session.request(
                 method,
