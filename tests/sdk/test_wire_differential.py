@@ -248,7 +248,7 @@ def _failures(loop: LoopThread, port: int, timeout: float | None) -> list[type |
     [
         ("close", None, httpx.RemoteProtocolError),
         ("cut", None, httpx.RemoteProtocolError),
-        ("silent", 0.3, httpx.ReadTimeout),
+        ("silent", 1.0, httpx.ReadTimeout),
     ],
 )
 def test_a_peer_that_fails_fails_the_same_on_both_wires(
