@@ -17,6 +17,7 @@ replies received, server and agent CPU per turn (psutil).
 
     .venv/bin/python -m bench.agent_turn [--rooms 50] [--rate 100] [--seconds 10] [--repeat 2]
         [--agents floor,ours,band-sdk] [--profile DIR]   (DIR: py-spy raw stacks per run)
+        [--before TREE]   (agent "before": our SDK from TREE/src, same server, paired runs)
 
 Prints a table and writes bench/results/agent_turn.json.
 """
@@ -74,9 +75,10 @@ def cpu_seconds(proc: psutil.Process) -> float:
 
 
 def start_agent(
-    kind: str, python: Path, world: World, port: int, workdir: Path
+    kind: str, python: Path, world: World, port: int, workdir: Path, src: Path | None = None
 ) -> subprocess.Popen[bytes]:
     env = clean_env(
+        **({"PYTHONPATH": str(src)} if src is not None else {}),
         BENCH_AGENT_MODE="raw" if kind == "floor" else "sdk",
         BENCH_AGENT_ID=world.agent.id,
         BENCH_API_KEY=world.agent.key,
@@ -122,7 +124,8 @@ def one_run(kind: str, python: Path, args: argparse.Namespace, rep: int) -> dict
     server = serve_platform(workdir / "data", port)
     agent = None
     try:
-        agent = start_agent(kind, python, world, port, workdir)
+        src = Path(args.before).resolve() / "src" if kind == "before" else None
+        agent = start_agent(kind, python, world, port, workdir, src)
         spec: dict[str, Any] = {
             "host": "127.0.0.1",
             "port": port,
@@ -202,9 +205,16 @@ def main() -> None:
         "--agents", default="floor,ours,band-sdk", help="comma-separated: floor, ours, band-sdk"
     )
     parser.add_argument("--profile", metavar="DIR", help="py-spy stacks of server and agent")
+    parser.add_argument(
+        "--before",
+        metavar="TREE",
+        help="also run agent 'before': our SDK from TREE/src (e.g. a git archive of main)",
+    )
     args = parser.parse_args()
     kinds = args.agents.split(",")
-    pythons = {"floor": Path(sys.executable), "ours": Path(sys.executable)}
+    if args.before and "before" not in kinds:
+        kinds.append("before")
+    pythons = {k: Path(sys.executable) for k in ("floor", "ours", "before")}
     if "band-sdk" in kinds:
         pythons["band-sdk"] = ensure_official_python()
     load = os.getloadavg()[0]

@@ -8,6 +8,7 @@ import random
 import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import replace
 from typing import Any
 
 import httpx
@@ -16,6 +17,7 @@ from band.core.exceptions import BandConnectionError
 from band_protocol import tracing
 from band_protocol.tracing import TRACING
 
+from ._wire import Attempt, make_wire
 from .errors import BandRestError
 from .turn_keys import (
     KEY_IN_USE,
@@ -110,46 +112,26 @@ class HttpCore:
         self.request_count = 0
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
         headers = {"X-API-Key": api_key, "Accept": "application/json"}
-        # httpx and this pool: docs/decisions.md ("The HTTP client is httpx").
-        self._client = httpx.AsyncClient(
-            base_url=self.base_url,
-            headers=headers,
-            transport=transport,
-            timeout=timeout,
-            limits=httpx.Limits(max_connections=32, max_keepalive_connections=16),
-        )
+        # The wire (aiohttp, or httpx for a given transport or a proxy) and this pool:
+        # docs/decisions.md ("The HTTP client is httpx", "The REST link on aiohttp").
+        limits = httpx.Limits(max_connections=32, max_keepalive_connections=16)
+        self._wire = make_wire(self.base_url, headers, transport, timeout, limits)
 
     async def aclose(self) -> None:
         """Close the connection pool."""
-        await self._client.aclose()
+        await self._wire.aclose()
 
     @property
     def is_closed(self) -> bool:
-        return self._client.is_closed
+        return self._wire.is_closed
 
-    async def _request(
-        self,
-        method: str,
-        path: str,
-        params: dict[str, Any] | None,
-        json: Any,
-        headers: dict[str, str],
-        timeout: float | None,  # noqa: ASYNC109
-        content: bytes | None = None,
-    ) -> httpx.Response:
-        extra: dict[str, Any] = {} if timeout is None else {"timeout": timeout}
-        if content is not None:
-            extra["content"] = content
+    async def _request(self, attempt: Attempt) -> httpx.Response:
         if TRACING.on:  # a client span, its context in the request's traceparent header
-            with tracing.span(tracing.route_name(method, API_PREFIX + path), kind="client"):
-                headers = dict(headers)
+            with tracing.span(tracing.route_name(attempt.method, attempt.url), kind="client"):
+                headers = dict(attempt.headers)
                 tracing.inject(headers)
-                return await self._client.request(
-                    method, API_PREFIX + path, params=params, json=json, headers=headers, **extra
-                )
-        return await self._client.request(
-            method, API_PREFIX + path, params=params, json=json, headers=headers, **extra
-        )
+                return await self._wire.request(replace(attempt, headers=headers))
+        return await self._wire.request(attempt)
 
     def _delay(self, attempt: int, response: httpx.Response | None) -> float:
         hinted = _parse_retry_after(response) if response is not None else None
@@ -220,7 +202,9 @@ class HttpCore:
             keyed = method == "POST" and retry
         headers = {"Idempotency-Key": uuid.uuid4().hex} if keyed else {}
         headers.update(extra_headers or {})
-        query = _drop_none(params)
+        sent = Attempt(
+            method, API_PREFIX + path, _drop_none(params), json, headers, request_timeout, content
+        )
         attempt = 0
         waited = 0.0  # backoff slept while the platform looked down
         while True:
@@ -228,9 +212,7 @@ class HttpCore:
             response: httpx.Response | None = None
             failure: httpx.TransportError | None = None
             try:
-                response = await self._request(
-                    method, path, query, json, headers, request_timeout, content
-                )
+                response = await self._request(sent)
             except httpx.TransportError as exc:
                 failure = exc
             status = response.status_code if response is not None else None
