@@ -110,3 +110,25 @@ async def test_agent_and_people_namespaces_answer_with_data(platform: LocalPlatf
     finally:
         await agent.aclose()
         await person.aclose()
+
+
+async def test_the_clients_headers_go_with_every_request() -> None:
+    import httpx
+
+    seen: list[httpx.Headers] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        seen.append(request.headers)
+        return httpx.Response(200, json={"data": {"id": "a1", "name": "Echo", "handle": "echo"}})
+
+    client = AsyncRestClient(
+        base_url="http://band.test",
+        api_key="band_a_key",
+        headers={"X-Trace": "t-1"},
+        transport=httpx.MockTransport(answer),
+    )
+    try:
+        await client.agent_api_identity.get_agent_me()
+    finally:
+        await client.aclose()
+    assert [(h["x-trace"], h["x-api-key"]) for h in seen] == [("t-1", "band_a_key")]

@@ -310,3 +310,84 @@ def test_an_answer_of_the_aiohttp_wire_knows_its_request(
     response.raise_for_status()
     assert response.request.method == "GET"
     assert str(response.request.url).endswith("/api/v1/agent/me?a=true")
+
+
+async def _redirecting(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """``/from`` answers 307 to ``/to``, which answers 200 with the method it saw."""
+    try:
+        while True:
+            head = await reader.readuntil(b"\r\n\r\n")
+            method, target, _ = head.split(b"\r\n", 1)[0].split(b" ")
+            length = 0
+            for line in head.split(b"\r\n")[1:]:
+                if line.lower().startswith(b"content-length:"):
+                    length = int(line.split(b":", 1)[1])
+            await reader.readexactly(length)
+            if target.startswith(b"/api/v1/from"):
+                writer.write(
+                    b"HTTP/1.1 307 Moved\r\nlocation: /api/v1/to\r\ncontent-length: 0\r\n\r\n"
+                )
+            else:
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n%s" % (len(method), method)
+                )
+            await writer.drain()
+    except (asyncio.IncompleteReadError, ConnectionError):
+        pass
+    finally:
+        writer.close()
+
+
+@pytest.mark.parametrize("follow", [False, True])
+def test_both_wires_follow_a_redirect_only_when_asked(
+    served: tuple[LoopThread, Recorder], follow: bool
+) -> None:
+    loop, _ = served
+
+    async def both() -> list[tuple[int, bytes]]:
+        server = await asyncio.start_server(_redirecting, "127.0.0.1", 0)
+        base = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+        theirs = HttpxWire(
+            httpx.AsyncClient(base_url=base, headers=HEADERS, timeout=5.0, follow_redirects=follow)
+        )
+        ours = make_wire(base, HEADERS, None, 5.0, LIMITS, follow)
+        seen = []
+        try:
+            for wire in (theirs, ours):
+                attempt = Attempt("POST", "/api/v1/from", None, {"a": 1}, {}, None, None)
+                response = await wire.request(attempt)
+                seen.append((response.status_code, response.content))
+                await wire.aclose()
+        finally:
+            server.close()
+        return seen
+
+    theirs, ours = loop.run(both())
+    assert ours == theirs == ((200, b"POST") if follow else (307, b""))
+
+
+def test_the_callers_headers_go_with_every_request_and_the_key_stays_its_own(
+    served: tuple[LoopThread, Recorder],
+) -> None:
+    loop, recorder = served
+    recorder.mode = "answer"
+    recorder.answer = build_answer(200, [], b'{"data": 1}', False)
+    extra = {"X-Trace": "trace-1", "x-api-key": "not-the-key", "Accept": "application/json"}
+
+    async def one() -> None:
+        for transport in (None, httpx.AsyncHTTPTransport()):
+            link = HttpCore(
+                f"http://127.0.0.1:{recorder.port}", "key", headers=extra, transport=transport
+            )
+            try:
+                await link.send("GET", "/api/v1/agent/me")
+            finally:
+                await link.aclose()
+
+    recorder.seen.clear()
+    loop.run(one())
+    assert len(recorder.seen) == 2
+    for _, sent, _ in recorder.seen:
+        values = [value for name, value in sent if name == b"x-api-key"]
+        assert values == [b"key"]
+        assert (b"x-trace", b"trace-1") in sent

@@ -104,6 +104,8 @@ class HttpCore:
         max_retries: int = 3,
         max_retry_delay: float = 30.0,
         outage_window: float = 60.0,
+        headers: Mapping[str, str] | None = None,
+        follow_redirects: bool = False,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.max_retries = max_retries
@@ -111,11 +113,15 @@ class HttpCore:
         self.max_retry_delay = max_retry_delay
         self.request_count = 0
         self.sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
-        headers = {"X-API-Key": api_key, "Accept": "application/json"}
+        # The caller's headers on every request, over our Accept; the key always ours.
+        merged = httpx.Headers({"Accept": "application/json"})
+        merged.update(headers or {})
+        merged["X-API-Key"] = api_key
+        sent = {key.decode(): value.decode() for key, value in merged.raw}
         # The wire (aiohttp, or httpx for a given transport or a proxy) and this pool:
         # docs/decisions.md ("The HTTP client is httpx", "The REST link on aiohttp").
         limits = httpx.Limits(max_connections=32, max_keepalive_connections=16)
-        self._wire = make_wire(self.base_url, headers, transport, timeout, limits)
+        self._wire = make_wire(self.base_url, sent, transport, timeout, limits, follow_redirects)
 
     async def aclose(self) -> None:
         """Close the connection pool."""

@@ -139,8 +139,16 @@ class AiohttpWire:
     outside a loop, like ``RestClient``'s, works); a link moved to another loop gets a new one.
     """
 
-    def __init__(self, base_url: str, headers: httpx.Headers, timeout: float, limit: int) -> None:
+    def __init__(
+        self,
+        base_url: str,
+        headers: httpx.Headers,
+        timeout: float,
+        limit: int,
+        follow_redirects: bool = False,
+    ) -> None:
         self.base_url = base_url
+        self.follow_redirects = follow_redirects
         # Bodies are left encoded: httpx decodes them as it would (the same Accept-Encoding).
         self.headers = dict(headers.multi_items())
         self.timeout = timeout
@@ -218,7 +226,7 @@ class AiohttpWire:
                 data=data,
                 headers=headers,
                 timeout=self._timeout(self.timeout if timeout is None else timeout),
-                allow_redirects=False,
+                allow_redirects=self.follow_redirects,
             ) as answer:
                 body = await answer.read()
         except TimeoutError as exc:
@@ -253,6 +261,7 @@ def make_wire(
     transport: httpx.AsyncBaseTransport | None,
     timeout: float,
     limits: httpx.Limits,
+    follow_redirects: bool = False,
 ) -> Wire:
     """aiohttp for a direct connection, httpx's client for a given transport or a proxy."""
     if transport is not None or urllib.request.getproxies() or not _has_aiohttp():
@@ -263,12 +272,13 @@ def make_wire(
                 transport=transport,
                 timeout=timeout,
                 limits=limits,
+                follow_redirects=follow_redirects,
             )
         )
     # httpx's default headers with ours on top, as its client would send them (a client on a
     # placeholder transport builds no pool or TLS context).
     sent = httpx.AsyncClient(headers=headers, transport=_UNUSED).headers
-    return AiohttpWire(base_url, sent, timeout, limits.max_connections or 100)
+    return AiohttpWire(base_url, sent, timeout, limits.max_connections or 100, follow_redirects)
 
 
 def _unused(request: httpx.Request) -> httpx.Response:

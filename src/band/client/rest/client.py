@@ -32,7 +32,10 @@ class AsyncRestClient:
     """Async client of both REST surfaces, authenticated with ``X-API-Key``.
 
     ``base_url`` is the platform's root (``http://127.0.0.1:8080``); ``transport`` swaps the
-    network (``httpx.ASGITransport`` for an in-process platform). Errors raise ``ApiError``.
+    network (``httpx.ASGITransport`` for an in-process platform). ``headers`` go with every
+    request (the key header stays ``api_key``'s); ``follow_redirects`` as httpx's. ``logging``
+    is taken for band-client-rest's signature: the SDK logs through ``logging``'s ``band``
+    loggers. Errors raise ``ApiError``.
     """
 
     def __init__(
@@ -54,7 +57,14 @@ class AsyncRestClient:
                 # Only its transport is reused; our core owns headers, retries and timeouts.
                 transport = getattr(httpx_client, "_transport", None)
             root = environment.value if isinstance(environment, Enum) else environment
-            http = HttpCore(base_url or root, api_key, transport=transport, timeout=timeout or 60.0)
+            http = HttpCore(
+                base_url or root,
+                api_key,
+                transport=transport,
+                timeout=timeout or 60.0,
+                headers=headers,
+                follow_redirects=bool(follow_redirects),
+            )
         self._http = http
         c = Caller(http)
         self.agent_api_identity = agent.AgentIdentityApi(c)
