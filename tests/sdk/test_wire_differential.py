@@ -287,8 +287,16 @@ def test_the_link_uses_aiohttp_only_without_a_transport_or_a_proxy(
     base = "http://band.test"
     assert isinstance(HttpCore(base, "k")._wire, AiohttpWire)
     assert isinstance(HttpCore(base, "k", transport=httpx.MockTransport(answer))._wire, HttpxWire)
-    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.test:3128")
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")  # a bypass list alone is no proxy
+    assert isinstance(HttpCore(base, "k")._wire, AiohttpWire)
+    monkeypatch.setenv("HTTP_PROXY", "http://proxy.test:3128")
     assert isinstance(HttpCore(base, "k")._wire, HttpxWire)
+    assert isinstance(HttpCore("http://127.0.0.1:8080", "k")._wire, AiohttpWire)  # bypassed
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.test:3128")
+    assert isinstance(HttpCore("https://band.test", "k")._wire, HttpxWire)
 
 
 def test_an_answer_of_the_aiohttp_wire_knows_its_request(

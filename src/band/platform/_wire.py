@@ -20,6 +20,7 @@ import json as jsonlib
 import urllib.request
 from dataclasses import dataclass
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -264,7 +265,7 @@ def make_wire(
     follow_redirects: bool = False,
 ) -> Wire:
     """aiohttp for a direct connection, httpx's client for a given transport or a proxy."""
-    if transport is not None or urllib.request.getproxies() or not _has_aiohttp():
+    if transport is not None or _proxied(base_url) or not _has_aiohttp():
         return HttpxWire(
             httpx.AsyncClient(
                 base_url=base_url,
@@ -286,6 +287,15 @@ def _unused(request: httpx.Request) -> httpx.Response:
 
 
 _UNUSED = httpx.MockTransport(_unused)
+
+
+def _proxied(base_url: str) -> bool:
+    """Whether the environment sends ``base_url`` through a proxy (``NO_PROXY`` alone does not)."""
+    proxies = urllib.request.getproxies()
+    parts = urlsplit(base_url)
+    if not (proxies.get(parts.scheme) or proxies.get("all")):
+        return False
+    return not urllib.request.proxy_bypass(parts.hostname or "")
 
 
 def _has_aiohttp() -> bool:
