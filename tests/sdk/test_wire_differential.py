@@ -219,7 +219,8 @@ def test_both_wires_send_the_same_bytes_and_read_the_same_answer(
         sent = [h for h in sent if h != (b"content-length", b"0")]
     their_line, their_sent, their_raw = recorder.seen[0]
     # An empty query: httpx sends a bare "?", aiohttp (yarl) drops it.
-    their_line = their_line.replace(b"? HTTP/1.1", b" HTTP/1.1")
+    if line != their_line:
+        their_line = their_line.replace(b"? HTTP/1.1", b" HTTP/1.1")
     assert (line, sent, raw) == (their_line, their_sent, their_raw)
     assert ours == theirs
 
