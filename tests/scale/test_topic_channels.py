@@ -13,7 +13,6 @@ from urllib.parse import urlencode
 from websockets.asyncio.client import connect
 
 from band_server.config import Settings
-
 from band_server.fanout.bus import Broadcast, gap_since
 from band_server.fanout.redis_bus import RedisBus
 from band_server.fanout.resp import open_connection
