@@ -288,3 +288,29 @@ async def test_an_agent_socket_follows_its_own_topics_while_it_is_open(
             return not own & bus._subscription.topics
 
         await until(let_go, "nothing of the agent followed once its socket closed")
+
+
+async def test_a_topic_followed_again_while_its_unsubscribe_waits_stays_subscribed(
+    redis_server: RedisServer,
+) -> None:
+    """An agent whose socket closed before Redis answered its SUBSCRIBE reconnects at once:
+    SUBSCRIBE, UNSUBSCRIBE, then a SUBSCRIBE of its own for the new socket."""
+    bus = RedisBus(redis_server.url)
+    await bus.start(Inbox().deliver)
+    admin = await open_connection(redis_server.url)
+    try:
+        await admin.command("CLIENT", "PAUSE", 3000, "ALL")  # every reply waits
+        bus.follow_ahead([TOPIC])
+        bus.forget(TOPIC)  # closed before the reply
+        bus.follow_ahead([TOPIC])  # the reconnect
+        await admin.command("CLIENT", "UNPAUSE")
+
+        async def subscribed() -> bool:
+            return await _subscribers(redis_server.url, f"{bus.channel}:{TOPIC}") == 1
+
+        await until(subscribed, "the reconnected socket's topic subscribed")
+        await asyncio.sleep(0.2)
+        assert await subscribed()
+    finally:
+        admin.close()
+        await bus.stop()
