@@ -25,7 +25,8 @@ import contextlib
 import logging
 import time
 import uuid
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from band_server.fanout.bus import Deliver, gap_note
 from band_server.fanout.redis_url import connect
@@ -283,11 +284,10 @@ class ClusterPresence:
         """Reload the hash of every other live node whose version moved."""
         assert self._client is not None  # nosec B101 # narrows for mypy: start() opened it
         others = [n for n in live if n != self.node_id]
-        changed = False
         now = time.time()
         for gone in set(self._others) - set(others):
             view = self._others.pop(gone)
-            changed = True
+            self._hold(view, frozenset())
             if view.expires_at <= now:
                 await self._node_died(gone, view)
         for node in others:
@@ -307,13 +307,10 @@ class ClusterPresence:
                 for node in stale:
                     pipe.hgetall(node_key(node))
                 for node, raw in zip(stale, await pipe.execute(), strict=True):
-                    view = self._others[node]
-                    fields = {_text(k): _text(v) for k, v in raw.items()}
-                    view.version = fields.pop(VERSION_FIELD, None)
-                    view.principals = frozenset(p for p, n in fields.items() if n != "0")
-                changed = True
-        if changed:
-            self._reindex()
+                    seen = self._others.get(node)
+                    if seen is not None:
+                        seen.version, held = _node_hash(raw)
+                        self._hold(seen, held)
 
     async def _node_died(self, node: str, view: _NodeView) -> None:
         """A node left by expiry, not by ``stop``: it died, and what it committed after its
@@ -329,16 +326,38 @@ class ClusterPresence:
         """While Redis is away: drop every node whose last read expiry has passed."""
         expired = [n for n, view in self._others.items() if view.expires_at < now]
         for node in expired:
-            del self._others[node]
-        if expired:
-            self._reindex()
+            self._hold(self._others.pop(node), frozenset())
 
-    def _reindex(self) -> None:
-        remote: dict[str, int] = {}
-        for view in self._others.values():
-            for principal in view.principals:
-                remote[principal] = remote.get(principal, 0) + 1
-        self._remote = remote
+    def _hold(self, view: _NodeView, principals: frozenset[str]) -> None:
+        """``view``'s node now holds ``principals``: the count of nodes holding each changes
+        by the difference only (a reload during a connect storm differs by a few of a
+        node's thousands; recounting them all was a long step of the loop every second)."""
+        old, view.principals = view.principals, principals
+        remote = self._remote
+        for principal in old - principals:
+            left = remote[principal] - 1
+            if left:
+                remote[principal] = left
+            else:
+                del remote[principal]
+        for principal in principals - old:
+            remote[principal] = remote.get(principal, 0) + 1
+
+
+_ZERO = (b"0", "0")
+
+
+def _node_hash(raw: Mapping[Any, Any]) -> tuple[str | None, frozenset[str]]:
+    """A node's hash as read: its version, and the principals it holds (a count not "0")."""
+    version: str | None = None
+    held: list[str] = []
+    for key, count in raw.items():
+        name = _text(key)
+        if name == VERSION_FIELD:
+            version = _text(count)
+        elif count not in _ZERO:
+            held.append(name)
+    return version, frozenset(held)
 
 
 def _text(value: bytes | str) -> str:
