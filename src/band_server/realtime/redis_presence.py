@@ -70,7 +70,7 @@ class _NodeView:
     def __init__(self) -> None:
         self.version: str | None = None
         self.expires_at = 0.0
-        self.principals: frozenset[str] = frozenset()
+        self.principals: frozenset[bytes | str] = frozenset()  # as read: not yet decoded
 
 
 class ClusterPresence:
@@ -328,36 +328,40 @@ class ClusterPresence:
         for node in expired:
             self._hold(self._others.pop(node), frozenset())
 
-    def _hold(self, view: _NodeView, principals: frozenset[str]) -> None:
-        """``view``'s node now holds ``principals``: the count of nodes holding each changes
-        by the difference only (a reload during a connect storm differs by a few of a
-        node's thousands; recounting them all was a long step of the loop every second)."""
+    def _hold(self, view: _NodeView, principals: frozenset[bytes | str]) -> None:
+        """``view``'s node now holds ``principals`` (ids as read): the count of nodes holding
+        each changes by the difference only, and only that is decoded (a reload during a
+        connect storm differs by a few of a node's thousands; decoding and recounting them
+        all was a long step of the loop every second)."""
         old, view.principals = view.principals, principals
         remote = self._remote
-        for principal in old - principals:
+        for gone in old - principals:
+            principal = _text(gone)
             left = remote[principal] - 1
             if left:
                 remote[principal] = left
             else:
                 del remote[principal]
-        for principal in principals - old:
+        for new in principals - old:
+            principal = _text(new)
             remote[principal] = remote.get(principal, 0) + 1
 
 
 _ZERO = (b"0", "0")
 
 
-def _node_hash(raw: Mapping[Any, Any]) -> tuple[str | None, frozenset[str]]:
-    """A node's hash as read: its version, and the principals it holds (a count not "0")."""
+_VERSION_KEYS = (VERSION_FIELD, VERSION_FIELD.encode())
+
+
+def _node_hash(raw: Mapping[Any, Any]) -> tuple[str | None, frozenset[bytes | str]]:
+    """A node's hash as read: its version, and the principals it holds (a count not "0"),
+    their ids as read (decoded only when they change: :meth:`ClusterPresence._hold`)."""
     version: str | None = None
-    held: list[str] = []
-    for key, count in raw.items():
-        name = _text(key)
-        if name == VERSION_FIELD:
-            version = _text(count)
-        elif count not in _ZERO:
-            held.append(name)
-    return version, frozenset(held)
+    for key in _VERSION_KEYS:
+        if key in raw:
+            version = _text(raw[key])
+    held = frozenset([key for key, count in raw.items() if count not in _ZERO])
+    return version, held - frozenset(_VERSION_KEYS)
 
 
 def _text(value: bytes | str) -> str:
