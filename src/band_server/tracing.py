@@ -14,7 +14,7 @@ The commit is a span of the write unit (``services.unit``). Off, none of this is
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -91,9 +91,6 @@ class TracedBus:
 
     async def follow(self, topic: str) -> None:
         await self.inner.follow(topic)
-
-    def follow_ahead(self, topics: Sequence[str]) -> None:
-        self.inner.follow_ahead(topics)
 
     def forget(self, topic: str) -> None:
         self.inner.forget(topic)

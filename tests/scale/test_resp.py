@@ -41,10 +41,6 @@ async def test_replies_come_back_in_order_and_an_error_reply_is_raised(
         with pytest.raises(RedisReplyError, match="unknown command"):
             await conn.command("NO-SUCH-COMMAND")
         assert await conn.command("INCRBY", "n", 41) == 41  # still usable, still in order
-        several = conn.commands([("INCR", "n"), ("NO-SUCH-COMMAND",), ("GET", "n")])  # one write
-        assert await several[0] == 42 and await several[2] == b"42"
-        with pytest.raises(RedisReplyError, match="unknown command"):
-            await several[1]
     finally:
         conn.close()
 

@@ -4,26 +4,18 @@ the topic; what every node acts on goes on the common channel."""
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
-from urllib.parse import urlencode
 
-from websockets.asyncio.client import connect
-
-from band_server.config import Settings
 from band_server.fanout.bus import Broadcast, gap_since
 from band_server.fanout.redis_bus import RedisBus
 from band_server.fanout.resp import open_connection
 from band_server.realtime.hub import Hub
 from band_server.services.identity.principals import Principal
 
-from .nodes import serve
 from .real_services import RedisServer
 from .test_presence import until
 from .test_redis_bus import TOPIC, Inbox, sample
-from .test_two_nodes import make_world
 
 
 async def _subscribers(url: str, channel: str) -> int:
@@ -102,9 +94,8 @@ async def test_what_every_node_acts_on_reaches_nodes_that_follow_nothing(
 async def test_a_follow_while_redis_is_away_is_subscribed_once_it_is_back(
     redis_server: RedisServer,
 ) -> None:
-    """A join (or a socket following ahead) does not wait for a subscription that is down:
-    its topic is subscribed with the others when the node resubscribes, and the node's hub
-    gets a gap note."""
+    """A join does not wait for a subscription that is down: its topic is subscribed with the
+    others when the node resubscribes, and the node's hub gets a gap note."""
     one = RedisBus(redis_server.url, backoff_max=0.3)
     two = RedisBus(redis_server.url, backoff_max=0.3)
     inbox = Inbox()
@@ -118,10 +109,8 @@ async def test_a_follow_while_redis_is_away_is_subscribed_once_it_is_back(
         await until(down, "node two's subscription is lost")
         async with asyncio.timeout(1):
             await two.follow(TOPIC)  # at once
-        two.follow_ahead(["agent_rooms:a1"])  # nothing to write to: followed all the same
         redis_server.start()
         await inbox.wait_gap_note()
-        assert await _subscribers(redis_server.url, f"{two.channel}:agent_rooms:a1") == 1
         await one.start(Inbox().deliver)
         await one.publish(sample(1))
         await inbox.wait_for(2)
@@ -185,111 +174,3 @@ async def test_the_hub_tells_each_topic_a_connection_stops_holding() -> None:
     hub.unregister(a)
     hub.unregister(b)
     assert sorted(left) == ["chat_room:r1", "chat_room:r1", "user_rooms:u1", "user_rooms:u1"]
-
-
-async def test_topics_followed_ahead_are_heard_with_no_round_trip_left_for_their_joins(
-    redis_server: RedisServer,
-) -> None:
-    """An agent's own topics are followed as its socket opens: one write for all of them; a
-    join of one then sends nothing, and each is held until forgotten once per follow."""
-    topics = ["agent_control:a1", "agent_rooms:a1", "agent_contacts:a1"]
-    async with two_nodes_following_nothing(redis_server.url) as (one, two, inbox):
-        conn = two._subscription._live
-        assert conn is not None
-        writes = list[bytes]()
-        transport = conn._transport
-        assert transport is not None
-        real_write = transport.write
-
-        def write(data: bytes) -> None:
-            writes.append(bytes(data))
-            real_write(data)
-
-        conn._transport = _Spy(transport, write)
-        two.follow_ahead(topics)
-        assert len(writes) == 1 and writes[0].count(b"SUBSCRIBE") == 3
-        await two.follow(topics[1])  # the join: waits for the reply, sends nothing
-        assert len(writes) == 1
-        for name in topics:
-            assert await _subscribers(redis_server.url, f"{two.channel}:{name}") == 1
-        heard = [Broadcast(name, "e", {"n": i}) for i, name in enumerate(topics)]
-        for b in heard:
-            await one.publish(b)
-        await inbox.wait_for(3)
-        assert [b.topic for b in inbox.got] == topics
-        for name in topics:
-            two.forget(name)  # the socket closed: what it followed ahead is let go
-        assert await _subscribers(redis_server.url, f"{two.channel}:{topics[1]}") == 1
-        two.forget(topics[1])  # its join, let go as the hub tells it
-
-        async def unsubscribed() -> bool:
-            counts = [await _subscribers(redis_server.url, f"{two.channel}:{n}") for n in topics]
-            return counts == [0, 0, 0]
-
-        await until(unsubscribed, "node two unsubscribed from every topic")
-        assert two._subscription.topics == frozenset()
-
-
-class _Spy:
-    """A transport whose writes are seen first."""
-
-    def __init__(self, inner: object, write: Callable[[bytes], None]) -> None:
-        self._inner, self.write = inner, write
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self._inner, name)
-
-
-async def test_an_agent_socket_follows_its_own_topics_while_it_is_open(
-    redis_server: RedisServer, tmp_path: Path
-) -> None:
-    settings = Settings(data_dir=tmp_path / "data", redis_url=redis_server.url)
-    async with serve(settings) as node:
-        w = await make_world(node)
-        own = {
-            f"{kind}:{w.agent_id}" for kind in ("agent_control", "agent_rooms", "agent_contacts")
-        }
-        bus = node.platform.bus
-        assert isinstance(bus, RedisBus)
-        query = urlencode({"vsn": "2.0.0", "agent_id": w.agent_id})
-        headers = {"x-api-key": w.agent_key}
-        async with connect(f"{node.ws_url}?{query}", additional_headers=headers) as ws:
-
-            async def followed() -> bool:
-                return own <= bus._subscription.topics
-
-            await until(followed, "the agent's own topics followed as its socket opened")
-            await ws.send(json.dumps(["1", "1", f"agent_rooms:{w.agent_id}", "phx_join", {}]))
-            reply = json.loads(await asyncio.wait_for(ws.recv(), 10))
-            assert reply[4]["status"] == "ok"
-
-        async def let_go() -> bool:
-            return not own & bus._subscription.topics
-
-        await until(let_go, "nothing of the agent followed once its socket closed")
-
-
-async def test_a_topic_followed_again_while_its_unsubscribe_waits_stays_subscribed(
-    redis_server: RedisServer,
-) -> None:
-    """An agent whose socket closed before Redis answered its SUBSCRIBE reconnects at once:
-    SUBSCRIBE, UNSUBSCRIBE, then a SUBSCRIBE of its own for the new socket."""
-    bus = RedisBus(redis_server.url)
-    await bus.start(Inbox().deliver)
-    admin = await open_connection(redis_server.url)
-    try:
-        await admin.command("CLIENT", "PAUSE", 3000, "ALL")  # every reply waits
-        bus.follow_ahead([TOPIC])
-        bus.forget(TOPIC)  # closed before the reply
-        bus.follow_ahead([TOPIC])  # the reconnect
-        await admin.command("CLIENT", "UNPAUSE")
-
-        async def subscribed() -> bool:
-            return await _subscribers(redis_server.url, f"{bus.channel}:{TOPIC}") == 1
-
-        await until(subscribed, "the reconnected socket's topic subscribed")
-        await asyncio.sleep(0.2)
-        assert await subscribed()
-    finally:
-        admin.close()
-        await bus.stop()

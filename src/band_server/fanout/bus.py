@@ -7,7 +7,7 @@ those every node acts on) and filters it per socket.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from .broadcast import Broadcast as Broadcast  # where it has always been imported from
@@ -59,14 +59,8 @@ class Bus(Protocol):
         """A socket of this node joins ``topic``: return once broadcasts of it published on
         any node reach this one."""
 
-    def follow_ahead(self, topics: Sequence[str]) -> None:
-        """A socket of this node is about to join ``topics``: start following them now, all
-        in one go, without waiting (a :meth:`follow` of one then waits for what is left).
-        Each topic is held until one :meth:`forget` of it."""
-
     def forget(self, topic: str) -> None:
-        """A socket of this node left ``topic`` (one :meth:`follow`, or one topic of
-        :meth:`follow_ahead`, undone)."""
+        """A socket of this node left ``topic`` (one :meth:`follow` undone)."""
 
     async def stop(self) -> None: ...
 
@@ -89,9 +83,6 @@ class InProcessBus:
 
     async def follow(self, topic: str) -> None:
         """Every broadcast is this node's own: nothing to wait for."""
-
-    def follow_ahead(self, topics: Sequence[str]) -> None:
-        """Every broadcast is this node's own: nothing to follow."""
 
     def forget(self, topic: str) -> None:
         """Nothing was followed."""

@@ -27,7 +27,6 @@ import asyncio
 import logging
 import secrets
 import time
-from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
@@ -147,13 +146,8 @@ class RedisBus:
         returns once Redis has subscribed (see :mod:`.redis_subscription`)."""
         await self._subscription.follow(topic)
 
-    def follow_ahead(self, topics: Sequence[str]) -> None:
-        """Begin following ``topics`` at once, in one round trip, without waiting (see
-        :meth:`.Subscription.follow_ahead`)."""
-        self._subscription.follow_ahead(topics)
-
     def forget(self, topic: str) -> None:
-        """Undo one :meth:`follow` or one topic of :meth:`follow_ahead`."""
+        """Undo one :meth:`follow` (a socket of this node left the topic)."""
         self._subscription.forget(topic)
 
     def _publish_of(self, broadcast: Broadcast) -> Publish:

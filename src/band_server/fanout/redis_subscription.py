@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from functools import partial
 
 from .resp import RespConnection, open_connection, retrieved
@@ -92,25 +92,6 @@ class Subscription:
         except Exception as exc:  # the connection is lost: resubscribing includes the topic
             log.debug("redis bus: subscribe to %s waits for the resubscription: %r", topic, exc)
 
-    def follow_ahead(self, topics: Sequence[str]) -> None:
-        """Begin following ``topics`` without waiting (a socket about to join them): the
-        SUBSCRIBEs they need go out in one write, and a later :meth:`follow` of one of them
-        waits only for what is still unanswered. Each is undone by one :meth:`forget`."""
-        conn = self._live
-        new: list[str] = []
-        for topic in topics:
-            refs = self._refs.get(topic, 0)
-            self._refs[topic] = refs + 1
-            if not refs and topic not in self._pending:
-                new.append(topic)
-        if not new or conn is None or not conn.alive:
-            return  # (re)subscribing includes every topic followed
-        replies = conn.commands([("SUBSCRIBE", topic_channel(self.channel, t)) for t in new])
-        for topic, reply in zip(new, replies, strict=True):
-            self._pending[topic] = reply
-            reply.add_done_callback(partial(self._answered, topic))
-            reply.add_done_callback(retrieved)  # a lost connection is seen by run()
-
     def _answered(self, topic: str, reply: asyncio.Future[object]) -> None:
         if self._pending.get(topic) is reply:
             del self._pending[topic]
@@ -122,9 +103,6 @@ class Subscription:
             self._refs[topic] = refs
             return
         self._refs.pop(topic, None)
-        # A SUBSCRIBE still unanswered is undone by this UNSUBSCRIBE: a later follow must
-        # send its own (after this one), not wait for that reply.
-        self._pending.pop(topic, None)
         conn = self._live
         if refs == 0 and conn is not None and conn.alive:
             conn.command("UNSUBSCRIBE", topic_channel(self.channel, topic)).add_done_callback(

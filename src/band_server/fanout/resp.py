@@ -156,17 +156,6 @@ class RespConnection(asyncio.Protocol):
         transport.write(hiredis.pack_command(args))  # type: ignore[arg-type]
         return waiter
 
-    def commands(self, commands: list[tuple[str | bytes | int, ...]]) -> list[asyncio.Future[Any]]:
-        """:meth:`command` for several commands, in order, in one write: their replies."""
-        transport = self._transport
-        if transport is None or self.lost is not None:
-            raise ConnectionError(f"Redis connection lost: {self.lost!r}")
-        loop = asyncio.get_running_loop()
-        waiters: list[asyncio.Future[Any]] = [loop.create_future() for _ in commands]
-        self._waiting.extend(waiters)
-        transport.write(b"".join(hiredis.pack_command(c) for c in commands))  # type: ignore[arg-type]
-        return waiters
-
     def send_quiet(self, *args: str | bytes | int) -> None:
         """Send one command whose reply Redis skips (``CLIENT REPLY SKIP``, Redis 3.2 and
         newer): no reply to read, nothing to wait for. What it did is known only from a

@@ -10,7 +10,6 @@ room or agent exists.
 from __future__ import annotations
 
 from band_protocol import split_topic
-from band_protocol import topic as topic_name
 
 from ..errors import ApiError
 from ..services.identity.principals import Principal
@@ -20,10 +19,8 @@ from ..store.db import Database
 REFUSED = "unauthorized"
 MAX_TOPIC_CHARS = 200
 
-_AGENT_OWN_ORDER = ("agent_control", "agent_rooms", "agent_contacts")
-_USER_OWN_ORDER = ("user_rooms", "user_notifications")
-_AGENT_OWN = frozenset(_AGENT_OWN_ORDER)
-_USER_OWN = frozenset(_USER_OWN_ORDER)
+_AGENT_OWN = frozenset({"agent_control", "agent_rooms", "agent_contacts"})
+_USER_OWN = frozenset({"user_rooms", "user_notifications"})
 _ROOM = frozenset({"chat_room", "room_participants"})
 
 
@@ -33,12 +30,6 @@ def room_of(topic: str) -> str | None:
     if parts is None or parts[0] not in _ROOM:
         return None
     return parts[1]
-
-
-def own_topics(principal: Principal) -> tuple[str, ...]:
-    """The principal-scoped topics this principal may join (its own ``agent_*`` or ``user_*``)."""
-    kinds = _AGENT_OWN_ORDER if principal.is_agent else _USER_OWN_ORDER
-    return tuple(topic_name(kind, principal.id) for kind in kinds)
 
 
 def may_join_own(principal: Principal, topic: str) -> bool:

@@ -21,7 +21,6 @@ from band_protocol import Supersede, topic
 from ..context import Platform
 from ..fanout.bus import Broadcast
 from ..services.identity.auth_cache import SUPERSEDE_ONLY
-from .channels import own_topics
 from .connection import SocketConnection
 from .handshake import Denial, admit, deny
 from .session import ChannelSession
@@ -96,10 +95,6 @@ async def socket_endpoint(websocket: WebSocket) -> None:
     websocket.scope["headers"] = []
     if log.isEnabledFor(logging.INFO):
         log.info("socket open: %s", conn.label)
-    # An agent joins its own topics next: the bus starts hearing them now, in one round trip
-    # beside the handshake, instead of one per join (each join still waits until it hears).
-    ahead = own_topics(principal) if principal.is_agent else ()
-    platform.bus.follow_ahead(ahead)
 
     why = "unknown"
     try:
@@ -112,8 +107,6 @@ async def socket_endpoint(websocket: WebSocket) -> None:
         why = await ChannelSession(platform, websocket, conn).run()
     finally:
         platform.hub.unregister(conn)
-        for name in ahead:
-            platform.bus.forget(name)
         await conn.shutdown()
         if log.isEnabledFor(logging.INFO):
             log.info(
