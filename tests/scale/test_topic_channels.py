@@ -123,7 +123,8 @@ async def test_a_follow_while_redis_is_away_is_subscribed_once_it_is_back(
 async def test_a_follow_cancelled_while_it_waits_leaves_nothing_followed(
     redis_server: RedisServer,
 ) -> None:
-    """The socket went away while its join waited for Redis: the topic is unsubscribed."""
+    """The socket went away while its join waited for Redis: the topic is unsubscribed; and
+    a join right after subscribes it again."""
     bus = RedisBus(redis_server.url)
     await bus.start(Inbox().deliver)
     admin = await open_connection(redis_server.url)
@@ -138,6 +139,19 @@ async def test_a_follow_cancelled_while_it_waits_leaves_nothing_followed(
         await admin.command("CLIENT", "UNPAUSE")
         await asyncio.sleep(0.1)  # SUBSCRIBE, then UNSUBSCRIBE, ran in order
         assert await _subscribers(redis_server.url, f"{bus.channel}:{TOPIC}") == 0
+        # Again, and the agent joins again before Redis answers: SUBSCRIBE, UNSUBSCRIBE, then
+        # the new join's own SUBSCRIBE (not a wait for the first one's reply).
+        await admin.command("CLIENT", "PAUSE", 3000, "ALL")
+        first = asyncio.create_task(bus.follow(TOPIC))
+        await asyncio.sleep(0.1)
+        first.cancel()
+        await asyncio.gather(first, return_exceptions=True)
+        second = asyncio.create_task(bus.follow(TOPIC))
+        await asyncio.sleep(0.1)
+        await admin.command("CLIENT", "UNPAUSE")
+        await asyncio.wait_for(second, 10)
+        await asyncio.sleep(0.3)
+        assert await _subscribers(redis_server.url, f"{bus.channel}:{TOPIC}") == 1
     finally:
         admin.close()
         await bus.stop()

@@ -103,6 +103,9 @@ class Subscription:
             self._refs[topic] = refs
             return
         self._refs.pop(topic, None)
+        # A SUBSCRIBE still unanswered is undone by this UNSUBSCRIBE: a later follow must
+        # send its own (after this one), not wait for that reply.
+        self._pending.pop(topic, None)
         conn = self._live
         if refs == 0 and conn is not None and conn.alive:
             conn.command("UNSUBSCRIBE", topic_channel(self.channel, topic)).add_done_callback(

@@ -25,7 +25,8 @@ import contextlib
 import logging
 import time
 import uuid
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 from band_server.fanout.bus import Deliver, gap_note
 from band_server.fanout.redis_url import connect
@@ -69,7 +70,7 @@ class _NodeView:
     def __init__(self) -> None:
         self.version: str | None = None
         self.expires_at = 0.0
-        self.principals: frozenset[str] = frozenset()
+        self.principals: frozenset[bytes | str] = frozenset()  # as read: not yet decoded
 
 
 class ClusterPresence:
@@ -283,11 +284,10 @@ class ClusterPresence:
         """Reload the hash of every other live node whose version moved."""
         assert self._client is not None  # nosec B101 # narrows for mypy: start() opened it
         others = [n for n in live if n != self.node_id]
-        changed = False
         now = time.time()
         for gone in set(self._others) - set(others):
             view = self._others.pop(gone)
-            changed = True
+            self._hold(view, frozenset())
             if view.expires_at <= now:
                 await self._node_died(gone, view)
         for node in others:
@@ -307,13 +307,10 @@ class ClusterPresence:
                 for node in stale:
                     pipe.hgetall(node_key(node))
                 for node, raw in zip(stale, await pipe.execute(), strict=True):
-                    view = self._others[node]
-                    fields = {_text(k): _text(v) for k, v in raw.items()}
-                    view.version = fields.pop(VERSION_FIELD, None)
-                    view.principals = frozenset(p for p, n in fields.items() if n != "0")
-                changed = True
-        if changed:
-            self._reindex()
+                    seen = self._others.get(node)
+                    if seen is not None:
+                        seen.version, held = _node_hash(raw)
+                        self._hold(seen, held)
 
     async def _node_died(self, node: str, view: _NodeView) -> None:
         """A node left by expiry, not by ``stop``: it died, and what it committed after its
@@ -329,16 +326,42 @@ class ClusterPresence:
         """While Redis is away: drop every node whose last read expiry has passed."""
         expired = [n for n, view in self._others.items() if view.expires_at < now]
         for node in expired:
-            del self._others[node]
-        if expired:
-            self._reindex()
+            self._hold(self._others.pop(node), frozenset())
 
-    def _reindex(self) -> None:
-        remote: dict[str, int] = {}
-        for view in self._others.values():
-            for principal in view.principals:
-                remote[principal] = remote.get(principal, 0) + 1
-        self._remote = remote
+    def _hold(self, view: _NodeView, principals: frozenset[bytes | str]) -> None:
+        """``view``'s node now holds ``principals`` (ids as read): the count of nodes holding
+        each changes by the difference only, and only that is decoded (a reload during a
+        connect storm differs by a few of a node's thousands; decoding and recounting them
+        all was a long step of the loop every second)."""
+        old, view.principals = view.principals, principals
+        remote = self._remote
+        for gone in old - principals:
+            principal = _text(gone)
+            left = remote[principal] - 1
+            if left:
+                remote[principal] = left
+            else:
+                del remote[principal]
+        for new in principals - old:
+            principal = _text(new)
+            remote[principal] = remote.get(principal, 0) + 1
+
+
+_ZERO = (b"0", "0")
+
+
+_VERSION_KEYS = (VERSION_FIELD, VERSION_FIELD.encode())
+
+
+def _node_hash(raw: Mapping[Any, Any]) -> tuple[str | None, frozenset[bytes | str]]:
+    """A node's hash as read: its version, and the principals it holds (a count not "0"),
+    their ids as read (decoded only when they change: :meth:`ClusterPresence._hold`)."""
+    version: str | None = None
+    for key in _VERSION_KEYS:
+        if key in raw:
+            version = _text(raw[key])
+    held = frozenset([key for key, count in raw.items() if count not in _ZERO])
+    return version, held - frozenset(_VERSION_KEYS)
 
 
 def _text(value: bytes | str) -> str:
