@@ -72,13 +72,15 @@ class InFlight:
 
 @dataclass
 class Batch:
+    """One transaction's units so far; ``done`` resolves when it commits (or fails)."""
+
     done: asyncio.Future[None]
     size: int = 0
 
 
 class BatchWriter:
-    """The single SQLite writer's connection and batches (see the module docstring); the
-    units that fill a batch come from :class:`~band_server.store.group_commit.GroupCommitter`."""
+    """The single SQLite writer's connection and its batches (see the module docstring); the
+    units that fill them are :class:`~band_server.store.group_commit.GroupCommitter`'s."""
 
     def __init__(
         self,
@@ -100,7 +102,7 @@ class BatchWriter:
         self._sqlite: sqlite3.Connection | None = None  # the driver's own connection
         self._broken = False  # a unit's savepoint could not be undone: fail the batch
         self._batch: Batch | None = None
-        self._spare: AsyncSession | None = None  # a session no unit used (see _Unit)
+        self._spare: AsyncSession | None = None  # a session no unit used (see group_commit)
         self._seqs = RoomSeqs(engine.dialect)  # each room's last seq (store.room_seqs)
 
     def _closes(self, batch: Batch) -> bool:
