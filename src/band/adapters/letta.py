@@ -12,13 +12,10 @@ gets a new one seeded with the room's text.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Unpack
 
-from band.adapters._tool_events import report_event
 from band.converters.letta import LettaHistoryConverter, LettaSessionState
 from band.core.delivery import DeliveryFailedError, relay_reply, reraise_delivery_cause
 from band.core.exceptions import RoomExecutionStoppedError, TurnResultAlreadyReported
@@ -40,27 +37,16 @@ from band.integrations.letta.agents import LettaAgents
 from band.integrations.letta.config import LettaAdapterConfig, LettaMCPConfig, MCPTransport
 from band.integrations.letta.mcp import LettaMCPBridge, bounded_teardown
 from band.integrations.letta.orgscope import resolve_org_scoped_headers
+from band.integrations.letta.replies import observe, turn_usage
+from band.integrations.letta.rooms import RoomContext, turn_content
 from band.runtime.prompts import render_system_prompt
 from band.runtime.tools.definitions import iter_tool_definitions
-from band.runtime.tools.names import turn_effect
 from band_sdk_core import AgentFailure
 
 __all__ = ["LettaAdapter", "LettaAdapterConfig", "LettaMCPConfig", "MCPTransport"]
 
 logger = logging.getLogger("band.adapters.letta")
 PROVIDER = "letta"
-
-
-@dataclass
-class RoomContext:
-    """A room's Letta agent (and conversation, shared mode) and what the next turn needs."""
-
-    agent_id: str
-    conversation_id: str | None = None
-    last_interaction: datetime | None = None
-    summary: str | None = None
-    tools: AgentToolsProtocol | None = None  # the turn in progress (Band's MCP tools use it)
-    pending_seed: list[str] = field(default_factory=list)
 
 
 class LettaAdapter(SimpleAdapter[LettaSessionState]):
@@ -176,13 +162,25 @@ class LettaAdapter(SimpleAdapter[LettaSessionState]):
             logger.exception("Room %s: preparing the Letta agent failed", room_id)
             await tools.send_failure(AgentFailure(PROVIDER, GENERIC_PROVIDER_FAILURE_MESSAGE))
             raise TurnResultAlreadyReported("Letta agent unavailable") from exc
-        content = self._content(
-            msg, room, participants_msg, contacts_msg, is_session_bootstrap, room_id
+        shared = room_id if self.config.mode == "shared" else None
+        content = turn_content(
+            msg,
+            room,
+            participants_msg,
+            contacts_msg,
+            bootstrap=is_session_bootstrap,
+            shared_room_id=shared,
         )
         usage = TurnUsage()
         try:
             messages, usage = await self._ask(room, tools, content, room_id)
-            texts = await self._observe(messages, tools)
+            texts = await observe(
+                messages,
+                tools,
+                report_calls=Emit.TOOL_CALLS in self.features.emit,
+                silent=self._mcp.silent_reporting_tools,
+                external_mcp=self.config.mcp.mode == "external",
+            )
             await self._relay(tools, texts, msg.sender_id, room_id)
             if texts:
                 room.summary = " ".join(texts)[: self.config.summary_max_length]
@@ -220,91 +218,7 @@ class LettaAdapter(SimpleAdapter[LettaSessionState]):
             room.tools = None
         room.pending_seed = []
         room.last_interaction = datetime.now(UTC)
-        return messages, _usage(usage)
-
-    def _content(
-        self,
-        msg: PlatformMessage,
-        room: RoomContext,
-        participants_msg: str | None,
-        contacts_msg: str | None,
-        bootstrap: bool,
-        room_id: str,
-    ) -> str:
-        """The one user message of a turn: context lines as ``[System]:``, then the message."""
-        parts: list[str] = []
-        if room.pending_seed:
-            parts.append(
-                "[System]: You are joining a conversation already under way. Earlier messages, "
-                "oldest first (context only; do not answer them again):\n"
-                + "\n".join(room.pending_seed)
-            )
-        if bootstrap and room.last_interaction is not None:
-            when = f"{room.last_interaction:%Y-%m-%d %H:%M} UTC"
-            note = f"[System]: You are back in this room (last here {when})."
-            parts.append(note + (f" Previous topic: {room.summary}" if room.summary else ""))
-        if self.config.mode == "shared":
-            parts.append(
-                f"[System]: Current chat_id: {room_id}. Pass it as `chat_id` in every tool call."
-            )
-        parts += [f"[System]: {text}" for text in (participants_msg, contacts_msg) if text]
-        parts.append(msg.format_for_llm())
-        return "\n\n".join(parts)
-
-    async def _observe(self, messages: list[Any], tools: AgentToolsProtocol) -> list[str]:
-        """Report the tool calls Letta made (the send tools excepted); the agent's texts."""
-        texts: list[str] = []
-        calls: dict[str, str] = {}
-        for item in messages:
-            kind = getattr(item, "message_type", None)
-            if kind == "assistant_message" and (text := _content_text(item)):
-                texts.append(text)
-            elif kind == "tool_call_message":
-                for call in getattr(item, "tool_calls", None) or [item.tool_call]:
-                    calls[call.tool_call_id] = call.name
-                    await self._report(
-                        tools, "tool_call", call.name, call.tool_call_id, args=call.arguments
-                    )
-            elif kind == "tool_return_message":
-                for result in getattr(item, "tool_returns", None) or [item]:
-                    name = calls.pop(result.tool_call_id, "unknown")
-                    ok = getattr(result, "status", "success") == "success"
-                    if ok and self.config.mcp.mode == "external":
-                        # Our own server records its calls on the turn; another's only shows here.
-                        tools.turn.record(turn_effect(name))
-                    await self._report(
-                        tools,
-                        "tool_result",
-                        name,
-                        result.tool_call_id,
-                        output=result.tool_return,
-                        failed=not ok,
-                    )
-        return texts
-
-    async def _report(
-        self,
-        tools: AgentToolsProtocol,
-        kind: str,
-        name: str,
-        call_id: str,
-        *,
-        args: Any = None,
-        output: Any = None,
-        failed: bool = False,
-    ) -> None:
-        if Emit.TOOL_CALLS not in self.features.emit or name in self._mcp.silent_reporting_tools:
-            return
-        payload: dict[str, Any] = {"name": name, "tool_call_id": call_id}
-        if kind == "tool_call":
-            payload["args"] = _json_args(args)
-        else:
-            payload["output"] = (
-                output if isinstance(output, str) else json.dumps(output, default=str)
-            )
-            if failed:
-                payload["is_error"] = True
-        await report_event(tools, kind, payload)
+        return messages, turn_usage(usage)
 
     async def _relay(
         self, tools: AgentToolsProtocol, texts: list[str], sender_id: str, room_id: str
@@ -382,26 +296,3 @@ class LettaAdapter(SimpleAdapter[LettaSessionState]):
             await tools.send_event(f"Letta agent {room.agent_id}", "task", metadata)
         except Exception as exc:
             logger.warning("Room %s: posting the Letta agent failed: %s", room_id, exc)
-
-
-def _content_text(item: Any) -> str:
-    content = getattr(item, "content", "")
-    if isinstance(content, str):
-        return content
-    return "".join(str(getattr(part, "text", "")) for part in content or [])
-
-
-def _json_args(arguments: Any) -> Any:
-    try:
-        return json.loads(arguments) if isinstance(arguments, str) else arguments
-    except ValueError:
-        return arguments
-
-
-def _usage(usage: Any) -> TurnUsage:
-    if usage is None:
-        return TurnUsage()
-    return TurnUsage(
-        input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-        output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-    )

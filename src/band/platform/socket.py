@@ -28,6 +28,7 @@ from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from . import phoenix as phx
+from .channels import Channels, PushHandler
 from .handshake import TRANSPORT_ERRORS, first_connect, open_websocket, reconnect
 from .phoenix import ChannelState, Frame, RefCounter
 from .socket_policy import (
@@ -40,7 +41,6 @@ from .socket_policy import (
     SocketTimings,
     UpgradeRejected,
     build_socket_url,
-    equal_jitter,
 )
 
 __all__ = [
@@ -55,7 +55,6 @@ __all__ = [
 
 log = logging.getLogger("band.platform.socket")
 
-PushHandler = Callable[[str, str, dict[str, Any]], None]
 ReconnectHandler = Callable[[], Awaitable[None]]
 DisconnectHandler = Callable[[int | None, str], None]
 
@@ -84,9 +83,14 @@ class PhoenixSocket:
         self.on_disconnect = on_disconnect
         self.timings = timings or SocketTimings()
         self._refs = RefCounter()
-        self._channels: dict[str, ChannelState] = {}
-        self._pending: dict[str, asyncio.Future[Frame]] = {}
         self._ws: ClientConnection | None = None
+        self._channels = Channels(
+            self.timings,
+            self._refs,
+            connection=lambda: self._ws,
+            spawn=self._spawn,
+            on_push=self._push,
+        )
         self._supervisor: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
         self._closing = False
@@ -114,10 +118,10 @@ class PhoenixSocket:
     @property
     def topics(self) -> list[str]:
         """Topics this client holds (joined or waiting for a rejoin)."""
-        return list(self._channels)
+        return list(self._channels.by_topic)
 
     def is_joined(self, topic: str) -> bool:
-        channel = self._channels.get(topic)
+        channel = self._channels.by_topic.get(topic)
         return channel is not None and channel.joined
 
     @property
@@ -174,27 +178,28 @@ class PhoenixSocket:
 
         While disconnected the topic is only recorded and joined on the next reconnect.
         """
-        channel = self._channels.get(topic)
+        topics = self._channels.by_topic
+        channel = topics.get(topic)
         if channel is None:
             channel = ChannelState(topic, dict(payload or {}))
-            self._channels[topic] = channel
+            topics[topic] = channel
         if not self.connected:
             return {}
         try:
-            return await self._send_join(channel)
+            return await self._channels.join(channel)
         except JoinError:
-            if self._channels.get(topic) is channel:
-                del self._channels[topic]
+            if topics.get(topic) is channel:
+                del topics[topic]
             raise
 
     async def leave(self, topic: str) -> None:
         """Leave ``topic``; a missing reply within 5 s is only logged."""
-        channel = self._channels.pop(topic, None)
+        channel = self._channels.by_topic.pop(topic, None)
         if channel is None or channel.join_ref is None or not self.connected:
             return
         ref = self._refs.next()
         try:
-            await self._request(
+            await self._channels.request(
                 Frame(channel.join_ref, ref, topic, phx.PHX_LEAVE, {}), self.timings.leave_timeout
             )
         except (SocketError, TimeoutError) as exc:
@@ -221,7 +226,7 @@ class PhoenixSocket:
                     self._spawn(self._after_reconnect())
                 code = await reader
                 self._ws = None
-                self._drop_session()
+                self._channels.drop_session()
                 lived = time.monotonic() - opened
                 if self._closing:
                     return
@@ -284,9 +289,9 @@ class PhoenixSocket:
         return result
 
     async def _after_reconnect(self) -> None:
-        channels = list(self._channels.values())
+        channels = list(self._channels.by_topic.values())
         results = await asyncio.gather(
-            *(self._send_join(c) for c in channels), return_exceptions=True
+            *(self._channels.join(c) for c in channels), return_exceptions=True
         )
         for channel, result in zip(channels, results, strict=True):
             if isinstance(result, BaseException):
@@ -297,97 +302,27 @@ class PhoenixSocket:
             except Exception:
                 log.exception("Reconnect handler failed")
 
-    def _drop_session(self) -> None:
-        for channel in self._channels.values():
-            channel.joined = False
-        pending, self._pending = self._pending, {}
-        for future in pending.values():
-            if not future.done():
-                future.set_exception(SocketError("connection lost"))
-
-    async def _send_join(self, channel: ChannelState) -> dict[str, Any]:
-        ref = self._refs.next()
-        channel.join_ref = ref
-        channel.joined = False
-        frame = Frame(ref, ref, channel.topic, phx.PHX_JOIN, channel.payload)
-        try:
-            reply = await self._request(frame, self.timings.join_timeout)
-        except TimeoutError:
-            raise JoinError(channel.topic, "timeout") from None
-        except SocketError as exc:
-            raise JoinError(channel.topic, str(exc)) from exc
-        if reply.reply_status != "ok":
-            reason = reply.reply_response.get("reason", reply.reply_status or "error")
-            raise JoinError(channel.topic, str(reason))
-        if channel.join_ref == ref:
-            channel.joined = True
-            channel.errors = 0
-        log.info("Subscribed to topic: %s", channel.topic)
-        return reply.reply_response
-
-    async def _request(self, frame: Frame, timeout: float) -> Frame:  # noqa: ASYNC109
-        ws = self._ws
-        if ws is None or frame.ref is None:
-            raise SocketError("not connected")
-        future: asyncio.Future[Frame] = asyncio.get_running_loop().create_future()
-        self._pending[frame.ref] = future
-        try:
-            await ws.send(phx.encode_frame(frame))
-            return await asyncio.wait_for(future, timeout)
-        except ConnectionClosed as exc:
-            raise SocketError("connection lost") from exc
-        finally:
-            self._pending.pop(frame.ref, None)
-
     def _dispatch(self, raw: str | bytes) -> None:
         try:
             frame = phx.decode_frame(raw)
         except phx.FrameError as exc:
             log.warning("Dropped malformed frame: %s", exc)
             return
-        if frame.event == phx.PHX_REPLY:
-            self._on_reply(frame)
-            return
-        channel = self._channels.get(frame.topic)
-        if channel is None or frame.join_ref is None or frame.join_ref != channel.join_ref:
-            log.debug(
-                "Dropped %s on %s (stale join_ref %s)", frame.event, frame.topic, frame.join_ref
-            )
-            return
-        if frame.event == phx.PHX_ERROR:
-            channel.joined = False
-            channel.errors += 1
-            self._spawn(self._rejoin_later(channel))
-        elif frame.event == phx.PHX_CLOSE:
-            del self._channels[frame.topic]
-            log.info("Channel closed by server: %s", frame.topic)
-        elif self.on_push is not None:
-            try:
-                self.on_push(frame.topic, frame.event, frame.payload)
-            except Exception:
-                log.exception("Push handler failed for %s on %s", frame.event, frame.topic)
-
-    def _on_reply(self, frame: Frame) -> None:
-        if frame.topic == phx.HEARTBEAT_TOPIC and frame.ref == self._heartbeat_ref:
+        if (
+            frame.event == phx.PHX_REPLY
+            and frame.topic == phx.HEARTBEAT_TOPIC
+            and frame.ref == self._heartbeat_ref
+        ):
             self._last_ack = time.monotonic()
             return
-        future = self._pending.get(frame.ref) if frame.ref is not None else None
-        if future is None and frame.join_ref is not None:
-            # While waiting for its join, a topic takes any reply carrying that join_ref.
-            channel = self._channels.get(frame.topic)
-            if channel is not None and not channel.joined and channel.join_ref == frame.join_ref:
-                future = self._pending.get(frame.join_ref)
-        if future is not None and not future.done():
-            future.set_result(frame)
+        self._channels.receive(frame)
 
-    async def _rejoin_later(self, channel: ChannelState) -> None:
-        t = self.timings
-        await asyncio.sleep(equal_jitter(t.backoff_base, channel.errors - 1, t.backoff_cap))
-        if self._channels.get(channel.topic) is channel and self.connected:
+    def _push(self, topic: str, event: str, payload: dict[str, Any]) -> None:
+        if self.on_push is not None:
             try:
-                await self._send_join(channel)
-            except JoinError as exc:
-                log.warning("Rejoin after channel error failed: %s", exc)
+                self.on_push(topic, event, payload)
+            except Exception:
+                log.exception("Push handler failed for %s on %s", event, topic)
 
     def _spawn(self, coro: Awaitable[Any]) -> None:
         task = asyncio.ensure_future(coro)

@@ -27,19 +27,18 @@ import asyncio
 import logging
 import secrets
 import time
-from functools import partial
-from typing import Any
 
 from .bus import Broadcast, Deliver, for_every_node, gap_note
+from .redis_quiet import MAX_HELD, Publish, QuietPublishes
 from .redis_subscription import Subscription, topic_channel
 from .redis_url import redact
 from .resp import RespConnection, open_connection
 
+__all__ = ["CHANNEL", "MAX_HELD", "Publish", "RedisBus"]
+
 log = logging.getLogger("band_server.fanout")
 
 CHANNEL = "band:broadcasts"
-Publish = tuple[str, str]  # a PUBLISH's channel and text
-MAX_HELD = 10_000  # quiet publishes awaiting confirmation; beyond, each waits for its answer
 
 
 class RedisBus:
@@ -76,16 +75,15 @@ class RedisBus:
         self._stopping = False
         self._unsent_since: float | None = None  # first publish lost since the last gap note
         self._announcer: asyncio.Task[None] | None = None
-        self.confirm_every = confirm_every  # at most one confirming PING per this many seconds
         self._quiet: RespConnection | None = None  # the publishing connection, if it skips replies
-        # Quiet publishes sent on ``_held_on`` (when, (channel, what)) no PING confirmed yet.
-        self._held: list[tuple[float, Publish]] = []
-        self._held_on: RespConnection | None = None
-        self._unwritten: list[Publish] = []  # held, not yet written (see _write_unwritten)
-        self._confirming = False  # a confirming PING is due or awaited
-        self._confirmed_at = 0.0  # monotonic time of the last one
-        self._settled = asyncio.Event()  # set while nothing is held
-        self._resends: set[asyncio.Task[None]] = set()
+        # Its publishes, held until a PING confirms them; the callbacks look the bus's methods
+        # up at each call, so a replaced one (a test's fault) is the one called.
+        self._quiets = QuietPublishes(
+            confirm_every=confirm_every,
+            send_answered=lambda data: self._send_answered(data),
+            lost=lambda since: self._lost(since),
+            stopping=lambda: self._stopping,
+        )
         # What this node's broadcasts open with on the channel: heard back, they are skipped.
         self._origin = f'{{"origin":"{secrets.token_hex(8)}",'
         self._mine = self._origin.encode()
@@ -101,6 +99,11 @@ class RedisBus:
             backoff_max=backoff_max,
         )
         self._subscribed = self._subscription.subscribed
+
+    @property
+    def confirm_every(self) -> float:
+        """At most one confirming PING per this many seconds (quiet publishes)."""
+        return self._quiets.confirm_every
 
     @property
     def subscribed(self) -> bool:
@@ -162,26 +165,15 @@ class RedisBus:
         """PUBLISH: quietly on a connection that skips replies (no reply to wake this node:
         held until a later PING confirms it, resent when that connection is lost first),
         else answered (:meth:`_send_answered`)."""
-        conn = self._quiet
-        if conn is not None and conn.alive and len(self._held) < MAX_HELD:
-            if conn is not self._held_on:
-                self._resend_held()  # what is still held went out on an older connection
-                self._held_on = conn
-            if not self._unwritten:  # written once this loop iteration's work is done
-                asyncio.get_running_loop().call_soon(self._write_unwritten)
-            self._unwritten.append(data)
-            self._held.append((time.time(), data))
-            self._settled.clear()
-            self._schedule_confirm()
-            return
-        await self._send_answered(data)
+        if not self._quiets.offer(self._quiet, data):
+            await self._send_answered(data)
 
     async def _send_answered(self, data: Publish) -> None:
         """PUBLISH and wait for Redis' answer, retried twice on a fresh connection when this
         one died (Redis restarted): otherwise the first publish after a restart would be lost
         and cost every node a resync. Redis may have taken a publish whose answer was lost: a
         retried one can then reach the other nodes twice (a push repeated, never one missed)."""
-        self._write_unwritten()  # in order: what was published before goes first
+        self._quiets.write_unwritten()  # in order: what was published before goes first
         delay = 0.05
         for attempt in range(3):
             conn = self._conn if self._conn is not None and self._conn.alive else None
@@ -198,98 +190,10 @@ class RedisBus:
                 await asyncio.sleep(delay)
                 delay *= 2
 
-    # -- quiet publishes: confirmed in batches, resent when their connection is lost ---------
-
-    def _schedule_confirm(self) -> None:
-        """One PING confirms every publish sent before it: at most one per ``confirm_every``,
-        sent once this loop iteration's publishes are out."""
-        if self._confirming:
-            return
-        self._confirming = True
-        loop = asyncio.get_running_loop()
-        wait = self._confirmed_at + self.confirm_every - time.monotonic()
-        if wait > 0:
-            loop.call_later(wait, self._confirm)
-        else:
-            loop.call_soon(self._confirm)
-
-    def _write_unwritten(self) -> None:
-        """Write the quiet publishes of this loop iteration, in one send, after the work that
-        made them (a node's answer to the request goes out before Redis and the other nodes
-        wake for its broadcast). On a connection lost meanwhile they stay held: resent."""
-        batch, self._unwritten = self._unwritten, []
-        conn = self._held_on
-        if batch and conn is not None and conn.alive:
-            conn.send_quiet_many([("PUBLISH", *data) for data in batch])
-
-    def _confirm(self) -> None:
-        self._write_unwritten()  # the PING must follow what it confirms
-        conn, count = self._held_on, len(self._held)
-        if conn is None or count == 0:
-            self._confirming = False
-            return
-        self._confirmed_at = time.monotonic()
-        try:
-            reply = conn.command("PING")
-        except ConnectionError:
-            self._confirming = False
-            self._resend_held()
-            return
-        reply.add_done_callback(partial(self._on_confirmed, conn, count))
-
-    def _on_confirmed(self, conn: RespConnection, count: int, reply: asyncio.Future[Any]) -> None:
-        self._confirming = False
-        failed = reply.cancelled() or reply.exception() is not None
-        if conn is self._held_on:  # else what it would confirm was handed to a resend already
-            if failed:
-                self._resend_held()
-                return
-            del self._held[:count]
-        if self._held:  # sent since, perhaps on a newer connection
-            self._schedule_confirm()
-        else:
-            self._settled.set()
-
-    def _resend_held(self) -> None:
-        """Hand what is held to a resend on a fresh connection: its connection was lost
-        before Redis confirmed it (taken or not: a push may repeat, never be missed)."""
-        held, self._held, self._held_on, self._unwritten = self._held, [], None, []
-        self._settled.set()
-        if not held or self._stopping:
-            return
-        task = asyncio.create_task(self._resend(held), name="band-redis-resend")
-        self._resends.add(task)
-        task.add_done_callback(self._resends.discard)
-
-    async def _resend(self, held: list[tuple[float, Publish]]) -> None:
-        sent = await asyncio.gather(
-            *(self._send_answered(data) for _, data in held), return_exceptions=True
-        )
-        lost = [at for (at, _), outcome in zip(held, sent, strict=True) if outcome is not None]
-        if lost:
-            log.warning(
-                "redis bus: %d of %d unconfirmed publishes lost since %.3f: %r",
-                len(lost),
-                len(held),
-                lost[0],
-                next(o for o in sent if o is not None),
-            )
-            self._lost(lost[0])
-        else:
-            log.info(
-                "redis bus: resent %d publishes a lost connection had not confirmed", len(held)
-            )
-
     async def flush(self) -> None:
         """Return once Redis has confirmed every publish so far, or a resend has taken (or
         announced as lost) what it had not."""
-        while True:
-            if self._resends:
-                await asyncio.gather(*self._resends, return_exceptions=True)
-            elif self._held:
-                await self._settled.wait()
-            else:
-                return
+        await self._quiets.flush()
 
     def _lost(self, since: float) -> None:
         """Publishes since ``since`` reached no other node: announce a gap to every node."""
@@ -354,15 +258,15 @@ class RedisBus:
 
     async def stop(self) -> None:
         """Stop the subscriber and close the connections."""
-        if self._held and self._quiet is not None and self._quiet.alive:
+        if self._quiets.held and self._quiet is not None and self._quiet.alive:
             try:  # a graceful stop: what was published is confirmed (or resent) first
                 async with asyncio.timeout(min(1.0, self.command_timeout)):
                     await self.flush()
             except TimeoutError:
                 pass
         self._stopping = self._subscription.stopping = True
-        self._held, self._held_on, self._unwritten = [], None, []
-        for task in (self._task, self._announcer, *self._resends):
+        self._quiets.clear()
+        for task in (self._task, self._announcer, *self._quiets.resends):
             if task is not None:
                 task.cancel()
                 await asyncio.wait({task}, timeout=self.backoff_max + 2.0)

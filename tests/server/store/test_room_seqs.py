@@ -149,13 +149,13 @@ async def test_a_failed_commit_forgets_the_batch_seqs(
         return seq
 
     assert await post() == 1
-    from band_server.store import group_commit
+    from band_server.store import group_batch
 
     def broken(_sqlite: sqlite3.Connection) -> None:
         raise sqlite3.OperationalError("disk I/O error")
 
     with monkeypatch.context() as m:
-        m.setattr(group_commit, "index_pending", broken)
+        m.setattr(group_batch, "index_pending", broken)
         with pytest.raises(Exception, match="disk I/O error"):
             await post()
     assert await post() == 2  # the lost batch's seq is free again

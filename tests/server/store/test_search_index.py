@@ -157,12 +157,12 @@ async def test_migration_0018_both_ways_keeps_the_index_whole(tmp_path: Path) ->
 async def test_a_failed_index_pass_fails_the_batch_and_commits_nothing(
     db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from band_server.store import group_commit
+    from band_server.store import group_batch
 
     def broken(sqlite: sqlite3.Connection) -> None:
         raise sqlite3.OperationalError("disk I/O error")
 
-    monkeypatch.setattr(group_commit, "index_pending", broken)
+    monkeypatch.setattr(group_batch, "index_pending", broken)
     with pytest.raises(Exception, match="disk I/O error"):
         async with db.write() as session:
             await post(session, 1, "never acknowledged")

@@ -13,10 +13,8 @@ time. The session lives in a ``task`` event, so a restarted server loads it agai
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import uuid
-from pathlib import PurePath
 from typing import Any, Unpack
 
 from pydantic import BaseModel, ConfigDict, PositiveFloat
@@ -26,7 +24,7 @@ from band.converters.acp_server import ACPServerHistoryConverter
 from band.core.protocols import AgentToolsProtocol
 from band.core.types import FeatureKwargs, PlatformMessage
 from band.integrations._bridge import RestBridgeAdapter
-from band.integrations._rooms import all_peers, own_room_histories
+from band.integrations._rooms import own_room_histories
 from band.integrations.acp.failure import (
     ACPFailureProvider,
     decode_failure,
@@ -37,8 +35,6 @@ from band.protocol.requests import (
     ChatEventRequest,
     ChatMessageRequest,
     ChatMessageRequestMentionsItem,
-    ChatRoomRequest,
-    ParticipantRequest,
 )
 from band.runtime.formatters import strip_leading_mentions
 from band_sdk_core import AgentFailure
@@ -47,6 +43,7 @@ from .approvals import approval_token, ask_editor, is_approval_status
 from .event_converter import EventConverter
 from .push_handler import ACPPushHandler
 from .router import AgentRouter
+from .session_rooms import SessionRooms, open_room
 from .types import ACPSessionState, ACPStopReason, ConcurrentPromptError, PendingACPPrompt
 
 __all__ = ["BandACPServerAdapter", "BandACPServerAdapterConfig"]
@@ -87,11 +84,7 @@ class BandACPServerAdapter(RestBridgeAdapter[ACPSessionState]):
             rest_client=rest_client, history_converter=ACPServerHistoryConverter(), **features
         )
         self.config = config or BandACPServerAdapterConfig()
-        self._session_to_room: dict[str, str] = {}
-        self._room_to_session: dict[str, str] = {}
-        self._session_modes: dict[str, str] = {}
-        self._session_cwd: dict[str, str] = {}
-        self._session_mcp: dict[str, list[dict[str, Any]]] = {}
+        self._sessions = SessionRooms()
         self._pending: dict[str, PendingACPPrompt] = {}  # room -> prompt
         self._lock = asyncio.Lock()
         self._acp_client: Any = None
@@ -115,33 +108,30 @@ class BandACPServerAdapter(RestBridgeAdapter[ACPSessionState]):
         self._push_handler = handler
 
     def has_session(self, session_id: str) -> bool:
-        return session_id in self._session_to_room
+        return session_id in self._sessions.to_room
 
     def get_session_ids(self) -> list[str]:
-        return list(self._session_to_room)
+        return list(self._sessions.to_room)
 
     def get_session_cwd(self, session_id: str) -> str:
-        return self._session_cwd.get(session_id, ".")
+        return self._sessions.cwd.get(session_id, ".")
 
     def get_session_for_room(self, room_id: str) -> str | None:
-        return self._room_to_session.get(room_id)
+        return self._sessions.to_session.get(room_id)
 
     def get_room_for_session(self, session_id: str) -> str | None:
-        return self._session_to_room.get(session_id)
+        return self._sessions.to_room.get(session_id)
 
     def set_session_mode(self, session_id: str, mode_id: str) -> None:
-        self._session_modes[session_id] = mode_id
+        self._sessions.modes[session_id] = mode_id
 
     def get_session_mode(self, session_id: str) -> str | None:
-        return self._session_modes.get(session_id)
+        return self._sessions.modes.get(session_id)
 
     def update_session_context(
         self, session_id: str, *, cwd: str | None = None, mcp_servers: list[Any] | None = None
     ) -> None:
-        if cwd:
-            self._session_cwd[session_id] = cwd
-        if mcp_servers is not None:
-            self._session_mcp[session_id] = _json_servers(mcp_servers)
+        self._sessions.update_context(session_id, cwd=cwd, mcp_servers=mcp_servers)
 
     async def verify_credentials(self) -> bool:
         """Whether the agent's key is accepted (``GET /agent/me``)."""
@@ -165,9 +155,9 @@ class BandACPServerAdapter(RestBridgeAdapter[ACPSessionState]):
     async def on_cleanup(self, room_id: str) -> None:
         async with self._lock:
             self._settle(room_id, AgentFailure(PROVIDER, "The Band room closed before the reply."))
-            session_id = self._room_to_session.pop(room_id, None)
+            session_id = self._sessions.to_session.pop(room_id, None)
             if session_id is not None:
-                self._forget_session(session_id)
+                self._sessions.forget(session_id)
 
     async def cleanup_all(self) -> None:
         async with self._lock:
@@ -179,28 +169,17 @@ class BandACPServerAdapter(RestBridgeAdapter[ACPSessionState]):
 
     async def create_session(self, cwd: str = ".", mcp_servers: list[Any] | None = None) -> str:
         """A new room with the configured peers; its session id (posted as a ``task`` event)."""
-        if len(self._session_to_room) >= MAX_SESSIONS:
+        if len(self._sessions.to_room) >= MAX_SESSIONS:
             raise RuntimeError(f"At most {MAX_SESSIONS} ACP sessions at once")
-        title = f"Editor: {PurePath(cwd).name or cwd}"
-        created = await self.rest.agent_api_chats.create_agent_chat(
-            chat=ChatRoomRequest(title=title)
-        )
-        room_id = str(created.data.id)
-        for peer in self.config.peers:
-            participant = ParticipantRequest(
-                participant_id=await self._peer_id(peer), role="member"
-            )
-            await self.rest.agent_api_participants.add_agent_chat_participant(
-                room_id, participant=participant
-            )
+        room_id = await open_room(self.rest, cwd, self.config.peers)
         session_id = uuid.uuid4().hex
-        self._bind(session_id, room_id)
+        self._sessions.bind(session_id, room_id)
         self.update_session_context(session_id, cwd=cwd, mcp_servers=mcp_servers or [])
         metadata = {
             "acp_session_id": session_id,
             "acp_room_id": room_id,
             "acp_cwd": cwd,
-            "acp_mcp_servers": self._session_mcp.get(session_id, []),
+            "acp_mcp_servers": self._sessions.mcp.get(session_id, []),
         }
         event = ChatEventRequest(
             content="ACP session context", message_type="task", metadata=metadata
@@ -211,24 +190,17 @@ class BandACPServerAdapter(RestBridgeAdapter[ACPSessionState]):
 
     async def find_session(self, session_id: str) -> bool:
         """Whether a session is known, reading the agent's rooms once if it is not (a restart)."""
-        if session_id not in self._session_to_room and not self._scanned:
+        if session_id not in self._sessions.to_room and not self._scanned:
             self._scanned = True
             async for items in own_room_histories(self.rest):
-                self._rehydrate(ACPServerHistoryConverter().convert(items))
-        return session_id in self._session_to_room
-
-    async def _peer_id(self, peer: str) -> str:
-        """A configured peer's id (given as its id, handle or name)."""
-        for candidate in await all_peers(self.rest):
-            if peer in (candidate.id, candidate.handle, candidate.name):
-                return str(candidate.id)
-        raise ValueError(f"No Band peer named {peer!r} (a handle, name or id)")
+                self._sessions.rehydrate(ACPServerHistoryConverter().convert(items))
+        return session_id in self._sessions.to_room
 
     # -- prompts -----------------------------------------------------------------------------
 
     async def handle_prompt(self, session_id: str, text: str) -> ACPStopReason | AgentFailure:
         """Post the editor's prompt in the session's room; wait until its peers answered."""
-        room_id = self._session_to_room.get(session_id)
+        room_id = self._sessions.to_room.get(session_id)
         if room_id is None:
             raise KeyError(f"Unknown ACP session: {session_id}")
         async with self._lock:
@@ -257,7 +229,7 @@ class BandACPServerAdapter(RestBridgeAdapter[ACPSessionState]):
     ) -> None:
         target: str | None = None
         if self._router is not None:
-            text, target = self._router.resolve(text, self._session_modes.get(session_id))
+            text, target = self._router.resolve(text, self._sessions.modes.get(session_id))
         listed = await self.rest.agent_api_participants.list_agent_chat_participants(room_id)
         mentions = [
             ChatMessageRequestMentionsItem(id=p.id, name=p.name, handle=p.handle)
@@ -267,7 +239,7 @@ class BandACPServerAdapter(RestBridgeAdapter[ACPSessionState]):
         if not mentions:
             who = f"no peer named {target!r}" if target else "no peer"
             raise ValueError(f"This session's room has {who}: start band-acp with --peer")
-        content = self._with_context(session_id, text)
+        content = self._sessions.with_context(session_id, text)
         if not content.strip():
             raise ValueError("The prompt has no text")
         pending.waiting_for = {str(m.id) for m in mentions}
@@ -275,17 +247,6 @@ class BandACPServerAdapter(RestBridgeAdapter[ACPSessionState]):
             room_id, message=ChatMessageRequest(content=content, mentions=mentions)
         )
         pending.posted = True
-
-    def _with_context(self, session_id: str, text: str) -> str:
-        """The editor's folder and MCP servers, for peers that work in it."""
-        cwd, servers = self._session_cwd.get(session_id), self._session_mcp.get(session_id)
-        if not cwd and not servers:
-            return text
-        lines = ["[ACP Session Context]", f"Editor cwd: {cwd or '.'}"]
-        for server in servers or []:
-            where = server.get("url") or server.get("command") or ""
-            lines.append(f"Editor MCP server: {server.get('name', 'unnamed')} {where}".rstrip())
-        return "\n".join([*lines, "", text])
 
     async def on_message(
         self,
@@ -299,7 +260,7 @@ class BandACPServerAdapter(RestBridgeAdapter[ACPSessionState]):
         room_id: str,
     ) -> None:
         if is_session_bootstrap and history:
-            self._rehydrate(history)
+            self._sessions.rehydrate(history)
         pending = self._pending.get(room_id)
         if pending is None or not pending.posted:
             if self._push_handler is not None and self._acp_client is not None:
@@ -352,7 +313,7 @@ class BandACPServerAdapter(RestBridgeAdapter[ACPSessionState]):
 
     async def cancel_prompt(self, session_id: str) -> None:
         """``session/cancel``: the waiting prompt ends ``cancelled``."""
-        room_id = self._session_to_room.get(session_id)
+        room_id = self._sessions.to_room.get(session_id)
         if room_id is not None:
             async with self._lock:
                 self._settle(room_id, ACPStopReason.CANCELLED)
@@ -369,34 +330,3 @@ class BandACPServerAdapter(RestBridgeAdapter[ACPSessionState]):
             return
         del self._pending[room_id]
         pending.finish(outcome)
-
-    # -- state -------------------------------------------------------------------------------
-
-    def _bind(self, session_id: str, room_id: str) -> None:
-        self._session_to_room[session_id] = room_id
-        self._room_to_session[room_id] = session_id
-
-    def _forget_session(self, session_id: str) -> None:
-        self._session_to_room.pop(session_id, None)
-        self._session_modes.pop(session_id, None)
-        self._session_cwd.pop(session_id, None)
-        self._session_mcp.pop(session_id, None)
-
-    def _rehydrate(self, history: ACPSessionState) -> None:
-        for session_id, room_id in history.session_to_room.items():
-            if session_id not in self._session_to_room:
-                self._bind(session_id, room_id)
-            with contextlib.suppress(KeyError):
-                self._session_cwd.setdefault(session_id, history.session_cwd[session_id])
-            if session_id in history.session_mcp_servers:
-                self._session_mcp.setdefault(session_id, history.session_mcp_servers[session_id])
-
-
-def _json_servers(servers: list[Any]) -> list[dict[str, Any]]:
-    """Editor MCP server configs as plain JSON objects (for the history event)."""
-    plain: list[dict[str, Any]] = []
-    for server in servers:
-        value = server.model_dump(mode="json") if hasattr(server, "model_dump") else server
-        if isinstance(value, dict):
-            plain.append({str(k): v for k, v in value.items()})
-    return plain

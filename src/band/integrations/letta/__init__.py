@@ -1,4 +1,5 @@
-"""Letta: configuration, Band's tools on a Letta server (MCP), and the agent's instructions.
+"""Letta: configuration, Band's tools on a Letta server (MCP), the agent's instructions, its
+rooms and what its answers say.
 
 The adapter is ``band.adapters.letta.LettaAdapter`` (``pip install 'openband[letta]'``).
 """
