@@ -102,7 +102,11 @@ def wires(port: int) -> tuple[Wire, Wire]:
 
 text = st.text(st.characters(codec="utf-8"), max_size=12)
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | text,
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | text,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(text, inner, max_size=3),
     max_leaves=8,
 )
@@ -400,3 +404,26 @@ def test_the_callers_headers_go_with_every_request_and_the_key_stays_its_own(
         values = [value for name, value in sent if name == b"x-api-key"]
         assert values == [b"key"]
         assert (b"x-trace", b"trace-1") in sent
+
+
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan")])
+def test_both_wires_refuse_a_float_json_cannot_say_before_sending(
+    served: tuple[LoopThread, Recorder], value: float
+) -> None:
+    loop, recorder = served
+    recorder.mode = "answer"
+
+    async def both() -> list[str]:
+        refused = []
+        for wire in wires(recorder.port):
+            try:
+                await wire.request(Attempt("POST", "/api/v1/x", None, {"v": value}, {}, None, None))
+            except ValueError as exc:
+                refused.append(type(exc).__name__)
+            finally:
+                await wire.aclose()
+        return refused
+
+    recorder.seen.clear()
+    assert loop.run(both()) == ["ValueError", "ValueError"]
+    assert recorder.seen == []
