@@ -1,10 +1,11 @@
 """One HTTP attempt of the REST link, on aiohttp or on httpx; both answer an ``httpx.Response``.
 
 ``HttpCore`` (retries, keys, envelopes) sends every attempt through a wire. The platform is
-reached over aiohttp when the link has no transport of its own and no proxy is configured:
-aiohttp's C parser and lean pool cost a third of httpx's CPU a request, on every claim, reply
-and ack of a turn. A transport given by the caller (``httpx.ASGITransport``,
-``httpx.MockTransport``), or a proxy from the environment, keeps httpx's client as before.
+reached over aiohttp when the link has no transport of its own and the environment names no
+proxy for its host: aiohttp's C parser and lean pool cost far less CPU a request, on every
+claim, reply and ack of a turn (docs/decisions.md, "The REST link on aiohttp"). A transport
+given by the caller (``httpx.ASGITransport``, ``httpx.MockTransport``), or a proxy, keeps
+httpx's client as before.
 
 The aiohttp wire sends what httpx would send (the same headers, JSON bytes, query encoding
 and timeouts) and reports failures as httpx's ``TransportError`` family, so callers see one
