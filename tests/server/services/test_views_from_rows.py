@@ -160,6 +160,7 @@ async def session(tmp_path: Path) -> AsyncIterator[AsyncSession]:
         await s.flush()
         s.add_all(
             [
+                Room(id="r9", task_id="t1", owner_id="a1", owner_type="Agent", **STAMPS),
                 TaskAssignee(
                     task_id="t1",
                     assignee_id="a1",
@@ -194,6 +195,10 @@ async def test_rooms_people_and_agents(session: AsyncSession) -> None:
     common = {"id": "r1", "title": "Plans", "task_id": None, "inserted_at": C, "updated_at": U}
     assert _json(room_view(room)) == {**common, "owner_id": "u1"}
     assert _json(room_event(room)) == common
+    tasked = await _one(session, Room, "r9")  # no title, a task's room
+    of_task = {**common, "id": "r9", "title": None, "task_id": "t1"}
+    assert _json(room_view(tasked)) == {**of_task, "owner_id": "a1"}
+    assert _json(room_event(tasked)) == of_task
     ann, bo = await _one(session, User, "u1"), await _one(session, User, "u2")
     assert _json(profile_view(ann)) == {
         "id": "u1",
