@@ -4,44 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 from pydantic import BaseModel
 
 from band_protocol import ChatMessage, ChatParticipant, ChatRoom, RoomEvent, iso
 
-from ..store.models import Room
+from ..store.models import Message, Room
 
 View = TypeVar("View", bound=BaseModel)
-
-
-class MessageRow(Protocol):
-    """What a message view reads: a loaded ``Message`` or a just-written ``messages.Posted``."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def room_id(self) -> str: ...
-    @property
-    def seq(self) -> int: ...
-    @property
-    def sender_id(self) -> str: ...
-    @property
-    def sender_type(self) -> str: ...
-    @property
-    def sender_name(self) -> str | None: ...
-    @property
-    def message_type(self) -> str: ...
-    @property
-    def content(self) -> str: ...
-    @property
-    def meta(self) -> dict[str, Any]: ...
-    @property
-    def attachments(self) -> list[dict[str, Any]] | None: ...
-    @property
-    def created_at(self) -> datetime: ...
-    @property
-    def updated_at(self) -> datetime: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +36,10 @@ class Posted:
     created_at: datetime
     updated_at: datetime
     attachments: list[dict[str, Any]] | None = None
+
+
+MessageRow: TypeAlias = Message | Posted
+"""What a message view reads: a loaded ``Message`` or a just-written ``Posted``."""
 
 
 class _AsWire:
