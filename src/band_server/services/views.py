@@ -81,20 +81,8 @@ def room_event(room: Room) -> RoomEvent:
 
 
 def message_view(msg: MessageRow) -> ChatMessage:
-    return ChatMessage(
-        id=msg.id,
-        chat_room_id=msg.room_id,
-        content=msg.content,
-        message_type=msg.message_type,
-        sender_id=msg.sender_id,
-        sender_type=msg.sender_type,
-        sender_name=msg.sender_name,
-        metadata=dict(msg.meta or {}),
-        attachments=list(msg.attachments or ()),
-        seq=msg.seq,
-        inserted_at=iso(msg.created_at),
-        updated_at=iso(msg.updated_at),
-    )
+    """The message's wire model: ``message_payload``'s fields, validated."""
+    return ChatMessage.model_validate(message_payload(msg))
 
 
 def message_payload(msg: MessageRow, metadata: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -102,15 +90,10 @@ def message_payload(msg: MessageRow, metadata: dict[str, Any] | None = None) -> 
     message's own, if given), built straight: every post and mark broadcasts one, and the model
     round trip cost a fifth of an event post's own work. A message with attachments still
     goes through the model (it fills each attachment's defaults)."""
-    if msg.attachments:
-        view = message_view(msg)
-        if metadata is not None:
-            view.metadata = metadata
-        return view.model_dump(mode="json")
     inserted = iso(msg.created_at)
     # A message just posted was created and updated at the same instant (one object).
     updated = inserted if msg.updated_at is msg.created_at else iso(msg.updated_at)
-    return {
+    payload: dict[str, Any] = {
         "id": msg.id,
         "chat_room_id": msg.room_id,
         "content": msg.content,
@@ -124,6 +107,10 @@ def message_payload(msg: MessageRow, metadata: dict[str, Any] | None = None) -> 
         "inserted_at": inserted,
         "updated_at": updated,
     }
+    if msg.attachments:
+        payload["attachments"] = msg.attachments
+        return ChatMessage.model_validate(payload).model_dump(mode="json")
+    return payload
 
 
 # The answers of the agent's busiest calls, each its model's JSON built straight: the model
