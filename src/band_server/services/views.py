@@ -4,44 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeAlias, TypeVar
 
 from pydantic import BaseModel
 
 from band_protocol import ChatMessage, ChatParticipant, ChatRoom, RoomEvent, iso
 
-from ..store.models import Room
+from ..store.models import Message, Room
 
 View = TypeVar("View", bound=BaseModel)
-
-
-class MessageRow(Protocol):
-    """What a message view reads: a loaded ``Message`` or a just-written ``messages.Posted``."""
-
-    @property
-    def id(self) -> str: ...
-    @property
-    def room_id(self) -> str: ...
-    @property
-    def seq(self) -> int: ...
-    @property
-    def sender_id(self) -> str: ...
-    @property
-    def sender_type(self) -> str: ...
-    @property
-    def sender_name(self) -> str | None: ...
-    @property
-    def message_type(self) -> str: ...
-    @property
-    def content(self) -> str: ...
-    @property
-    def meta(self) -> dict[str, Any]: ...
-    @property
-    def attachments(self) -> list[dict[str, Any]] | None: ...
-    @property
-    def created_at(self) -> datetime: ...
-    @property
-    def updated_at(self) -> datetime: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +36,10 @@ class Posted:
     created_at: datetime
     updated_at: datetime
     attachments: list[dict[str, Any]] | None = None
+
+
+MessageRow: TypeAlias = Message | Posted
+"""What a message view reads: a loaded ``Message`` or a just-written ``Posted``."""
 
 
 class _AsWire:
@@ -106,20 +81,8 @@ def room_event(room: Room) -> RoomEvent:
 
 
 def message_view(msg: MessageRow) -> ChatMessage:
-    return ChatMessage(
-        id=msg.id,
-        chat_room_id=msg.room_id,
-        content=msg.content,
-        message_type=msg.message_type,
-        sender_id=msg.sender_id,
-        sender_type=msg.sender_type,
-        sender_name=msg.sender_name,
-        metadata=dict(msg.meta or {}),
-        attachments=list(msg.attachments or ()),
-        seq=msg.seq,
-        inserted_at=iso(msg.created_at),
-        updated_at=iso(msg.updated_at),
-    )
+    """The message's wire model: ``message_payload``'s fields, validated."""
+    return ChatMessage.model_validate(message_payload(msg))
 
 
 def message_payload(msg: MessageRow, metadata: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -127,15 +90,10 @@ def message_payload(msg: MessageRow, metadata: dict[str, Any] | None = None) -> 
     message's own, if given), built straight: every post and mark broadcasts one, and the model
     round trip cost a fifth of an event post's own work. A message with attachments still
     goes through the model (it fills each attachment's defaults)."""
-    if msg.attachments:
-        view = message_view(msg)
-        if metadata is not None:
-            view.metadata = metadata
-        return view.model_dump(mode="json")
     inserted = iso(msg.created_at)
     # A message just posted was created and updated at the same instant (one object).
     updated = inserted if msg.updated_at is msg.created_at else iso(msg.updated_at)
-    return {
+    payload: dict[str, Any] = {
         "id": msg.id,
         "chat_room_id": msg.room_id,
         "content": msg.content,
@@ -149,6 +107,10 @@ def message_payload(msg: MessageRow, metadata: dict[str, Any] | None = None) -> 
         "inserted_at": inserted,
         "updated_at": updated,
     }
+    if msg.attachments:
+        payload["attachments"] = msg.attachments
+        return ChatMessage.model_validate(payload).model_dump(mode="json")
+    return payload
 
 
 # The answers of the agent's busiest calls, each its model's JSON built straight: the model

@@ -16,7 +16,7 @@ from ...services.rooms import listing as room_listing
 from ...services.rooms import membership as rooms
 from ...services.views import room_view
 from ..answers import many, one
-from ..listing import MAX_PAGE, IncludeQuery, listed_values
+from ..listing import MAX_PAGE, IncludeQuery, data, listed_values
 
 router = APIRouter(route_class=JsonRoute)
 
@@ -64,7 +64,7 @@ async def create_chat(
             uow.session, agent, title=fields.title, task_id=fields.task_id
         )
         uow.emit(*broadcasts)
-    return {"data": room_view(room).model_dump(mode="json")}
+    return data(room_view(room))
 
 
 @router.get("/chats/{chat_id}", responses=one(ChatRoom))
@@ -72,7 +72,7 @@ async def get_chat(platform: PlatformDep, agent: AgentDep, chat_id: str) -> dict
     """One room the agent is in; 404 otherwise (existence is never revealed)."""
     async with platform.db.read() as session:
         room = await rooms.room_for(session, agent, chat_id)
-    return {"data": room_view(room).model_dump(mode="json")}
+    return data(room_view(room))
 
 
 @router.patch("/chats/{chat_id}", responses=one(ChatRoom))
@@ -85,4 +85,4 @@ async def rename_chat(
         room = await rooms.room_for(uow.session, agent, chat_id)
         room, broadcasts = await rooms.rename_room(uow.session, agent, room, body.chat.title)
         uow.emit(*broadcasts)
-    return {"data": room_view(room).model_dump(mode="json")}
+    return data(room_view(room))

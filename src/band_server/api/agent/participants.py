@@ -14,6 +14,7 @@ from ...services import unit
 from ...services.rooms import membership as rooms
 from ...services.rooms import roster as room_roster
 from ..answers import many, one
+from ..listing import data
 
 router = APIRouter(route_class=JsonRoute)
 
@@ -40,8 +41,7 @@ async def add_participant(
             uow.session, agent, room, fields.participant_id.strip(), fields.role
         )
         uow.emit(*broadcasts)
-    view = member.view(online=platform.presence.is_online(member.id))
-    return {"data": view.model_dump(mode="json")}
+    return data(member.view(online=platform.presence.is_online(member.id)))
 
 
 @router.delete("/chats/{chat_id}/participants/{participant_id}", responses=one(ChatParticipant))
@@ -55,5 +55,4 @@ async def remove_participant(
             uow.session, agent, room, participant_id
         )
         uow.emit(*broadcasts)
-    view = member.view(online=platform.presence.is_online(member.id))
-    return {"data": view.model_dump(mode="json")}
+    return data(member.view(online=platform.presence.is_online(member.id)))

@@ -104,4 +104,4 @@ async def rename_chat(
         room = await rooms.room_for(uow.session, me, chat_id)
         room, broadcasts = await rooms.rename_room(uow.session, me, room, body.chat.title)
         uow.emit(*broadcasts)
-    return {"data": room_view(room).model_dump(mode="json")}
+    return data(room_view(room))

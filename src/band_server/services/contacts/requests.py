@@ -92,18 +92,14 @@ def request_view(req: ContactRequest, parties: dict[str, Party]) -> ContactReque
 
 async def _edge(session: AsyncSession, owner_id: str, contact_id: str) -> Contact | None:
     row: Contact | None = await session.scalar(
-        select(Contact).where(Contact.owner_id == owner_id, Contact.contact_id == contact_id)
+        select(Contact).filter_by(owner_id=owner_id, contact_id=contact_id)
     )
     return row
 
 
 async def _pending(session: AsyncSession, from_id: str, to_id: str) -> ContactRequest | None:
     row: ContactRequest | None = await session.scalar(
-        select(ContactRequest).where(
-            ContactRequest.from_id == from_id,
-            ContactRequest.to_id == to_id,
-            ContactRequest.status == "pending",
-        )
+        select(ContactRequest).filter_by(from_id=from_id, to_id=to_id, status="pending")
     )
     return row
 

@@ -105,15 +105,10 @@ async def grant(
             code="own_agent",
         )
     system = await live_system(session, system_id)
-    row = await session.scalar(
-        select(DelegationConsent).where(
-            DelegationConsent.person_id == person.id,
-            DelegationConsent.agent_id == agent.id,
-            DelegationConsent.system_id == system.id,
-        )
-    )
+    key = {"person_id": person.id, "agent_id": agent.id, "system_id": system.id}
+    row = await session.scalar(select(DelegationConsent).filter_by(**key))
     if row is None:
-        row = DelegationConsent(person_id=person.id, agent_id=agent.id, system_id=system.id)
+        row = DelegationConsent(**key)
         session.add(row)
     elif row.revoked_at is not None:
         row.revoked_at = None

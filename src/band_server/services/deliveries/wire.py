@@ -3,41 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, TypeAlias
 
 from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_protocol import ChatMessage, iso
+from band_server.services.deliveries.rows import AttemptRow, DeliveryRow
 from band_server.services.views import message_view
 from band_server.store.models import Delivery, DeliveryAttempt, Message
 
-
-class DeliveryState(Protocol):
-    """A delivery as stored, or as a mark read and changed it."""
-
-    @property
-    def status(self) -> str: ...
-    @property
-    def attempt_number(self) -> int: ...
-    @property
-    def delivered_at(self) -> datetime: ...
-    @property
-    def processed_at(self) -> datetime | None: ...
-
-
-class AttemptState(Protocol):
-    @property
-    def attempt_number(self) -> int: ...
-    @property
-    def status(self) -> str: ...
-    @property
-    def error(self) -> str | None: ...
-    @property
-    def started_at(self) -> datetime: ...
-    @property
-    def completed_at(self) -> datetime | None: ...
+DeliveryState: TypeAlias = Delivery | DeliveryRow
+"""A delivery as stored, or as a mark read and changed it."""
+AttemptState: TypeAlias = DeliveryAttempt | AttemptRow
+"""One of its attempts, the same two ways."""
 
 
 # Built once, values bound per call: building a statement costs more than running it here

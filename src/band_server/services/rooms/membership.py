@@ -52,11 +52,7 @@ async def get_room(session: AsyncSession, room_id: str) -> Room:
 
 async def membership(session: AsyncSession, room_id: str, principal_id: str) -> Participant | None:
     result: Participant | None = await session.scalar(
-        select(Participant).where(
-            Participant.room_id == room_id,
-            Participant.participant_id == principal_id,
-            Participant.status == "active",
-        )
+        select(Participant).filter_by(room_id=room_id, participant_id=principal_id, status="active")
     )
     return result
 
@@ -216,9 +212,7 @@ async def add_participant(
         raise ValidationFailed("role can't be owner", {"/participant/role": ["can't be owner"]})
     ptype, name, handle, description = await resolve_identity(session, participant_id)
     existing = await session.scalar(
-        select(Participant).where(
-            Participant.room_id == room.id, Participant.participant_id == participant_id
-        )
+        select(Participant).filter_by(room_id=room.id, participant_id=participant_id)
     )
     if existing is not None and existing.status == "active":
         raise Conflict("Participant is already in the room", code="already_participant")
