@@ -15,14 +15,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from typing import Any, Unpack
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, PositiveFloat
 
-from band.client.rest import AsyncRestClient
 from band.converters.acp_server import ACPServerHistoryConverter
 from band.core.protocols import AgentToolsProtocol
-from band.core.types import FeatureKwargs, PlatformMessage
+from band.core.types import PlatformMessage
 from band.integrations._bridge import RestBridgeAdapter
 from band.integrations._rooms import own_room_histories
 from band.integrations.acp.failure import (
@@ -70,20 +69,13 @@ class BandACPServerAdapterConfig(BaseModel):
     completion_grace_s: float = 0.25
 
 
-class BandACPServerAdapter(RestBridgeAdapter[ACPSessionState]):
+class BandACPServerAdapter(RestBridgeAdapter[ACPSessionState, BandACPServerAdapterConfig]):
     """The Band side of ``ACPServer`` (see the module docstring)."""
 
-    def __init__(
-        self,
-        config: BandACPServerAdapterConfig | None = None,
-        *,
-        rest_client: AsyncRestClient | None = None,
-        **features: Unpack[FeatureKwargs],
-    ) -> None:
-        super().__init__(
-            rest_client=rest_client, history_converter=ACPServerHistoryConverter(), **features
-        )
-        self.config = config or BandACPServerAdapterConfig()
+    config_model = BandACPServerAdapterConfig
+    history_converter_model = ACPServerHistoryConverter
+
+    def _setup(self) -> None:
         self._sessions = SessionRooms()
         self._pending: dict[str, PendingACPPrompt] = {}  # room -> prompt
         self._lock = asyncio.Lock()
