@@ -14,9 +14,9 @@ from typing import ClassVar, Generic, TypeVar, Unpack
 from pydantic import BaseModel
 
 from band.client.rest import AsyncRestClient
-from band.core.protocols import HistoryConverter
+from band.core.protocols import AgentToolsProtocol, HistoryConverter
 from band.core.simple_adapter import SimpleAdapter
-from band.core.types import Capability, Emit, FeatureKwargs
+from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage
 
 __all__ = ["RestBridgeAdapter"]
 
@@ -29,7 +29,8 @@ class RestBridgeAdapter(SimpleAdapter[H], Generic[H, C]):
 
     Both bridges take band-sdk's ``(config=None, *, rest_client=None, **features)``: a subclass
     names its ``config_model`` (built with its defaults when no ``config`` is given) and its
-    ``history_converter_model``, and sets up its own state in ``_setup``.
+    ``history_converter_model``, and sets up its own state in ``_setup``. A turn reads the
+    room's state back on bootstrap (``_rehydrate``), then relays the message (``_relay``).
     """
 
     config_model: type[C]
@@ -54,6 +55,29 @@ class RestBridgeAdapter(SimpleAdapter[H], Generic[H, C]):
     @abstractmethod
     def _setup(self) -> None:
         """Set up the adapter's own state (``config`` is set by then)."""
+
+    async def on_message(
+        self,
+        msg: PlatformMessage,
+        tools: AgentToolsProtocol,
+        history: H,
+        participants_msg: str | None,
+        contacts_msg: str | None,
+        *,
+        is_session_bootstrap: bool,
+        room_id: str,
+    ) -> None:
+        if is_session_bootstrap and history:
+            self._rehydrate(history)
+        await self._relay(msg, room_id)
+
+    @abstractmethod
+    def _rehydrate(self, history: H) -> None:
+        """Take what a room's history records; what is known already stays."""
+
+    @abstractmethod
+    async def _relay(self, msg: PlatformMessage, room_id: str) -> None:
+        """Carry a message of ``room_id`` out to the request waiting on that room."""
 
     @property
     def judges_turns(self) -> bool:

@@ -20,7 +20,6 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, PositiveFloat
 
 from band.converters.acp_server import ACPServerHistoryConverter
-from band.core.protocols import AgentToolsProtocol
 from band.core.types import PlatformMessage
 from band.integrations._bridge import RestBridgeAdapter
 from band.integrations._rooms import own_room_histories
@@ -240,19 +239,10 @@ class BandACPServerAdapter(RestBridgeAdapter[ACPSessionState, BandACPServerAdapt
         )
         pending.posted = True
 
-    async def on_message(
-        self,
-        msg: PlatformMessage,
-        tools: AgentToolsProtocol,
-        history: ACPSessionState,
-        participants_msg: str | None,
-        contacts_msg: str | None,
-        *,
-        is_session_bootstrap: bool,
-        room_id: str,
-    ) -> None:
-        if is_session_bootstrap and history:
-            self._sessions.rehydrate(history)
+    def _rehydrate(self, history: ACPSessionState) -> None:
+        self._sessions.rehydrate(history)
+
+    async def _relay(self, msg: PlatformMessage, room_id: str) -> None:
         pending = self._pending.get(room_id)
         if pending is None or not pending.posted:
             if self._push_handler is not None and self._acp_client is not None:

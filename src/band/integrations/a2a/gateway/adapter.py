@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from band._extras import needs_extra
 from band.converters.a2a_gateway import GatewayHistoryConverter
-from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
+from band.core.protocols import FAILURE_CODE_TIMEOUT
 from band.core.types import PlatformMessage
 from band.integrations._bridge import RestBridgeAdapter
 from band.integrations._rooms import all_peers, own_room_histories
@@ -125,19 +125,7 @@ class A2AGatewayAdapter(RestBridgeAdapter[GatewaySessionState, A2AGatewayAdapter
 
     # -- Band side: the peer's reply -----------------------------------------------------------
 
-    async def on_message(
-        self,
-        msg: PlatformMessage,
-        tools: AgentToolsProtocol,
-        history: GatewaySessionState,
-        participants_msg: str | None,
-        contacts_msg: str | None,
-        *,
-        is_session_bootstrap: bool,
-        room_id: str,
-    ) -> None:
-        if is_session_bootstrap and history:
-            self._rehydrate(history)
+    async def _relay(self, msg: PlatformMessage, room_id: str) -> None:
         pending = self._pending.get(room_id)
         if pending is None:
             logger.debug("Room %s: a message with no A2A request waiting; ignored", room_id)
