@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["AgentFailure"]
 
 
+@dataclass(frozen=True, slots=True, eq=False)
 class AgentFailure:
     """A provider failure to show in the room: ``AgentFailure(provider, message, code, detail)``.
 
@@ -14,45 +16,26 @@ class AgentFailure:
     ``metadata["failure"]``.
     """
 
-    __slots__ = ("_code", "_detail", "_message", "_provider")
+    provider: str
+    message: str
+    code: str | None = None
+    detail: Any = None
 
-    def __init__(
-        self, provider: str, message: str, code: str | None = None, detail: Any = None
-    ) -> None:
-        if not isinstance(provider, str):
+    def __post_init__(self) -> None:
+        if not isinstance(self.provider, str):
             raise TypeError("provider must be a str")
-        if not isinstance(message, str):
+        if not isinstance(self.message, str):
             raise TypeError("message must be a str")
-        if code is not None and not isinstance(code, str):
+        if self.code is not None and not isinstance(self.code, str):
             raise TypeError("code must be a str or None")
-        self._provider = provider
-        self._message = message
-        self._code = code
-        self._detail = detail
-
-    @property
-    def provider(self) -> str:
-        return self._provider
-
-    @property
-    def message(self) -> str:
-        return self._message
-
-    @property
-    def code(self) -> str | None:
-        return self._code
-
-    @property
-    def detail(self) -> Any:
-        return self._detail
 
     def to_dict(self) -> dict[str, Any]:
         """``{"provider", "code", "message", "detail"}``."""
         return {
-            "provider": self._provider,
-            "code": self._code,
-            "message": self._message,
-            "detail": self._detail,
+            "provider": self.provider,
+            "code": self.code,
+            "message": self.message,
+            "detail": self.detail,
         }
 
     def to_extension_data(self) -> dict[str, Any]:
@@ -61,6 +44,6 @@ class AgentFailure:
 
     def __repr__(self) -> str:
         return (
-            f"AgentFailure(provider={self._provider!r}, message={self._message!r}, "
-            f"code={self._code!r})"
+            f"AgentFailure(provider={self.provider!r}, message={self.message!r}, "
+            f"code={self.code!r})"
         )

@@ -8,33 +8,76 @@ a room is relayed out, not answered there).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Generic, TypeVar, Unpack
+from abc import abstractmethod
+from typing import ClassVar, Generic, TypeVar, Unpack
+
+from pydantic import BaseModel
 
 from band.client.rest import AsyncRestClient
+from band.core.protocols import AgentToolsProtocol, HistoryConverter
 from band.core.simple_adapter import SimpleAdapter
-from band.core.types import Capability, Emit, FeatureKwargs
+from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage
 
 __all__ = ["RestBridgeAdapter"]
 
 H = TypeVar("H")
+C = TypeVar("C", bound=BaseModel)
 
 
-class RestBridgeAdapter(SimpleAdapter[H], Generic[H]):
-    """A REST client of its own (``rest``) and no judged turns (see the module docstring)."""
+class RestBridgeAdapter(SimpleAdapter[H], Generic[H, C]):
+    """A REST client of its own (``rest``) and no judged turns (see the module docstring).
+
+    Both bridges take band-sdk's ``(config=None, *, rest_client=None, **features)``: a subclass
+    names its ``config_model`` (built with its defaults when no ``config`` is given) and its
+    ``history_converter_model``, and sets up its own state in ``_setup``. A turn reads the
+    room's state back on bootstrap (``_rehydrate``), then relays the message (``_relay``).
+    """
+
+    config_model: type[C]
+    history_converter_model: type[HistoryConverter[H]]
 
     SUPPORTED_EMIT: ClassVar[frozenset[Emit]] = frozenset()
     SUPPORTED_CAPABILITIES: ClassVar[frozenset[Capability]] = frozenset()
 
     def __init__(
         self,
+        config: C | None = None,
         *,
-        rest_client: AsyncRestClient | None,
-        history_converter: Any,
+        rest_client: AsyncRestClient | None = None,
         **features: Unpack[FeatureKwargs],
     ) -> None:
-        super().__init__(history_converter=history_converter, **features)
+        super().__init__(history_converter=self.history_converter_model(), **features)
         self._rest = rest_client
         self._owns_rest = rest_client is None
+        self.config = config or self.config_model()
+        self._setup()
+
+    @abstractmethod
+    def _setup(self) -> None:
+        """Set up the adapter's own state (``config`` is set by then)."""
+
+    async def on_message(
+        self,
+        msg: PlatformMessage,
+        tools: AgentToolsProtocol,
+        history: H,
+        participants_msg: str | None,
+        contacts_msg: str | None,
+        *,
+        is_session_bootstrap: bool,
+        room_id: str,
+    ) -> None:
+        if is_session_bootstrap and history:
+            self._rehydrate(history)
+        await self._relay(msg, room_id)
+
+    @abstractmethod
+    def _rehydrate(self, history: H) -> None:
+        """Take what a room's history records; what is known already stays."""
+
+    @abstractmethod
+    async def _relay(self, msg: PlatformMessage, room_id: str) -> None:
+        """Carry a message of ``room_id`` out to the request waiting on that room."""
 
     @property
     def judges_turns(self) -> bool:

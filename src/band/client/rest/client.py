@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from enum import Enum
 from typing import Any
 
@@ -28,14 +29,16 @@ class RestClientEnvironment(Enum):
     DEFAULT = DEFAULT_REST_URL
 
 
-class AsyncRestClient:
-    """Async client of both REST surfaces, authenticated with ``X-API-Key``.
+class _RestClientBase(ABC):
+    """The constructor both clients share: band-client-rest's parameters, built into one core.
 
     ``base_url`` is the platform's root (``http://127.0.0.1:8080``); ``transport`` swaps the
-    network (``httpx.ASGITransport`` for an in-process platform). ``headers`` go with every
-    request (the key header stays ``api_key``'s); ``follow_redirects`` as httpx's. ``logging``
-    is taken for band-client-rest's signature: the SDK logs through ``logging``'s ``band``
-    loggers. Errors raise ``ApiError``.
+    network (``httpx.ASGITransport`` for an in-process platform); ``http`` hands over a core
+    already built (the other parameters but ``api_key`` are then unused). ``headers`` go with
+    every request (the key header stays ``api_key``'s); ``follow_redirects`` as httpx's. Of an
+    ``httpx_client`` only an ``httpx.AsyncClient``'s transport is reused (our core owns headers,
+    retries and timeouts). ``logging`` is taken for band-client-rest's signature: the SDK logs
+    through ``logging``'s ``band`` loggers.
     """
 
     def __init__(
@@ -47,15 +50,14 @@ class AsyncRestClient:
         headers: dict[str, str] | None = None,
         timeout: float | None = None,
         follow_redirects: bool | None = True,
-        httpx_client: httpx.AsyncClient | None = None,
+        httpx_client: httpx.AsyncClient | httpx.Client | None = None,
         logging: Any = None,
         transport: httpx.AsyncBaseTransport | None = None,
         http: HttpCore | None = None,
     ) -> None:
         if http is None:
-            if httpx_client is not None and transport is None:
-                # Only its transport is reused; our core owns headers, retries and timeouts.
-                transport = getattr(httpx_client, "_transport", None)
+            if isinstance(httpx_client, httpx.AsyncClient) and transport is None:
+                transport = httpx_client._transport
             root = environment.value if isinstance(environment, Enum) else environment
             http = HttpCore(
                 base_url or root,
@@ -65,6 +67,18 @@ class AsyncRestClient:
                 headers=headers,
                 follow_redirects=bool(follow_redirects),
             )
+        self._start(http)
+
+    @abstractmethod
+    def _start(self, http: HttpCore) -> None:
+        """Set the client up over ``http``."""
+
+
+class AsyncRestClient(_RestClientBase):
+    """Async client of both REST surfaces, authenticated with ``X-API-Key``; errors raise
+    ``ApiError``. Its parameters are ``_RestClientBase``'s."""
+
+    def _start(self, http: HttpCore) -> None:
         self._http = http
         c = Caller(http)
         self.agent_api_identity = agent.AgentIdentityApi(c)
@@ -112,39 +126,20 @@ async def aclose_rest_client(client: AsyncRestClient) -> None:
     await client.aclose()
 
 
-class RestClient:
-    """The blocking twin of ``AsyncRestClient``: the same namespaces, each call run to the end.
+class RestClient(_RestClientBase):
+    """The blocking twin of ``AsyncRestClient``: the same parameters and namespaces, each call
+    run to the end.
 
     It owns a private event loop, so it cannot be used from inside a running loop (use
     ``AsyncRestClient`` there). ``close()`` ends it.
     """
 
-    def __init__(
-        self,
-        *,
-        base_url: str | None = None,
-        environment: RestClientEnvironment | str = RestClientEnvironment.DEFAULT,
-        api_key: str,
-        headers: dict[str, str] | None = None,
-        timeout: float | None = None,
-        follow_redirects: bool | None = True,
-        httpx_client: httpx.Client | None = None,
-        logging: Any = None,
-        transport: httpx.AsyncBaseTransport | None = None,
-    ) -> None:
+    def _start(self, http: HttpCore) -> None:
         import asyncio
 
         self._loop = asyncio.new_event_loop()
-        self._async = AsyncRestClient(
-            base_url=base_url,
-            environment=environment,
-            api_key=api_key,
-            headers=headers,
-            timeout=timeout,
-            follow_redirects=follow_redirects,
-            logging=logging,
-            transport=transport,
-        )
+        # ``http`` carries the key already: the async client takes ``api_key`` only to build one.
+        self._async = AsyncRestClient(api_key="", http=http)
 
     def __getattr__(self, name: str) -> Any:
         namespace = getattr(self._async, name)

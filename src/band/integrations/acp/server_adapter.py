@@ -15,14 +15,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import uuid
-from typing import Any, Unpack
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, PositiveFloat
 
-from band.client.rest import AsyncRestClient
 from band.converters.acp_server import ACPServerHistoryConverter
-from band.core.protocols import AgentToolsProtocol
-from band.core.types import FeatureKwargs, PlatformMessage
+from band.core.types import PlatformMessage
 from band.integrations._bridge import RestBridgeAdapter
 from band.integrations._rooms import own_room_histories
 from band.integrations.acp.failure import (
@@ -70,20 +68,13 @@ class BandACPServerAdapterConfig(BaseModel):
     completion_grace_s: float = 0.25
 
 
-class BandACPServerAdapter(RestBridgeAdapter[ACPSessionState]):
+class BandACPServerAdapter(RestBridgeAdapter[ACPSessionState, BandACPServerAdapterConfig]):
     """The Band side of ``ACPServer`` (see the module docstring)."""
 
-    def __init__(
-        self,
-        config: BandACPServerAdapterConfig | None = None,
-        *,
-        rest_client: AsyncRestClient | None = None,
-        **features: Unpack[FeatureKwargs],
-    ) -> None:
-        super().__init__(
-            rest_client=rest_client, history_converter=ACPServerHistoryConverter(), **features
-        )
-        self.config = config or BandACPServerAdapterConfig()
+    config_model = BandACPServerAdapterConfig
+    history_converter_model = ACPServerHistoryConverter
+
+    def _setup(self) -> None:
         self._sessions = SessionRooms()
         self._pending: dict[str, PendingACPPrompt] = {}  # room -> prompt
         self._lock = asyncio.Lock()
@@ -248,19 +239,10 @@ class BandACPServerAdapter(RestBridgeAdapter[ACPSessionState]):
         )
         pending.posted = True
 
-    async def on_message(
-        self,
-        msg: PlatformMessage,
-        tools: AgentToolsProtocol,
-        history: ACPSessionState,
-        participants_msg: str | None,
-        contacts_msg: str | None,
-        *,
-        is_session_bootstrap: bool,
-        room_id: str,
-    ) -> None:
-        if is_session_bootstrap and history:
-            self._sessions.rehydrate(history)
+    def _rehydrate(self, history: ACPSessionState) -> None:
+        self._sessions.rehydrate(history)
+
+    async def _relay(self, msg: PlatformMessage, room_id: str) -> None:
         pending = self._pending.get(room_id)
         if pending is None or not pending.posted:
             if self._push_handler is not None and self._acp_client is not None:

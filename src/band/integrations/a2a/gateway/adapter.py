@@ -17,13 +17,11 @@ import re
 import uuid
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Unpack
 
 from band._extras import needs_extra
-from band.client.rest import AsyncRestClient
 from band.converters.a2a_gateway import GatewayHistoryConverter
-from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
-from band.core.types import FeatureKwargs, PlatformMessage
+from band.core.protocols import FAILURE_CODE_TIMEOUT
+from band.core.types import PlatformMessage
 from band.integrations._bridge import RestBridgeAdapter
 from band.integrations._rooms import all_peers, own_room_histories
 from band.protocol.contacts import Peer
@@ -91,20 +89,13 @@ def _working_task(context: RequestContext) -> Task:
     return Task(id=context.task_id, context_id=context.context_id, status=status)
 
 
-class A2AGatewayAdapter(RestBridgeAdapter[GatewaySessionState]):
+class A2AGatewayAdapter(RestBridgeAdapter[GatewaySessionState, A2AGatewayAdapterConfig]):
     """Serves the gateway agent's Band peers as A2A agents (see the module docstring)."""
 
-    def __init__(
-        self,
-        config: A2AGatewayAdapterConfig | None = None,
-        *,
-        rest_client: AsyncRestClient | None = None,
-        **features: Unpack[FeatureKwargs],
-    ) -> None:
-        super().__init__(
-            rest_client=rest_client, history_converter=GatewayHistoryConverter(), **features
-        )
-        self.config = config or A2AGatewayAdapterConfig()
+    config_model = A2AGatewayAdapterConfig
+    history_converter_model = GatewayHistoryConverter
+
+    def _setup(self) -> None:
         self._peers: dict[str, Peer] = {}
         self._peers_by_id: dict[str, Peer] = {}
         self._server: GatewayServer | None = None
@@ -134,19 +125,7 @@ class A2AGatewayAdapter(RestBridgeAdapter[GatewaySessionState]):
 
     # -- Band side: the peer's reply -----------------------------------------------------------
 
-    async def on_message(
-        self,
-        msg: PlatformMessage,
-        tools: AgentToolsProtocol,
-        history: GatewaySessionState,
-        participants_msg: str | None,
-        contacts_msg: str | None,
-        *,
-        is_session_bootstrap: bool,
-        room_id: str,
-    ) -> None:
-        if is_session_bootstrap and history:
-            self._rehydrate(history)
+    async def _relay(self, msg: PlatformMessage, room_id: str) -> None:
         pending = self._pending.get(room_id)
         if pending is None:
             logger.debug("Room %s: a message with no A2A request waiting; ignored", room_id)
