@@ -228,3 +228,47 @@ async def test_report_activity_bounds_its_request_by_timeout_seconds() -> None:
         assert [t["read"] for t in seen] == [7.0, 2.0]
     finally:
         await link.api.aclose()
+
+
+async def test_a_long_turn_refreshes_the_indicator_until_its_cap_a_short_one_never(
+    live_server: Any, seeded: Any, alice: Person
+) -> None:
+    room = await alice.create_room("Keep-alive", seeded.agent_id)
+    beats: list[tuple[str | None, bool]] = []
+    current: list[str | None] = [None]
+
+    async def on_execute(ctx: ExecutionContext, event: PlatformEvent) -> None:
+        said = _text(event)
+        current[0] = said
+        if said == "long":
+            await asyncio.sleep(3.4)  # beats due at 1.5 s (sent) and 3.0 s (past the cap)
+        if said is not None:
+            assert isinstance(event, MessageEvent)
+            await _reply(ctx, event, f"done: {said}")
+
+    config = QUIET.model_copy(
+        update={
+            "working_keep_alive_seconds": 1.5,
+            "working_request_timeout_seconds": 1,
+            "max_working_state_seconds": 2.0,
+        }
+    )
+    link = BandLink(seeded.agent_id, seeded.agent_key, live_server.ws_url, live_server.url)
+    runtime = AgentRuntime(link, seeded.agent_id, on_execute, session_config=config)
+    await runtime.start()
+    sent = link.api.send_activity
+
+    async def recorded(room_id: str, working: bool, **kw: Any) -> bool | None:
+        beats.append((current[0], working))
+        return await sent(room_id, working, **kw)
+
+    link.api.send_activity = recorded  # type: ignore[method-assign]
+    try:
+        for word in ("short", "long"):
+            message = await alice.say(room, word, seeded.agent_id)
+            await until_status(alice, room, message, seeded.agent_id, "processed")
+    finally:
+        await runtime.stop(5)
+    # The platform starts the indicator with the claim and the ack ends it: the short turn
+    # sends no /activity at all, the long one exactly one refresh before its cap.
+    assert beats == [("long", True)]

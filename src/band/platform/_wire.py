@@ -109,6 +109,38 @@ class _Answer(httpx.Response):
         return super().raise_for_status()
 
 
+def answer_of(
+    status: int, headers: list[tuple[bytes, bytes]], body: bytes, reason: str | None
+) -> _Answer:
+    """The ``httpx.Response`` httpx's constructor makes from a read body, made directly.
+
+    ``httpx.Response(content=body)`` frames the bytes as a stream and reads it back through
+    its decoders, about ten microseconds on every claim, reply and ack; a body without a
+    ``Content-Encoding`` decodes to itself, so its fields are set as that read leaves them
+    (``tests/sdk/test_wire_answer.py`` compares the two). An encoded body takes the
+    constructor.
+    """
+    extensions = {"reason_phrase": (reason or "").encode(), "http_version": b"HTTP/1.1"}
+    if any(name.lower() == b"content-encoding" for name, _ in headers):
+        return _Answer(status, headers=headers, content=body, extensions=extensions)
+    response = _Answer.__new__(_Answer)
+    response.status_code = status
+    response.headers = httpx.Headers(headers)
+    if body and "content-length" not in response.headers:
+        response.headers["Content-Length"] = str(len(body))
+    response._request = None
+    response.next_request = None
+    response.extensions = extensions
+    response.history = []
+    response.default_encoding = "utf-8"
+    response.stream = httpx.ByteStream(body)
+    response._content = body
+    response.is_stream_consumed = True
+    response.is_closed = True
+    response._num_bytes_downloaded = 0
+    return response
+
+
 def _timeout_error(exc: BaseException) -> httpx.TransportError:
     import aiohttp
 
@@ -235,15 +267,7 @@ class AiohttpWire:
             raise _timeout_error(exc) from exc
         except (aiohttp.ClientError, OSError) as exc:
             raise _transport_error(exc) from exc
-        response = _Answer(
-            answer.status,
-            headers=list(answer.raw_headers),
-            content=body,
-            extensions={
-                "reason_phrase": (answer.reason or "").encode(),
-                "http_version": b"HTTP/1.1",
-            },
-        )
+        response = answer_of(answer.status, list(answer.raw_headers), body, answer.reason)
         response._method, response._url = method, str(target)
         return response
 

@@ -260,7 +260,7 @@ class ExecutionContext(RoomView):
         schedule.start(clock.time())
         while not self._closing:
             try:
-                item = await asyncio.wait_for(self._queue.get(), schedule.delay(clock.time()))
+                item = await self._next_item(schedule.delay(clock.time()))
             except TimeoutError:
                 found = await self._drain() is ResyncOutcome.WORK
                 schedule.complete(clock.time(), empty=not found, stopped=self._stopped)
@@ -275,6 +275,16 @@ class ExecutionContext(RoomView):
                 schedule.reset(clock.time(), stopped=self._stopped)
             else:
                 await self._other(item)
+
+    async def _next_item(self, delay: float) -> Any:
+        """The queue's next item, or TimeoutError once ``delay`` seconds passed (at 0: at once).
+
+        The room's own task waits on the queue (no task per item, as ``wait_for`` made).
+        """
+        if delay <= 0:
+            raise TimeoutError
+        async with asyncio.timeout(delay):
+            return await self._queue.get()
 
     async def _drain(self) -> ResyncOutcome:
         """Handle ``/next`` until 204, a repeated head, a stop or a refused input."""

@@ -230,11 +230,11 @@ class TurnRunner:
         """The handler, under the working indicator and ``max_cycle_seconds``."""
         s = self.s
         working = s.session.enable_working_state
-        keep_alive: asyncio.Task[None] | None = None
+        keep_alive: _KeepAlive | None = None
         if working:
             if not self._on_claim:
                 await self._activity(True)
-            keep_alive = asyncio.create_task(self._keep_alive())
+            keep_alive = _KeepAlive(self._keep_alive, s.session.working_keep_alive_seconds)
         # Whether the indicator is ended here: always when this turn reported it itself; when
         # the claim started it, only if no mark will follow (a hard stop).
         end_here = working and not self._on_claim
@@ -250,9 +250,7 @@ class TurnRunner:
             return exc
         finally:
             if keep_alive is not None:
-                keep_alive.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await keep_alive
+                await keep_alive.stop()
             if end_here:
                 await self._activity(False)
         return None
@@ -329,11 +327,10 @@ class TurnRunner:
             self.ctx.room_id, working, timeout=self._activity_timeout
         )
 
-    async def _keep_alive(self) -> None:
+    async def _keep_alive(self, started: float) -> None:
+        """From the first beat on (``_KeepAlive`` waited for it): refresh, then wait again."""
         cfg = self.s.session
-        started = time.monotonic()
         while True:
-            await asyncio.sleep(cfg.working_keep_alive_seconds)
             cap = cfg.max_working_state_seconds
             if cap is not None and time.monotonic() - started >= cap:
                 return  # the indicator lapses on the platform; the turn goes on
@@ -341,3 +338,29 @@ class TurnRunner:
                 log.info("Room %s: platform reports the execution stopped", self.ctx.room_id)
                 await self.ctx.platform_stopped()
                 return
+            await asyncio.sleep(cfg.working_keep_alive_seconds)
+
+
+class _KeepAlive:
+    """A turn's keep-alive beats: a timer until the first is due, then a task for the rest.
+
+    Most turns end before their first beat; they then cost a timer, not a task to create,
+    cancel and await.
+    """
+
+    def __init__(self, beats: Callable[[float], Awaitable[None]], every: float) -> None:
+        self._beats = beats
+        self._started = time.monotonic()
+        self._task: asyncio.Task[None] | None = None
+        self._timer = asyncio.get_running_loop().call_later(every, self._first_beat)
+
+    def _first_beat(self) -> None:
+        self._task = asyncio.ensure_future(self._beats(self._started))
+
+    async def stop(self) -> None:
+        """No further beat; a beat in flight is cancelled and awaited."""
+        self._timer.cancel()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
