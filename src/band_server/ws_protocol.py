@@ -21,6 +21,8 @@ from typing import Any, Generic, TypeVar, cast
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
+from .pass_transport import PassTransport
+
 T = TypeVar("T")
 
 
@@ -67,86 +69,6 @@ class ReceiveQueue(Generic[T]):
         return len(self._items) if self._items else 0
 
 
-class PassTransport(asyncio.Transport):
-    """A socket's transport that joins the writes of one pass of the loop after its first.
-
-    A committed batch wakes each of its posts in the same pass, and each pushes a frame to
-    the same sockets: one system call a frame. Here the first write of a pass goes straight
-    to the transport (a lone frame waits for nothing); the writes after it are held and
-    written together when the loop comes round, before anything written later. Every write
-    of the socket's protocol goes through here, so the bytes and their order are the
-    protocol's own; a close writes what is held first, an abort drops it.
-    """
-
-    __slots__ = ("_held", "_loop", "_transport")
-
-    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
-        super().__init__()
-        self._transport = transport
-        self._loop = loop
-        # None: nothing written this pass; a list: a pass's first write is out, these wait.
-        self._held: list[bytes] | None = None
-
-    def write(self, data: Any) -> None:
-        held = self._held
-        if held is not None:
-            held.append(bytes(data))
-            return
-        self._transport.write(data)
-        self._held = []
-        self._loop.call_soon(self._release)
-
-    def writelines(self, list_of_data: Any) -> None:
-        self.write(b"".join(list_of_data))
-
-    def _release(self) -> None:
-        held, self._held = self._held, None
-        if held and not self._transport.is_closing():
-            self._transport.write(b"".join(held))
-
-    def close(self) -> None:
-        self._release()
-        self._transport.close()
-
-    def abort(self) -> None:
-        self._held = None
-        self._transport.abort()
-
-    def is_closing(self) -> bool:
-        return self._transport.is_closing()
-
-    def get_extra_info(self, name: str, default: Any = None) -> Any:
-        return self._transport.get_extra_info(name, default)
-
-    def get_write_buffer_size(self) -> int:
-        held = sum(map(len, self._held)) if self._held else 0
-        return self._transport.get_write_buffer_size() + held
-
-    def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
-        self._transport.set_write_buffer_limits(high, low)
-
-    def get_write_buffer_limits(self) -> tuple[int, int]:
-        return self._transport.get_write_buffer_limits()
-
-    def pause_reading(self) -> None:
-        self._transport.pause_reading()
-
-    def resume_reading(self) -> None:
-        self._transport.resume_reading()
-
-    def is_reading(self) -> bool:
-        return self._transport.is_reading()
-
-    def can_write_eof(self) -> bool:
-        return False
-
-    def set_protocol(self, protocol: asyncio.BaseProtocol) -> None:
-        self._transport.set_protocol(protocol)
-
-    def get_protocol(self) -> asyncio.BaseProtocol:
-        return self._transport.get_protocol()
-
-
 class HeldSocketProtocol(WebSocketsSansIOProtocol):
     """``ws="websockets-sansio"`` with :class:`ReceiveQueue`, no handshake kept after 101, and
     a :class:`PassTransport`."""
@@ -156,6 +78,8 @@ class HeldSocketProtocol(WebSocketsSansIOProtocol):
         self.queue = ReceiveQueue()  # type: ignore[assignment]
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        if isinstance(transport, PassTransport):  # upgraded from our HTTP protocol's
+            transport = transport.unwrapped()
         super().connection_made(PassTransport(cast(asyncio.Transport, transport), self.loop))
 
     async def send(self, message: Any) -> None:

@@ -21,8 +21,9 @@ from starlette.types import Receive, Scope, Send
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from uvicorn.server import ServerState
 
+from band_server.pass_transport import PassTransport
 from band_server.server_stack import uvicorn_options
-from band_server.ws_protocol import HeldSocketProtocol, PassTransport
+from band_server.ws_protocol import HeldSocketProtocol
 
 
 class Recorder(asyncio.Transport):
