@@ -15,7 +15,6 @@ import json
 import re
 import socket
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 import uvicorn
@@ -23,12 +22,12 @@ import websockets
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.types import Receive, Scope, Send
+from transport_kit import Recorder
 from uvicorn.server import ServerState
 
 from band_server.http_protocol import JoinedHttpProtocol
 from band_server.server_stack import uvicorn_options
-from conftest import free_port
-from property_kit import serve_in_thread
+from property_kit import serve_beside
 
 
 async def _app(scope: Scope, receive: Receive, send: Send) -> None:
@@ -67,23 +66,9 @@ async def _app(scope: Scope, receive: Receive, send: Send) -> None:
 
 @pytest.fixture(scope="module")
 def servers() -> Iterator[dict[str, int]]:
-    ports: dict[str, int] = {}
-    running = []
-    for name, http in (("joined", None), ("stock", "httptools")):
-        options = uvicorn_options()
-        if http is not None:
-            options["http"] = http
-        port = free_port()
-        config = uvicorn.Config(_app, host="127.0.0.1", port=port, log_level="critical", **options)
-        config.lifespan = "off"
-        running.append(serve_in_thread(config))
-        ports[name] = port
-    try:
+    """Two servers of the same app: ours (``JoinedHttpProtocol``) and uvicorn's httptools."""
+    with serve_beside(_app, {"joined": {}, "stock": {"http": "httptools"}}) as ports:
         yield ports
-    finally:
-        for served, thread in running:
-            served.should_exit = True
-            thread.join(30)
 
 
 REQUEST = st.one_of(
@@ -159,41 +144,13 @@ async def test_a_socket_upgrades_through_the_joined_protocol(servers: dict[str, 
             assert await ws.recv() == "echo " + text
 
 
-class _Recorder(asyncio.Transport):
-    def __init__(self) -> None:
-        super().__init__()
-        self.writes: list[bytes] = []
-        self.closed = False
-
-    def write(self, data: Any) -> None:
-        self.writes.append(bytes(data))
-
-    def is_closing(self) -> bool:
-        return self.closed
-
-    def close(self) -> None:
-        self.closed = True
-
-    def get_extra_info(self, name: str, default: Any = None) -> Any:
-        return {"sockname": ("127.0.0.1", 8000), "peername": ("127.0.0.1", 9000)}.get(name, default)
-
-    def pause_reading(self) -> None:
-        pass
-
-    def resume_reading(self) -> None:
-        pass
-
-    def get_write_buffer_size(self) -> int:
-        return 0
-
-
 async def test_an_answer_goes_out_in_one_write() -> None:
     options = uvicorn_options()
     options.pop("http")
     config = uvicorn.Config(_app, http=JoinedHttpProtocol, lifespan="off", **options)
     config.load()
     protocol = JoinedHttpProtocol(config, ServerState(), {})
-    recorder = _Recorder()
+    recorder = Recorder()
     protocol.connection_made(recorder)
     protocol.data_received(b"GET /json/3 HTTP/1.1\r\nHost: x\r\n\r\n")
     for _ in range(5):

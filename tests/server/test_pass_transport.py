@@ -18,51 +18,13 @@ import uvicorn
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.types import Receive, Scope, Send
+from transport_kit import Recorder
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from uvicorn.server import ServerState
 
 from band_server.pass_transport import PassTransport
 from band_server.server_stack import uvicorn_options
 from band_server.ws_protocol import HeldSocketProtocol
-
-
-class Recorder(asyncio.Transport):
-    """A stream transport that keeps what is written to it, one entry a write."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.writes: list[bytes] = []
-        self.closed = False
-        self.aborted = False
-
-    def write(self, data: Any) -> None:
-        assert not self.closed, "written after close"
-        self.writes.append(bytes(data))
-
-    def is_closing(self) -> bool:
-        return self.closed or self.aborted
-
-    def close(self) -> None:
-        self.closed = True
-
-    def abort(self) -> None:
-        self.aborted = True
-
-    def get_extra_info(self, name: str, default: Any = None) -> Any:
-        return {"sockname": ("127.0.0.1", 8000), "peername": ("127.0.0.1", 9000)}.get(name, default)
-
-    def pause_reading(self) -> None:
-        pass
-
-    def resume_reading(self) -> None:
-        pass
-
-    def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
-        pass
-
-    def get_write_buffer_size(self) -> int:
-        return 0
-
 
 # A pass: ("push", frames) sends each frame in one step of the app; ("ping", payload) is the
 # peer's ping arriving (the protocol answers it with a pong of its own).
