@@ -7,11 +7,15 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Coroutine
+from collections.abc import Coroutine, Iterator
+from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import uvicorn
 from hypothesis import HealthCheck, Phase, settings
+
+from band_server.server_stack import uvicorn_options
+from conftest import free_port
 
 T = TypeVar("T")
 
@@ -44,6 +48,29 @@ def serve_in_thread(config: uvicorn.Config) -> tuple[uvicorn.Server, threading.T
         assert thread.is_alive() and time.monotonic() < deadline, "the platform did not start"
         time.sleep(0.02)
     return server, thread
+
+
+@contextmanager
+def serve_beside(app: Any, variants: dict[str, dict[str, Any]]) -> Iterator[dict[str, int]]:
+    """The same app served once per variant (uvicorn options over the server's own, e.g. a
+    protocol of uvicorn's beside ours), each in a thread; yields each variant's port."""
+    ports: dict[str, int] = {}
+    running = []
+    try:
+        for name, overrides in variants.items():
+            port = free_port()
+            options = {**uvicorn_options(), **overrides}
+            config = uvicorn.Config(
+                app, host="127.0.0.1", port=port, log_level="critical", **options
+            )
+            config.lifespan = "off"
+            running.append(serve_in_thread(config))
+            ports[name] = port
+        yield ports
+    finally:
+        for served, thread in running:
+            served.should_exit = True
+            thread.join(30)
 
 
 def live(examples: int, *, shrink: bool = True) -> settings:

@@ -27,9 +27,14 @@ def uvicorn_options() -> dict[str, Any]:
         from .ws_protocol import HeldSocketProtocol
 
         ws = HeldSocketProtocol
+    http: Any = "h11"
+    if has("httptools"):
+        from .http_protocol import JoinedHttpProtocol
+
+        http = JoinedHttpProtocol
     return {
         "loop": "uvloop" if has("uvloop") else "asyncio",
-        "http": "httptools" if has("httptools") else "h11",
+        "http": http,
         "ws": ws,
         "ws_per_message_deflate": False,
         "ws_ping_interval": 20.0,

@@ -8,16 +8,20 @@ receive queue an ``asyncio.Queue``: three deques (~620 bytes each, empty) and an
 a fourth, for a queue with one consumer that is empty nearly all the time.
 :class:`HeldSocketProtocol` empties and drops the handshake once the 101 is sent and uses
 :class:`ReceiveQueue`, which makes its storage on first use and lets it go once drained.
-Everything else is uvicorn's (docs/decisions.md, "Idle sockets: 50,000 on a node").
+Its transport is a :class:`PassTransport`: what one pass of the loop writes after the first
+write goes out in one system call. Everything else is uvicorn's (docs/decisions.md, "Idle
+sockets: 50,000 on a node", "Pushes: one write a pass").
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+from .pass_transport import PassTransport
 
 T = TypeVar("T")
 
@@ -66,11 +70,17 @@ class ReceiveQueue(Generic[T]):
 
 
 class HeldSocketProtocol(WebSocketsSansIOProtocol):
-    """``ws="websockets-sansio"`` with :class:`ReceiveQueue` and no handshake kept after 101."""
+    """``ws="websockets-sansio"`` with :class:`ReceiveQueue`, no handshake kept after 101, and
+    a :class:`PassTransport`."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.queue = ReceiveQueue()  # type: ignore[assignment]
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        if isinstance(transport, PassTransport):  # upgraded from our HTTP protocol's
+            transport = transport.unwrapped()
+        super().connection_made(PassTransport(cast(asyncio.Transport, transport), self.loop))
 
     async def send(self, message: Any) -> None:
         await super().send(message)

@@ -18,7 +18,7 @@ from starlette.types import Receive, Scope, Send
 from band_server.server_stack import uvicorn_options
 from band_server.ws_protocol import HeldSocketProtocol, ReceiveQueue
 from conftest import free_port
-from property_kit import serve_in_thread
+from property_kit import serve_beside, serve_in_thread
 
 # -- the queue, beside asyncio.Queue ------------------------------------------------------------
 
@@ -161,25 +161,9 @@ async def _echo_any(scope: Scope, receive: Receive, send: Send) -> None:
 def servers() -> Iterator[dict[str, str]]:
     """Two servers of the same app: ours (``HeldSocketProtocol``) and uvicorn's own
     ``websockets-sansio`` protocol, which ours subclasses."""
-    urls: dict[str, str] = {}
-    running = []
-    for name, ws in (("held", None), ("stock", "websockets-sansio")):
-        options = uvicorn_options()
-        if ws is not None:
-            options["ws"] = ws
-        port = free_port()
-        config = uvicorn.Config(
-            _echo_any, host="127.0.0.1", port=port, log_level="warning", **options
-        )
-        config.lifespan = "off"
-        running.append(serve_in_thread(config))
-        urls[name] = f"ws://127.0.0.1:{port}/socket"
-    try:
-        yield urls
-    finally:
-        for served, thread in running:
-            served.should_exit = True
-            thread.join(30)
+    variants: dict[str, dict[str, Any]] = {"held": {}, "stock": {"ws": "websockets-sansio"}}
+    with serve_beside(_echo_any, variants) as ports:
+        yield {name: f"ws://127.0.0.1:{port}/socket" for name, port in ports.items()}
 
 
 FRAMES = st.lists(

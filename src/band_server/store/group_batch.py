@@ -70,12 +70,45 @@ class InFlight:
         self.count = 0
 
 
-@dataclass
 class Batch:
-    """One transaction's units so far; ``done`` resolves when it commits (or fails)."""
+    """One transaction's units so far, and its outcome once it commits or fails.
 
-    done: asyncio.Future[None]
-    size: int = 0
+    A unit that finished its work waits in :meth:`outcome` with a future of its own: a caller
+    cancelled meanwhile cancels only that future, never the batch, and the wake-up is one step
+    of the loop (no shield's inner and outer futures, no pass for its callback).
+    """
+
+    __slots__ = ("_waiters", "error", "settled", "size")
+
+    def __init__(self) -> None:
+        self.size = 0
+        self.settled = False
+        self.error: BaseException | None = None
+        self._waiters: list[asyncio.Future[None]] = []
+
+    def settle(self, error: BaseException | None) -> None:
+        """Committed (``None``) or failed: every unit still waiting is told (the first word
+        stands)."""
+        if self.settled:
+            return
+        self.settled = True
+        self.error = error
+        waiters, self._waiters = self._waiters, []
+        for waiter in waiters:
+            if waiter.done():  # its caller was cancelled
+                continue
+            if error is None:
+                waiter.set_result(None)
+            else:
+                waiter.set_exception(error)
+
+    def outcome(self) -> asyncio.Future[None] | None:
+        """``None`` once settled (:attr:`error` says how); else a future to await for it."""
+        if self.settled:
+            return None
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiters.append(waiter)
+        return waiter
 
 
 class BatchWriter:
@@ -188,7 +221,7 @@ class BatchWriter:
                 await self._driver.begin_immediate()  # another process holds it: wait off-loop
         assert self._sqlite is not None  # nosec B101 # narrows for mypy: set above
         self._seqs.begin(self._sqlite)  # another connection's commit: read the rooms again
-        batch = Batch(asyncio.get_running_loop().create_future())
+        batch = Batch()
         self._batch = batch
         return batch
 
@@ -213,15 +246,12 @@ class BatchWriter:
     def _committed(self, batch: Batch) -> None:
         if batch.size:
             self._on_batch(batch.size)
-        if not batch.done.done():
-            batch.done.set_result(None)
+        batch.settle(None)
 
     async def _fail(self, batch: Batch, exc: BaseException) -> None:
         log.error("group commit of %d units failed: %r", batch.size, exc)
         await self._discard()
-        if not batch.done.done():
-            batch.done.set_exception(exc)
-            batch.done.exception()  # retrieved: a batch nobody waits on must not warn
+        batch.settle(exc)
 
     async def _failed(self, batch: Batch, exc: BaseException) -> None:
         """A commit on the loop's thread failed: fail its unit, then free the turn."""

@@ -144,10 +144,11 @@ class _Unit:
             self._end()
         batch = self._batch
         assert batch is not None  # nosec B101 # narrows for mypy: set on entry
-        if batch.done.done():
-            batch.done.result()
-        else:
-            await asyncio.shield(batch.done)
+        waiter = batch.outcome()
+        if waiter is not None:
+            await waiter
+        elif batch.error is not None:
+            raise batch.error
 
     async def _settle(self) -> bool:
         """Flush (commit) the session if it was used, then close it; True if it never was."""

@@ -4,7 +4,7 @@ runs anything else it has ready (a task started for it would wait behind all of 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -79,3 +79,79 @@ async def test_units_queued_behind_the_commit_form_the_next_batch(db: Database) 
     async with db.read() as session:
         count = (await session.execute(text("SELECT count(*) FROM t"))).scalar_one()
     assert count == 5
+
+
+async def test_a_caller_cancelled_during_its_batchs_commit_stops_nobody_else(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Units of one batch wait for its commit each on a future of its own: cancelling one
+    caller meanwhile ends only that caller; the others return once the batch is on disk, with
+    the cancelled caller's row in it."""
+    handoffs: list[Callable[[], None]] = []
+    arrived = asyncio.Event()
+    real = InlineConnection.commit_soon
+
+    def gated(driver: InlineConnection, done: Any, before: Any = None) -> None:
+        handoffs.append(lambda: real(driver, done, before=before))  # the test lets it go
+        arrived.set()
+
+    monkeypatch.setattr(InlineConnection, "commit_soon", gated)
+
+    async def unit(n: int) -> None:
+        async with db.write() as session:
+            await session.execute(text("INSERT INTO t (n) VALUES (:n)"), {"n": n})
+
+    async def handed_off(count: int) -> None:
+        while len(handoffs) < count:
+            arrived.clear()
+            await arrived.wait()
+
+    first = asyncio.create_task(unit(1))
+    await asyncio.wait_for(handed_off(1), 10)  # a batch of one, its commit held back
+    rest = [asyncio.create_task(unit(n)) for n in range(2, 6)]
+    await asyncio.sleep(0)  # they queue for the turn, which the first batch's commit holds
+    handoffs[0]()
+    await asyncio.wait_for(first, 10)
+    await asyncio.wait_for(handed_off(2), 10)  # the four form the next batch; its commit held
+    rest[1].cancel()
+    await asyncio.sleep(0)
+    handoffs[1]()
+    results = await asyncio.wait_for(asyncio.gather(*rest, return_exceptions=True), 10)
+    assert [type(r) for r in results] == [
+        type(None),
+        asyncio.CancelledError,
+        type(None),
+        type(None),
+    ]
+    async with db.read() as session:
+        rows = (await session.execute(text("SELECT n FROM t ORDER BY n"))).scalars().all()
+    assert rows == [1, 2, 3, 4, 5]
+
+
+async def test_every_unit_of_a_batch_whose_commit_fails_gets_the_failure(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch's failed ``COMMIT`` reaches each of its units (the same error), none is left
+    waiting, and the writer serves the next unit on a fresh connection."""
+    writer = db._writer
+    assert writer is not None
+    failure = RuntimeError("disk gone")
+
+    def broken(driver: InlineConnection, done: Any, before: Any = None) -> None:
+        done(None, failure)
+
+    monkeypatch.setattr(InlineConnection, "commit_soon", broken)
+
+    async def unit(n: int) -> None:
+        async with db.write() as session:
+            await session.execute(text("INSERT INTO t (n) VALUES (:n)"), {"n": n})
+
+    results = await asyncio.wait_for(
+        asyncio.gather(*(unit(n) for n in range(1, 5)), return_exceptions=True), 10
+    )
+    assert results == [failure] * 4
+    monkeypatch.undo()
+    await asyncio.wait_for(unit(9), 10)
+    async with db.read() as session:
+        rows = (await session.execute(text("SELECT n FROM t ORDER BY n"))).scalars().all()
+    assert rows == [9]
