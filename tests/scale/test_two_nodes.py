@@ -147,9 +147,11 @@ async def _closed_within(phx: Phx, seconds: float) -> int | None:
 
 async def _following(node: Node, channel: str, expected: bool) -> None:
     """Wait until ``node``'s bus follows ``channel`` (or no longer does)."""
-    async with asyncio.timeout(TIMEOUT):
-        while (channel in node.platform.bus._subscription.channels) is not expected:  # type: ignore[attr-defined]
-            await asyncio.sleep(0.02)
+    subscription = node.platform.bus._subscription  # type: ignore[attr-defined]
+    deadline = time.monotonic() + TIMEOUT
+    while (channel in subscription.channels) is not expected:
+        assert time.monotonic() < deadline, f"following {channel}: not {expected}"
+        await asyncio.sleep(0.02)
 
 
 async def test_a_socket_that_joined_nothing_is_superseded_from_the_other_node(
@@ -161,7 +163,6 @@ async def test_a_socket_that_joined_nothing_is_superseded_from_the_other_node(
     w = await make_world(a)
     own = f"{CHANNEL}:principal:{w.agent_id}"
     async with socket(a, w.agent_key, agent_id=w.agent_id) as old:
-
         await _following(a, own, True)
         async with socket(b, w.agent_key, agent_id=w.agent_id) as new:
             assert await _closed_within(old, TIMEOUT) == 1008
