@@ -98,7 +98,7 @@ class Subscription:
                 conn = self._live
                 if refs or conn is None or not conn.alive:
                     return
-                reply = self._pending[name] = conn.command("SUBSCRIBE", name)
+                reply = self._pending[name] = conn.command_soon("SUBSCRIBE", name)
                 reply.add_done_callback(partial(self._answered, name))
             await asyncio.wait_for(asyncio.shield(reply), self.command_timeout)
         except asyncio.CancelledError:
@@ -124,7 +124,7 @@ class Subscription:
         self._pending.pop(name, None)
         conn = self._live
         if refs == 0 and conn is not None and conn.alive:
-            conn.command("UNSUBSCRIBE", name).add_done_callback(retrieved)
+            conn.command_soon("UNSUBSCRIBE", name).add_done_callback(retrieved)
 
     async def run(self) -> None:
         """Subscribe and hand over forever; on a dropped connection, back off and resubscribe."""
