@@ -45,6 +45,38 @@ async def test_replies_come_back_in_order_and_an_error_reply_is_raised(
         conn.close()
 
 
+async def test_commands_sent_soon_go_out_in_one_write_in_order(
+    redis_server: RedisServer,
+) -> None:
+    """Commands sent soon wait for the end of the loop pass, and go out together in one
+    write; a command sent at once meanwhile (or a quiet one) goes after them."""
+    conn = await open_connection(redis_server.url)
+    writes: list[bytes] = []
+    transport = conn._transport
+    assert transport is not None
+    write = transport.write
+
+    def counted(data: bytes) -> None:
+        writes.append(bytes(data))
+        write(data)
+
+    transport.write = counted  # type: ignore[method-assign]
+    try:
+        soon = [conn.command_soon("RPUSH", "order", str(n)) for n in range(3)]
+        assert writes == []  # nothing written yet in this pass
+        assert await asyncio.gather(*soon) == [1, 2, 3]
+        assert len(writes) == 1
+        writes.clear()
+        more = [conn.command_soon("RPUSH", "order", "3"), conn.command("RPUSH", "order", "4")]
+        assert len(writes) == 1  # the direct command took the held one along, ahead of it
+        assert await asyncio.gather(*more) == [4, 5]
+        conn.command_soon("RPUSH", "order", "5").add_done_callback(lambda f: f.exception())
+        conn.send_quiet("RPUSH", "order", "6")
+        assert await conn.command("LRANGE", "order", 0, -1) == [str(n).encode() for n in range(7)]
+    finally:
+        conn.close()
+
+
 async def test_a_command_given_up_on_keeps_the_next_reply_for_the_next_command(
     redis_server: RedisServer,
 ) -> None:

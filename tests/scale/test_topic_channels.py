@@ -7,7 +7,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from band_server.fanout.bus import Broadcast, gap_since
+from band_server.fanout.bus import SUPERSEDE_ONLY, Broadcast, gap_since
 from band_server.fanout.redis_bus import RedisBus
 from band_server.fanout.resp import open_connection
 from band_server.realtime.hub import Hub
@@ -91,6 +91,59 @@ async def test_what_every_node_acts_on_reaches_nodes_that_follow_nothing(
         assert inbox.got == every_node
 
 
+async def test_a_principals_own_topics_share_its_channel(redis_server: RedisServer) -> None:
+    """An agent's three own topics are one SUBSCRIBE: each is heard while any is followed."""
+    own = ["agent_control:a1", "agent_rooms:a1", "agent_contacts:a1"]
+    async with two_nodes_following_nothing(redis_server.url) as (one, two, inbox):
+        channel = f"{two.channel}:principal:a1"
+        for t in own:
+            await two.follow(t)
+        assert await _subscribers(redis_server.url, channel) == 1
+        assert two._subscription.channels == frozenset({channel})
+        heard = [Broadcast(t, "e", {"n": i}) for i, t in enumerate(own)]
+        for b in heard:
+            await one.publish(b)
+        await inbox.wait_for(3)
+        assert inbox.got == heard
+        two.forget(own[0])
+        two.forget(own[1])  # agent_contacts is still held: the channel stays
+        await one.publish(heard[0])
+        await inbox.wait_for(4)
+        two.forget(own[2])
+
+        async def unsubscribed() -> bool:
+            return await _subscribers(redis_server.url, channel) == 0
+
+        await until(unsubscribed, "node two unsubscribed from the agent's channel")
+        inbox.got.clear()
+        await one.publish(heard[1])
+        await _quiet_for(inbox)
+
+
+async def test_a_supersede_reaches_only_the_nodes_following_its_agent(
+    redis_server: RedisServer,
+) -> None:
+    """A new socket's supersede is not a revocation: it goes on the agent's channel, so a node
+    holding no socket of the agent is not woken for it; one that holds one hears it."""
+    supersede = Broadcast(
+        "agent_control:a1",
+        "supersede",
+        {},
+        exclude_conn="c2",
+        meta={"close_principal": "a1", "close_code": 1008, SUPERSEDE_ONLY: True},
+    )
+    async with two_nodes_following_nothing(redis_server.url) as (one, two, inbox):
+        await one.publish(supersede)
+        await _quiet_for(inbox)
+        await two.follow("agent_rooms:b2")  # another agent's socket: not this one's channel
+        await one.publish(supersede)
+        await _quiet_for(inbox)
+        await two.follow("agent_control:a1")  # a socket of a1 opened on node two
+        await one.publish(supersede)
+        await inbox.wait_for(1)
+        assert inbox.got == [supersede]
+
+
 async def test_a_follow_while_redis_is_away_is_subscribed_once_it_is_back(
     redis_server: RedisServer,
 ) -> None:
@@ -135,7 +188,7 @@ async def test_a_follow_cancelled_while_it_waits_leaves_nothing_followed(
         assert not waiting.done()
         waiting.cancel()
         await asyncio.gather(waiting, return_exceptions=True)
-        assert bus._subscription.topics == frozenset()
+        assert bus._subscription.channels == frozenset()
         await admin.command("CLIENT", "UNPAUSE")
         await asyncio.sleep(0.1)  # SUBSCRIBE, then UNSUBSCRIBE, ran in order
         assert await _subscribers(redis_server.url, f"{bus.channel}:{TOPIC}") == 0

@@ -134,6 +134,65 @@ async def test_agent_socket_on_b_supersedes_its_socket_on_a(two_nodes: tuple[Nod
     assert not a.platform.hub.is_online(w.agent_id)
 
 
+async def _closed_within(phx: Phx, seconds: float) -> int | None:
+    """The close code the server sent within ``seconds``, or None while the socket is open."""
+    try:
+        while True:
+            await asyncio.wait_for(phx.ws.recv(), seconds)
+    except TimeoutError:
+        return None
+    except ConnectionClosed as closed:
+        return closed.rcvd.code if closed.rcvd is not None else -1
+
+
+async def _following(node: Node, channel: str, expected: bool) -> None:
+    """Wait until ``node``'s bus follows ``channel`` (or no longer does)."""
+    subscription = node.platform.bus._subscription  # type: ignore[attr-defined]
+    deadline = time.monotonic() + TIMEOUT
+    while (channel in subscription.channels) is not expected:
+        assert time.monotonic() < deadline, f"following {channel}: not {expected}"
+        await asyncio.sleep(0.02)
+
+
+async def test_a_socket_that_joined_nothing_is_superseded_from_the_other_node(
+    two_nodes: tuple[Node, Node],
+) -> None:
+    """The supersede goes on the agent's channel, which node A follows from the socket's
+    open, not from its first join: a socket that never joined is closed too."""
+    a, b = two_nodes
+    w = await make_world(a)
+    own = f"{CHANNEL}:principal:{w.agent_id}"
+    async with socket(a, w.agent_key, agent_id=w.agent_id) as old:
+        await _following(a, own, True)
+        async with socket(b, w.agent_key, agent_id=w.agent_id) as new:
+            assert await _closed_within(old, TIMEOUT) == 1008
+            assert await _closed_within(new, 0.3) is None
+        await _following(a, own, False)  # its socket ended
+
+
+async def test_two_sockets_of_an_agent_opened_at_once_on_two_nodes_leave_at_most_one(
+    two_nodes: tuple[Node, Node],
+) -> None:
+    """Both nodes follow the agent's channel before publishing their supersede: the socket
+    whose supersede Redis takes first is closed by the other's, whatever the order."""
+    a, b = two_nodes
+    w = await make_world(a)
+
+    async def open_on(node: Node) -> ClientConnection:
+        url = f"{node.ws_url}?{urlencode({'vsn': '2.0.0', 'agent_id': w.agent_id})}"
+        return await connect(url, additional_headers={"x-api-key": w.agent_key}, proxy=None)
+
+    for _ in range(8):
+        pair = await asyncio.gather(open_on(a), open_on(b))
+        try:
+            codes = await asyncio.gather(*(_closed_within(Phx(ws), 1.0) for ws in pair))
+            assert codes.count(None) <= 1, codes
+            assert all(code in (None, 1008) for code in codes), codes
+        finally:
+            for ws in pair:
+                await ws.close()
+
+
 async def test_a_join_on_b_is_answered_once_b_hears_the_room(
     two_nodes: tuple[Node, Node], redis_server: RedisServer
 ) -> None:

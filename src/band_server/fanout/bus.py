@@ -32,6 +32,10 @@ def gap_since(broadcast: Broadcast) -> float | None:
     return float(since) if isinstance(since, int | float) else None
 
 
+SUPERSEDE_ONLY = "superseded_by_new_socket"
+"""Meta of the broadcast by which a new socket of an agent closes its older ones: not a
+revocation (cached keys stay), and only the nodes holding the agent's sockets act on it."""
+
 EVERY_NODE_TOPIC_KINDS = frozenset({"room_participants"})
 """Topics whose broadcasts every node acts on: the room-roster cache drops the room."""
 EVERY_NODE_EVENTS = frozenset({"room_removed", "room_deleted"})
@@ -41,9 +45,11 @@ EVERY_NODE_EVENTS = frozenset({"room_removed", "room_deleted"})
 def for_every_node(broadcast: Broadcast) -> bool:
     """Whether every node acts on the broadcast, not only the nodes whose sockets joined its
     topic: it carries meta (a revocation, sockets to close, a gap note) or a cache drops an
-    entry on it (``roster_cache``)."""
+    entry on it (``roster_cache``). A supersede (``SUPERSEDE_ONLY``) is for the nodes that
+    follow its agent's channel: each follows it while it holds a socket of the agent."""
+    meta = broadcast.meta
     return (
-        bool(broadcast.meta)
+        (bool(meta) and not meta.get(SUPERSEDE_ONLY))
         or broadcast.event in EVERY_NODE_EVENTS
         or broadcast.topic.partition(":")[0] in EVERY_NODE_TOPIC_KINDS
         or broadcast.topic == GAP_TOPIC

@@ -8,8 +8,13 @@ node acts on without any socket (a revoked key, a membership change its caches m
 gap note) goes on the common channel (``for_every_node``). docs/decisions.md, "Two nodes: our
 own RESP connection on hiredis, channels per topic".
 
+A principal's own topics (an agent's ``agent_control``, ``agent_rooms`` and
+``agent_contacts``, a person's ``user_rooms`` and ``user_notifications``) share the principal's
+channel: one SUBSCRIBE for a socket's own topics, and the channel on which a new socket of an
+agent supersedes its older ones, heard only by the nodes holding one (``realtime.socket``).
+
 A join waits until Redis has subscribed the node to its topic (one round trip, for the
-topic's first socket on the node), so no broadcast committed after its reply is missed. While
+channel's first socket on the node), so no broadcast committed after its reply is missed. While
 the subscription is down a join does not wait: the node subscribes to every topic it follows
 once it reconnects, and hands its hub a gap note.
 """
@@ -27,8 +32,19 @@ from .resp import RespConnection, open_connection, retrieved
 log = logging.getLogger("band_server.fanout")
 
 
+# A principal's own topics share one channel: the node that holds any of them holds the
+# principal's socket, and one SUBSCRIBE serves all of a socket's own topics.
+_OWN_TOPIC_KINDS = frozenset(
+    {"agent_control", "agent_rooms", "agent_contacts", "user_rooms", "user_notifications"}
+)
+
+
 def topic_channel(channel: str, topic: str) -> str:
-    """The Redis channel of one topic's broadcasts."""
+    """The Redis channel of one topic's broadcasts: the topic's own, or its principal's for
+    the topics only that principal joins (``<channel>:principal:<id>``)."""
+    kind, _, ident = topic.partition(":")
+    if kind in _OWN_TOPIC_KINDS and ident:
+        return f"{channel}:principal:{ident}"
     return f"{channel}:{topic}"
 
 
@@ -60,57 +76,55 @@ class Subscription:
         self.backoff_max = backoff_max
         self.subscribed = asyncio.Event()
         self._live: RespConnection | None = None  # the connection topics are subscribed on
-        self._refs: dict[str, int] = {}  # topic -> follows not yet forgotten
+        self._refs: dict[str, int] = {}  # channel -> follows not yet forgotten
         self._pending: dict[str, asyncio.Future[object]] = {}  # SUBSCRIBE replies awaited
         self.stopping = False
 
     @property
-    def topics(self) -> frozenset[str]:
-        """The topics followed."""
+    def channels(self) -> frozenset[str]:
+        """The topic channels followed."""
         return frozenset(self._refs)
 
     async def follow(self, topic: str) -> None:
         """Hear ``topic``'s broadcasts from the other nodes until :meth:`forget` is called as
         many times; returns once Redis has subscribed (at once while the subscription is
-        down: it is resubscribed with every topic, and a gap note)."""
-        refs = self._refs.get(topic, 0)
-        self._refs[topic] = refs + 1
+        down: it is resubscribed with every channel, and a gap note)."""
+        name = topic_channel(self.channel, topic)
+        refs = self._refs.get(name, 0)
+        self._refs[name] = refs + 1
         try:
-            reply = self._pending.get(topic)
+            reply = self._pending.get(name)
             if reply is None:
                 conn = self._live
                 if refs or conn is None or not conn.alive:
                     return
-                reply = self._pending[topic] = conn.command(
-                    "SUBSCRIBE", topic_channel(self.channel, topic)
-                )
-                reply.add_done_callback(partial(self._answered, topic))
+                reply = self._pending[name] = conn.command_soon("SUBSCRIBE", name)
+                reply.add_done_callback(partial(self._answered, name))
             await asyncio.wait_for(asyncio.shield(reply), self.command_timeout)
         except asyncio.CancelledError:
             self.forget(topic)
             raise
-        except Exception as exc:  # the connection is lost: resubscribing includes the topic
-            log.debug("redis bus: subscribe to %s waits for the resubscription: %r", topic, exc)
+        except Exception as exc:  # the connection is lost: resubscribing includes the channel
+            log.debug("redis bus: subscribe to %s waits for the resubscription: %r", name, exc)
 
-    def _answered(self, topic: str, reply: asyncio.Future[object]) -> None:
-        if self._pending.get(topic) is reply:
-            del self._pending[topic]
+    def _answered(self, name: str, reply: asyncio.Future[object]) -> None:
+        if self._pending.get(name) is reply:
+            del self._pending[name]
 
     def forget(self, topic: str) -> None:
-        """Undo one :meth:`follow`; the last one unsubscribes."""
-        refs = self._refs.get(topic, 0) - 1
+        """Undo one :meth:`follow`; the last one of its channel unsubscribes."""
+        name = topic_channel(self.channel, topic)
+        refs = self._refs.get(name, 0) - 1
         if refs > 0:
-            self._refs[topic] = refs
+            self._refs[name] = refs
             return
-        self._refs.pop(topic, None)
+        self._refs.pop(name, None)
         # A SUBSCRIBE still unanswered is undone by this UNSUBSCRIBE: a later follow must
         # send its own (after this one), not wait for that reply.
-        self._pending.pop(topic, None)
+        self._pending.pop(name, None)
         conn = self._live
         if refs == 0 and conn is not None and conn.alive:
-            conn.command("UNSUBSCRIBE", topic_channel(self.channel, topic)).add_done_callback(
-                retrieved
-            )
+            conn.command_soon("UNSUBSCRIBE", name).add_done_callback(retrieved)
 
     async def run(self) -> None:
         """Subscribe and hand over forever; on a dropped connection, back off and resubscribe."""
@@ -148,10 +162,10 @@ class Subscription:
             delay = min(delay * 2, self.backoff_max)
 
     async def _subscribe_all(self, conn: RespConnection) -> None:
-        """The common channel and every topic followed, in one go. From here on a new follow
+        """The common channel and every channel followed, in one go. From here on a new follow
         subscribes on ``conn`` itself (both happen in this one step: none falls between)."""
         self._live = conn
-        channels = [self.channel, *(topic_channel(self.channel, t) for t in self._refs)]
+        channels = [self.channel, *self._refs]
         replies = [conn.command("SUBSCRIBE", name) for name in channels]
         async with asyncio.timeout(self.command_timeout * max(1, len(channels) // 10_000)):
             await asyncio.gather(*replies)

@@ -9,6 +9,9 @@ channels per topic"). hiredis is redis-py's own C
 parser, already required by the ``redis`` extra. Presence keeps redis-py (a cycle a second,
 Lua scripts).
 
+The subscription's SUBSCRIBEs and UNSUBSCRIBEs are sent "soon" (``command_soon``): those of
+one loop pass go out in one write, after the pass's work.
+
 RESP2 only: commands are answered in the order they were sent, a subscription's messages
 arrive as ``["message", channel, data]`` in between. One reply per command: SUBSCRIBE and
 UNSUBSCRIBE name one channel each (Redis answers once per channel). Compared with redis-py on
@@ -77,6 +80,7 @@ class RespConnection(asyncio.Protocol):
         self._reader = hiredis.Reader()
         self._transport: asyncio.Transport | None = None
         self._waiting: deque[asyncio.Future[Any]] = deque()
+        self._outbox: list[bytes] = []  # commands of this loop pass not yet written
         self.messages: deque[bytes] = deque()  # a subscription's message data, oldest first
         # Messages opening with this are dropped as they are read (a node's own broadcasts,
         # heard back): no wake-up of the reader for them.
@@ -153,8 +157,32 @@ class RespConnection(asyncio.Protocol):
         waiter: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._waiting.append(waiter)
         # hiredis' stub types the command as a 1-tuple; any number of arguments is packed
-        transport.write(hiredis.pack_command(args))  # type: ignore[arg-type]
+        packed = hiredis.pack_command(args)  # type: ignore[arg-type]
+        if self._outbox:  # after the commands sent before it
+            self._outbox.append(packed)
+            self._flush()
+        else:
+            transport.write(packed)
         return waiter
+
+    def command_soon(self, *args: str | bytes | int) -> asyncio.Future[Any]:
+        """:meth:`command`, written once this loop pass's work is done, in one write with the
+        others sent so meanwhile (the SUBSCRIBEs of sockets that joined at once)."""
+        if self._transport is None or self.lost is not None:
+            raise ConnectionError(f"Redis connection lost: {self.lost!r}")
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[Any] = loop.create_future()
+        self._waiting.append(waiter)
+        if not self._outbox:
+            loop.call_soon(self._flush)
+        self._outbox.append(hiredis.pack_command(args))  # type: ignore[arg-type]
+        return waiter
+
+    def _flush(self) -> None:
+        """Write what :meth:`command_soon` holds (a lost connection failed its waiters)."""
+        out, self._outbox = self._outbox, []
+        if out and self._transport is not None and self.lost is None:
+            self._transport.write(b"".join(out))
 
     def send_quiet(self, *args: str | bytes | int) -> None:
         """Send one command whose reply Redis skips (``CLIENT REPLY SKIP``, Redis 3.2 and
@@ -167,6 +195,7 @@ class RespConnection(asyncio.Protocol):
         transport = self._transport
         if transport is None or self.lost is not None:
             raise ConnectionError(f"Redis connection lost: {self.lost!r}")
+        self._flush()  # after the commands sent before them
         transport.write(b"".join(_SKIP + hiredis.pack_command(c) for c in commands))  # type: ignore[arg-type]
 
     async def quiet_supported(self) -> bool:

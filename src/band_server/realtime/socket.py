@@ -4,6 +4,12 @@ Lifecycle of one socket: admit the upgrade (or refuse it with an HTTP error enve
 with the hub (which is what makes the principal "online", on every node through
 ``Platform.presence``), supersede any older socket of the same agent on every node, serve frames
 until the socket ends, unregister.
+
+An agent's socket follows its agent's channel on the bus from before its supersede is published
+until it ends, and the supersede goes on that channel: a node hears it only while it holds a
+socket of the agent. Of two sockets of one agent, the one whose supersede Redis takes second
+closes the other, whose node had followed the channel before publishing its own
+(docs/decisions.md, "Idle sockets: a supersede only where the agent is").
 """
 
 from __future__ import annotations
@@ -19,8 +25,7 @@ from starlette.types import Receive, Scope, Send
 from band_protocol import Supersede, topic
 
 from ..context import Platform
-from ..fanout.bus import Broadcast
-from ..services.identity.auth_cache import SUPERSEDE_ONLY
+from ..fanout.bus import SUPERSEDE_ONLY, Broadcast
 from .connection import SocketConnection
 from .handshake import Denial, admit, deny
 from .session import ChannelSession
@@ -97,8 +102,14 @@ async def socket_endpoint(websocket: WebSocket) -> None:
         log.info("socket open: %s", conn.label)
 
     why = "unknown"
+    own: str | None = None  # the agent's channel, followed while this socket lives
     try:
         if principal.is_agent:
+            control = topic("agent_control", principal.id)
+            # Followed before the supersede goes out (a cancelled follow undoes itself): a
+            # later socket of the agent on any node supersedes this one.
+            await platform.bus.follow(control)
+            own = control
             try:
                 await platform.bus.publish(supersede_broadcast(principal.id, conn.id))
             except Exception:
@@ -106,6 +117,8 @@ async def socket_endpoint(websocket: WebSocket) -> None:
                 log.exception("socket %s: supersede publish failed", conn.label)
         why = await ChannelSession(platform, websocket, conn).run()
     finally:
+        if own is not None:
+            platform.bus.forget(own)
         platform.hub.unregister(conn)
         await conn.shutdown()
         if log.isEnabledFor(logging.INFO):

@@ -13,12 +13,9 @@ from __future__ import annotations
 
 import time
 
-from band_server.fanout.bus import Broadcast, gap_since
+from band_server.fanout.bus import SUPERSEDE_ONLY, Broadcast, gap_since
 from band_server.services.identity.keys import hash_key
 from band_server.services.identity.principals import Principal
-
-# Set on the broadcast by which a new socket replaces the agent's older ones (not a revocation).
-SUPERSEDE_ONLY = "superseded_by_new_socket"
 
 
 class AuthCache:
