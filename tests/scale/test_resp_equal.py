@@ -1,10 +1,11 @@
 """``fanout.resp`` against redis-py on a real ``redis-server``: a differential property test.
 
 Generated sessions of the commands the bus sends (PING, ECHO, PUBLISH, SUBSCRIBE and
-UNSUBSCRIBE of one channel, AUTH, ``CLIENT REPLY SKIP`` quiet commands), commands Redis
-answers with an error (unknown, wrong arity, wrong type, refused while subscribed), messages
-published by another client, and the connection killed by the server, run once on our
-``RespConnection`` and once on redis-py's own connection (RESP2, hiredis). Both must see the
+UNSUBSCRIBE of one channel, AUTH, ``CLIENT REPLY SKIP`` quiet commands, commands sent "soon"
+in one loop pass with ``command_soon`` and maybe a direct command right after them in that
+pass), commands Redis answers with an error (unknown, wrong arity, wrong type, refused while
+subscribed), messages published by another client, and the connection killed by the
+server, run once on our ``RespConnection`` and once on redis-py's own connection (RESP2, hiredis). Both must see the
 same replies, the same error messages, the same messages in the same order, and the same
 loss.
 
@@ -61,10 +62,14 @@ _KINDS = {
     "publish": st.tuples(channels, payloads).map(lambda p: ("publish", p)),
     "quiet": st.tuples(st.just("PUBLISH"), channels, payloads).map(lambda c: ("quiet", c)),
     "kill": st.just(("kill", ())),
+    # command_soon's held commands of one pass, then (maybe) a direct command in that pass.
+    "soon": st.tuples(
+        st.lists(commands, min_size=1, max_size=3), st.lists(commands, max_size=1)
+    ).map(lambda c: ("soon", (tuple(c[0]), tuple(c[1])))),
 }
 # Drawn by kind first, in these proportions (messages need a subscription, then a publish).
 ops = st.sampled_from(
-    ["cmd"] * 4 + ["subscribe"] * 2 + ["publish"] * 3 + ["quiet", "kill"]
+    ["cmd"] * 4 + ["subscribe"] * 2 + ["publish"] * 3 + ["quiet", "kill", "soon", "soon"]
 ).flatmap(_KINDS.__getitem__)
 
 
@@ -77,7 +82,8 @@ def as_the_bus_does(plan: list[Any]) -> list[Any]:
     for kind, args in plan:
         if (kind == "quiet" and subscribed) or (kind == "kill" and killed):
             continue
-        subscribed = subscribed or args[:1] == ("SUBSCRIBE",)
+        sent = [c for part in args for c in part] if kind == "soon" else [args]
+        subscribed = subscribed or any(c[:1] == ("SUBSCRIBE",) for c in sent)
         killed = killed or kind == "kill"
         kept.append((kind, args))
     return kept
@@ -125,6 +131,10 @@ class Recorded(RespConnection):
         self.sent.append((len(self.stream) - self.start, "cmd", args))
         return super().command(*args)
 
+    def command_soon(self, *args: str | bytes | int) -> asyncio.Future[Any]:
+        self.sent.append((len(self.stream) - self.start, "cmd", args))
+        return super().command_soon(*args)
+
     async def sync(self) -> None:
         """A PING round trip: what Redis sent before it has arrived."""
         if self.alive:
@@ -147,6 +157,18 @@ def _lost_or_error(exc: redis_errors.RedisError) -> tuple[Any, ...]:
     raise exc
 
 
+async def _answer(seen: Seen, waiter: asyncio.Future[Any] | None) -> None:
+    """Record one command's reply on our connection (``None``: refused as lost at once)."""
+    try:
+        if waiter is None:
+            raise ConnectionError("lost")
+        seen.replies.append(("ok", await asyncio.wait_for(waiter, WAIT)))
+    except RedisReplyError as exc:
+        seen.replies.append(("error", str(exc)))
+    except ConnectionError:
+        seen.replies.append(("lost",))
+
+
 async def run_ours(url: str, admin: Redis, plan: list[Any], prefix: str) -> tuple[Seen, Recorded]:
     host, port = url.removeprefix("redis://").split("/")[0].split(":")
     loop = asyncio.get_running_loop()
@@ -164,14 +186,23 @@ async def run_ours(url: str, admin: Redis, plan: list[Any], prefix: str) -> tupl
         elif kind == "quiet":
             with contextlib.suppress(ConnectionError):
                 conn.send_quiet(*_named(args, prefix))
+        elif kind == "soon":
+            held, now = args
+            sends = [(conn.command_soon, c) for c in held] + [(conn.command, c) for c in now]
+            waiters: list[asyncio.Future[Any] | None] = []
+            for send, command in sends:  # all in this pass of the loop
+                try:
+                    waiters.append(send(*_named(command, prefix)))
+                except ConnectionError:
+                    waiters.append(None)
+            for waiter in waiters:
+                await _answer(seen, waiter)
         else:
             try:
-                reply = await asyncio.wait_for(conn.command(*_named(args, prefix)), WAIT)
-                seen.replies.append(("ok", reply))
-            except RedisReplyError as exc:
-                seen.replies.append(("error", str(exc)))
+                waiter = conn.command(*_named(args, prefix))
             except ConnectionError:
-                seen.replies.append(("lost",))
+                waiter = None
+            await _answer(seen, waiter)
     await conn.sync()  # every message sent before has arrived
     seen.messages = list(conn.messages)
     conn.close()
@@ -221,15 +252,17 @@ async def run_redis_py(url: str, admin: Redis, plan: list[Any], prefix: str) -> 
                     await conn.send_command(*_named(args, prefix))
                 except redis_errors.ConnectionError:
                     lost = True
-        elif lost:
-            seen.replies.append(("lost",))
-        else:
-            try:
-                await conn.send_command(*_named(args, prefix))
-                seen.replies.append(("ok", await reply()))
-            except redis_errors.RedisError as exc:
-                seen.replies.append(_lost_or_error(exc))
-                lost = seen.replies[-1] == ("lost",)
+        else:  # a command, or "soon"'s commands of one pass: redis-py sends each in turn
+            for command in [*args[0], *args[1]] if kind == "soon" else [args]:
+                if lost:
+                    seen.replies.append(("lost",))
+                    continue
+                try:
+                    await conn.send_command(*_named(command, prefix))
+                    seen.replies.append(("ok", await reply()))
+                except redis_errors.RedisError as exc:
+                    seen.replies.append(_lost_or_error(exc))
+                    lost = seen.replies[-1] == ("lost",)
     await sync()
     await conn.disconnect()
     return seen
