@@ -10,7 +10,7 @@ a fourth, for a queue with one consumer that is empty nearly all the time.
 :class:`ReceiveQueue`, which makes its storage on first use and lets it go once drained.
 Its transport is a :class:`PassTransport`: what one pass of the loop writes after the first
 write goes out in one system call. Everything else is uvicorn's (docs/decisions.md, "Idle
-sockets: 50,000 on a node", "Pushes: one write a pass").
+sockets: 50,000 on a node", "Pushes and answers: fewer writes").
 """
 
 from __future__ import annotations

@@ -4,10 +4,10 @@ every answer says ``X-Content-Type-Options: nosniff`` (no browser guesses HTML o
 error or a file).
 
 Three concerns, one pure ASGI layer: as three layers, each request paid two more coroutine
-frames and two more wrapped ``send`` calls per answer (docs/decisions.md, "The stack outside
-the database"). Each concern keeps its own module: the numbers in ``observability``, the limit
-in ``http.body_limit``, the repeated headers in ``http.single_headers``, the failure's answer in
-``http.errors``.
+frames and two more wrapped ``send`` calls per answer (docs/decisions.md, "The HTTP layers
+in front of FastAPI, and the fast lane"). Each concern keeps its own module: the numbers in
+``observability``, the limit in ``http.body_limit``, the repeated headers in
+``http.single_headers``, the failure's answer in ``http.errors``.
 """
 
 from __future__ import annotations
