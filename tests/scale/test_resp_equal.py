@@ -4,10 +4,10 @@ Generated sessions of the commands the bus sends (PING, ECHO, PUBLISH, SUBSCRIBE
 UNSUBSCRIBE of one channel, AUTH, ``CLIENT REPLY SKIP`` quiet commands, commands sent "soon"
 in one loop pass with ``command_soon`` and maybe a direct command right after them in that
 pass), commands Redis answers with an error (unknown, wrong arity, wrong type, refused while
-subscribed), messages published by another client, and the connection killed by the
-server, run once on our ``RespConnection`` and once on redis-py's own connection (RESP2, hiredis). Both must see the
-same replies, the same error messages, the same messages in the same order, and the same
-loss.
+subscribed), messages published by another client, and the connection killed by the server,
+run once on our ``RespConnection`` and once on redis-py's own connection (RESP2, hiredis).
+Both must see the same replies, the same error messages, the same messages in the same order,
+and the same loss.
 
 Then the bytes Redis sent to our connection are fed again to a fresh ``RespConnection``, split
 at every offset (and at generated sets of offsets): the same replies and messages, however
