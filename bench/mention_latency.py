@@ -6,7 +6,7 @@ frame. For each rate and repetition the floor and the platform run in turn (pair
 driven by the same lean load generator in its own process (``bench/_loadgen.py``). Measured:
 push latency from the scheduled send time (p50/p99), the POST's answer latency, pushes
 received, and the **server's CPU time per message** (psutil; far less sensitive to other load
-on the machine than wall time).
+on the machine than wall time), and the platform's units per group commit (its ``/metrics``).
 
     .venv/bin/python -m bench.mention_latency [--rates 200,1000] [--seconds 5] [--repeat 3]
         [--database sqlite|postgres] [--nodes 1|2|3] [--before DIR]
@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import psutil  # type: ignore[import-untyped]
 
 from bench._platform import (
@@ -72,8 +73,25 @@ def cpu_seconds(procs: list[subprocess.Popen[bytes]]) -> list[float]:
     return [t.user + t.system for t in times]
 
 
+def commit_batches(target: Target) -> tuple[float, float] | None:
+    """Units and batches committed so far by the node that takes the POSTs (its
+    ``/metrics``); None for the floor or a node without SQLite's group commit."""
+    if target.name == "floor":
+        return None
+    url = f"http://{target.spec['host']}:{target.spec['port']}/metrics"
+    figures = {}
+    for line in httpx.get(url, timeout=10).text.splitlines():
+        name, _, value = line.partition(" ")
+        if name in ("band_db_commit_batch_units_sum", "band_db_commit_batch_units_count"):
+            figures[name] = float(value)
+    if len(figures) < 2:
+        return None
+    return figures["band_db_commit_batch_units_sum"], figures["band_db_commit_batch_units_count"]
+
+
 def drive(target: Target, rate: int, seconds: float, tag: str) -> dict[str, Any]:
     spec = dict(target.spec, rate=rate, seconds=seconds, token_prefix=f"{tag}-")
+    batches = commit_batches(target)
     before = cpu_seconds(target.procs)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
@@ -93,6 +111,11 @@ def drive(target: Target, rate: int, seconds: float, tag: str) -> dict[str, Any]
     row["server_cpu_ms_per_msg"] = round(sum(used) * 1000 / received, 3)
     # The load generator's own CPU (its processes, reaped): it must not be what saturates.
     row["loadgen_cpu_ms_per_msg"] = round(client * 1000 / received, 3)
+    after = commit_batches(target)
+    if batches is not None and after is not None and after[1] > batches[1]:
+        # Units per group commit: the CPU per message falls as batches grow (each commit
+        # writes its pages once), so runs are compared at their batch sizes.
+        row["units_per_batch"] = round((after[0] - batches[0]) / (after[1] - batches[1]), 2)
     if len(used) > 1:  # the first node takes the POSTs, the last holds the agent's socket
         row["node_cpu_ms_per_msg"] = [round(u * 1000 / received, 3) for u in used]
     return row
@@ -157,6 +180,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "server_cpu_ms_per_msg",
         "loadgen_cpu_ms_per_msg",
         "achieved_rate",
+        "units_per_batch",
     )
     out: dict[str, Any] = {k: median(rows, k) for k in keys}
     out["received"] = sum(r["received"] for r in rows)
@@ -259,7 +283,8 @@ def report(
         f"\nmedians of {args.repeat} paired runs, {args.seconds:g} s each; database={args.database}"
     )
     header = f"{'target':>13} {'rate':>5} | {'p50 ms':>8} {'p99 ms':>8} {'ack p50':>8} | "
-    header += f"{'cpu ms/msg':>10} {'loadgen':>7} | {'received':>11} {'errors':>6} {'achieved':>8}"
+    header += f"{'cpu ms/msg':>10} {'loadgen':>7} {'batch':>5} | {'received':>11} {'errors':>6} "
+    header += f"{'achieved':>8}"
     print(header)
     print("-" * len(header))
     for rate in rates:
@@ -268,7 +293,7 @@ def report(
             print(
                 f"{name:>13} {rate:>5} | {s['push_p50_ms']!s:>8} {s['push_p99_ms']!s:>8} "
                 f"{s['ack_p50_ms']!s:>8} | {s['server_cpu_ms_per_msg']!s:>10} "
-                f"{s['loadgen_cpu_ms_per_msg']!s:>7} | "
+                f"{s['loadgen_cpu_ms_per_msg']!s:>7} {s['units_per_batch']!s:>5} | "
                 f"{s['received']:>5}/{s['sent']:<5} {s['errors']:>6} {s['achieved_rate']!s:>8}"
                 + ("  saturated" if saturated(s, rate) else "")
             )
