@@ -102,6 +102,16 @@ async def test_a_persons_rooms_read_the_same_on_the_deployment_they_moved_to(
     async with httpx.AsyncClient(base_url=world.b.rest_url, headers={"X-API-Key": echo_b}) as c:
         assert ok(await c.get("/api/v1/agent/me"))["data"]["handle"] == "alice/echo"
         assert (await c.get(f"/api/v1/agent/chats/{room_b}/messages/next")).status_code == 204
+        context_b = ok(await c.get(f"/api/v1/agent/chats/{room_b}/context?limit=100"))["data"]
+    # Its context (what it sent, the texts mentioning it) is the one it had on A.
+    async with httpx.AsyncClient(
+        base_url=world.a.rest_url, headers={"X-API-Key": world.echo.key}
+    ) as c:
+        context_a = ok(await c.get(f"/api/v1/agent/chats/{world.room}/context?limit=100"))["data"]
+    assert len(context_a) >= 2
+    assert [(m["seq"], m["message_type"]) for m in context_b] == [
+        (m["seq"], m["message_type"]) for m in context_a
+    ]
     # A message posted after the import continues the room's sequence.
     async with httpx.AsyncClient(base_url=world.b.rest_url, headers={"X-API-Key": alice_b}) as c:
         body = {"message": {"content": "@alice/echo welcome back"}}

@@ -3,9 +3,9 @@ imported record goes through.
 
 Each message keeps its room's ``seq``, its author, its times and its content; ids it names
 (``@[[id]]`` tokens, mentions, task ids in metadata) become what they were imported as. A
-mention makes its mention row and, for an agent, a delivery already ``processed``: imported
-history is never a new turn. The room's ``last_seq`` moves past the highest ``seq``, so a post
-after the import continues the sequence.
+text's mention of an agent makes a delivery already ``processed`` (imported history is never a
+new turn): the agent's context finds the texts that mention it by their deliveries. The room's
+``last_seq`` moves past the highest ``seq``, so a post after the import continues the sequence.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from band_server.store.models import (
     Base,
     Delivery,
     Message,
-    MessageMention,
     Participant,
     Room,
     RoomFile,
@@ -69,9 +68,8 @@ def instant(text: str | None) -> datetime:
 async def write_messages(
     session: AsyncSession, ids: dict[str, str], recs: list[MessageRecord]
 ) -> list[str]:
-    """Insert a batch of messages (their mentions and deliveries too); their new ids."""
+    """Insert a batch of messages (and their deliveries); their new ids."""
     rows: list[dict[str, Any]] = []
-    mentions: list[dict[str, Any]] = []
     deliveries: list[dict[str, Any]] = []
     tops: dict[str, int] = {}
     members: dict[str, dict[str, str]] = {}
@@ -103,16 +101,15 @@ async def write_messages(
         }
         rows.append(row)
         tops[room_id] = max(tops.get(room_id, 0), rec.seq)
+        if rec.message_type != "text":
+            continue
         mentioned = [m.get("id") for m in meta.get("mentions") or [] if isinstance(m, dict)]
-        for pid in dict.fromkeys(p for p in mentioned if p in members[room_id]):
-            mentions.append({"message_id": row["id"], "participant_id": pid, "room_id": room_id})
-            if members[room_id][pid] == "Agent" and rec.message_type == "text":
-                deliveries.append(_processed(row, pid, created))
+        agents = {pid for pid, kind in members[room_id].items() if kind == "Agent"}
+        for pid in dict.fromkeys(p for p in mentioned if p in agents):
+            deliveries.append(_processed(row, pid, created))
     # Table inserts: the rows are keyed by column ("metadata"), not by attribute.
     if rows:
         await session.execute(_TABLES[Message.__tablename__].insert(), rows)
-    if mentions:
-        await session.execute(_TABLES[MessageMention.__tablename__].insert(), mentions)
     if deliveries:
         await session.execute(_TABLES[Delivery.__tablename__].insert(), deliveries)
     for room_id, top in tops.items():

@@ -291,7 +291,7 @@ class Rows:
     # -- messages ----------------------------------------------------------------------------
 
     async def messages(self, recs: list[MessageRecord]) -> list[Outcome]:
-        """A batch of messages, with their mentions and (processed) deliveries."""
+        """A batch of messages, with the (processed) deliveries of their agent mentions."""
         made = await write_messages(self.session, self.ids, recs)
         for rec, target in zip(recs, made, strict=True):
             self.keep("message", rec.id, target)

@@ -45,7 +45,6 @@ from band_server.store.models import (
     Base,
     Delivery,
     Message,
-    MessageMention,
     Room,
     new_ordered_id,
 )
@@ -67,7 +66,6 @@ __all__ = [
 
 QUEUE_LIMIT = 20
 _MESSAGES = Base.metadata.tables[Message.__tablename__]
-_MENTIONS = Base.metadata.tables[MessageMention.__tablename__]
 _DELIVERIES = Base.metadata.tables[Delivery.__tablename__]
 _ROOMS = Base.metadata.tables[Room.__tablename__]
 # Built once: a statement whose values are bound per call hits SQLAlchemy's compiled cache
@@ -79,7 +77,6 @@ _NEXT_SEQ = (
     .returning(_ROOMS.c.last_seq)
 )
 _INSERT_MESSAGE = _MESSAGES.insert()
-_INSERT_MENTIONS = _MENTIONS.insert()
 _INSERT_DELIVERIES = _DELIVERIES.insert()
 
 
@@ -201,7 +198,8 @@ async def post_message(
     loop_limit: int | None = None,
     roster: Sequence[Member] | None = None,
 ) -> dict[str, Any]:
-    """Post a text message: the message, its mentions and one delivery per mentioned agent.
+    """Post a text message: the message (its mentions in its metadata) and one delivery per
+    mentioned agent, which is also how the agent's context finds the texts that mention it.
 
     Returns the answer's data, ``MessageSentResponse``'s JSON (built straight: the model and
     its dump cost more than the dict, on every post).
@@ -247,12 +245,6 @@ async def post_message(
         uow, room, sender, "text", content, meta, attachments, msg_id=msg_id, now=now
     )
     agent_ids = {m.id for m in routed if m.member.type == "Agent"}
-    if routed:
-        await direct.execute(
-            uow.session,
-            _INSERT_MENTIONS,
-            [{"message_id": msg.id, "participant_id": m.id, "room_id": room.id} for m in routed],
-        )
     if agent_ids:
         await direct.execute(
             uow.session,
@@ -295,21 +287,19 @@ async def list_messages(session: AsyncSession, room: Room, window: Window) -> Me
 
 
 async def context_messages(
-    session: AsyncSession, room: Room, principal_id: str, window: Window
+    session: AsyncSession, room: Room, agent_id: str, window: Window
 ) -> MessagePage:
-    """A participant's context: what it sent (any type) plus text mentioning it.
+    """An agent's context: what it sent (any type) plus the texts mentioning it, which are
+    the texts delivered to it (a text mentioning an agent is delivered to it, and only such).
 
-    Delivery status is limited to the participant's own deliveries (enough to skip replays).
+    Delivery status is limited to the agent's own deliveries (enough to skip replays).
     """
-    mentioned = exists().where(
-        MessageMention.message_id == Message.id,
-        MessageMention.participant_id == principal_id,
-    )
+    mentioned = exists().where(Delivery.message_id == Message.id, Delivery.agent_id == agent_id)
     where = [
         Message.room_id == room.id,
-        or_(Message.sender_id == principal_id, and_(Message.message_type == "text", mentioned)),
+        or_(Message.sender_id == agent_id, and_(Message.message_type == "text", mentioned)),
     ]
-    return await page_of(session, where, window, agent_id=principal_id)
+    return await page_of(session, where, window, agent_id=agent_id)
 
 
 QueueStatus = Literal["pending", "processing", "processed", "failed", "all"]

@@ -13,7 +13,7 @@ from .idempotency import IdempotencyRecord
 from .identity import AccountLink, Agent, ApiKey, User, WebSession
 from .jobs import BulkDeletion
 from .memories import Memory
-from .messages import Message, MessageMention
+from .messages import Message
 from .rooms import Participant, Room, RoomFile, RoomNotify
 from .tasks import BoardHistory, RoomBoard, RoomTask, TaskAssignee, TaskHistory
 
@@ -36,7 +36,6 @@ __all__ = [
     "ImportedRow",
     "Memory",
     "Message",
-    "MessageMention",
     "Participant",
     "Room",
     "RoomBoard",

@@ -71,11 +71,3 @@ class Message(Timestamps, Base):
     # body, for 24 hours after a keyed post (then swept).
     idem_key: Mapped[str | None] = mapped_column(String(64))
     idem_body: Mapped[str | None] = mapped_column(String(64))
-
-
-class MessageMention(Base):
-    __tablename__ = "mentions"
-    message_id: Mapped[str] = mapped_column(ForeignKey("messages.id"), primary_key=True)
-    participant_id: Mapped[str] = mapped_column(String(36), primary_key=True)
-    room_id: Mapped[str] = mapped_column(String(36))
-    __table_args__ = (Index("ix_mentions_participant_room", "participant_id", "room_id"),)
