@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -123,7 +123,7 @@ async def child(posts: int, mode: str) -> dict[str, float]:
 
             status: list[int] = []
 
-            async def send(message: dict[str, Any]) -> None:
+            async def send(message: MutableMapping[str, Any]) -> None:
                 if message["type"] == "http.response.start":
                     status.append(message["status"])
 
