@@ -131,18 +131,24 @@ def _plan(stmt: UpdateBase, dialect: Dialect, keys: frozenset[str], sample: Para
     return plan
 
 
+# The last ``datetime`` any of them formatted, and its text: one tuple, read and replaced
+# whole (safe across threads).
+_last_datetime: list[tuple[datetime, str]] = [(datetime.min, "")]
+
+
 def _sqlite_datetime(fallback: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """SQLite's ``DATETIME`` bind processor (default storage format), for ``datetime``
     values: the same text as SQLAlchemy's (``YYYY-MM-DD HH:MM:SS.ffffff``, the fields as they
     are, any offset left out) from ``isoformat``, a third of the cost of its ``%`` format;
-    the last value's text is reused when the same object comes again (a post binds its
-    ``now`` as ``created_at`` and ``updated_at``). Dates and ``None`` go to ``fallback``."""
-    last: list[tuple[datetime, str]] = [(datetime.min, "")]
+    the last value's text is reused when the same object comes again, in any column of any
+    statement (a post binds its ``now`` as the message's ``created_at`` and ``updated_at``
+    and its deliveries'). Dates and ``None`` go to ``fallback``."""
+    last = _last_datetime
 
     def process(value: Any) -> Any:
         if type(value) is not datetime:
             return fallback(value)
-        seen = last[0]  # one tuple, read and replaced whole: safe across threads
+        seen = last[0]
         if seen[0] is value:
             return seen[1]
         text = value.isoformat(" ", "microseconds")[:26]
@@ -222,8 +228,14 @@ async def execute(
     """``await session.execute(stmt, params)`` for an insert, update or delete (no result)."""
     rows = [params] if type(params) is dict or isinstance(params, Mapping) else list(params)
     found = await _driver(session) if rows else None
-    plan = _plan(stmt, found[1], frozenset(rows[0]), rows[0]) if found else None
-    if found is None or plan is None or any(frozenset(r) != frozenset(rows[0]) for r in rows):
+    keys = frozenset(rows[0]) if found else None
+    plan = _plan(stmt, found[1], keys, rows[0]) if found and keys is not None else None
+    # Several rows go straight only with the same keys each (one row needs no comparison).
+    if (
+        found is None
+        or plan is None
+        or (len(rows) > 1 and any(frozenset(r) != keys for r in rows[1:]))
+    ):
         await session.execute(stmt, params)
         return
     _run(found[0], plan, rows)
