@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import (
 )
 from sqlalchemy.sql import Select
 
+from ..json_text import dumps
 from . import direct
 from .direct import direct_savepoints
 from .group_commit import BatchStats, GroupCommitter, InFlight
@@ -47,12 +48,17 @@ class Database:
         if self.is_sqlite:
             path = make_url(url).database or ":memory:"
             self._path = None if path == ":memory:" else path
+            # JSON columns: json.dumps's text from an encoder built once (band_server.json_text).
             self.engine: AsyncEngine = create_async_engine(
-                url, async_creator=creator(path, writer=False)
+                url, async_creator=creator(path, writer=False), json_serializer=dumps
             )
             explicit_begin(self.engine)
             writer_engine = create_async_engine(
-                url, async_creator=creator(path, writer=True), pool_size=1, max_overflow=0
+                url,
+                async_creator=creator(path, writer=True),
+                pool_size=1,
+                max_overflow=0,
+                json_serializer=dumps,
             )
             # IMMEDIATE takes the file's write lock up front: a unit never fails half-way on
             # a lock another process (a CLI command) holds.
