@@ -47,7 +47,10 @@ from sqlalchemy.sql import Select
 from sqlalchemy.sql.dml import UpdateBase
 from sqlalchemy.types import TypeEngine
 
+from .statement_log import StatementLog
+
 __all__ = [
+    "StatementLog",
     "adopt",
     "direct_savepoints",
     "every",
@@ -56,6 +59,7 @@ __all__ = [
     "rows",
     "run_on",
     "scalar",
+    "unlogged",
 ]
 
 Params = Mapping[str, Any]
@@ -179,16 +183,32 @@ def _sqlite_of(conn: SyncConnection) -> sqlite3.Connection | None:
 
 _INFO = "band.direct.sqlite"
 _UNIT = "band.direct.unit"
+_LOG = "band.direct.log"
 
 
-def adopt(session: AsyncSession, driver: sqlite3.Connection, dialect: Dialect) -> None:
+def adopt(
+    session: AsyncSession,
+    driver: sqlite3.Connection,
+    dialect: Dialect,
+    log: StatementLog | None = None,
+) -> None:
     """Run this session's direct statements on ``driver`` without beginning its transaction.
 
-    For a unit of work that holds its own savepoint on ``driver`` for the session's whole
-    life (``store.group_commit``): a unit that only runs direct statements never begins the
-    session (no ``SAVEPOINT``, flush or ``RELEASE`` through SQLAlchemy's transaction objects).
+    For a unit of work of the group commit (``store.group_commit``): a unit that only runs
+    direct statements never begins the session (no ``SAVEPOINT``, flush or ``RELEASE``
+    through SQLAlchemy's transaction objects). With ``log``, each write is noted in it.
     """
-    session.sync_session.info[_UNIT] = (driver, dialect)
+    info = session.sync_session.info
+    info[_UNIT] = (driver, dialect)
+    info[_LOG] = log
+
+
+def unlogged(session: AsyncSession) -> None:
+    """The session's unit writes on its connection in a way :class:`StatementLog` cannot
+    repeat (``room_seqs.settle``): its log is no longer a replay of its work."""
+    log: StatementLog | None = session.sync_session.info.get(_LOG)
+    if log is not None:
+        log.replayable = False
 
 
 async def _driver(session: AsyncSession) -> tuple[sqlite3.Connection, Dialect] | None:
@@ -212,14 +232,24 @@ async def _driver(session: AsyncSession) -> tuple[sqlite3.Connection, Dialect] |
     return found
 
 
-def _run(driver: sqlite3.Connection, plan: _Plan, rows: Sequence[Params]) -> sqlite3.Cursor:
+def _run(
+    driver: sqlite3.Connection,
+    plan: _Plan,
+    rows: Sequence[Params],
+    log: StatementLog | None = None,
+) -> sqlite3.Cursor:
     args = [plan.arguments(p) for p in rows]
     try:
         if len(args) == 1:
-            return driver.execute(plan.sql, args[0])
-        return driver.executemany(plan.sql, args)
+            cursor = driver.execute(plan.sql, args[0])
+        else:
+            cursor = driver.executemany(plan.sql, args)
     except sqlite3.Error as exc:
         raise DBAPIError.instance(plan.sql, args, exc, sqlite3.Error) from exc
+    if log is not None:
+        log.statements.append((plan.sql, args))
+        log.changes += cursor.rowcount
+    return cursor
 
 
 async def execute(
@@ -238,7 +268,7 @@ async def execute(
     ):
         await session.execute(stmt, params)
         return
-    _run(found[0], plan, rows)
+    _run(found[0], plan, rows, session.sync_session.info.get(_LOG))
 
 
 def run_on(
@@ -259,7 +289,7 @@ async def scalar(session: AsyncSession, stmt: UpdateBase, params: Params) -> Any
     if found is None or plan is None:
         return await session.scalar(stmt, params)
     # Read to the end: a statement left stepping would keep its savepoint from being released.
-    rows = _run(found[0], plan, [params]).fetchall()
+    rows = _run(found[0], plan, [params], session.sync_session.info.get(_LOG)).fetchall()
     return rows[0][0] if rows else None
 
 
