@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -72,6 +72,7 @@ async def child(posts: int, mode: str) -> dict[str, float]:
     from band_server.config import Settings
     from band_server.services.identity.principals import Principal
 
+    from ._asgi_post import asgi_post
     from ._platform import seed
 
     logging.disable(logging.WARNING)
@@ -91,44 +92,8 @@ async def child(posts: int, mode: str) -> dict[str, float]:
             nonlocal count
             count += 1
             raw = f'{{"message": {{"content": "ping {count}", "mentions": {mention}}}}}'.encode()
-            headers = [
-                (b"host", b"band.test"),
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(raw)).encode()),
-                (b"x-api-key", s.user_key.encode()),
-            ]
-            scope = {
-                "type": "http",
-                "asgi": {"version": "3.0"},
-                "http_version": "1.1",
-                "method": "POST",
-                "scheme": "http",
-                "path": path,
-                "raw_path": path.encode(),
-                "query_string": b"",
-                "root_path": "",
-                "headers": headers,
-                "client": ("127.0.0.1", 50000),
-                "server": ("band.test", 80),
-            }
-            given = False
-
-            async def receive() -> dict[str, Any]:
-                nonlocal given
-                if not given:
-                    given = True
-                    return {"type": "http.request", "body": raw, "more_body": False}
-                await asyncio.Event().wait()  # the client never goes away
-                raise AssertionError
-
-            status: list[int] = []
-
-            async def send(message: MutableMapping[str, Any]) -> None:
-                if message["type"] == "http.response.start":
-                    status.append(message["status"])
-
-            await app(scope, receive, send)
-            if status != [201]:
+            status = await asgi_post(app, path, raw, s.user_key)
+            if status != 201:
                 raise RuntimeError(f"mention post answered {status}")
 
         async def block(concurrency: int) -> int:
