@@ -202,7 +202,7 @@ class InlineMentions:
 
     def find(self, content: str) -> list[Member]:
         """Members named inline, each once, in the order they first appear."""
-        if self._pattern is None:
+        if self._pattern is None or "@" not in content:  # every form starts with "@"
             return []
         found: dict[str, Member] = {}
         for match in self._pattern.finditer(content):
@@ -213,7 +213,7 @@ class InlineMentions:
 
     def rewrite(self, content: str, ids: set[str]) -> str:
         """Replace each inline form of a member in ``ids`` by that member's token."""
-        if self._pattern is None or not ids:
+        if self._pattern is None or not ids or "@" not in content:
             return content
 
         def replace(match: re.Match[str]) -> str:

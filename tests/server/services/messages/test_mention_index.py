@@ -7,6 +7,9 @@ member's id and type from the member itself, not through the participant's ORM a
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from band.protocol.messages import MentionRef
 from band_server.services.messages import mentions
 from band_server.services.messages.mentions import resolve_mentions
@@ -88,3 +91,24 @@ def test_the_caches_stay_bounded() -> None:
     for roster in kept:
         mentions._index_of_roster(roster)
     assert len(mentions._indexes) <= mentions._SNAPSHOTS
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="@ab Echo-Bobmj.\n", max_size=30))
+def test_text_without_an_at_sign_skips_the_pattern_and_finds_the_same(content: str) -> None:
+    """Every inline form starts with ``@``: the finder's shortcut for text without one gives
+    what the pattern itself gives."""
+    roster = (member(A, "Echo", "echo", "Agent"), member(B, "Bob", "bob"), member(C, "M J", "mj"))
+    inline = mentions.inline_mentions(roster)
+    pattern = inline._pattern
+    assert pattern is not None
+    by_pattern: dict[str, Member] = {}
+    for match in pattern.finditer(content):
+        found = inline._member(match)
+        if found is not None:
+            by_pattern.setdefault(found.id, found)
+    assert inline.find(content) == list(by_pattern.values())
+    ids = {A, B, C}
+    assert inline.rewrite(content, ids) == pattern.sub(
+        lambda m: mentions.token(inline._member(m).id) if inline._member(m) else m[0], content
+    )
