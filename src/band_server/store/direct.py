@@ -89,6 +89,19 @@ class _Plan:
 _plans: dict[tuple[UpdateBase, Dialect, frozenset[str]], _Plan | None] = {}
 
 
+# The same plans by the parameters' keys in their order (a call site builds its dict the same
+# way each time): a tuple of the keys costs less than a set of them.
+_in_order: dict[tuple[UpdateBase, Dialect, tuple[str, ...]], _Plan | None] = {}
+
+
+def _plan_in_order(stmt: UpdateBase, dialect: Dialect, sample: Params) -> _Plan | None:
+    key = (stmt, dialect, tuple(sample))
+    if key in _in_order:
+        return _in_order[key]
+    plan = _in_order[key] = _plan(stmt, dialect, frozenset(key[2]), sample)
+    return plan
+
+
 def _default_of(column: Column[Any], update: bool) -> Callable[[], Any] | None:
     default = column.onupdate if update else column.default
     if default is None:
@@ -257,18 +270,21 @@ async def execute(
 ) -> None:
     """``await session.execute(stmt, params)`` for an insert, update or delete (no result)."""
     rows = [params] if type(params) is dict or isinstance(params, Mapping) else list(params)
-    found = await _driver(session) if rows else None
-    keys = frozenset(rows[0]) if found else None
-    plan = _plan(stmt, found[1], keys, rows[0]) if found and keys is not None else None
+    sync = session.sync_session
+    # A unit's adopted connection without a coroutine to ask (_driver's first answer).
+    found = sync.info.get(_UNIT) if sync._is_clean() else None
+    if found is None and rows:
+        found = await _driver(session)
+    plan = _plan_in_order(stmt, found[1], rows[0]) if found else None
     # Several rows go straight only with the same keys each (one row needs no comparison).
     if (
         found is None
         or plan is None
-        or (len(rows) > 1 and any(frozenset(r) != keys for r in rows[1:]))
+        or (len(rows) > 1 and any(frozenset(r) != frozenset(rows[0]) for r in rows[1:]))
     ):
         await session.execute(stmt, params)
         return
-    _run(found[0], plan, rows, session.sync_session.info.get(_LOG))
+    _run(found[0], plan, rows, sync.info.get(_LOG))
 
 
 def run_on(
