@@ -21,10 +21,6 @@ with the selected columns' result processors (a read session costs a session, a 
 connection, ``BEGIN`` and ``ROLLBACK`` before its first row); :func:`rows` reads every row of
 one in a write unit, on the session's own connection.
 
-:func:`direct_savepoints` does the same for the ``SAVEPOINT`` / ``RELEASE`` / ``ROLLBACK TO``
-statements of an engine (each unit of work of the group commit has one savepoint; SQLAlchemy
-runs each as a compiled Core statement).
-
 Anything else (PostgreSQL, a statement with SQL-expression defaults or ``IN`` lists, pending
 ORM changes that the session would flush first) goes through ``session.execute`` unchanged.
 """
@@ -42,7 +38,7 @@ from sqlalchemy.dialects.sqlite.base import DATETIME as SQLITE_DATETIME
 from sqlalchemy.engine import Connection as SyncConnection
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql import Select
 from sqlalchemy.sql.dml import UpdateBase
 from sqlalchemy.types import TypeEngine
@@ -52,13 +48,13 @@ from .statement_log import StatementLog
 __all__ = [
     "StatementLog",
     "adopt",
-    "direct_savepoints",
     "every",
     "execute",
     "first",
     "rows",
     "run_on",
     "scalar",
+    "sqlite_of",
     "unlogged",
 ]
 
@@ -188,7 +184,7 @@ def _bind_of(type_: TypeEngine[Any], dialect: Dialect) -> _Processor:
     return processor
 
 
-def _sqlite_of(conn: SyncConnection) -> sqlite3.Connection | None:
+def sqlite_of(conn: SyncConnection) -> sqlite3.Connection | None:
     """The ``sqlite3`` connection under an (aiosqlite-adapted) SQLAlchemy connection."""
     driver = getattr(conn.connection.driver_connection, "_connection", None)
     return driver if isinstance(driver, sqlite3.Connection) else None
@@ -238,7 +234,7 @@ async def _driver(session: AsyncSession) -> tuple[sqlite3.Connection, Dialect] |
     if session.bind is None or session.bind.dialect.name != "sqlite":
         return None
     conn = await session.connection()  # begins the session's transaction (or savepoint)
-    driver = _sqlite_of(conn.sync_connection) if conn.sync_connection else None
+    driver = sqlite_of(conn.sync_connection) if conn.sync_connection else None
     if driver is None:
         return None
     session.info[_INFO] = found = (driver, conn.dialect)
@@ -307,33 +303,6 @@ async def scalar(session: AsyncSession, stmt: UpdateBase, params: Params) -> Any
     # Read to the end: a statement left stepping would keep its savepoint from being released.
     rows = _run(found[0], plan, [params], session.sync_session.info.get(_LOG)).fetchall()
     return rows[0][0] if rows else None
-
-
-def direct_savepoints(engine: AsyncEngine) -> None:
-    """Run the engine's savepoint statements straight on its ``sqlite3`` connections."""
-    dialect = engine.sync_engine.dialect
-    quote = dialect.identifier_preparer.quote
-
-    def statement(verb: str) -> Callable[[SyncConnection, str], None]:
-        def run(conn: SyncConnection, name: str) -> None:
-            driver = _sqlite_of(conn)
-            sql = f"{verb} {quote(name)}"
-            if driver is None:
-                conn.exec_driver_sql(sql)
-                return
-            try:
-                driver.execute(sql)
-            except sqlite3.Error as exc:
-                raise DBAPIError.instance(sql, (), exc, sqlite3.Error) from exc
-
-        return run
-
-    # Instance attributes of this engine's own dialect; other engines keep SQLAlchemy's.
-    dialect.do_savepoint = statement("SAVEPOINT")  # type: ignore[method-assign,assignment]
-    dialect.do_release_savepoint = statement("RELEASE SAVEPOINT")  # type: ignore[method-assign,assignment]
-    dialect.do_rollback_to_savepoint = statement(  # type: ignore[method-assign,assignment]
-        "ROLLBACK TO SAVEPOINT"
-    )
 
 
 @dataclass(frozen=True)
