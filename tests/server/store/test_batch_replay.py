@@ -157,3 +157,27 @@ async def test_a_replay_that_fails_fails_the_batch(
     monkeypatch.undo()
     await straight(db, 40)  # the writer recovers
     assert on_disk(db) == [1, 40]
+
+
+async def test_a_statement_refused_half_way_through_a_unit_undoes_its_earlier_writes(
+    db: Database,
+) -> None:
+    """SQLite takes back only the refused statement; the unit's earlier write goes with the
+    rollback to the batch's savepoint, and the units before it are on disk."""
+    await traced(db)
+
+    async def second_insert_refused() -> None:
+        async with db.write() as session:
+            await direct.execute(session, INSERT_T, {"n": 70, "body": "doomed"})
+            await direct.execute(session, INSERT_T, {"n": 10, "body": "taken"})  # duplicate
+
+    results = await asyncio.gather(
+        first(db, 10),
+        straight(db, 20),
+        second_insert_refused(),
+        straight(db, 30),
+        return_exceptions=True,
+    )
+    assert list(results[:2]) == [None, None] and results[3] is None
+    assert "UNIQUE" in str(results[2])
+    assert on_disk(db) == [1, 10, 20, 30]
