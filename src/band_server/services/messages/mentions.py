@@ -261,8 +261,9 @@ def normalise_content(
     """Rewrite each inline form of a mentioned participant to ``@[[uuid]]`` and prepend a token
     per mention the text does not carry. With the ``roster``, a longer name of someone else
     (``@Bob Smith`` when only Bob is mentioned) is never cut short."""
-    inline = inline_mentions(roster if roster is not None else [m.member for m in mentions])
-    content = inline.rewrite(content, {m.id for m in mentions})
+    if "@" in content:  # every inline form starts with one
+        inline = inline_mentions(roster if roster is not None else [m.member for m in mentions])
+        content = inline.rewrite(content, {m.id for m in mentions})
     missing = [token(m.id) for m in mentions if m.routes and token(m.id) not in content]
     if not missing:
         return content
