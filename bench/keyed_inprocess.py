@@ -46,6 +46,7 @@ async def child(posts: int, rounds: int, concurrency: int = 1) -> dict[str, floa
     from band_server.app import create_app
     from band_server.config import Settings
 
+    from ._asgi_post import asgi_post
     from ._platform import seed
 
     logging.disable(logging.WARNING)
@@ -67,46 +68,11 @@ async def child(posts: int, rounds: int, concurrency: int = 1) -> dict[str, floa
                 path = f"{room}/messages"
                 body = {"message": {"content": f"reply {count}", "mentions": [{"id": s.user_id}]}}
             raw = json.dumps(body).encode()
-            headers = [
-                (b"host", b"band.test"),
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(raw)).encode()),
-                (b"x-api-key", s.agent_key.encode()),
-            ]
+            extra: list[tuple[bytes, bytes]] = []
             if variant.endswith("keyed"):
-                headers.append((b"idempotency-key", f"bench-{uuid.uuid4()}".encode()))
-            scope = {
-                "type": "http",
-                "asgi": {"version": "3.0"},
-                "http_version": "1.1",
-                "method": "POST",
-                "scheme": "http",
-                "path": path,
-                "raw_path": path.encode(),
-                "query_string": b"",
-                "root_path": "",
-                "headers": headers,
-                "client": ("127.0.0.1", 50000),
-                "server": ("band.test", 80),
-            }
-            given = False
-
-            async def receive() -> dict[str, Any]:
-                nonlocal given
-                if not given:
-                    given = True
-                    return {"type": "http.request", "body": raw, "more_body": False}
-                await asyncio.Event().wait()  # the client never goes away
-                raise AssertionError
-
-            status: list[int] = []
-
-            async def send(message: dict[str, Any]) -> None:
-                if message["type"] == "http.response.start":
-                    status.append(message["status"])
-
-            await app(scope, receive, send)
-            if status != [201]:
+                extra.append((b"idempotency-key", f"bench-{uuid.uuid4()}".encode()))
+            status = await asgi_post(app, path, raw, s.agent_key, extra)
+            if status != 201:
                 raise RuntimeError(f"{variant}: {status}")
 
         async with app.router.lifespan_context(app):

@@ -23,7 +23,6 @@ the two for every route the lane serves.
 from __future__ import annotations
 
 import importlib
-import json
 import logging
 import pkgutil
 import re
@@ -50,6 +49,7 @@ from band_server.http.errors import (
 from band_server.http.idempotency import BUFFERED, NOT_JSON
 from band_server.http.json_body import decode, is_json
 from band_server.http.raw_headers import header
+from band_server.json_text import answer_text
 from band_server.observability import ROUTE_TEMPLATE
 
 if TYPE_CHECKING:
@@ -293,15 +293,10 @@ class FastLane:
         return found
 
 
-_JSON = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
-"""What ``JSONResponse.render`` writes (``json.dumps`` with these options builds an encoder
-per call)."""
-
-
 def _answer(status: int, content: Any) -> tuple[Message, Message]:
     """The two messages ``JSONResponse(content, status)`` sends: the same body and headers,
     without a ``Response`` object per answer."""
-    body = _JSON(content).encode("utf-8")
+    body = answer_text(content).encode("utf-8")
     headers = [(b"content-type", b"application/json")]
     if status >= 200 and status not in (204, 304):
         headers.insert(0, (b"content-length", str(len(body)).encode("latin-1")))

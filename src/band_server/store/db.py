@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
+from sqlalchemy.engine import Connection as SyncConnection
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import (
     AsyncEngine,
     AsyncSession,
@@ -16,13 +18,42 @@ from sqlalchemy.ext.asyncio import (
 )
 from sqlalchemy.sql import Select
 
+from ..json_text import dumps
 from . import direct
-from .direct import direct_savepoints
+from .direct import sqlite_of
 from .group_commit import BatchStats, GroupCommitter, InFlight
 from .sqlite_inline import connect_reader, creator, explicit_begin
 
 CONNECT_TIMEOUT = 5.0  # seconds for a new PostgreSQL connection
 POOL_TIMEOUT = 10.0  # seconds to wait for a pooled connection
+
+
+def direct_savepoints(engine: AsyncEngine) -> None:
+    """Run the engine's ``SAVEPOINT`` / ``RELEASE`` / ``ROLLBACK TO`` statements straight on
+    its ``sqlite3`` connections (SQLAlchemy runs each as a compiled Core statement)."""
+    dialect = engine.sync_engine.dialect
+    quote = dialect.identifier_preparer.quote
+
+    def statement(verb: str) -> Callable[[SyncConnection, str], None]:
+        def run(conn: SyncConnection, name: str) -> None:
+            driver = sqlite_of(conn)
+            sql = f"{verb} {quote(name)}"
+            if driver is None:
+                conn.exec_driver_sql(sql)
+                return
+            try:
+                driver.execute(sql)
+            except sqlite3.Error as exc:
+                raise DBAPIError.instance(sql, (), exc, sqlite3.Error) from exc
+
+        return run
+
+    # Instance attributes of this engine's own dialect; other engines keep SQLAlchemy's.
+    dialect.do_savepoint = statement("SAVEPOINT")  # type: ignore[method-assign,assignment]
+    dialect.do_release_savepoint = statement("RELEASE SAVEPOINT")  # type: ignore[method-assign,assignment]
+    dialect.do_rollback_to_savepoint = statement(  # type: ignore[method-assign,assignment]
+        "ROLLBACK TO SAVEPOINT"
+    )
 
 
 class Database:
@@ -47,12 +78,17 @@ class Database:
         if self.is_sqlite:
             path = make_url(url).database or ":memory:"
             self._path = None if path == ":memory:" else path
+            # JSON columns: json.dumps's text from an encoder built once (band_server.json_text).
             self.engine: AsyncEngine = create_async_engine(
-                url, async_creator=creator(path, writer=False)
+                url, async_creator=creator(path, writer=False), json_serializer=dumps
             )
             explicit_begin(self.engine)
             writer_engine = create_async_engine(
-                url, async_creator=creator(path, writer=True), pool_size=1, max_overflow=0
+                url,
+                async_creator=creator(path, writer=True),
+                pool_size=1,
+                max_overflow=0,
+                json_serializer=dumps,
             )
             # IMMEDIATE takes the file's write lock up front: a unit never fails half-way on
             # a lock another process (a CLI command) holds.

@@ -21,10 +21,6 @@ with the selected columns' result processors (a read session costs a session, a 
 connection, ``BEGIN`` and ``ROLLBACK`` before its first row); :func:`rows` reads every row of
 one in a write unit, on the session's own connection.
 
-:func:`direct_savepoints` does the same for the ``SAVEPOINT`` / ``RELEASE`` / ``ROLLBACK TO``
-statements of an engine (each unit of work of the group commit has one savepoint; SQLAlchemy
-runs each as a compiled Core statement).
-
 Anything else (PostgreSQL, a statement with SQL-expression defaults or ``IN`` lists, pending
 ORM changes that the session would flush first) goes through ``session.execute`` unchanged.
 """
@@ -42,20 +38,24 @@ from sqlalchemy.dialects.sqlite.base import DATETIME as SQLITE_DATETIME
 from sqlalchemy.engine import Connection as SyncConnection
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql import Select
 from sqlalchemy.sql.dml import UpdateBase
 from sqlalchemy.types import TypeEngine
 
+from .statement_log import StatementLog
+
 __all__ = [
+    "StatementLog",
     "adopt",
-    "direct_savepoints",
     "every",
     "execute",
     "first",
     "rows",
     "run_on",
     "scalar",
+    "sqlite_of",
+    "unlogged",
 ]
 
 Params = Mapping[str, Any]
@@ -83,6 +83,19 @@ class _Plan:
 
 # Keyed by the statement object itself: the hot statements are built once, at import.
 _plans: dict[tuple[UpdateBase, Dialect, frozenset[str]], _Plan | None] = {}
+
+
+# The same plans by the parameters' keys in their order (a call site builds its dict the same
+# way each time): a tuple of the keys costs less than a set of them.
+_in_order: dict[tuple[UpdateBase, Dialect, tuple[str, ...]], _Plan | None] = {}
+
+
+def _plan_in_order(stmt: UpdateBase, dialect: Dialect, sample: Params) -> _Plan | None:
+    key = (stmt, dialect, tuple(sample))
+    if key in _in_order:
+        return _in_order[key]
+    plan = _in_order[key] = _plan(stmt, dialect, frozenset(key[2]), sample)
+    return plan
 
 
 def _default_of(column: Column[Any], update: bool) -> Callable[[], Any] | None:
@@ -131,18 +144,24 @@ def _plan(stmt: UpdateBase, dialect: Dialect, keys: frozenset[str], sample: Para
     return plan
 
 
+# The last ``datetime`` any of them formatted, and its text: one tuple, read and replaced
+# whole (safe across threads).
+_last_datetime: list[tuple[datetime, str]] = [(datetime.min, "")]
+
+
 def _sqlite_datetime(fallback: Callable[[Any], Any]) -> Callable[[Any], Any]:
     """SQLite's ``DATETIME`` bind processor (default storage format), for ``datetime``
     values: the same text as SQLAlchemy's (``YYYY-MM-DD HH:MM:SS.ffffff``, the fields as they
     are, any offset left out) from ``isoformat``, a third of the cost of its ``%`` format;
-    the last value's text is reused when the same object comes again (a post binds its
-    ``now`` as ``created_at`` and ``updated_at``). Dates and ``None`` go to ``fallback``."""
-    last: list[tuple[datetime, str]] = [(datetime.min, "")]
+    the last value's text is reused when the same object comes again, in any column of any
+    statement (a post binds its ``now`` as the message's ``created_at`` and ``updated_at``
+    and its deliveries'). Dates and ``None`` go to ``fallback``."""
+    last = _last_datetime
 
     def process(value: Any) -> Any:
         if type(value) is not datetime:
             return fallback(value)
-        seen = last[0]  # one tuple, read and replaced whole: safe across threads
+        seen = last[0]
         if seen[0] is value:
             return seen[1]
         text = value.isoformat(" ", "microseconds")[:26]
@@ -165,7 +184,7 @@ def _bind_of(type_: TypeEngine[Any], dialect: Dialect) -> _Processor:
     return processor
 
 
-def _sqlite_of(conn: SyncConnection) -> sqlite3.Connection | None:
+def sqlite_of(conn: SyncConnection) -> sqlite3.Connection | None:
     """The ``sqlite3`` connection under an (aiosqlite-adapted) SQLAlchemy connection."""
     driver = getattr(conn.connection.driver_connection, "_connection", None)
     return driver if isinstance(driver, sqlite3.Connection) else None
@@ -173,16 +192,32 @@ def _sqlite_of(conn: SyncConnection) -> sqlite3.Connection | None:
 
 _INFO = "band.direct.sqlite"
 _UNIT = "band.direct.unit"
+_LOG = "band.direct.log"
 
 
-def adopt(session: AsyncSession, driver: sqlite3.Connection, dialect: Dialect) -> None:
+def adopt(
+    session: AsyncSession,
+    driver: sqlite3.Connection,
+    dialect: Dialect,
+    log: StatementLog | None = None,
+) -> None:
     """Run this session's direct statements on ``driver`` without beginning its transaction.
 
-    For a unit of work that holds its own savepoint on ``driver`` for the session's whole
-    life (``store.group_commit``): a unit that only runs direct statements never begins the
-    session (no ``SAVEPOINT``, flush or ``RELEASE`` through SQLAlchemy's transaction objects).
+    For a unit of work of the group commit (``store.group_commit``): a unit that only runs
+    direct statements never begins the session (no ``SAVEPOINT``, flush or ``RELEASE``
+    through SQLAlchemy's transaction objects). With ``log``, each write is noted in it.
     """
-    session.sync_session.info[_UNIT] = (driver, dialect)
+    info = session.sync_session.info
+    info[_UNIT] = (driver, dialect)
+    info[_LOG] = log
+
+
+def unlogged(session: AsyncSession) -> None:
+    """The session's unit writes on its connection in a way :class:`StatementLog` cannot
+    repeat (``room_seqs.settle``): its log is no longer a replay of its work."""
+    log: StatementLog | None = session.sync_session.info.get(_LOG)
+    if log is not None:
+        log.replayable = False
 
 
 async def _driver(session: AsyncSession) -> tuple[sqlite3.Connection, Dialect] | None:
@@ -199,21 +234,31 @@ async def _driver(session: AsyncSession) -> tuple[sqlite3.Connection, Dialect] |
     if session.bind is None or session.bind.dialect.name != "sqlite":
         return None
     conn = await session.connection()  # begins the session's transaction (or savepoint)
-    driver = _sqlite_of(conn.sync_connection) if conn.sync_connection else None
+    driver = sqlite_of(conn.sync_connection) if conn.sync_connection else None
     if driver is None:
         return None
     session.info[_INFO] = found = (driver, conn.dialect)
     return found
 
 
-def _run(driver: sqlite3.Connection, plan: _Plan, rows: Sequence[Params]) -> sqlite3.Cursor:
+def _run(
+    driver: sqlite3.Connection,
+    plan: _Plan,
+    rows: Sequence[Params],
+    log: StatementLog | None = None,
+) -> sqlite3.Cursor:
     args = [plan.arguments(p) for p in rows]
     try:
         if len(args) == 1:
-            return driver.execute(plan.sql, args[0])
-        return driver.executemany(plan.sql, args)
+            cursor = driver.execute(plan.sql, args[0])
+        else:
+            cursor = driver.executemany(plan.sql, args)
     except sqlite3.Error as exc:
         raise DBAPIError.instance(plan.sql, args, exc, sqlite3.Error) from exc
+    if log is not None:
+        log.statements.append((plan.sql, args))
+        log.changes += cursor.rowcount
+    return cursor
 
 
 async def execute(
@@ -221,12 +266,21 @@ async def execute(
 ) -> None:
     """``await session.execute(stmt, params)`` for an insert, update or delete (no result)."""
     rows = [params] if type(params) is dict or isinstance(params, Mapping) else list(params)
-    found = await _driver(session) if rows else None
-    plan = _plan(stmt, found[1], frozenset(rows[0]), rows[0]) if found else None
-    if found is None or plan is None or any(frozenset(r) != frozenset(rows[0]) for r in rows):
+    sync = session.sync_session
+    # A unit's adopted connection without a coroutine to ask (_driver's first answer).
+    found = sync.info.get(_UNIT) if sync._is_clean() else None
+    if found is None and rows:
+        found = await _driver(session)
+    plan = _plan_in_order(stmt, found[1], rows[0]) if found else None
+    # Several rows go straight only with the same keys each (one row needs no comparison).
+    if (
+        found is None
+        or plan is None
+        or (len(rows) > 1 and any(frozenset(r) != frozenset(rows[0]) for r in rows[1:]))
+    ):
         await session.execute(stmt, params)
         return
-    _run(found[0], plan, rows)
+    _run(found[0], plan, rows, sync.info.get(_LOG))
 
 
 def run_on(
@@ -247,35 +301,8 @@ async def scalar(session: AsyncSession, stmt: UpdateBase, params: Params) -> Any
     if found is None or plan is None:
         return await session.scalar(stmt, params)
     # Read to the end: a statement left stepping would keep its savepoint from being released.
-    rows = _run(found[0], plan, [params]).fetchall()
+    rows = _run(found[0], plan, [params], session.sync_session.info.get(_LOG)).fetchall()
     return rows[0][0] if rows else None
-
-
-def direct_savepoints(engine: AsyncEngine) -> None:
-    """Run the engine's savepoint statements straight on its ``sqlite3`` connections."""
-    dialect = engine.sync_engine.dialect
-    quote = dialect.identifier_preparer.quote
-
-    def statement(verb: str) -> Callable[[SyncConnection, str], None]:
-        def run(conn: SyncConnection, name: str) -> None:
-            driver = _sqlite_of(conn)
-            sql = f"{verb} {quote(name)}"
-            if driver is None:
-                conn.exec_driver_sql(sql)
-                return
-            try:
-                driver.execute(sql)
-            except sqlite3.Error as exc:
-                raise DBAPIError.instance(sql, (), exc, sqlite3.Error) from exc
-
-        return run
-
-    # Instance attributes of this engine's own dialect; other engines keep SQLAlchemy's.
-    dialect.do_savepoint = statement("SAVEPOINT")  # type: ignore[method-assign,assignment]
-    dialect.do_release_savepoint = statement("RELEASE SAVEPOINT")  # type: ignore[method-assign,assignment]
-    dialect.do_rollback_to_savepoint = statement(  # type: ignore[method-assign,assignment]
-        "ROLLBACK TO SAVEPOINT"
-    )
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, A
 from .room_seqs import RoomSeqs
 from .search_index import index_pending
 from .sqlite_inline import InlineConnection
+from .statement_log import StatementLog
 
 log = logging.getLogger("band_server.store")
 
@@ -78,13 +79,17 @@ class Batch:
     of the loop (no shield's inner and outer futures, no pass for its callback).
     """
 
-    __slots__ = ("_waiters", "error", "settled", "size")
+    __slots__ = ("_waiters", "error", "log", "marked", "settled", "size")
 
     def __init__(self) -> None:
         self.size = 0
         self.settled = False
         self.error: BaseException | None = None
         self._waiters: list[asyncio.Future[None]] = []
+        # The writes of the units since the batch's savepoint (``marked``), to run again after
+        # a rollback to it; None once a unit wrote what a log cannot repeat (store.group_commit).
+        self.log: StatementLog | None = StatementLog()
+        self.marked = False
 
     def settle(self, error: BaseException | None) -> None:
         """Committed (``None``) or failed: every unit still waiting is told (the first word

@@ -1,9 +1,15 @@
 """Group commit for SQLite: many units of work per transaction, one fsync per batch.
 
 SQLite has one writer. Every :meth:`GroupCommitter.unit` takes the writer's turn in arrival
-order (FIFO), runs inside its own ``SAVEPOINT`` of the batch's open transaction, and releases
-it (or rolls back to it when the unit raised, leaving the others' work intact); the batch's
-first unit needs none (it fails alone by rolling back the whole transaction). When a unit
+order (FIFO) and runs in the batch's open transaction; a unit that raises leaves the others'
+work intact. The batch's first unit fails alone by rolling back the whole transaction. The
+second opens one ``SAVEPOINT "band_batch"``; from there each unit notes the writes it runs
+straight on the driver (``direct.StatementLog``) and holds no savepoint of its own: one that
+raises after writing rolls the batch back to that savepoint, and the writes of the units
+before it since then run again (a unit's own savepoint costs a copy of every page it touches).
+Once a unit wrote through its session (the ORM, ``text()``), which no log repeats, each later
+unit of the batch holds its own ``SAVEPOINT "band_unit"``, released, or rolled back to (alone)
+when it raises. When a unit
 ends and nobody else is waiting for the turn (or the batch is full), the batch commits:
 ``COMMIT`` is handed to the writer's thread at once (no task to start first) while later units
 queue up for the next batch. Each unit returns only after the commit of its batch is on disk,
@@ -40,6 +46,8 @@ log = logging.getLogger("band_server.store")
 _SAVEPOINT = 'SAVEPOINT "band_unit"'
 _RELEASE = 'RELEASE SAVEPOINT "band_unit"'
 _ROLLBACK_TO = 'ROLLBACK TO SAVEPOINT "band_unit"'
+_MARK = 'SAVEPOINT "band_batch"'
+_BACK_TO_MARK = 'ROLLBACK TO SAVEPOINT "band_batch"'
 
 
 def _run(sqlite: sqlite3.Connection, sql: str) -> None:
@@ -63,19 +71,23 @@ class _Unit:
 
     The batch's first unit runs without a savepoint of its own: nothing else is in the
     transaction yet, so when it fails the whole transaction is rolled back and the batch is
-    dropped (the next unit begins another). Later units each hold ``SAVEPOINT "band_unit"``,
-    released, or rolled back to (alone) when they raise. The session begins only if used:
+    dropped (the next unit begins another). Later units run after the batch's savepoint with
+    their writes logged, or, after a unit the log cannot repeat, each in ``SAVEPOINT
+    "band_unit"`` (see the module docstring). The session begins only if used:
     direct statements (``store.direct``) run in the transaction at once; anything else makes
     the session begin its own nested savepoint, committed (flushed) or rolled back before the
     unit's own end.
     """
 
-    __slots__ = ("_batch", "_first", "_seqs", "_session", "_writer")
+    __slots__ = ("_batch", "_changes", "_first", "_log", "_own", "_seqs", "_session", "_writer")
 
     def __init__(self, writer: GroupCommitter) -> None:
         self._writer = writer
         self._batch: Batch | None = None
         self._first = False
+        self._own = False  # holds "band_unit"
+        self._log: direct.StatementLog | None = None  # a later unit's, without "band_unit"
+        self._changes = 0  # the connection's total_changes as the unit began
         self._session: AsyncSession | None = None
         self._seqs: UnitSeqs | None = None
 
@@ -94,8 +106,17 @@ class _Unit:
             self._batch = batch
             sqlite = w._sqlite
             assert sqlite is not None  # nosec B101 # narrows for mypy: _open() set it
-            if not self._first:
+            if self._first:
+                pass
+            elif batch.log is None:
                 _run(sqlite, _SAVEPOINT)
+                self._own = True
+            else:
+                if not batch.marked:
+                    _run(sqlite, _MARK)
+                    batch.marked = True
+                self._log = direct.StatementLog()
+                self._changes = sqlite.total_changes
         except BaseException:
             self._end()
             raise
@@ -106,7 +127,7 @@ class _Unit:
             session = AsyncSession(
                 bind=w._conn, join_transaction_mode="create_savepoint", expire_on_commit=False
             )
-        direct.adopt(session, sqlite, w._engine.dialect)
+        direct.adopt(session, sqlite, w._engine.dialect, self._log)
         self._seqs = seqs = UnitSeqs(w._seqs, sqlite)
         room_seqs.attach(session, seqs)
         self._session = session
@@ -115,10 +136,12 @@ class _Unit:
     async def __aexit__(self, *exc_info: *ExcInfo) -> None:
         try:
             if exc_info[1] is not None:
+                session = self._session
+                began = session is not None and session.sync_session.in_transaction()
                 try:
                     await self._close_session()
                 finally:
-                    self._undo()
+                    self._undo(began)
                 return  # the unit's own exception goes on
             try:
                 untouched = await self._settle()
@@ -126,13 +149,19 @@ class _Unit:
                 self._undo()
                 raise
             w = self._writer
-            if not self._first:
-                assert w._sqlite is not None  # nosec B101 # narrows for mypy: set with the batch
-                _run(w._sqlite, _RELEASE)
-            if untouched:
-                w._spare = self._session
             batch = self._batch
             assert batch is not None  # nosec B101 # narrows for mypy: set on entry
+            sqlite = w._sqlite
+            assert sqlite is not None  # nosec B101 # narrows for mypy: set with the batch
+            if self._own:
+                _run(sqlite, _RELEASE)
+            elif self._log is not None and batch.log is not None:
+                if self._replays(untouched, sqlite):
+                    batch.log.statements += self._log.statements
+                else:
+                    batch.log = None  # later units hold savepoints of their own
+            if untouched:
+                w._spare = self._session
             batch.size += 1
             if w._alone(batch):
                 # One pass of the loop first: whatever already waits for it (a request read
@@ -149,6 +178,20 @@ class _Unit:
             await waiter
         elif batch.error is not None:
             raise batch.error
+
+    def _replays(self, untouched: bool, sqlite: sqlite3.Connection) -> bool:
+        """Whether the unit's log repeats all it wrote: its session never began, and the rows
+        its connection changed meanwhile are the rows its logged statements changed."""
+        log = self._log
+        return (
+            untouched
+            and log is not None
+            and log.replayable
+            and sqlite.total_changes - self._changes == log.changes
+        )
+
+    def _wrote(self) -> bool:
+        return self._log is not None and bool(self._log.statements)
 
     async def _settle(self) -> bool:
         """Flush (commit) the session if it was used, then close it; True if it never was."""
@@ -177,9 +220,11 @@ class _Unit:
         if sync.in_transaction() or len(sync.identity_map) or sync._new:
             await session.close()
 
-    def _undo(self) -> None:
-        """The unit's work undone: its savepoint rolled back to, or, for the batch's first
-        unit, the whole transaction rolled back (the batch is dropped)."""
+    def _undo(self, began: bool = False) -> None:
+        """The unit's work undone: for the batch's first unit, the whole transaction rolled
+        back (the batch is dropped); else its savepoint rolled back to, or the batch rolled
+        back to its own and the logged writes since then run again. ``began``: the unit's
+        session had begun (it may have written)."""
         w = self._writer
         sqlite = w._sqlite
         assert sqlite is not None  # nosec B101 # narrows for mypy: set with the batch
@@ -191,11 +236,21 @@ class _Unit:
                 if w._batch is self._batch:
                     w._batch = None
                 self._batch = None
-            else:
+                return
+            if self._own:
                 _run(sqlite, _ROLLBACK_TO)
                 _run(sqlite, _RELEASE)
-                if self._seqs is not None:
-                    self._seqs.undo()  # the seqs it took are free again
+            elif began or not self._replays(True, sqlite) or self._wrote():
+                # It wrote (or may have): back to the batch's savepoint, the others again.
+                batch = self._batch
+                assert batch is not None and batch.log is not None  # nosec B101 # narrows for mypy: no savepoint of its own
+                _run(sqlite, _BACK_TO_MARK)
+                try:
+                    batch.log.replay(sqlite)
+                except sqlite3.Error as exc:
+                    raise DBAPIError.instance(_BACK_TO_MARK, (), exc, sqlite3.Error) from exc
+            if self._seqs is not None:
+                self._seqs.undo()  # the seqs it took are free again
         except DBAPIError:
             log.exception("a unit's work could not be rolled back: the batch fails")
             w._broken = True

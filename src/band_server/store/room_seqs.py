@@ -160,4 +160,5 @@ def settle(session: AsyncSession, room_id: str) -> None:
     forgotten (read again from the row next time)."""
     unit: UnitSeqs | None = session.sync_session.info.get(_INFO)
     if unit is not None:
+        direct.unlogged(session)  # a write the unit's statement log does not hold
         unit.seqs.settle_room(unit.sqlite, room_id, unit.log)

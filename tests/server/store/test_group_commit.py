@@ -309,8 +309,8 @@ async def test_the_first_unit_of_a_batch_runs_without_a_savepoint_and_still_fail
 ) -> None:
     """The batch's first unit holds no ``SAVEPOINT`` (nothing else is in the transaction yet):
     when it fails, the whole transaction is rolled back, and the units queued behind it form a
-    batch of their own, as if it had rolled back to its savepoint. The units after it in a
-    batch keep theirs."""
+    batch of their own, as if it had rolled back to its savepoint. The second unit of a batch
+    opens the batch's savepoint."""
     seen: list[list[int]] = []
     await insert(db, 1, seen)  # the writer's connection is open from here
     assert db._writer is not None and db._writer._sqlite is not None
@@ -342,7 +342,8 @@ async def test_the_first_unit_of_a_batch_runs_without_a_savepoint_and_still_fail
     )
     assert isinstance(first[0], RuntimeError) and first[1:] == [None, None]
     assert statements.count("ROLLBACK") == 1
-    assert statements.count('SAVEPOINT "band_unit"') == 1  # unit 3's, in unit 2's batch
+    assert statements.count('SAVEPOINT "band_batch"') == 1  # as unit 3 joined unit 2's batch
+    assert statements.count('SAVEPOINT "band_unit"') == 0
     second = await asyncio.gather(doomed_flush(), insert(db, 4, seen), return_exceptions=True)
     assert isinstance(second[0], IntegrityError) and second[1] is None
     with pytest.raises(RuntimeError):
@@ -350,5 +351,6 @@ async def test_the_first_unit_of_a_batch_runs_without_a_savepoint_and_still_fail
     await insert(db, 5, seen)
     assert rows_on_disk(db) == [1, 2, 3, 4, 5]
     assert statements.count("ROLLBACK") == 3
-    assert statements.count('SAVEPOINT "band_unit"') == 1  # every other unit was a first
+    assert statements.count('SAVEPOINT "band_batch"') == 1  # every other unit was a first
+    assert statements.count('SAVEPOINT "band_unit"') == 0
     assert db.batches.units == 5

@@ -1,7 +1,9 @@
 """Each room's seq counted in memory by SQLite's writer (``store.room_seqs``) gives exactly what
 the row's increment gives: the same seqs to the same units, the same ``last_seq`` on disk,
 through batches, units that fail (first of a batch or later), other connections' commits and
-a unit that moves ``last_seq`` itself."""
+a unit that moves ``last_seq`` itself; with rows written through the session (each later unit
+of a batch in its own savepoint) or straight (``store.direct``: logged, replayed after a
+rollback to the batch's savepoint)."""
 
 from __future__ import annotations
 
@@ -9,16 +11,18 @@ import asyncio
 import random
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import Column, Integer, MetaData, Table, Text, text
 
 from band_server.services.messages import posts
-from band_server.store import room_seqs
+from band_server.store import direct, room_seqs
 from band_server.store.db import Database
 from band_server.store.models import Room
 
 ROOMS = ("r0", "r1", "r2")
+INSERT_M = Table("m", MetaData(), Column("room_id", Text), Column("seq", Integer)).insert()
 
 
 async def fresh(path: Path) -> Database:
@@ -47,9 +51,10 @@ class Refused(Exception):
 
 
 async def run(
-    path: Path, seed: int
+    path: Path, seed: int, straight: bool = False
 ) -> tuple[list[tuple[int, str, int]], list[tuple[str, int]], dict[str, int]]:
-    """A seeded mix of units on ``path``; what each successful unit took, and the file."""
+    """A seeded mix of units on ``path``; what each successful unit took, and the file.
+    ``straight``: each row is written through ``store.direct``, not the session."""
     rnd = random.Random(seed)
     db = await fresh(path)
     taken: list[tuple[int, str, int]] = []
@@ -60,9 +65,12 @@ async def run(
             async with db.write() as session:
                 for _ in range(posts_in_unit):
                     seq = await posts._next_seq(session, Room(id=room_id))
-                    await session.execute(
-                        text("INSERT INTO m VALUES (:r, :s)"), {"r": room_id, "s": seq}
-                    )
+                    if straight:
+                        await direct.execute(session, INSERT_M, {"room_id": room_id, "seq": seq})
+                    else:
+                        await session.execute(
+                            text("INSERT INTO m VALUES (:r, :s)"), {"r": room_id, "s": seq}
+                        )
                     got.append(seq)
                 if moves:  # as an archive import: last_seq moved past imported history
                     room_seqs.settle(session, room_id)
@@ -115,6 +123,29 @@ async def test_seqs_in_memory_are_the_rows_increment(
     assert len(taken) > 50
     for room, top in last.items():  # the next post continues past every seq given
         assert all(s <= top for _, r, s in taken if r == room)
+
+
+@pytest.mark.parametrize("seed", range(8))
+async def test_logged_units_replayed_after_a_failure_keep_the_rows_increment(
+    tmp_path: Path, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rows written straight: a later unit that fails rolls the batch back to its savepoint and
+    the units before it run again (a unit that moves ``last_seq`` takes savepoints back)."""
+    statements: list[str] = []
+    opened = direct.adopt
+
+    def traced(session: Any, driver: sqlite3.Connection, *args: Any) -> None:
+        driver.set_trace_callback(statements.append)
+        opened(session, driver, *args)
+
+    monkeypatch.setattr(direct, "adopt", traced)
+    straight = await run(tmp_path / "straight.db", seed, straight=True)
+    monkeypatch.undo()
+    with monkeypatch.context() as m:
+        m.setattr(room_seqs, "next_seq", lambda session, room_id: None)
+        in_sql = await run(tmp_path / "sql.db", seed)
+    assert straight == in_sql
+    assert 'ROLLBACK TO SAVEPOINT "band_batch"' in statements
 
 
 async def test_a_batch_writes_each_room_once_before_its_commit(tmp_path: Path) -> None:

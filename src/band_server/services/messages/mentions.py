@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, Literal
 
 from band_protocol.messages import MentionRef
@@ -104,9 +103,22 @@ class _Index:
         return None
 
 
-@lru_cache(maxsize=256)
+_SNAPSHOTS = 256
+_indexes: dict[int, tuple[tuple[Member, ...], _Index]] = {}
+_inlines: dict[int, tuple[tuple[Member, ...], InlineMentions]] = {}
+
+
 def _index_of_roster(roster: tuple[Member, ...]) -> _Index:
-    return _Index.of(roster)
+    # By the snapshot's identity: hashing a roster hashes each member, on every post. An
+    # entry holds its roster, so its id cannot be reused while it is cached.
+    hit = _indexes.get(id(roster))
+    if hit is not None and hit[0] is roster:
+        return hit[1]
+    if len(_indexes) >= _SNAPSHOTS:
+        _indexes.clear()
+    index = _Index.of(roster)
+    _indexes[id(roster)] = (roster, index)
+    return index
 
 
 def resolve_mentions(
@@ -121,7 +133,7 @@ def resolve_mentions(
     Self mentions are dropped (nobody is delivered their own message) and duplicates merge.
     Any mention that names nobody in the room refuses the whole message with a 422 whose
     message is exactly :data:`NOT_IN_ROOM`. A roster snapshot's index (a tuple, as the roster
-    cache keeps it) is built once.
+    cache keeps it) is built once per snapshot.
     """
     index = _index_of_roster(roster) if isinstance(roster, tuple) else _Index.of(roster)
     found: dict[str, ResolvedMention] = {}
@@ -190,7 +202,7 @@ class InlineMentions:
 
     def find(self, content: str) -> list[Member]:
         """Members named inline, each once, in the order they first appear."""
-        if self._pattern is None:
+        if self._pattern is None or "@" not in content:  # every form starts with "@"
             return []
         found: dict[str, Member] = {}
         for match in self._pattern.finditer(content):
@@ -201,7 +213,7 @@ class InlineMentions:
 
     def rewrite(self, content: str, ids: set[str]) -> str:
         """Replace each inline form of a member in ``ids`` by that member's token."""
-        if self._pattern is None or not ids:
+        if self._pattern is None or not ids or "@" not in content:
             return content
 
         def replace(match: re.Match[str]) -> str:
@@ -211,14 +223,22 @@ class InlineMentions:
         return self._pattern.sub(replace, content)
 
 
-@lru_cache(maxsize=256)
 def _inline_of_roster(roster: tuple[Member, ...]) -> InlineMentions:
-    return InlineMentions(roster)
+    # By the snapshot's identity, as _index_of_roster.
+    hit = _inlines.get(id(roster))
+    if hit is not None and hit[0] is roster:
+        return hit[1]
+    if len(_inlines) >= _SNAPSHOTS:
+        _inlines.clear()
+    inline = InlineMentions(roster)
+    _inlines[id(roster)] = (roster, inline)
+    return inline
 
 
 def inline_mentions(members: Sequence[Member]) -> InlineMentions:
     """The finder for ``members``; a roster snapshot's (a tuple, as the roster cache keeps it)
-    is built once: its pattern cost more than the rest of a post's mention handling."""
+    is built once per snapshot: its pattern cost more than the rest of a post's mention
+    handling."""
     if isinstance(members, tuple):
         return _inline_of_roster(members)
     return InlineMentions(members)
@@ -241,8 +261,9 @@ def normalise_content(
     """Rewrite each inline form of a mentioned participant to ``@[[uuid]]`` and prepend a token
     per mention the text does not carry. With the ``roster``, a longer name of someone else
     (``@Bob Smith`` when only Bob is mentioned) is never cut short."""
-    inline = inline_mentions(roster if roster is not None else [m.member for m in mentions])
-    content = inline.rewrite(content, {m.id for m in mentions})
+    if "@" in content:  # every inline form starts with one
+        inline = inline_mentions(roster if roster is not None else [m.member for m in mentions])
+        content = inline.rewrite(content, {m.id for m in mentions})
     missing = [token(m.id) for m in mentions if m.routes and token(m.id) not in content]
     if not missing:
         return content

@@ -250,7 +250,15 @@ async def post_message(
             uow.session,
             _INSERT_DELIVERIES,
             [
-                {"message_id": msg.id, "room_id": room.id, "agent_id": agent, "seq": msg.seq}
+                # Delivered as it is posted: the message's instant (one timestamp to format).
+                {
+                    "message_id": msg.id,
+                    "room_id": room.id,
+                    "agent_id": agent,
+                    "seq": msg.seq,
+                    "delivered_at": now,
+                    "updated_at": now,
+                }
                 for agent in sorted(agent_ids)
             ],
         )

@@ -7,6 +7,9 @@ member's id and type from the member itself, not through the participant's ORM a
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from band.protocol.messages import MentionRef
 from band_server.services.messages import mentions
 from band_server.services.messages.mentions import resolve_mentions
@@ -37,11 +40,12 @@ def test_a_snapshot_index_is_built_once_and_resolves_as_a_list_does() -> None:
         member(B, "Bob", "bob"),
         member(C, "Mary Jane", "mj"),
     )
-    mentions._index_of_roster.cache_clear()
+    mentions._indexes.clear()
     first = resolve_mentions("someone-else", roster, refs())
+    index = mentions._index_of_roster(roster)
     again = resolve_mentions("someone-else", roster, refs())
-    info = mentions._index_of_roster.cache_info()
-    assert (info.misses, info.hits) == (1, 1)
+    assert mentions._index_of_roster(roster) is index  # built once for this snapshot
+    assert list(mentions._indexes) == [id(roster)]
     from_list = resolve_mentions("someone-else", list(roster), refs())
     assert first == again == from_list
     assert [(m.id, m.kind) for m in first] == [(A, "mention"), (B, "mention"), (C, "mention")]
@@ -63,3 +67,48 @@ def test_a_members_identity_is_its_own_attribute() -> None:
     # Equality and hashing are the member's fields, as before (the identity is derived).
     twin = Member(part, "Echo", "echo", None, "owner")
     assert m == twin and hash(m) == hash(twin)
+
+
+def test_an_equal_roster_that_is_another_snapshot_is_indexed_on_its_own() -> None:
+    """Snapshots are told apart by identity (hashing one hashed every member, every post):
+    an equal tuple read later gets an index of its own, which resolves the same."""
+    roster = (member(A, "Echo", "echo", "Agent"), member(B, "Bob", "bob"))
+    twin = tuple(roster)[:1] + tuple(roster)[1:]
+    assert twin == roster and twin is not roster
+    assert mentions._index_of_roster(roster) is not mentions._index_of_roster(twin)
+    assert mentions.inline_mentions(roster) is mentions.inline_mentions(roster)
+    assert mentions.inline_mentions(roster) is not mentions.inline_mentions(twin)
+    assert resolve_mentions("x", roster, refs()[:2]) == resolve_mentions("x", twin, refs()[:2])
+    text = "hi @echo and @Bob"
+    assert mentions.mentions_in_text(text, roster, "x") == mentions.mentions_in_text(
+        text, twin, "x"
+    )
+
+
+def test_the_caches_stay_bounded() -> None:
+    mentions._indexes.clear()
+    kept = [(member(A, f"Echo {i}", f"echo{i}", "Agent"),) for i in range(mentions._SNAPSHOTS + 3)]
+    for roster in kept:
+        mentions._index_of_roster(roster)
+    assert len(mentions._indexes) <= mentions._SNAPSHOTS
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="@ab Echo-Bobmj.\n", max_size=30))
+def test_text_without_an_at_sign_skips_the_pattern_and_finds_the_same(content: str) -> None:
+    """Every inline form starts with ``@``: the finder's shortcut for text without one gives
+    what the pattern itself gives."""
+    roster = (member(A, "Echo", "echo", "Agent"), member(B, "Bob", "bob"), member(C, "M J", "mj"))
+    inline = mentions.inline_mentions(roster)
+    pattern = inline._pattern
+    assert pattern is not None
+    by_pattern: dict[str, Member] = {}
+    for match in pattern.finditer(content):
+        found = inline._member(match)
+        if found is not None:
+            by_pattern.setdefault(found.id, found)
+    assert inline.find(content) == list(by_pattern.values())
+    ids = {A, B, C}
+    assert inline.rewrite(content, ids) == pattern.sub(
+        lambda m: mentions.token(inline._member(m).id) if inline._member(m) else m[0], content
+    )
