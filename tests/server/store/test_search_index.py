@@ -204,6 +204,22 @@ async def test_a_pass_a_second_and_one_before_a_search(
     assert indexed(db) == 3  # that batch made the pass
 
 
+async def test_a_pass_every_so_many_units_keeps_each_pass_short(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from band_server.store import group_batch
+
+    monkeypatch.setattr(group_batch, "INDEX_EVERY", 3600.0)
+    monkeypatch.setattr(group_batch, "INDEX_UNITS", 4)
+    for n in (1, 2, 3):
+        async with db.write() as session:
+            await post(session, n, f"balloon {n}")
+    assert indexed(db) == 0
+    async with db.write() as session:  # the fourth unit since the fixture's pass
+        await post(session, 4, "balloon 4")
+    assert indexed(db) == 4
+
+
 def test_the_pending_statement_reads_the_bound_the_index_holds() -> None:
     """``PENDING`` is written out as one constant; its bound is ``INDEXED_UP_TO``'s."""
     assert f"WHERE rowid > {INDEXED_UP_TO} AND message_type = 'text'" in PENDING
