@@ -22,6 +22,7 @@ from ..json_text import dumps
 from . import direct
 from .direct import sqlite_of
 from .group_commit import BatchStats, GroupCommitter, InFlight
+from .search_index import any_pending
 from .sqlite_inline import connect_reader, creator, explicit_begin
 
 CONNECT_TIMEOUT = 5.0  # seconds for a new PostgreSQL connection
@@ -123,6 +124,22 @@ class Database:
     async def _pooled_write(self) -> AsyncIterator[AsyncSession]:
         async with self._sessions() as session, session.begin():
             yield session
+
+    async def search_ready(self) -> None:
+        """Before a search reads SQLite's full-text index: the committed texts it lacks are
+        indexed first (the writer indexes once a second, ``store.search_index``). Nothing to
+        do on PostgreSQL, whose index is written with each row."""
+        writer = self._writer
+        if writer is None:
+            return
+        if self._path is not None:
+            if self._peeker is None:
+                self._peeker = connect_reader(self._path)
+            if not any_pending(self._peeker):
+                return
+        writer.index_next()
+        async with self.write():
+            pass  # a unit of its own: its batch indexes before its COMMIT
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncSession]:

@@ -10,10 +10,11 @@ thread as before, and the loop serves the others meanwhile. Without that pass, r
 in the same pass of the loop never showed in the count, each committed alone on the loop, and
 no batch formed under load (measured in docs/decisions.md).
 
-Before each ``COMMIT``, in the batch's transaction, the writer indexes the batch's text messages
-for search (``store.search_index``) and writes the ``last_seq`` of the rooms it posted in, each
-room's ``seq`` being counted in memory meanwhile (``store.room_seqs``): once a batch, not once a
-message.
+Before each ``COMMIT``, in the batch's transaction, the writer writes the ``last_seq`` of the
+rooms it posted in, each room's ``seq`` being counted in memory meanwhile (``store.room_seqs``),
+and, once a second, every ``INDEX_UNITS`` units or when a search asks
+(:meth:`BatchWriter.index_next`), indexes the text messages the search index lacks
+(``store.search_index``): once a batch or less, not once a message.
 
 The writer's connection stays inside one SQLAlchemy transaction for its whole life; each batch
 is a SQLite transaction under it, begun and committed straight on the driver connection
@@ -27,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -41,6 +43,13 @@ log = logging.getLogger("band_server.store")
 
 MAX_BATCH = 256
 """Units in one transaction at most: bounds how long one batch holds its callers."""
+INDEX_EVERY = 1.0
+"""Seconds between the search index's passes in the commit path (FTS5 writes a segment each
+transaction it indexes in); a search asks for one first (``Database.search_ready``)."""
+INDEX_UNITS = 128
+"""Units committed since the last pass that make the next batch pass sooner: a pass indexes at
+most about this many messages, so it never holds the writer's turn for long (a second of
+3,000 posts took ~30 ms)."""
 
 
 @dataclass
@@ -142,6 +151,30 @@ class BatchWriter:
         self._batch: Batch | None = None
         self._spare: AsyncSession | None = None  # a session no unit used (see group_commit)
         self._seqs = RoomSeqs(engine.dialect)  # each room's last seq (store.room_seqs)
+        self._indexed_at = float("-inf")  # when a batch last indexed for search
+        self._index_next = False  # a search asked: the next batch indexes
+        self._since_index = 0  # units committed since (a bound on what the next pass indexes)
+
+    def index_next(self) -> None:
+        """The next batch to commit indexes what the search index lacks, whenever the last
+        pass was (a unit entered after this call is in that batch or a later one)."""
+        self._index_next = True
+
+    def _index_due(self, batch: Batch) -> bool:
+        """Whether the batch about to commit indexes for search (then counted as done: a
+        request made after this point goes to the next batch)."""
+        self._since_index += batch.size
+        now = time.monotonic()
+        if (
+            self._index_next
+            or self._since_index >= INDEX_UNITS
+            or now - self._indexed_at >= INDEX_EVERY
+        ):
+            self._index_next = False
+            self._indexed_at = now
+            self._since_index = 0
+            return True
+        return False
 
     def _closes(self, batch: Batch) -> bool:
         """Commit now: nobody is waiting, the batch is full, or its transaction broke."""
@@ -167,7 +200,8 @@ class BatchWriter:
         assert self._sqlite is not None  # nosec B101 # narrows for mypy: set with the batch
         try:
             self._seqs.write(self._sqlite, self._seqs.pending())
-            index_pending(self._sqlite)
+            if self._index_due(batch):
+                index_pending(self._sqlite)
             self._sqlite.commit()
         except BaseException as exc:
             # Discarding the connection awaits: a task, which owns the turn, as for the hop.
@@ -194,11 +228,12 @@ class BatchWriter:
                 # Discarding the connection awaits: a task, which owns the turn, as _end_rare.
                 asyncio.get_running_loop().create_task(self._failed(batch, exc))
 
-        seqs, rows = self._seqs, self._seqs.pending()
+        seqs, rows, index = self._seqs, self._seqs.pending(), self._index_due(batch)
 
         def before(sqlite: sqlite3.Connection) -> None:  # on the writer's thread
             seqs.write(sqlite, rows)
-            index_pending(sqlite)
+            if index:
+                index_pending(sqlite)
 
         try:
             driver.commit_soon(done, before=before)
@@ -255,6 +290,7 @@ class BatchWriter:
 
     async def _fail(self, batch: Batch, exc: BaseException) -> None:
         log.error("group commit of %d units failed: %r", batch.size, exc)
+        self._indexed_at = float("-inf")  # its index pass, if it made one, is undone
         await self._discard()
         batch.settle(exc)
 

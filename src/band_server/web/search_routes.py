@@ -81,7 +81,9 @@ async def search_page(request: Request) -> Response:
         next_url = ""
         if q:
             try:
-                async with platform_of(request).db.read() as session:
+                db = platform_of(request).db
+                await db.search_ready()
+                async with db.read() as session:
                     got = await search.search_messages(
                         session, me.person, q, sort=sort, limit=PAGE, cursor=cursor
                     )

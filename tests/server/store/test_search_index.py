@@ -1,7 +1,8 @@
-"""SQLite's search index is written once per group-commit batch (``store.search_index``): every
-acknowledged text message is found, a unit rolled back leaves nothing behind, a message changed
-or deleted before its batch commits is indexed as it stands, and migration 0018 keeps the index
-whole both ways."""
+"""SQLite's search index is written by the group committer in passes (``store.search_index``):
+once a second, and before a search when any text waits for it, so a search finds every
+acknowledged text message; a unit rolled back leaves nothing behind, a message changed or
+deleted before its pass is indexed as it stands, and migration 0018 keeps the index whole both
+ways."""
 
 from __future__ import annotations
 
@@ -45,8 +46,10 @@ def _reader(db: Database) -> sqlite3.Connection:
     return sqlite3.connect(path)
 
 
-def found(db: Database, word: str) -> list[str]:
-    """The ids of the messages a search for ``word`` finds, read by another connection."""
+async def found(db: Database, word: str) -> list[str]:
+    """The ids of the messages a search for ``word`` finds (as the search routes: the index
+    made ready first), read by another connection."""
+    await db.search_ready()
     with _reader(db) as conn:
         return sorted(
             r[0]
@@ -73,12 +76,12 @@ async def test_every_acknowledged_text_is_found_when_its_unit_returns(db: Databa
     async def one(n: int) -> None:
         async with db.write() as session:
             await post(session, n, f"zeppelin number{n}", "text" if n % 3 else "thought")
-        assert found(db, f"number{n}") == ([f"m{n}"] if n % 3 else [])  # acknowledged: found
+        assert await found(db, f"number{n}") == ([f"m{n}"] if n % 3 else [])  # acknowledged: found
 
     await asyncio.gather(*(one(n) for n in range(1, 121)))
     assert db.batches.batches < db.batches.units - 1  # units shared batches
     texts = [f"m{n}" for n in range(1, 121) if n % 3]
-    assert found(db, "zeppelin") == sorted(texts)
+    assert await found(db, "zeppelin") == sorted(texts)
     assert indexed(db) == len(texts)  # the thoughts stay out of the index
 
 
@@ -94,11 +97,11 @@ async def test_a_unit_rolled_back_in_a_batch_leaves_no_entry(db: Database) -> No
 
     results = await asyncio.gather(ok(1), doomed(), ok(2), return_exceptions=True)
     assert isinstance(results[1], RuntimeError)
-    assert found(db, "airship") == ["m1", "m2"]
-    assert found(db, "doomed") == []
+    assert await found(db, "airship") == ["m1", "m2"]
+    assert await found(db, "doomed") == []
     async with db.write() as session:  # the next batch indexes nothing twice
         await post(session, 3, "later airship")
-    assert found(db, "airship") == ["m1", "m2", "m3"]
+    assert await found(db, "airship") == ["m1", "m2", "m3"]
     assert indexed(db) == 3
 
 
@@ -113,12 +116,12 @@ async def test_changed_or_deleted_before_the_commit_is_indexed_as_it_stands(
         await post(session, 3, "gone soon")
         await session.execute(text("DELETE FROM messages WHERE id = 'm3'"))
         await session.execute(text("UPDATE messages SET content = 'edited after' WHERE id='m1'"))
-    assert found(db, "final") == ["m2"] and found(db, "draft") == []
-    assert found(db, "gone") == []
-    assert found(db, "edited") == ["m1"] and found(db, "before") == []
+    assert await found(db, "final") == ["m2"] and await found(db, "draft") == []
+    assert await found(db, "gone") == []
+    assert await found(db, "edited") == ["m1"] and await found(db, "before") == []
     async with db.write() as session:  # an indexed message deleted leaves the index
         await session.execute(text("DELETE FROM messages WHERE id = 'm2'"))
-    assert found(db, "wording") == [] and indexed(db) == 1
+    assert await found(db, "wording") == [] and indexed(db) == 1
     with _reader(db) as conn:  # every entry is its message's current text
         conn.execute("INSERT INTO message_search(message_search) VALUES ('integrity-check')")
 
@@ -163,6 +166,7 @@ async def test_a_failed_index_pass_fails_the_batch_and_commits_nothing(
         raise sqlite3.OperationalError("disk I/O error")
 
     monkeypatch.setattr(group_batch, "index_pending", broken)
+    monkeypatch.setattr(group_batch, "INDEX_EVERY", 0.0)  # every batch indexes
     with pytest.raises(Exception, match="disk I/O error"):
         async with db.write() as session:
             await post(session, 1, "never acknowledged")
@@ -171,7 +175,49 @@ async def test_a_failed_index_pass_fails_the_batch_and_commits_nothing(
         assert conn.execute("SELECT count(*) FROM messages").fetchone()[0] == 0
     async with db.write() as session:  # the writer recovers on a fresh connection
         await post(session, 2, "acknowledged later")
-    assert found(db, "acknowledged") == ["m2"]
+    assert indexed(db) == 1  # the failed pass is owed: the next batch made it
+    assert await found(db, "acknowledged") == ["m2"]
+
+
+async def test_a_pass_a_second_and_one_before_a_search(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fixture's batch made the pass of this second: texts posted now wait for the next,
+    which a search asks for (and only when a text waits: no unit otherwise)."""
+    from band_server.store import group_batch
+
+    for n in (1, 2):
+        async with db.write() as session:
+            await post(session, n, f"dirigible {n}")
+    assert indexed(db) == 0  # committed, not indexed yet
+    batches = db.batches.batches
+    assert await found(db, "dirigible") == ["m1", "m2"]
+    assert db.batches.batches == batches + 1  # the search's own unit, its batch indexed
+    await db.search_ready()
+    async with db.write() as session:
+        await post(session, 3, "a thought", "thought")
+    await db.search_ready()  # nothing a search could miss: no unit
+    assert db.batches.batches == batches + 2
+    monkeypatch.setattr(group_batch, "INDEX_EVERY", 0.0)  # as a second later
+    async with db.write() as session:
+        await post(session, 4, "dirigible 4")
+    assert indexed(db) == 3  # that batch made the pass
+
+
+async def test_a_pass_every_so_many_units_keeps_each_pass_short(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from band_server.store import group_batch
+
+    monkeypatch.setattr(group_batch, "INDEX_EVERY", 3600.0)
+    monkeypatch.setattr(group_batch, "INDEX_UNITS", 4)
+    for n in (1, 2, 3):
+        async with db.write() as session:
+            await post(session, n, f"balloon {n}")
+    assert indexed(db) == 0
+    async with db.write() as session:  # the fourth unit since the fixture's pass
+        await post(session, 4, "balloon 4")
+    assert indexed(db) == 4
 
 
 def test_the_pending_statement_reads_the_bound_the_index_holds() -> None:

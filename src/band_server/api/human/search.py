@@ -60,6 +60,7 @@ async def search_messages(
     as a prefix), newest or best first, each with a snippet and the matched spans in it.
     ``metadata.next_cursor`` asks for the next page (null on the last); ``has_more`` says
     whether there is one. Not part of the official Band API: an openband extension."""
+    await platform.db.search_ready()
     async with platform.db.read() as session:
         found = await search.search_messages(session, me, q, sort=sort, limit=limit, cursor=cursor)
     meta = {
