@@ -125,6 +125,12 @@ class Database:
         async with self._sessions() as session, session.begin():
             yield session
 
+    def _reader(self, path: str) -> sqlite3.Connection:
+        """The plain reader connection of the loop's thread (opened on first use)."""
+        if self._peeker is None:
+            self._peeker = connect_reader(path)
+        return self._peeker
+
     async def search_ready(self) -> None:
         """Before a search reads SQLite's full-text index: the committed texts it lacks are
         indexed first (the writer indexes once a second, ``store.search_index``). Nothing to
@@ -132,11 +138,8 @@ class Database:
         writer = self._writer
         if writer is None:
             return
-        if self._path is not None:
-            if self._peeker is None:
-                self._peeker = connect_reader(self._path)
-            if not any_pending(self._peeker):
-                return
+        if self._path is not None and not any_pending(self._reader(self._path)):
+            return
         writer.index_next()
         async with self.write():
             pass  # a unit of its own: its batch indexes before its COMMIT
@@ -156,18 +159,14 @@ class Database:
             async with self.read() as session:
                 row = (await session.execute(stmt, params)).first()
             return None if row is None else tuple(row)
-        if self._peeker is None:
-            self._peeker = connect_reader(self._path)
-        return direct.first(self._peeker, self.engine.dialect, stmt, params)
+        return direct.first(self._reader(self._path), self.engine.dialect, stmt, params)
 
     async def peek_all(self, stmt: Select[Any], params: dict[str, Any]) -> list[tuple[Any, ...]]:
         """Every row of such a select, in one statement (one snapshot), as :meth:`peek`."""
         if self._path is None:
             async with self.read() as session:
                 return [tuple(r) for r in (await session.execute(stmt, params)).all()]
-        if self._peeker is None:
-            self._peeker = connect_reader(self._path)
-        return direct.every(self._peeker, self.engine.dialect, stmt, params)
+        return direct.every(self._reader(self._path), self.engine.dialect, stmt, params)
 
     async def dispose(self) -> None:
         if self._peeker is not None:

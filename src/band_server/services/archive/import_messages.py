@@ -72,17 +72,17 @@ async def write_messages(
     rows: list[dict[str, Any]] = []
     deliveries: list[dict[str, Any]] = []
     tops: dict[str, int] = {}
-    members: dict[str, dict[str, str]] = {}
+    agents: dict[str, set[str]] = {}  # each room's agents, read once
     for rec in recs:
         room_id = ids.get(rec.chat_room_id, "")
-        if room_id not in members:
+        if room_id not in agents:
             if await session.get(Room, room_id) is None:
                 raise Conflict(
                     f"the room {rec.chat_room_id} was not imported yet: send the archive's "
                     "records in order",
                     code="import_out_of_order",
                 )
-            members[room_id] = await _room_members(session, room_id)
+            agents[room_id] = await _room_agents(session, room_id)
         meta = remap({k: v for k, v in rec.metadata.items() if k not in DERIVED_METADATA}, ids)
         created = instant(rec.inserted_at)
         row = {
@@ -104,8 +104,7 @@ async def write_messages(
         if rec.message_type != "text":
             continue
         mentioned = [m.get("id") for m in meta.get("mentions") or [] if isinstance(m, dict)]
-        agents = {pid for pid, kind in members[room_id].items() if kind == "Agent"}
-        for pid in dict.fromkeys(p for p in mentioned if p in agents):
+        for pid in dict.fromkeys(p for p in mentioned if p in agents[room_id]):
             deliveries.append(_processed(row, pid, created))
     # Table inserts: the rows are keyed by column ("metadata"), not by attribute.
     if rows:
@@ -149,10 +148,10 @@ def _processed(row: dict[str, Any], agent_id: str, at: datetime) -> dict[str, An
     }
 
 
-async def _room_members(session: AsyncSession, room_id: str) -> dict[str, str]:
-    rows = await session.execute(
-        select(Participant.participant_id, Participant.participant_type).where(
-            Participant.room_id == room_id
+async def _room_agents(session: AsyncSession, room_id: str) -> set[str]:
+    rows = await session.scalars(
+        select(Participant.participant_id).where(
+            Participant.room_id == room_id, Participant.participant_type == "Agent"
         )
     )
-    return {pid: ptype for pid, ptype in rows}
+    return set(rows)

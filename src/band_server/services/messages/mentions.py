@@ -11,9 +11,9 @@ carry. A person's text is also where their mentions come from (:func:`mentions_i
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 from band_protocol.messages import MentionRef
 from band_server.errors import ValidationFailed
@@ -104,21 +104,35 @@ class _Index:
 
 
 _SNAPSHOTS = 256
+_T = TypeVar("_T")
+
+
+class _BySnapshot(Generic[_T]):
+    """What is built from a roster snapshot, found by the snapshot's identity: hashing a
+    roster hashes each member, on every post. An entry holds its roster, so its id cannot be
+    reused while it is cached; at :data:`_SNAPSHOTS` entries the cache starts again."""
+
+    def __init__(
+        self,
+        build: Callable[[tuple[Member, ...]], _T],
+        entries: dict[int, tuple[tuple[Member, ...], _T]],
+    ) -> None:
+        self._build = build
+        self._entries = entries
+
+    def __call__(self, roster: tuple[Member, ...]) -> _T:
+        hit = self._entries.get(id(roster))
+        if hit is not None and hit[0] is roster:
+            return hit[1]
+        if len(self._entries) >= _SNAPSHOTS:
+            self._entries.clear()
+        built = self._build(roster)
+        self._entries[id(roster)] = (roster, built)
+        return built
+
+
 _indexes: dict[int, tuple[tuple[Member, ...], _Index]] = {}
-_inlines: dict[int, tuple[tuple[Member, ...], InlineMentions]] = {}
-
-
-def _index_of_roster(roster: tuple[Member, ...]) -> _Index:
-    # By the snapshot's identity: hashing a roster hashes each member, on every post. An
-    # entry holds its roster, so its id cannot be reused while it is cached.
-    hit = _indexes.get(id(roster))
-    if hit is not None and hit[0] is roster:
-        return hit[1]
-    if len(_indexes) >= _SNAPSHOTS:
-        _indexes.clear()
-    index = _Index.of(roster)
-    _indexes[id(roster)] = (roster, index)
-    return index
+_index_of_roster = _BySnapshot(_Index.of, _indexes)
 
 
 def resolve_mentions(
@@ -202,7 +216,7 @@ class InlineMentions:
 
     def find(self, content: str) -> list[Member]:
         """Members named inline, each once, in the order they first appear."""
-        if self._pattern is None or "@" not in content:  # every form starts with "@"
+        if self._pattern is None:
             return []
         found: dict[str, Member] = {}
         for match in self._pattern.finditer(content):
@@ -213,7 +227,7 @@ class InlineMentions:
 
     def rewrite(self, content: str, ids: set[str]) -> str:
         """Replace each inline form of a member in ``ids`` by that member's token."""
-        if self._pattern is None or not ids or "@" not in content:
+        if self._pattern is None or not ids:
             return content
 
         def replace(match: re.Match[str]) -> str:
@@ -223,16 +237,8 @@ class InlineMentions:
         return self._pattern.sub(replace, content)
 
 
-def _inline_of_roster(roster: tuple[Member, ...]) -> InlineMentions:
-    # By the snapshot's identity, as _index_of_roster.
-    hit = _inlines.get(id(roster))
-    if hit is not None and hit[0] is roster:
-        return hit[1]
-    if len(_inlines) >= _SNAPSHOTS:
-        _inlines.clear()
-    inline = InlineMentions(roster)
-    _inlines[id(roster)] = (roster, inline)
-    return inline
+_inlines: dict[int, tuple[tuple[Member, ...], InlineMentions]] = {}
+_inline_of_roster = _BySnapshot(InlineMentions, _inlines)
 
 
 def inline_mentions(members: Sequence[Member]) -> InlineMentions:
@@ -246,6 +252,8 @@ def inline_mentions(members: Sequence[Member]) -> InlineMentions:
 
 def mentions_in_text(content: str, roster: Sequence[Member], sender_id: str) -> list[MentionRef]:
     """Participants a person named inline (``@handle`` or ``@Display Name``), never the sender."""
+    if "@" not in content:  # every inline form starts with one
+        return []
     return [
         MentionRef(id=m.id, handle=m.handle)
         for m in inline_mentions(roster).find(content)

@@ -27,14 +27,13 @@ async def person_post(
     Returns the answer's data (``MessageSentResponse``'s JSON)."""
     if roster is None:
         roster = await members(uow.session, room.id)
-    if "@" in fields.content:  # an inline mention starts with one (mentions.InlineMentions)
+    named = mentions_in_text(fields.content, roster, person.id)
+    if named:
         known = {m.id for m in fields.mentions if m.id} | {
             (m.handle or "").removeprefix("@").lower() for m in fields.mentions
         }
         extra = [
-            ref
-            for ref in mentions_in_text(fields.content, roster, person.id)
-            if ref.id not in known and (ref.handle or "").lower() not in known
+            ref for ref in named if ref.id not in known and (ref.handle or "").lower() not in known
         ]
         if extra:
             fields = fields.model_copy(update={"mentions": [*fields.mentions, *extra]})
