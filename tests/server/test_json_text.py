@@ -61,3 +61,31 @@ def test_what_json_cannot_hold_fails_alike() -> None:
         assert _outcome(json_text.dumps, value) == _outcome(json.dumps, value)
     assert json_text.answer_text({"a": "é"}) == '{"a":"é"}'
     assert json_text.dumps({"a": "é"}) == '{"a": "\\u00e9"}'
+
+
+_KEYS = st.text() | st.integers() | st.booleans() | st.none() | st.floats(allow_nan=False)
+_ANSWERS = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_KEYS, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+def _bytes_outcome(render: Any, value: Any) -> tuple[str, Any]:
+    try:
+        return ("bytes", render(value))
+    except (ValueError, TypeError) as exc:  # UnicodeEncodeError is a ValueError
+        return (type(exc).__name__, str(exc))
+
+
+@settings(max_examples=400, deadline=None)
+@given(_ANSWERS)
+def test_the_fast_lanes_body_is_what_starlettes_json_response_renders(value: Any) -> None:
+    """The fast lane's answer body (``answer_text`` then UTF-8) against Starlette's own
+    ``JSONResponse.render`` (the library the lane stands beside), keys of every JSON-able
+    kind included."""
+    from starlette.responses import JSONResponse
+
+    ours = _bytes_outcome(lambda v: json_text.answer_text(v).encode("utf-8"), value)
+    theirs = _bytes_outcome(JSONResponse(None).render, value)
+    assert ours == theirs

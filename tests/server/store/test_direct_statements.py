@@ -249,3 +249,43 @@ async def test_run_on_writes_what_the_session_writes(db: Database) -> None:
         ).all()
     assert [(r[0], r[2], len(r[1]), r[1][10]) for r in rows] == [(7, "text", 26, " ")] * 3
     assert all(datetime.fromisoformat(r[1]) >= before for r in rows)
+
+
+async def test_rows_with_their_keys_in_any_order_and_shared_instants_match_the_session(
+    db: Database,
+) -> None:
+    """A post binds one ``datetime`` object in the message's and its deliveries' columns (the
+    direct path's timestamp text is shared across columns and statements), and a call site
+    may build the same keys in another order (plans are looked up by the keys in order)."""
+    at = datetime(2026, 5, 6, 7, 8, 9, 123456, tzinfo=UTC)
+    other = datetime(2026, 5, 6, 7, 8, 9, 654321, tzinfo=UTC)
+
+    def deliveries(msg_id: str) -> list[dict[str, Any]]:
+        first = {"message_id": msg_id, "room_id": "r1", "agent_id": "a1", "seq": 0}
+        first |= {"delivered_at": at, "updated_at": other}
+        second = {"updated_at": at, "delivered_at": other, "seq": 0, "agent_id": "a2"}
+        second |= {"room_id": "r1", "message_id": msg_id}
+        return [first, second]
+
+    async with db.write() as session:
+        await session.execute(INSERT_MESSAGE, {**message_row("s", 1), "created_at": at})
+        await session.execute(INSERT_DELIVERY, deliveries("s"))
+    async with db.write() as session:
+        await direct.execute(session, INSERT_MESSAGE, {**message_row("d", 2), "created_at": at})
+        await direct.execute(session, INSERT_DELIVERY, deliveries("d"))
+        # One row alone, its keys in the second row's order: a plan of its own.
+        await direct.execute(session, INSERT_DELIVERY, {**deliveries("d")[1], "agent_id": "a3"})
+    async with db.read() as session:
+        conn = await session.connection()
+        rows = (
+            await conn.exec_driver_sql(
+                "SELECT message_id, agent_id, delivered_at, updated_at, status, attempt_number"
+                " FROM deliveries ORDER BY message_id, agent_id"
+            )
+        ).all()
+        made = dict((await conn.exec_driver_sql("SELECT id, created_at FROM messages")).all())
+    by = {(r[0], r[1]): tuple(r[2:]) for r in rows}
+    for agent in ("a1", "a2"):
+        assert by[("d", agent)] == by[("s", agent)]
+    assert by[("d", "a3")] == by[("s", "a2")]
+    assert made["d"] == made["s"] == "2026-05-06 07:08:09.123456"
