@@ -8,6 +8,7 @@ now wait for the read under way, unless a membership change was announced since 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -20,13 +21,14 @@ from conftest import Seeded
 
 
 class CountedReads:
-    """Stands in for ``roster_cache.members``: counts the reads, each held until released."""
+    """Stands in for one of ``roster_cache``'s reads: counts the calls, each held (once it
+    has read) until released."""
 
-    def __init__(self) -> None:
+    def __init__(self, real: Callable[[Any, str], Awaitable[Any]]) -> None:
         self.reads = 0
         self.release = asyncio.Event()
         self.release.set()
-        self._real = roster_cache.members
+        self._real = real
 
     async def __call__(self, session: Any, room_id: str) -> Any:
         self.reads += 1
@@ -35,11 +37,15 @@ class CountedReads:
         return found
 
 
+def _count(monkeypatch: pytest.MonkeyPatch, name: str) -> CountedReads:
+    reads = CountedReads(getattr(roster_cache, name))
+    monkeypatch.setattr(roster_cache, name, reads)
+    return reads
+
+
 @pytest.fixture
 def counted(monkeypatch: pytest.MonkeyPatch) -> CountedReads:
-    reads = CountedReads()
-    monkeypatch.setattr(roster_cache, "members", reads)
-    return reads
+    return _count(monkeypatch, "members")
 
 
 async def _reads(counted: CountedReads, n: int) -> None:
@@ -47,6 +53,18 @@ async def _reads(counted: CountedReads, n: int) -> None:
     for _ in range(100):
         await asyncio.sleep(0)
     assert counted.reads >= n
+
+
+async def _first_caller_reading(
+    platform: Platform, seeded: Seeded, counted: CountedReads
+) -> tuple[roster_cache.RosterCache, str, asyncio.Task[roster_cache.RoomSnapshot]]:
+    """A new room, an empty cache, and a first caller whose read is under way (held)."""
+    room_id = await make_room(platform, seeded.user_id)
+    cache = roster_cache.RosterCache()
+    counted.release.clear()
+    first = asyncio.create_task(cache.snapshot(platform.db, room_id))
+    await _reads(counted, 1)
+    return cache, room_id, first
 
 
 async def test_callers_of_a_missing_room_share_one_read(
@@ -85,11 +103,7 @@ async def test_an_expired_room_is_read_once_under_load(
 async def test_a_caller_after_a_change_reads_again(
     platform: Platform, seeded: Seeded, counted: CountedReads
 ) -> None:
-    room_id = await make_room(platform, seeded.user_id)
-    cache = roster_cache.RosterCache()
-    counted.release.clear()
-    first = asyncio.create_task(cache.snapshot(platform.db, room_id))
-    await _reads(counted, 1)
+    cache, room_id, first = await _first_caller_reading(platform, seeded, counted)
     cache.invalidate(room_id)  # a membership change announced while the read runs
     second = asyncio.create_task(cache.snapshot(platform.db, room_id))
     await _reads(counted, 2)
@@ -103,11 +117,7 @@ async def test_a_caller_after_a_change_reads_again(
 async def test_a_cancelled_caller_leaves_the_read_to_the_others(
     platform: Platform, seeded: Seeded, counted: CountedReads
 ) -> None:
-    room_id = await make_room(platform, seeded.user_id)
-    cache = roster_cache.RosterCache()
-    counted.release.clear()
-    first = asyncio.create_task(cache.snapshot(platform.db, room_id))
-    await _reads(counted, 1)
+    cache, room_id, first = await _first_caller_reading(platform, seeded, counted)
     second = asyncio.create_task(cache.snapshot(platform.db, room_id))
     await asyncio.sleep(0)
     first.cancel()
@@ -122,22 +132,13 @@ async def test_callers_of_an_unknown_room_share_the_404(
     platform: Platform, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cache = roster_cache.RosterCache()
-    real_get_room = roster_cache.get_room
-    reads = 0
-
-    async def get_room(session: Any, room_id: str) -> Any:
-        nonlocal reads
-        reads += 1
-        await asyncio.sleep(0)
-        return await real_get_room(session, room_id)
-
-    monkeypatch.setattr(roster_cache, "get_room", get_room)
+    counted = _count(monkeypatch, "get_room")
     callers = [cache.snapshot(platform.db, "no-such-room") for _ in range(5)]
     outcomes = await asyncio.gather(*callers, return_exceptions=True)
     assert all(isinstance(o, NotFound) for o in outcomes)
-    assert reads == 1
+    assert counted.reads == 1
     await asyncio.sleep(0)
     assert not cache._reading
     with pytest.raises(NotFound):
         await cache.snapshot(platform.db, "no-such-room")
-    assert reads == 2  # nothing kept
+    assert counted.reads == 2  # nothing kept
