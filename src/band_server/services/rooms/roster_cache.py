@@ -6,10 +6,17 @@ SQLite write lock. Any membership change broadcasts on ``room_participants:<room
 removes the room), and every node sees that broadcast through the bus and drops the entry,
 so a removed participant is refused at once. Entries also expire after ``ttl`` seconds, which
 bounds how stale a display name can get.
+
+A room missing from the cache is read once however many requests want it meanwhile: they wait
+for the one read under way (unless a change was announced since it began). Each request
+reading on its own, a busy room's entry expiring under load made every post that arrived
+during the read read it too, each read slower for the others: tens of reads, and the loop
+stalled for tens of milliseconds every ``ttl`` (docs/decisions.md, "One roster read at a time").
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass
 
@@ -38,12 +45,24 @@ class RosterCache:
         # Bumped by every invalidation: a read that was in flight across one is not kept (it
         # may predate the change it was told about, and would stay stale for ``ttl``).
         self._changes = 0
+        # The read under way for a room, and ``_changes`` when it began: later callers wait
+        # for it while no change was announced since.
+        self._reading: dict[str, tuple[asyncio.Task[RoomSnapshot], int]] = {}
 
     async def snapshot(self, db: Database, room_id: str) -> RoomSnapshot:
         """The room and its roster, from the cache or read once (404 for an unknown room)."""
         entry = self._rooms.get(room_id)
         if entry is not None and entry[1] > time.monotonic():
             return entry[0]
+        reading = self._reading.get(room_id)
+        if reading is None or reading[1] != self._changes:
+            task = asyncio.get_running_loop().create_task(self._read(db, room_id))
+            reading = self._reading[room_id] = (task, self._changes)
+            task.add_done_callback(lambda done: self._read_over(room_id, done))
+        # A caller cancelled meanwhile stops waiting; the read goes on for the others.
+        return await asyncio.shield(reading[0])
+
+    async def _read(self, db: Database, room_id: str) -> RoomSnapshot:
         changes = self._changes
         async with db.read() as session:
             room = await get_room(session, room_id)
@@ -55,6 +74,14 @@ class RosterCache:
             self._rooms.clear()
         self._rooms[room_id] = (snap, time.monotonic() + self.ttl)
         return snap
+
+    def _read_over(self, room_id: str, task: asyncio.Task[RoomSnapshot]) -> None:
+        """Forget a finished read (unless a newer one for the room took its place)."""
+        reading = self._reading.get(room_id)
+        if reading is not None and reading[0] is task:
+            del self._reading[room_id]
+        if not task.cancelled():
+            task.exception()  # retrieved: every caller may have stopped waiting (cancelled)
 
     async def room_for(self, db: Database, principal: Principal, room_id: str) -> RoomSnapshot:
         """The room if the caller is an active participant; otherwise 404, like rooms.room_for."""
