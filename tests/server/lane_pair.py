@@ -29,6 +29,7 @@ from fastapi import FastAPI
 from band_server.app import create_app
 from band_server.config import Settings
 from band_server.services.identity import accounts
+from band_server.store.search_index import index_pending
 from conftest import free_port
 from property_kit import serve_in_thread
 
@@ -203,13 +204,33 @@ def masked(value: Any, world: World) -> Any:
     return _masked(value, world.seed_ids)
 
 
+SEARCH = "message_search"  # SQLite's full-text index (migration 0013) and its shadow tables
+
+
+def _indexed(db: Path) -> None:
+    """The writer's next search-index pass, run now: each app indexes on its own clock (once a
+    second or every so many units, ``store.search_index``), so both are compared indexed."""
+    conn = sqlite3.connect(db, isolation_level=None)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        index_pending(conn)
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+
+
 def snapshot(db: Path, world: World) -> dict[str, list[str]]:
-    """Every table's rows, masked and sorted."""
+    """Every table's rows, masked and sorted; the search index by what it holds (each term's
+    places), not by its b-tree pages, which differ with how many passes built it."""
+    _indexed(db)
     conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
     try:
         tables = [r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
         out: dict[str, list[str]] = {}
-        for table in sorted(tables):
+        conn.execute(f"CREATE VIRTUAL TABLE temp.terms USING fts5vocab(main, {SEARCH}, instance)")
+        places = conn.execute("SELECT term, doc, col, offset FROM temp.terms")
+        out[f"{SEARCH} terms"] = sorted(json.dumps(row) for row in places)
+        for table in sorted(t for t in tables if not t.startswith(SEARCH)):
             cursor = conn.execute(f'SELECT * FROM "{table}"')
             columns = [d[0] for d in cursor.description]
             rows = []
