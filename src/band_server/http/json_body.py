@@ -82,9 +82,18 @@ def decode(body: bytes) -> Any:
     except ValueError as exc:  # an integer past Python's digit limit
         raise _refused("a number has too many digits", text) from exc
     # Containers can nest no deeper than there are brackets: most bodies need no walk.
-    if body.count(b"[") + body.count(b"{") > MAX_DEPTH or _SURROGATE_HINT.search(text):
+    if body.count(b"[") + body.count(b"{") > MAX_DEPTH or _may_hold_surrogate(text):
         _check(value, text)
     return value
+
+
+def _may_hold_surrogate(text: str) -> bool:
+    """Whether ``text`` matches :data:`_SURROGATE_HINT`. ASCII text (which ``isascii`` tells
+    without a scan) holds no surrogate, so only an escape (``\\u``, one substring search)
+    can make it match: the regex's search of every body cost more than the decoding."""
+    if text.isascii() and "\\u" not in text:
+        return False
+    return _SURROGATE_HINT.search(text) is not None
 
 
 def _check(value: Any, text: str) -> None:

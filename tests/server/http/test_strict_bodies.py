@@ -19,9 +19,12 @@ import httpx
 import pytest
 from agent_testkit import make_room
 from fastapi import FastAPI
+from hypothesis import given
+from hypothesis import strategies as st
 
 from band_server.config import Settings
 from band_server.context import Platform
+from band_server.http import json_body
 from band_server.http.json_body import JsonRoute
 from band_server.http.openapi import walk
 from conftest import LiveServer, Seeded
@@ -185,3 +188,17 @@ def test_the_new_refusals_are_declared(app: FastAPI) -> None:
             schema = op["responses"]["400"]["content"]["application/json"]["schema"]
             assert schema == {"$ref": "#/components/schemas/ErrorEnvelope"}
     assert "twice" in doc["paths"]["/api/v1/agent/me"]["get"]["responses"]["400"]["description"]
+
+
+# Text with what the hint looks for: escapes of either case, lone surrogates (hypothesis's
+# text leaves them out), other non-ASCII.
+_PIECES = st.sampled_from(
+    ["\\u", "\\ud800", "\\uDBFF", "\\uDc00", "\\ue000", "\\", "u", "d", "8", "é", chr(0xD800)]
+)
+
+
+@given(st.lists(st.one_of(_PIECES, st.text(max_size=4)), max_size=12).map("".join))
+def test_the_surrogate_hint_shortcut_agrees_with_its_regex(text: str) -> None:
+    """``_may_hold_surrogate`` skips the regex for ASCII text without an escape: same answer."""
+    expected = json_body._SURROGATE_HINT.search(text) is not None
+    assert json_body._may_hold_surrogate(text) is expected
