@@ -178,10 +178,15 @@ def test_the_answers_built_straight_are_their_models_json(
 
 
 @SETTINGS
-@given(dt=times)
-def test_iso_is_the_strftime_format(dt: datetime) -> None:
+@given(dt=times, other=times)
+def test_iso_is_the_strftime_format(dt: datetime, other: datetime) -> None:
+    """Also when the same object comes again (its text kept) and after another one."""
     utc = dt if dt.tzinfo is None else dt.astimezone(UTC)
-    assert iso(dt) == utc.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    expected = utc.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    assert iso(dt) == expected
+    assert iso(dt) == expected
+    iso(other)
+    assert iso(dt) == expected
 
 
 @SETTINGS
