@@ -29,10 +29,11 @@ NOSNIFF = (b"x-content-type-options", b"nosniff")
 
 def with_nosniff(message: Message) -> None:
     """Add ``nosniff`` to an ``http.response.start`` message unless its answer says it."""
-    headers = list(message.get("headers") or ())
-    if not any(name.lower() == NOSNIFF[0] for name, _ in headers):
-        headers.append(NOSNIFF)
-        message["headers"] = headers
+    headers = message.get("headers") or ()
+    for name, _ in headers:  # (a loop: ``any`` over a generator built one each answer)
+        if name.lower() == NOSNIFF[0]:
+            return
+    message["headers"] = [*headers, NOSNIFF]
 
 
 class Front:

@@ -256,7 +256,7 @@ def _run(
     rows: Sequence[Params],
     log: StatementLog | None = None,
 ) -> sqlite3.Cursor:
-    args = [plan.arguments(p) for p in rows]
+    args = [plan.arguments(rows[0])] if len(rows) == 1 else [plan.arguments(p) for p in rows]
     try:
         if len(args) == 1:
             cursor = driver.execute(plan.sql, args[0])
@@ -274,7 +274,13 @@ async def execute(
     session: AsyncSession, stmt: UpdateBase, params: Params | Sequence[Params]
 ) -> None:
     """``await session.execute(stmt, params)`` for an insert, update or delete (no result)."""
-    rows = [params] if type(params) is dict or isinstance(params, Mapping) else list(params)
+    # The exact types first: ``isinstance`` against the ``Mapping`` ABC costs a call of its own.
+    if type(params) is dict:
+        rows: Sequence[Params] = [params]
+    elif type(params) is list:
+        rows = params  # (only read)
+    else:
+        rows = [params] if isinstance(params, Mapping) else list(params)
     sync = session.sync_session
     # A unit's adopted connection without a coroutine to ask (_driver's first answer).
     found = sync.info.get(_UNIT) if sync._is_clean() else None
