@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, TypeAlias, TypeVar
+from typing import Any, NamedTuple, TypeAlias, TypeVar
 
 from pydantic import BaseModel
 
@@ -15,13 +14,14 @@ from ..store.models import Message, Room
 View = TypeVar("View", bound=BaseModel)
 
 
-@dataclass(frozen=True, slots=True)
-class Posted:
+class Posted(NamedTuple):
     """A message's row as plain values: as just written (its answer and broadcast are shaped
     from it), or as a delivery mark read it.
 
     Not an ORM ``Message``: building one (instrumented attributes, instance state) cost more
-    than the insert itself on the post path.
+    than the insert itself on the post path. A named tuple, not a frozen dataclass: as
+    immutable, and built in one step where a frozen dataclass sets each of its twelve fields
+    through ``object.__setattr__``, on every post and mark.
     """
 
     id: str

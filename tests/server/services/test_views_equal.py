@@ -17,7 +17,6 @@ rows (a differential property test).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import uuid
 from collections.abc import Iterator
@@ -321,7 +320,7 @@ def test_next_serves_what_the_history_shows(
     attempts: list[Any],
 ) -> None:
     loop, db = stored
-    msg = dataclasses.replace(msg, id=str(uuid.uuid4()))  # a row of its own
+    msg = msg._replace(id=str(uuid.uuid4()))  # a row of its own
     delivery = {
         "status": status,
         "attempt_number": attempt_number,
