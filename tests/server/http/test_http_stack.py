@@ -11,6 +11,8 @@ import httpx
 import pytest
 from agent_testkit import make_room
 from fastapi import FastAPI
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
@@ -24,7 +26,7 @@ from band_server.http.fast_lane import FastLane
 from band_server.http.front import Front
 from band_server.http.idempotency import IdempotencyMiddleware
 from band_server.http.raw_headers import header
-from band_server.observability import _LATENCY_BUCKETS, RequestStats
+from band_server.observability import _LATENCY_BUCKETS, LoopHistogram, RequestStats
 from band_server.server_stack import uvicorn_options
 from band_server.ws_protocol import HeldSocketProtocol
 from conftest import Seeded, make_agent
@@ -230,6 +232,12 @@ def test_a_raw_header_reads_as_starlettes_headers_get(
     assert header(scope, name) == Headers(scope=scope).get(name.decode())
 
 
+def _scraped(registry: CollectorRegistry) -> list[str]:
+    """The Prometheus text, creation times aside."""
+    text = generate_latest(registry).decode()
+    return [re.sub(r"^(\S+_created\S*) \S+$", r"\1 T", line) for line in text.splitlines()]
+
+
 def test_the_request_stats_scrape_as_prometheus_clients_own_counter_and_histogram() -> None:
     ours = CollectorRegistry(auto_describe=True)
     stats = RequestStats(ours)
@@ -254,9 +262,25 @@ def test_the_request_stats_scrape_as_prometheus_clients_own_counter_and_histogra
         stats.observe(method, route, status, seconds)
         counter.labels(method, route, str(status)).inc()
         histogram.labels(method, route).observe(seconds)
+    assert _scraped(ours) == _scraped(theirs)
 
-    def scraped(registry: CollectorRegistry) -> list[str]:
-        text = generate_latest(registry).decode()
-        return [re.sub(r"^(\S+_created\S*) \S+$", r"\1 T", line) for line in text.splitlines()]
 
-    assert scraped(ours) == scraped(theirs)
+# Lags as observed (never negative), the bounds themselves and past the last one among them.
+_LAGS = st.lists(
+    st.sampled_from(_LATENCY_BUCKETS) | st.floats(0, 10, allow_nan=False, allow_infinity=False),
+    max_size=30,
+)
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(lags=_LAGS)
+def test_the_fanout_lag_scrapes_as_prometheus_clients_own_histogram(lags: list[float]) -> None:
+    name, doc = "band_fanout_lag_seconds", "From a broadcast's publication to ..."
+    ours = CollectorRegistry(auto_describe=True)
+    histogram = LoopHistogram(name, doc, _LATENCY_BUCKETS, ours)
+    theirs = CollectorRegistry(auto_describe=True)
+    library = Histogram(name, doc, buckets=_LATENCY_BUCKETS, registry=theirs)
+    for lag in lags:
+        histogram.observe(lag)
+        library.observe(lag)
+    assert _scraped(ours) == _scraped(theirs)
