@@ -225,10 +225,14 @@ class FastLane:
                 # hash, and its ``receive`` replays the body for whoever reads next.
                 body, value = buffered
             else:
-                body, complete = await _read_body(receive)
-                if not complete:  # too large for the lane: FastAPI applies its own limit
-                    await self.app(scope, _replaying(body, complete, receive), send)
-                    return
+                first = await receive()
+                if first["type"] == "http.request" and not first.get("more_body", False):
+                    body = first.get("body", b"")  # all of it in one message, as most come
+                else:
+                    body, complete = await _read_body(first, receive)
+                    if not complete:  # too large for the lane: FastAPI applies its own limit
+                        await self.app(scope, _replaying(body, complete, receive), send)
+                        return
                 read = True
         kwargs: dict[str, Any] = dict(params)
         for arg, name in lane.header_args:
@@ -310,12 +314,12 @@ def _answer(status: int, content: Any) -> tuple[Message, Message]:
     )
 
 
-async def _read_body(receive: Receive) -> tuple[bytes, bool]:
-    """The body, and whether it is complete (it stops early past ``_MAX_BODY``)."""
+async def _read_body(message: Message, receive: Receive) -> tuple[bytes, bool]:
+    """The body from ``message`` (the first received) on, and whether it is complete (it
+    stops early past ``_MAX_BODY``)."""
     chunks: list[bytes] = []
     size = 0
     while True:
-        message = await receive()
         if message["type"] != "http.request":
             return b"".join(chunks), True
         chunk = message.get("body", b"")
@@ -325,6 +329,7 @@ async def _read_body(receive: Receive) -> tuple[bytes, bool]:
             return b"".join(chunks), True
         if size > _MAX_BODY:
             return b"".join(chunks), False
+        message = await receive()
 
 
 def _replaying(body: bytes, complete: bool, receive: Receive) -> Receive:

@@ -84,7 +84,7 @@ class Front:
             if str(scope["path"]).startswith(API_PREFIX) and (twice := repeated(scope)):
                 await refuse(scope, receive, answering, twice)
                 return
-            if body_limit.applies(scope):
+            if body_limit.applies(scope) and not body_limit.declared_within(scope):
                 admitted = await body_limit.admitted(scope, receive, answering)
                 if admitted is None:
                     return

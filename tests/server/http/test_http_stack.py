@@ -118,17 +118,22 @@ async def test_a_keyed_requests_body_is_read_and_decoded_once(
     room = await make_room(platform, seeded.user_id, seeded.agent_id)
     reads: list[str] = []
     decodes: list[str] = []
-    reading, decoding = fast_lane._read_body, json_body._DECODER.decode
+    serving, decoding = FastLane.__call__, json_body._DECODER.decode
 
-    async def counted_read(receive: Any) -> tuple[bytes, bool]:
-        reads.append("read")
-        return await reading(receive)
+    async def counted_lane(lane: FastLane, scope: Any, receive: Any, send: Any) -> None:
+        async def counted_receive() -> Message:
+            message: Message = await receive()
+            if message["type"] == "http.request" and not message.get("more_body", False):
+                reads.append("read")  # a body read to its end by the lane (or what it hands on)
+            return message
+
+        await serving(lane, scope, counted_receive, send)
 
     def counted_decode(text: str) -> Any:
         decodes.append(text)
         return decoding(text)
 
-    monkeypatch.setattr(fast_lane, "_read_body", counted_read)
+    monkeypatch.setattr(FastLane, "__call__", counted_lane)
     monkeypatch.setattr(json_body._DECODER, "decode", counted_decode)
     url = f"/api/v1/agent/chats/{room}/events"
     event = {"event": {"content": "thinking", "message_type": "thought"}}
