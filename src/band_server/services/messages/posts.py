@@ -39,7 +39,13 @@ from band_server.services.messages.paging import (
 from band_server.services.rooms.files import attachments_for
 from band_server.services.rooms.membership import Member, members
 from band_server.services.unit import UnitOfWork
-from band_server.services.views import Posted, event_answer, message_payload, sent_answer
+from band_server.services.views import (
+    Posted,
+    event_answer,
+    message_payload,
+    message_payload_json,
+    sent_answer,
+)
 from band_server.store import direct, room_seqs
 from band_server.store.models import (
     Base,
@@ -136,12 +142,14 @@ async def _append(
 
 
 def _created(msg: Posted, agents: frozenset[str]) -> Broadcast:
+    payload = message_payload(msg)
     return Broadcast(
         topic=topic("chat_room", msg.room_id),
         event="message_created",
-        payload=message_payload(msg),
+        payload=payload,
         agents=agents,
         users=True,
+        payload_json=message_payload_json(payload),
     )
 
 
