@@ -141,32 +141,13 @@ def message_payload_json(payload: dict[str, Any]) -> str:
     if tuple(p) != _PAYLOAD_KEYS or p["attachments"] != [] or type(seq) is not int:
         return payload_text(p)
     try:
-        return "".join(
-            (
-                '{"id":',
-                _text(p["id"]),
-                ',"chat_room_id":',
-                _text(p["chat_room_id"]),
-                ',"content":',
-                _text(p["content"]),
-                ',"message_type":',
-                _text(p["message_type"]),
-                ',"sender_id":',
-                _text(p["sender_id"]),
-                ',"sender_type":',
-                _text(p["sender_type"]),
-                ',"sender_name":',
-                "null" if name is None else _text(name),
-                ',"metadata":',
-                payload_text(p["metadata"]),
-                ',"attachments":[],"seq":',
-                int.__repr__(seq),
-                ',"inserted_at":',
-                _text(p["inserted_at"]),
-                ',"updated_at":',
-                _text(p["updated_at"]),
-                "}",
-            )
+        return (
+            f'{{"id":{_text(p["id"])},"chat_room_id":{_text(p["chat_room_id"])},'
+            f'"content":{_text(p["content"])},"message_type":{_text(p["message_type"])},'
+            f'"sender_id":{_text(p["sender_id"])},"sender_type":{_text(p["sender_type"])},'
+            f'"sender_name":{"null" if name is None else _text(name)},'
+            f'"metadata":{payload_text(p["metadata"])},"attachments":[],"seq":{int.__repr__(seq)},'
+            f'"inserted_at":{_text(p["inserted_at"])},"updated_at":{_text(p["updated_at"])}}}'
         )
     except TypeError:  # a value that is not a string where one is written as one
         return payload_text(p)
