@@ -30,7 +30,7 @@ NOSNIFF = (b"x-content-type-options", b"nosniff")
 def with_nosniff(message: Message) -> None:
     """Add ``nosniff`` to an ``http.response.start`` message unless its answer says it."""
     headers = message.get("headers") or ()
-    for name, _ in headers:  # (a loop: ``any`` over a generator built one each answer)
+    for name, _ in headers:  # (a loop: ``any`` would build a generator for each answer)
         if name.lower() == NOSNIFF[0]:
             return
     message["headers"] = [*headers, NOSNIFF]

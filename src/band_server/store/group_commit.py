@@ -125,8 +125,7 @@ class _Unit:
         # sync side's bind, compared: ``AsyncSession.bind`` translates it back, per unit.)
         session, w._spare = w._spare, None
         conn = w._conn
-        assert conn is not None  # nosec B101 # narrows for mypy: _open() set it
-        if session is None or session.sync_session.bind is not conn.sync_connection:
+        if session is None or conn is None or session.sync_session.bind is not conn.sync_connection:
             session = AsyncSession(
                 bind=conn, join_transaction_mode="create_savepoint", expire_on_commit=False
             )
