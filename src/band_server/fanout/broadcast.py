@@ -77,11 +77,12 @@ class Broadcast:
         exclude_conn: str | None = None,
         meta: dict[str, Any] | None = None,
         published_at: float | None = None,
+        payload_json: str | None = None,
     ) -> None:
         _set(self, "topic", topic)
         _set(self, "event", event)
         _set(self, "_payload", payload)
-        _set(self, "_payload_json", None)
+        _set(self, "_payload_json", payload_json)  # its text, if its maker wrote it already
         _set(self, "agents", agents)
         _set(self, "users", users)
         _set(self, "exclude_conn", exclude_conn)

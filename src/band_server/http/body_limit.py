@@ -33,6 +33,13 @@ def applies(scope: Scope) -> bool:
     )
 
 
+def declared_within(scope: Scope, limit: int = MAX_JSON_BODY) -> bool:
+    """Whether the request declares a body length within ``limit``: then :func:`admitted`
+    would hand its ``receive`` back as it is (no coroutine needed to know it)."""
+    length = header(scope, b"content-length")
+    return length is not None and length.isdigit() and int(length) <= limit
+
+
 async def admitted(
     scope: Scope, receive: Receive, send: Send, limit: int = MAX_JSON_BODY
 ) -> Receive | None:

@@ -211,11 +211,13 @@ class FastLane:
             await self.app(scope, receive, send)
             return
         # The rest in this one coroutine: each coroutine function awaited is a frame more.
-        platform: Platform = scope["app"].state.platform
+        # ``state[...]``, not ``state.platform``: Starlette's ``State`` finds an attribute only
+        # after a failed lookup has raised and caught an ``AttributeError``, on every request.
+        platform: Platform = scope["app"].state["platform"]
         state = scope.get("state") or {}
         body = b""
         value = NOT_JSON
-        replay = receive
+        read = False  # the body was read here: whoever reads next needs it replayed
         if lane.body_model is not None or scope["method"] in ("POST", "PUT", "PATCH"):
             buffered = state.get(BUFFERED)
             if buffered is not None:
@@ -223,11 +225,15 @@ class FastLane:
                 # hash, and its ``receive`` replays the body for whoever reads next.
                 body, value = buffered
             else:
-                body, complete = await _read_body(receive)
-                replay = _replaying(body, complete, receive)
-                if not complete:  # too large for the lane: FastAPI applies its own limit
-                    await self.app(scope, replay, send)
-                    return
+                first = await receive()
+                if first["type"] == "http.request" and not first.get("more_body", False):
+                    body = first.get("body", b"")  # all of it in one message, as most come
+                else:
+                    body, complete = await _read_body(first, receive)
+                    if not complete:  # too large for the lane: FastAPI applies its own limit
+                        await self.app(scope, _replaying(body, complete, receive), send)
+                        return
+                read = True
         kwargs: dict[str, Any] = dict(params)
         for arg, name in lane.header_args:
             kwargs[arg] = header(scope, name)
@@ -250,7 +256,7 @@ class FastLane:
         except Exception:
             # Bad input, a wrong key, anything unusual: FastAPI answers it its own way (the
             # same decoding, validation and handlers; tests/server/http/test_lane_equal.py).
-            await self.app(scope, replay, send)
+            await self.app(scope, _replaying(body, True, receive) if read else receive, send)
             return
         if lane.platform_arg is not None:
             kwargs[lane.platform_arg] = platform
@@ -266,7 +272,9 @@ class FastLane:
         except Exception as exc:
             result = unexpected_response(Request(scope), exc)
         if isinstance(result, Response):
-            await result(scope, replay, send)
+            # The replaying ``receive`` is built only for the few that read on (a closure a
+            # request otherwise).
+            await result(scope, _replaying(body, True, receive) if read else receive, send)
             return
         start, answer = _answer(lane.route.status_code or 200, result)
         await send(start)
@@ -306,12 +314,12 @@ def _answer(status: int, content: Any) -> tuple[Message, Message]:
     )
 
 
-async def _read_body(receive: Receive) -> tuple[bytes, bool]:
-    """The body, and whether it is complete (it stops early past ``_MAX_BODY``)."""
+async def _read_body(message: Message, receive: Receive) -> tuple[bytes, bool]:
+    """The body from ``message`` (the first received) on, and whether it is complete (it
+    stops early past ``_MAX_BODY``)."""
     chunks: list[bytes] = []
     size = 0
     while True:
-        message = await receive()
         if message["type"] != "http.request":
             return b"".join(chunks), True
         chunk = message.get("body", b"")
@@ -321,6 +329,7 @@ async def _read_body(receive: Receive) -> tuple[bytes, bool]:
             return b"".join(chunks), True
         if size > _MAX_BODY:
             return b"".join(chunks), False
+        message = await receive()
 
 
 def _replaying(body: bytes, complete: bool, receive: Receive) -> Receive:

@@ -29,10 +29,11 @@ NOSNIFF = (b"x-content-type-options", b"nosniff")
 
 def with_nosniff(message: Message) -> None:
     """Add ``nosniff`` to an ``http.response.start`` message unless its answer says it."""
-    headers = list(message.get("headers") or ())
-    if not any(name.lower() == NOSNIFF[0] for name, _ in headers):
-        headers.append(NOSNIFF)
-        message["headers"] = headers
+    headers = message.get("headers") or ()
+    for name, _ in headers:  # (a loop: ``any`` would build a generator for each answer)
+        if name.lower() == NOSNIFF[0]:
+            return
+    message["headers"] = [*headers, NOSNIFF]
 
 
 class Front:
@@ -83,7 +84,7 @@ class Front:
             if str(scope["path"]).startswith(API_PREFIX) and (twice := repeated(scope)):
                 await refuse(scope, receive, answering, twice)
                 return
-            if body_limit.applies(scope):
+            if body_limit.applies(scope) and not body_limit.declared_within(scope):
                 admitted = await body_limit.admitted(scope, receive, answering)
                 if admitted is None:
                     return

@@ -68,11 +68,11 @@ def decode(body: bytes) -> Any:
     Raises ``json.JSONDecodeError`` for anything that is not a strict JSON value of at most
     :data:`MAX_DEPTH` levels (FastAPI answers that as ``json_invalid``; see the module)."""
     try:
-        text = body.decode(json.detect_encoding(body), "surrogatepass")
+        text = body.decode(_encoding_of(body), "surrogatepass")
     except UnicodeDecodeError as exc:
         raise _refused(f"not in a Unicode encoding ({exc.reason})") from exc
     try:
-        value = _DECODER.decode(text)
+        value = _parsed(text)
     except json.JSONDecodeError:
         raise
     except RecursionError as exc:
@@ -82,9 +82,40 @@ def decode(body: bytes) -> Any:
     except ValueError as exc:  # an integer past Python's digit limit
         raise _refused("a number has too many digits", text) from exc
     # Containers can nest no deeper than there are brackets: most bodies need no walk.
-    if body.count(b"[") + body.count(b"{") > MAX_DEPTH or _SURROGATE_HINT.search(text):
+    if body.count(b"[") + body.count(b"{") > MAX_DEPTH or _may_hold_surrogate(text):
         _check(value, text)
     return value
+
+
+def _encoding_of(body: bytes) -> str:
+    """``json.detect_encoding(body)``: a body that opens with ``{`` and no NUL after it is
+    UTF-8 (no byte order mark and no UTF-16/32 text starts so), as it would find."""
+    if body[:1] == b"{" and body[1:2] != b"\x00":
+        return "utf-8"
+    return json.detect_encoding(body)
+
+
+def _parsed(text: str) -> Any:
+    """``_DECODER.decode(text)``. An object with nothing around it goes to the decoder's
+    scanner itself (``decode`` matches whitespace before and after it, two regex calls and two
+    frames); anything else, or any error, goes through ``decode``, which words it."""
+    if text[:1] == "{" and text[-1:] == "}":
+        try:
+            value, end = _DECODER.scan_once(text, 0)  # type: ignore[attr-defined]
+        except Exception:  # decode raises it again, as the decoder's own error
+            return _DECODER.decode(text)
+        if end == len(text):
+            return value
+    return _DECODER.decode(text)
+
+
+def _may_hold_surrogate(text: str) -> bool:
+    """Whether ``text`` matches :data:`_SURROGATE_HINT`. ASCII text (which ``isascii`` tells
+    without a scan) holds no surrogate, so only an escape (``\\u``, one substring search)
+    can make it match: the regex's search of every body cost more than the decoding."""
+    if text.isascii() and "\\u" not in text:
+        return False
+    return _SURROGATE_HINT.search(text) is not None
 
 
 def _check(value: Any, text: str) -> None:

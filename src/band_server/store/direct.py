@@ -30,7 +30,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import Column
@@ -42,6 +42,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql import Select
 from sqlalchemy.sql.dml import UpdateBase
 from sqlalchemy.types import TypeEngine
+
+from band_protocol import iso
 
 from .statement_log import StatementLog
 
@@ -155,7 +157,9 @@ def _sqlite_datetime(fallback: Callable[[Any], Any]) -> Callable[[Any], Any]:
     are, any offset left out) from ``isoformat``, a third of the cost of its ``%`` format;
     the last value's text is reused when the same object comes again, in any column of any
     statement (a post binds its ``now`` as the message's ``created_at`` and ``updated_at``
-    and its deliveries'). Dates and ``None`` go to ``fallback``."""
+    and its deliveries'). A UTC or naive value's text is cut from the wire's (``iso``, which
+    keeps it: the post's payload then formats nothing). Dates and ``None`` go to
+    ``fallback``."""
     last = _last_datetime
 
     def process(value: Any) -> Any:
@@ -164,7 +168,12 @@ def _sqlite_datetime(fallback: Callable[[Any], Any]) -> Callable[[Any], Any]:
         seen = last[0]
         if seen[0] is value:
             return seen[1]
-        text = value.isoformat(" ", "microseconds")[:26]
+        tz = value.tzinfo
+        if (tz is None or tz is UTC) and value.year >= 1000:
+            wire = iso(value)  # "YYYY-MM-DDTHH:MM:SS.ffffffZ": the same fields
+            text = wire[:10] + " " + wire[11:26]
+        else:
+            text = value.isoformat(" ", "microseconds")[:26]
         last[0] = (value, text)
         return text
 
@@ -247,7 +256,7 @@ def _run(
     rows: Sequence[Params],
     log: StatementLog | None = None,
 ) -> sqlite3.Cursor:
-    args = [plan.arguments(p) for p in rows]
+    args = [plan.arguments(rows[0])] if len(rows) == 1 else [plan.arguments(p) for p in rows]
     try:
         if len(args) == 1:
             cursor = driver.execute(plan.sql, args[0])
@@ -265,7 +274,13 @@ async def execute(
     session: AsyncSession, stmt: UpdateBase, params: Params | Sequence[Params]
 ) -> None:
     """``await session.execute(stmt, params)`` for an insert, update or delete (no result)."""
-    rows = [params] if type(params) is dict or isinstance(params, Mapping) else list(params)
+    # The exact types first: ``isinstance`` against the ``Mapping`` ABC costs a call of its own.
+    if type(params) is dict:
+        rows: Sequence[Params] = [params]
+    elif type(params) is list:
+        rows = params  # (only read)
+    else:
+        rows = [params] if isinstance(params, Mapping) else list(params)
     sync = session.sync_session
     # A unit's adopted connection without a coroutine to ask (_driver's first answer).
     found = sync.info.get(_UNIT) if sync._is_clean() else None

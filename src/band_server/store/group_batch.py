@@ -138,6 +138,7 @@ class BatchWriter:
         in_flight: InFlight | None = None,
     ) -> None:
         self._engine = engine
+        self._dialect = engine.dialect  # (a property of the async engine: read once)
         self._in_flight = in_flight  # None: every commit goes to the writer's thread
         self._max_batch = max_batch
         self._on_batch = on_batch

@@ -121,13 +121,15 @@ class _Unit:
             self._end()
             raise
         # A session no unit used (direct statements only: never begun, nothing loaded) serves
-        # the next unit on the same connection too, rather than building one a unit.
+        # the next unit on the same connection too, rather than building one a unit. (Its
+        # sync side's bind, compared: ``AsyncSession.bind`` translates it back, per unit.)
         session, w._spare = w._spare, None
-        if session is None or session.bind is not w._conn:
+        conn = w._conn
+        if session is None or conn is None or session.sync_session.bind is not conn.sync_connection:
             session = AsyncSession(
-                bind=w._conn, join_transaction_mode="create_savepoint", expire_on_commit=False
+                bind=conn, join_transaction_mode="create_savepoint", expire_on_commit=False
             )
-        direct.adopt(session, sqlite, w._engine.dialect, self._log)
+        direct.adopt(session, sqlite, w._dialect, self._log)
         self._seqs = seqs = UnitSeqs(w._seqs, sqlite)
         room_seqs.attach(session, seqs)
         self._session = session
@@ -144,7 +146,9 @@ class _Unit:
                     self._undo(began)
                 return  # the unit's own exception goes on
             try:
-                untouched = await self._settle()
+                # A session never used (direct statements only) has nothing to settle: no
+                # coroutine to run for it.
+                untouched = self._untouched() or await self._settle()
             except BaseException:
                 self._undo()
                 raise
@@ -192,6 +196,13 @@ class _Unit:
 
     def _wrote(self) -> bool:
         return self._log is not None and bool(self._log.statements)
+
+    def _untouched(self) -> bool:
+        """The session was never used: not begun, nothing new, nothing loaded."""
+        session = self._session
+        assert session is not None  # nosec B101 # narrows for mypy: set on entry
+        sync = session.sync_session
+        return not sync.in_transaction() and sync._is_clean() and not len(sync.identity_map)
 
     async def _settle(self) -> bool:
         """Flush (commit) the session if it was used, then close it; True if it never was."""

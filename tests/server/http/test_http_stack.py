@@ -11,6 +11,8 @@ import httpx
 import pytest
 from agent_testkit import make_room
 from fastapi import FastAPI
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
@@ -24,7 +26,7 @@ from band_server.http.fast_lane import FastLane
 from band_server.http.front import Front
 from band_server.http.idempotency import IdempotencyMiddleware
 from band_server.http.raw_headers import header
-from band_server.observability import _LATENCY_BUCKETS, RequestStats
+from band_server.observability import _LATENCY_BUCKETS, LoopHistogram, RequestStats
 from band_server.server_stack import uvicorn_options
 from band_server.ws_protocol import HeldSocketProtocol
 from conftest import Seeded, make_agent
@@ -116,18 +118,24 @@ async def test_a_keyed_requests_body_is_read_and_decoded_once(
     room = await make_room(platform, seeded.user_id, seeded.agent_id)
     reads: list[str] = []
     decodes: list[str] = []
-    reading, decoding = fast_lane._read_body, json_body._DECODER.decode
+    serving, scanning = FastLane.__call__, json_body._DECODER.scan_once
 
-    async def counted_read(receive: Any) -> tuple[bytes, bool]:
-        reads.append("read")
-        return await reading(receive)
+    async def counted_lane(lane: FastLane, scope: Any, receive: Any, send: Any) -> None:
+        async def counted_receive() -> Message:
+            message: Message = await receive()
+            if message["type"] == "http.request" and not message.get("more_body", False):
+                reads.append("read")  # a body read to its end by the lane (or what it hands on)
+            return message
 
-    def counted_decode(text: str) -> Any:
-        decodes.append(text)
-        return decoding(text)
+        await serving(lane, scope, counted_receive, send)
 
-    monkeypatch.setattr(fast_lane, "_read_body", counted_read)
-    monkeypatch.setattr(json_body._DECODER, "decode", counted_decode)
+    def counted_scan(text: str, at: int) -> Any:
+        if at == 0:  # a body's value (its parts are scanned inside, not through this)
+            decodes.append(text)
+        return scanning(text, at)
+
+    monkeypatch.setattr(FastLane, "__call__", counted_lane)
+    monkeypatch.setattr(json_body._DECODER, "scan_once", counted_scan)
     url = f"/api/v1/agent/chats/{room}/events"
     event = {"event": {"content": "thinking", "message_type": "thought"}}
     keyed = {"x-api-key": seeded.agent_key, "Idempotency-Key": "k-1"}
@@ -230,6 +238,12 @@ def test_a_raw_header_reads_as_starlettes_headers_get(
     assert header(scope, name) == Headers(scope=scope).get(name.decode())
 
 
+def _scraped(registry: CollectorRegistry) -> list[str]:
+    """The Prometheus text, creation times aside."""
+    text = generate_latest(registry).decode()
+    return [re.sub(r"^(\S+_created\S*) \S+$", r"\1 T", line) for line in text.splitlines()]
+
+
 def test_the_request_stats_scrape_as_prometheus_clients_own_counter_and_histogram() -> None:
     ours = CollectorRegistry(auto_describe=True)
     stats = RequestStats(ours)
@@ -254,9 +268,25 @@ def test_the_request_stats_scrape_as_prometheus_clients_own_counter_and_histogra
         stats.observe(method, route, status, seconds)
         counter.labels(method, route, str(status)).inc()
         histogram.labels(method, route).observe(seconds)
+    assert _scraped(ours) == _scraped(theirs)
 
-    def scraped(registry: CollectorRegistry) -> list[str]:
-        text = generate_latest(registry).decode()
-        return [re.sub(r"^(\S+_created\S*) \S+$", r"\1 T", line) for line in text.splitlines()]
 
-    assert scraped(ours) == scraped(theirs)
+# Lags as observed (never negative), the bounds themselves and past the last one among them.
+_LAGS = st.lists(
+    st.sampled_from(_LATENCY_BUCKETS) | st.floats(0, 10, allow_nan=False, allow_infinity=False),
+    max_size=30,
+)
+
+
+@settings(max_examples=200, deadline=None, database=None)
+@given(lags=_LAGS)
+def test_the_fanout_lag_scrapes_as_prometheus_clients_own_histogram(lags: list[float]) -> None:
+    name, doc = "band_fanout_lag_seconds", "From a broadcast's publication to ..."
+    ours = CollectorRegistry(auto_describe=True)
+    histogram = LoopHistogram(name, doc, _LATENCY_BUCKETS, ours)
+    theirs = CollectorRegistry(auto_describe=True)
+    library = Histogram(name, doc, buckets=_LATENCY_BUCKETS, registry=theirs)
+    for lag in lags:
+        histogram.observe(lag)
+        library.observe(lag)
+    assert _scraped(ours) == _scraped(theirs)

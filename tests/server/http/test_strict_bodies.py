@@ -12,16 +12,20 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from agent_testkit import make_room
 from fastapi import FastAPI
+from hypothesis import given
+from hypothesis import strategies as st
 
 from band_server.config import Settings
 from band_server.context import Platform
+from band_server.http import json_body
 from band_server.http.json_body import JsonRoute
 from band_server.http.openapi import walk
 from conftest import LiveServer, Seeded
@@ -185,3 +189,60 @@ def test_the_new_refusals_are_declared(app: FastAPI) -> None:
             schema = op["responses"]["400"]["content"]["application/json"]["schema"]
             assert schema == {"$ref": "#/components/schemas/ErrorEnvelope"}
     assert "twice" in doc["paths"]["/api/v1/agent/me"]["get"]["responses"]["400"]["description"]
+
+
+# Text with what the hint looks for: escapes of either case, lone surrogates (hypothesis's
+# text leaves them out), other non-ASCII.
+_PIECES = st.sampled_from(
+    ["\\u", "\\ud800", "\\uDBFF", "\\uDc00", "\\ue000", "\\", "u", "d", "8", "é", chr(0xD800)]
+)
+
+
+@given(st.lists(st.one_of(_PIECES, st.text(max_size=4)), max_size=12).map("".join))
+def test_the_surrogate_hint_shortcut_agrees_with_its_regex(text: str) -> None:
+    """``_may_hold_surrogate`` skips the regex for ASCII text without an escape: same answer."""
+    expected = json_body._SURROGATE_HINT.search(text) is not None
+    assert json_body._may_hold_surrogate(text) is expected
+
+
+def _outcome(parse: Callable[[str], Any], text: str) -> tuple[str, Any]:
+    try:
+        return "value", parse(text)
+    except Exception as exc:  # the same error, worded the same
+        return type(exc).__name__, str(exc)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+# Valid bodies, bodies with something around or after them, and broken ones.
+_TEXTS = st.one_of(
+    _JSON.map(json.dumps),
+    st.tuples(_JSON.map(json.dumps), st.sampled_from(["", " ", "\n", "}", "{}", " x", "NaN"])).map(
+        lambda pair: pair[0] + pair[1]
+    ),
+    st.text(alphabet='{}[]":,0123456789 aeflnrstu\\', max_size=20),
+    st.sampled_from(['{"a": x}', '{"a": [1, }', '{"a": NaN}', '{"a": 1e400}', "{}}", "{", '{"a"}']),
+)
+
+
+@given(_TEXTS)
+def test_the_object_shortcut_parses_as_the_decoder(text: str) -> None:
+    """``_parsed`` (an object with nothing around it scanned straight) gives what the decoder
+    gives: the same value, or the same error in the same words."""
+    assert _outcome(json_body._parsed, text) == _outcome(json_body._DECODER.decode, text)
+
+
+@given(
+    st.one_of(
+        st.binary(max_size=8),
+        st.binary(max_size=8).map(lambda b: b"{" + b),
+        st.text(max_size=6).map(lambda t: ("{" + t).encode("utf-16-le")),
+    )
+)
+def test_a_bodys_encoding_is_json_s(body: bytes) -> None:
+    assert json_body._encoding_of(body) == json.detect_encoding(body)

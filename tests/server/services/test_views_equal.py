@@ -3,7 +3,7 @@ rows (a differential property test).
 
 - ``views.message_payload`` (every post, mark and ``/next`` answer) and ``views.message_view``
   against ``ChatMessage`` built from the row's fields by name, with and without a metadata of
-  its own;
+  its own; ``views.message_payload_json`` (a post's push text) against ``payload_text``;
 - the answers built straight (``views.sent_answer`` with ``Recipient``s from
   ``mentions.ResolvedMention.recipient``, ``event_answer``, ``status_answer``,
   ``activity_answer``) against their response models;
@@ -17,7 +17,6 @@ rows (a differential property test).
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import uuid
 from collections.abc import Iterator
@@ -38,6 +37,7 @@ from band.protocol.messages import (
     MessageStatusResponse,
     Recipient,
 )
+from band_server.fanout.broadcast import payload_text
 from band_server.http.fast_lane import _answer
 from band_server.services import views
 from band_server.services.deliveries import next_up
@@ -133,6 +133,30 @@ def test_message_payload_is_the_models_json(msg: views.Posted, metadata: Any) ->
     assert same_json(views.message_payload(msg, metadata), view.model_dump(mode="json"))
 
 
+# A payload's values changed to what the text built from its parts does not take as they are.
+_ODD_VALUES = st.sampled_from([None, 7, True, 1.5, [], {"a": 1}, "x\u00e9\ud800"])
+
+
+@SETTINGS
+@given(
+    msg=posted(),
+    metadata=st.none() | metas,
+    odd=st.none() | st.tuples(st.sampled_from(views._PAYLOAD_KEYS), _ODD_VALUES),
+    reordered=st.booleans(),
+)
+def test_the_push_text_is_the_encoders(
+    msg: views.Posted, metadata: Any, odd: tuple[str, Any] | None, reordered: bool
+) -> None:
+    """``message_payload_json`` (a post's push) gives ``payload_text``'s text for every payload:
+    built from its parts for the usual shape, encoded whole for any other."""
+    payload = views.message_payload(msg, metadata)
+    if odd is not None:
+        payload[odd[0]] = odd[1]
+    if reordered:
+        payload = dict(reversed(payload.items()))
+    assert views.message_payload_json(payload) == payload_text(payload)
+
+
 members = st.builds(
     lambda pid, name, handle: Member(
         Participant(participant_id=pid, participant_type="Agent", room_id="r"), name, handle, None
@@ -178,10 +202,15 @@ def test_the_answers_built_straight_are_their_models_json(
 
 
 @SETTINGS
-@given(dt=times)
-def test_iso_is_the_strftime_format(dt: datetime) -> None:
+@given(dt=times, other=times)
+def test_iso_is_the_strftime_format(dt: datetime, other: datetime) -> None:
+    """Also when the same object comes again (its text kept) and after another one."""
     utc = dt if dt.tzinfo is None else dt.astimezone(UTC)
-    assert iso(dt) == utc.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    expected = utc.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    assert iso(dt) == expected
+    assert iso(dt) == expected
+    iso(other)
+    assert iso(dt) == expected
 
 
 @SETTINGS
@@ -316,7 +345,7 @@ def test_next_serves_what_the_history_shows(
     attempts: list[Any],
 ) -> None:
     loop, db = stored
-    msg = dataclasses.replace(msg, id=str(uuid.uuid4()))  # a row of its own
+    msg = msg._replace(id=str(uuid.uuid4()))  # a row of its own
     delivery = {
         "status": status,
         "attempt_number": attempt_number,

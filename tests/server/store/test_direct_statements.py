@@ -4,14 +4,17 @@ would: same rows, same defaults and types, same errors, and inside the unit's sa
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import bindparam, select, update
 from sqlalchemy.exc import IntegrityError
 
+from band_protocol import iso
 from band_server.store import direct
 from band_server.store.db import Database
 from band_server.store.migrate import upgrade
@@ -197,6 +200,31 @@ def test_timestamps_are_bound_as_the_text_sqlalchemy_writes() -> None:
     ]
     for value in values + values[::-1]:
         assert process(value) == _sqlalchemy_datetime_text(value), value
+
+
+_ZONES = st.sampled_from([None, UTC, timezone(timedelta(hours=2)), timezone(-timedelta(hours=8))])
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(
+    value=st.builds(
+        lambda dt, tz: dt.replace(tzinfo=tz), st.datetimes(min_value=datetime(1, 1, 2)), _ZONES
+    ),
+    primed=st.booleans(),
+)
+def test_timestamp_text_cut_from_the_wire_text(value: datetime, primed: bool) -> None:
+    """A UTC or naive value's text is cut from ``iso``'s (kept from the payload, or made
+    here): SQLAlchemy's text all the same, whichever of the two formatted it first."""
+    from sqlalchemy.dialects import sqlite
+
+    from band_server.store.models import Message as M
+
+    process = direct._bind_of(M.__table__.c.created_at.type, sqlite.dialect())
+    assert process is not None
+    if primed:
+        iso(value)
+    assert process(value) == _sqlalchemy_datetime_text(value), value
+    assert process(value) == _sqlalchemy_datetime_text(value), value
 
 
 async def test_rows_hold_the_same_timestamp_text_either_way(db: Database) -> None:

@@ -39,7 +39,13 @@ from band_server.services.messages.paging import (
 from band_server.services.rooms.files import attachments_for
 from band_server.services.rooms.membership import Member, members
 from band_server.services.unit import UnitOfWork
-from band_server.services.views import Posted, event_answer, message_payload, sent_answer
+from band_server.services.views import (
+    Posted,
+    event_answer,
+    message_payload,
+    message_payload_json,
+    sent_answer,
+)
 from band_server.store import direct, room_seqs
 from band_server.store.models import (
     Base,
@@ -136,12 +142,14 @@ async def _append(
 
 
 def _created(msg: Posted, agents: frozenset[str]) -> Broadcast:
+    payload = message_payload(msg)
     return Broadcast(
         topic=topic("chat_room", msg.room_id),
         event="message_created",
-        payload=message_payload(msg),
+        payload=payload,
         agents=agents,
         users=True,
+        payload_json=message_payload_json(payload),
     )
 
 
@@ -220,31 +228,31 @@ async def post_message(
         roster = await members(uow.session, room.id)
     resolved = resolve_mentions(sender.id, roster, fields.mentions)
     routed = [m for m in resolved if m.routes]
-    if sender.is_agent and not routed:
+    is_agent = sender.is_agent  # (a property: read once)
+    if is_agent and not routed:
         raise ValidationFailed(
             "a message must mention at least one other participant",
             {"/message/mentions": ["must mention at least one other participant"]},
         )
-    if sender.is_agent:
+    if is_agent:
         await _check_loop_guard(uow.session, room, routed, loop_limit)
     meta: dict[str, Any] = {"mentions": [m.metadata() for m in resolved], "status": "sent"}
-    if fields.turn_id and sender.is_agent:  # the reply's turn (deliveries.turns)
+    if fields.turn_id and is_agent:  # the reply's turn (deliveries.turns)
         meta["turn_id"] = fields.turn_id
     if tracing.TRACING.on:  # the web app links a message's deliveries to its trace
         meta["trace_id"] = tracing.trace_id()
     msg_id, now = new_ordered_id(), utcnow()
-    sealed = delegation.envelope(sender, [m.member for m in routed], msg_id, now)
-    if sealed is None and sender.is_agent:
-        sealed = await delegation.forwarding_marker(
-            uow.session, sender, room.id, [m.member for m in routed]
-        )
+    mentioned = [m.member for m in routed]
+    sealed = delegation.envelope(sender, mentioned, msg_id, now)
+    if sealed is None and is_agent:
+        sealed = await delegation.forwarding_marker(uow.session, sender, room.id, mentioned)
     if sealed is not None:
         meta["delegation"] = sealed
     content = normalise_content(fields.content, resolved, roster)
     msg = await _append(
         uow, room, sender, "text", content, meta, attachments, msg_id=msg_id, now=now
     )
-    agent_ids = {m.id for m in routed if m.member.type == "Agent"}
+    agent_ids = {m.id for m in mentioned if m.type == "Agent"}
     if agent_ids:
         await direct.execute(
             uow.session,
@@ -264,7 +272,7 @@ async def post_message(
         )
     created = _created(msg, frozenset(agent_ids))
     uow.emit(created)
-    for notice in notices(sender.id, sender.is_agent, resolved, roster, created.payload):
+    for notice in notices(sender.id, is_agent, resolved, roster, created.payload):
         uow.emit(notice)  # the people to notify wherever they are (messages.notices)
     return sent_answer(msg.id, [m.recipient() for m in routed])
 
