@@ -211,9 +211,9 @@ class FastLane:
             await self.app(scope, receive, send)
             return
         # The rest in this one coroutine: each coroutine function awaited is a frame more.
-        # ``state[...]``, not ``state.platform``: Starlette's ``State`` finds an attribute only
-        # after a failed lookup has raised and caught an ``AttributeError``, on every request.
-        platform: Platform = scope["app"].state["platform"]
+        # (``state.platform``, not ``state["platform"]``: the Starlette releases that some
+        # framework environments pin take no items on ``State``.)
+        platform: Platform = scope["app"].state.platform
         state = scope.get("state") or {}
         body = b""
         value = NOT_JSON
