@@ -58,9 +58,9 @@ class Platform:
 
     async def authenticate(self, key: str | None) -> Principal:
         """The principal behind an API key (cached for seconds), or raise 401."""
-        principal = self.auth.get(key) if key else None
+        if not key:
+            return await authenticate_key(self.db, key)  # 401
+        principal = self.auth.get(key)
         if principal is None:
-            changes = self.auth.changes
-            principal = await authenticate_key(self.db, key)
-            self.auth.put(key or "", principal, changes=changes)
+            principal = await self.auth.read_through(key, lambda: authenticate_key(self.db, key))
         return principal

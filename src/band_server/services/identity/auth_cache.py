@@ -7,11 +7,18 @@ principal's entries at once, so a revoked key stops working immediately everywhe
 broadcast that closes sessions without revoking anything, a new socket superseding the
 agent's older ones (``meta["superseded_by_new_socket"]``), leaves the entries alone; any other
 closing broadcast drops them.
+
+A key missing from the cache is looked up once however many requests bring it meanwhile
+(:meth:`AuthCache.read_through`): each request reading on its own, a busy key's expiry made
+every request that arrived during the lookup look it up too (on PostgreSQL, where the lookup
+awaits; docs/decisions.md, "One roster read at a time").
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Awaitable, Callable
 
 from band_server.fanout.bus import SUPERSEDE_ONLY, Broadcast, gap_since
 from band_server.services.identity.keys import hash_key
@@ -25,6 +32,8 @@ class AuthCache:
         self._entries: dict[str, tuple[Principal, float]] = {}
         self._digests_of: dict[str, set[str]] = {}  # principal id -> its cached digests
         self.changes = 0  # bumped by every forget: see ``put``
+        # The lookup under way for a digest, and ``changes`` when it began.
+        self._reading: dict[str, tuple[asyncio.Task[Principal], int]] = {}
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -39,6 +48,37 @@ class AuthCache:
             self._drop(digest, principal.id)
             return None
         return principal
+
+    async def read_through(self, key: str, read: Callable[[], Awaitable[Principal]]) -> Principal:
+        """The principal for ``key``: cached, or read once by ``read`` for every caller that
+        wants it meanwhile (a caller after a forget reads again: the read under way may
+        predate a revocation). A failed read (a wrong key) is shared, and nothing is kept."""
+        principal = self.get(key)
+        if principal is not None:
+            return principal
+        digest = hash_key(key)
+        reading = self._reading.get(digest)
+        if reading is None or reading[1] != self.changes:
+            changes = self.changes
+
+            async def lookup() -> Principal:
+                found = await read()
+                self.put(key, found, changes=changes)
+                return found
+
+            task = asyncio.get_running_loop().create_task(lookup())
+            reading = self._reading[digest] = (task, changes)
+            task.add_done_callback(lambda done: self._read_over(digest, done))
+        # A caller cancelled meanwhile stops waiting; the read goes on for the others.
+        return await asyncio.shield(reading[0])
+
+    def _read_over(self, digest: str, task: asyncio.Task[Principal]) -> None:
+        """Forget a finished read (unless a newer one for the digest took its place)."""
+        reading = self._reading.get(digest)
+        if reading is not None and reading[0] is task:
+            del self._reading[digest]
+        if not task.cancelled():
+            task.exception()  # retrieved: every caller may have stopped waiting
 
     def put(self, key: str, principal: Principal, *, changes: int | None = None) -> None:
         """Keep ``principal`` for ``key``, unless entries were forgotten since the read began

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from band_server.fanout.bus import Broadcast
 from band_server.realtime.socket import supersede_broadcast
 from band_server.services.identity.auth_cache import AuthCache
@@ -59,3 +61,75 @@ def test_entries_expire_and_the_cache_stays_bounded() -> None:
     assert bounded.get("key-9") == AGENT
     bounded.forget(AGENT.id)
     assert len(bounded) == 0
+
+
+class HeldReads:
+    """A key lookup that counts its calls and waits until released (others run meanwhile)."""
+
+    def __init__(self, answer: Principal | Exception = AGENT) -> None:
+        self.reads = 0
+        self.answer = answer
+        self.release = asyncio.Event()
+
+    async def __call__(self) -> Principal:
+        self.reads += 1
+        await self.release.wait()
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+async def _settle() -> None:
+    for _ in range(20):
+        await asyncio.sleep(0)
+
+
+async def test_callers_of_a_missing_key_share_one_lookup_and_it_is_kept() -> None:
+    cache, read = AuthCache(), HeldReads()
+    callers = [asyncio.create_task(cache.read_through("key-1", read)) for _ in range(20)]
+    await _settle()
+    read.release.set()
+    assert await asyncio.gather(*callers) == [AGENT] * 20
+    assert read.reads == 1
+    assert cache.get("key-1") == AGENT
+
+
+async def test_a_revocation_during_the_lookup_makes_later_callers_look_up_again() -> None:
+    cache, read = AuthCache(), HeldReads()
+    first = asyncio.create_task(cache.read_through("key-1", read))
+    await _settle()
+    cache.forget(AGENT.id)  # the lookup under way may have read the key before it was revoked
+    second = asyncio.create_task(cache.read_through("key-1", read))
+    await _settle()
+    read.release.set()
+    await asyncio.gather(first, second)
+    assert read.reads == 2
+    assert cache.get("key-1") == AGENT  # kept from the second lookup, begun after the forget
+
+
+async def test_a_wrong_key_is_refused_to_every_caller_and_nothing_is_kept() -> None:
+    cache, read = AuthCache(), HeldReads(LookupError("no such key"))
+    callers = [asyncio.create_task(cache.read_through("key-1", read)) for _ in range(5)]
+    await _settle()
+    read.release.set()
+    outcomes = await asyncio.gather(*callers, return_exceptions=True)
+    assert all(isinstance(o, LookupError) for o in outcomes)
+    assert read.reads == 1
+    assert cache.get("key-1") is None
+    read.answer, read.release = AGENT, asyncio.Event()
+    read.release.set()
+    assert await cache.read_through("key-1", read) == AGENT  # a later caller looks up again
+    assert read.reads == 2
+
+
+async def test_a_cancelled_caller_leaves_the_lookup_to_the_others() -> None:
+    cache, read = AuthCache(), HeldReads()
+    gone = asyncio.create_task(cache.read_through("key-1", read))
+    staying = asyncio.create_task(cache.read_through("key-1", read))
+    await _settle()
+    gone.cancel()
+    await _settle()
+    read.release.set()
+    assert await staying == AGENT
+    assert gone.cancelled()
+    assert read.reads == 1
