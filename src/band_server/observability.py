@@ -199,17 +199,36 @@ class RequestStats(Collector):
         name = "band_http_request_duration_seconds"
         doc = "Time from the request's arrival to the end of its answer"
         latency = Metric(name, doc, "histogram")
-        bounds = [*(str(float(b)) for b in _LATENCY_BUCKETS), "+Inf"]  # as the library writes them
+        bounds = _bound_labels(_LATENCY_BUCKETS)
         for (method, route), timed in self._timings.items():
             labels = {"method": method, "route": route}
-            below = 0.0
-            for bound, count in zip(bounds, timed, strict=False):
-                below += count
-                latency.add_sample(f"{name}_bucket", {**labels, "le": bound}, below)
-            latency.add_sample(f"{name}_count", labels, below)
-            latency.add_sample(f"{name}_sum", labels, timed[-2])
-            latency.add_sample(f"{name}_created", labels, timed[-1])
+            _add_histogram(latency, labels, bounds, timed[:-2], timed[-2], timed[-1])
         yield latency
+
+
+def _bound_labels(buckets: tuple[float, ...]) -> list[str]:
+    """A histogram's ``le`` labels, as prometheus-client writes them."""
+    return [*(str(float(b)) for b in buckets), "+Inf"]
+
+
+def _add_histogram(
+    family: Metric,
+    labels: dict[str, str],
+    bounds: list[str],
+    counts: list[float],
+    total: float,
+    created: float,
+) -> None:
+    """One histogram's samples, as the library's own: ``_bucket`` cumulative (``counts``: per
+    bucket, then +Inf), ``_count``, ``_sum``, ``_created``."""
+    name = family.name
+    below = 0.0
+    for bound, count in zip(bounds, counts, strict=True):
+        below += count
+        family.add_sample(f"{name}_bucket", {**labels, "le": bound}, below)
+    family.add_sample(f"{name}_count", labels, below)
+    family.add_sample(f"{name}_sum", labels, total)
+    family.add_sample(f"{name}_created", labels, created)
 
 
 class LoopHistogram(Collector):
@@ -225,7 +244,7 @@ class LoopHistogram(Collector):
         self._name = name
         self._documentation = documentation
         self._bounds = buckets
-        self._labels = [*(str(float(b)) for b in buckets), "+Inf"]  # as the library writes them
+        self._labels = _bound_labels(buckets)
         self._counts = [0.0] * (len(buckets) + 1)  # per bucket, then +Inf
         self._sum = 0.0
         self._created = time.time()
@@ -236,15 +255,8 @@ class LoopHistogram(Collector):
         self._sum += value
 
     def collect(self) -> Iterator[Metric]:
-        name = self._name
-        family = Metric(name, self._documentation, "histogram")
-        below = 0.0
-        for bound, count in zip(self._labels, self._counts, strict=True):
-            below += count
-            family.add_sample(f"{name}_bucket", {"le": bound}, below)
-        family.add_sample(f"{name}_count", {}, below)
-        family.add_sample(f"{name}_sum", {}, self._sum)
-        family.add_sample(f"{name}_created", {}, self._created)
+        family = Metric(self._name, self._documentation, "histogram")
+        _add_histogram(family, {}, self._labels, self._counts, self._sum, self._created)
         yield family
 
 

@@ -149,7 +149,7 @@ class IdempotencyMiddleware:
             )
             await response(scope, receive, send)
             return
-        platform: Platform = scope["app"].state.platform  # (as the fast lane reads it)
+        platform: Platform = scope["app"].state.platform
         try:
             principal = await platform.authenticate(api_key)
         except ApiError:

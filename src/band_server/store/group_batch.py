@@ -151,7 +151,7 @@ class BatchWriter:
         self._broken = False  # a unit's savepoint could not be undone: fail the batch
         self._batch: Batch | None = None
         self._spare: AsyncSession | None = None  # a session no unit used (see group_commit)
-        self._seqs = RoomSeqs(engine.dialect)  # each room's last seq (store.room_seqs)
+        self._seqs = RoomSeqs(self._dialect)  # each room's last seq (store.room_seqs)
         self._indexed_at = float("-inf")  # when a batch last indexed for search
         self._index_next = False  # a search asked: the next batch indexes
         self._since_index = 0  # units committed since (a bound on what the next pass indexes)

@@ -16,13 +16,13 @@ awaits; docs/decisions.md, "One roster read at a time").
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Awaitable, Callable
 
 from band_server.fanout.bus import SUPERSEDE_ONLY, Broadcast, gap_since
 from band_server.services.identity.keys import hash_key
 from band_server.services.identity.principals import Principal
+from band_server.services.one_read import OneRead
 
 
 class AuthCache:
@@ -32,8 +32,7 @@ class AuthCache:
         self._entries: dict[str, tuple[Principal, float]] = {}
         self._digests_of: dict[str, set[str]] = {}  # principal id -> its cached digests
         self.changes = 0  # bumped by every forget: see ``put``
-        # The lookup under way for a digest, and ``changes`` when it began.
-        self._reading: dict[str, tuple[asyncio.Task[Principal], int]] = {}
+        self._reading: OneRead[str, Principal] = OneRead()  # the lookup under way, by digest
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -56,29 +55,14 @@ class AuthCache:
         principal = self.get(key)
         if principal is not None:
             return principal
-        digest = hash_key(key)
-        reading = self._reading.get(digest)
-        if reading is None or reading[1] != self.changes:
-            changes = self.changes
+        changes = self.changes
 
-            async def lookup() -> Principal:
-                found = await read()
-                self.put(key, found, changes=changes)
-                return found
+        async def lookup() -> Principal:
+            found = await read()
+            self.put(key, found, changes=changes)
+            return found
 
-            task = asyncio.get_running_loop().create_task(lookup())
-            reading = self._reading[digest] = (task, changes)
-            task.add_done_callback(lambda done: self._read_over(digest, done))
-        # A caller cancelled meanwhile stops waiting; the read goes on for the others.
-        return await asyncio.shield(reading[0])
-
-    def _read_over(self, digest: str, task: asyncio.Task[Principal]) -> None:
-        """Forget a finished read (unless a newer one for the digest took its place)."""
-        reading = self._reading.get(digest)
-        if reading is not None and reading[0] is task:
-            del self._reading[digest]
-        if not task.cancelled():
-            task.exception()  # retrieved: every caller may have stopped waiting
+        return await self._reading(hash_key(key), changes, lookup)
 
     def put(self, key: str, principal: Principal, *, changes: int | None = None) -> None:
         """Keep ``principal`` for ``key``, unless entries were forgotten since the read began

@@ -16,13 +16,13 @@ stalled for tens of milliseconds every ``ttl`` (docs/decisions.md, "One roster r
 
 from __future__ import annotations
 
-import asyncio
 import time
 from dataclasses import dataclass
 
 from band_server.errors import NotFound
 from band_server.fanout.bus import EVERY_NODE_EVENTS, EVERY_NODE_TOPIC_KINDS, Broadcast, gap_since
 from band_server.services.identity.principals import Principal
+from band_server.services.one_read import OneRead
 from band_server.services.rooms.membership import Member, get_room, members
 from band_server.store.db import Database
 from band_server.store.models import Room
@@ -45,22 +45,16 @@ class RosterCache:
         # Bumped by every invalidation: a read that was in flight across one is not kept (it
         # may predate the change it was told about, and would stay stale for ``ttl``).
         self._changes = 0
-        # The read under way for a room, and ``_changes`` when it began: later callers wait
-        # for it while no change was announced since.
-        self._reading: dict[str, tuple[asyncio.Task[RoomSnapshot], int]] = {}
+        # The read under way for a room: later callers wait for it while no change was
+        # announced since it began.
+        self._reading: OneRead[str, RoomSnapshot] = OneRead()
 
     async def snapshot(self, db: Database, room_id: str) -> RoomSnapshot:
         """The room and its roster, from the cache or read once (404 for an unknown room)."""
         entry = self._rooms.get(room_id)
         if entry is not None and entry[1] > time.monotonic():
             return entry[0]
-        reading = self._reading.get(room_id)
-        if reading is None or reading[1] != self._changes:
-            task = asyncio.get_running_loop().create_task(self._read(db, room_id))
-            reading = self._reading[room_id] = (task, self._changes)
-            task.add_done_callback(lambda done: self._read_over(room_id, done))
-        # A caller cancelled meanwhile stops waiting; the read goes on for the others.
-        return await asyncio.shield(reading[0])
+        return await self._reading(room_id, self._changes, lambda: self._read(db, room_id))
 
     async def _read(self, db: Database, room_id: str) -> RoomSnapshot:
         changes = self._changes
@@ -74,14 +68,6 @@ class RosterCache:
             self._rooms.clear()
         self._rooms[room_id] = (snap, time.monotonic() + self.ttl)
         return snap
-
-    def _read_over(self, room_id: str, task: asyncio.Task[RoomSnapshot]) -> None:
-        """Forget a finished read (unless a newer one for the room took its place)."""
-        reading = self._reading.get(room_id)
-        if reading is not None and reading[0] is task:
-            del self._reading[room_id]
-        if not task.cancelled():
-            task.exception()  # retrieved: every caller may have stopped waiting (cancelled)
 
     async def room_for(self, db: Database, principal: Principal, room_id: str) -> RoomSnapshot:
         """The room if the caller is an active participant; otherwise 404, like rooms.room_for."""
