@@ -24,6 +24,7 @@ from band.converters.crewai_flow import (
     CrewAIFlowJoinPolicy,
     CrewAIFlowTextOnlyBehavior,
 )
+from band.core.adapterconfig import BaseAdapterConfig
 
 __all__ = [
     "CrewAIFlowAdapterConfig",
@@ -47,7 +48,7 @@ class CrewAIFlowTaggedPeerPolicy(StrEnum):
     OFF = "off"
 
 
-class CrewAIFlowAdapterConfig(BaseModel):
+class CrewAIFlowAdapterConfig(BaseAdapterConfig):
     """Orchestration policy of a ``CrewAIFlowAdapter`` (frozen; unknown fields rejected).
 
     ``metadata_namespace`` None means ``crewai_flow:<agent_id>``. ``sequential_chains``
@@ -55,8 +56,6 @@ class CrewAIFlowAdapterConfig(BaseModel):
     until the downstream was delegated to. ``reply_timeout`` (ours) bounds the wait for a
     peer's reply.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     join_policy: CrewAIFlowJoinPolicy = CrewAIFlowJoinPolicy.ALL
     metadata_namespace: Annotated[str, Field(min_length=1)] | None = None

@@ -11,41 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from band.core.tool_filter import sanitize_tool_schema
 from band.core.types import TurnUsage
 
 __all__ = ["gemini_schema", "gemini_usage", "openai_functions"]
 
-_DROPPED = frozenset(
-    {
-        "additionalProperties",
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "multipleOf",
-    }
-)
-# Keywords whose value maps names to subschemas.
-_NAME_MAPS = frozenset({"properties", "$defs", "definitions", "patternProperties"})
-
 
 def gemini_schema(node: Any) -> Any:
     """A copy of the JSON schema ``node`` without the keywords Gemini refuses."""
-    if isinstance(node, list):
-        return [gemini_schema(item) for item in node]
-    if not isinstance(node, dict):
-        return node
-    cleaned: dict[str, Any] = {}
-    for key, value in node.items():
-        if key in _DROPPED:
-            continue
-        if key in _NAME_MAPS and isinstance(value, dict):
-            cleaned[key] = {name: gemini_schema(sub) for name, sub in value.items()}
-        elif key == "const":
-            cleaned["enum"] = [value]
-        else:
-            cleaned[key] = gemini_schema(value)
-    return cleaned
+    return sanitize_tool_schema(node, drop_numeric_bounds=True, drop_additional_properties=True)
 
 
 def openai_functions(schemas: list[dict[str, Any]]) -> list[tuple[str, str, dict[str, Any]]]:

@@ -17,9 +17,8 @@ from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, ClassVar, Unpack
 
-from pydantic import BaseModel, ConfigDict
-
 from band._extras import needs_extra
+from band.core.adapterconfig import BaseAdapterConfig
 from band.core.exceptions import ProviderRunError
 from band.core.protocols import AgentToolsProtocol
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage, TurnUsage
@@ -66,10 +65,8 @@ _current_tools: ContextVar[AgentToolsProtocol | None] = ContextVar(
 )
 
 
-class AgnoAdapterConfig(BaseModel):
+class AgnoAdapterConfig(BaseAdapterConfig):
     """Settings of an ``AgnoAdapter``: none yet; the Agno agent owns model and prompt."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
 
 class AgnoRunError(ProviderRunError):

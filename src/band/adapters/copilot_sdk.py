@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, Unpack
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveFloat
+from pydantic import Field, PositiveFloat
 
 from band.adapters._coding.approvals import ApprovalMode, ApprovalRelay
 from band.adapters._coding.base import CodingAgentAdapter, Prompt
@@ -41,6 +41,7 @@ from band.adapters._copilot_sdk_session import (
     turn_incident,
 )
 from band.converters.copilot_sdk import SESSION_ID_METADATA_KEY, CopilotSDKHistoryConverter
+from band.core.adapterconfig import BaseAdapterConfig
 from band.core.delivery import DeliveryFailedError, deliver_reply, relay_reply
 from band.core.exceptions import BandConfigError
 from band.core.protocols import FAILURE_CODE_TIMEOUT, AgentToolsProtocol
@@ -74,7 +75,7 @@ SESSION_KEY = SESSION_ID_METADATA_KEY
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 
 
-class CopilotSDKAdapterConfig(BaseModel):
+class CopilotSDKAdapterConfig(BaseAdapterConfig):
     """Settings of a ``CopilotSDKAdapter`` (frozen, unknown fields rejected).
 
     ``model`` (with ``provider=``: the provider's model), ``reasoning_effort``,
@@ -82,8 +83,6 @@ class CopilotSDKAdapterConfig(BaseModel):
     ``base_directory`` (the CLI's ``COPILOT_HOME``), ``github_token`` /
     ``use_logged_in_user`` (``False`` for BYOK only); ``turn_timeout_s`` (default 120 s).
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     model: str | None = None
     custom_section: str = ""

@@ -15,9 +15,10 @@ from collections.abc import Sequence
 from contextvars import ContextVar
 from typing import TYPE_CHECKING, ClassVar, Unpack
 
-from pydantic import BaseModel, ConfigDict, PositiveInt
+from pydantic import PositiveInt
 
 from band.converters.crewai import CrewAIHistoryConverter, CrewAIMessages
+from band.core.adapterconfig import BaseAdapterConfig
 from band.core.protocols import AgentToolsProtocol
 from band.core.simple_adapter import SimpleAdapter
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage
@@ -55,15 +56,13 @@ def require_crewai(adapter: str) -> None:
         raise ImportError(f"{adapter} needs CrewAI: pip install 'openband[crewai]'") from None
 
 
-class CrewAIAdapterConfig(BaseModel):
+class CrewAIAdapterConfig(BaseAdapterConfig):
     """Settings of a ``CrewAIAdapter`` (frozen; unknown fields are rejected).
 
     ``model`` is a CrewAI ``LLM`` model name (keys and ``OPENAI_BASE_URL`` come from the
     environment). ``role`` defaults to the agent's name, ``goal`` to its description;
     Band's prompt is appended to ``backstory``. ``max_rpm`` None is unlimited.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     model: str = DEFAULT_MODEL
     role: str | None = None

@@ -13,9 +13,10 @@ from collections.abc import Sequence
 from typing import Any, ClassVar, Unpack
 
 import httpx
-from pydantic import BaseModel, ConfigDict, Field, NonNegativeFloat, NonNegativeInt, PositiveInt
+from pydantic import Field, NonNegativeFloat, NonNegativeInt, PositiveInt
 
 from band._extras import needs_extra
+from band.core.adapterconfig import BaseAdapterConfig
 
 with needs_extra("GeminiAdapter needs google-genai", "gemini"):
     from google import genai
@@ -64,7 +65,7 @@ def _transient_errors() -> tuple[type[BaseException], ...]:
 TRANSIENT = _transient_errors()
 
 
-class GeminiAdapterConfig(BaseModel):
+class GeminiAdapterConfig(BaseAdapterConfig):
     """Settings of a :class:`GeminiAdapter` (frozen; unknown fields are rejected).
 
     ``provider_key`` None lets google-genai read ``GOOGLE_API_KEY`` / ``GEMINI_API_KEY`` (or
@@ -74,8 +75,6 @@ class GeminiAdapterConfig(BaseModel):
     ``retry_base_delay_s`` seconds, doubled each time. ``max_history_messages`` bounds the
     ``Content`` turns kept per room.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     model: str = GEMINI_MODEL
     provider_key: str | None = Field(default=None, repr=False)

@@ -16,9 +16,10 @@ from collections.abc import Sequence
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, ClassVar, Final, Unpack
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt
+from pydantic import Field, PositiveInt
 
 from band.converters.google_adk import GoogleADKHistoryConverter, GoogleADKMessages
+from band.core.adapterconfig import BaseAdapterConfig
 from band.core.exceptions import ProviderRunError, RoomExecutionStoppedError
 from band.core.protocols import AgentToolsProtocol, HistoryConverter, generic_provider_failure
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage
@@ -45,7 +46,7 @@ GEMINI_MODEL = "gemini-3.8-flash"
 GOOGLE_ADK_MAX_GENERATION_RETRIES: Final[int] = 10
 
 
-class GoogleADKAdapterConfig(BaseModel):
+class GoogleADKAdapterConfig(BaseAdapterConfig):
     """Settings of a :class:`GoogleADKAdapter` (frozen; unknown fields are rejected).
 
     ``system_prompt`` replaces the rendered prompt; ``custom_section`` is added to it.
@@ -54,8 +55,6 @@ class GoogleADKAdapterConfig(BaseModel):
     holds the room's last ``max_history_messages`` entries, cut to its last
     ``max_transcript_chars`` characters (whole lines).
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     model: str = GEMINI_MODEL
     system_prompt: str | None = None

@@ -14,9 +14,8 @@ import logging
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, TypeAlias, Unpack, cast
 
-from pydantic import BaseModel, ConfigDict
-
 from band._extras import needs_extra
+from band.core.adapterconfig import BaseAdapterConfig
 from band.core.protocols import AgentToolsProtocol
 from band.core.types import Capability, Emit, FeatureKwargs, PlatformMessage, TurnUsage
 from band.runtime.custom_tools import (
@@ -62,15 +61,13 @@ logger = logging.getLogger("band.adapters.strands")
 StrandsCustomTool: TypeAlias = Callable[..., Any] | AgentTool | CustomToolDef
 
 
-class StrandsAdapterConfig(BaseModel):
+class StrandsAdapterConfig(BaseAdapterConfig):
     """Settings of a ``StrandsAdapter`` (frozen; unknown fields are rejected).
 
     ``model`` is a model id Strands resolves (a Bedrock id); leave it None when the adapter
     is given a live ``llm``. ``system_prompt`` replaces Band's rendered prompt;
     ``custom_section`` is appended to it.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     model: str | None = None
     system_prompt: str | None = None

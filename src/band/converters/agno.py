@@ -6,6 +6,7 @@ from typing import Any
 
 from band._extras import needs_extra
 
+from ._named import AgentNamed
 from .openai_chat import openai_tool_calls
 from .tool_history import Said, fold_history
 
@@ -17,19 +18,13 @@ __all__ = ["AgnoHistoryConverter", "AgnoMessages"]
 AgnoMessages = list[Message]
 
 
-class AgnoHistoryConverter:
+class AgnoHistoryConverter(AgentNamed):
     """Own replies become ``assistant``, others ``user`` as ``[name]: text``; a tool exchange
     becomes an assistant message with ``tool_calls`` and one ``tool`` message per call.
 
     Every message is marked ``from_history``, so Agno does not add its stored session
     history on top of it.
     """
-
-    def __init__(self, agent_name: str = "") -> None:
-        self.agent_name = agent_name
-
-    def set_agent_name(self, name: str) -> None:
-        self.agent_name = name
 
     def convert(self, raw: list[dict[str, Any]]) -> AgnoMessages:
         messages: AgnoMessages = []

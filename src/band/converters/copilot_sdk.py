@@ -13,6 +13,8 @@ from typing import Any
 
 from band.adapters._coding.history import CodingHistoryConverter
 
+from ._named import AgentNamed
+
 __all__ = ["SESSION_ID_METADATA_KEY", "CopilotSDKHistoryConverter", "CopilotSDKSessionState"]
 
 SESSION_ID_METADATA_KEY = "copilot_session_id"
@@ -34,15 +36,9 @@ class CopilotSDKSessionState:
         return self.messages or tuple(line for line in self.text.splitlines() if line)
 
 
-class CopilotSDKHistoryConverter:
-    """Room history → :class:`CopilotSDKSessionState`."""
-
-    def __init__(self, agent_name: str = "") -> None:
-        self.agent_name = agent_name
-
-    def set_agent_name(self, name: str) -> None:
-        """Kept for the converter protocol: the agent's own lines are history too."""
-        self.agent_name = name
+class CopilotSDKHistoryConverter(AgentNamed):
+    """Room history → :class:`CopilotSDKSessionState` (``agent_name`` is kept for the
+    converter protocol only: the agent's own lines are history too)."""
 
     def convert(self, raw: list[dict[str, Any]]) -> CopilotSDKSessionState:
         found = CodingHistoryConverter(SESSION_ID_METADATA_KEY).convert(raw)

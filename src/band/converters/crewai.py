@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ._named import AgentNamed
 from .tool_history import is_own_message
 
 __all__ = ["CrewAIHistoryConverter", "CrewAIMessages"]
@@ -11,19 +12,13 @@ __all__ = ["CrewAIHistoryConverter", "CrewAIMessages"]
 CrewAIMessages = list[dict[str, Any]]
 
 
-class CrewAIHistoryConverter:
+class CrewAIHistoryConverter(AgentNamed):
     """Text messages only, as ``{"role", "content", "sender", "sender_type"}``.
 
     Others' messages are ``user`` lines ``[name]: text``; this agent's own replies are
     ``assistant`` lines, so a restarted agent still knows what it already said (band-sdk
     6.0.1 drops them). Tool events are left out: CrewAI starts each turn afresh.
     """
-
-    def __init__(self, agent_name: str = "") -> None:
-        self.agent_name = agent_name
-
-    def set_agent_name(self, name: str) -> None:
-        self.agent_name = name
 
     def convert(self, raw: list[dict[str, Any]]) -> CrewAIMessages:
         messages: CrewAIMessages = []

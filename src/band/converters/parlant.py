@@ -10,6 +10,8 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any, TypedDict
 
+from ._named import AgentNamed
+
 __all__ = ["ParlantHistoryConverter", "ParlantMessage", "ParlantMessages", "ParlantRole"]
 
 
@@ -32,14 +34,8 @@ class ParlantMessage(TypedDict, total=False):
 ParlantMessages = list[ParlantMessage]
 
 
-class ParlantHistoryConverter:
+class ParlantHistoryConverter(AgentNamed):
     """Room history -> ``ParlantMessages`` (text messages only, in order)."""
-
-    def __init__(self, agent_name: str = "") -> None:
-        self.agent_name = agent_name
-
-    def set_agent_name(self, name: str) -> None:
-        self.agent_name = name
 
     def convert(self, raw: list[dict[str, Any]]) -> ParlantMessages:
         out: ParlantMessages = []

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from band._extras import needs_extra
 
+from ._named import AgentNamed
 from .parsing import ParsedToolCall, ParsedToolResult
 from .tool_history import HistoryFolder, HistoryItem, Said, fold_history
 
@@ -116,18 +117,12 @@ class ConverseTranscript:
         return _render(self._folder.finish())
 
 
-class StrandsHistoryConverter:
+class StrandsHistoryConverter(AgentNamed):
     """Own replies become ``assistant`` text, others ``user`` as ``[name]: text``; a tool
     exchange becomes an assistant message of ``toolUse`` blocks followed by a user message
     of ``toolResult`` blocks (an unanswered call gets an error result). Same-role
     neighbours are merged, so the roles alternate as Converse requires.
     """
-
-    def __init__(self, agent_name: str = "") -> None:
-        self.agent_name = agent_name
-
-    def set_agent_name(self, name: str) -> None:
-        self.agent_name = name
 
     def convert(self, raw: list[dict[str, Any]]) -> StrandsMessages:
         return _render(fold_history(raw, self.agent_name))

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, TypeVar
 
+from ._named import AgentNamed
 from .parsing import (
     INTERRUPTED_TOOL_TEXT,
     ParsedToolCall,
@@ -180,15 +181,9 @@ def fold_history(raw: list[dict[str, Any]], agent_name: str) -> list[HistoryItem
     return folder.finish()
 
 
-class FoldedHistoryConverter(ABC, Generic[M]):
+class FoldedHistoryConverter(AgentNamed, ABC, Generic[M]):
     """A history converter on the fold: a subclass writes a said line and a tool exchange in
     its framework's messages (``set_agent_name`` tells which lines are the agent's own)."""
-
-    def __init__(self, agent_name: str = "") -> None:
-        self.agent_name = agent_name
-
-    def set_agent_name(self, name: str) -> None:
-        self.agent_name = name
 
     def convert(self, raw: list[dict[str, Any]]) -> list[M]:
         messages: list[M] = []

@@ -11,7 +11,8 @@ __all__ = ["SocialCalls"]
 Page = tuple[list[dict[str, Any]], dict[str, Any]]
 
 
-async def _page(http: HttpCore, path: str, params: dict[str, Any]) -> Page:
+async def get_page(http: HttpCore, path: str, params: dict[str, Any]) -> Page:
+    """``GET path`` answered with a list: its ``data`` and its ``metadata`` (or ``meta``)."""
     body = await http.call_full("GET", path, params=params)
     data = body.get("data") or []
     return list(data), dict(body.get("metadata") or body.get("meta") or {})
@@ -27,11 +28,11 @@ class SocialCalls:
     ) -> Page:
         """Agents and people this agent may add to a room (``GET /agent/peers``)."""
         params = {"page": page, "page_size": page_size, "not_in_chat": not_in_chat}
-        return await _page(self.http, "/agent/peers", params)
+        return await get_page(self.http, "/agent/peers", params)
 
     async def list_contacts(self, page: int = 1, page_size: int = 50) -> Page:
         """The agent's contacts, one offset page."""
-        return await _page(self.http, "/agent/contacts", {"page": page, "page_size": page_size})
+        return await get_page(self.http, "/agent/contacts", {"page": page, "page_size": page_size})
 
     async def add_contact(self, handle: str, message: str | None = None) -> dict[str, Any]:
         """Send a contact request; ``data.status`` is ``pending`` or ``approved``."""
@@ -66,7 +67,7 @@ class SocialCalls:
 
     async def list_memories(self, **filters: Any) -> Page:
         """Memories visible to the agent; filters are passed as query parameters."""
-        return await _page(self.http, "/agent/memories", filters)
+        return await get_page(self.http, "/agent/memories", filters)
 
     async def store_memory(self, **fields: Any) -> dict[str, Any]:
         """Store a memory (``content``, ``system``, ``type``, ``segment``, ``thought``, ...)."""

@@ -18,7 +18,7 @@ from band.core.exceptions import BandConnectionError
 from band_protocol import WORKING_HEADER, AgentMe, ChatRoom, says_true
 
 from ._http import HttpCore, error_from_response
-from ._social import Page, SocialCalls
+from ._social import Page, SocialCalls, get_page
 from ._workspace import WorkspaceCalls
 from .errors import BandRestError
 
@@ -226,8 +226,7 @@ class BandRestClient(SocialCalls, WorkspaceCalls):
     ) -> Page:
         """The agent's context in a room (its messages and those mentioning it), oldest first."""
         params = {"limit": limit, "cursor": cursor, "page": page, "page_size": page_size}
-        body = await self.http.call_full("GET", f"/agent/chats/{room_id}/context", params=params)
-        return list(body.get("data") or []), dict(body.get("metadata") or body.get("meta") or {})
+        return await get_page(self.http, f"/agent/chats/{room_id}/context", params)
 
     async def list_messages(
         self,

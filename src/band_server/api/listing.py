@@ -57,6 +57,19 @@ PagingDep = Annotated[Paging, Depends(paging)]
 Cursor = Annotated[str | None, Query(max_length=200)]
 """A keyset page's opaque position: the ``next_cursor`` of the page before."""
 
+Limit = Annotated[int, Query(ge=1, le=100)]
+"""A keyset page's size (1..100); each route gives its own default."""
+
+SortedCursor = Annotated[str | None, Query(max_length=500)]
+"""The ``cursor`` of the lists that also take the deprecated ``page``/``page_size`` (rooms,
+agents, participants, memories): longer, as it may carry the sort column's value."""
+
+OffsetPage = Annotated[int | None, Query(ge=1, le=MAX_PAGE)]
+"""The deprecated offset ``page`` beside a cursor (None: keyset paging)."""
+
+OffsetPageSize = Annotated[int | None, Query(ge=1, le=100)]
+"""The deprecated offset ``page_size`` beside a cursor (None: keyset paging)."""
+
 
 def data(model: BaseModel | dict[str, Any]) -> dict[str, Any]:
     """``{"data": ...}``."""

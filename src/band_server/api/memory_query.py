@@ -10,7 +10,7 @@ from fastapi import Depends, Query, Response
 from ..context import Platform
 from ..services.identity.principals import Principal
 from ..services.memories.records import MemoryFilters, list_memories
-from .listing import MAX_PAGE, listing
+from .listing import OffsetPage, OffsetPageSize, SortedCursor, listing
 
 SUNSET = "Thu, 01 Oct 2026 00:00:00 GMT"
 Text = Annotated[str | None, Query(max_length=200)]
@@ -35,10 +35,10 @@ async def memory_query(
     status: Text = None,
     content_query: Annotated[str | None, Query(max_length=1000)] = None,
     memory_scope: Text = None,
-    cursor: Annotated[str | None, Query(max_length=500)] = None,
+    cursor: SortedCursor = None,
     limit: Annotated[int | None, Query(ge=1, le=100)] = None,
-    page: Annotated[int | None, Query(ge=1, le=MAX_PAGE)] = None,
-    page_size: Annotated[int | None, Query(ge=1, le=100)] = None,
+    page: OffsetPage = None,
+    page_size: OffsetPageSize = None,
 ) -> MemoryQuery:
     """Parse the filters; ``status`` defaults to ``active`` and ``all`` lifts a filter.
     ``memory_scope`` is accepted and ignored: every caller sees only its own memories."""

@@ -24,12 +24,11 @@ from ..services.tasks import board
 from ..services.tasks import room_tasks as tasks
 from ..services.unit import write
 from .answers import many, one
-from .listing import Cursor, data, listing
+from .listing import Cursor, Limit, data, listing
 
-__all__ = ["task_routes"]
+__all__ = ["Include", "StateFilter", "task_routes"]
 
 TaskRef = Annotated[str, "a task id or board number"]
-Limit = Annotated[int, Query(ge=1, le=100)]
 Include = Annotated[Literal["history"] | None, Query()]
 StateFilter = Annotated[Literal["active", "cancelled", "superseded", "archived", "all"], Query()]
 

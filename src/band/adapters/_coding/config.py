@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, PositiveFloat, PositiveInt
+from pydantic import PositiveFloat, PositiveInt
 
+from band.core.adapterconfig import BaseAdapterConfig
 from band.core.turn_lifecycle import TURN_SETTLE_GRACE_S, TurnSettleTimeout
 
 from .approvals import Decision
@@ -20,10 +21,8 @@ from .approvals import Decision
 __all__ = ["CodingAgentConfig"]
 
 
-class CodingAgentConfig(BaseModel):
+class CodingAgentConfig(BaseAdapterConfig):
     """The shared settings (frozen, unknown fields rejected); see the module docstring."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     cwd: str | None = None
     system_prompt: str | None = None

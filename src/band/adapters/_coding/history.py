@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from band.converters._named import AgentNamed
 from band.converters.helpers import build_replay_messages
 
 __all__ = ["CodingHistory", "CodingHistoryConverter", "as_coding_history", "history_block"]
@@ -25,15 +26,12 @@ class CodingHistory:
     session_metadata: dict[str, Any] = field(default_factory=dict)
 
 
-class CodingHistoryConverter:
+class CodingHistoryConverter(AgentNamed):
     """Reads ``metadata[session_key]`` (latest ``task`` event) and the text transcript."""
 
     def __init__(self, session_key: str, agent_name: str = "") -> None:
+        super().__init__(agent_name)
         self.session_key = session_key
-        self.agent_name = agent_name
-
-    def set_agent_name(self, name: str) -> None:
-        self.agent_name = name
 
     def convert(self, raw: list[dict[str, Any]]) -> CodingHistory:
         session_id: str | None = None

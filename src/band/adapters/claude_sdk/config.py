@@ -24,6 +24,7 @@ from pydantic import (
 
 from band.adapters._coding.approvals import ApprovalMode
 from band.adapters._coding.retention import RoomRetention
+from band.core.adapterconfig import BaseAdapterConfig
 from band.core.turn_lifecycle import TURN_SETTLE_GRACE_S, TurnSettleTimeout
 from band.integrations.claude_sdk.dedup_tools import DEFAULT_DEDUP_TTL_SECONDS
 from band.integrations.claude_sdk.session_manager import default_claude_retention
@@ -145,7 +146,7 @@ class ClaudeApprovalOptions(BaseModel):
     authorized_senders: frozenset[str] | None = None
 
 
-class ClaudeSDKAdapterConfig(BaseModel):
+class ClaudeSDKAdapterConfig(BaseAdapterConfig):
     """Settings of a ``ClaudeSDKAdapter`` (frozen, unknown fields rejected).
 
     * ``model`` (default ``claude-sonnet-5-5``), ``fallback_model``, ``effort``,
@@ -163,8 +164,6 @@ class ClaudeSDKAdapterConfig(BaseModel):
     * ``retention``: ``transition_timeout_s`` bounds each CLI start (default 60 s); idle
       suspension is not offered.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     model: str | None = None
     fallback_model: str | None = None

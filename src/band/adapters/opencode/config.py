@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, PositiveFloat, PositiveInt, model_validator
+from pydantic import PositiveFloat, PositiveInt, model_validator
 
 from band.adapters._coding.approvals import ApprovalMode
 from band.adapters._coding.workspace import env_defaults
+from band.core.adapterconfig import BaseAdapterConfig
 from band.integrations.opencode.client import ApprovalReply
 
 __all__ = ["ApprovalReply", "OpencodeAdapterConfig", "QuestionMode"]
@@ -20,7 +21,7 @@ QuestionMode = Literal["manual", "auto_reject"]
 INSTALL_COMMAND = "npm install -g opencode-ai@1.18.33"
 
 
-class OpencodeAdapterConfig(BaseModel):
+class OpencodeAdapterConfig(BaseAdapterConfig):
     """Settings of an ``OpencodeAdapter`` (frozen, unknown fields rejected).
 
     * ``base_url``: the ``opencode serve`` to talk to (default ``http://127.0.0.1:4096``);
@@ -38,8 +39,6 @@ class OpencodeAdapterConfig(BaseModel):
       room, whose next message answers them (a line per question, or ``reject``) within
       ``question_wait_timeout_s``; ``auto_reject`` declines them at once.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     base_url: str = "http://127.0.0.1:4096"
     directory: str | None = None

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, PositiveFloat
+from pydantic import PositiveFloat
+
+from band.core.adapterconfig import BaseAdapterConfig
 
 __all__ = ["ConfigureCallback", "ParlantAdapterConfig"]
 
@@ -13,15 +15,13 @@ __all__ = ["ConfigureCallback", "ParlantAdapterConfig"]
 ConfigureCallback = Callable[[Any, Any], Awaitable[None]]
 
 
-class ParlantAdapterConfig(BaseModel):
+class ParlantAdapterConfig(BaseAdapterConfig):
     """Settings of a ``ParlantAdapter`` (frozen; unknown fields are rejected).
 
     ``name``/``description`` default to the Band agent's own. ``system_prompt`` replaces
     the description of the agent the adapter creates; ``custom_section`` is appended to it.
     ``response_timeout`` bounds the wait for one reply, in ``response_poll`` windows.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str | None = None
     description: str | None = None

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from band.core.adapterconfig import BaseAdapterConfig
+
 __all__ = ["A2AAdapterConfig", "A2AAuth", "A2ASessionState"]
 
 
@@ -32,7 +34,7 @@ class A2AAuth(BaseModel):
         return result
 
 
-class A2AAdapterConfig(BaseModel):
+class A2AAdapterConfig(BaseAdapterConfig):
     """Which remote A2A agent a Band agent is, and how to talk to it.
 
     ``remote_url``: the agent's base URL (its card is read from
@@ -40,8 +42,6 @@ class A2AAdapterConfig(BaseModel):
     offers it; without streaming a new task's first event is its final one, so a STOP
     cannot cancel it.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     remote_url: str
     auth: A2AAuth | None = None

@@ -17,9 +17,10 @@ import logging
 import uuid
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, PositiveFloat
+from pydantic import PositiveFloat
 
 from band.converters.acp_server import ACPServerHistoryConverter
+from band.core.adapterconfig import BaseAdapterConfig
 from band.core.types import PlatformMessage
 from band.integrations._bridge import RestBridgeAdapter
 from band.integrations._rooms import own_room_histories
@@ -51,7 +52,7 @@ PROVIDER = ACPFailureProvider.BAND
 MAX_SESSIONS = 100
 
 
-class BandACPServerAdapterConfig(BaseModel):
+class BandACPServerAdapterConfig(BaseAdapterConfig):
     """Settings of the ACP server (frozen, unknown fields rejected).
 
     * ``peers``: handles (or ids) of the Band agents and people added to every new session's
@@ -60,8 +61,6 @@ class BandACPServerAdapterConfig(BaseModel):
     * ``completion_grace_s``: the quiet moment after the last answer before the prompt ends
       (a reply split over several messages stays one turn).
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     peers: tuple[str, ...] = ()
     prompt_timeout_s: PositiveFloat = 300.0

@@ -52,43 +52,39 @@ class RoomParticipantType(StrEnum):
     AGENT = "agent"
 
 
-class AgentIdentity(BaseModel):
-    """The Band agent this Desktop conversation acts as (``GET /agent/me``)."""
+class _Party(BaseModel):
+    """Who someone is (the agent itself, or a member of the room): id, name and handle."""
 
     model_config = ConfigDict(extra="allow")
 
     id: str = ""
     name: str | None = None
     handle: str | None = None
+
+    @property
+    def bare_handle(self) -> str:
+        return bare_handle(self.handle)
+
+
+class AgentIdentity(_Party):
+    """The Band agent this Desktop conversation acts as (``GET /agent/me``)."""
+
     description: str | None = None
 
     @property
     def label(self) -> str:
         return self.name or self.bare_handle or self.id or "the connected Band agent"
 
-    @property
-    def bare_handle(self) -> str:
-        return bare_handle(self.handle)
 
-
-class RoomParticipant(BaseModel):
+class RoomParticipant(_Party):
     """One member of the room."""
 
-    model_config = ConfigDict(extra="allow")
-
-    id: str = ""
-    name: str | None = None
-    handle: str | None = None
     type: str | None = None
     role: str | None = None
 
     @property
     def is_human(self) -> bool:
         return (self.type or "").casefold() == RoomParticipantType.USER
-
-    @property
-    def bare_handle(self) -> str:
-        return bare_handle(self.handle)
 
     def describe(self) -> str:
         """``Name (@handle, type, role)``, leaving out what is unknown."""

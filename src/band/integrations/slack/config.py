@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
+
+from band.core.adapterconfig import BaseAdapterConfig
 
 from .block_kit import DEFAULT_WRITE_TOOL_NAMES
 from .types import SlackApp
@@ -14,7 +16,7 @@ __all__ = ["SlackAdapterConfig", "SlackTransport"]
 SlackTransport = Literal["http", "socket"]
 
 
-class SlackAdapterConfig(BaseModel):
+class SlackAdapterConfig(BaseAdapterConfig):
     """Settings of a ``SlackAdapter`` (frozen, unknown fields rejected).
 
     * ``apps``: the Slack apps served (unique slugs); ``transport="http"`` needs each one's
@@ -23,8 +25,6 @@ class SlackAdapterConfig(BaseModel):
     * ``mirror_slack_context``: post each Slack message in the room as a ``thought`` (tagged
       ``slack_mirror``), so the room's timeline shows the Slack side too.
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     apps: tuple[SlackApp, ...] = Field(min_length=1)
     transport: SlackTransport = "http"

@@ -3,9 +3,9 @@ board, files), for ``band export --all``. Reads only: an admin is not a member."
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Response
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from band_protocol import Board, ChatMessage, ChatParticipant
@@ -21,13 +21,12 @@ from ...services.tasks import board
 from ...services.tasks import room_tasks as tasks
 from ..agent.messages import page_response
 from ..answers import many, one
-from ..listing import Cursor, data, listing
+from ..listing import Cursor, Limit, data, listing
 from ..room_files import BYTES
+from ..room_tasks import Include, StateFilter
 from .access import AdminDep
 
 router = APIRouter(route_class=JsonRoute)
-
-Limit = Annotated[int, Query(ge=1, le=100)]
 
 
 @router.get("/chats/{chat_id}/messages", responses=many(ChatMessage))
@@ -61,7 +60,7 @@ async def list_tasks(
     platform: PlatformDep,
     admin: AdminDep,
     chat_id: str,
-    state: Literal["active", "cancelled", "superseded", "archived", "all"] = "all",
+    state: StateFilter = "all",
     cursor: Cursor = None,
     limit: Limit = 50,
 ) -> dict[str, Any]:
@@ -93,7 +92,7 @@ async def get_board(
     platform: PlatformDep,
     admin: AdminDep,
     chat_id: str,
-    include: Literal["history"] | None = None,
+    include: Include = None,
 ) -> dict[str, Any]:
     """The room's goal (an empty default until one is set)."""
     async with platform.db.read() as session:

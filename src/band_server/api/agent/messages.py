@@ -32,7 +32,7 @@ from ...services.messages.paging import DEFAULT_LIMIT, MAX_LIMIT, MessagePage, S
 from ...services.messages.posts import QueueStatus
 from ...services.rooms import membership as rooms
 from ..answers import answers, many, one
-from ..listing import MAX_PAGE, Cursor
+from ..listing import Cursor, OffsetPage
 
 router = APIRouter(route_class=JsonRoute)
 
@@ -42,7 +42,6 @@ SUNSET = "Thu, 01 Oct 2026 00:00:00 GMT"
 """When offset paging on messages and context goes away (API 2.0.0)."""
 
 Limit = Annotated[int, Query(ge=1, le=MAX_LIMIT)]
-Page = Annotated[int | None, Query(ge=1, le=MAX_PAGE)]
 PageSize = Annotated[int | None, Query(ge=1, le=MAX_LIMIT)]
 
 
@@ -95,7 +94,7 @@ async def list_messages(
     sort_order: SortOrder = "asc",
     limit: Limit = messages.QUEUE_LIMIT,
     cursor: Cursor = None,
-    page: Page = None,
+    page: OffsetPage = None,
     page_size: PageSize = None,
 ) -> JSONResponse:
     """The agent's work queue in the room: messages addressed to it, by delivery status."""
@@ -115,7 +114,7 @@ async def get_context(
     chat_id: str,
     limit: Limit = DEFAULT_LIMIT,
     cursor: Cursor = None,
-    page: Page = None,
+    page: OffsetPage = None,
     page_size: PageSize = None,
 ) -> JSONResponse:
     """The agent's history in the room, oldest first."""

@@ -15,7 +15,7 @@ from ...services.identity import accounts
 from ...services.identity import agents as registry
 from ...services.unit import write
 from ..answers import many, one, secret, secret_answer
-from ..listing import MAX_PAGE, data, listing
+from ..listing import Limit, OffsetPage, OffsetPageSize, SortedCursor, data, listing
 
 router = APIRouter(route_class=JsonRoute)
 
@@ -29,10 +29,10 @@ async def list_agents(
     listed_in_directory: bool | None = None,
     sort: registry.AgentSort = "inserted_at",
     order: Annotated[str, Query(pattern="^(asc|desc)$")] = "asc",
-    cursor: Annotated[str | None, Query(max_length=500)] = None,
-    limit: Annotated[int, Query(ge=1, le=100)] = 50,
-    page: Annotated[int | None, Query(ge=1, le=MAX_PAGE)] = None,
-    page_size: Annotated[int | None, Query(ge=1, le=100)] = None,
+    cursor: SortedCursor = None,
+    limit: Limit = 50,
+    page: OffsetPage = None,
+    page_size: OffsetPageSize = None,
 ) -> dict[str, Any]:
     """The caller's live agents: filter by ``name``, sort by ``sort``/``order``, page by
     ``cursor``/``limit`` (or the deprecated ``page``/``page_size``)."""

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter
 
 from band_protocol import (
     ChatCreateBody,
@@ -21,7 +21,15 @@ from ...services.rooms import membership as rooms
 from ...services.unit import write
 from ...services.views import room_view
 from ..answers import many, one
-from ..listing import MAX_PAGE, IncludeQuery, data, listed_values
+from ..listing import (
+    IncludeQuery,
+    Limit,
+    OffsetPage,
+    OffsetPageSize,
+    SortedCursor,
+    data,
+    listed_values,
+)
 
 router = APIRouter(route_class=JsonRoute)
 
@@ -30,10 +38,10 @@ router = APIRouter(route_class=JsonRoute)
 async def list_chats(
     platform: PlatformDep,
     me: UserDep,
-    cursor: Annotated[str | None, Query(max_length=500)] = None,
-    limit: Annotated[int, Query(ge=1, le=100)] = 20,
-    page: Annotated[int | None, Query(ge=1, le=MAX_PAGE)] = None,
-    page_size: Annotated[int | None, Query(ge=1, le=100)] = None,
+    cursor: SortedCursor = None,
+    limit: Limit = 20,
+    page: OffsetPage = None,
+    page_size: OffsetPageSize = None,
     status: Literal["active", "archived", "closed"] | None = None,
     type: Literal["direct", "group", "task"] | None = None,
     sort_by: Literal["inserted_at", "updated_at"] = "inserted_at",

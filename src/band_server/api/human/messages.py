@@ -18,9 +18,9 @@ from ...services.messages import timeline
 from ...services.messages.posts import SortOrder
 from ...services.rooms import membership as rooms
 from ...services.unit import write
-from ..agent.messages import Limit, Page, PageSize, page_response
+from ..agent.messages import Limit, PageSize, page_response
 from ..answers import many, one
-from ..listing import Cursor, IncludeQuery, InstantQuery, listed_values, parse_instant
+from ..listing import Cursor, IncludeQuery, InstantQuery, OffsetPage, listed_values, parse_instant
 
 router = APIRouter(route_class=JsonRoute)
 
@@ -37,7 +37,7 @@ async def list_messages(
     sort_order: SortOrder = "desc",
     limit: Limit = messages.DEFAULT_LIMIT,
     cursor: Cursor = None,
-    page: Page = None,
+    page: OffsetPage = None,
     page_size: PageSize = None,
     message_type: timeline.MessageTypeName | None = None,
     message_types: IncludeQuery = None,

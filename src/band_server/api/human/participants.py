@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter
 
 from band_protocol import ChatParticipant, ParticipantAddBody
 
@@ -14,7 +14,7 @@ from ...services.rooms import invites as participation
 from ...services.rooms import membership as rooms
 from ...services.unit import write
 from ..answers import many, one
-from ..listing import MAX_PAGE, data
+from ..listing import Limit, OffsetPage, OffsetPageSize, SortedCursor, data
 from ..roster_page import roster_page
 
 router = APIRouter(route_class=JsonRoute)
@@ -26,10 +26,10 @@ async def list_participants(
     me: UserDep,
     chat_id: str,
     participant_type: Literal["User", "Agent"] | None = None,
-    cursor: Annotated[str | None, Query(max_length=500)] = None,
-    limit: Annotated[int, Query(ge=1, le=100)] = 50,
-    page: Annotated[int | None, Query(ge=1, le=MAX_PAGE)] = None,
-    page_size: Annotated[int | None, Query(ge=1, le=100)] = None,
+    cursor: SortedCursor = None,
+    limit: Limit = 50,
+    page: OffsetPage = None,
+    page_size: OffsetPageSize = None,
 ) -> dict[str, Any]:
     """The room's current participants in joining order, with presence; ``participant_type``
     keeps only people or only agents."""

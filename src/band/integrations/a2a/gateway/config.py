@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, PositiveFloat
+from pydantic import PositiveFloat
+
+from band.core.adapterconfig import BaseAdapterConfig
 
 __all__ = ["A2AGatewayAdapterConfig"]
 
 
-class A2AGatewayAdapterConfig(BaseModel):
+class A2AGatewayAdapterConfig(BaseAdapterConfig):
     """Settings of an ``A2AGatewayAdapter`` (frozen, unknown fields rejected).
 
     * ``gateway_url``: the base URL A2A clients reach the gateway at, as the agent cards
@@ -18,8 +20,6 @@ class A2AGatewayAdapterConfig(BaseModel):
     * ``response_timeout_s``: how long an A2A request waits for the Band peer's reply before
       its task fails (``None``: no limit).
     """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
 
     gateway_url: str | None = None
     port: int = 10000
