@@ -31,6 +31,7 @@ import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from operator import itemgetter
 from typing import Any
 
 from sqlalchemy import Column
@@ -65,12 +66,28 @@ _Processor = Callable[[Any], Any] | None
 _DEFAULT_DATETIME_FORMAT = SQLITE_DATETIME._storage_format
 
 
-@dataclass(frozen=True)
 class _Plan:
-    sql: str
-    binds: tuple[tuple[str, _Processor], ...]  # positional order, with each type's processor
-    fixed: tuple[tuple[str, Any], ...]  # literals of the statement itself (``last_seq + 1``)
-    defaults: tuple[tuple[str, Callable[[], Any]], ...]  # columns the parameters leave out
+    """One statement compiled for one set of parameter names, and how to bind a row of them.
+
+    A row's values are taken in one C call (``itemgetter``) and only the binds with a
+    processor are converted, in bind order.
+    """
+
+    __slots__ = ("_convert", "_get", "binds", "defaults", "fixed", "sql")
+
+    def __init__(
+        self,
+        sql: str,
+        binds: tuple[tuple[str, _Processor], ...],  # positional order, with each processor
+        fixed: tuple[tuple[str, Any], ...],  # literals of the statement itself (``last_seq + 1``)
+        defaults: tuple[tuple[str, Callable[[], Any]], ...],  # columns the parameters leave out
+    ) -> None:
+        self.sql = sql
+        self.binds = binds
+        self.fixed = fixed
+        self.defaults = defaults
+        self._get = _getter(tuple(name for name, _ in binds))
+        self._convert = tuple((i, p) for i, (_, p) in enumerate(binds) if p is not None)
 
     def arguments(self, params: Params) -> tuple[Any, ...]:
         values: Params = params
@@ -80,7 +97,24 @@ class _Plan:
                 merged[key] = default()
             merged.update(params)
             values = merged
-        return tuple([values[n] if p is None else p(values[n]) for n, p in self.binds])
+        row: tuple[Any, ...] = self._get(values)
+        if not self._convert:
+            return row
+        out = list(row)
+        for i, process in self._convert:
+            out[i] = process(out[i])
+        return tuple(out)
+
+
+def _getter(names: tuple[str, ...]) -> Callable[[Params], tuple[Any, ...]]:
+    """The values of ``names`` in a mapping, as a tuple (``itemgetter`` gives a bare value
+    for one name)."""
+    if len(names) > 1:
+        return itemgetter(*names)
+    if names:
+        name = names[0]
+        return lambda values: (values[name],)
+    return lambda _values: ()
 
 
 # Keyed by the statement object itself: the hot statements are built once, at import.
@@ -94,10 +128,11 @@ _in_order: dict[tuple[UpdateBase, Dialect, tuple[str, ...]], _Plan | None] = {}
 
 def _plan_in_order(stmt: UpdateBase, dialect: Dialect, sample: Params) -> _Plan | None:
     key = (stmt, dialect, tuple(sample))
-    if key in _in_order:
+    try:
         return _in_order[key]
-    plan = _in_order[key] = _plan(stmt, dialect, frozenset(key[2]), sample)
-    return plan
+    except KeyError:
+        plan = _in_order[key] = _plan(stmt, dialect, frozenset(key[2]), sample)
+        return plan
 
 
 def _default_of(column: Column[Any], update: bool) -> Callable[[], Any] | None:

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sqlalchemy import bindparam, select, update
+from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.exc import IntegrityError
 
 from band_protocol import iso
@@ -317,3 +317,37 @@ async def test_rows_with_their_keys_in_any_order_and_shared_instants_match_the_s
         assert by[("d", agent)] == by[("s", agent)]
     assert by[("d", "a3")] == by[("s", "a2")]
     assert made["d"] == made["s"] == "2026-05-06 07:08:09.123456"
+
+
+async def test_statements_of_one_bind_and_of_none_match_the_session(db: Database) -> None:
+    """A plan's values are taken by name in one call, whatever their number: a delete of one
+    bound id and a delete with no bind at all change what the session's would."""
+    one = delete(DELIVERIES).where(DELIVERIES.c.agent_id == bindparam("agent"))
+    every_row = delete(DELIVERIES)
+
+    async def counts() -> list[tuple[str, int]]:
+        async with db.read() as session:
+            conn = await session.connection()
+            found = await conn.exec_driver_sql(
+                "SELECT message_id, count(*) FROM deliveries GROUP BY message_id ORDER BY 1"
+            )
+            return [(r[0], r[1]) for r in found]
+
+    async with db.write() as session:
+        for n, msg in enumerate(("s", "d"), start=1):
+            await session.execute(INSERT_MESSAGE, message_row(msg, n))
+            await session.execute(
+                INSERT_DELIVERY,
+                [
+                    {"message_id": msg, "room_id": "r1", "agent_id": f"{msg}{a}", "seq": n}
+                    for a in ("1", "2")
+                ],
+            )
+    async with db.write() as session:
+        await session.execute(one, {"agent": "s1"})
+    async with db.write() as session:
+        await direct.execute(session, one, {"agent": "d1"})
+    assert await counts() == [("d", 1), ("s", 1)]
+    async with db.write() as session:
+        await direct.execute(session, every_row, {})
+    assert await counts() == []
