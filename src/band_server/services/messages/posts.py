@@ -114,10 +114,14 @@ async def _append(
     now: datetime | None = None,
 ) -> Posted:
     now = now or utcnow()
+    # SQLite's seq, counted in memory, without a coroutine for it (``_next_seq``).
+    seq = room_seqs.next_seq(uow.session, room.id)
+    if seq is None:
+        seq = await _next_seq(uow.session, room)
     values: dict[str, Any] = {
         "id": msg_id or new_ordered_id(),
         "room_id": room.id,
-        "seq": await _next_seq(uow.session, room),
+        "seq": seq,
         "sender_id": sender.id,
         "sender_type": sender.sender_type,
         "sender_name": sender.name,
