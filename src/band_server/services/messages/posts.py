@@ -20,6 +20,7 @@ from band_protocol import topic, tracing, utcnow
 from band_protocol.messages import EventCreateFields, MessageCreateFields
 from band_server.errors import ApiError, ValidationFailed
 from band_server.fanout.bus import Broadcast
+from band_server.json_text import Encoded
 from band_server.services.delegation import exchange as delegation
 from band_server.services.identity.principals import Principal
 from band_server.services.messages.mentions import (
@@ -41,6 +42,7 @@ from band_server.services.rooms.membership import Member, members
 from band_server.services.unit import UnitOfWork
 from band_server.services.views import (
     Posted,
+    encoded_meta,
     event_answer,
     message_payload,
     message_payload_json,
@@ -147,13 +149,14 @@ async def _append(
 
 def _created(msg: Posted, agents: frozenset[str]) -> Broadcast:
     payload = message_payload(msg)
+    meta = msg.meta
     return Broadcast(
         topic=topic("chat_room", msg.room_id),
         event="message_created",
         payload=payload,
         agents=agents,
         users=True,
-        payload_json=message_payload_json(payload),
+        payload_json=message_payload_json(payload, meta.compact if type(meta) is Encoded else None),
     )
 
 
@@ -253,6 +256,7 @@ async def post_message(
     if sealed is not None:
         meta["delegation"] = sealed
     content = normalise_content(fields.content, resolved, roster)
+    meta = encoded_meta(meta)  # its texts written once, from its parts (views)
     msg = await _append(
         uow, room, sender, "text", content, meta, attachments, msg_id=msg_id, now=now
     )
