@@ -151,7 +151,7 @@ def create_app(
             node_metrics.observe_broadcast(broadcast)
             platform.auth.observe(broadcast)
             platform.rosters.observe(broadcast)
-            await hub.deliver(broadcast)
+            hub.push(broadcast)
 
         app.state.platform = platform
         start = NodeStart(

@@ -19,7 +19,7 @@ from json.encoder import (  # type: ignore[attr-defined]
 )
 from typing import Any
 
-__all__ = ["answer_text", "dumps"]
+__all__ = ["Answer", "Encoded", "answer_text", "dumps"]
 
 
 def _built_once(fallback: json.JSONEncoder, encoder: Callable[[str], str]) -> Callable[[Any], str]:
@@ -43,12 +43,49 @@ def _built_once(fallback: json.JSONEncoder, encoder: Callable[[str], str]) -> Ca
     return encode
 
 
-dumps = _built_once(json.JSONEncoder(), encode_basestring_ascii)
-"""``json.dumps(value)`` (SQLAlchemy's default serializer of JSON columns)."""
+_dumps = _built_once(json.JSONEncoder(), encode_basestring_ascii)
 
-answer_text = _built_once(
+
+class Encoded(dict[str, Any]):
+    """A JSON object written once with its text: ``text`` is ``json.dumps``'s (a JSON column
+    stores it), ``compact`` is ``json.dumps(..., separators=(",", ":"))``'s (a push carries
+    it). ``services.views.encoded_meta`` builds a post's metadata so; nothing changes one
+    after it is built."""
+
+    __slots__ = ("compact", "text")
+
+    text: str
+    compact: str
+
+
+def dumps(value: Any) -> str:
+    """``json.dumps(value)`` (SQLAlchemy's default serializer of JSON columns); an
+    :class:`Encoded` object's own text."""
+    if type(value) is Encoded:
+        return value.text
+    return _dumps(value)
+
+
+_answer_text = _built_once(
     json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")),
     encode_basestring,
 )
-"""What Starlette's ``JSONResponse.render`` writes, before UTF-8 (``json.dumps`` with
-``ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")``)."""
+
+
+class Answer(dict[str, Any]):
+    """An answer's ``data`` written once with its text: ``text`` is what :func:`answer_text`
+    writes for it (``services.views.sent_answer`` builds a post's so); nothing changes one
+    after it is built."""
+
+    __slots__ = ("text",)
+
+    text: str
+
+
+def answer_text(value: Any) -> str:
+    """What Starlette's ``JSONResponse.render`` writes, before UTF-8 (``json.dumps`` with
+    ``ensure_ascii=False, allow_nan=False, indent=None, separators=(",", ":")``); for
+    ``{"data": <an Answer>}``, the :class:`Answer`'s own text inside."""
+    if type(value) is dict and len(value) == 1 and type(data := value.get("data")) is Answer:
+        return f'{{"data":{data.text}}}'
+    return _answer_text(value)

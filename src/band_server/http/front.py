@@ -13,6 +13,7 @@ in front of FastAPI, and the fast lane"). Each concern keeps its own module: the
 from __future__ import annotations
 
 import time
+from collections.abc import Awaitable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -66,15 +67,7 @@ class Front:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
-        status = 0  # no answer started yet
-
-        async def answering(message: Message) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = int(message["status"])
-                with_nosniff(message)
-            await send(message)
-
+        answering = _Answering(send)
         in_flight = self.in_flight
         in_flight.count += 1
         try:
@@ -91,9 +84,28 @@ class Front:
                 receive = admitted
             await self.app(scope, receive, answering)
         except Exception as exc:
-            if status or await answer_failure(scope, receive, answering, exc):
+            if answering.status or await answer_failure(scope, receive, answering, exc):
                 raise
         finally:
             in_flight.count -= 1
             elapsed = time.perf_counter() - started
-            self.stats.observe(scope["method"], route_template(scope), status or 500, elapsed)
+            status = answering.status or 500
+            self.stats.observe(scope["method"], route_template(scope), status, elapsed)
+
+
+class _Answering:
+    """The ``send`` the layers inside :class:`Front` are given: notes the answer's status and
+    marks it ``nosniff``, then hands each message on. A plain call returning the inner
+    ``send``'s awaitable, not a coroutine function: no coroutine a message sent."""
+
+    __slots__ = ("send", "status")
+
+    def __init__(self, send: Send) -> None:
+        self.send = send
+        self.status = 0  # no answer started yet
+
+    def __call__(self, message: Message) -> Awaitable[None]:
+        if message["type"] == "http.response.start":
+            self.status = int(message["status"])
+            with_nosniff(message)
+        return self.send(message)

@@ -20,7 +20,7 @@ import hashlib
 import json
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -133,15 +133,21 @@ class IdempotencyMiddleware:
             self._legacy = legacy = (platform.db, until)
         return utcnow() < legacy[1]
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        # A plain call: a request without a key goes on to the app with no coroutine of this
+        # layer (a frame less each time the request's task resumes).
         if scope["type"] != "http" or scope["method"] != "POST":
-            await self.app(scope, receive, send)
-            return
+            return self.app(scope, receive, send)
         key = header(scope, _HEADER)
         # A NUL in the path can't be stored (PostgreSQL); no route has one, so just pass through.
         if key is None or not (api_key := header(scope, b"x-api-key")) or "\x00" in scope["path"]:
-            await self.app(scope, receive, send)
-            return
+            return self.app(scope, receive, send)
+        return self._keyed(scope, receive, send, key, api_key)
+
+    async def _keyed(
+        self, scope: Scope, receive: Receive, send: Send, key: str, api_key: str
+    ) -> None:
+        """A keyed POST with an API key: see the module docstring."""
         if not key.strip() or len(key) > MAX_KEY:
             pointer = {"/Idempotency-Key": [f"must be 1 to {MAX_KEY} characters"]}
             response: Response = error_response(

@@ -145,7 +145,13 @@ class Hub:
         return len(agents)
 
     async def deliver(self, b: Broadcast) -> None:
-        """Push a broadcast to every matching local subscriber, then apply its side effects."""
+        """:meth:`push`, as the bus's ``Deliver`` (a coroutine function)."""
+        self.push(b)
+
+    def push(self, b: Broadcast) -> None:
+        """Push a broadcast to every matching local subscriber, then apply its side effects.
+        (Nothing here awaits: the node's own delivery calls it straight, no coroutine a
+        broadcast.)"""
         since = gap_since(b)
         if since is not None:
             self.resync_agents(since)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from json.encoder import encode_basestring as _plain
 from json.encoder import encode_basestring_ascii as _text
 from typing import Any, NamedTuple, TypeAlias, TypeVar
 
@@ -11,6 +12,7 @@ from pydantic import BaseModel
 from band_protocol import ChatMessage, ChatParticipant, ChatRoom, RoomEvent, iso
 
 from ..fanout.broadcast import payload_text
+from ..json_text import Answer, Encoded, answer_text, dumps
 from ..store.models import Message, Room
 
 View = TypeVar("View", bound=BaseModel)
@@ -131,10 +133,11 @@ _PAYLOAD_KEYS = (
 )
 
 
-def message_payload_json(payload: dict[str, Any]) -> str:
+def message_payload_json(payload: dict[str, Any], metadata_text: str | None = None) -> str:
     """``payload_text(payload)`` (a push's text) for a :func:`message_payload` dict, from its
     parts: its keys are written here once, not escaped again for every post, and only the
-    metadata goes through the encoder. Any other shape (attachments, keys in another order, a
+    metadata goes through the encoder (or is ``metadata_text``, its text already written:
+    ``json_text.Encoded.compact``). Any other shape (attachments, keys in another order, a
     value of another type) is encoded whole (``tests/server/services/test_views_equal.py``
     compares the two)."""
     p, seq, name = payload, payload.get("seq"), payload.get("sender_name")
@@ -146,11 +149,59 @@ def message_payload_json(payload: dict[str, Any]) -> str:
             f'"content":{_text(p["content"])},"message_type":{_text(p["message_type"])},'
             f'"sender_id":{_text(p["sender_id"])},"sender_type":{_text(p["sender_type"])},'
             f'"sender_name":{"null" if name is None else _text(name)},'
-            f'"metadata":{payload_text(p["metadata"])},"attachments":[],"seq":{int.__repr__(seq)},'
+            f'"metadata":{metadata_text or payload_text(p["metadata"])},"attachments":[],'
+            f'"seq":{int.__repr__(seq)},'
             f'"inserted_at":{_text(p["inserted_at"])},"updated_at":{_text(p["updated_at"])}}}'
         )
     except TypeError:  # a value that is not a string where one is written as one
         return payload_text(p)
+
+
+_MENTION_KEYS = ("id", "handle", "name", "username")
+_RECIPIENT_KEYS = ("id", "handle", "name")
+
+
+def encoded_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    """``meta`` (a post's metadata, complete) with its column's and its push's texts
+    (``json_text.Encoded``), written from its parts: a mention of the usual shape
+    (``ResolvedMention.metadata``: four strings) from its strings, a string as itself, any
+    other value by the encoders (two encodes of the whole cost several times this; compared
+    in ``tests/server/services/test_views_equal.py``). A key that is not a string: ``meta``
+    as it is."""
+    loose: list[str] = []  # ``json.dumps``'s separators
+    tight: list[str] = []  # the push's
+    for key, value in meta.items():
+        if type(key) is not str:
+            return meta
+        name = _text(key)
+        if type(value) is str:
+            spaced = compact = _text(value)
+        elif key == "mentions" and type(value) is list:
+            spaced, compact = _mentions_texts(value)
+        else:
+            spaced, compact = dumps(value), payload_text(value)
+        loose.append(f"{name}: {spaced}")
+        tight.append(f"{name}:{compact}")
+    encoded = Encoded(meta)
+    encoded.text = "{" + ", ".join(loose) + "}"
+    encoded.compact = "{" + ",".join(tight) + "}"
+    return encoded
+
+
+def _mentions_texts(items: list[Any]) -> tuple[str, str]:
+    loose: list[str] = []
+    tight: list[str] = []
+    for item in items:
+        if type(item) is dict and tuple(item) == _MENTION_KEYS:
+            i, h, n, u = item["id"], item["handle"], item["name"], item["username"]
+            if type(i) is str and type(h) is str and type(n) is str and type(u) is str:
+                i, h, n, u = _text(i), _text(h), _text(n), _text(u)
+                loose.append(f'{{"id": {i}, "handle": {h}, "name": {n}, "username": {u}}}')
+                tight.append(f'{{"id":{i},"handle":{h},"name":{n},"username":{u}}}')
+                continue
+        loose.append(dumps(item))
+        tight.append(payload_text(item))
+    return "[" + ", ".join(loose) + "]", "[" + ",".join(tight) + "]"
 
 
 # The answers of the agent's busiest calls, each its model's JSON built straight: the model
@@ -159,8 +210,23 @@ def message_payload_json(payload: dict[str, Any]) -> str:
 
 def sent_answer(message_id: str, recipients: list[dict[str, Any]]) -> dict[str, Any]:
     """``MessageSentResponse(...).model_dump(mode="json")`` (``recipients``: each a
-    ``Recipient``'s JSON)."""
-    return {"id": message_id, "success": True, "recipients": recipients}
+    ``Recipient``'s JSON), with its answer's text (``json_text.Answer``) written from its
+    strings: the encoder's pass over it cost several times this."""
+    answer = Answer({"id": message_id, "success": True, "recipients": recipients})
+    try:
+        listed = ",".join(
+            [
+                f'{{"id":{_plain(r["id"])},"handle":{_plain(r["handle"])},'
+                f'"name":{_plain(r["name"])}}}'
+                if type(r) is dict and tuple(r) == _RECIPIENT_KEYS
+                else answer_text(r)
+                for r in recipients
+            ]
+        )
+        answer.text = f'{{"id":{_plain(message_id)},"success":true,"recipients":[{listed}]}}'
+    except (TypeError, ValueError):  # not a string where one is written as one, a NaN...
+        return dict(answer)  # the encoder writes it, as any answer (or fails as it would)
+    return answer
 
 
 def event_answer(message_id: str, message_type: str) -> dict[str, Any]:
@@ -183,6 +249,7 @@ __all__ = [
     "MessageRow",
     "Posted",
     "activity_answer",
+    "encoded_meta",
     "event_answer",
     "from_row",
     "message_payload",

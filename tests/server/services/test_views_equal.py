@@ -4,6 +4,8 @@ rows (a differential property test).
 - ``views.message_payload`` (every post, mark and ``/next`` answer) and ``views.message_view``
   against ``ChatMessage`` built from the row's fields by name, with and without a metadata of
   its own; ``views.message_payload_json`` (a post's push text) against ``payload_text``;
+- ``views.encoded_meta`` (a post's metadata, its column's and its push's texts) against
+  ``json.dumps`` and ``payload_text``;
 - the answers built straight (``views.sent_answer`` with ``Recipient``s from
   ``mentions.ResolvedMention.recipient``, ``event_answer``, ``status_answer``,
   ``activity_answer``) against their response models;
@@ -37,6 +39,7 @@ from band.protocol.messages import (
     MessageStatusResponse,
     Recipient,
 )
+from band_server import json_text
 from band_server.fanout.broadcast import payload_text
 from band_server.http.fast_lane import _answer
 from band_server.services import views
@@ -157,6 +160,65 @@ def test_the_push_text_is_the_encoders(
     assert views.message_payload_json(payload) == payload_text(payload)
 
 
+mention_items = st.fixed_dictionaries(
+    {"id": st.text(), "handle": st.text(), "name": st.text(), "username": st.text()}
+) | st.dictionaries(st.sampled_from(["id", "handle", "name", "username", "kind"]), json_values)
+post_metas = st.fixed_dictionaries(
+    {"mentions": st.lists(mention_items, max_size=3) | json_values, "status": json_values}
+).flatmap(lambda meta: st.builds(lambda extra: {**meta, **extra}, metas))
+
+
+@SETTINGS
+@given(meta=post_metas | metas | st.dictionaries(st.integers(), json_values, max_size=2))
+def test_a_posts_metadata_texts_are_the_encoders(meta: dict[Any, Any]) -> None:
+    """``encoded_meta``'s texts (the column's, the push's) are the encoders' for any metadata:
+    written from the parts for a post's usual shape, by the encoders for any other value."""
+    encoded = views.encoded_meta(meta)
+    assert encoded == meta
+    assert json_text.dumps(encoded) == json.dumps(meta)
+    if isinstance(encoded, json_text.Encoded):
+        assert encoded.text == json.dumps(meta)
+        assert encoded.compact == payload_text(meta)
+    else:
+        assert encoded is meta and any(not isinstance(key, str) for key in meta)
+    msg = views.Posted(
+        "m", "r", 1, "s", "User", None, "text", "hi", encoded, *[datetime.now(UTC)] * 2
+    )
+    payload = views.message_payload(msg)
+    compact = encoded.compact if isinstance(encoded, json_text.Encoded) else None
+    assert views.message_payload_json(payload, compact) == payload_text(payload)
+
+
+odd_values = json_values | st.just(float("nan"))
+
+
+@SETTINGS
+@given(
+    message_id=odd_values,
+    recipients=st.lists(
+        st.dictionaries(st.sampled_from(["id", "handle", "name", "kind"]), odd_values) | odd_values,
+        max_size=3,
+    ),
+)
+def test_a_sent_answer_of_any_values_is_written_as_the_encoder_writes_it(
+    message_id: Any, recipients: list[Any]
+) -> None:
+    """Values of other types than the wire's (numbers, nested, NaN): the text written from
+    the parts, or the encoder's, and the encoder's failure (a NaN) as it is."""
+    built = views.sent_answer(message_id, recipients)
+    plain = {"id": message_id, "success": True, "recipients": recipients}
+    assert built == plain
+    try:
+        expected = json.dumps(
+            {"data": plain}, ensure_ascii=False, allow_nan=False, separators=(",", ":")
+        )
+    except ValueError:
+        with pytest.raises(ValueError):
+            json_text.answer_text({"data": built})
+        return
+    assert json_text.answer_text({"data": built}) == expected
+
+
 members = st.builds(
     lambda pid, name, handle: Member(
         Participant(participant_id=pid, participant_type="Agent", room_id="r"), name, handle, None
@@ -187,10 +249,12 @@ def test_the_answers_built_straight_are_their_models_json(
     resolved = [ResolvedMention(m) for m in mentioned]
     recipients = [Recipient(id=m.id, handle=m.handle, name=m.name) for m in mentioned]
     sent = MessageSentResponse(id=message_id, recipients=recipients)
-    assert same_json(
-        views.sent_answer(message_id, [r.recipient() for r in resolved]),
-        sent.model_dump(mode="json"),
-    )
+    built = views.sent_answer(message_id, [r.recipient() for r in resolved])
+    assert same_json(built, sent.model_dump(mode="json"))
+    # Its text, written from its strings, is what JSONResponse sends for the same answer.
+    assert isinstance(built, json_text.Answer)
+    kept = JSONResponse({"data": sent.model_dump(mode="json")}).body
+    assert json_text.answer_text({"data": built}).encode("utf-8") == kept
     event = EventCreatedResponse(id=message_id, message_type=message_type)
     assert same_json(views.event_answer(message_id, message_type), event.model_dump(mode="json"))
     marked = MessageStatusResponse(id=message_id, status=status, attempt_number=attempt)  # type: ignore[arg-type]

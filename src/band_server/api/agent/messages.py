@@ -58,7 +58,9 @@ async def post_message(
     platform: PlatformDep, agent: AgentDep, chat_id: str, body: MessageCreateBody
 ) -> dict[str, Any]:
     """Post a text message that mentions at least one participant."""
-    snap = await platform.rosters.room_for(platform.db, agent, chat_id)
+    snap = platform.rosters.cached_for(agent, chat_id) or await platform.rosters.room_for(
+        platform.db, agent, chat_id
+    )
     async with unit.write(platform) as uow:
         await leases.sign_of_life(uow, platform.lease_clock, agent.id, snap.room.id)
         sent = await messages.post_message(
@@ -78,7 +80,9 @@ async def post_event(
     platform: PlatformDep, agent: AgentDep, chat_id: str, body: EventCreateBody
 ) -> dict[str, Any]:
     """Post an event (thought, tool call, ...); events are never delivered to agents."""
-    snap = await platform.rosters.room_for(platform.db, agent, chat_id)
+    snap = platform.rosters.cached_for(agent, chat_id) or await platform.rosters.room_for(
+        platform.db, agent, chat_id
+    )
     async with unit.write(platform) as uow:
         await leases.sign_of_life(uow, platform.lease_clock, agent.id, snap.room.id)
         created = await messages.post_event(uow, agent, snap.room, body.event)
@@ -135,7 +139,9 @@ async def next_message(
 ) -> JSONResponse | Response:
     """The next message for this agent: the oldest open one, those it failed (or whose
     attempt expired, or that it went past) last; 204 with no body when none is open."""
-    snap = await platform.rosters.room_for(platform.db, agent, chat_id)
+    snap = platform.rosters.cached_for(agent, chat_id) or await platform.rosters.room_for(
+        platform.db, agent, chat_id
+    )
     msg = await passing_over.next_for_agent(platform, agent.id, snap.room)
     if msg is None:
         return Response(status_code=204)
@@ -172,7 +178,9 @@ async def mark_processing(
 ) -> dict[str, Any] | JSONResponse:
     """Claim a message (opens an attempt, or returns the live one); with ``Band-Working:
     true`` it also starts the working indicator and says so with the same header."""
-    snap = await platform.rosters.room_for(platform.db, agent, chat_id)
+    snap = platform.rosters.cached_for(agent, chat_id) or await platform.rosters.room_for(
+        platform.db, agent, chat_id
+    )
     async with unit.write(platform) as uow:
         status = await deliveries.mark_processing(
             uow, agent, snap.room, message_id, platform.lease_clock
@@ -190,7 +198,9 @@ async def mark_processed(
     platform: PlatformDep, agent: AgentDep, chat_id: str, message_id: str
 ) -> dict[str, Any]:
     """Acknowledge a message as handled (ends the working indicator its claim started)."""
-    snap = await platform.rosters.room_for(platform.db, agent, chat_id)
+    snap = platform.rosters.cached_for(agent, chat_id) or await platform.rosters.room_for(
+        platform.db, agent, chat_id
+    )
     async with unit.write(platform) as uow:
         status = await deliveries.mark_processed(uow, agent, snap.room, message_id)
     await working.turn_ended(platform, agent.id, snap.room.id, status["id"])
@@ -207,7 +217,9 @@ async def mark_failed(
 ) -> dict[str, Any]:
     """Report a failed attempt; the message will be served again by ``/next`` (ends the
     working indicator its claim started)."""
-    snap = await platform.rosters.room_for(platform.db, agent, chat_id)
+    snap = platform.rosters.cached_for(agent, chat_id) or await platform.rosters.room_for(
+        platform.db, agent, chat_id
+    )
     async with unit.write(platform) as uow:
         status = await deliveries.mark_failed(
             uow, agent, snap.room, message_id, body.error if body else None

@@ -82,7 +82,10 @@ async def post_message(
 
     With an ``Idempotency-Key`` the answer is kept in the message's own transaction: a node
     that dies after the commit leaves a replayable answer, not a claim that blocks retries."""
-    snap = await platform.rosters.room_for(platform.db, me, chat_id)
+    snap = platform.rosters.cached_for(me, chat_id) or await platform.rosters.room_for(
+        platform.db, me, chat_id
+    )
     async with write(platform) as uow:
-        sent = await posting.person_post(uow, me, snap.room, body.message, roster=snap.roster)
+        fields = posting.person_fields(body.message, snap.roster, me.id)
+        sent = await messages.post_message(uow, me, snap.room, fields, roster=snap.roster)
         return uow.keep_answer(201, {"data": sent}, secret_free=True)

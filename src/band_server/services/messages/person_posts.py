@@ -15,19 +15,13 @@ from band_server.services.unit import UnitOfWork
 from band_server.store.models import Room
 
 
-async def person_post(
-    uow: UnitOfWork,
-    person: Principal,
-    room: Room,
-    fields: MessageCreateFields,
-    *,
-    roster: Sequence[Member] | None = None,
-) -> dict[str, Any]:
-    """Post a text message; explicit mentions are optional and ``@handle`` text counts too.
-    Returns the answer's data (``MessageSentResponse``'s JSON)."""
-    if roster is None:
-        roster = await members(uow.session, room.id)
-    named = mentions_in_text(fields.content, roster, person.id)
+def person_fields(
+    fields: MessageCreateFields, roster: Sequence[Member], person_id: str
+) -> MessageCreateFields:
+    """A person's post as :func:`~band_server.services.messages.posts.post_message` takes it:
+    explicit mentions are optional, and each ``@handle`` in the text the mentions do not
+    name already is added to them."""
+    named = mentions_in_text(fields.content, roster, person_id)
     if named:
         known = {m.id for m in fields.mentions if m.id} | {
             (m.handle or "").removeprefix("@").lower() for m in fields.mentions
@@ -37,6 +31,23 @@ async def person_post(
         ]
         if extra:
             fields = fields.model_copy(update={"mentions": [*fields.mentions, *extra]})
+    return fields
+
+
+async def person_post(
+    uow: UnitOfWork,
+    person: Principal,
+    room: Room,
+    fields: MessageCreateFields,
+    *,
+    roster: Sequence[Member] | None = None,
+) -> dict[str, Any]:
+    """Post a text message; explicit mentions are optional and ``@handle`` text counts too.
+    Returns the answer's data (``MessageSentResponse``'s JSON). (The human API calls
+    ``post_message`` with :func:`person_fields` itself: one coroutine less a post.)"""
+    if roster is None:
+        roster = await members(uow.session, room.id)
+    fields = person_fields(fields, roster, person.id)
     return await post_message(uow, person, room, fields, roster=roster)
 
 

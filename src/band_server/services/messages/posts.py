@@ -20,6 +20,7 @@ from band_protocol import topic, tracing, utcnow
 from band_protocol.messages import EventCreateFields, MessageCreateFields
 from band_server.errors import ApiError, ValidationFailed
 from band_server.fanout.bus import Broadcast
+from band_server.json_text import Encoded
 from band_server.services.delegation import exchange as delegation
 from band_server.services.identity.principals import Principal
 from band_server.services.messages.mentions import (
@@ -41,6 +42,7 @@ from band_server.services.rooms.membership import Member, members
 from band_server.services.unit import UnitOfWork
 from band_server.services.views import (
     Posted,
+    encoded_meta,
     event_answer,
     message_payload,
     message_payload_json,
@@ -114,10 +116,14 @@ async def _append(
     now: datetime | None = None,
 ) -> Posted:
     now = now or utcnow()
+    # SQLite's seq, counted in memory, without a coroutine for it (``_next_seq``).
+    seq = room_seqs.next_seq(uow.session, room.id)
+    if seq is None:
+        seq = await _next_seq(uow.session, room)
     values: dict[str, Any] = {
         "id": msg_id or new_ordered_id(),
         "room_id": room.id,
-        "seq": await _next_seq(uow.session, room),
+        "seq": seq,
         "sender_id": sender.id,
         "sender_type": sender.sender_type,
         "sender_name": sender.name,
@@ -143,13 +149,14 @@ async def _append(
 
 def _created(msg: Posted, agents: frozenset[str]) -> Broadcast:
     payload = message_payload(msg)
+    meta = msg.meta
     return Broadcast(
         topic=topic("chat_room", msg.room_id),
         event="message_created",
         payload=payload,
         agents=agents,
         users=True,
-        payload_json=message_payload_json(payload),
+        payload_json=message_payload_json(payload, meta.compact if type(meta) is Encoded else None),
     )
 
 
@@ -249,6 +256,7 @@ async def post_message(
     if sealed is not None:
         meta["delegation"] = sealed
     content = normalise_content(fields.content, resolved, roster)
+    meta = encoded_meta(meta)  # its texts written once, from its parts (views)
     msg = await _append(
         uow, room, sender, "text", content, meta, attachments, msg_id=msg_id, now=now
     )

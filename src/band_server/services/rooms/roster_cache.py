@@ -71,7 +71,18 @@ class RosterCache:
 
     async def room_for(self, db: Database, principal: Principal, room_id: str) -> RoomSnapshot:
         """The room if the caller is an active participant; otherwise 404, like rooms.room_for."""
-        snap = await self.snapshot(db, room_id)
+        snap = self.cached_for(principal, room_id) or await self.snapshot(db, room_id)
+        if principal.id not in snap.member_ids:
+            raise NotFound("Chat room not found")
+        return snap
+
+    def cached_for(self, principal: Principal, room_id: str) -> RoomSnapshot | None:
+        """:meth:`room_for`'s answer while the room is cached (its 404 too), else None: the
+        hot paths read ``cached_for(...) or await room_for(...)``, no coroutine a hit."""
+        entry = self._rooms.get(room_id)
+        if entry is None or entry[1] <= time.monotonic():
+            return None
+        snap = entry[0]
         if principal.id not in snap.member_ids:
             raise NotFound("Chat room not found")
         return snap
