@@ -4,7 +4,7 @@ SQLite and on a real PostgreSQL.
 The statements compared are the ones the platform runs through ``store.direct``, found by
 construction: a turn of an agent through the REST API (posts, a keyed post, ``/next``, the
 marks, activity) is played on SQLite, and every statement ``direct`` planned for it
-(``direct._plans``, ``direct._reads``) is taken, with the parameter names it was called
+(``direct_plans.plans``, ``direct._reads``) is taken, with the parameter names it was called
 with. A new direct statement on the hot path joins the property by itself.
 
 For each, generated parameters (ids of rows that exist and of rows that do not, any text,
@@ -34,7 +34,7 @@ from band_server.app import create_app
 from band_server.config import Settings
 from band_server.http.errors import database_error_kind
 from band_server.services.identity import accounts
-from band_server.store import direct
+from band_server.store import direct, direct_plans
 from band_server.store.db import Database
 from band_server.store.models import Base
 from property_kit import LoopThread, live
@@ -153,7 +153,7 @@ def planned(backend: Backend) -> tuple[list[tuple[Any, list[str]]], list[tuple[A
     dialects = {id(db.engine.dialect), id(db._writer_engine.dialect if db._writer_engine else 0)}
     writes = [
         (stmt, sorted(keys))
-        for (stmt, dialect, keys), plan in direct._plans.items()
+        for (stmt, dialect, keys), plan in direct_plans.plans.items()
         if plan is not None and id(dialect) in dialects
     ]
     reads = [

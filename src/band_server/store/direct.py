@@ -28,24 +28,18 @@ ORM changes that the session would flush first) goes through ``session.execute``
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from operator import itemgetter
 from typing import Any
 
-from sqlalchemy import Column
-from sqlalchemy.dialects.sqlite.base import DATETIME as SQLITE_DATETIME
 from sqlalchemy.engine import Connection as SyncConnection
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.sql import Select
 from sqlalchemy.sql.dml import UpdateBase
-from sqlalchemy.types import TypeEngine
 
-from band_protocol import iso
-
+from .direct_plans import Params, Plan, Processor, bind_of, plan_for, plan_in_order
 from .statement_log import StatementLog
 
 __all__ = [
@@ -60,172 +54,6 @@ __all__ = [
     "sqlite_of",
     "unlogged",
 ]
-
-Params = Mapping[str, Any]
-_Processor = Callable[[Any], Any] | None
-_DEFAULT_DATETIME_FORMAT = SQLITE_DATETIME._storage_format
-
-
-class _Plan:
-    """One statement compiled for one set of parameter names, and how to bind a row of them.
-
-    A row's values are taken in one C call (``itemgetter``) and only the binds with a
-    processor are converted, in bind order.
-    """
-
-    __slots__ = ("_convert", "_get", "binds", "defaults", "fixed", "sql")
-
-    def __init__(
-        self,
-        sql: str,
-        binds: tuple[tuple[str, _Processor], ...],  # positional order, with each processor
-        fixed: tuple[tuple[str, Any], ...],  # literals of the statement itself (``last_seq + 1``)
-        defaults: tuple[tuple[str, Callable[[], Any]], ...],  # columns the parameters leave out
-    ) -> None:
-        self.sql = sql
-        self.binds = binds
-        self.fixed = fixed
-        self.defaults = defaults
-        self._get = _getter(tuple(name for name, _ in binds))
-        self._convert = tuple((i, p) for i, (_, p) in enumerate(binds) if p is not None)
-
-    def arguments(self, params: Params) -> tuple[Any, ...]:
-        values: Params = params
-        if self.fixed or self.defaults:
-            merged = dict(self.fixed)
-            for key, default in self.defaults:
-                merged[key] = default()
-            merged.update(params)
-            values = merged
-        row: tuple[Any, ...] = self._get(values)
-        if not self._convert:
-            return row
-        out = list(row)
-        for i, process in self._convert:
-            out[i] = process(out[i])
-        return tuple(out)
-
-
-def _getter(names: tuple[str, ...]) -> Callable[[Params], tuple[Any, ...]]:
-    """The values of ``names`` in a mapping, as a tuple (``itemgetter`` gives a bare value
-    for one name)."""
-    if len(names) > 1:
-        return itemgetter(*names)
-    if names:
-        name = names[0]
-        return lambda values: (values[name],)
-    return lambda _values: ()
-
-
-# Keyed by the statement object itself: the hot statements are built once, at import.
-_plans: dict[tuple[UpdateBase, Dialect, frozenset[str]], _Plan | None] = {}
-
-
-# The same plans by the parameters' keys in their order (a call site builds its dict the same
-# way each time): a tuple of the keys costs less than a set of them.
-_in_order: dict[tuple[UpdateBase, Dialect, tuple[str, ...]], _Plan | None] = {}
-
-
-def _plan_in_order(stmt: UpdateBase, dialect: Dialect, sample: Params) -> _Plan | None:
-    key = (stmt, dialect, tuple(sample))
-    try:
-        return _in_order[key]
-    except KeyError:
-        plan = _in_order[key] = _plan(stmt, dialect, frozenset(key[2]), sample)
-        return plan
-
-
-def _default_of(column: Column[Any], update: bool) -> Callable[[], Any] | None:
-    default = column.onupdate if update else column.default
-    if default is None:
-        return None
-    if getattr(default, "is_scalar", False):
-        value = default.arg  # type: ignore[attr-defined]
-        return lambda: value
-    if getattr(default, "is_callable", False):
-        # SQLAlchemy wraps a zero-argument default to take the execution context.
-        fn = default.arg  # type: ignore[attr-defined]
-        return lambda: fn(None)
-    raise LookupError("a SQL-expression default needs the session")
-
-
-def _plan(stmt: UpdateBase, dialect: Dialect, keys: frozenset[str], sample: Params) -> _Plan | None:
-    cache_key = (stmt, dialect, keys)
-    if cache_key in _plans:
-        return _plans[cache_key]
-    compiled = stmt.compile(dialect=dialect, column_keys=sorted(keys))
-    plan: _Plan | None = None
-    try:
-        if compiled.positiontup is None or any(b.expanding for b in compiled.binds.values()):
-            raise LookupError("not a plain positional statement")
-        defaults = []
-        prefetch = [(c, False) for c in compiled.insert_prefetch]
-        prefetch += [(c, True) for c in compiled.update_prefetch]
-        for column, update in prefetch:
-            default = _default_of(column, update)
-            if default is not None:
-                defaults.append((column.key, default))
-        skip = keys | {k for k, _ in defaults}
-        fixed = tuple(
-            (name, value)
-            for name, value in compiled.construct_params(dict(sample)).items()
-            if name not in skip
-        )
-        binds = tuple(
-            (name, _bind_of(compiled.binds[name].type, dialect)) for name in compiled.positiontup
-        )
-        plan = _Plan(compiled.string, binds, fixed, tuple(defaults))
-    except LookupError:
-        plan = None
-    _plans[cache_key] = plan
-    return plan
-
-
-# The last ``datetime`` any of them formatted, and its text: one tuple, read and replaced
-# whole (safe across threads).
-_last_datetime: list[tuple[datetime, str]] = [(datetime.min, "")]
-
-
-def _sqlite_datetime(fallback: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """SQLite's ``DATETIME`` bind processor (default storage format), for ``datetime``
-    values: the same text as SQLAlchemy's (``YYYY-MM-DD HH:MM:SS.ffffff``, the fields as they
-    are, any offset left out) from ``isoformat``, a third of the cost of its ``%`` format;
-    the last value's text is reused when the same object comes again, in any column of any
-    statement (a post binds its ``now`` as the message's ``created_at`` and ``updated_at``
-    and its deliveries'). A UTC or naive value's text is cut from the wire's (``iso``, which
-    keeps it: the post's payload then formats nothing). Dates and ``None`` go to
-    ``fallback``."""
-    last = _last_datetime
-
-    def process(value: Any) -> Any:
-        if type(value) is not datetime:
-            return fallback(value)
-        seen = last[0]
-        if seen[0] is value:
-            return seen[1]
-        tz = value.tzinfo
-        if (tz is None or tz is UTC) and value.year >= 1000:
-            wire = iso(value)  # "YYYY-MM-DDTHH:MM:SS.ffffffZ": the same fields
-            text = wire[:10] + " " + wire[11:26]
-        else:
-            text = value.isoformat(" ", "microseconds")[:26]
-        last[0] = (value, text)
-        return text
-
-    return process
-
-
-def _bind_of(type_: TypeEngine[Any], dialect: Dialect) -> _Processor:
-    """The bind processor of ``type_`` on ``dialect`` (SQLite's ``DATETIME``: a faster one)."""
-    impl = type_.dialect_impl(dialect)
-    processor = impl.bind_processor(dialect)
-    if (
-        processor is not None
-        and isinstance(impl, SQLITE_DATETIME)
-        and impl._storage_format == _DEFAULT_DATETIME_FORMAT
-    ):
-        return _sqlite_datetime(processor)
-    return processor
 
 
 def sqlite_of(conn: SyncConnection) -> sqlite3.Connection | None:
@@ -287,7 +115,7 @@ async def _driver(session: AsyncSession) -> tuple[sqlite3.Connection, Dialect] |
 
 def _run(
     driver: sqlite3.Connection,
-    plan: _Plan,
+    plan: Plan,
     rows: Sequence[Params],
     log: StatementLog | None = None,
 ) -> sqlite3.Cursor:
@@ -321,7 +149,7 @@ async def execute(
     found = sync.info.get(_UNIT) if sync._is_clean() else None
     if found is None and rows:
         found = await _driver(session)
-    plan = _plan_in_order(stmt, found[1], rows[0]) if found else None
+    plan = plan_in_order(stmt, found[1], rows[0]) if found else None
     # Several rows go straight only with the same keys each (one row needs no comparison).
     if (
         found is None
@@ -338,7 +166,7 @@ def run_on(
 ) -> None:
     """:func:`execute`'s work straight on a ``sqlite3`` connection, without a session (the
     group committer's own statements); every row has the same keys."""
-    plan = _plan(stmt, dialect, frozenset(rows[0]), rows[0])
+    plan = plan_for(stmt, dialect, frozenset(rows[0]), rows[0])
     if plan is None:
         raise ValueError("direct.run_on takes plain positional statements only")
     _run(driver, plan, rows)
@@ -347,7 +175,7 @@ def run_on(
 async def scalar(session: AsyncSession, stmt: UpdateBase, params: Params) -> Any:
     """``await session.scalar(stmt, params)`` for a statement with ``RETURNING`` one column."""
     found = await _driver(session)
-    plan = _plan(stmt, found[1], frozenset(params), params) if found else None
+    plan = plan_for(stmt, found[1], frozenset(params), params) if found else None
     if found is None or plan is None:
         return await session.scalar(stmt, params)
     # Read to the end: a statement left stepping would keep its savepoint from being released.
@@ -358,9 +186,9 @@ async def scalar(session: AsyncSession, stmt: UpdateBase, params: Params) -> Any
 @dataclass(frozen=True)
 class _ReadPlan:
     sql: str
-    binds: tuple[tuple[str, _Processor], ...]
+    binds: tuple[tuple[str, Processor], ...]
     fixed: tuple[tuple[str, Any], ...]
-    results: tuple[_Processor, ...]
+    results: tuple[Processor, ...]
 
 
 _reads: dict[tuple[Select[Any], Dialect, frozenset[str]], _ReadPlan] = {}
@@ -375,7 +203,7 @@ def _read_plan(stmt: Select[Any], dialect: Dialect, params: Params) -> _ReadPlan
     if compiled.positiontup is None or any(b.expanding for b in compiled.binds.values()):
         raise ValueError("direct.first takes plain positional selects only")
     binds = tuple(
-        (name, _bind_of(compiled.binds[name].type, dialect)) for name in compiled.positiontup
+        (name, bind_of(compiled.binds[name].type, dialect)) for name in compiled.positiontup
     )
     fixed = tuple(
         (n, v) for n, v in compiled.construct_params(dict(params)).items() if n not in keys

@@ -15,7 +15,7 @@ from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.exc import IntegrityError
 
 from band_protocol import iso
-from band_server.store import direct
+from band_server.store import direct, direct_plans
 from band_server.store.db import Database
 from band_server.store.migrate import upgrade
 from band_server.store.models import Base, Delivery, Message, Room, User
@@ -183,7 +183,7 @@ def test_timestamps_are_bound_as_the_text_sqlalchemy_writes() -> None:
 
     from band_server.store.models import Message as M
 
-    process = direct._bind_of(M.__table__.c.created_at.type, sqlite.dialect())
+    process = direct_plans.bind_of(M.__table__.c.created_at.type, sqlite.dialect())
     assert process is not None
     at = datetime(2026, 1, 2, 3, 4, 5, 678000, tzinfo=UTC)
     values: list[Any] = [
@@ -219,7 +219,7 @@ def test_timestamp_text_cut_from_the_wire_text(value: datetime, primed: bool) ->
 
     from band_server.store.models import Message as M
 
-    process = direct._bind_of(M.__table__.c.created_at.type, sqlite.dialect())
+    process = direct_plans.bind_of(M.__table__.c.created_at.type, sqlite.dialect())
     assert process is not None
     if primed:
         iso(value)
