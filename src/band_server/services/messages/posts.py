@@ -91,12 +91,9 @@ _INSERT_DELIVERIES = _DELIVERIES.insert()
 # -- writing ----------------------------------------------------------------------------------
 
 
-async def _next_seq(session: AsyncSession, room: Room) -> int:
-    # SQLite's writer counts each room's seq in memory (store.room_seqs); elsewhere, one
+async def _incremented_seq(session: AsyncSession, room: Room) -> int:
+    # Where no writer counts the room's seq in memory (SQLite's does: store.room_seqs), one
     # atomic increment: concurrent writers on PostgreSQL serialise on the room row.
-    seq = room_seqs.next_seq(session, room.id)
-    if seq is not None:
-        return seq
     seq = await direct.scalar(session, _NEXT_SEQ, {"room_id": room.id})
     assert seq is not None  # nosec B101 # narrows for mypy; the room was loaded in this transaction
     set_committed_value(room, "last_seq", seq)
@@ -116,10 +113,10 @@ async def _append(
     now: datetime | None = None,
 ) -> Posted:
     now = now or utcnow()
-    # SQLite's seq, counted in memory, without a coroutine for it (``_next_seq``).
+    # SQLite's seq, counted in memory, without a coroutine for it.
     seq = room_seqs.next_seq(uow.session, room.id)
     if seq is None:
-        seq = await _next_seq(uow.session, room)
+        seq = await _incremented_seq(uow.session, room)
     values: dict[str, Any] = {
         "id": msg_id or new_ordered_id(),
         "room_id": room.id,

@@ -71,9 +71,9 @@ class RosterCache:
 
     async def room_for(self, db: Database, principal: Principal, room_id: str) -> RoomSnapshot:
         """The room if the caller is an active participant; otherwise 404, like rooms.room_for."""
-        snap = self.cached_for(principal, room_id) or await self.snapshot(db, room_id)
-        if principal.id not in snap.member_ids:
-            raise NotFound("Chat room not found")
+        snap = self.cached_for(principal, room_id)
+        if snap is None:
+            snap = _member(principal, await self.snapshot(db, room_id))
         return snap
 
     def cached_for(self, principal: Principal, room_id: str) -> RoomSnapshot | None:
@@ -82,10 +82,7 @@ class RosterCache:
         entry = self._rooms.get(room_id)
         if entry is None or entry[1] <= time.monotonic():
             return None
-        snap = entry[0]
-        if principal.id not in snap.member_ids:
-            raise NotFound("Chat room not found")
-        return snap
+        return _member(principal, entry[0])
 
     def invalidate(self, room_id: str) -> None:
         self._changes += 1
@@ -105,3 +102,10 @@ class RosterCache:
             room_id = broadcast.payload.get("id")
             if isinstance(room_id, str):
                 self.invalidate(room_id)
+
+
+def _member(principal: Principal, snap: RoomSnapshot) -> RoomSnapshot:
+    """``snap`` if ``principal`` is one of its active participants; otherwise 404."""
+    if principal.id not in snap.member_ids:
+        raise NotFound("Chat room not found")
+    return snap
