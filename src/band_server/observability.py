@@ -112,7 +112,8 @@ class Metrics:
         )
 
     def observe_broadcast(self, broadcast: Broadcast) -> None:
-        self.fanout_lag.observe(max(0.0, time.time() - broadcast.published_at))
+        lag = time.time() - broadcast.published_at
+        self.fanout_lag.observe(lag if lag > 0.0 else 0.0)
 
     async def render(self, platform: Scraped) -> bytes:
         """Refresh the scrape-time gauges, then the Prometheus text."""

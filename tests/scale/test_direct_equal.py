@@ -8,9 +8,10 @@ marks, activity) is played on SQLite, and every statement ``direct`` planned for
 with. A new direct statement on the hot path joins the property by itself.
 
 For each, generated parameters (ids of rows that exist and of rows that do not, any text,
-integers past 64 bits, times, JSON, NULLs) run once through ``direct`` and once through the
-session, each in a write unit that is then rolled back: the same outcome (its result and the
-table's rows, or the same error class and kind), and the same rows read.
+integers past 64 bits, times, JSON, some with its text already written, NULLs) run once
+through ``direct`` and once through the session, each in a write unit that is then rolled
+back: the same outcome (its result and the table's rows, or the same error class and kind),
+and the same rows read.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from band_server.app import create_app
 from band_server.config import Settings
 from band_server.http.errors import database_error_kind
 from band_server.services.identity import accounts
+from band_server.services.views import encoded_meta
 from band_server.store import direct, direct_plans
 from band_server.store.db import Database
 from band_server.store.models import Base
@@ -199,7 +201,9 @@ def value_for(name: str, type_: TypeEngine[Any], ids: list[str]) -> st.SearchStr
     elif isinstance(type_, Integer):
         strategy = st.integers(-3, 5) | st.integers(-(2**64), 2**64)
     elif isinstance(type_, JSON):
-        strategy = st.dictionaries(st.text(max_size=6), json_values, max_size=3)
+        plain = st.dictionaries(st.text(max_size=6), json_values, max_size=3)
+        # Or as a post passes its metadata: with its text already written (json_text.Encoded).
+        strategy = plain | plain.map(encoded_meta)
     elif isinstance(type_, String | Text):
         if name == "id" or name.endswith("_id"):
             strategy = st.sampled_from(ids) | st.uuids().map(str) | st.text(max_size=70)

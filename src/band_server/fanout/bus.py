@@ -27,8 +27,11 @@ def gap_note(since: float) -> Broadcast:
 
 
 def gap_since(broadcast: Broadcast) -> float | None:
-    """The ``since`` of a gap note; None for any other broadcast."""
-    since = broadcast.meta.get("fanout_gap") if broadcast.topic == GAP_TOPIC else None
+    """The ``since`` of a gap note; None for any other broadcast (every broadcast a node
+    hears is asked, several times: the topic alone answers)."""
+    if broadcast.topic != GAP_TOPIC:
+        return None
+    since = broadcast.meta.get("fanout_gap")
     return float(since) if isinstance(since, int | float) else None
 
 

@@ -1,8 +1,9 @@
 """How :mod:`store.direct` binds a Core write statement: compiled once per statement, dialect
 and set of parameter names (:class:`Plan`), each row's values taken in one call and converted
-by the column types' own bind processors (SQLite's ``DATETIME`` by a faster, equal one), with
-the Python-side defaults SQLAlchemy would apply. ``tests/server/store/test_direct_statements.py``
-and ``tests/scale/test_direct_equal.py`` compare the rows with the session's.
+by the column types' own bind processors (SQLite's ``DATETIME``, and a ``JSON`` value whose
+text is already written, by faster, equal ones), with the Python-side defaults SQLAlchemy would
+apply. ``tests/server/store/test_direct_statements.py`` and ``tests/scale/test_direct_equal.py``
+compare the rows with the session's.
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from sqlalchemy import Column
 from sqlalchemy.dialects.sqlite.base import DATETIME as SQLITE_DATETIME
 from sqlalchemy.engine import Dialect
 from sqlalchemy.sql.dml import UpdateBase
-from sqlalchemy.types import TypeEngine
+from sqlalchemy.types import JSON, TypeEngine
 
 from band_protocol import iso
+
+from ..json_text import Encoded, dumps
 
 __all__ = ["Params", "Plan", "Processor", "bind_of", "plan_for", "plan_in_order", "plans"]
 
@@ -31,31 +34,37 @@ class Plan:
     """One statement compiled for one set of parameter names, and how to bind a row of them.
 
     A row's values are taken in one C call (``itemgetter``) and only the binds with a
-    processor are converted, in bind order.
+    processor are converted, in bind order. A scalar default is a value like the statement's
+    own literals (``fixed``); only a callable one is called, once a row.
     """
 
-    __slots__ = ("_convert", "_get", "binds", "defaults", "fixed", "sql")
+    __slots__ = ("_convert", "_fixed", "_get", "binds", "defaults", "fixed", "sql")
 
     def __init__(
         self,
         sql: str,
         binds: tuple[tuple[str, Processor], ...],  # positional order, with each processor
-        fixed: tuple[tuple[str, Any], ...],  # literals of the statement itself (``last_seq + 1``)
-        defaults: tuple[tuple[str, Callable[[], Any]], ...],  # columns the parameters leave out
+        # Literals of the statement itself (``last_seq + 1``) and the scalar defaults of the
+        # columns the parameters leave out.
+        fixed: tuple[tuple[str, Any], ...],
+        # The callable defaults of the columns the parameters leave out, as SQLAlchemy wraps
+        # them (taking the execution context: given None).
+        defaults: tuple[tuple[str, Callable[[Any], Any]], ...],
     ) -> None:
         self.sql = sql
         self.binds = binds
         self.fixed = fixed
         self.defaults = defaults
+        self._fixed = dict(fixed)
         self._get = _getter(tuple(name for name, _ in binds))
         self._convert = tuple((i, p) for i, (_, p) in enumerate(binds) if p is not None)
 
     def arguments(self, params: Params) -> tuple[Any, ...]:
         values: Params = params
         if self.fixed or self.defaults:
-            merged = dict(self.fixed)
+            merged = self._fixed.copy()
             for key, default in self.defaults:
-                merged[key] = default()
+                merged[key] = default(None)
             merged.update(params)
             values = merged
         row: tuple[Any, ...] = self._get(values)
@@ -97,17 +106,17 @@ def plan_in_order(stmt: UpdateBase, dialect: Dialect, sample: Params) -> Plan | 
         return plan
 
 
-def _default_of(column: Column[Any], update: bool) -> Callable[[], Any] | None:
+def _default_of(column: Column[Any], update: bool) -> tuple[bool, Any] | None:
+    """The Python-side default of a column the parameters leave out: ``(True, value)`` for
+    a scalar, ``(False, callable)`` for a callable (SQLAlchemy's wrapper, which takes the
+    execution context), None for none."""
     default = column.onupdate if update else column.default
     if default is None:
         return None
     if getattr(default, "is_scalar", False):
-        value = default.arg  # type: ignore[attr-defined]
-        return lambda: value
+        return True, default.arg  # type: ignore[attr-defined]
     if getattr(default, "is_callable", False):
-        # SQLAlchemy wraps a zero-argument default to take the execution context.
-        fn = default.arg  # type: ignore[attr-defined]
-        return lambda: fn(None)
+        return False, default.arg  # type: ignore[attr-defined]
     raise LookupError("a SQL-expression default needs the session")
 
 
@@ -124,14 +133,15 @@ def plan_for(
     try:
         if compiled.positiontup is None or any(b.expanding for b in compiled.binds.values()):
             raise LookupError("not a plain positional statement")
-        defaults = []
+        values: list[tuple[str, Any]] = []
+        calls: list[tuple[str, Callable[[Any], Any]]] = []
         prefetch = [(c, False) for c in compiled.insert_prefetch]
         prefetch += [(c, True) for c in compiled.update_prefetch]
         for column, update in prefetch:
             default = _default_of(column, update)
             if default is not None:
-                defaults.append((column.key, default))
-        skip = keys | {k for k, _ in defaults}
+                (values if default[0] else calls).append((column.key, default[1]))
+        skip = keys | {k for k, _ in values} | {k for k, _ in calls}
         fixed = tuple(
             (name, value)
             for name, value in compiled.construct_params(dict(sample)).items()
@@ -140,7 +150,7 @@ def plan_for(
         binds = tuple(
             (name, bind_of(compiled.binds[name].type, dialect)) for name in compiled.positiontup
         )
-        plan = Plan(compiled.string, binds, fixed, tuple(defaults))
+        plan = Plan(compiled.string, binds, (*fixed, *values), tuple(calls))
     except LookupError:
         plan = None
     plans[cache_key] = plan
@@ -181,14 +191,33 @@ def _sqlite_datetime(fallback: Callable[[Any], Any]) -> Callable[[Any], Any]:
     return process
 
 
+def _json_text(fallback: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """A ``JSON`` column's bind processor where its serializer is ``json_text.dumps`` and
+    its text goes to the driver as it is: an :class:`~band_server.json_text.Encoded` value
+    binds its own text (what ``dumps`` returns for it) without SQLAlchemy's checks for
+    ``None`` and ``null()`` around the call; anything else goes to ``fallback``."""
+
+    def process(value: Any) -> Any:
+        if type(value) is Encoded:
+            return value.text
+        return fallback(value)
+
+    return process
+
+
 def bind_of(type_: TypeEngine[Any], dialect: Dialect) -> Processor:
-    """The bind processor of ``type_`` on ``dialect`` (SQLite's ``DATETIME``: a faster one)."""
+    """The bind processor of ``type_`` on ``dialect`` (SQLite's ``DATETIME`` and, with the
+    engine's serializer, ``JSON``: faster, equal ones)."""
     impl = type_.dialect_impl(dialect)
     processor = impl.bind_processor(dialect)
-    if (
-        processor is not None
-        and isinstance(impl, SQLITE_DATETIME)
-        and impl._storage_format == _DEFAULT_DATETIME_FORMAT
-    ):
+    if processor is None:
+        return None
+    if isinstance(impl, SQLITE_DATETIME) and impl._storage_format == _DEFAULT_DATETIME_FORMAT:
         return _sqlite_datetime(processor)
+    if (
+        isinstance(impl, JSON)
+        and getattr(dialect, "_json_serializer", None) is dumps
+        and impl._str_impl.bind_processor(dialect) is None
+    ):
+        return _json_text(processor)
     return processor

@@ -193,8 +193,13 @@ class BatchWriter:
         )
 
     def _usable(self) -> bool:
-        """The batch's transaction is open and nothing broke it."""
-        return not self._broken and self._outer is not None and self._outer.is_active
+        """The batch's transaction is open and nothing broke it (asked of SQLAlchemy's own
+        transaction: the async proxy's ``is_active`` is two calls, once a unit)."""
+        outer = self._outer
+        if self._broken or outer is None:
+            return False
+        sync = outer.sync_transaction
+        return sync is not None and sync.is_active
 
     def _commit_here(self, batch: Batch) -> None:
         """The batch's ``COMMIT`` (the fsync) on the loop's thread; the turn is released."""

@@ -146,9 +146,14 @@ class _Unit:
                     self._undo(began)
                 return  # the unit's own exception goes on
             try:
-                # A session never used (direct statements only) has nothing to settle: no
-                # coroutine to run for it.
-                untouched = self._untouched() or await self._settle()
+                # A session never used (direct statements only: not begun, nothing new,
+                # nothing loaded) has nothing to settle: no coroutine to run for it.
+                session = self._session
+                assert session is not None  # nosec B101 # narrows for mypy: set on entry
+                sync = session.sync_session
+                untouched = (
+                    not sync.in_transaction() and sync._is_clean() and not len(sync.identity_map)
+                ) or await self._settle()
             except BaseException:
                 self._undo()
                 raise
@@ -196,13 +201,6 @@ class _Unit:
 
     def _wrote(self) -> bool:
         return self._log is not None and bool(self._log.statements)
-
-    def _untouched(self) -> bool:
-        """The session was never used: not begun, nothing new, nothing loaded."""
-        session = self._session
-        assert session is not None  # nosec B101 # narrows for mypy: set on entry
-        sync = session.sync_session
-        return not sync.in_transaction() and sync._is_clean() and not len(sync.identity_map)
 
     async def _settle(self) -> bool:
         """Flush (commit) the session if it was used, then close it; True if it never was."""

@@ -351,3 +351,38 @@ async def test_statements_of_one_bind_and_of_none_match_the_session(db: Database
     async with db.write() as session:
         await direct.execute(session, every_row, {})
     assert await counts() == []
+
+
+async def test_written_json_text_binds_as_the_session_binds_it(db: Database) -> None:
+    """A post's metadata comes with its column's text already written (``json_text.Encoded``):
+    the direct path binds that text, SQLAlchemy's processor serializes the value through the
+    engine's ``dumps``; the same text for it and for every other value, and the same rows."""
+    from sqlalchemy import JSON, null
+
+    from band_server.services.views import encoded_meta
+
+    dialect = db.engine.dialect
+    column = MESSAGES.c.metadata
+    fast = direct_plans.bind_of(column.type, dialect)
+    assert fast is not None
+    slow = column.type.dialect_impl(dialect).bind_processor(dialect)
+    assert slow is not None and fast is not slow
+    meta = encoded_meta(
+        {"mentions": [{"id": "a1", "handle": "bot", "name": "Bé", "username": "b"}], "n": 1.5}
+    )
+    for value in (meta, dict(meta), {"a": [1, None]}, [], "text", None, JSON.NULL, null()):
+        assert fast(value) == slow(value), value
+    async with db.write() as session:
+        await session.execute(INSERT_MESSAGE, {**message_row("via-session", 1), "metadata": meta})
+    async with db.write() as session:
+        await direct.execute(
+            session, INSERT_MESSAGE, {**message_row("direct", 2), "metadata": meta}
+        )
+    async with db.read() as session:
+        conn = await session.connection()
+        texts = (
+            (await conn.exec_driver_sql("SELECT metadata FROM messages ORDER BY seq"))
+            .scalars()
+            .all()
+        )
+    assert texts == [meta.text, meta.text]

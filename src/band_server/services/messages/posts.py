@@ -113,13 +113,14 @@ async def _append(
     now: datetime | None = None,
 ) -> Posted:
     now = now or utcnow()
+    room_id = room.id  # (an ORM attribute: a call each time it is read)
     # SQLite's seq, counted in memory, without a coroutine for it.
-    seq = room_seqs.next_seq(uow.session, room.id)
+    seq = room_seqs.next_seq(uow.session, room_id)
     if seq is None:
         seq = await _incremented_seq(uow.session, room)
     values: dict[str, Any] = {
         "id": msg_id or new_ordered_id(),
-        "room_id": room.id,
+        "room_id": room_id,
         "seq": seq,
         "sender_id": sender.id,
         "sender_type": sender.sender_type,
@@ -231,7 +232,23 @@ async def post_message(
     if roster is None:
         roster = await members(uow.session, room.id)
     resolved = resolve_mentions(sender.id, roster, fields.mentions)
-    routed = [m for m in resolved if m.routes]
+    # One pass for what the post needs of its mentions (each comprehension is a call of its
+    # own on this interpreter): the metadata's items, the routed ones, their members, the
+    # agents among them (one delivery each), the answer's recipients.
+    items: list[dict[str, Any]] = []
+    routed: list[ResolvedMention] = []
+    mentioned: list[Member] = []
+    agent_ids: set[str] = set()
+    recipients: list[dict[str, Any]] = []
+    for mention in resolved:
+        items.append(mention.metadata())
+        if mention.routes:
+            routed.append(mention)
+            member = mention.member
+            mentioned.append(member)
+            recipients.append(mention.recipient())
+            if member.type == "Agent":
+                agent_ids.add(member.id)
     is_agent = sender.is_agent  # (a property: read once)
     if is_agent and not routed:
         raise ValidationFailed(
@@ -240,13 +257,12 @@ async def post_message(
         )
     if is_agent:
         await _check_loop_guard(uow.session, room, routed, loop_limit)
-    meta: dict[str, Any] = {"mentions": [m.metadata() for m in resolved], "status": "sent"}
+    meta: dict[str, Any] = {"mentions": items, "status": "sent"}
     if fields.turn_id and is_agent:  # the reply's turn (deliveries.turns)
         meta["turn_id"] = fields.turn_id
     if tracing.TRACING.on:  # the web app links a message's deliveries to its trace
         meta["trace_id"] = tracing.trace_id()
     msg_id, now = new_ordered_id(), utcnow()
-    mentioned = [m.member for m in routed]
     sealed = delegation.envelope(sender, mentioned, msg_id, now)
     if sealed is None and is_agent:
         sealed = await delegation.forwarding_marker(uow.session, sender, room.id, mentioned)
@@ -257,29 +273,26 @@ async def post_message(
     msg = await _append(
         uow, room, sender, "text", content, meta, attachments, msg_id=msg_id, now=now
     )
-    agent_ids = {m.id for m in mentioned if m.type == "Agent"}
     if agent_ids:
-        await direct.execute(
-            uow.session,
-            _INSERT_DELIVERIES,
-            [
-                # Delivered as it is posted: the message's instant (one timestamp to format).
+        rows: list[dict[str, Any]] = []
+        for agent in sorted(agent_ids):
+            # Delivered as it is posted: the message's instant (one timestamp to format).
+            rows.append(
                 {
                     "message_id": msg.id,
-                    "room_id": room.id,
+                    "room_id": msg.room_id,
                     "agent_id": agent,
                     "seq": msg.seq,
                     "delivered_at": now,
                     "updated_at": now,
                 }
-                for agent in sorted(agent_ids)
-            ],
-        )
+            )
+        await direct.execute(uow.session, _INSERT_DELIVERIES, rows)
     created = _created(msg, frozenset(agent_ids))
     uow.emit(created)
     for notice in notices(sender.id, is_agent, resolved, roster, created.payload):
         uow.emit(notice)  # the people to notify wherever they are (messages.notices)
-    return sent_answer(msg.id, [m.recipient() for m in routed])
+    return sent_answer(msg.id, recipients)
 
 
 async def post_event(
