@@ -35,6 +35,7 @@ from fastapi.datastructures import DefaultPlaceholder
 from fastapi.routing import APIRoute
 from pydantic import BaseModel
 from sqlalchemy.exc import DBAPIError
+from starlette.datastructures import State
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -211,9 +212,11 @@ class FastLane:
             await self.app(scope, receive, send)
             return
         # The rest in this one coroutine: each coroutine function awaited is a frame more.
-        # (``state.platform``, not ``state["platform"]``: the Starlette releases that some
-        # framework environments pin take no items on ``State``.)
-        platform: Platform = scope["app"].state.platform
+        # The platform through ``State.__getattr__`` itself: ``state.platform`` first fails
+        # the ordinary lookup (an AttributeError formatted and dropped, every request), and
+        # ``state["platform"]`` fails on the Starlette releases some framework environments
+        # pin (their ``State`` takes no items).
+        platform: Platform = State.__getattr__(scope["app"].state, "platform")
         state = scope.get("state") or {}
         body = b""
         value = NOT_JSON
