@@ -64,6 +64,7 @@ _PRINCIPALS: dict[Callable[..., Any], str | None] = {
     deps.current_principal: None,
 }
 _MAX_BODY = 1 << 20
+_MATCHES = 1024  # paths whose match the lane keeps (FastLane._matched)
 
 
 @dataclass(frozen=True)
@@ -202,6 +203,9 @@ class FastLane:
                 if t is not None
             }
             self._by_method[method] = _Candidates(literal, wildcard, anywhere)
+        # ``_match``'s answers by method and path (a room's posts come on one path): it
+        # depends on nothing else. Short paths only, at most ``_MATCHES`` (then all dropped).
+        self._matched: dict[tuple[str, str], tuple[Lane | None, dict[str, str]]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("query_string"):
@@ -264,7 +268,7 @@ class FastLane:
         if lane.platform_arg is not None:
             kwargs[lane.platform_arg] = platform
         scope["route"] = lane.route
-        scope["path_params"] = params
+        scope["path_params"] = dict(params)  # the kept one is never handed out
         scope[ROUTE_TEMPLATE] = lane.template
         try:  # the endpoint's result, or the error envelope of what it raised
             result = await lane.route.endpoint(**kwargs)
@@ -284,6 +288,18 @@ class FastLane:
         await send(answer)
 
     def _match(self, method: str, path: str) -> tuple[Lane | None, dict[str, str]]:
+        """The lane for ``method`` and ``path`` and its parameters (kept: never to be changed),
+        or None: none, or more than one, could answer."""
+        matched = self._matched.get((method, path))
+        if matched is None:
+            matched = self._find(method, path)
+            if len(path) <= 200:
+                if len(self._matched) >= _MATCHES:
+                    self._matched.clear()
+                self._matched[method, path] = matched
+        return matched
+
+    def _find(self, method: str, path: str) -> tuple[Lane | None, dict[str, str]]:
         found: tuple[Lane, dict[str, str]] | None = None
         routes = self._by_method.get(method)
         if routes is None:
