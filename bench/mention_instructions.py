@@ -46,7 +46,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -85,10 +85,6 @@ async def child(posts: int, mode: str) -> dict[str, float]:
     from ._platform import seed
 
     logging.disable(logging.WARNING)
-    libc = ctypes.CDLL(None)
-    start_mark: Callable[[], None] = lambda: libc.srand48(ctypes.c_long(0))  # noqa: E731
-    seed48 = (ctypes.c_ushort * 7)()
-    stop_mark: Callable[[], None] = lambda: libc.lcong48(seed48)  # noqa: E731
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
         s = await seed(data)
@@ -104,11 +100,6 @@ async def child(posts: int, mode: str) -> dict[str, float]:
             status = await asgi_post(app, path, raw, s.user_key)
             if status != 201:
                 raise RuntimeError(f"mention post answered {status}")
-
-        async def block(concurrency: int) -> int:
-            for _ in range(posts // concurrency):
-                await asyncio.gather(*(post() for _ in range(concurrency)))
-            return posts // concurrency * concurrency
 
         async with app.router.lifespan_context(app):
             platform = app.state.platform
@@ -126,28 +117,7 @@ async def child(posts: int, mode: str) -> dict[str, float]:
             socket = _Socket(agent)
             platform.hub.register(socket)
             platform.hub.join(socket, topic("chat_room", s.room_id), "1")
-            result: dict[str, float] = {}
-            if mode == "instructions":
-                # A first dump takes what threads that ended (the seed's hashing) left behind.
-                start_mark()
-                stop_mark()
-            for concurrency, label in BLOCKS:
-                await block(concurrency)  # warm: caches, compiled statements, the writer
-                for _ in range(WARM // concurrency):
-                    await asyncio.gather(*(post() for _ in range(concurrency)))
-                before = len(socket.frames)
-                t0 = time.process_time()
-                if mode == "instructions":
-                    start_mark()
-                done = await block(concurrency)
-                if mode == "instructions":
-                    stop_mark()
-                result[label] = (time.process_time() - t0) * 1000 / done
-                pushed = socket.frames[before:]
-                if len(pushed) != done or any('"message_created"' not in f for f in pushed):
-                    raise RuntimeError(f"{label}: {len(pushed)} pushes for {done} posts")
-                result[f"{label} posts"] = done
-    return result
+            return await _blocks(post, socket.frames, posts, mode, "")
 
 
 class _Listener:
@@ -162,8 +132,6 @@ class _Listener:
 
 async def floor_child(posts: int, mode: str) -> dict[str, float]:
     """As ``child``, for ``bench.floor_app``'s app: its database in a temporary folder."""
-    libc = ctypes.CDLL(None)
-    seed48 = (ctypes.c_ushort * 7)()
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["FLOOR_DB"] = str(Path(tmp) / "floor.db")
         from . import floor_app  # reads FLOOR_DB on import
@@ -180,31 +148,48 @@ async def floor_child(posts: int, mode: str) -> dict[str, float]:
             if status != 201:
                 raise RuntimeError(f"floor post answered {status}")
 
-        result: dict[str, float] = {}
         async with app.router.lifespan_context(app):
             listener = _Listener()
             floor_app.listeners.add(listener)  # type: ignore[arg-type]
-            if mode == "instructions":
-                libc.srand48(ctypes.c_long(0))
-                libc.lcong48(seed48)
-            for concurrency, label in BLOCKS:
-                rounds = posts // concurrency
-                for _ in range(rounds + WARM // concurrency):
-                    await asyncio.gather(*(post() for _ in range(concurrency)))
-                before = len(listener.frames)
-                t0 = time.process_time()
-                if mode == "instructions":
-                    libc.srand48(ctypes.c_long(0))
-                for _ in range(rounds):
-                    await asyncio.gather(*(post() for _ in range(concurrency)))
-                if mode == "instructions":
-                    libc.lcong48(seed48)
-                done = rounds * concurrency
-                result[label] = (time.process_time() - t0) * 1000 / done
-                pushed = listener.frames[before:]
-                if len(pushed) != done or any('"message_created"' not in f for f in pushed):
-                    raise RuntimeError(f"floor, {label}: {len(pushed)} pushes for {done} posts")
-                result[f"{label} posts"] = done
+            return await _blocks(post, listener.frames, posts, mode, "floor, ")
+
+
+async def _blocks(
+    post: Callable[[], Awaitable[None]], frames: list[str], posts: int, mode: str, name: str
+) -> dict[str, float]:
+    """Each of ``BLOCKS``: warm, then ``posts`` posts measured (between the markers, or by
+    ``process_time``), each of which must have pushed one ``message_created`` frame."""
+    libc = ctypes.CDLL(None)
+    start_mark: Callable[[], None] = lambda: libc.srand48(ctypes.c_long(0))  # noqa: E731
+    seed48 = (ctypes.c_ushort * 7)()
+    stop_mark: Callable[[], None] = lambda: libc.lcong48(seed48)  # noqa: E731
+
+    async def block(concurrency: int) -> int:
+        for _ in range(posts // concurrency):
+            await asyncio.gather(*(post() for _ in range(concurrency)))
+        return posts // concurrency * concurrency
+
+    result: dict[str, float] = {}
+    if mode == "instructions":
+        # A first dump takes what threads that ended (the seed's hashing) left behind.
+        start_mark()
+        stop_mark()
+    for concurrency, label in BLOCKS:
+        await block(concurrency)  # warm: caches, compiled statements, the writer
+        for _ in range(WARM // concurrency):
+            await asyncio.gather(*(post() for _ in range(concurrency)))
+        before = len(frames)
+        t0 = time.process_time()
+        if mode == "instructions":
+            start_mark()
+        done = await block(concurrency)
+        if mode == "instructions":
+            stop_mark()
+        result[label] = (time.process_time() - t0) * 1000 / done
+        pushed = frames[before:]
+        if len(pushed) != done or any('"message_created"' not in f for f in pushed):
+            raise RuntimeError(f"{name}{label}: {len(pushed)} pushes for {done} posts")
+        result[f"{label} posts"] = done
     return result
 
 
