@@ -266,18 +266,18 @@ def main() -> None:
                 loads.append(os.getloadavg()[0])
     unit = "k instructions" if args.mode == "instructions" else "CPU ms"
     print(f"\n{unit} a mention")
-    print(f"{'build':<18} | " + " | ".join(f"{label:>14}" for _, label in BLOCKS))
+    print(f"{'build':<24} | " + " | ".join(f"{label:>14}" for _, label in BLOCKS))
     summary: dict[str, dict[str, float]] = {}
     for label, rs in runs.items():
         med = {b: round(statistics.median(r[b] for r in rs), 3) for _, b in BLOCKS}
         summary[label] = med
-        print(f"{label:<18} | " + " | ".join(f"{med[b]:>14.3f}" for _, b in BLOCKS))
+        print(f"{label:<24} | " + " | ".join(f"{med[b]:>14.3f}" for _, b in BLOCKS))
     if "floor" in summary:
         floor = summary["floor"]
         for label, med in summary.items():
             if label != "floor":
                 ratios = " | ".join(f"{med[b] / floor[b]:>13.2f}x" for _, b in BLOCKS)
-                print(f"{label + ' / floor':<18} | {ratios}")
+                print(f"{label + ' / floor':<24} | {ratios}")
     print(f"load average (1 min) before and after each child: {loads}")
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / f"mention_instructions_{args.mode}.json"
