@@ -20,8 +20,13 @@ delivery-lease sweep every 30 s), so the count does not move with the machine's 
 ``bench.keyed_inprocess``. ``--src DIR`` (a tree with ``src/band_server``, e.g. a ``git
 archive`` export of main) adds a build.
 
+The **floor** build (target 1's reference; ``--no-floor`` leaves it out) runs
+``bench.floor_app``'s ASGI app the same way: the same posts and warm-up, one listener socket (a
+fake receiving each frame, as the agent's), the floor's group-commit writer on its aiosqlite
+thread (callgrind counts every thread, so that thread's instructions count too).
+
     .venv/bin/python -m bench.mention_instructions [--mode instructions|cpu] [--posts 160]
-        [--src DIR] [--repeat 3] [--keep DIR]
+        [--src DIR] [--repeat 3] [--keep DIR] [--no-floor]
 
 Prints a table and writes bench/results/mention_instructions_<mode>.json; ``--keep DIR`` keeps
 the callgrind files (read them with ``callgrind_annotate``).
@@ -41,7 +46,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -80,10 +85,6 @@ async def child(posts: int, mode: str) -> dict[str, float]:
     from ._platform import seed
 
     logging.disable(logging.WARNING)
-    libc = ctypes.CDLL(None)
-    start_mark: Callable[[], None] = lambda: libc.srand48(ctypes.c_long(0))  # noqa: E731
-    seed48 = (ctypes.c_ushort * 7)()
-    stop_mark: Callable[[], None] = lambda: libc.lcong48(seed48)  # noqa: E731
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "data"
         s = await seed(data)
@@ -99,11 +100,6 @@ async def child(posts: int, mode: str) -> dict[str, float]:
             status = await asgi_post(app, path, raw, s.user_key)
             if status != 201:
                 raise RuntimeError(f"mention post answered {status}")
-
-        async def block(concurrency: int) -> int:
-            for _ in range(posts // concurrency):
-                await asyncio.gather(*(post() for _ in range(concurrency)))
-            return posts // concurrency * concurrency
 
         async with app.router.lifespan_context(app):
             platform = app.state.platform
@@ -121,27 +117,79 @@ async def child(posts: int, mode: str) -> dict[str, float]:
             socket = _Socket(agent)
             platform.hub.register(socket)
             platform.hub.join(socket, topic("chat_room", s.room_id), "1")
-            result: dict[str, float] = {}
-            if mode == "instructions":
-                # A first dump takes what threads that ended (the seed's hashing) left behind.
-                start_mark()
-                stop_mark()
-            for concurrency, label in BLOCKS:
-                await block(concurrency)  # warm: caches, compiled statements, the writer
-                for _ in range(WARM // concurrency):
-                    await asyncio.gather(*(post() for _ in range(concurrency)))
-                before = len(socket.frames)
-                t0 = time.process_time()
-                if mode == "instructions":
-                    start_mark()
-                done = await block(concurrency)
-                if mode == "instructions":
-                    stop_mark()
-                result[label] = (time.process_time() - t0) * 1000 / done
-                pushed = socket.frames[before:]
-                if len(pushed) != done or any('"message_created"' not in f for f in pushed):
-                    raise RuntimeError(f"{label}: {len(pushed)} pushes for {done} posts")
-                result[f"{label} posts"] = done
+            return await _blocks(post, socket.frames, posts, mode, "")
+
+
+class _Listener:
+    """The floor's one listener socket: frames kept, none written."""
+
+    def __init__(self) -> None:
+        self.frames: list[str] = []
+
+    async def send_text(self, frame: str) -> None:
+        self.frames.append(frame)
+
+
+async def floor_child(posts: int, mode: str) -> dict[str, float]:
+    """As ``child``, for ``bench.floor_app``'s app: its database in a temporary folder."""
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["FLOOR_DB"] = str(Path(tmp) / "floor.db")
+        from . import floor_app  # reads FLOOR_DB on import
+        from ._asgi_post import asgi_post
+
+        app = floor_app.app
+        count = 0
+
+        async def post() -> None:
+            nonlocal count
+            count += 1
+            raw = f'{{"message": {{"content": "ping {count}", "mentions": [{{"id": "a"}}]}}}}'
+            status = await asgi_post(app, "/post", raw.encode(), "unused")
+            if status != 201:
+                raise RuntimeError(f"floor post answered {status}")
+
+        async with app.router.lifespan_context(app):
+            listener = _Listener()
+            floor_app.listeners.add(listener)  # type: ignore[arg-type]
+            return await _blocks(post, listener.frames, posts, mode, "floor, ")
+
+
+async def _blocks(
+    post: Callable[[], Awaitable[None]], frames: list[str], posts: int, mode: str, name: str
+) -> dict[str, float]:
+    """Each of ``BLOCKS``: warm, then ``posts`` posts measured (between the markers, or by
+    ``process_time``), each of which must have pushed one ``message_created`` frame."""
+    libc = ctypes.CDLL(None)
+    start_mark: Callable[[], None] = lambda: libc.srand48(ctypes.c_long(0))  # noqa: E731
+    seed48 = (ctypes.c_ushort * 7)()
+    stop_mark: Callable[[], None] = lambda: libc.lcong48(seed48)  # noqa: E731
+
+    async def block(concurrency: int) -> int:
+        for _ in range(posts // concurrency):
+            await asyncio.gather(*(post() for _ in range(concurrency)))
+        return posts // concurrency * concurrency
+
+    result: dict[str, float] = {}
+    if mode == "instructions":
+        # A first dump takes what threads that ended (the seed's hashing) left behind.
+        start_mark()
+        stop_mark()
+    for concurrency, label in BLOCKS:
+        await block(concurrency)  # warm: caches, compiled statements, the writer
+        for _ in range(WARM // concurrency):
+            await asyncio.gather(*(post() for _ in range(concurrency)))
+        before = len(frames)
+        t0 = time.process_time()
+        if mode == "instructions":
+            start_mark()
+        done = await block(concurrency)
+        if mode == "instructions":
+            stop_mark()
+        result[label] = (time.process_time() - t0) * 1000 / done
+        pushed = frames[before:]
+        if len(pushed) != done or any('"message_created"' not in f for f in pushed):
+            raise RuntimeError(f"{name}{label}: {len(pushed)} pushes for {done} posts")
+        result[f"{label} posts"] = done
     return result
 
 
@@ -152,11 +200,14 @@ def _instructions(dump: Path) -> int:
     raise RuntimeError(f"no totals in {dump}")
 
 
-def run_build(src: Path, args: argparse.Namespace, out_dir: Path) -> dict[str, float]:
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(src), str(ROOT)]), PYTHONHASHSEED="0")
+def run_build(src: Path | None, args: argparse.Namespace, out_dir: Path) -> dict[str, float]:
+    """One child for ``src``'s platform, or the floor's app (``src`` None)."""
+    path = os.pathsep.join([str(src or ROOT / "src"), str(ROOT)])
+    env = dict(os.environ, PYTHONPATH=path, PYTHONHASHSEED="0")
+    entry = "child" if src is not None else "floor_child"
     code = (
-        "import asyncio, json; from bench.mention_instructions import child;"
-        f"print(json.dumps(asyncio.run(child({args.posts}, {args.mode!r}))))"
+        f"import asyncio, json; from bench.mention_instructions import {entry};"
+        f"print(json.dumps(asyncio.run({entry}({args.posts}, {args.mode!r}))))"
     )
     command = [sys.executable, "-c", code]
     if args.mode == "instructions":
@@ -193,27 +244,40 @@ def main() -> None:
         "--src", action="append", default=[], metavar="DIR", help="another tree to measure"
     )
     parser.add_argument("--keep", type=Path, help="keep each build's callgrind files here")
+    parser.add_argument(
+        "--floor", action=argparse.BooleanOptionalAction, default=True, help="the floor's build"
+    )
     args = parser.parse_args()
-    builds = [("this tree", ROOT / "src")]
+    builds: list[tuple[str, Path | None]] = [("floor", None)] if args.floor else []
+    builds.append(("this tree", ROOT / "src"))
     builds += [(f"src {Path(d).name}", Path(d).resolve() / "src") for d in args.src]
     runs: dict[str, list[dict[str, float]]] = defaultdict(list)
     loads: list[float] = [os.getloadavg()[0]]
     with tempfile.TemporaryDirectory() as scratch:
         for rep in range(args.repeat):
             for i, (label, src) in enumerate(builds if rep % 2 == 0 else builds[::-1]):
-                print(f"{label} ({src}), run {rep + 1}/{args.repeat} ...", flush=True)
+                print(
+                    f"{label} ({src or 'bench.floor_app'}), run {rep + 1}/{args.repeat} ...",
+                    flush=True,
+                )
                 out_dir = (args.keep / f"{i}-{rep}") if args.keep else Path(scratch)
                 out_dir.mkdir(parents=True, exist_ok=True)
                 runs[label].append(run_build(src, args, out_dir))
                 loads.append(os.getloadavg()[0])
     unit = "k instructions" if args.mode == "instructions" else "CPU ms"
     print(f"\n{unit} a mention")
-    print(f"{'build':<16} | " + " | ".join(f"{label:>14}" for _, label in BLOCKS))
+    print(f"{'build':<24} | " + " | ".join(f"{label:>14}" for _, label in BLOCKS))
     summary: dict[str, dict[str, float]] = {}
     for label, rs in runs.items():
         med = {b: round(statistics.median(r[b] for r in rs), 3) for _, b in BLOCKS}
         summary[label] = med
-        print(f"{label:<16} | " + " | ".join(f"{med[b]:>14.3f}" for _, b in BLOCKS))
+        print(f"{label:<24} | " + " | ".join(f"{med[b]:>14.3f}" for _, b in BLOCKS))
+    if "floor" in summary:
+        floor = summary["floor"]
+        for label, med in summary.items():
+            if label != "floor":
+                ratios = " | ".join(f"{med[b] / floor[b]:>13.2f}x" for _, b in BLOCKS)
+                print(f"{label + ' / floor':<24} | {ratios}")
     print(f"load average (1 min) before and after each child: {loads}")
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / f"mention_instructions_{args.mode}.json"

@@ -35,6 +35,7 @@ from fastapi.datastructures import DefaultPlaceholder
 from fastapi.routing import APIRoute
 from pydantic import BaseModel
 from sqlalchemy.exc import DBAPIError
+from starlette.datastructures import State
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -63,6 +64,7 @@ _PRINCIPALS: dict[Callable[..., Any], str | None] = {
     deps.current_principal: None,
 }
 _MAX_BODY = 1 << 20
+_MATCHES = 1024  # paths whose match the lane keeps (FastLane._matched)
 
 
 @dataclass(frozen=True)
@@ -201,6 +203,9 @@ class FastLane:
                 if t is not None
             }
             self._by_method[method] = _Candidates(literal, wildcard, anywhere)
+        # ``_match``'s answers by method and path (a room's posts come on one path): it
+        # depends on nothing else. Short paths only, at most ``_MATCHES`` (then all dropped).
+        self._matched: dict[tuple[str, str], tuple[Lane | None, dict[str, str]]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope.get("query_string"):
@@ -211,9 +216,11 @@ class FastLane:
             await self.app(scope, receive, send)
             return
         # The rest in this one coroutine: each coroutine function awaited is a frame more.
-        # (``state.platform``, not ``state["platform"]``: the Starlette releases that some
-        # framework environments pin take no items on ``State``.)
-        platform: Platform = scope["app"].state.platform
+        # The platform through ``State.__getattr__`` itself: ``state.platform`` first fails
+        # the ordinary lookup (an AttributeError formatted and dropped, every request), and
+        # ``state["platform"]`` fails on the Starlette releases some framework environments
+        # pin (their ``State`` takes no items).
+        platform: Platform = State.__getattr__(scope["app"].state, "platform")
         state = scope.get("state") or {}
         body = b""
         value = NOT_JSON
@@ -261,7 +268,7 @@ class FastLane:
         if lane.platform_arg is not None:
             kwargs[lane.platform_arg] = platform
         scope["route"] = lane.route
-        scope["path_params"] = params
+        scope["path_params"] = dict(params)  # the kept one is never handed out
         scope[ROUTE_TEMPLATE] = lane.template
         try:  # the endpoint's result, or the error envelope of what it raised
             result = await lane.route.endpoint(**kwargs)
@@ -281,6 +288,18 @@ class FastLane:
         await send(answer)
 
     def _match(self, method: str, path: str) -> tuple[Lane | None, dict[str, str]]:
+        """The lane for ``method`` and ``path`` and its parameters (kept: never to be changed),
+        or None: none, or more than one, could answer."""
+        matched = self._matched.get((method, path))
+        if matched is None:
+            matched = self._find(method, path)
+            if len(path) <= 200:
+                if len(self._matched) >= _MATCHES:
+                    self._matched.clear()
+                self._matched[method, path] = matched
+        return matched
+
+    def _find(self, method: str, path: str) -> tuple[Lane | None, dict[str, str]]:
         found: tuple[Lane, dict[str, str]] | None = None
         routes = self._by_method.get(method)
         if routes is None:

@@ -15,6 +15,7 @@ from typing import Protocol
 
 from ..fanout.bus import Broadcast, gap_since
 from ..services.identity.principals import Principal
+from ..services.views import QUOTED
 
 log = logging.getLogger("band_server.realtime")
 
@@ -39,8 +40,9 @@ def push_head(join_ref: str | None) -> str:
 
 
 def push_tail(topic: str, event: str, payload_json: str) -> str:
-    """A push frame's rest: the same for every subscriber of one broadcast."""
-    return f"{encode_basestring_ascii(topic)},{encode_basestring_ascii(event)},{payload_json}]"
+    """A push frame's rest: the same for every subscriber of one broadcast (its topic and event
+    come again and again: their texts are kept, ``views.QUOTED``)."""
+    return f"{QUOTED[topic]},{QUOTED[event]},{payload_json}]"
 
 
 class Hub:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from json.encoder import encode_basestring as _plain
 from json.encoder import encode_basestring_ascii as _text
@@ -16,6 +17,32 @@ from ..json_text import Answer, Encoded, answer_text, dumps
 from ..store.models import Message, Room
 
 View = TypeVar("View", bound=BaseModel)
+
+
+class Quoted(dict[str, str]):
+    """Strings' JSON texts as ``encode`` writes them (``Quoted(encode)[value]``), kept for the
+    strings that come again and again (a room's and its members' ids, handles and names,
+    message and sender types, metadata keys, topics and events): a lookup, not the escaping
+    again on every post. Kept only for short strings, and at most ``limit`` (then dropped all
+    at once: the next ones fill it again). Not a string: ``encode``'s TypeError, as the
+    encoder raises it."""
+
+    def __init__(self, encode: Callable[[str], str], limit: int = 4096) -> None:
+        super().__init__()
+        self.encode = encode
+        self.limit = limit
+
+    def __missing__(self, value: str) -> str:
+        text = self.encode(value)
+        if len(value) <= 200:
+            if len(self) >= self.limit:
+                self.clear()
+            self[value] = text
+        return text
+
+
+QUOTED = Quoted(_text)  # ``ensure_ascii``'s texts: a push's, a metadata column's
+_QUOTED_PLAIN = Quoted(_plain)  # an answer's (``JSONResponse`` writes UTF-8 as it is)
 
 
 class Posted(NamedTuple):
@@ -143,15 +170,17 @@ def message_payload_json(payload: dict[str, Any], metadata_text: str | None = No
     p, seq, name = payload, payload.get("seq"), payload.get("sender_name")
     if tuple(p) != _PAYLOAD_KEYS or p["attachments"] != [] or type(seq) is not int:
         return payload_text(p)
+    q, inserted, updated = QUOTED, p["inserted_at"], p["updated_at"]
     try:
+        at = _text(inserted)
         return (
-            f'{{"id":{_text(p["id"])},"chat_room_id":{_text(p["chat_room_id"])},'
-            f'"content":{_text(p["content"])},"message_type":{_text(p["message_type"])},'
-            f'"sender_id":{_text(p["sender_id"])},"sender_type":{_text(p["sender_type"])},'
-            f'"sender_name":{"null" if name is None else _text(name)},'
+            f'{{"id":{_text(p["id"])},"chat_room_id":{q[p["chat_room_id"]]},'
+            f'"content":{_text(p["content"])},"message_type":{q[p["message_type"]]},'
+            f'"sender_id":{q[p["sender_id"]]},"sender_type":{q[p["sender_type"]]},'
+            f'"sender_name":{"null" if name is None else q[name]},'
             f'"metadata":{metadata_text or payload_text(p["metadata"])},"attachments":[],'
             f'"seq":{int.__repr__(seq)},'
-            f'"inserted_at":{_text(p["inserted_at"])},"updated_at":{_text(p["updated_at"])}}}'
+            f'"inserted_at":{at},"updated_at":{at if updated is inserted else _text(updated)}}}'
         )
     except TypeError:  # a value that is not a string where one is written as one
         return payload_text(p)
@@ -173,7 +202,7 @@ def encoded_meta(meta: dict[str, Any]) -> dict[str, Any]:
     for key, value in meta.items():
         if type(key) is not str:
             return meta
-        name = _text(key)
+        name = QUOTED[key]
         if type(value) is str:
             spaced = compact = _text(value)
         elif key == "mentions" and type(value) is list:
@@ -195,7 +224,8 @@ def _mentions_texts(items: list[Any]) -> tuple[str, str]:
         if type(item) is dict and tuple(item) == _MENTION_KEYS:
             i, h, n, u = item["id"], item["handle"], item["name"], item["username"]
             if type(i) is str and type(h) is str and type(n) is str and type(u) is str:
-                i, h, n, u = _text(i), _text(h), _text(n), _text(u)
+                q = QUOTED
+                i, h, n, u = q[i], q[h], q[n], q[u]
                 loose.append(f'{{"id": {i}, "handle": {h}, "name": {n}, "username": {u}}}')
                 tight.append(f'{{"id":{i},"handle":{h},"name":{n},"username":{u}}}')
                 continue
@@ -213,11 +243,11 @@ def sent_answer(message_id: str, recipients: list[dict[str, Any]]) -> dict[str, 
     ``Recipient``'s JSON), with its answer's text (``json_text.Answer``) written from its
     strings: the encoder's pass over it cost several times this."""
     answer = Answer({"id": message_id, "success": True, "recipients": recipients})
+    q = _QUOTED_PLAIN
     try:
         listed = ",".join(
             [
-                f'{{"id":{_plain(r["id"])},"handle":{_plain(r["handle"])},'
-                f'"name":{_plain(r["name"])}}}'
+                f'{{"id":{q[r["id"]]},"handle":{q[r["handle"]]},"name":{q[r["name"]]}}}'
                 if type(r) is dict and tuple(r) == _RECIPIENT_KEYS
                 else answer_text(r)
                 for r in recipients

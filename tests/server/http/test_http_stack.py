@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 from prometheus_client import CollectorRegistry, Counter, Histogram, generate_latest
 from starlette.datastructures import Headers
 from starlette.responses import JSONResponse
-from starlette.types import Message
+from starlette.types import Message, Receive, Scope, Send
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-from band_server.app import BandApp
+from band_server.app import BandApp, api_lanes
 from band_server.context import Platform
 from band_server.http import fast_lane, json_body
 from band_server.http.fast_lane import FastLane
@@ -180,9 +180,27 @@ def test_the_lane_matches_as_trying_every_route_would(app: FastAPI) -> None:
     paths |= {p + "/" for p in paths} | {p.rsplit("/", 1)[0] + "/events" for p in paths}
     paths |= {"/api/v1/agent/chats/x1/tasks/events", "/api/v1/me/chats/x1/messages/next", "/"}
     assert len(paths) > 50
-    for method in ("GET", "POST", "PUT", "PATCH", "DELETE"):
-        for path in sorted(paths):
-            assert lane._match(method, path) == every_route(method, path), (method, path)
+    for _ in range(2):  # found, then as kept
+        for method in ("GET", "POST", "PUT", "PATCH", "DELETE"):
+            for path in sorted(paths):
+                assert lane._match(method, path) == every_route(method, path), (method, path)
+
+
+def test_the_lanes_kept_matches_are_bounded() -> None:
+    """Each path's match is kept (short paths only, at most ``_MATCHES``); a request's
+    ``path_params`` are a copy, so nothing a route does changes the kept one."""
+    lane = FastLane(app_stub, lanes=api_lanes())
+    for i in range(fast_lane._MATCHES + 10):
+        found, params = lane._match("POST", f"/api/v1/me/chats/r{i}/messages")
+        assert found is not None and params == {"chat_id": f"r{i}"}
+        assert len(lane._matched) <= fast_lane._MATCHES
+    long_path = "/api/v1/me/chats/" + "r" * 300 + "/messages"
+    assert lane._match("POST", long_path)[0] is not None
+    assert ("POST", long_path) not in lane._matched
+
+
+async def app_stub(scope: Scope, receive: Receive, send: Send) -> None:
+    raise AssertionError("not called")
 
 
 @pytest.mark.parametrize(

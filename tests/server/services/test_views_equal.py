@@ -9,7 +9,10 @@ rows (a differential property test).
 - the answers built straight (``views.sent_answer`` with ``Recipient``s from
   ``mentions.ResolvedMention.recipient``, ``event_answer``, ``status_answer``,
   ``activity_answer``) against their response models;
-- ``protocol.iso`` (``isoformat``) against the ``strftime`` format it replaces;
+- ``views.Quoted`` (kept texts of strings) against the encoders, ``hub.push_tail`` against
+  ``json.dumps`` of its parts;
+- ``protocol.iso`` (its second's text kept, digits looked up) against the ``strftime``
+  format it replaces, also for runs of instants near one another;
 - the fast lane's answer (``fast_lane._answer``) and a kept idempotent answer
   (``idempotency.answer_text``) against ``JSONResponse``;
 - ``/next`` (``next_up``: plain rows, ``message_payload``, ``delivery_views.status_view``)
@@ -23,6 +26,7 @@ import json
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
+from json.encoder import encode_basestring, encode_basestring_ascii
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +46,7 @@ from band.protocol.messages import (
 from band_server import json_text
 from band_server.fanout.broadcast import payload_text
 from band_server.http.fast_lane import _answer
+from band_server.realtime.hub import push_tail
 from band_server.services import views
 from band_server.services.deliveries import next_up
 from band_server.services.deliveries import wire as delivery_views
@@ -275,6 +280,93 @@ def test_iso_is_the_strftime_format(dt: datetime, other: datetime) -> None:
     assert iso(dt) == expected
     iso(other)
     assert iso(dt) == expected
+
+
+@SETTINGS
+@given(values=st.lists(st.text(max_size=8) | st.text(min_size=190, max_size=230), max_size=40))
+def test_quoted_texts_are_the_encoders(values: list[str]) -> None:
+    """Kept or not (short strings only, at most ``limit``: a small one here, so it is also
+    dropped and filled again), each text is what the encoder writes; a string again is found
+    and the same."""
+    ascii_q, plain_q = views.Quoted(encode_basestring_ascii, 5), views.Quoted(encode_basestring)
+    for value in values + values:
+        assert ascii_q[value] == encode_basestring_ascii(value) == json.dumps(value)
+        assert plain_q[value] == encode_basestring(value)
+        assert views.QUOTED[value] == json.dumps(value)
+        assert len(ascii_q) <= 5
+    assert all(len(v) <= 200 for v in ascii_q)
+
+
+@pytest.mark.parametrize("value", [None, 5, 1.5, True, b"x", ["x"], {"x": 1}])
+def test_quoted_refuses_what_is_not_a_string_as_the_encoder_does(value: Any) -> None:
+    with pytest.raises(TypeError):
+        encode_basestring_ascii(value)
+    with pytest.raises(TypeError):
+        views.QUOTED[value]
+
+
+@SETTINGS
+@given(topic=st.text(max_size=30), event=st.text(max_size=20), payload=json_values)
+def test_a_push_tail_is_json_dumps_of_its_parts(topic: str, event: str, payload: Any) -> None:
+    body = json.dumps(payload, separators=(",", ":"))
+    for _ in range(2):  # then with the topic's and event's texts kept
+        tail = push_tail(topic, event, body)
+        assert tail == f"{json.dumps(topic)},{json.dumps(event)},{body}]"
+
+
+def _strftime_iso(dt: datetime) -> str:
+    utc = dt if dt.tzinfo is None else dt.astimezone(UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+# Runs of instants near one another (``iso`` keeps the text of the second it formatted last):
+# around an anchor, a few microseconds to seconds apart, naive or in a zone, fold 0 or 1.
+anchors = st.sampled_from(
+    [
+        datetime(2026, 12, 6, 14, 51, 38),
+        datetime(2026, 12, 31, 23, 59, 59, 999_000),  # the year's last second
+        datetime(1999, 12, 31, 23, 59, 58),
+        datetime(2024, 2, 29, 0, 0, 0),
+        datetime(1000, 1, 1, 0, 0, 1),  # strftime's years end just before
+        datetime(1, 1, 2),
+        datetime(9999, 12, 30, 23, 59, 59),
+    ]
+) | st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30))
+steps = st.lists(
+    st.tuples(
+        st.integers(-2_500_000, 2_500_000) | st.sampled_from([0, 1, -1, 999_999, 1_000_000]),
+        zones,
+        st.integers(0, 1),
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+@SETTINGS
+@given(anchor=anchors, steps=steps)
+def test_iso_of_instants_near_one_another_is_the_strftime_format(
+    anchor: datetime, steps: list[tuple[int, Any, int]]
+) -> None:
+    for micro, tz, fold in steps:
+        dt = (anchor + timedelta(microseconds=micro)).replace(tzinfo=tz, fold=fold)
+        assert iso(dt) == _strftime_iso(dt), dt
+
+
+def test_iso_at_the_ends_of_time() -> None:
+    """The last second there is has no second after it; years before 1000 keep strftime."""
+    ends = [
+        datetime.max,
+        datetime.max.replace(tzinfo=UTC),
+        datetime.max.replace(microsecond=0),
+        datetime.min,
+        datetime(999, 12, 31, 23, 59, 59, 999_999),
+        datetime(1000, 1, 1),
+        datetime.max,
+        datetime(9999, 12, 31, 23, 59, 59, 5, tzinfo=UTC),
+    ]
+    for dt in ends:
+        assert iso(dt) == _strftime_iso(dt), dt
 
 
 @SETTINGS

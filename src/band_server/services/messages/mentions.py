@@ -91,8 +91,9 @@ class _Index:
     def lookup(self, ref: MentionRef) -> Member | None:
         # The id wins when present: routing to someone other than the named id would be
         # worse than refusing the message.
-        if _clean(ref.id):
-            return self.by_id.get(_clean(ref.id))
+        ident = _clean(ref.id)
+        if ident:
+            return self.by_id.get(ident)
         handle = _clean(ref.handle).removeprefix("@").lower()
         if handle:
             return self.by_handle.get(handle)
@@ -272,7 +273,7 @@ def normalise_content(
     if "@" in content:  # every inline form starts with one
         inline = inline_mentions(roster if roster is not None else [m.member for m in mentions])
         content = inline.rewrite(content, {m.id for m in mentions})
-    missing = [token(m.id) for m in mentions if m.routes and token(m.id) not in content]
+    missing = [t for m in mentions if m.routes and (t := token(m.id)) not in content]
     if not missing:
         return content
     return " ".join([*missing, content])
