@@ -67,8 +67,8 @@ class Broadcast:
     _payload: dict[str, Any] | None
     _payload_json: str | None
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         topic: str,
         event: str,
         payload: dict[str, Any],
@@ -78,16 +78,21 @@ class Broadcast:
         meta: dict[str, Any] | None = None,
         published_at: float | None = None,
         payload_json: str | None = None,
-    ) -> None:
-        _set(self, "topic", topic)
-        _set(self, "event", event)
-        _set(self, "_payload", payload)
-        _set(self, "_payload_json", payload_json)  # its text, if its maker wrote it already
-        _set(self, "agents", agents)
-        _set(self, "users", users)
-        _set(self, "exclude_conn", exclude_conn)
-        _set(self, "meta", {} if meta is None else meta)
-        _set(self, "published_at", time.time() if published_at is None else published_at)
+    ) -> Broadcast:
+        # Filled in as a ``_Filling`` (plain attribute stores), then made a Broadcast: nine
+        # ``object.__setattr__`` calls, one a field, cost several times more.
+        self: Broadcast = _new(_Filling)
+        self.topic = topic
+        self.event = event
+        self._payload = payload
+        self._payload_json = payload_json  # its text, if its maker wrote it already
+        self.agents = agents
+        self.users = users
+        self.exclude_conn = exclude_conn
+        self.meta = {} if meta is None else meta
+        self.published_at = time.time() if published_at is None else published_at
+        self.__class__ = cls
+        return self
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"a Broadcast is immutable: cannot set {name}")
@@ -161,7 +166,7 @@ class Broadcast:
         if not isinstance(d, dict):
             raise TypeError(f"a broadcast is a JSON object, not {type(d).__name__}")
         agents = d.get("agents")
-        broadcast = cls(
+        return cls(
             topic=d["topic"],
             event=d["event"],
             payload=d["payload"] if payload_json is None else None,  # type: ignore[arg-type]
@@ -170,10 +175,19 @@ class Broadcast:
             exclude_conn=d.get("exclude_conn"),
             meta=d.get("meta") or {},
             published_at=float(d.get("published_at") or time.time()),
+            payload_json=payload_json,
         )
-        if payload_json is not None:
-            _set(broadcast, "_payload_json", payload_json)
-        return broadcast
+
+
+class _Filling(Broadcast):
+    """A Broadcast while ``Broadcast.__new__`` fills it in: the plain ``object`` setattr."""
+
+    __slots__ = ()
+    # object's own: the type then sets attributes in C, with no Python call.
+    __setattr__ = object.__setattr__  # type: ignore[assignment]
+
+
+_new = object.__new__
 
 
 def _payload_start(raw: bytes, opening: int) -> int | None:

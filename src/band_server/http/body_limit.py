@@ -24,20 +24,17 @@ def _is_upload(scope: Scope) -> bool:
     return scope["method"] == "PUT" and str(scope["path"]).rstrip("/").endswith("/files")
 
 
-def applies(scope: Scope) -> bool:
-    """Whether the request's body is limited here (a JSON API call that may carry one)."""
-    return (
-        str(scope["path"]).startswith(API_PREFIX)
-        and scope["method"] not in ("GET", "HEAD", "OPTIONS")
-        and not _is_upload(scope)
-    )
-
-
-def declared_within(scope: Scope, limit: int = MAX_JSON_BODY) -> bool:
-    """Whether the request declares a body length within ``limit``: then :func:`admitted`
-    would hand its ``receive`` back as it is (no coroutine needed to know it)."""
+def needs_reading(scope: Scope, limit: int = MAX_JSON_BODY) -> bool:
+    """Whether :func:`admitted` must see the request: its body is limited here (a JSON API
+    call that may carry one) and it does not declare a length within ``limit`` (then
+    :func:`admitted` would hand its ``receive`` back as it is: no coroutine needed to know)."""
+    method = scope["method"]
+    if method in ("GET", "HEAD", "OPTIONS") or not str(scope["path"]).startswith(API_PREFIX):
+        return False
+    if method == "PUT" and _is_upload(scope):
+        return False
     length = header(scope, b"content-length")
-    return length is not None and length.isdigit() and int(length) <= limit
+    return length is None or not length.isdigit() or int(length) > limit
 
 
 async def admitted(

@@ -22,7 +22,7 @@ from band_server.http.admission import Admission
 from band_server.http.body_limit import API_PREFIX
 from band_server.http.errors import answer_failure
 from band_server.http.single_headers import refuse, repeated
-from band_server.observability import Metrics, route_template
+from band_server.observability import ROUTE_TEMPLATE, Metrics, route_template
 from band_server.store.group_commit import InFlight
 
 NOSNIFF = (b"x-content-type-options", b"nosniff")
@@ -71,13 +71,14 @@ class Front:
         in_flight = self.in_flight
         in_flight.count += 1
         try:
-            if not self.admission.admits(scope, in_flight.count):
-                await self.admission.refuse(scope, receive, answering)
+            admission = self.admission  # (its limit asked here: no call while under it)
+            if admission.limit and not admission.admits(scope, in_flight.count):
+                await admission.refuse(scope, receive, answering)
                 return
             if str(scope["path"]).startswith(API_PREFIX) and (twice := repeated(scope)):
                 await refuse(scope, receive, answering, twice)
                 return
-            if body_limit.applies(scope) and not body_limit.declared_within(scope):
+            if body_limit.needs_reading(scope):
                 admitted = await body_limit.admitted(scope, receive, answering)
                 if admitted is None:
                     return
@@ -90,7 +91,8 @@ class Front:
             in_flight.count -= 1
             elapsed = time.perf_counter() - started
             status = answering.status or 500
-            self.stats.observe(scope["method"], route_template(scope), status, elapsed)
+            route = scope.get(ROUTE_TEMPLATE) or route_template(scope)  # the lane's, as is
+            self.stats.observe(scope["method"], route, status, elapsed)
 
 
 class _Answering:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from json.encoder import encode_basestring_ascii
 from typing import Protocol
 
-from ..fanout.bus import Broadcast, gap_since
+from ..fanout.bus import GAP_TOPIC, Broadcast, gap_since
 from ..services.identity.principals import Principal
 from ..services.views import QUOTED
 
@@ -154,8 +154,8 @@ class Hub:
         """Push a broadcast to every matching local subscriber, then apply its side effects.
         (Nothing here awaits: the node's own delivery calls it straight, no coroutine a
         broadcast.)"""
-        since = gap_since(b)
-        if since is not None:
+        # (the topic asked first: no call for any other broadcast)
+        if b.topic == GAP_TOPIC and (since := gap_since(b)) is not None:
             self.resync_agents(since)
             return
         subs = self._subs.get(b.topic)

@@ -21,7 +21,7 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 
 from band_server.app import BandApp, api_lanes
 from band_server.context import Platform
-from band_server.http import fast_lane, json_body
+from band_server.http import body_limit, fast_lane, json_body
 from band_server.http.fast_lane import FastLane
 from band_server.http.front import Front
 from band_server.http.idempotency import IdempotencyMiddleware
@@ -254,6 +254,38 @@ def test_a_raw_header_reads_as_starlettes_headers_get(
 ) -> None:
     scope = {"type": "http", "headers": raw}
     assert header(scope, name) == Headers(scope=scope).get(name.decode())
+
+
+_MIB = str(body_limit.MAX_JSON_BODY).encode()
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "headers", "read"),
+    [
+        ("POST", "/api/v1/me/chats/r/messages", [(b"content-length", b"12")], False),
+        ("POST", "/api/v1/me/chats/r/messages", [(b"content-length", _MIB)], False),
+        ("POST", "/api/v1/me/chats/r/messages", [(b"content-length", _MIB + b"0")], True),
+        ("POST", "/api/v1/me/chats/r/messages", [(b"content-length", b"-1")], True),
+        ("POST", "/api/v1/me/chats/r/messages", [(b"content-length", b" 12")], True),
+        ("POST", "/api/v1/me/chats/r/messages", [], True),  # chunked: read to know
+        ("PATCH", "/api/x", [(b"content-length", b"9"), (b"content-length", _MIB + b"0")], False),
+        ("PATCH", "/api/x", [(b"content-length", _MIB + b"0"), (b"content-length", b"9")], True),
+        ("PUT", "/api/v1/me/chats/r/files", [], False),  # an upload: limited by the file store
+        ("PUT", "/api/v1/me/chats/r/files/", [], False),
+        ("PUT", "/api/v1/me/chats/r/profile", [], True),
+        ("POST", "/api/v1/me/chats/r/files", [], True),  # only a PUT is an upload
+        ("GET", "/api/v1/me/chats", [], False),
+        ("HEAD", "/api/v1/me/chats", [], False),
+        ("OPTIONS", "/api/v1/me/chats", [], False),
+        ("POST", "/auth/login", [], False),  # not the API
+        ("POST", "/apix", [], False),
+    ],
+)
+def test_the_body_limit_reads_only_a_limited_body_without_a_length_within_it(
+    method: str, path: str, headers: list[tuple[bytes, bytes]], read: bool
+) -> None:
+    scope = {"type": "http", "method": method, "path": path, "headers": headers}
+    assert body_limit.needs_reading(scope) is read
 
 
 def _scraped(registry: CollectorRegistry) -> list[str]:

@@ -139,10 +139,15 @@ def test_a_broadcast_whose_at_is_wrong_is_decoded_whole(at: str) -> None:
     assert heard == Broadcast("t", "e", {"x": 1}) and heard.payload_json == '{"x":1}'
 
 
-def test_a_broadcast_is_immutable() -> None:
-    b = Broadcast(TOPIC, "e", {"x": 1})
-    with pytest.raises(AttributeError):
-        b.topic = "other"  # type: ignore[misc]
+@pytest.mark.parametrize("field", ["topic", "meta", "_payload", "_payload_json", "other"])
+def test_a_broadcast_is_immutable(field: str) -> None:
+    made = Broadcast(TOPIC, "e", {"x": 1}, meta={"m": 1}, published_at=2.0, payload_json='{"x":1}')
+    heard = Broadcast.from_wire(made.to_wire().encode())
+    for b in (made, heard):
+        assert type(b) is Broadcast  # not the class it is filled in as
+        with pytest.raises(AttributeError):
+            setattr(b, field, "other")
+    assert (heard.meta, heard.published_at, heard.payload_json) == ({"m": 1}, 2.0, '{"x":1}')
 
 
 @pytest.mark.parametrize("join_ref", [None, "1", "42", 'é"\\'])

@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Awaitable, Callable
 
-from band_server.fanout.bus import SUPERSEDE_ONLY, Broadcast, gap_since
+from band_server.fanout.bus import GAP_TOPIC, SUPERSEDE_ONLY, Broadcast, gap_since
 from band_server.services.identity.keys import hash_key
 from band_server.services.identity.principals import Principal
 from band_server.services.one_read import OneRead
@@ -83,7 +83,7 @@ class AuthCache:
     def observe(self, broadcast: Broadcast) -> None:
         """Drop a principal's entries when a broadcast ends its sessions (key revoked); drop
         everything after a fan-out gap (a revocation may have been missed)."""
-        if gap_since(broadcast) is not None:
+        if broadcast.topic == GAP_TOPIC and gap_since(broadcast) is not None:  # (no call else)
             self.changes += 1
             self._clear()
             return

@@ -20,7 +20,13 @@ import time
 from dataclasses import dataclass
 
 from band_server.errors import NotFound
-from band_server.fanout.bus import EVERY_NODE_EVENTS, EVERY_NODE_TOPIC_KINDS, Broadcast, gap_since
+from band_server.fanout.bus import (
+    EVERY_NODE_EVENTS,
+    EVERY_NODE_TOPIC_KINDS,
+    GAP_TOPIC,
+    Broadcast,
+    gap_since,
+)
 from band_server.services.identity.principals import Principal
 from band_server.services.one_read import OneRead
 from band_server.services.rooms.membership import Member, get_room, members
@@ -91,7 +97,7 @@ class RosterCache:
     def observe(self, broadcast: Broadcast) -> None:
         """Drop a room's entry when its membership changes (on every node, via the bus); drop
         every room after a fan-out gap (a change may have been missed)."""
-        if gap_since(broadcast) is not None:
+        if broadcast.topic == GAP_TOPIC and gap_since(broadcast) is not None:  # (no call else)
             self._changes += 1
             self._rooms.clear()
             return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from band_server.fanout.bus import Broadcast
+from band_server.fanout.bus import Broadcast, gap_note
 from band_server.realtime.socket import supersede_broadcast
 from band_server.services.identity.auth_cache import AuthCache
 from band_server.services.identity.principals import Principal
@@ -133,3 +133,13 @@ async def test_a_cancelled_caller_leaves_the_lookup_to_the_others() -> None:
     assert await staying == AGENT
     assert gone.cancelled()
     assert read.reads == 1
+
+
+def test_a_fan_out_gap_drops_every_key_and_only_the_gap_notes_topic_is_one() -> None:
+    cache = AuthCache()
+    cache.put("key-1", AGENT)
+    # The gap's meta on another topic is no gap note: nothing is dropped.
+    cache.observe(Broadcast("chat_room:r1", "fanout_gap", {}, meta={"fanout_gap": 1.0}))
+    assert cache.get("key-1") == AGENT and cache.changes == 0
+    cache.observe(gap_note(1.0))
+    assert cache.get("key-1") is None and cache.changes == 1

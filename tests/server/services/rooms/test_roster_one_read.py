@@ -142,3 +142,14 @@ async def test_callers_of_an_unknown_room_share_the_404(
     with pytest.raises(NotFound):
         await cache.snapshot(platform.db, "no-such-room")
     assert counted.reads == 2  # nothing kept
+
+
+def test_a_fan_out_gap_drops_every_room_and_only_the_gap_notes_topic_is_one() -> None:
+    from band_server.fanout.bus import Broadcast, gap_note
+
+    cache = roster_cache.RosterCache()
+    cache._rooms["r1"] = object()  # type: ignore[assignment]
+    cache.observe(Broadcast("chat_room:r1", "message_created", {}, meta={"fanout_gap": 1.0}))
+    assert "r1" in cache._rooms
+    cache.observe(gap_note(1.0))
+    assert not cache._rooms
