@@ -11,6 +11,10 @@ AGENT}]}}``, no Idempotency-Key), one at a time (each unit a batch of its own, c
 loop) and 16 in flight (units share group-commit batches, committed on the writer's thread);
 every post must answer 201 and push one frame to the agent.
 
+Each child runs on uvloop, the event loop ``band serve`` and the floor's server run on
+(``server_stack.uvicorn_options``): on asyncio's own loop, whose scheduling is Python, the
+floor's thread hop a commit cost it ~35% more than over HTTP and the ratios flattered us.
+
 ``--mode instructions`` runs each child under ``valgrind --tool=callgrind`` and counts every
 thread's instructions between two markers (libc.s ``srand48`` and ``lcong48``, called through
 ctypes around each measured block: ``--zero-before`` / ``--dump-before``); what would expire by
@@ -206,8 +210,8 @@ def run_build(src: Path | None, args: argparse.Namespace, out_dir: Path) -> dict
     env = dict(os.environ, PYTHONPATH=path, PYTHONHASHSEED="0")
     entry = "child" if src is not None else "floor_child"
     code = (
-        f"import asyncio, json; from bench.mention_instructions import {entry};"
-        f"print(json.dumps(asyncio.run({entry}({args.posts}, {args.mode!r}))))"
+        f"import uvloop, json; from bench.mention_instructions import {entry};"
+        f"print(json.dumps(uvloop.run({entry}({args.posts}, {args.mode!r}))))"
     )
     command = [sys.executable, "-c", code]
     if args.mode == "instructions":
