@@ -15,8 +15,10 @@ counted: ``bench.mention_latency``'s CPU figures have it.
     .venv/bin/python -m bench.mention_instructions_http [--posts 80] [--rate 8] [--idle 10]
         [--src DIR ...] [--no-floor] [--keep DIR]
 
-Prints a table (each build's thousands of instructions a mention, split by library, and its
-ratio to the floor) and writes bench/results/mention_instructions_http.json.
+Prints a table (each build's thousands of instructions a mention, its ratio to the floor, its
+instructions a second idle) and writes bench/results/mention_instructions_http.json; ``--keep``
+keeps the dumps (``callgrind_annotate``: by library and function; the first dumps after a zero
+may carry self costs from before it, their totals do not).
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections import Counter
 from collections.abc import Callable
 from contextlib import ExitStack
 from pathlib import Path
@@ -47,41 +48,14 @@ from bench.mention_latency import Target, drive
 
 RESULTS = Path(__file__).parent / "results"
 START_TIMEOUT = 900.0  # a server's imports under callgrind take minutes on a slow machine
-SETTLE_DUMPS = 2
-"""Dumps taken and dropped before the measured ones: the first two after a zero carried self
-costs from before it (tens of millions in libpython) while their totals held; the third on
-held both."""
-LIBRARIES = {"libpython": "python", "libsqlite3": "sqlite", "libc.so": "libc"}
 
 
-class Dump:
-    """A callgrind dump's total (its ``summary``) and self cost by library (``python``,
-    ``sqlite``, ``libc``, ``other``; names uncompressed)."""
-
-    def __init__(self, path: Path) -> None:
-        self.total = 0
-        self.libraries: Counter[str] = Counter()
-        library = "other"
-        after_call = False
-        for line in path.read_text().splitlines():
-            if line.startswith("summary:"):
-                self.total = int(line.split()[1])
-            elif line.startswith("ob="):
-                library = next((k for p, k in LIBRARIES.items() if p in line), "other")
-            elif line.startswith("calls="):
-                after_call = True  # the next cost line is the callee's, inclusive
-            elif line[:1].isdigit() or line[:1] in "+-*":
-                parts = line.split()
-                if after_call:
-                    after_call = False
-                elif len(parts) >= 2:
-                    self.libraries[library] += int(parts[1])
-
-    @property
-    def split_holds(self) -> bool:
-        """Whether the libraries add up to the total (a dump taken soon after a zero can
-        carry self costs from before it: then only the total is used)."""
-        return abs(sum(self.libraries.values()) - self.total) <= self.total / 100
+def dump_total(path: Path) -> int:
+    """A callgrind dump's total instructions (its ``summary``: every thread since the zero)."""
+    for line in path.read_text().splitlines():
+        if line.startswith("summary:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no summary in {path}")
 
 
 class Counted:
@@ -96,7 +70,7 @@ class Counted:
             ["callgrind_control", "-z", str(self.proc.pid)], check=True, capture_output=True
         )
 
-    def dump(self, name: str) -> Dump:
+    def dump(self, name: str) -> int:
         """Dump the counters since the last zero; the dump is kept as ``name``."""
         before = set(self.out.glob("cg.*"))
         subprocess.run(
@@ -110,7 +84,7 @@ class Counted:
         time.sleep(1.0)  # callgrind_control returns once the dump is written; let it close
         kept = self.out / name
         next(iter(new)).rename(kept)
-        return Dump(kept)
+        return dump_total(kept)
 
 
 def measure(
@@ -120,10 +94,6 @@ def measure(
     target = Target(name, [counted.proc], spec)
     seconds = args.posts / args.rate
     drive(target, args.rate, seconds, "warm")
-    for index in range(SETTLE_DUMPS):  # see Dump.split_holds
-        counted.zero()
-        time.sleep(1.0)
-        counted.dump(f"settle{index}.out")
     counted.zero()
     started = time.monotonic()
     time.sleep(args.idle)
@@ -140,33 +110,20 @@ def measure(
         drives.append((costs, time.monotonic() - started))
     (a, a_seconds), (b, b_seconds) = drives
     extra = b_seconds - a_seconds
-
-    def per_mention(b_cost: float, a_cost: float, idle_cost: float) -> float:
-        return round(
-            (b_cost - a_cost - idle_cost / idle_seconds * extra) / (2 * args.posts) / 1000, 1
-        )
-
-    split = None
-    if a.split_holds and b.split_holds and idle.split_holds:
-        split = {
-            lib: per_mention(b.libraries[lib], a.libraries[lib], idle.libraries[lib])
-            for lib in ("python", "sqlite", "libc", "other")
-        }
+    per_mention = (b - a - idle / idle_seconds * extra) / (2 * args.posts) / 1000
     return {
-        "k_instructions": per_mention(b.total, a.total, idle.total),
-        "by_library": split,
-        "idle_k_per_second": round(idle.total / idle_seconds / 1000, 1),
+        "k_instructions": round(per_mention, 1),
+        "idle_k_per_second": round(idle / idle_seconds / 1000, 1),
     }
 
 
 def valgrind(out: Path) -> tuple[str, ...]:
+    """The command a server runs under: callgrind, its dumps in ``out``."""
     return (
         "valgrind",
         "--quiet",
         "--tool=callgrind",
         "--dump-instr=no",
-        "--compress-strings=no",  # names in full on each line: read by per_library
-        "--compress-pos=no",
         f"--callgrind-out-file={out / 'cg.%p'}",
     )
 
@@ -228,13 +185,10 @@ def report(results: dict[str, dict[str, Any]], args: argparse.Namespace) -> None
     floor = results.get("floor", {}).get("k_instructions")
     ratio: Callable[[float], str] = lambda k: f"{k / floor:.2f}x" if floor else "-"  # noqa: E731
     print("\nk instructions a mention over HTTP (one at a time)")
-    columns = ("total", "python", "sqlite", "libc", "other")
-    print(f"{'build':<24} | " + " ".join(f"{c:>8}" for c in columns) + " | / floor")
+    print(f"{'build':<24} | {'k instr.':>9} | {'/ floor':>7} | {'idle k/s':>8}")
     for name, row in results.items():
-        split = row["by_library"] or {}
-        figures = [row["k_instructions"], *(split.get(c) for c in columns[1:])]
-        cells = " ".join("       -" if v is None else f"{v:8.1f}" for v in figures)
-        print(f"{name[-24:]:<24} | {cells} | {ratio(row['k_instructions'])}")
+        k = row["k_instructions"]
+        print(f"{name[-24:]:<24} | {k:9.1f} | {ratio(k):>7} | {row['idle_k_per_second']:8.1f}")
     RESULTS.mkdir(exist_ok=True)
     path = RESULTS / "mention_instructions_http.json"
     payload = {
