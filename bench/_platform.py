@@ -92,10 +92,13 @@ def serve_platform(
     database_url: str | None = None,
     redis_url: str | None = None,
     pythonpath: Path | None = None,
+    prefix: tuple[str, ...] = (),
+    start_timeout: float = 60.0,
 ) -> subprocess.Popen[bytes]:
     """``band serve``'s stack (server_stack.uvicorn_options), without the access log.
 
-    ``pythonpath``: a source folder served instead of the installed one (another build).
+    ``pythonpath``: a source folder served instead of the installed one (another build);
+    ``prefix``: a command the server runs under (e.g. valgrind), which may start it slowly.
     """
     code = (
         "import uvicorn, pathlib;"
@@ -112,16 +115,19 @@ def serve_platform(
     env.pop("BAND_REDIS_URL")
     if pythonpath is not None:
         env["PYTHONPATH"] = os.pathsep.join([str(pythonpath), env.get("PYTHONPATH", "")])
-    proc = subprocess.Popen([sys.executable, "-c", code], env=env)
-    wait_http(f"http://127.0.0.1:{port}/healthz")
+    proc = subprocess.Popen([*prefix, sys.executable, "-c", code], env=env)
+    wait_http(f"http://127.0.0.1:{port}/healthz", timeout=start_timeout)
     return proc
 
 
-def serve_floor(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
+def serve_floor(
+    data_dir: Path, port: int, prefix: tuple[str, ...] = (), start_timeout: float = 20.0
+) -> subprocess.Popen[bytes]:
+    """``bench/floor_app.py`` on ``port`` (``prefix`` as for :func:`serve_platform`)."""
     env = dict(os.environ, FLOOR_DB=str(data_dir / "floor.db"))
     script = Path(__file__).with_name("floor_app.py")
-    proc = subprocess.Popen([sys.executable, str(script), str(port)], env=env)
-    deadline = time.monotonic() + 20
+    proc = subprocess.Popen([*prefix, sys.executable, str(script), str(port)], env=env)
+    deadline = time.monotonic() + start_timeout
     while time.monotonic() < deadline:
         with socket.socket() as s:
             if s.connect_ex(("127.0.0.1", port)) == 0:

@@ -19,6 +19,7 @@ BENCHES = [
     "bench.agent_turn",
     "bench.idle_sockets",
     "bench.keyed_posts",
+    "bench.mention_instructions_http",
     "bench.mention_latency",
     "bench.portable",
     "bench.rest_calls",
