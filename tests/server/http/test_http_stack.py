@@ -26,7 +26,12 @@ from band_server.http.fast_lane import FastLane
 from band_server.http.front import Front
 from band_server.http.idempotency import IdempotencyMiddleware
 from band_server.http.raw_headers import header
-from band_server.observability import _LATENCY_BUCKETS, LoopHistogram, RequestStats
+from band_server.observability import (
+    _BATCH_BUCKETS,
+    _LATENCY_BUCKETS,
+    LoopHistogram,
+    RequestStats,
+)
 from band_server.server_stack import uvicorn_options
 from band_server.ws_protocol import HeldSocketProtocol
 from conftest import Seeded, make_agent
@@ -339,4 +344,21 @@ def test_the_fanout_lag_scrapes_as_prometheus_clients_own_histogram(lags: list[f
     for lag in lags:
         histogram.observe(lag)
         library.observe(lag)
+    assert _scraped(ours) == _scraped(theirs)
+
+
+@settings(max_examples=100, deadline=None, database=None)
+@given(sizes=st.lists(st.integers(1, 300), max_size=30))
+def test_the_commit_batch_sizes_scrape_as_prometheus_clients_own_histogram(
+    sizes: list[int],
+) -> None:
+    """Units a group commit, observed on the loop's thread as each batch settles."""
+    name, doc = "band_db_commit_batch_units", "Units of work committed together by ..."
+    ours = CollectorRegistry(auto_describe=True)
+    histogram = LoopHistogram(name, doc, _BATCH_BUCKETS, ours)
+    theirs = CollectorRegistry(auto_describe=True)
+    library = Histogram(name, doc, buckets=_BATCH_BUCKETS, registry=theirs)
+    for size in sizes:
+        histogram.observe(size)
+        library.observe(size)
     assert _scraped(ours) == _scraped(theirs)
