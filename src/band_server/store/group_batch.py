@@ -38,6 +38,7 @@ from .room_seqs import RoomSeqs
 from .search_index import index_pending
 from .sqlite_inline import InlineConnection
 from .statement_log import StatementLog
+from .turn import Turn
 
 log = logging.getLogger("band_server.store")
 
@@ -142,7 +143,7 @@ class BatchWriter:
         self._in_flight = in_flight  # None: every commit goes to the writer's thread
         self._max_batch = max_batch
         self._on_batch = on_batch
-        self._turn = asyncio.Lock()
+        self._turn = Turn()
         self._waiting = 0
         self._conn: AsyncConnection | None = None
         self._outer: AsyncTransaction | None = None  # SQLAlchemy's view: one long transaction
@@ -253,7 +254,24 @@ class BatchWriter:
         except BaseException as exc:
             done(None, exc)
 
+    def _open_now(self) -> Batch | None:
+        """The next batch, begun on the spot (no coroutine) on the open connection; None
+        when :meth:`_open` must await: no connection yet, or the write lock held elsewhere."""
+        cursor = self._cursor
+        if cursor is None or self._conn is None or self._conn.closed or self._outer is None:
+            return None
+        try:
+            # The write lock is almost always free (one writer per process): taken here at
+            # once, with no call through aiosqlite's adapter (busy timeout 0 on the loop).
+            cursor.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY:
+                raise
+            return None
+        return self._begun(cursor)
+
     async def _open(self) -> Batch:
+        """The next batch, where :meth:`_open_now` could not begin it."""
         if self._conn is None or self._conn.closed or self._outer is None:
             await self._discard()
             self._conn = await self._engine.connect()
@@ -264,17 +282,13 @@ class BatchWriter:
             self._sqlite = driver._connection
             self._cursor = driver._conn.cursor()
         else:
-            assert self._driver is not None and self._cursor is not None  # nosec B101 # narrows for mypy: set with the batch
-            try:
-                # The write lock is almost always free (one writer per process): taken here at
-                # once, with no call through aiosqlite's adapter (busy timeout 0 on the loop).
-                self._cursor.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY:
-                    raise
-                await self._driver.begin_immediate()  # another process holds it: wait off-loop
+            assert self._driver is not None  # nosec B101 # narrows for mypy: set with the batch
+            await self._driver.begin_immediate()  # another process holds it: wait off-loop
         assert self._cursor is not None  # nosec B101 # narrows for mypy: set above
-        self._seqs.begin(self._cursor)  # another connection's commit: read the rooms again
+        return self._begun(self._cursor)
+
+    def _begun(self, cursor: sqlite3.Cursor) -> Batch:
+        self._seqs.begin(cursor)  # another connection's commit: read the rooms again
         batch = Batch()
         self._batch = batch
         return batch

@@ -187,7 +187,7 @@ async def test_a_cancelled_caller_cannot_stop_its_commit(db: Database) -> None:
     committing = False
     for _ in range(1000):  # until the unit is done and waits for its batch's commit
         await asyncio.sleep(0)
-        if writer._batch is None and writer._turn.locked():
+        if writer._batch is None and writer._turn.held:
             committing = True
             break
     assert committing
