@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
@@ -333,18 +334,24 @@ _LAGS = st.lists(
 )
 
 
+def _scrapes_as_the_librarys(buckets: tuple[float, ...], values: Sequence[float]) -> bool:
+    """A :class:`LoopHistogram` and prometheus-client's ``Histogram`` given the same values
+    scrape the same (creation times aside)."""
+    name, doc = "band_histogram", "A histogram"
+    ours = CollectorRegistry(auto_describe=True)
+    histogram = LoopHistogram(name, doc, buckets, ours)
+    theirs = CollectorRegistry(auto_describe=True)
+    library = Histogram(name, doc, buckets=buckets, registry=theirs)
+    for value in values:
+        histogram.observe(value)
+        library.observe(value)
+    return _scraped(ours) == _scraped(theirs)
+
+
 @settings(max_examples=200, deadline=None, database=None)
 @given(lags=_LAGS)
 def test_the_fanout_lag_scrapes_as_prometheus_clients_own_histogram(lags: list[float]) -> None:
-    name, doc = "band_fanout_lag_seconds", "From a broadcast's publication to ..."
-    ours = CollectorRegistry(auto_describe=True)
-    histogram = LoopHistogram(name, doc, _LATENCY_BUCKETS, ours)
-    theirs = CollectorRegistry(auto_describe=True)
-    library = Histogram(name, doc, buckets=_LATENCY_BUCKETS, registry=theirs)
-    for lag in lags:
-        histogram.observe(lag)
-        library.observe(lag)
-    assert _scraped(ours) == _scraped(theirs)
+    assert _scrapes_as_the_librarys(_LATENCY_BUCKETS, lags)
 
 
 @settings(max_examples=100, deadline=None, database=None)
@@ -353,12 +360,4 @@ def test_the_commit_batch_sizes_scrape_as_prometheus_clients_own_histogram(
     sizes: list[int],
 ) -> None:
     """Units a group commit, observed on the loop's thread as each batch settles."""
-    name, doc = "band_db_commit_batch_units", "Units of work committed together by ..."
-    ours = CollectorRegistry(auto_describe=True)
-    histogram = LoopHistogram(name, doc, _BATCH_BUCKETS, ours)
-    theirs = CollectorRegistry(auto_describe=True)
-    library = Histogram(name, doc, buckets=_BATCH_BUCKETS, registry=theirs)
-    for size in sizes:
-        histogram.observe(size)
-        library.observe(size)
-    assert _scraped(ours) == _scraped(theirs)
+    assert _scrapes_as_the_librarys(_BATCH_BUCKETS, sizes)
