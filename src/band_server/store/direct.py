@@ -114,7 +114,7 @@ async def _driver(session: AsyncSession) -> tuple[sqlite3.Connection, Dialect] |
 
 
 def _run(
-    driver: sqlite3.Connection,
+    driver: sqlite3.Connection | sqlite3.Cursor,
     plan: Plan,
     rows: Sequence[Params],
     log: StatementLog | None = None,
@@ -162,10 +162,13 @@ async def execute(
 
 
 def run_on(
-    driver: sqlite3.Connection, dialect: Dialect, stmt: UpdateBase, rows: Sequence[Params]
+    driver: sqlite3.Connection | sqlite3.Cursor,
+    dialect: Dialect,
+    stmt: UpdateBase,
+    rows: Sequence[Params],
 ) -> None:
-    """:func:`execute`'s work straight on a ``sqlite3`` connection, without a session (the
-    group committer's own statements); every row has the same keys."""
+    """:func:`execute`'s work straight on a ``sqlite3`` connection (or a cursor of it),
+    without a session (the group committer's own statements); every row has the same keys."""
     plan = plan_for(stmt, dialect, frozenset(rows[0]), rows[0])
     if plan is None:
         raise ValueError("direct.run_on takes plain positional statements only")

@@ -38,6 +38,7 @@ from .room_seqs import RoomSeqs
 from .search_index import index_pending
 from .sqlite_inline import InlineConnection
 from .statement_log import StatementLog
+from .turn import Turn
 
 log = logging.getLogger("band_server.store")
 
@@ -142,12 +143,17 @@ class BatchWriter:
         self._in_flight = in_flight  # None: every commit goes to the writer's thread
         self._max_batch = max_batch
         self._on_batch = on_batch
-        self._turn = asyncio.Lock()
+        self._turn = Turn()
         self._waiting = 0
         self._conn: AsyncConnection | None = None
         self._outer: AsyncTransaction | None = None  # SQLAlchemy's view: one long transaction
         self._driver: InlineConnection | None = None
         self._sqlite: sqlite3.Connection | None = None  # the driver's own connection
+        # The writer's own statements (``BEGIN IMMEDIATE``, ``PRAGMA data_version``, the rooms'
+        # ``last_seq``) on one cursor of that connection: ``Connection.execute`` builds and
+        # drops a cursor a statement. Used only while the turn is held (a commit on the
+        # writer's thread holds it), so never from two threads at once.
+        self._cursor: sqlite3.Cursor | None = None
         self._broken = False  # a unit's savepoint could not be undone: fail the batch
         self._batch: Batch | None = None
         self._spare: AsyncSession | None = None  # a session no unit used (see group_commit)
@@ -203,9 +209,9 @@ class BatchWriter:
 
     def _commit_here(self, batch: Batch) -> None:
         """The batch's ``COMMIT`` (the fsync) on the loop's thread; the turn is released."""
-        assert self._sqlite is not None  # nosec B101 # narrows for mypy: set with the batch
+        assert self._sqlite is not None and self._cursor is not None  # nosec B101 # narrows for mypy: set with the batch
         try:
-            self._seqs.write(self._sqlite, self._seqs.pending())
+            self._seqs.write(self._cursor, self._seqs.pending())
             if self._index_due(batch):
                 index_pending(self._sqlite)
             self._sqlite.commit()
@@ -235,9 +241,11 @@ class BatchWriter:
                 asyncio.get_running_loop().create_task(self._failed(batch, exc))
 
         seqs, rows, index = self._seqs, self._seqs.pending(), self._index_due(batch)
+        cursor = self._cursor
+        assert cursor is not None  # nosec B101 # narrows for mypy: set with the batch
 
         def before(sqlite: sqlite3.Connection) -> None:  # on the writer's thread
-            seqs.write(sqlite, rows)
+            seqs.write(cursor, rows)
             if index:
                 index_pending(sqlite)
 
@@ -246,7 +254,24 @@ class BatchWriter:
         except BaseException as exc:
             done(None, exc)
 
+    def _open_now(self) -> Batch | None:
+        """The next batch, begun on the spot (no coroutine) on the open connection; None
+        when :meth:`_open` must await: no connection yet, or the write lock held elsewhere."""
+        cursor = self._cursor
+        if cursor is None or self._conn is None or self._conn.closed or self._outer is None:
+            return None
+        try:
+            # The write lock is almost always free (one writer per process): taken here at
+            # once, with no call through aiosqlite's adapter (busy timeout 0 on the loop).
+            cursor.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY:
+                raise
+            return None
+        return self._begun(cursor)
+
     async def _open(self) -> Batch:
+        """The next batch, where :meth:`_open_now` could not begin it."""
         if self._conn is None or self._conn.closed or self._outer is None:
             await self._discard()
             self._conn = await self._engine.connect()
@@ -255,18 +280,15 @@ class BatchWriter:
             assert isinstance(driver, InlineConnection)  # nosec B101 # narrows for mypy: the engine's driver
             self._driver = driver
             self._sqlite = driver._connection
+            self._cursor = driver._conn.cursor()
         else:
-            assert self._driver is not None and self._sqlite is not None  # nosec B101 # narrows for mypy: set with the batch
-            try:
-                # The write lock is almost always free (one writer per process): taken here at
-                # once, with no call through aiosqlite's adapter (busy timeout 0 on the loop).
-                self._sqlite.execute("BEGIN IMMEDIATE")
-            except sqlite3.OperationalError as exc:
-                if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY:
-                    raise
-                await self._driver.begin_immediate()  # another process holds it: wait off-loop
-        assert self._sqlite is not None  # nosec B101 # narrows for mypy: set above
-        self._seqs.begin(self._sqlite)  # another connection's commit: read the rooms again
+            assert self._driver is not None  # nosec B101 # narrows for mypy: set with the batch
+            await self._driver.begin_immediate()  # another process holds it: wait off-loop
+        assert self._cursor is not None  # nosec B101 # narrows for mypy: set above
+        return self._begun(self._cursor)
+
+    def _begun(self, cursor: sqlite3.Cursor) -> Batch:
+        self._seqs.begin(cursor)  # another connection's commit: read the rooms again
         batch = Batch()
         self._batch = batch
         return batch
@@ -312,7 +334,7 @@ class BatchWriter:
         conn, self._conn = self._conn, None
         self._spare = None
         self._broken = False
-        self._outer = self._driver = self._sqlite = None
+        self._outer = self._driver = self._sqlite = self._cursor = None
         if conn is not None:
             try:
                 await conn.invalidate()
@@ -323,6 +345,6 @@ class BatchWriter:
         async with self._turn:
             self._spare = None
             conn, self._conn = self._conn, None
-            self._outer = self._driver = self._sqlite = None
+            self._outer = self._driver = self._sqlite = self._cursor = None
             if conn is not None:
                 await conn.close()

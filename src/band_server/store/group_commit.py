@@ -24,9 +24,10 @@ The batches themselves (their transaction, where each commits) are ``store.group
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import sqlite3
+import types
+from collections.abc import Generator
 from types import TracebackType
 
 from sqlalchemy.exc import DBAPIError
@@ -48,6 +49,12 @@ _RELEASE = 'RELEASE SAVEPOINT "band_unit"'
 _ROLLBACK_TO = 'ROLLBACK TO SAVEPOINT "band_unit"'
 _MARK = 'SAVEPOINT "band_batch"'
 _BACK_TO_MARK = 'ROLLBACK TO SAVEPOINT "band_batch"'
+
+
+@types.coroutine
+def _one_pass() -> Generator[None, None, None]:
+    """One pass of the loop: ``asyncio.sleep(0)``'s bare yield, without its coroutine."""
+    yield
 
 
 def _run(sqlite: sqlite3.Connection, sql: str) -> None:
@@ -93,15 +100,17 @@ class _Unit:
 
     async def __aenter__(self) -> AsyncSession:
         w = self._writer
-        w._waiting += 1
-        try:
-            await w._turn.acquire()
-        finally:
-            w._waiting -= 1
+        waiter = w._turn.take()  # a free turn: no coroutine to run for it
+        if waiter is not None:
+            w._waiting += 1
+            try:
+                await w._turn.wait(waiter)
+            finally:
+                w._waiting -= 1
         try:
             batch = w._batch
             if batch is None:
-                batch = await w._open()
+                batch = w._open_now() or await w._open()
                 self._first = True
             self._batch = batch
             sqlite = w._sqlite
@@ -177,7 +186,7 @@ class _Unit:
                 # but not begun yet, a unit about to ask for the turn) runs before the loop
                 # blocks. A request begun sends the commit to the writer's thread; a unit that
                 # asks for the turn joins this batch.
-                await asyncio.sleep(0)
+                await _one_pass()
         finally:
             self._end()
         batch = self._batch

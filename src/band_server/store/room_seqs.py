@@ -54,9 +54,10 @@ class RoomSeqs:
         self._dirty: set[str] = set()
         self._version: int | None = None
 
-    def begin(self, sqlite: sqlite3.Connection) -> None:
-        """A batch's transaction began: forget what another connection may have changed."""
-        version = sqlite.execute("PRAGMA data_version").fetchone()[0]
+    def begin(self, writer: sqlite3.Cursor) -> None:
+        """A batch's transaction began: forget what another connection may have changed
+        (``writer``: a cursor of the writer's connection)."""
+        version = writer.execute("PRAGMA data_version").fetchone()[0]
         if version != self._version or len(self._last) > KEPT:
             self.forget()
             self._version = version
@@ -107,10 +108,11 @@ class RoomSeqs:
         self._dirty.clear()
         return rows
 
-    def write(self, sqlite: sqlite3.Connection, rows: list[dict[str, Any]]) -> None:
-        """:meth:`pending`'s rows written in the batch's transaction (any thread)."""
+    def write(self, writer: sqlite3.Cursor, rows: list[dict[str, Any]]) -> None:
+        """:meth:`pending`'s rows written in the batch's transaction (any thread; ``writer``:
+        a cursor of the writer's connection)."""
         if rows:
-            direct.run_on(sqlite, self._dialect, _WRITE, rows)
+            direct.run_on(writer, self._dialect, _WRITE, rows)
 
     def settle_room(
         self, sqlite: sqlite3.Connection, room_id: str, log: list[tuple[str, int | None]]

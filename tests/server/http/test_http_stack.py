@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 import httpx
@@ -26,7 +27,12 @@ from band_server.http.fast_lane import FastLane
 from band_server.http.front import Front
 from band_server.http.idempotency import IdempotencyMiddleware
 from band_server.http.raw_headers import header
-from band_server.observability import _LATENCY_BUCKETS, LoopHistogram, RequestStats
+from band_server.observability import (
+    _BATCH_BUCKETS,
+    _LATENCY_BUCKETS,
+    LoopHistogram,
+    RequestStats,
+)
 from band_server.server_stack import uvicorn_options
 from band_server.ws_protocol import HeldSocketProtocol
 from conftest import Seeded, make_agent
@@ -328,15 +334,30 @@ _LAGS = st.lists(
 )
 
 
+def _scrapes_as_the_librarys(buckets: tuple[float, ...], values: Sequence[float]) -> bool:
+    """A :class:`LoopHistogram` and prometheus-client's ``Histogram`` given the same values
+    scrape the same (creation times aside)."""
+    name, doc = "band_histogram", "A histogram"
+    ours = CollectorRegistry(auto_describe=True)
+    histogram = LoopHistogram(name, doc, buckets, ours)
+    theirs = CollectorRegistry(auto_describe=True)
+    library = Histogram(name, doc, buckets=buckets, registry=theirs)
+    for value in values:
+        histogram.observe(value)
+        library.observe(value)
+    return _scraped(ours) == _scraped(theirs)
+
+
 @settings(max_examples=200, deadline=None, database=None)
 @given(lags=_LAGS)
 def test_the_fanout_lag_scrapes_as_prometheus_clients_own_histogram(lags: list[float]) -> None:
-    name, doc = "band_fanout_lag_seconds", "From a broadcast's publication to ..."
-    ours = CollectorRegistry(auto_describe=True)
-    histogram = LoopHistogram(name, doc, _LATENCY_BUCKETS, ours)
-    theirs = CollectorRegistry(auto_describe=True)
-    library = Histogram(name, doc, buckets=_LATENCY_BUCKETS, registry=theirs)
-    for lag in lags:
-        histogram.observe(lag)
-        library.observe(lag)
-    assert _scraped(ours) == _scraped(theirs)
+    assert _scrapes_as_the_librarys(_LATENCY_BUCKETS, lags)
+
+
+@settings(max_examples=100, deadline=None, database=None)
+@given(sizes=st.lists(st.integers(1, 300), max_size=30))
+def test_the_commit_batch_sizes_scrape_as_prometheus_clients_own_histogram(
+    sizes: list[int],
+) -> None:
+    """Units a group commit, observed on the loop's thread as each batch settles."""
+    assert _scrapes_as_the_librarys(_BATCH_BUCKETS, sizes)
