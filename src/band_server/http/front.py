@@ -21,6 +21,7 @@ from band_server.http import body_limit
 from band_server.http.admission import Admission
 from band_server.http.body_limit import API_PREFIX
 from band_server.http.errors import answer_failure
+from band_server.http.raw_headers import index
 from band_server.http.single_headers import refuse, repeated
 from band_server.observability import ROUTE_TEMPLATE, Metrics, route_template
 from band_server.store.group_commit import InFlight
@@ -31,6 +32,8 @@ NOSNIFF = (b"x-content-type-options", b"nosniff")
 def with_nosniff(message: Message) -> None:
     """Add ``nosniff`` to an ``http.response.start`` message unless its answer says it."""
     headers = message.get("headers") or ()
+    if headers and headers[-1] is NOSNIFF:  # the fast lane's answers: said already
+        return
     for name, _ in headers:  # (a loop: ``any`` would build a generator for each answer)
         if name.lower() == NOSNIFF[0]:
             return
@@ -75,7 +78,12 @@ class Front:
             if admission.limit and not admission.admits(scope, in_flight.count):
                 await admission.refuse(scope, receive, answering)
                 return
-            if str(scope["path"]).startswith(API_PREFIX) and (twice := repeated(scope)):
+            # No name twice (indexed for the layers inside): no header repeated, for sure.
+            if (
+                str(scope["path"]).startswith(API_PREFIX)
+                and not index(scope)
+                and (twice := repeated(scope))
+            ):
                 await refuse(scope, receive, answering, twice)
                 return
             if body_limit.needs_reading(scope):
