@@ -245,14 +245,14 @@ def sent_answer(message_id: str, recipients: list[dict[str, Any]]) -> dict[str, 
     answer = Answer({"id": message_id, "success": True, "recipients": recipients})
     q = _QUOTED_PLAIN
     try:
-        listed = ",".join(
-            [
+        texts: list[str] = []  # (a loop: a comprehension is a call of its own)
+        for r in recipients:
+            texts.append(
                 f'{{"id":{q[r["id"]]},"handle":{q[r["handle"]]},"name":{q[r["name"]]}}}'
                 if type(r) is dict and tuple(r) == _RECIPIENT_KEYS
                 else answer_text(r)
-                for r in recipients
-            ]
-        )
+            )
+        listed = ",".join(texts)
         answer.text = f'{{"id":{_plain(message_id)},"success":true,"recipients":[{listed}]}}'
     except (TypeError, ValueError):  # not a string where one is written as one, a NaN...
         return dict(answer)  # the encoder writes it, as any answer (or fails as it would)

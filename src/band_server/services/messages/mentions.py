@@ -273,7 +273,12 @@ def normalise_content(
     if "@" in content:  # every inline form starts with one
         inline = inline_mentions(roster if roster is not None else [m.member for m in mentions])
         content = inline.rewrite(content, {m.id for m in mentions})
-    missing = [t for m in mentions if m.routes and (t := token(m.id)) not in content]
+    missing: list[str] = []  # (a loop: a comprehension is a call of its own)
+    for m in mentions:
+        if m.kind == "mention":  # ``m.routes``, without the property's call
+            t = f"@[[{m.member.id}]]"  # ``token(m.id)``, as above
+            if t not in content:
+                missing.append(t)
     if not missing:
         return content
     return " ".join([*missing, content])

@@ -289,7 +289,7 @@ async def post_message(
             )
         await direct.execute(uow.session, _INSERT_DELIVERIES, rows)
     created = _created(msg, frozenset(agent_ids))
-    uow.emit(created)
+    uow.broadcasts.append(created)  # (``uow.emit``, without its argument tuple)
     for notice in notices(sender.id, is_agent, resolved, roster, created.payload):
         uow.emit(notice)  # the people to notify wherever they are (messages.notices)
     return sent_answer(msg.id, recipients)
