@@ -257,10 +257,12 @@ class FastLane:
             if lane.body_model is not None and lane.body_arg is not None:
                 if not is_json(header(scope, b"content-type")):
                     raise LookupError
-                # As FastAPI does it (http.json_body): decode, then validate the Python value.
+                # As FastAPI does it (http.json_body): decode, then validate the Python value
+                # (``model_validate``'s own call, without its frame and keyword arguments).
                 if value is NOT_JSON:
                     value = decode(body)
-                kwargs[lane.body_arg] = lane.body_model.model_validate(value)
+                validator = lane.body_model.__pydantic_validator__
+                kwargs[lane.body_arg] = validator.validate_python(value)
         except Exception:
             # Bad input, a wrong key, anything unusual: FastAPI answers it its own way (the
             # same decoding, validation and handlers; tests/server/http/test_lane_equal.py).
