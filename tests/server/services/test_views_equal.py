@@ -185,6 +185,9 @@ def test_a_posts_metadata_texts_are_the_encoders(meta: dict[Any, Any]) -> None:
     if isinstance(encoded, json_text.Encoded):
         assert encoded.text == json.dumps(meta)
         assert encoded.compact == payload_text(meta)
+        again = views.encoded_meta(meta)  # its mentions' texts kept now
+        assert isinstance(again, json_text.Encoded)
+        assert (again.text, again.compact) == (encoded.text, encoded.compact)
     else:
         assert encoded is meta and any(not isinstance(key, str) for key in meta)
     msg = views.Posted(
@@ -193,6 +196,17 @@ def test_a_posts_metadata_texts_are_the_encoders(meta: dict[Any, Any]) -> None:
     payload = views.message_payload(msg)
     compact = encoded.compact if isinstance(encoded, json_text.Encoded) else None
     assert views.message_payload_json(payload, compact) == payload_text(payload)
+
+
+def test_a_full_cache_of_mention_texts_starts_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(views, "_MENTIONS_KEPT", 1)
+    items = [{"id": f"i{n}", "handle": "h", "name": "N\u00e9", "username": "h"} for n in range(3)]
+    for _ in range(2):
+        meta = {"mentions": items, "status": "sent"}
+        encoded = views.encoded_meta(meta)
+        assert isinstance(encoded, json_text.Encoded)
+        assert (encoded.text, encoded.compact) == (json.dumps(meta), payload_text(meta))
+    assert len(views._mention_texts) == 1
 
 
 odd_values = json_values | st.just(float("nan"))
