@@ -35,7 +35,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from prometheus_client import (
     CollectorRegistry,
     Gauge,
-    Histogram,
     ProcessCollector,
     generate_latest,
 )
@@ -104,11 +103,12 @@ class Metrics:
             _LATENCY_BUCKETS,
             r,
         )
-        self.batch_units = Histogram(
+        # Observed when a batch's commit is settled, on the loop's thread (``group_batch``).
+        self.batch_units = LoopHistogram(
             "band_db_commit_batch_units",
             "Units of work committed together by one SQLite group commit",
-            buckets=_BATCH_BUCKETS,
-            registry=r,
+            _BATCH_BUCKETS,
+            r,
         )
 
     def observe_broadcast(self, broadcast: Broadcast) -> None:
@@ -234,8 +234,9 @@ def _add_histogram(
 
 class LoopHistogram(Collector):
     """An unlabelled histogram as plain numbers, observed on the loop's thread only (every
-    broadcast a node pushes): prometheus-client's ``Histogram.observe`` takes a lock for its
-    sum and again for a bucket, besides two checks, on every observation. Scraped as the
+    broadcast a node pushes, every group commit): prometheus-client's ``Histogram.observe``
+    takes a lock for its sum and again for a bucket, besides two checks, on every
+    observation. Scraped as the
     library's own histogram (``_bucket`` cumulative, ``_count``, ``_sum``, ``_created``), as
     :class:`RequestStats` is."""
 

@@ -26,7 +26,12 @@ from band_server.http.fast_lane import FastLane
 from band_server.http.front import Front, with_nosniff
 from band_server.http.idempotency import IdempotencyMiddleware
 from band_server.http.raw_headers import header, index
-from band_server.observability import _LATENCY_BUCKETS, LoopHistogram, RequestStats
+from band_server.observability import (
+    _BATCH_BUCKETS,
+    _LATENCY_BUCKETS,
+    LoopHistogram,
+    RequestStats,
+)
 from band_server.server_stack import uvicorn_options
 from band_server.ws_protocol import HeldSocketProtocol
 from conftest import Seeded, make_agent
@@ -339,15 +344,26 @@ _LAGS = st.lists(
 )
 
 
+# Units a group commit: its bounds, between them and past the last one.
+_UNITS = st.lists(st.sampled_from(_BATCH_BUCKETS) | st.integers(1, 1000), max_size=30)
+
+
 @settings(max_examples=200, deadline=None, database=None)
-@given(lags=_LAGS)
-def test_the_fanout_lag_scrapes_as_prometheus_clients_own_histogram(lags: list[float]) -> None:
-    name, doc = "band_fanout_lag_seconds", "From a broadcast's publication to ..."
+@given(
+    case=st.tuples(st.just(("band_fanout_lag_seconds", _LATENCY_BUCKETS)), _LAGS)
+    | st.tuples(st.just(("band_db_commit_batch_units", _BATCH_BUCKETS)), _UNITS)
+)
+def test_the_loops_histograms_scrape_as_prometheus_clients_own(
+    case: tuple[tuple[str, tuple[float, ...]], list[float]],
+) -> None:
+    """The fan-out lag (never negative) and a group commit's units."""
+    (name, buckets), values = case
+    doc = "What it measures ..."
     ours = CollectorRegistry(auto_describe=True)
-    histogram = LoopHistogram(name, doc, _LATENCY_BUCKETS, ours)
+    histogram = LoopHistogram(name, doc, buckets, ours)
     theirs = CollectorRegistry(auto_describe=True)
-    library = Histogram(name, doc, buckets=_LATENCY_BUCKETS, registry=theirs)
-    for lag in lags:
-        histogram.observe(lag)
-        library.observe(lag)
+    library = Histogram(name, doc, buckets=buckets, registry=theirs)
+    for value in values:
+        histogram.observe(value)
+        library.observe(value)
     assert _scraped(ours) == _scraped(theirs)
