@@ -64,10 +64,6 @@ class ResolvedMention:
         return {"id": self.member.id, "handle": self.member.handle, "name": self.member.name}
 
 
-def _clean(value: str | None) -> str:
-    return (value or "").strip()
-
-
 @dataclass(frozen=True)
 class _Index:
     """A roster's members by id, handle and name (lower case), as mentions name them."""
@@ -91,13 +87,13 @@ class _Index:
     def lookup(self, ref: MentionRef) -> Member | None:
         # The id wins when present: routing to someone other than the named id would be
         # worse than refusing the message.
-        ident = _clean(ref.id)
+        ident = (ref.id or "").strip()
         if ident:
             return self.by_id.get(ident)
-        handle = _clean(ref.handle).removeprefix("@").lower()
+        handle = (ref.handle or "").strip().removeprefix("@").lower()
         if handle:
             return self.by_handle.get(handle)
-        name = _clean(ref.name).removeprefix("@").lower()
+        name = (ref.name or "").strip().removeprefix("@").lower()
         if name:
             matches = self.by_name.get(name, [])
             return matches[0] if len(matches) == 1 else None
