@@ -212,7 +212,8 @@ class FastLane:
         if scope["type"] != "http" or scope.get("query_string"):
             await self.app(scope, receive, send)
             return
-        lane, params = self._match(scope["method"], scope["path"])
+        method, path = scope["method"], scope["path"]
+        lane, params = self._matched.get((method, path)) or self._match(method, path)
         if lane is None:
             await self.app(scope, receive, send)
             return
@@ -247,10 +248,13 @@ class FastLane:
             kwargs[arg] = header(scope, name)
         try:
             if lane.principal_arg is not None:
-                # A keyed request was authenticated by the idempotency middleware already.
-                principal = state.get("principal") or await platform.authenticate(
-                    header(scope, b"x-api-key")
-                )
+                # A keyed request was authenticated by the idempotency middleware already; a
+                # key the cache holds needs no coroutine (``Platform.authenticate`` asks it
+                # first too).
+                principal = state.get("principal")
+                if principal is None:
+                    key = header(scope, b"x-api-key")
+                    principal = (key and platform.auth.get(key)) or await platform.authenticate(key)
                 if lane.principal_kind is not None and principal.kind != lane.principal_kind:
                     raise LookupError
                 kwargs[lane.principal_arg] = principal

@@ -75,7 +75,8 @@ class Front:
         in_flight.count += 1
         try:
             admission = self.admission  # (its limit asked here: no call while under it)
-            if admission.limit and not admission.admits(scope, in_flight.count):
+            limit = admission.limit
+            if limit and in_flight.count > limit and not admission.admits(scope, in_flight.count):
                 await admission.refuse(scope, receive, answering)
                 return
             # No name twice (indexed for the layers inside): no header repeated, for sure.
@@ -117,5 +118,7 @@ class _Answering:
     def __call__(self, message: Message) -> Awaitable[None]:
         if message["type"] == "http.response.start":
             self.status = int(message["status"])
-            with_nosniff(message)
+            headers = message.get("headers")
+            if not headers or headers[-1] is not NOSNIFF:  # (the lane's say it: no call)
+                with_nosniff(message)
         return self.send(message)
