@@ -203,8 +203,8 @@ def encoded_meta(meta: dict[str, Any]) -> dict[str, Any]:
         if type(key) is not str:
             return meta
         name = QUOTED[key]
-        if type(value) is str:  # ("status": "sent" on every post: its text kept)
-            spaced = compact = QUOTED[value]
+        if type(value) is str:
+            spaced = compact = _text(value)
         elif key == "mentions" and type(value) is list:
             spaced, compact = _mentions_texts(value)
         else:

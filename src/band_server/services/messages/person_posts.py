@@ -21,8 +21,6 @@ def person_fields(
     """A person's post as :func:`~band_server.services.messages.posts.post_message` takes it:
     explicit mentions are optional, and each ``@handle`` in the text the mentions do not
     name already is added to them."""
-    if "@" not in fields.content:  # every inline form starts with one (no call to know)
-        return fields
     named = mentions_in_text(fields.content, roster, person_id)
     if named:
         known = {m.id for m in fields.mentions if m.id} | {
