@@ -47,6 +47,7 @@ from band_server.http.errors import (
     database_error_response,
     unexpected_response,
 )
+from band_server.http.front import NOSNIFF
 from band_server.http.idempotency import BUFFERED, NOT_JSON
 from band_server.http.json_body import decode, is_json
 from band_server.http.raw_headers import header
@@ -211,7 +212,8 @@ class FastLane:
         if scope["type"] != "http" or scope.get("query_string"):
             await self.app(scope, receive, send)
             return
-        lane, params = self._match(scope["method"], scope["path"])
+        method, path = scope["method"], scope["path"]
+        lane, params = self._matched.get((method, path)) or self._match(method, path)
         if lane is None:
             await self.app(scope, receive, send)
             return
@@ -246,20 +248,25 @@ class FastLane:
             kwargs[arg] = header(scope, name)
         try:
             if lane.principal_arg is not None:
-                # A keyed request was authenticated by the idempotency middleware already.
-                principal = state.get("principal") or await platform.authenticate(
-                    header(scope, b"x-api-key")
-                )
+                # A keyed request was authenticated by the idempotency middleware already; a
+                # key the cache holds needs no coroutine (``Platform.authenticate`` asks it
+                # first too).
+                principal = state.get("principal")
+                if principal is None:
+                    key = header(scope, b"x-api-key")
+                    principal = (key and platform.auth.get(key)) or await platform.authenticate(key)
                 if lane.principal_kind is not None and principal.kind != lane.principal_kind:
                     raise LookupError
                 kwargs[lane.principal_arg] = principal
             if lane.body_model is not None and lane.body_arg is not None:
                 if not is_json(header(scope, b"content-type")):
                     raise LookupError
-                # As FastAPI does it (http.json_body): decode, then validate the Python value.
+                # As FastAPI does it (http.json_body): decode, then validate the Python value
+                # (``model_validate``'s own call, without its frame and keyword arguments).
                 if value is NOT_JSON:
                     value = decode(body)
-                kwargs[lane.body_arg] = lane.body_model.model_validate(value)
+                validator = lane.body_model.__pydantic_validator__
+                kwargs[lane.body_arg] = validator.validate_python(value)
         except Exception:
             # Bad input, a wrong key, anything unusual: FastAPI answers it its own way (the
             # same decoding, validation and handlers; tests/server/http/test_lane_equal.py).
@@ -320,13 +327,19 @@ class FastLane:
         return found
 
 
+_JSON_TYPE = (b"content-type", b"application/json")
+
+
 def _answer(status: int, content: Any) -> tuple[Message, Message]:
     """The two messages ``JSONResponse(content, status)`` sends: the same body and headers,
-    without a ``Response`` object per answer."""
+    without a ``Response`` object per answer, and ``nosniff`` as ``http.front`` adds it."""
     body = answer_text(content).encode("utf-8")
-    headers = [(b"content-type", b"application/json")]
+    # ``nosniff`` last, where ``http.front.with_nosniff`` finds it at once.
     if status >= 200 and status not in (204, 304):
-        headers.insert(0, (b"content-length", str(len(body)).encode("latin-1")))
+        length = (b"content-length", str(len(body)).encode("latin-1"))
+        headers = [length, _JSON_TYPE, NOSNIFF]
+    else:
+        headers = [_JSON_TYPE, NOSNIFF]
     return (
         {"type": "http.response.start", "status": status, "headers": headers},
         {"type": "http.response.body", "body": body},

@@ -21,6 +21,7 @@ from band_server.http import body_limit
 from band_server.http.admission import Admission
 from band_server.http.body_limit import API_PREFIX
 from band_server.http.errors import answer_failure
+from band_server.http.raw_headers import index
 from band_server.http.single_headers import refuse, repeated
 from band_server.observability import ROUTE_TEMPLATE, Metrics, route_template
 from band_server.store.group_commit import InFlight
@@ -31,6 +32,8 @@ NOSNIFF = (b"x-content-type-options", b"nosniff")
 def with_nosniff(message: Message) -> None:
     """Add ``nosniff`` to an ``http.response.start`` message unless its answer says it."""
     headers = message.get("headers") or ()
+    if headers and headers[-1] is NOSNIFF:  # the fast lane's answers: said already
+        return
     for name, _ in headers:  # (a loop: ``any`` would build a generator for each answer)
         if name.lower() == NOSNIFF[0]:
             return
@@ -72,10 +75,16 @@ class Front:
         in_flight.count += 1
         try:
             admission = self.admission  # (its limit asked here: no call while under it)
-            if admission.limit and not admission.admits(scope, in_flight.count):
+            limit = admission.limit
+            if limit and in_flight.count > limit and not admission.admits(scope, in_flight.count):
                 await admission.refuse(scope, receive, answering)
                 return
-            if str(scope["path"]).startswith(API_PREFIX) and (twice := repeated(scope)):
+            # No name twice (indexed for the layers inside): no header repeated, for sure.
+            if (
+                str(scope["path"]).startswith(API_PREFIX)
+                and not index(scope)
+                and (twice := repeated(scope))
+            ):
                 await refuse(scope, receive, answering, twice)
                 return
             if body_limit.needs_reading(scope):
@@ -109,5 +118,7 @@ class _Answering:
     def __call__(self, message: Message) -> Awaitable[None]:
         if message["type"] == "http.response.start":
             self.status = int(message["status"])
-            with_nosniff(message)
+            headers = message.get("headers")
+            if not headers or headers[-1] is not NOSNIFF:  # (the lane's say it: no call)
+                with_nosniff(message)
         return self.send(message)

@@ -5,16 +5,41 @@ idempotency key, the content type); a ``starlette.datastructures.Headers`` built
 layer and its ``get`` (a ``Mapping`` method over a case-folding ``__getitem__``) cost several
 times this loop. Same answer: ASGI servers hand header names lower-cased, and the first value
 of a repeated header wins, as ``Headers.get`` gives it.
+
+The outermost layer (``http.front.Front``) indexes an API request's headers once
+(:func:`index`) when no name comes twice, the usual request: each later read is then one
+dict lookup, not a walk of the list.
 """
 
 from __future__ import annotations
 
 from starlette.types import Scope
 
+INDEXED = "band.headers"
+"""The scope's key for :func:`index`'s answer: the headers list it indexed, and the index."""
+
+
+def index(scope: Scope) -> bool:
+    """Index the request's headers by name in the scope, unless a name comes twice (then the
+    first value would have to win: :func:`header` walks the list). Whether it did."""
+    headers = scope["headers"]
+    if type(headers) is not list:
+        return False
+    by_name = dict(headers)
+    if len(by_name) != len(headers):
+        return False
+    scope[INDEXED] = (headers, by_name)
+    return True
+
 
 def header(scope: Scope, name: bytes) -> str | None:
     """The value of the request header ``name`` (lower-case bytes), or None."""
-    for key, value in scope["headers"]:
+    headers = scope["headers"]
+    indexed = scope.get(INDEXED)
+    if indexed is not None and indexed[0] is headers:  # (the same list: nobody replaced it)
+        value = indexed[1].get(name)
+        return None if value is None else value.decode("latin-1")
+    for key, value in headers:
         if key == name:
             found: str = value.decode("latin-1")
             return found

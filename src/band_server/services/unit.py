@@ -68,20 +68,17 @@ class UnitOfWork:
         return body
 
 
-def write(platform: Backbone) -> _Write:
+class _Write:
     """Persist first, fan out second: a broadcast never announces uncommitted data.
 
     In a request with an ``Idempotency-Key``, the first unit also writes the key's record as
     its last statement (the claim, with the answer when the unit kept one), so the record
     commits (or rolls back) with the work; a speech post's key rides on its message instead
     (:meth:`UnitOfWork.row_key`), and no record is written.
+
+    An object, not a generator-based context manager (an async generator costs the loop a
+    first-iteration hook and a weak reference, per unit); called as :data:`write`.
     """
-    return _Write(platform)
-
-
-class _Write:
-    """:func:`write`'s block: an object, not a generator-based context manager (an async
-    generator costs the loop a first-iteration hook and a weak reference, per unit)."""
 
     __slots__ = ("_pending", "_platform", "_unit", "_uow")
 
@@ -120,6 +117,11 @@ class _Write:
             pending.kept = uow.answer is not None or uow.keyed_row
         for b in uow.broadcasts:
             await self._platform.bus.publish(b)
+
+
+write = _Write
+"""``async with write(platform) as uow``: a unit of work (:class:`_Write`; the class itself,
+not a function returning one: a call less per unit)."""
 
 
 async def _record(

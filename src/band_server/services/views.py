@@ -217,17 +217,32 @@ def encoded_meta(meta: dict[str, Any]) -> dict[str, Any]:
     return encoded
 
 
+# A mention's two texts by its four strings: a room's members are mentioned again and again.
+# At most ``_MENTIONS_KEPT`` (then dropped all at once, as ``Quoted``'s).
+_mention_texts: dict[tuple[str, str, str, str], tuple[str, str]] = {}
+_MENTIONS_KEPT = 4096
+
+
 def _mentions_texts(items: list[Any]) -> tuple[str, str]:
     loose: list[str] = []
     tight: list[str] = []
     for item in items:
         if type(item) is dict and tuple(item) == _MENTION_KEYS:
-            i, h, n, u = item["id"], item["handle"], item["name"], item["username"]
+            i, h, n, u = strings = item["id"], item["handle"], item["name"], item["username"]
             if type(i) is str and type(h) is str and type(n) is str and type(u) is str:
-                q = QUOTED
-                i, h, n, u = q[i], q[h], q[n], q[u]
-                loose.append(f'{{"id": {i}, "handle": {h}, "name": {n}, "username": {u}}}')
-                tight.append(f'{{"id":{i},"handle":{h},"name":{n},"username":{u}}}')
+                texts = _mention_texts.get(strings)
+                if texts is None:
+                    q = QUOTED
+                    i, h, n, u = q[i], q[h], q[n], q[u]
+                    texts = (
+                        f'{{"id": {i}, "handle": {h}, "name": {n}, "username": {u}}}',
+                        f'{{"id":{i},"handle":{h},"name":{n},"username":{u}}}',
+                    )
+                    if len(_mention_texts) >= _MENTIONS_KEPT:
+                        _mention_texts.clear()
+                    _mention_texts[strings] = texts
+                loose.append(texts[0])
+                tight.append(texts[1])
                 continue
         loose.append(dumps(item))
         tight.append(payload_text(item))
@@ -245,14 +260,14 @@ def sent_answer(message_id: str, recipients: list[dict[str, Any]]) -> dict[str, 
     answer = Answer({"id": message_id, "success": True, "recipients": recipients})
     q = _QUOTED_PLAIN
     try:
-        listed = ",".join(
-            [
+        texts: list[str] = []  # (a loop: a comprehension is a call of its own)
+        for r in recipients:
+            texts.append(
                 f'{{"id":{q[r["id"]]},"handle":{q[r["handle"]]},"name":{q[r["name"]]}}}'
                 if type(r) is dict and tuple(r) == _RECIPIENT_KEYS
                 else answer_text(r)
-                for r in recipients
-            ]
-        )
+            )
+        listed = ",".join(texts)
         answer.text = f'{{"id":{_plain(message_id)},"success":true,"recipients":[{listed}]}}'
     except (TypeError, ValueError):  # not a string where one is written as one, a NaN...
         return dict(answer)  # the encoder writes it, as any answer (or fails as it would)

@@ -24,9 +24,9 @@ from band_server.app import BandApp, api_lanes
 from band_server.context import Platform
 from band_server.http import body_limit, fast_lane, json_body
 from band_server.http.fast_lane import FastLane
-from band_server.http.front import Front
+from band_server.http.front import Front, with_nosniff
 from band_server.http.idempotency import IdempotencyMiddleware
-from band_server.http.raw_headers import header
+from band_server.http.raw_headers import header, index
 from band_server.observability import (
     _BATCH_BUCKETS,
     _LATENCY_BUCKETS,
@@ -226,6 +226,9 @@ async def test_the_lanes_answer_is_what_jsonresponse_sends(status: int, content:
     sent = list(fast_lane._answer(status, content))
     scope = {"type": "http", "method": "GET", "path": "/"}
     await JSONResponse(content, status_code=status)(scope, _nothing, send)
+    # As the front hands them on: it marks every answer ``nosniff`` (the lane's say it).
+    for start in (sent[0], expected[0]):
+        with_nosniff(start)
     assert sent == expected
     assert json.loads(sent[1]["body"]) == content
 
@@ -258,8 +261,16 @@ async def test_a_lane_request_is_counted_under_its_full_route_template(
 def test_a_raw_header_reads_as_starlettes_headers_get(
     raw: list[tuple[bytes, bytes]], name: bytes
 ) -> None:
-    scope = {"type": "http", "headers": raw}
-    assert header(scope, name) == Headers(scope=scope).get(name.decode())
+    scope: dict[str, Any] = {"type": "http", "headers": raw}
+    expected = Headers(scope=scope).get(name.decode())
+    assert header(scope, name) == expected
+    # Indexed by the front when no name comes twice: the same answer from the index.
+    assert index(scope) is (len({k for k, _ in raw}) == len(raw))
+    assert header(scope, name) == expected
+    # Headers replaced after the index was made: the index is not read.
+    scope["headers"] = [(name, b"other")]
+    assert header(scope, name) == "other"
+    assert index({"type": "http", "headers": tuple(raw)}) is False  # (a list only)
 
 
 _MIB = str(body_limit.MAX_JSON_BODY).encode()
@@ -354,8 +365,12 @@ def test_the_fanout_lag_scrapes_as_prometheus_clients_own_histogram(lags: list[f
     assert _scrapes_as_the_librarys(_LATENCY_BUCKETS, lags)
 
 
+# Units a group commit: its bounds, between them and past the last one.
+_UNITS = st.lists(st.sampled_from(_BATCH_BUCKETS) | st.integers(1, 1000), max_size=30)
+
+
 @settings(max_examples=100, deadline=None, database=None)
-@given(sizes=st.lists(st.integers(1, 300), max_size=30))
+@given(sizes=_UNITS)
 def test_the_commit_batch_sizes_scrape_as_prometheus_clients_own_histogram(
     sizes: list[int],
 ) -> None:

@@ -46,6 +46,7 @@ from band.protocol.messages import (
 from band_server import json_text
 from band_server.fanout.broadcast import payload_text
 from band_server.http.fast_lane import _answer
+from band_server.http.front import with_nosniff
 from band_server.realtime.hub import push_tail
 from band_server.services import views
 from band_server.services.deliveries import next_up
@@ -184,6 +185,9 @@ def test_a_posts_metadata_texts_are_the_encoders(meta: dict[Any, Any]) -> None:
     if isinstance(encoded, json_text.Encoded):
         assert encoded.text == json.dumps(meta)
         assert encoded.compact == payload_text(meta)
+        again = views.encoded_meta(meta)  # its mentions' texts kept now
+        assert isinstance(again, json_text.Encoded)
+        assert (again.text, again.compact) == (encoded.text, encoded.compact)
     else:
         assert encoded is meta and any(not isinstance(key, str) for key in meta)
     msg = views.Posted(
@@ -192,6 +196,17 @@ def test_a_posts_metadata_texts_are_the_encoders(meta: dict[Any, Any]) -> None:
     payload = views.message_payload(msg)
     compact = encoded.compact if isinstance(encoded, json_text.Encoded) else None
     assert views.message_payload_json(payload, compact) == payload_text(payload)
+
+
+def test_a_full_cache_of_mention_texts_starts_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(views, "_MENTIONS_KEPT", 1)
+    items = [{"id": f"i{n}", "handle": "h", "name": "N\u00e9", "username": "h"} for n in range(3)]
+    for _ in range(2):
+        meta = {"mentions": items, "status": "sent"}
+        encoded = views.encoded_meta(meta)
+        assert isinstance(encoded, json_text.Encoded)
+        assert (encoded.text, encoded.compact) == (json.dumps(meta), payload_text(meta))
+    assert len(views._mention_texts) == 1
 
 
 odd_values = json_values | st.just(float("nan"))
@@ -380,7 +395,13 @@ def test_the_lanes_answer_and_a_kept_answer_are_what_jsonresponse_sends(
     response = JSONResponse(content, status_code=status)
     start, body = _answer(status, content)
     assert start["status"] == status
-    assert sorted(start["headers"]) == sorted(response.raw_headers)
+    # As the front hands them on (``nosniff`` on every answer: the lane's carry it already).
+    theirs: dict[str, Any] = {"headers": response.raw_headers}
+    with_nosniff(theirs)
+    ours = list(start["headers"])
+    with_nosniff(start)
+    assert start["headers"] == ours
+    assert sorted(ours) == sorted(theirs["headers"])
     assert body["body"] == response.body
     assert answer_text({"data": content}).encode() == JSONResponse({"data": content}).body
 

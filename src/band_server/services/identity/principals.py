@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 PrincipalKind = Literal["user", "agent"]
@@ -15,11 +15,12 @@ class Principal:
     name: str
     handle: str
     owner_id: str | None = None  # for agents: the person who owns it
+    # Of ``kind``, set once when made (a principal is kept by the key cache and read on every
+    # post several times: a property was a call each time); not compared, not shown.
+    is_agent: bool = field(init=False, compare=False, repr=False)
+    sender_type: Literal["User", "Agent"] = field(init=False, compare=False, repr=False)
 
-    @property
-    def sender_type(self) -> Literal["User", "Agent"]:
-        return "Agent" if self.kind == "agent" else "User"
-
-    @property
-    def is_agent(self) -> bool:
-        return self.kind == "agent"
+    def __post_init__(self) -> None:
+        agent = self.kind == "agent"
+        object.__setattr__(self, "is_agent", agent)
+        object.__setattr__(self, "sender_type", "Agent" if agent else "User")

@@ -64,10 +64,6 @@ class ResolvedMention:
         return {"id": self.member.id, "handle": self.member.handle, "name": self.member.name}
 
 
-def _clean(value: str | None) -> str:
-    return (value or "").strip()
-
-
 @dataclass(frozen=True)
 class _Index:
     """A roster's members by id, handle and name (lower case), as mentions name them."""
@@ -91,13 +87,13 @@ class _Index:
     def lookup(self, ref: MentionRef) -> Member | None:
         # The id wins when present: routing to someone other than the named id would be
         # worse than refusing the message.
-        ident = _clean(ref.id)
+        ident = (ref.id or "").strip()
         if ident:
             return self.by_id.get(ident)
-        handle = _clean(ref.handle).removeprefix("@").lower()
+        handle = (ref.handle or "").strip().removeprefix("@").lower()
         if handle:
             return self.by_handle.get(handle)
-        name = _clean(ref.name).removeprefix("@").lower()
+        name = (ref.name or "").strip().removeprefix("@").lower()
         if name:
             matches = self.by_name.get(name, [])
             return matches[0] if len(matches) == 1 else None
@@ -273,7 +269,12 @@ def normalise_content(
     if "@" in content:  # every inline form starts with one
         inline = inline_mentions(roster if roster is not None else [m.member for m in mentions])
         content = inline.rewrite(content, {m.id for m in mentions})
-    missing = [t for m in mentions if m.routes and (t := token(m.id)) not in content]
+    missing: list[str] = []  # (a loop: a comprehension is a call of its own)
+    for m in mentions:
+        if m.kind == "mention":  # ``m.routes``, without the property's call
+            t = f"@[[{m.member.id}]]"  # ``token(m.id)``, as above
+            if t not in content:
+                missing.append(t)
     if not missing:
         return content
     return " ".join([*missing, content])

@@ -28,21 +28,27 @@ def notices(
 ) -> list[Broadcast]:
     """One push per person to notify of this text (``payload`` is the message's), with why:
     ``mention``, ``reply`` (an agent's text mentioning them) or ``direct``."""
+    # Loops, not comprehensions: each is a call of its own on this interpreter, and most
+    # posts (a mention of an agent in a shared room) notify nobody.
     named = "reply" if sender_is_agent else "mention"
-    why: dict[str, str] = {
-        m.id: named for m in resolved if m.routes and m.member.type == "User" and m.id != sender_id
-    }
+    why: dict[str, str] = {}
+    for m in resolved:
+        member = m.member
+        if m.routes and member.type == "User" and member.id != sender_id:
+            why[member.id] = named
     if len(roster) == 2:
         for member in roster:
             if member.type == "User" and member.id != sender_id:
                 why.setdefault(member.id, "direct")
-    return [
-        Broadcast(
-            topic=topic(KIND, person),
-            event=EVENT,
-            payload={"reason": reason, "message": payload},
-            agents=frozenset(),
-            users=True,
+    pushes: list[Broadcast] = []
+    for person, reason in why.items():
+        pushes.append(
+            Broadcast(
+                topic=topic(KIND, person),
+                event=EVENT,
+                payload={"reason": reason, "message": payload},
+                agents=frozenset(),
+                users=True,
+            )
         )
-        for person, reason in why.items()
-    ]
+    return pushes

@@ -132,8 +132,9 @@ async def _append(
     }
     if attachments:
         values["attachments"] = attachments
-    # A keyed post's Idempotency-Key rides on its message: the unique index is the claim.
-    key = uow.row_key()
+    # A keyed post's Idempotency-Key rides on its message: the unique index is the claim
+    # (asked only of a unit that has a claim: most have none, and a call less).
+    key = {} if uow.row_claim is None else uow.row_key()
     # A Core insert: the ORM's unit-of-work flush costs more than the whole SQL statement on
     # this hot path.
     try:
@@ -156,11 +157,6 @@ def _created(msg: Posted, agents: frozenset[str]) -> Broadcast:
         users=True,
         payload_json=message_payload_json(payload, meta.compact if type(meta) is Encoded else None),
     )
-
-
-def _require_content(content: str, pointer: str) -> None:
-    if not content.strip():
-        raise ValidationFailed("content can't be blank", {pointer: ["can't be blank"]})
 
 
 async def _agent_chain_length(session: AsyncSession, room: Room) -> int:
@@ -223,7 +219,8 @@ async def post_message(
     With ``loop_limit``, an agent may not mention another agent once that many agent texts
     follow the last person's text (the loop guard; people are never limited).
     """
-    _require_content(fields.content, "/message/content")
+    if not fields.content.strip():
+        raise ValidationFailed("content can't be blank", {"/message/content": ["can't be blank"]})
     attachments = (
         await attachments_for(uow.session, room, fields.attachment_ids)
         if fields.attachment_ids
@@ -289,7 +286,7 @@ async def post_message(
             )
         await direct.execute(uow.session, _INSERT_DELIVERIES, rows)
     created = _created(msg, frozenset(agent_ids))
-    uow.emit(created)
+    uow.broadcasts.append(created)  # (``uow.emit``, without its argument tuple)
     for notice in notices(sender.id, is_agent, resolved, roster, created.payload):
         uow.emit(notice)  # the people to notify wherever they are (messages.notices)
     return sent_answer(msg.id, recipients)
@@ -301,7 +298,8 @@ async def post_event(
     """Post an event (thought, tool call, ...): stored in the room, never delivered to agents.
 
     Returns the answer's data, ``EventCreatedResponse``'s JSON (built straight, as a post's)."""
-    _require_content(fields.content, "/event/content")
+    if not fields.content.strip():
+        raise ValidationFailed("content can't be blank", {"/event/content": ["can't be blank"]})
     meta = dict(fields.metadata or {})
     meta.pop("delegation", None)  # minted by the platform only, never taken from a client
     msg = await _append(uow, room, sender, fields.message_type, fields.content, meta)
