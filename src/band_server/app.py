@@ -19,7 +19,7 @@ from .api.agent import router as agent_router
 from .api.human import router as human_router
 from .config import DEFAULT_DEPENDENCY_WAIT, Settings
 from .context import Platform
-from .fanout.bus import Broadcast, Bus, InProcessBus
+from .fanout.bus import Broadcast, Bus, InProcessBus, PlainDeliver
 from .gc_policy import FrozenSurvivors
 from .http import errors, health, openapi
 from .http.admission import Admission
@@ -147,11 +147,13 @@ def create_app(
         db.batches.listeners.append(node_metrics.batch_units.observe)
         hub.on_left = bus.forget  # the last socket of a topic on this node: stop hearing it
 
-        async def deliver(broadcast: Broadcast) -> None:
+        def deliver_now(broadcast: Broadcast) -> None:
             node_metrics.observe_broadcast(broadcast)
             platform.auth.observe(broadcast)
             platform.rosters.observe(broadcast)
             hub.push(broadcast)
+
+        deliver = PlainDeliver(deliver_now)  # nothing awaits: the in-process bus calls it
 
         app.state.platform = platform
         start = NodeStart(

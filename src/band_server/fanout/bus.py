@@ -7,12 +7,27 @@ those every node acts on) and filters it per socket.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
 from .broadcast import Broadcast as Broadcast  # where it has always been imported from
 
 Deliver = Callable[[Broadcast], Awaitable[None]]
+
+
+class PlainDeliver:
+    """A ``Deliver`` whose work never awaits, done by ``now``: a bus that holds one may call
+    ``now`` straight (``InProcessBus``: no coroutine a broadcast)."""
+
+    __slots__ = ("now",)
+
+    def __init__(self, now: Callable[[Broadcast], None]) -> None:
+        self.now = now
+
+    async def __call__(self, broadcast: Broadcast) -> None:
+        self.now(broadcast)
+
 
 GAP_TOPIC = "band:fanout"
 GAP_EVENT = "fanout_gap"
@@ -62,7 +77,8 @@ def for_every_node(broadcast: Broadcast) -> bool:
 class Bus(Protocol):
     async def start(self, deliver: Deliver) -> None: ...
 
-    async def publish(self, broadcast: Broadcast) -> None: ...
+    def publish(self, broadcast: Broadcast) -> Awaitable[None]:
+        """Awaited by the publisher (a coroutine, or an awaitable done already)."""
 
     async def follow(self, topic: str) -> None:
         """A socket of this node joins ``topic``: return once broadcasts of it published on
@@ -82,11 +98,27 @@ class InProcessBus:
 
     def __init__(self) -> None:
         self._deliver: Deliver | None = None
+        self._now: Callable[[Broadcast], None] | None = None  # a ``PlainDeliver``'s work
+        self._done: asyncio.Future[None] | None = None  # what a plain publish returns
 
     async def start(self, deliver: Deliver) -> None:
         self._deliver = deliver
+        if isinstance(deliver, PlainDeliver):
+            done = asyncio.get_running_loop().create_future()
+            done.set_result(None)
+            self._now, self._done = deliver.now, done
 
-    async def publish(self, broadcast: Broadcast) -> None:
+    def publish(self, broadcast: Broadcast) -> Awaitable[None]:
+        """With a ``PlainDeliver``: the hub has the broadcast when this returns, and what it
+        returns is done already (awaiting it costs no coroutine); else a coroutine that
+        delivers it."""
+        now, done = self._now, self._done
+        if now is not None and done is not None:
+            now(broadcast)
+            return done
+        return self._later(broadcast)
+
+    async def _later(self, broadcast: Broadcast) -> None:
         if self._deliver is not None:
             await self._deliver(broadcast)
 
@@ -97,7 +129,7 @@ class InProcessBus:
         """Nothing was followed."""
 
     async def stop(self) -> None:
-        self._deliver = None
+        self._deliver = self._now = self._done = None
 
     async def health(self) -> str | None:
         return None if self._deliver is not None else "not started"

@@ -36,6 +36,7 @@ from sqlalchemy.engine import Connection as SyncConnection
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import Session
 from sqlalchemy.sql import Select
 from sqlalchemy.sql.dml import UpdateBase
 
@@ -48,6 +49,7 @@ __all__ = [
     "every",
     "execute",
     "first",
+    "never_used",
     "rows",
     "run_on",
     "scalar",
@@ -82,6 +84,20 @@ def adopt(
     info = session.sync_session.info
     info[_UNIT] = (driver, dialect)
     info[_LOG] = log
+
+
+def never_used(sync: Session) -> bool:
+    """``not sync.in_transaction() and sync._is_clean() and not len(sync.identity_map)`` in
+    one call, not four: the session never began, holds nothing new, deleted or changed, and
+    loaded nothing (a unit of direct statements only; ``test_direct_statements`` compares)."""
+    identity = sync.identity_map
+    return (
+        sync._transaction is None
+        and not sync._new
+        and not sync._deleted
+        and not identity._modified
+        and not identity._dict
+    )
 
 
 def unlogged(session: AsyncSession) -> None:
@@ -145,8 +161,10 @@ async def execute(
     else:
         rows = [params] if isinstance(params, Mapping) else list(params)
     sync = session.sync_session
-    # A unit's adopted connection without a coroutine to ask (_driver's first answer).
-    found = sync.info.get(_UNIT) if sync._is_clean() else None
+    # A unit's adopted connection without a coroutine to ask (_driver's first answer), when
+    # ``sync._is_clean()``, read from the fields it reads (its two calls, twice a post).
+    clean = not sync.identity_map._modified and not sync._deleted and not sync._new
+    found = sync.info.get(_UNIT) if clean else None
     if found is None and rows:
         found = await _driver(session)
     plan = plan_in_order(stmt, found[1], rows[0]) if found else None

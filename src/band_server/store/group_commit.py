@@ -159,10 +159,7 @@ class _Unit:
                 # nothing loaded) has nothing to settle: no coroutine to run for it.
                 session = self._session
                 assert session is not None  # nosec B101 # narrows for mypy: set on entry
-                sync = session.sync_session
-                untouched = (
-                    not sync.in_transaction() and sync._is_clean() and not len(sync.identity_map)
-                ) or await self._settle()
+                untouched = direct.never_used(session.sync_session) or await self._settle()
             except BaseException:
                 self._undo()
                 raise

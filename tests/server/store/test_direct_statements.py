@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import bindparam, delete, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_protocol import iso
 from band_server.store import direct, direct_plans
@@ -145,6 +146,62 @@ async def test_pending_orm_changes_are_flushed_first(db: Database) -> None:
         await direct.execute(session, INSERT_MESSAGE, {**message_row("m1", 1), "room_id": "r2"})
     async with db.read() as session:
         assert (await session.get(Message, "m1")) is not None
+
+
+async def test_pending_orm_changes_and_deletes_are_flushed_first(db: Database) -> None:
+    """A changed row and a deleted one are flushed before a direct statement, as a new one
+    is (``execute`` reads what ``Session._is_clean`` reads)."""
+    async with db.write() as session:
+        await direct.execute(session, INSERT_MESSAGE, message_row("m1", 1))
+        await direct.execute(session, INSERT_MESSAGE, message_row("m2", 2))
+    async with db.write() as session:
+        moved = await session.get(Message, "m1")
+        assert moved is not None
+        moved.seq = 9  # (room, seq) is unique: seq 1 is free only once this is flushed
+        await direct.execute(session, INSERT_MESSAGE, message_row("m3", 1))
+    async with db.write() as session:
+        gone = await session.get(Message, "m2")
+        await session.delete(gone)  # its id is free only once this is flushed
+        await direct.execute(session, INSERT_MESSAGE, message_row("m2", 5))
+    async with db.read() as session:
+        seqs = {i: n for i, n in (await session.execute(select(Message.id, Message.seq))).all()}
+    assert seqs == {"m1": 9, "m2": 5, "m3": 1}
+
+
+async def test_never_used_is_what_the_session_says(db: Database) -> None:
+    """``direct.never_used`` against the session's own methods, in every state a unit can
+    leave it in."""
+
+    def expected(session: AsyncSession) -> bool:
+        sync = session.sync_session
+        return not sync.in_transaction() and sync._is_clean() and not len(sync.identity_map)
+
+    def same(session: AsyncSession) -> bool:
+        assert direct.never_used(session.sync_session) == expected(session)
+        return expected(session)
+
+    async with db.write() as session:
+        await direct.execute(session, INSERT_MESSAGE, message_row("m1", 1))
+    async with db.write() as session:
+        assert same(session)
+        room = Room(id="r2", owner_id="u1", owner_type="User")
+        session.add(room)  # new
+        assert not same(session)
+        session.expunge(room)
+        assert not same(session)  # nothing held, but adding began the session
+    async with db.write() as session:
+        await session.connection()  # begun only
+        assert not same(session)
+    async with db.write() as session:
+        msg = await session.get(Message, "m1")  # loaded
+        assert msg is not None and not same(session)
+        msg.content = "changed"  # modified
+        assert not same(session)
+        await session.delete(msg)  # deleted
+        assert not same(session)
+        session.expunge_all()
+        await session.rollback()
+        assert same(session)
 
 
 LOOKUP = select(MESSAGES.c.seq, MESSAGES.c.metadata, MESSAGES.c.created_at).where(
