@@ -74,7 +74,12 @@ def envelope(
     """The envelope for a person's message that mentions an agent they do not own, or None."""
     if sender.is_agent:
         return None
-    if not any(m.type == "Agent" and m.owner_id not in (None, sender.id) for m in routed):
+    # A loop, not ``any`` over a generator (a generator object and a frame per post).
+    sender_id = sender.id
+    for m in routed:
+        if m.type == "Agent" and m.owner_id not in (None, sender_id):
+            break
+    else:
         return None
     originator = DelegationOriginator(
         uuid=sender.id, handle=sender.handle, display_name=sender.name
