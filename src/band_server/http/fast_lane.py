@@ -334,7 +334,7 @@ def _answer(status: int, content: Any) -> tuple[Message, Message]:
     """The two messages ``JSONResponse(content, status)`` sends: the same body and headers,
     without a ``Response`` object per answer, and ``nosniff`` as ``http.front`` adds it."""
     body = answer_text(content).encode("utf-8")
-    # ``nosniff`` last, where ``http.front.with_nosniff`` finds it at once.
+    # ``nosniff`` last, where ``http.front``'s answering checks it without a call.
     if status >= 200 and status not in (204, 304):
         length = (b"content-length", str(len(body)).encode("latin-1"))
         headers = [length, _JSON_TYPE, NOSNIFF]
