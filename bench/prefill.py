@@ -27,12 +27,12 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from band_server.store import room_seqs
 from band_server.store.models import (
     Agent,
     Delivery,
     DeliveryAttempt,
     Message,
-    MessageMention,
     Participant,
     Room,
     User,
@@ -94,10 +94,6 @@ def _turn_rows(
                 {"mentions": [named(person, "User")], "status": "sent"},
             ),
         ],
-        "mentions": [
-            {"message_id": mention, "participant_id": agent.id, "room_id": room.id},
-            {"message_id": reply, "participant_id": person.id, "room_id": room.id},
-        ],
         "deliveries": [
             {
                 "id": delivery,
@@ -141,7 +137,6 @@ async def prefill(
     agents taking turns by roster order; returns the messages written."""
     tables = {
         "messages": Message.__table__,
-        "mentions": MessageMention.__table__,
         "deliveries": Delivery.__table__,
         "delivery_attempts": DeliveryAttempt.__table__,
     }
@@ -159,6 +154,7 @@ async def prefill(
     moment = start or datetime.now(UTC) - timedelta(hours=1)
     written = 0
     tops = {room.id: room.last_seq for room in rooms}
+    newest: dict[str, datetime] = {}
     for first in range(0, turns_per_room, BATCH):
         batch: dict[str, list[dict[str, Any]]] = {name: [] for name in tables}
         moved: set[str] = set()
@@ -177,14 +173,19 @@ async def prefill(
                     batch[name].extend(rows)
                 seq += 3
             tops[room.id] = seq
+            newest[room.id] = moment + timedelta(milliseconds=40)  # its last reply's time
             moved.add(room.id)
         async with engine.begin() as conn:
             for name, table in tables.items():
                 if batch[name]:
                     await conn.execute(table.insert(), batch[name])
-            for room_id in moved:
-                stmt = update(Room).where(Room.id == room_id).values(last_seq=tops[room_id])
-                await conn.execute(stmt)
+            for room_id in moved:  # its last activity too, as every writer of messages
+                stmt = (
+                    update(Room)
+                    .where(Room.id == room_id)
+                    .values(last_seq=tops[room_id], last_message_at=room_seqs.newest(room_seqs.AT))
+                )
+                await conn.execute(stmt, {"at": newest[room_id]})
         written += len(batch["messages"])
         if on_batch is not None:
             on_batch(written)

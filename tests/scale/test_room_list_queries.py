@@ -6,8 +6,9 @@ every room: a grouped ``max(created_at)``, a grouped ``max(seq)`` joined back fo
 statements are kept (``room_list_definitions``) as the definitions; on generated histories
 (senders of every kind, people who left, events between texts, timestamps out of sequence
 order, markers before, inside and past the end, empty rooms) the new reads
-(``services.rooms.rows``, an index lookup a room) must give the same answers, on SQLite and
-on PostgreSQL.
+(``services.rooms.rows``, an index lookup a room, the last activity kept on the room's row by
+the writers' ``store.room_seqs.newest``) must give the same answers, on SQLite and on
+PostgreSQL.
 """
 
 from __future__ import annotations
@@ -18,19 +19,21 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import insert
+from sqlalchemy import bindparam, insert, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_server.app import create_app
 from band_server.config import Settings
 from band_server.context import Platform
 from band_server.services.rooms import rows
+from band_server.store import room_seqs
 from band_server.store.models import Agent, Message, Participant, Room, User
 
 from .real_services import PostgresServer
 from .room_list_definitions import old_last_activity, old_newest, old_unread
 
 HISTORIES = 12
+ROOMS = Room.metadata.tables[Room.__tablename__]
 TYPES = ("text", "text", "text", "tool_call", "thought", "task")
 
 
@@ -96,6 +99,14 @@ async def _history(session: AsyncSession, rng: random.Random, n: int) -> list[st
             )
         if messages:
             await session.execute(insert(Message), messages)
+            # Each message's time onto its room's row, as every writer of messages moves it
+            # (store.room_seqs.newest), in the history's order: times run against seq.
+            await session.execute(
+                update(ROOMS)
+                .where(ROOMS.c.id == bindparam("room"))
+                .values(last_message_at=room_seqs.newest(room_seqs.AT)),
+                [{"room": room_id, "at": m["created_at"]} for m in messages],
+            )
         members = [(p, "User") for p in people if rng.random() < 0.8]
         members += [(a, "Agent") for a in agents if rng.random() < 0.6]
         if members:

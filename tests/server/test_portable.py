@@ -92,6 +92,13 @@ async def test_a_persons_rooms_read_the_same_on_the_deployment_they_moved_to(
         first = got[0]["attachments"][0]
         raw = await c.get(f"/api/v1/me/chats/{room_b}/files/{first['id']}")
     assert history(got, handles) == history(src, src_handles)
+    async with httpx.AsyncClient(
+        base_url=world.a.rest_url, headers={"X-API-Key": world.alice.key}
+    ) as c:
+        rooms_a = ok(await c.get("/api/v1/me/chats"))["data"]
+    # The room's last activity (its newest message's time) came with its history.
+    launch_a = next(r for r in rooms_a if r["id"] == world.room)
+    assert rooms[0]["last_message_at"] == launch_a["last_message_at"] is not None
     assert raw.content == b"minutes of the kick-off meeting\n"
     assert [(t["number"], t["subject"], t["overall_status"]) for t in tasks] == [
         (1, "Ship it", "in_progress")

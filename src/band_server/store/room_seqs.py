@@ -6,7 +6,9 @@ only writer of its process, so it keeps each room's last ``seq`` here instead: r
 ``rooms.last_seq`` (in the batch's transaction), then counted in memory; a batch writes the
 ``last_seq`` of the rooms it posted in once, in its transaction, just before its ``COMMIT``
 (:meth:`RoomSeqs.pending`). A committed batch has its rooms' ``last_seq`` with its messages; a
-batch that rolls back takes neither.
+batch that rolls back takes neither. The newest ``created_at`` the batch posted in each room
+goes with it, into ``rooms.last_message_at`` (:func:`newest`: the room's last activity, kept on
+its row instead of an index of every message; migration 0020).
 
 What stays true: a unit rolled back to its savepoint gives its ``seq`` back (:meth:`undo`,
 from the unit's own log); a batch rolled back or failed forgets everything (:meth:`forget`);
@@ -20,9 +22,10 @@ the row (the row lock orders concurrent writers).
 from __future__ import annotations
 
 import sqlite3
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, update
+from sqlalchemy import BindParameter, ColumnElement, DateTime, bindparam, case, or_, update
 from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -30,27 +33,44 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from . import direct
 from .models import Base, Room
 
-__all__ = ["RoomSeqs", "UnitSeqs", "next_seq", "settle"]
+__all__ = ["RoomSeqs", "UnitSeqs", "newest", "next_seq", "settle"]
 
 KEPT = 4096
 """Rooms remembered at most; past it, the (then committed) values are dropped and read again."""
 _INFO = "band.room_seqs"
 _ROOMS = Base.metadata.tables[Room.__tablename__]
 _READ = "SELECT last_seq FROM rooms WHERE id = ?"
+# What a unit's undo needs of a room: its seq and newest post before the unit (None: unknown).
+Log = list[tuple[str, int | None, datetime | None]]
+
+
+def newest(at: BindParameter[datetime]) -> ColumnElement[datetime]:
+    """``rooms.last_message_at`` moved to ``at`` when ``at`` is newer (a NULL ``at``: as it
+    was): what every writer of messages sets with their ``created_at``, so the column stays
+    the maximum ``created_at`` of the room's messages, whatever their order."""
+    column = _ROOMS.c.last_message_at
+    return case((or_(column.is_(None), column < at), at), else_=column)
+
+
+AT = bindparam("at", type_=DateTime(timezone=True))
+"""The ``created_at`` bound in :func:`newest` (the writers' statements name it ``at``)."""
 # Through store.direct: the column's onupdate (``updated_at``) is applied as the increment did.
 _WRITE = (
-    update(_ROOMS).where(_ROOMS.c.id == bindparam("room_id")).values(last_seq=bindparam("last_seq"))
+    update(_ROOMS)
+    .where(_ROOMS.c.id == bindparam("room_id"))
+    .values(last_seq=bindparam("last_seq"), last_message_at=newest(AT))
 )
 
 
 class RoomSeqs:
     """The writer's view of each room's last ``seq``, uncommitted increments included."""
 
-    __slots__ = ("_dialect", "_dirty", "_last", "_version")
+    __slots__ = ("_at", "_dialect", "_dirty", "_last", "_version")
 
     def __init__(self, dialect: Dialect) -> None:
         self._dialect = dialect
         self._last: dict[str, int] = {}
+        self._at: dict[str, datetime] = {}  # the newest created_at posted, not written yet
         self._dirty: set[str] = set()
         self._version: int | None = None
 
@@ -65,6 +85,7 @@ class RoomSeqs:
     def forget(self) -> None:
         """Read every room again (the batch's transaction was rolled back, or may have been)."""
         self._last.clear()
+        self._at.clear()
         self._dirty.clear()
 
     def reset(self) -> None:
@@ -72,11 +93,9 @@ class RoomSeqs:
         self.forget()
         self._version = None
 
-    def take(
-        self, sqlite: sqlite3.Connection, room_id: str, log: list[tuple[str, int | None]]
-    ) -> int | None:
-        """The room's next ``seq`` (None: no such room in the transaction); ``log`` keeps what
-        to give back if the unit rolls back."""
+    def take(self, sqlite: sqlite3.Connection, room_id: str, at: datetime, log: Log) -> int | None:
+        """The room's next ``seq`` (None: no such room in the transaction) for a message
+        created ``at``; ``log`` keeps what to give back if the unit rolls back."""
         known = self._last.get(room_id)
         last = known
         if last is None:
@@ -87,25 +106,37 @@ class RoomSeqs:
             if row is None:
                 return None
             last = int(row[0])
-        log.append((room_id, known))
+        newest_at = self._at.get(room_id)
+        log.append((room_id, known, newest_at))
         self._last[room_id] = seq = last + 1
+        if newest_at is None or newest_at < at:
+            self._at[room_id] = at
         self._dirty.add(room_id)
         return seq
 
-    def undo(self, log: list[tuple[str, int | None]]) -> None:
-        """A unit rolled back to its savepoint: its rooms' ``seq`` as before it."""
-        for room_id, known in reversed(log):
+    def undo(self, log: Log) -> None:
+        """A unit rolled back to its savepoint: its rooms' ``seq`` and newest post as before
+        it."""
+        for room_id, known, newest_at in reversed(log):
             if known is None:
                 self._last.pop(room_id, None)
             else:
                 self._last[room_id] = known
+            if newest_at is None:
+                self._at.pop(room_id, None)
+            else:
+                self._at[room_id] = newest_at
         log.clear()
 
     def pending(self) -> list[dict[str, Any]]:
         """The batch's rooms and their ``last_seq``, to write before its ``COMMIT``
         (:meth:`write`); taken on the loop's thread as the batch closes."""
-        rows = [{"room_id": r, "last_seq": self._last[r]} for r in self._dirty if r in self._last]
+        last, at = self._last, self._at
+        rows = [
+            {"room_id": r, "last_seq": last[r], "at": at.get(r)} for r in self._dirty if r in last
+        ]
         self._dirty.clear()
+        at.clear()
         return rows
 
     def write(self, writer: sqlite3.Cursor, rows: list[dict[str, Any]]) -> None:
@@ -114,17 +145,17 @@ class RoomSeqs:
         if rows:
             direct.run_on(writer, self._dialect, _WRITE, rows)
 
-    def settle_room(
-        self, sqlite: sqlite3.Connection, room_id: str, log: list[tuple[str, int | None]]
-    ) -> None:
-        """Write one room's value now (in the unit's savepoint) and read the row next time;
-        ``log``: the unit's, so that its undo remembers the value again."""
+    def settle_room(self, sqlite: sqlite3.Connection, room_id: str, log: Log) -> None:
+        """Write one room's values now (in the unit's savepoint) and read the row next time;
+        ``log``: the unit's, so that its undo remembers the values again."""
         known = self._last.pop(room_id, None)
+        newest_at = self._at.pop(room_id, None)
         if known is None:
             return
-        log.append((room_id, known))
+        log.append((room_id, known, newest_at))
         if room_id in self._dirty:
-            direct.run_on(sqlite, self._dialect, _WRITE, [{"room_id": room_id, "last_seq": known}])
+            row = {"room_id": room_id, "last_seq": known, "at": newest_at}
+            direct.run_on(sqlite, self._dialect, _WRITE, [row])
 
 
 class UnitSeqs:
@@ -135,7 +166,7 @@ class UnitSeqs:
     def __init__(self, seqs: RoomSeqs, sqlite: sqlite3.Connection) -> None:
         self.seqs = seqs
         self.sqlite = sqlite
-        self.log: list[tuple[str, int | None]] = []
+        self.log: Log = []
 
     def undo(self) -> None:
         if self.log:
@@ -148,13 +179,14 @@ def attach(session: AsyncSession, unit: UnitSeqs | None) -> None:
     info[_INFO] = unit
 
 
-def next_seq(session: AsyncSession, room_id: str) -> int | None:
-    """The room's next ``seq`` from the writer's memory, or None (PostgreSQL, no writer, no
-    such room): then the caller increments the row."""
+def next_seq(session: AsyncSession, room_id: str, at: datetime) -> int | None:
+    """The room's next ``seq`` for a message created ``at``, from the writer's memory, or
+    None (PostgreSQL, no writer, no such room): then the caller increments the row (and moves
+    its ``last_message_at`` with :func:`newest`)."""
     unit: UnitSeqs | None = session.sync_session.info.get(_INFO)
     if unit is None:
         return None
-    return unit.seqs.take(unit.sqlite, room_id, unit.log)
+    return unit.seqs.take(unit.sqlite, room_id, at, unit.log)
 
 
 def settle(session: AsyncSession, room_id: str) -> None:

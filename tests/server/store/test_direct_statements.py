@@ -312,28 +312,35 @@ async def test_rows_hold_the_same_timestamp_text_either_way(db: Database) -> Non
 async def test_run_on_writes_what_the_session_writes(db: Database) -> None:
     """The group committer's batch-end write (``room_seqs``' statement, several rows at once,
     on the bare connection) against the session's executemany of the same statement: the same
-    ``last_seq``, and ``updated_at`` moved by its ``onupdate`` in the same text form."""
+    ``last_seq``, ``updated_at`` moved by its ``onupdate`` in the same text form, and
+    ``last_message_at`` moved to a newer ``at`` (never back, nor to none) in that form."""
     from band_server.store.room_seqs import _WRITE
 
+    at = datetime(2026, 5, 6, 7, 8, 9, 123456, tzinfo=UTC)
     async with db.write() as session:
         session.add(Room(id="r2", owner_id="u1", owner_type="User"))
         session.add(Room(id="r3", owner_id="u1", owner_type="User"))
     before = datetime.now(UTC).replace(tzinfo=None)
-    async with db.write() as session:
-        await session.execute(_WRITE, [{"room_id": "r1", "last_seq": 7}])
-    async with db.write() as session:
-        found = await direct._driver(session)
-        assert found is not None
-        direct.run_on(*found, _WRITE, [{"room_id": r, "last_seq": 7} for r in ("r2", "r3")])
+    for write in range(3):  # at, then an older one, then none: the row keeps at
+        moved = [at, at - timedelta(seconds=1), None][write]
+        params = [{"room_id": r, "last_seq": 7, "at": moved} for r in ("r1", "r2", "r3")]
+        async with db.write() as session:
+            await session.execute(_WRITE, params[:1])
+        async with db.write() as session:
+            found = await direct._driver(session)
+            assert found is not None
+            direct.run_on(*found, _WRITE, params[1:])
     async with db.read() as session:
         conn = await session.connection()
         rows = (
             await conn.exec_driver_sql(
-                "SELECT last_seq, updated_at, typeof(updated_at) FROM rooms ORDER BY id"
+                "SELECT last_seq, updated_at, typeof(updated_at), last_message_at"
+                " FROM rooms ORDER BY id"
             )
         ).all()
     assert [(r[0], r[2], len(r[1]), r[1][10]) for r in rows] == [(7, "text", 26, " ")] * 3
     assert all(datetime.fromisoformat(r[1]) >= before for r in rows)
+    assert [r[3] for r in rows] == ["2026-05-06 07:08:09.123456"] * 3
 
 
 async def test_rows_with_their_keys_in_any_order_and_shared_instants_match_the_session(

@@ -3,13 +3,15 @@ the row's increment gives: the same seqs to the same units, the same ``last_seq`
 through batches, units that fail (first of a batch or later), other connections' commits and
 a unit that moves ``last_seq`` itself; with rows written through the session (each later unit
 of a batch in its own savepoint) or straight (``store.direct``: logged, replayed after a
-rollback to the batch's savepoint)."""
+rollback to the batch's savepoint). The rooms' ``last_message_at`` alike: the newest
+``created_at`` of the acknowledged posts, whatever their order."""
 
 from __future__ import annotations
 
 import asyncio
 import random
 import sqlite3
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +27,14 @@ ROOMS = ("r0", "r1", "r2")
 INSERT_M = Table("m", MetaData(), Column("room_id", Text), Column("seq", Integer)).insert()
 
 
-async def next_seq(session: Any, room_id: str) -> int:
+START = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
+
+
+async def next_seq(session: Any, room_id: str, at: datetime = START) -> int:
     """The seq ``posts._append`` takes: the writer's count in memory, else the row's increment."""
-    seq = room_seqs.next_seq(session, room_id)
+    seq = room_seqs.next_seq(session, room_id, at)
     if seq is None:
-        seq = await posts._incremented_seq(session, Room(id=room_id))
+        seq = await posts._incremented_seq(session, Room(id=room_id), at)
     return seq
 
 
@@ -37,13 +42,16 @@ async def fresh(path: Path) -> Database:
     db = Database(f"sqlite+aiosqlite:///{path}")
     async with db.engine.begin() as conn:
         await conn.execute(
-            text("CREATE TABLE rooms (id TEXT PRIMARY KEY, last_seq INTEGER, updated_at DATETIME)")
+            text(
+                "CREATE TABLE rooms (id TEXT PRIMARY KEY, last_seq INTEGER, updated_at DATETIME,"
+                " last_message_at DATETIME)"
+            )
         )
         await conn.execute(
             text("CREATE TABLE m (room_id TEXT, seq INTEGER, PRIMARY KEY (room_id, seq))")
         )
         for room in ROOMS:
-            await conn.execute(text(f"INSERT INTO rooms VALUES ('{room}', 0, NULL)"))  # nosec B608 # test constants
+            await conn.execute(text(f"INSERT INTO rooms VALUES ('{room}', 0, NULL, NULL)"))  # nosec B608 # test constants
     return db
 
 
@@ -54,32 +62,38 @@ def on_disk(path: Path) -> tuple[list[tuple[str, int]], dict[str, int]]:
     return rows, last
 
 
+def newest_on_disk(path: Path) -> dict[str, str | None]:
+    with sqlite3.connect(path) as conn:
+        return dict(conn.execute("SELECT id, last_message_at FROM rooms").fetchall())
+
+
 class Refused(Exception):
     pass
 
 
 async def run(
     path: Path, seed: int, straight: bool = False
-) -> tuple[list[tuple[int, str, int]], list[tuple[str, int]], dict[str, int]]:
-    """A seeded mix of units on ``path``; what each successful unit took, and the file.
-    ``straight``: each row is written through ``store.direct``, not the session."""
+) -> tuple[list[tuple[int, str, int, datetime]], list[tuple[str, int]], dict[str, int]]:
+    """A seeded mix of units on ``path``; what each successful unit took (and each post's
+    ``created_at``, out of order at times), and the file. ``straight``: each row is written
+    through ``store.direct``, not the session."""
     rnd = random.Random(seed)
     db = await fresh(path)
-    taken: list[tuple[int, str, int]] = []
+    taken: list[tuple[int, str, int, datetime]] = []
 
-    async def unit(n: int, room_id: str, posts_in_unit: int, fails: bool, moves: int) -> None:
+    async def unit(n: int, room_id: str, ats: list[datetime], fails: bool, moves: int) -> None:
         got = []
         try:
             async with db.write() as session:
-                for _ in range(posts_in_unit):
-                    seq = await next_seq(session, room_id)
+                for at in ats:
+                    seq = await next_seq(session, room_id, at)
                     if straight:
                         await direct.execute(session, INSERT_M, {"room_id": room_id, "seq": seq})
                     else:
                         await session.execute(
                             text("INSERT INTO m VALUES (:r, :s)"), {"r": room_id, "s": seq}
                         )
-                    got.append(seq)
+                    got.append((seq, at))
                 if moves:  # as an archive import: last_seq moved past imported history
                     room_seqs.settle(session, room_id)
                     await session.execute(
@@ -90,7 +104,7 @@ async def run(
                     raise Refused
         except Refused:
             return
-        taken.extend((n, room_id, s) for s in got)
+        taken.extend((n, room_id, s, at) for s, at in got)
 
     n = 0
     for _ in range(30):
@@ -101,7 +115,10 @@ async def run(
                 unit(
                     n,
                     rnd.choice(ROOMS),
-                    rnd.randint(1, 2),
+                    [
+                        START + timedelta(seconds=rnd.randint(0, 500))
+                        for _ in range(rnd.randint(1, 2))
+                    ],
                     rnd.random() < 0.25,
                     rnd.choice([0] * 9 + [rnd.randint(1, 80)]),
                 )
@@ -114,6 +131,13 @@ async def run(
                 )
     await db.dispose()
     rows, last = on_disk(path)
+    newest: dict[str, datetime] = {}
+    for _, room, _, at in taken:
+        newest[room] = max(newest.get(room, at), at)
+    assert newest_on_disk(path) == {  # the newest acknowledged post's time, as stored
+        room: newest[room].strftime("%Y-%m-%d %H:%M:%S.%f") if room in newest else None
+        for room in ROOMS
+    }
     return sorted(taken), rows, last
 
 
@@ -123,14 +147,14 @@ async def test_seqs_in_memory_are_the_rows_increment(
 ) -> None:
     in_memory = await run(tmp_path / "memory.db", seed)
     with monkeypatch.context() as m:
-        m.setattr(room_seqs, "next_seq", lambda session, room_id: None)
+        m.setattr(room_seqs, "next_seq", lambda session, room_id, at: None)
         in_sql = await run(tmp_path / "sql.db", seed)
     assert in_memory == in_sql
     taken, rows, last = in_memory
-    assert rows == sorted((r, s) for _, r, s in taken)  # every acknowledged seq, nothing else
+    assert rows == sorted((r, s) for _, r, s, _ in taken)  # every acknowledged seq, no other
     assert len(taken) > 50
     for room, top in last.items():  # the next post continues past every seq given
-        assert all(s <= top for _, r, s in taken if r == room)
+        assert all(s <= top for _, r, s, _ in taken if r == room)
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -150,7 +174,7 @@ async def test_logged_units_replayed_after_a_failure_keep_the_rows_increment(
     straight = await run(tmp_path / "straight.db", seed, straight=True)
     monkeypatch.undo()
     with monkeypatch.context() as m:
-        m.setattr(room_seqs, "next_seq", lambda session, room_id: None)
+        m.setattr(room_seqs, "next_seq", lambda session, room_id, at: None)
         in_sql = await run(tmp_path / "sql.db", seed)
     assert straight == in_sql
     assert 'ROLLBACK TO SAVEPOINT "band_batch"' in statements

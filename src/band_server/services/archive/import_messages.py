@@ -14,7 +14,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import case, select, update
+from sqlalchemy import bindparam, case, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_protocol import utcnow
@@ -117,6 +117,13 @@ async def write_messages(
             update(Room)
             .where(Room.id == room_id)
             .values(last_seq=case((Room.last_seq < top, top), else_=Room.last_seq))
+        )
+    if rows:  # each room's last activity: the newest created_at, compared as stored
+        await session.execute(
+            update(_TABLES[Room.__tablename__])
+            .where(_TABLES[Room.__tablename__].c.id == bindparam("room"))
+            .values(last_message_at=room_seqs.newest(room_seqs.AT)),
+            [{"room": row["room_id"], "at": row["created_at"]} for row in rows],
         )
     return [row["id"] for row in rows]
 

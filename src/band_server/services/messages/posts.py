@@ -81,7 +81,7 @@ _ROOMS = Base.metadata.tables[Room.__tablename__]
 _NEXT_SEQ = (
     update(_ROOMS)
     .where(_ROOMS.c.id == bindparam("room_id"))
-    .values(last_seq=_ROOMS.c.last_seq + 1)
+    .values(last_seq=_ROOMS.c.last_seq + 1, last_message_at=room_seqs.newest(room_seqs.AT))
     .returning(_ROOMS.c.last_seq)
 )
 _INSERT_MESSAGE = _MESSAGES.insert()
@@ -91,10 +91,11 @@ _INSERT_DELIVERIES = _DELIVERIES.insert()
 # -- writing ----------------------------------------------------------------------------------
 
 
-async def _incremented_seq(session: AsyncSession, room: Room) -> int:
+async def _incremented_seq(session: AsyncSession, room: Room, at: datetime) -> int:
     # Where no writer counts the room's seq in memory (SQLite's does: store.room_seqs), one
-    # atomic increment: concurrent writers on PostgreSQL serialise on the room row.
-    seq = await direct.scalar(session, _NEXT_SEQ, {"room_id": room.id})
+    # atomic increment: concurrent writers on PostgreSQL serialise on the room row (which
+    # keeps its newest message's created_at too).
+    seq = await direct.scalar(session, _NEXT_SEQ, {"room_id": room.id, "at": at})
     assert seq is not None  # nosec B101 # narrows for mypy; the room was loaded in this transaction
     set_committed_value(room, "last_seq", seq)
     return int(seq)
@@ -115,9 +116,9 @@ async def _append(
     now = now or utcnow()
     room_id = room.id  # (an ORM attribute: a call each time it is read)
     # SQLite's seq, counted in memory, without a coroutine for it.
-    seq = room_seqs.next_seq(uow.session, room_id)
+    seq = room_seqs.next_seq(uow.session, room_id, now)
     if seq is None:
-        seq = await _incremented_seq(uow.session, room)
+        seq = await _incremented_seq(uow.session, room, now)
     values: dict[str, Any] = {
         "id": msg_id or new_ordered_id(),
         "room_id": room_id,

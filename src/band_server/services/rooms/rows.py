@@ -5,11 +5,11 @@ the newest message, the time of the newest message, a person's unread counts, th
 in each room, and one room's message counts. The list endpoints of both surfaces decorate their
 rows from these.
 
-None of them reads a room's history: the newest message and its time are one index lookup per
-room (``ix_messages_room_created``, and the per-room maximum of ``seq``), unread counts read
-only the index entries of the texts after the person's read marker (``ix_messages_room_texts``,
-migration 0017; issue 26's soak found the grouped scans of every message taking seconds a
-page as the rooms grew).
+None of them reads a room's history: the newest message is one index lookup per room (the
+per-room maximum of ``seq``), its time is on the room's row (``rooms.last_message_at``,
+migration 0020, moved by every writer of messages), unread counts read only the index entries
+of the texts after the person's read marker (``ix_messages_room_texts``, migration 0017; issue
+26's soak found the grouped scans of every message taking seconds a page as the rooms grew).
 """
 
 from __future__ import annotations
@@ -72,18 +72,13 @@ def room_type(room: Room, participant_count: int) -> Literal["direct", "group", 
 
 
 async def last_activity(session: AsyncSession, room_ids: Sequence[str]) -> dict[str, datetime]:
-    """When each room's newest message was written (rooms without one are absent): one index
-    lookup a room, whatever its history."""
+    """When each room's newest message was written (rooms without one are absent): the
+    maximum ``created_at`` of its messages, kept on its row (``rooms.last_message_at``)."""
     if not room_ids:
         return {}
-    inner = aliased(Message)
-    newest = (
-        select(func.max(inner.created_at))
-        .where(inner.room_id == Room.id)
-        .correlate(Room)
-        .scalar_subquery()
+    rows = await session.execute(
+        select(Room.id, Room.last_message_at).where(Room.id.in_(list(room_ids)))
     )
-    rows = await session.execute(select(Room.id, newest).where(Room.id.in_(list(room_ids))))
     return {room_id: at for room_id, at in rows if at is not None}
 
 

@@ -45,8 +45,6 @@ class Message(Timestamps, Base):
             sqlite_where=text("message_type = 'text'"),
             postgresql_where=text("message_type = 'text'"),
         ),
-        # A room's last activity: its newest created_at, one lookup (migration 0017).
-        Index("ix_messages_room_created", "room_id", "created_at"),
         # Full-text search on PostgreSQL (messages.search; SQLite has its FTS5 table, made by
         # migration 0013 with its triggers, outside the models).
         Index(

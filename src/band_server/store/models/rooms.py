@@ -21,6 +21,9 @@ class Room(Timestamps, Base):
     owner_id: Mapped[str] = mapped_column(String(36))
     owner_type: Mapped[str] = mapped_column(String(8))  # "User" | "Agent"
     last_seq: Mapped[int] = mapped_column(Integer, default=0)
+    # The newest created_at of the room's messages (its last activity; migration 0020): every
+    # writer of messages moves it with store.room_seqs.newest.
+    last_message_at: Mapped[datetime | None] = mapped_column(default=None)
     deleted_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
