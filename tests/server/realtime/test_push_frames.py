@@ -195,3 +195,28 @@ def test_every_subscriber_gets_the_frame_of_its_own_join(payload: Any) -> None:
     asyncio.run(hub.deliver(b))
     assert person.frames[-1] == as_before("11", TOPIC, "message_created", payload)
     assert hub.join_ref(person, TOPIC) == "11"
+
+
+@pytest.mark.parametrize("agents", [None, frozenset(), frozenset({"a-1"})])
+@pytest.mark.parametrize("users", [True, False])
+@pytest.mark.parametrize("exclude", [None, "c-1", "c-2", "c-3"])
+def test_the_hub_routes_each_socket_by_the_rule(
+    agents: frozenset[str] | None, users: bool, exclude: str | None
+) -> None:
+    """The routing rule (``realtime.hub``), socket by socket: a person's socket when the
+    broadcast is for users, an agent's when it names no agents or names that one; never the
+    excluded connection."""
+    hub = Hub()
+    conns = [
+        FakeConn("c-1", Principal("user", "u-1", "Alice", "alice")),
+        FakeConn("c-2", Principal("agent", "a-1", "Echo", "echo")),
+        FakeConn("c-3", Principal("agent", "a-2", "Other", "other")),
+    ]
+    for conn in conns:
+        hub.register(conn)
+        hub.join(conn, TOPIC, "1")
+    hub.push(Broadcast(TOPIC, "e", {}, agents=agents, users=users, exclude_conn=exclude))
+    for conn in conns:
+        p = conn.principal
+        wanted = (agents is None or p.id in agents) if p.kind == "agent" else users
+        assert len(conn.frames) == (wanted and conn.id != exclude), (conn.id, conn.frames)
