@@ -79,20 +79,18 @@ class Broadcast:
         published_at: float | None = None,
         payload_json: str | None = None,
     ) -> Broadcast:
-        # Filled in as a ``_Filling`` (plain attribute stores), then made a Broadcast: nine
-        # ``object.__setattr__`` calls, one a field, cost several times more.
-        self: Broadcast = _new(_Filling)
-        self.topic = topic
-        self.event = event
-        self._payload = payload
-        self._payload_json = payload_json  # its text, if its maker wrote it already
-        self.agents = agents
-        self.users = users
-        self.exclude_conn = exclude_conn
-        self.meta = {} if meta is None else meta
-        self.published_at = time.time() if published_at is None else published_at
-        self.__class__ = cls
-        return self
+        return _fill(
+            cls,
+            topic,
+            event,
+            payload,
+            agents,
+            users,
+            exclude_conn,
+            meta,
+            published_at,
+            payload_json,
+        )
 
     def __setattr__(self, name: str, value: Any) -> None:
         raise AttributeError(f"a Broadcast is immutable: cannot set {name}")
@@ -188,6 +186,48 @@ class _Filling(Broadcast):
 
 
 _new = object.__new__
+
+
+def _fill(
+    cls: type[Broadcast],
+    topic: str,
+    event: str,
+    payload: dict[str, Any] | None,
+    agents: frozenset[str] | None,
+    users: bool,
+    exclude_conn: str | None,
+    meta: dict[str, Any] | None,
+    published_at: float | None,
+    payload_json: str | None,
+) -> Broadcast:
+    # Filled in as a ``_Filling`` (plain attribute stores), then made a ``cls``: nine
+    # ``object.__setattr__`` calls, one a field, cost several times more.
+    self: Broadcast = _new(_Filling)
+    self.topic = topic
+    self.event = event
+    self._payload = payload
+    self._payload_json = payload_json  # its text, if its maker wrote it already
+    self.agents = agents
+    self.users = users
+    self.exclude_conn = exclude_conn
+    self.meta = {} if meta is None else meta
+    self.published_at = time.time() if published_at is None else published_at
+    self.__class__ = cls
+    return self
+
+
+def pushed(
+    topic: str,
+    event: str,
+    payload: dict[str, Any],
+    agents: frozenset[str] | None,
+    payload_json: str | None,
+) -> Broadcast:
+    """``Broadcast(topic, event, payload, agents, payload_json=payload_json)``: for people
+    and those ``agents``, no meta, made now. Plain calls: the class called with keywords
+    (``type.__call__``, then ``__new__`` with the keywords' dict) cost several times this,
+    and every post makes one."""
+    return _fill(Broadcast, topic, event, payload, agents, True, None, None, None, payload_json)
 
 
 def _payload_start(raw: bytes, opening: int) -> int | None:

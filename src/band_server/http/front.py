@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable
+from types import FunctionType
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -27,6 +28,16 @@ from band_server.observability import ROUTE_TEMPLATE, Metrics, route_template
 from band_server.store.group_commit import InFlight
 
 NOSNIFF = (b"x-content-type-options", b"nosniff")
+
+
+def bound_call(app: ASGIApp) -> ASGIApp:
+    """What a layer calls to hand a request on to ``app``: its bound ``__call__`` when ``app``
+    is an instance of a class that defines one in Python (calling the instance goes through
+    its type's call slot, several hundred instructions more a layer), else ``app`` itself."""
+    if isinstance(type(app).__call__, FunctionType):  # (a class's: the type's, bound)
+        bound: ASGIApp = app.__call__  # type: ignore[operator]
+        return bound
+    return app
 
 
 def with_nosniff(message: Message) -> None:
@@ -62,6 +73,7 @@ class Front:
         admission: Admission | None = None,
     ) -> None:
         self.app = app
+        self._inner = bound_call(app)
         self.stats = metrics.http
         self.in_flight = in_flight
         self.admission = admission or Admission(0)
@@ -69,13 +81,14 @@ class Front:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
         answering = _Answering(send)
+        answer = answering.answer  # what the layers inside call (a method: no call slot)
         in_flight = self.in_flight
         in_flight.count += 1
         try:
             admission = self.admission  # (its limit asked here: no call while under it)
             limit = admission.limit
             if limit and in_flight.count > limit and not admission.admits(scope, in_flight.count):
-                await admission.refuse(scope, receive, answering)
+                await admission.refuse(scope, receive, answer)
                 return
             # No name twice (indexed for the layers inside): no header repeated, for sure.
             if (
@@ -83,16 +96,16 @@ class Front:
                 and not index(scope)
                 and (twice := repeated(scope))
             ):
-                await refuse(scope, receive, answering, twice)
+                await refuse(scope, receive, answer, twice)
                 return
             if body_limit.needs_reading(scope):
-                admitted = await body_limit.admitted(scope, receive, answering)
+                admitted = await body_limit.admitted(scope, receive, answer)
                 if admitted is None:
                     return
                 receive = admitted
-            await self.app(scope, receive, answering)
+            await self._inner(scope, receive, answer)
         except Exception as exc:
-            if answering.status or await answer_failure(scope, receive, answering, exc):
+            if answering.status or await answer_failure(scope, receive, answer, exc):
                 raise
         finally:
             in_flight.count -= 1
@@ -103,9 +116,10 @@ class Front:
 
 
 class _Answering:
-    """The ``send`` the layers inside :class:`Front` are given: notes the answer's status and
-    marks it ``nosniff``, then hands each message on. A plain call returning the inner
-    ``send``'s awaitable, not a coroutine function: no coroutine a message sent."""
+    """Its ``answer`` is the ``send`` the layers inside :class:`Front` are given: notes the
+    answer's status and marks it ``nosniff``, then hands each message on. A plain call
+    returning the inner ``send``'s awaitable, not a coroutine function: no coroutine a message
+    sent."""
 
     __slots__ = ("send", "status")
 
@@ -113,7 +127,7 @@ class _Answering:
         self.send = send
         self.status = 0  # no answer started yet
 
-    def __call__(self, message: Message) -> Awaitable[None]:
+    def answer(self, message: Message) -> Awaitable[None]:
         if message["type"] == "http.response.start":
             self.status = int(message["status"])
             headers = message.get("headers")

@@ -33,6 +33,7 @@ from band_protocol import utcnow
 from band_server.errors import ApiError
 from band_server.http.body_limit import replay
 from band_server.http.errors import error_response
+from band_server.http.front import bound_call
 from band_server.http.json_body import decode
 from band_server.http.raw_headers import header
 from band_server.services.idempotency import records, row_keys
@@ -117,6 +118,7 @@ class IdempotencyMiddleware:
 
     def __init__(self, app: ASGIApp, unit_claimed: Sequence[re.Pattern[str]] = ()) -> None:
         self.app = app
+        self._inner = bound_call(app)  # (no call slot a request: ``front.bound_call``)
         # One pattern for all of them: a keyed request tries one match, not one per route.
         # (Group names go: two routes may name the same path parameter.)
         either = "|".join(_NAMED.sub("(?:", f"(?:{p.pattern})") for p in unit_claimed)
@@ -137,11 +139,11 @@ class IdempotencyMiddleware:
         # A plain call: a request without a key goes on to the app with no coroutine of this
         # layer (a frame less each time the request's task resumes).
         if scope["type"] != "http" or scope["method"] != "POST":
-            return self.app(scope, receive, send)
+            return self._inner(scope, receive, send)
         key = header(scope, _HEADER)
         # A NUL in the path can't be stored (PostgreSQL); no route has one, so just pass through.
         if key is None or not (api_key := header(scope, b"x-api-key")) or "\x00" in scope["path"]:
-            return self.app(scope, receive, send)
+            return self._inner(scope, receive, send)
         return self._keyed(scope, receive, send, key, api_key)
 
     async def _keyed(

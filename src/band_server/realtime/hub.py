@@ -161,23 +161,23 @@ class Hub:
         subs = self._subs.get(b.topic)
         if subs:
             tail = push_tail(b.topic, b.event, b.payload_json)
+            agents, users, exclude = b.agents, b.users, b.exclude_conn
             for conn_id, (conn, _, head) in list(subs.items()):
-                if conn_id == b.exclude_conn or not self._wants(conn.principal, b):
-                    continue
-                conn.send_text(head + tail)
-        revoke = b.meta.get("revoke")
+                # The routing rule (see the module docstring), in the loop: no call a socket.
+                principal = conn.principal
+                wanted = (agents is None or principal.id in agents) if principal.is_agent else users
+                if wanted and conn_id != exclude:
+                    conn.send_text(head + tail)
+        meta = b.meta
+        if not meta:  # (most broadcasts carry none: nothing more to do)
+            return
+        revoke = meta.get("revoke")
         if revoke:
-            for conn in self.connections_of(str(b.meta.get("principal"))):
+            for conn in self.connections_of(str(meta.get("principal"))):
                 for name in revoke:
                     self.leave(conn, str(name))
-        if b.meta.get("close_principal"):
-            principal_id = str(b.meta["close_principal"])
+        if meta.get("close_principal"):
+            principal_id = str(meta["close_principal"])
             for conn in self.connections_of(principal_id):
                 if conn.id != b.exclude_conn:
-                    conn.close(int(b.meta.get("close_code", 1008)))
-
-    @staticmethod
-    def _wants(principal: Principal, b: Broadcast) -> bool:
-        if principal.is_agent:
-            return b.agents is None or principal.id in b.agents
-        return b.users
+                    conn.close(int(meta.get("close_code", 1008)))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError
@@ -21,15 +20,25 @@ if TYPE_CHECKING:
 _SECRET_FIELDS = frozenset(("api_key", "access_token", "key", "token", "secret"))
 
 
-@dataclass
 class UnitOfWork:
-    session: AsyncSession
-    broadcasts: list[Broadcast] = field(default_factory=list)
-    answer: tuple[int, dict[str, Any]] | None = None
-    secret_free: bool = False
-    # A speech post's claim, to ride on the message this unit posts (``row_keys``).
-    row_claim: idempotency.PendingClaim | None = None
-    keyed_row: bool = False
+    """What a unit's work writes through (``session``) and leaves for after its commit: the
+    broadcasts, the request's kept answer, a speech post's ``Idempotency-Key`` claim.
+
+    A plain class, not a dataclass: one is made every unit, and the generated ``__init__``
+    (its default factory, keywords) cost more."""
+
+    __slots__ = ("answer", "broadcasts", "keyed_row", "row_claim", "secret_free", "session")
+
+    def __init__(
+        self, session: AsyncSession, row_claim: idempotency.PendingClaim | None = None
+    ) -> None:
+        self.session = session
+        self.broadcasts: list[Broadcast] = []
+        self.answer: tuple[int, dict[str, Any]] | None = None
+        self.secret_free = False
+        # A speech post's claim, to ride on the message this unit posts (``row_keys``).
+        self.row_claim = row_claim
+        self.keyed_row = False
 
     def row_key(self) -> dict[str, str]:
         """The ``Idempotency-Key``'s columns for the message this unit posts (the first one
@@ -89,7 +98,7 @@ class _Write:
         self._pending = pending = idempotency.pending_claim()
         self._unit = db_unit = self._platform.db.write()
         session = await db_unit.__aenter__()
-        self._uow = UnitOfWork(session, row_claim=pending if pending and pending.on_row else None)
+        self._uow = UnitOfWork(session, pending if pending and pending.on_row else None)
         return self._uow
 
     async def __aexit__(self, *exc_info: *ExcInfo) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from types import MethodType
 from typing import Any
 
 import httpx
@@ -24,16 +25,18 @@ from band_server.app import BandApp, api_lanes
 from band_server.context import Platform
 from band_server.http import body_limit, fast_lane, json_body
 from band_server.http.fast_lane import FastLane
-from band_server.http.front import Front, with_nosniff
+from band_server.http.front import Front, bound_call, with_nosniff
 from band_server.http.idempotency import IdempotencyMiddleware
 from band_server.http.raw_headers import header, index
 from band_server.observability import (
     _BATCH_BUCKETS,
     _LATENCY_BUCKETS,
     LoopHistogram,
+    Metrics,
     RequestStats,
 )
 from band_server.server_stack import uvicorn_options
+from band_server.store.group_commit import InFlight
 from band_server.ws_protocol import HeldSocketProtocol
 from conftest import Seeded, make_agent
 
@@ -89,6 +92,29 @@ async def test_a_crash_in_our_layers_is_answered_in_the_envelope(
             await c.get("/api/v1/agent/me", headers={"x-api-key": seeded.agent_key})
 
 
+def test_a_layer_hands_on_to_a_bound_call() -> None:
+    """``bound_call``: an instance of a class with a Python ``__call__`` is called through
+    that method bound (no call slot a layer); anything else as it is. Front and the
+    idempotency layer hand each request on so."""
+
+    class Layer:
+        async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+            return None
+
+    async def plain(scope: Scope, receive: Receive, send: Send) -> None:
+        return None
+
+    layer = Layer()
+    bound = bound_call(layer)
+    assert isinstance(bound, MethodType) and bound.__self__ is layer
+    assert bound.__func__ is Layer.__call__
+    assert bound_call(plain) is plain and bound_call(bound) is bound
+    lane = FastLane(app_stub, lanes=api_lanes())
+    idem = IdempotencyMiddleware(lane)
+    front = Front(idem, Metrics(), InFlight())
+    assert front._inner == idem.__call__ and idem._inner == lane.__call__
+
+
 async def test_one_layer_times_limits_and_guards_before_idempotency(
     app: FastAPI, seeded: Seeded, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -117,7 +143,11 @@ async def test_one_layer_times_limits_and_guards_before_idempotency(
 
 
 async def test_a_keyed_requests_body_is_read_and_decoded_once(
-    client: httpx.AsyncClient, platform: Platform, seeded: Seeded, monkeypatch: pytest.MonkeyPatch
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    platform: Platform,
+    seeded: Seeded,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The lane takes the body the idempotency layer buffered (and decoded for its hash); what
     it hands on to FastAPI still gets the body, replayed."""
@@ -141,6 +171,11 @@ async def test_a_keyed_requests_body_is_read_and_decoded_once(
         return scanning(text, at)
 
     monkeypatch.setattr(FastLane, "__call__", counted_lane)
+    # The idempotency layer holds the lane's ``__call__`` bound when it was made
+    # (``front.bound_call``): it is given the counted one.
+    assert isinstance(app, BandApp) and isinstance(app.http_stack, Front)
+    layer = app.http_stack.app
+    monkeypatch.setattr(layer, "_inner", bound_call(layer.app))  # type: ignore[attr-defined]
     monkeypatch.setattr(json_body._DECODER, "scan_once", counted_scan)
     url = f"/api/v1/agent/chats/{room}/events"
     event = {"event": {"content": "thinking", "message_type": "thought"}}

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
 from band_server.fanout import broadcast as broadcast_module
-from band_server.fanout.broadcast import payload_text
+from band_server.fanout.broadcast import payload_text, pushed
 from band_server.fanout.bus import Broadcast
 from band_server.realtime.hub import Hub, push_head, push_tail
 from band_server.services.identity.principals import Principal
@@ -143,11 +144,27 @@ def test_a_broadcast_whose_at_is_wrong_is_decoded_whole(at: str) -> None:
 def test_a_broadcast_is_immutable(field: str) -> None:
     made = Broadcast(TOPIC, "e", {"x": 1}, meta={"m": 1}, published_at=2.0, payload_json='{"x":1}')
     heard = Broadcast.from_wire(made.to_wire().encode())
-    for b in (made, heard):
+    for b in (made, heard, pushed(TOPIC, "e", {"x": 1}, None, None)):
         assert type(b) is Broadcast  # not the class it is filled in as
         with pytest.raises(AttributeError):
             setattr(b, field, "other")
     assert (heard.meta, heard.published_at, heard.payload_json) == ({"m": 1}, 2.0, '{"x":1}')
+
+
+@pytest.mark.parametrize("agents", [None, frozenset(), frozenset({"a-1", "a-2"})])
+@pytest.mark.parametrize("payload_json", [None, '{"x":1}'])
+def test_pushed_is_the_broadcast_the_class_makes(
+    agents: frozenset[str] | None, payload_json: str | None
+) -> None:
+    before = time.time()
+    made = pushed(TOPIC, "message_created", {"x": 1}, agents, payload_json)
+    same = Broadcast(TOPIC, "message_created", {"x": 1}, agents, payload_json=payload_json)
+    assert type(made) is Broadcast and made == same
+    for name in (*broadcast_module._FIELDS[:-1], "_payload", "_payload_json"):
+        assert getattr(made, name) == getattr(same, name), name
+    assert before <= made.published_at <= time.time()
+    assert {**made._header(), "published_at": 0} == {**same._header(), "published_at": 0}
+    assert made.payload_json == same.payload_json
 
 
 @pytest.mark.parametrize("join_ref", [None, "1", "42", 'é"\\'])
@@ -178,3 +195,28 @@ def test_every_subscriber_gets_the_frame_of_its_own_join(payload: Any) -> None:
     asyncio.run(hub.deliver(b))
     assert person.frames[-1] == as_before("11", TOPIC, "message_created", payload)
     assert hub.join_ref(person, TOPIC) == "11"
+
+
+@pytest.mark.parametrize("agents", [None, frozenset(), frozenset({"a-1"})])
+@pytest.mark.parametrize("users", [True, False])
+@pytest.mark.parametrize("exclude", [None, "c-1", "c-2", "c-3"])
+def test_the_hub_routes_each_socket_by_the_rule(
+    agents: frozenset[str] | None, users: bool, exclude: str | None
+) -> None:
+    """The routing rule (``realtime.hub``), socket by socket: a person's socket when the
+    broadcast is for users, an agent's when it names no agents or names that one; never the
+    excluded connection."""
+    hub = Hub()
+    conns = [
+        FakeConn("c-1", Principal("user", "u-1", "Alice", "alice")),
+        FakeConn("c-2", Principal("agent", "a-1", "Echo", "echo")),
+        FakeConn("c-3", Principal("agent", "a-2", "Other", "other")),
+    ]
+    for conn in conns:
+        hub.register(conn)
+        hub.join(conn, TOPIC, "1")
+    hub.push(Broadcast(TOPIC, "e", {}, agents=agents, users=users, exclude_conn=exclude))
+    for conn in conns:
+        p = conn.principal
+        wanted = (agents is None or p.id in agents) if p.kind == "agent" else users
+        assert len(conn.frames) == (wanted and conn.id != exclude), (conn.id, conn.frames)

@@ -31,7 +31,7 @@ START = datetime(2026, 3, 4, 5, 6, 7, tzinfo=UTC)
 
 
 async def next_seq(session: Any, room_id: str, at: datetime = START) -> int:
-    """The seq ``posts._append`` takes: the writer's count in memory, else the row's increment."""
+    """The seq a post takes (``posts``): the writer's count in memory, else the row's increment."""
     seq = room_seqs.next_seq(session, room_id, at)
     if seq is None:
         seq = await posts._incremented_seq(session, Room(id=room_id), at)

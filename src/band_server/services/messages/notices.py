@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from band_protocol import topic
-from band_server.fanout.bus import Broadcast
+from band_server.fanout.broadcast import Broadcast, pushed
 from band_server.services.messages.mentions import ResolvedMention
 from band_server.services.rooms.membership import Member
 
@@ -43,12 +43,12 @@ def notices(
     pushes: list[Broadcast] = []
     for person, reason in why.items():
         pushes.append(
-            Broadcast(
-                topic=topic(KIND, person),
-                event=EVENT,
-                payload={"reason": reason, "message": payload},
-                agents=frozenset(),
-                users=True,
+            pushed(
+                topic(KIND, person),
+                EVENT,
+                {"reason": reason, "message": payload},
+                frozenset(),
+                None,
             )
         )
     return pushes

@@ -7,7 +7,7 @@ already checked membership (``rooms.room_for``). Writes run inside a :class:`Uni
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from datetime import datetime
 from typing import Any, Literal
 
@@ -19,7 +19,7 @@ from sqlalchemy.orm.attributes import set_committed_value
 from band_protocol import topic, tracing, utcnow
 from band_protocol.messages import EventCreateFields, MessageCreateFields
 from band_server.errors import ApiError, ValidationFailed
-from band_server.fanout.bus import Broadcast
+from band_server.fanout.broadcast import Broadcast, pushed
 from band_server.json_text import Encoded
 from band_server.services.delegation import exchange as delegation
 from band_server.services.identity.principals import Principal
@@ -101,26 +101,26 @@ async def _incremented_seq(session: AsyncSession, room: Room, at: datetime) -> i
     return int(seq)
 
 
-async def _append(
+def _append(
     uow: UnitOfWork,
-    room: Room,
+    room_id: str,
+    seq: int,
     sender: Principal,
     message_type: str,
     content: str,
     meta: dict[str, Any],
-    attachments: list[dict[str, Any]] | None = None,
-    *,
-    msg_id: str | None = None,
-    now: datetime | None = None,
-) -> Posted:
-    now = now or utcnow()
-    room_id = room.id  # (an ORM attribute: a call each time it is read)
-    # SQLite's seq, counted in memory, without a coroutine for it.
-    seq = room_seqs.next_seq(uow.session, room_id, now)
-    if seq is None:
-        seq = await _incremented_seq(uow.session, room, now)
+    attachments: list[dict[str, Any]] | None,
+    msg_id: str,
+    now: datetime,
+) -> tuple[Posted, Awaitable[None]]:
+    """The message (the room's next ``seq``, taken by the caller), and its insert, which the
+    caller awaits in the unit.
+
+    A plain call, not a coroutine (a frame less each post): the insert is
+    ``direct.execute``'s own awaitable, or, for a unit with an ``Idempotency-Key`` claim,
+    :func:`_keyed_insert`."""
     values: dict[str, Any] = {
-        "id": msg_id or new_ordered_id(),
+        "id": msg_id,
         "room_id": room_id,
         "seq": seq,
         "sender_id": sender.id,
@@ -133,30 +133,53 @@ async def _append(
     }
     if attachments:
         values["attachments"] = attachments
-    # A keyed post's Idempotency-Key rides on its message: the unique index is the claim
-    # (asked only of a unit that has a claim: most have none, and a call less).
-    key = {} if uow.row_claim is None else uow.row_key()
+    row = {"metadata": meta, **values}
     # A Core insert: the ORM's unit-of-work flush costs more than the whole SQL statement on
-    # this hot path.
+    # this hot path. A keyed post's Idempotency-Key rides on its message (asked only of a
+    # unit that has a claim: most have none).
+    if uow.row_claim is None:
+        insert = direct.execute(uow.session, _INSERT_MESSAGE, row)
+    else:
+        insert = _keyed_insert(uow, row)
+    # (positional: the fields in their order, no keyword matching)
+    posted = Posted(
+        msg_id,
+        room_id,
+        seq,
+        sender.id,
+        sender.sender_type,
+        sender.name,
+        message_type,
+        content,
+        meta,
+        now,
+        now,
+        attachments or None,
+    )
+    return posted, insert
+
+
+async def _keyed_insert(uow: UnitOfWork, row: dict[str, Any]) -> None:
+    """The message's insert with the Idempotency-Key's columns: the unique index is the
+    claim."""
+    key = uow.row_key()
     try:
-        await direct.execute(uow.session, _INSERT_MESSAGE, {"metadata": meta, **values, **key})
+        await direct.execute(uow.session, _INSERT_MESSAGE, {**row, **key})
     except IntegrityError:
         if key:
             raise uow.key_taken() from None
         raise
-    return Posted(meta=meta, **values)
 
 
 def _created(msg: Posted, agents: frozenset[str]) -> Broadcast:
     payload = message_payload(msg)
     meta = msg.meta
-    return Broadcast(
-        topic=topic("chat_room", msg.room_id),
-        event="message_created",
-        payload=payload,
-        agents=agents,
-        users=True,
-        payload_json=message_payload_json(payload, meta.compact if type(meta) is Encoded else None),
+    return pushed(
+        topic("chat_room", msg.room_id),
+        "message_created",
+        payload,
+        agents,
+        message_payload_json(payload, meta.compact if type(meta) is Encoded else None),
     )
 
 
@@ -268,9 +291,14 @@ async def post_message(
         meta["delegation"] = sealed
     content = normalise_content(fields.content, resolved, roster)
     meta = encoded_meta(meta)  # its texts written once, from its parts (views)
-    msg = await _append(
-        uow, room, sender, "text", content, meta, attachments, msg_id=msg_id, now=now
+    room_id = room.id  # (an ORM attribute: a call each time it is read)
+    seq = room_seqs.next_seq(uow.session, room_id, now)  # SQLite's, in memory: no coroutine
+    if seq is None:
+        seq = await _incremented_seq(uow.session, room, now)
+    msg, insert = _append(
+        uow, room_id, seq, sender, "text", content, meta, attachments, msg_id, now
     )
+    await insert
     if agent_ids:
         rows: list[dict[str, Any]] = []
         for agent in sorted(agent_ids):
@@ -303,7 +331,23 @@ async def post_event(
         raise ValidationFailed("content can't be blank", {"/event/content": ["can't be blank"]})
     meta = dict(fields.metadata or {})
     meta.pop("delegation", None)  # minted by the platform only, never taken from a client
-    msg = await _append(uow, room, sender, fields.message_type, fields.content, meta)
+    room_id, now = room.id, utcnow()
+    seq = room_seqs.next_seq(uow.session, room_id, now)
+    if seq is None:
+        seq = await _incremented_seq(uow.session, room, now)
+    msg, insert = _append(
+        uow,
+        room_id,
+        seq,
+        sender,
+        fields.message_type,
+        fields.content,
+        meta,
+        None,
+        new_ordered_id(),
+        now,
+    )
+    await insert
     uow.emit(_created(msg, frozenset()))
     return event_answer(msg.id, msg.message_type)
 

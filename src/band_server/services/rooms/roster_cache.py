@@ -88,7 +88,10 @@ class RosterCache:
         entry = self._rooms.get(room_id)
         if entry is None or entry[1] <= time.monotonic():
             return None
-        return _member(principal, entry[0])
+        snap = entry[0]
+        if principal.id not in snap.member_ids:  # ``_member``'s check, without its call
+            raise NotFound("Chat room not found")
+        return snap
 
     def invalidate(self, room_id: str) -> None:
         self._changes += 1
