@@ -1,4 +1,4 @@
-"""Posting and reading a room's messages and events.
+"""Posting a room's messages and events (reading them: ``reading``, re-exported here).
 
 Principal-agnostic: a person and an agent post through the same functions; the caller has
 already checked membership (``rooms.room_for``). Writes run inside a :class:`UnitOfWork`, so the
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Sequence
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
-from sqlalchemy import and_, bindparam, exists, func, or_, select, update
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
@@ -35,7 +35,12 @@ from band_server.services.messages.paging import (
     MessagePage,
     SortOrder,
     Window,
-    page_of,
+)
+from band_server.services.messages.reading import (
+    QueueStatus,
+    agent_queue,
+    context_messages,
+    list_messages,
 )
 from band_server.services.rooms.files import attachments_for
 from band_server.services.rooms.membership import Member, members
@@ -350,69 +355,3 @@ async def post_event(
     await insert
     uow.emit(_created(msg, frozenset()))
     return event_answer(msg.id, msg.message_type)
-
-
-# -- reading ----------------------------------------------------------------------------------
-
-
-async def list_messages(session: AsyncSession, room: Room, window: Window) -> MessagePage:
-    """Every message and event of the room, keyset-paged by sequence (offset paging if asked).
-
-    Each message carries ``metadata.delivery_status`` for all its recipients.
-    """
-    return await page_of(session, [Message.room_id == room.id], window, agent_id=None)
-
-
-async def context_messages(
-    session: AsyncSession, room: Room, agent_id: str, window: Window
-) -> MessagePage:
-    """An agent's context: what it sent (any type) plus the texts mentioning it, which are
-    the texts delivered to it (a text mentioning an agent is delivered to it, and only such).
-
-    Delivery status is limited to the agent's own deliveries (enough to skip replays).
-    """
-    mentioned = exists().where(Delivery.message_id == Message.id, Delivery.agent_id == agent_id)
-    where = [
-        Message.room_id == room.id,
-        or_(Message.sender_id == agent_id, and_(Message.message_type == "text", mentioned)),
-    ]
-    return await page_of(session, where, window, agent_id=agent_id)
-
-
-QueueStatus = Literal["pending", "processing", "processed", "failed", "all"]
-
-_QUEUE_STATUSES: dict[str | None, tuple[str, ...]] = {
-    None: ("delivered", "processing", "failed"),
-    "pending": ("delivered", "failed"),
-    "processing": ("processing",),
-    "processed": ("processed",),
-    "failed": ("failed",),
-    "all": ("delivered", "processing", "processed", "failed"),
-}
-
-
-async def agent_queue(
-    session: AsyncSession,
-    room: Room,
-    agent_id: str,
-    window: Window,
-    *,
-    status: QueueStatus | None = None,
-) -> MessagePage:
-    """The agent's deliveries in the room (its work queue), by delivery status.
-
-    Without ``status``: everything not processed (what ``/next`` would serve, in order);
-    ``pending`` is delivered or failed; ``all`` is every delivery. Events and messages that
-    do not mention the agent never appear (the official client claims what it is given).
-    """
-    addressed = exists().where(
-        Delivery.message_id == Message.id,
-        Delivery.agent_id == agent_id,
-        Delivery.status.in_(_QUEUE_STATUSES[status]),
-    )
-    found = await page_of(
-        session, [Message.room_id == room.id, addressed], window, agent_id=agent_id
-    )
-    if status is not None:
-        found.metadata["status_filter"] = status
-    return found
