@@ -46,6 +46,7 @@ from .statement_log import StatementLog
 __all__ = [
     "StatementLog",
     "adopt",
+    "clean",
     "every",
     "execute",
     "first",
@@ -86,18 +87,17 @@ def adopt(
     info[_LOG] = log
 
 
+def clean(sync: Session) -> bool:
+    """``sync._is_clean()`` read from the fields it reads (its two calls, twice a post): nothing
+    new, deleted or changed to flush (``test_direct_statements`` compares, in every state)."""
+    return not sync.identity_map._modified and not sync._deleted and not sync._new
+
+
 def never_used(sync: Session) -> bool:
-    """``not sync.in_transaction() and sync._is_clean() and not len(sync.identity_map)`` in
-    one call, not four: the session never began, holds nothing new, deleted or changed, and
-    loaded nothing (a unit of direct statements only; ``test_direct_statements`` compares)."""
-    identity = sync.identity_map
-    return (
-        sync._transaction is None
-        and not sync._new
-        and not sync._deleted
-        and not identity._modified
-        and not identity._dict
-    )
+    """``not sync.in_transaction() and sync._is_clean() and not len(sync.identity_map)``: the
+    session never began, has nothing to flush, and loaded nothing (a unit of direct statements
+    only; ``test_direct_statements`` compares)."""
+    return sync._transaction is None and clean(sync) and not sync.identity_map._dict
 
 
 def unlogged(session: AsyncSession) -> None:
@@ -161,10 +161,8 @@ async def execute(
     else:
         rows = [params] if isinstance(params, Mapping) else list(params)
     sync = session.sync_session
-    # A unit's adopted connection without a coroutine to ask (_driver's first answer), when
-    # ``sync._is_clean()``, read from the fields it reads (its two calls, twice a post).
-    clean = not sync.identity_map._modified and not sync._deleted and not sync._new
-    found = sync.info.get(_UNIT) if clean else None
+    # A unit's adopted connection without a coroutine to ask (_driver's first answer).
+    found = sync.info.get(_UNIT) if clean(sync) else None
     if found is None and rows:
         found = await _driver(session)
     plan = plan_in_order(stmt, found[1], rows[0]) if found else None

@@ -169,15 +169,17 @@ async def test_pending_orm_changes_and_deletes_are_flushed_first(db: Database) -
 
 
 async def test_never_used_is_what_the_session_says(db: Database) -> None:
-    """``direct.never_used`` against the session's own methods, in every state a unit can
-    leave it in."""
+    """``direct.never_used`` and ``direct.clean`` against the session's own methods, in every
+    state a unit can leave it in."""
 
     def expected(session: AsyncSession) -> bool:
         sync = session.sync_session
         return not sync.in_transaction() and sync._is_clean() and not len(sync.identity_map)
 
     def same(session: AsyncSession) -> bool:
-        assert direct.never_used(session.sync_session) == expected(session)
+        sync = session.sync_session
+        assert direct.clean(sync) == sync._is_clean()  # (execute's check of the unit's session)
+        assert direct.never_used(sync) == expected(session)
         return expected(session)
 
     async with db.write() as session:
@@ -307,6 +309,37 @@ async def test_rows_hold_the_same_timestamp_text_either_way(db: Database) -> Non
         ("2026-01-02 03:04:05.678000", "2026-01-02 03:04:05.678000", "text")
     ] * 2
     assert isinstance(delivered, str) and len(delivered) == 26 and delivered[10] == " "
+
+
+async def test_a_posts_seq_and_last_activity_are_what_the_session_writes(db: Database) -> None:
+    """The post's own increment where no writer counts seqs (``posts._NEXT_SEQ``: ``last_seq``
+    and ``last_message_at`` moved to a newer ``at``, RETURNING the seq) through
+    ``direct.scalar`` and through the session, with the same ``at`` in turn: newer, older,
+    none, and another zone's same instant."""
+    from band_server.services.messages.posts import _NEXT_SEQ
+
+    async with db.write() as session:
+        session.add(Room(id="r2", owner_id="u1", owner_type="User"))
+    at = datetime(2026, 5, 6, 7, 8, 9, 123456, tzinfo=UTC)
+    east = timezone(timedelta(hours=5))
+    moves = [at, at - timedelta(seconds=1), None, (at + timedelta(seconds=2)).astimezone(east)]
+    for n, moved in enumerate(moves, start=1):
+        async with db.write() as session:
+            seq = await direct.scalar(session, _NEXT_SEQ, {"room_id": "r1", "at": moved})
+        async with db.write() as session:
+            row = await session.execute(_NEXT_SEQ, {"room_id": "r2", "at": moved})
+            assert (seq, row.scalar_one()) == (n, n)
+    async with db.read() as session:
+        conn = await session.connection()
+        rows = (
+            await conn.exec_driver_sql(
+                "SELECT last_seq, last_message_at, typeof(last_message_at), length(updated_at)"
+                " FROM rooms WHERE id IN ('r1', 'r2') ORDER BY id"
+            )
+        ).all()
+    assert rows[0] == rows[1]
+    # (SQLite's DateTime keeps an aware value's own wall time, whichever path writes it.)
+    assert tuple(rows[0]) == (4, "2026-05-06 12:08:11.123456", "text", 26)
 
 
 async def test_run_on_writes_what_the_session_writes(db: Database) -> None:
