@@ -45,6 +45,13 @@ async def db(tmp_path: Path) -> Database:
     await database.dispose()
 
 
+async def raw_rows(db: Database, sql: str) -> list[Any]:
+    """``sql``'s rows as SQLite holds them (no type processing)."""
+    async with db.read() as session:
+        conn = await session.connection()
+        return list((await conn.exec_driver_sql(sql)).all())
+
+
 def message_row(msg_id: str, seq: int) -> dict[str, Any]:
     at = datetime(2026, 1, 2, 3, 4, 5, 678000, tzinfo=UTC)
     return {
@@ -329,14 +336,11 @@ async def test_a_posts_seq_and_last_activity_are_what_the_session_writes(db: Dat
         async with db.write() as session:
             row = await session.execute(_NEXT_SEQ, {"room_id": "r2", "at": moved})
             assert (seq, row.scalar_one()) == (n, n)
-    async with db.read() as session:
-        conn = await session.connection()
-        rows = (
-            await conn.exec_driver_sql(
-                "SELECT last_seq, last_message_at, typeof(last_message_at), length(updated_at)"
-                " FROM rooms WHERE id IN ('r1', 'r2') ORDER BY id"
-            )
-        ).all()
+    rows = await raw_rows(
+        db,
+        "SELECT last_seq, last_message_at, typeof(last_message_at), length(updated_at)"
+        " FROM rooms WHERE id IN ('r1', 'r2') ORDER BY id",
+    )
     assert rows[0] == rows[1]
     # (SQLite's DateTime keeps an aware value's own wall time, whichever path writes it.)
     assert tuple(rows[0]) == (4, "2026-05-06 12:08:11.123456", "text", 26)
@@ -363,14 +367,10 @@ async def test_run_on_writes_what_the_session_writes(db: Database) -> None:
             found = await direct._driver(session)
             assert found is not None
             direct.run_on(*found, _WRITE, params[1:])
-    async with db.read() as session:
-        conn = await session.connection()
-        rows = (
-            await conn.exec_driver_sql(
-                "SELECT last_seq, updated_at, typeof(updated_at), last_message_at"
-                " FROM rooms ORDER BY id"
-            )
-        ).all()
+    rows = await raw_rows(
+        db,
+        "SELECT last_seq, updated_at, typeof(updated_at), last_message_at FROM rooms ORDER BY id",
+    )
     assert [(r[0], r[2], len(r[1]), r[1][10]) for r in rows] == [(7, "text", 26, " ")] * 3
     assert all(datetime.fromisoformat(r[1]) >= before for r in rows)
     assert [r[3] for r in rows] == ["2026-05-06 07:08:09.123456"] * 3
