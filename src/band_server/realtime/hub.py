@@ -13,7 +13,7 @@ from collections.abc import Callable
 from json.encoder import encode_basestring_ascii
 from typing import Protocol
 
-from ..fanout.bus import GAP_TOPIC, Broadcast, gap_since
+from ..fanout.bus import GAP_CLOCK_MARGIN, GAP_TOPIC, Broadcast, gap_since, gap_until
 from ..services.identity.principals import Principal
 from ..services.views import QUOTED
 
@@ -26,6 +26,7 @@ RESYNC_CLOSE_CODE = 1012
 class Connection(Protocol):
     id: str
     principal: Principal
+    opened_at: float  # epoch seconds (wall clock: gap notes compare it with other nodes')
 
     def send_text(self, frame: str) -> None:
         """Queue one text frame (never blocks)."""
@@ -57,7 +58,9 @@ class Hub:
         # Told a topic each time a connection stops holding it (the bus stops following it
         # once none does: ``Bus.forget``).
         self.on_left: Callable[[str], None] | None = None
-        self._resynced_at = 0.0  # epoch seconds of the last resync after a fan-out gap
+        # Every agent socket opened before this (epoch seconds) was told to resync after a
+        # fan-out gap: a later gap note closes only those opened since.
+        self._resynced_before = 0.0
 
     # -- connections -------------------------------------------------------------------------
 
@@ -134,16 +137,32 @@ class Hub:
 
     # -- delivery ----------------------------------------------------------------------------
 
-    def resync_agents(self, since: float) -> int:
-        """After a fan-out gap: close every local agent socket (1012), so each reconnects and
-        drains ``/next``, unless they were all closed for a gap already since ``since``."""
-        if self._resynced_at >= since:
+    def resync_agents(self, since: float, until: float | None = None) -> int:
+        """After a fan-out gap from ``since`` to ``until``: close the local agent sockets opened
+        before ``until`` (1012), so each reconnects and drains ``/next``; a socket opened
+        later drained it after the gap was over. ``until`` gets ``GAP_CLOCK_MARGIN`` (it
+        may be another node's clock) and is at most now (a socket opened after the note came
+        opened after the gap, whatever the clocks say); None (an earlier node's note) is now.
+        A socket told already, by an earlier note, is not told again."""
+        now = time.time()
+        cut = now if until is None else min(until + GAP_CLOCK_MARGIN, now)
+        after = self._resynced_before
+        if cut <= after:
             return 0
-        self._resynced_at = time.time()
-        agents = [conn for conn in self._conns.values() if conn.principal.is_agent]
+        self._resynced_before = cut
+        agents = [
+            conn
+            for conn in self._conns.values()
+            if conn.principal.is_agent and after <= conn.opened_at < cut
+        ]
         for conn in agents:
             conn.close(RESYNC_CLOSE_CODE)
-        log.warning("fan-out gap since %.3f: %d agent sockets told to resync", since, len(agents))
+        log.warning(
+            "fan-out gap since %.3f until %.3f: %d agent sockets told to resync",
+            since,
+            cut,
+            len(agents),
+        )
         return len(agents)
 
     async def deliver(self, b: Broadcast) -> None:
@@ -156,7 +175,7 @@ class Hub:
         broadcast.)"""
         # (the topic asked first: no call for any other broadcast)
         if b.topic == GAP_TOPIC and (since := gap_since(b)) is not None:
-            self.resync_agents(since)
+            self.resync_agents(since, gap_until(b))
             return
         subs = self._subs.get(b.topic)
         if subs:
