@@ -16,9 +16,10 @@ the data was committed before it was announced. So that the agents do call ``/ne
 announced: a node whose subscription was lost hands a gap note (``bus.gap_note``) to its own
 hub once it is subscribed again (it may have missed anything published meanwhile), and a node
 whose publish failed publishes a gap note to every node as soon as Redis takes it (the others
-missed what it could not publish). A hub that reads a note makes its agent sockets reconnect,
-and a reconnect drains ``/next`` (docs/decisions.md, "Faults: a real deployment, one fault
-per burst").
+missed what it could not publish). A note says when the gap ended too; a hub that reads it makes
+its agent sockets opened before then reconnect, and a reconnect drains ``/next``
+(docs/decisions.md, "Faults: a real deployment, one fault per burst", and "A fan-out gap
+closes only the sockets opened before it ended").
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ marked for users. Every push carries the join_ref of that connection's join of t
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable
 from json.encoder import encode_basestring_ascii
@@ -58,9 +59,9 @@ class Hub:
         # Told a topic each time a connection stops holding it (the bus stops following it
         # once none does: ``Bus.forget``).
         self.on_left: Callable[[str], None] | None = None
-        # Every agent socket opened before this (epoch seconds) was told to resync after a
-        # fan-out gap: a later gap note closes only those opened since.
-        self._resynced_before = 0.0
+        # Agent sockets told to resync after a fan-out gap, until they unregister: a later
+        # gap note does not tell them again.
+        self._resyncing: set[str] = set()
 
     # -- connections -------------------------------------------------------------------------
 
@@ -72,6 +73,7 @@ class Hub:
             self.on_presence(conn.principal.id)
 
     def unregister(self, conn: Connection) -> None:
+        self._resyncing.discard(conn.id)
         for name in self._topics_of.pop(conn.id, set()):
             self._drop_sub(conn, name)
         if self._conns.pop(conn.id, None) is None:
@@ -141,26 +143,22 @@ class Hub:
         """After a fan-out gap from ``since`` to ``until``: close the local agent sockets opened
         before ``until`` (1012), so each reconnects and drains ``/next``; a socket opened
         later drained it after the gap was over. ``until`` gets ``GAP_CLOCK_MARGIN`` (it
-        may be another node's clock) and is at most now (a socket opened after the note came
-        opened after the gap, whatever the clocks say); None (an earlier node's note) is now.
-        A socket told already, by an earlier note, is not told again."""
-        now = time.time()
-        cut = now if until is None else min(until + GAP_CLOCK_MARGIN, now)
-        after = self._resynced_before
-        if cut <= after:
-            return 0
-        self._resynced_before = cut
+        may be read on another node's clock); None (an earlier node's note) means now: every
+        socket. A socket told already, by an earlier note, is not told again."""
+        cut = math.inf if until is None else until + GAP_CLOCK_MARGIN
+        told = self._resyncing
         agents = [
             conn
             for conn in self._conns.values()
-            if conn.principal.is_agent and after <= conn.opened_at < cut
+            if conn.principal.is_agent and conn.opened_at < cut and conn.id not in told
         ]
         for conn in agents:
+            told.add(conn.id)
             conn.close(RESYNC_CLOSE_CODE)
         log.warning(
             "fan-out gap since %.3f until %.3f: %d agent sockets told to resync",
             since,
-            cut,
+            time.time() if until is None else until,
             len(agents),
         )
         return len(agents)
