@@ -75,6 +75,7 @@ class RedisBus:
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
         self._unsent_since: float | None = None  # first publish lost since the last gap note
+        self._unsent_until = 0.0  # when the last loss was found (its data was committed before)
         self._losses = 0  # publishes lost so far (an announcement covers those before it)
         self._announcer: asyncio.Task[None] | None = None
         self._quiet: RespConnection | None = None  # the publishing connection, if it skips replies
@@ -201,6 +202,7 @@ class RedisBus:
         """Publishes since ``since`` reached no other node: announce a gap to every node."""
         if self._unsent_since is None or since < self._unsent_since:
             self._unsent_since = since
+        self._unsent_until = max(self._unsent_until, time.time())
         self._losses += 1
         if self._announcer is None or self._announcer.done():
             self._announcer = asyncio.create_task(self._announce_gap(), name="band-redis-gap")
@@ -232,19 +234,22 @@ class RedisBus:
             conn.close()
 
     async def _announce_gap(self) -> None:
-        """Publish a gap note for every node once Redis takes it again (backing off), until
-        the moment it is sent: this node can publish again, a socket opened later on any node
-        missed nothing it lost. A publish lost meanwhile is announced by one more note.
+        """Publish a gap note for every node once Redis takes it again (backing off). The gap
+        ends when the last loss so far was found: a lost broadcast was committed before its
+        publish failed, so a socket opened later, on any node, drained it from ``/next``
+        (sooner than when the note goes out: this node may resubscribe seconds after the
+        others, whose agents reconnected meanwhile). A publish lost while the note goes out
+        is announced by one more note.
 
         Not before this node is subscribed again: a node whose subscription was lost too
         hands itself a note when it resubscribes, and one that kept it hears this one."""
         delay = self.backoff_min
         while not self._stopping and self._started and self._unsent_since is not None:
             await self._subscribed.wait()
-            since, losses = self._unsent_since, self._losses
+            since, until, losses = self._unsent_since, self._unsent_until, self._losses
             try:
                 # (this node missed none: it does not hear its own note)
-                await self._send(self._publish_of(gap_note(since, time.time())))
+                await self._send(self._publish_of(gap_note(since, until)))
             except Exception:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, self.backoff_max)
