@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 
 import pytest
 
-from band_server.fanout.bus import Broadcast, gap_since
+from band_server.fanout.bus import Broadcast, gap_since, gap_until
 from band_server.fanout.redis_bus import Publish, RedisBus
 from band_server.fanout.redis_url import redact
 from band_server.fanout.resp import RespConnection, open_connection
@@ -105,11 +105,15 @@ async def test_a_lost_subscription_hands_the_hub_a_gap_note(redis_server: RedisS
         started = time.time()
         redis_server.stop()
         await asyncio.sleep(0.5)
+        back = time.time()
         redis_server.start()
         await inbox.wait_gap_note()
-        notes = [gap_since(b) for b in inbox.got if gap_since(b) is not None]
+        notes = [(gap_since(b), gap_until(b)) for b in inbox.got if gap_since(b) is not None]
         assert len(notes) == 1
-        assert notes[0] is not None and started <= notes[0] <= time.time()
+        since, until = notes[0]
+        # Until the subscription was live again: after Redis was back, before the note came.
+        assert since is not None and until is not None
+        assert started <= since < back <= until <= time.time()
     finally:
         await bus.stop()
 
@@ -138,8 +142,10 @@ async def test_a_lost_publish_is_announced_to_every_node(redis_server: RedisServ
         await one.publish(sample(1))  # lost: logged, not raised
         await inbox_two.wait_for(1)
         assert [gap_since(b) is not None for b in inbox_two.got] == [True]
-        note = gap_since(inbox_two.got[0])
+        note, until = gap_since(inbox_two.got[0]), gap_until(inbox_two.got[0])
         assert note is not None and lost_at <= note <= time.time()
+        # Until the loss was found (its data was committed before).
+        assert until is not None and note <= until <= inbox_two.got[0].published_at
         await one.publish(sample(2))
         await inbox_two.wait_for(2)
         assert inbox_two.got[1] == sample(2)  # nothing more to announce

@@ -33,11 +33,26 @@ GAP_TOPIC = "band:fanout"
 GAP_EVENT = "fanout_gap"
 
 
-def gap_note(since: float) -> Broadcast:
-    """ "Broadcasts since ``since`` (epoch seconds) may not have reached every socket": a note
-    for the nodes, never pushed to a socket. A node that reads it makes its agents resync."""
+GAP_CLOCK_MARGIN = 0.5
+"""Seconds added to a gap note's ``until`` before a hub compares it with its sockets' open
+times: ``until`` may be read on another node's wall clock (the announcer's, a dead node's
+last renewal), and node clocks agree only so well. A node whose clock runs behind another's
+by more than this may spare a socket that missed a broadcast (docs/decisions.md, "A fan-out
+gap closes only the sockets opened before it ended")."""
+
+
+def gap_note(since: float, until: float) -> Broadcast:
+    """ "Broadcasts from ``since`` to ``until`` (epoch seconds, as the note's maker read them)
+    may not have reached every socket": a note for the nodes, never pushed to a socket. A node
+    that reads it makes the agent sockets opened before ``until`` resync (a later socket
+    drained ``/next`` after the gap was over)."""
     return Broadcast(
-        GAP_TOPIC, GAP_EVENT, {}, agents=frozenset(), users=False, meta={"fanout_gap": since}
+        GAP_TOPIC,
+        GAP_EVENT,
+        {},
+        agents=frozenset(),
+        users=False,
+        meta={"fanout_gap": since, "fanout_gap_until": until},
     )
 
 
@@ -48,6 +63,15 @@ def gap_since(broadcast: Broadcast) -> float | None:
         return None
     since = broadcast.meta.get("fanout_gap")
     return float(since) if isinstance(since, int | float) else None
+
+
+def gap_until(broadcast: Broadcast) -> float | None:
+    """The ``until`` of a gap note; None when it has none (a note of an earlier node, which
+    means "until now") or is no gap note."""
+    if broadcast.topic != GAP_TOPIC:
+        return None
+    until = broadcast.meta.get("fanout_gap_until")
+    return float(until) if isinstance(until, int | float) else None
 
 
 SUPERSEDE_ONLY = "superseded_by_new_socket"

@@ -16,9 +16,10 @@ the data was committed before it was announced. So that the agents do call ``/ne
 announced: a node whose subscription was lost hands a gap note (``bus.gap_note``) to its own
 hub once it is subscribed again (it may have missed anything published meanwhile), and a node
 whose publish failed publishes a gap note to every node as soon as Redis takes it (the others
-missed what it could not publish). A hub that reads a note makes its agent sockets reconnect,
-and a reconnect drains ``/next`` (docs/decisions.md, "Faults: a real deployment, one fault
-per burst").
+missed what it could not publish). A note says when the gap ended too; a hub that reads it makes
+its agent sockets opened before then reconnect, and a reconnect drains ``/next``
+(docs/decisions.md, "Faults: a real deployment, one fault per burst", and "A fan-out gap
+closes only the sockets opened before it ended").
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ class RedisBus:
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
         self._unsent_since: float | None = None  # first publish lost since the last gap note
+        self._unsent_until = 0.0  # when the last loss was found (its data was committed before)
+        self._losses = 0  # publishes lost so far (an announcement covers those before it)
         self._announcer: asyncio.Task[None] | None = None
         self._quiet: RespConnection | None = None  # the publishing connection, if it skips replies
         # Its publishes, held until a PING confirms them; the callbacks look the bus's methods
@@ -199,6 +202,8 @@ class RedisBus:
         """Publishes since ``since`` reached no other node: announce a gap to every node."""
         if self._unsent_since is None or since < self._unsent_since:
             self._unsent_since = since
+        self._unsent_until = max(self._unsent_until, time.time())
+        self._losses += 1
         if self._announcer is None or self._announcer.done():
             self._announcer = asyncio.create_task(self._announce_gap(), name="band-redis-gap")
 
@@ -229,22 +234,28 @@ class RedisBus:
             conn.close()
 
     async def _announce_gap(self) -> None:
-        """Publish a gap note for every node once Redis takes it again (backing off).
+        """Publish a gap note for every node once Redis takes it again (backing off). The gap
+        ends when the last loss so far was found: a lost broadcast was committed before its
+        publish failed, so a socket opened later, on any node, drained it from ``/next``
+        (sooner than when the note goes out: this node may resubscribe seconds after the
+        others, whose agents reconnected meanwhile). A publish lost while the note goes out
+        is announced by one more note.
 
         Not before this node is subscribed again: a node whose subscription was lost too
         hands itself a note when it resubscribes, and one that kept it hears this one."""
         delay = self.backoff_min
         while not self._stopping and self._started and self._unsent_since is not None:
             await self._subscribed.wait()
-            since = self._unsent_since
+            since, until, losses = self._unsent_since, self._unsent_until, self._losses
             try:
-                await self._send(self._publish_of(gap_note(since)))  # this node missed none
+                # (this node missed none: it does not hear its own note)
+                await self._send(self._publish_of(gap_note(since, until)))
             except Exception:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, self.backoff_max)
                 continue
             log.info("redis bus: announced a gap since %.3f to every node", since)
-            if self._unsent_since == since:
+            if self._losses == losses:
                 self._unsent_since = None
 
     async def health(self) -> str | None:
@@ -279,10 +290,11 @@ class RedisBus:
 
     # -- what the subscription hears ---------------------------------------------------------
 
-    async def _resubscribed(self, lost: float) -> None:
-        """The subscription is back: what was published since ``lost`` may be missed here."""
+    async def _resubscribed(self, lost: float, live: float) -> None:
+        """The subscription is back: what was published from ``lost`` until it was ``live``
+        again may be missed here."""
         if self._deliver is not None:
-            await self._deliver(gap_note(lost))
+            await self._deliver(gap_note(lost, live))
 
     async def _hand(self, data: bytes) -> None:
         """Deliver one broadcast heard from another node (the connection dropped this

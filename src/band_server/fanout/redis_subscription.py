@@ -58,7 +58,7 @@ class Subscription:
         channel: str,
         *,
         hand: Callable[[bytes], Awaitable[None]],
-        resubscribed: Callable[[float], Awaitable[None]],
+        resubscribed: Callable[[float, float], Awaitable[None]],
         drop_prefix: bytes,
         command_timeout: float,
         idle_ping: float,
@@ -68,7 +68,8 @@ class Subscription:
         self.url = url
         self.channel = channel
         self._hand = hand
-        self._resubscribed = resubscribed  # told when the lost subscription began
+        # Told when the lost subscription began, and when it was live again.
+        self._resubscribed = resubscribed
         self._drop_prefix = drop_prefix
         self.command_timeout = command_timeout
         self.idle_ping = idle_ping
@@ -137,10 +138,11 @@ class Subscription:
                 conn.watch(self.command_timeout, ping_after=self.idle_ping)
                 conn.drop_prefix = self._drop_prefix  # this node delivered its own already
                 await self._subscribe_all(conn)
+                live = time.time()  # every broadcast published from here on is heard
                 self.subscribed.set()
                 if lost is not None:
                     log.info("redis bus: resubscribed to %s", self.channel)
-                    await self._resubscribed(lost)  # what was published meanwhile is missed
+                    await self._resubscribed(lost, live)  # what was published meanwhile is missed
                 lost, delay = None, self.backoff_min
                 messages = conn.messages
                 while True:

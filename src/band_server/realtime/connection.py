@@ -62,7 +62,7 @@ class SocketConnection:
     ) -> None:
         self.id = uuid.uuid4().hex
         self.principal = principal
-        self.opened_at = time.monotonic()
+        self.opened_at = time.time()  # wall clock: the hub compares it with gap notes
         self.frames_in = 0
         self.frames_out = 0
         self.close_code: int | None = None

@@ -8,12 +8,13 @@ marked for users. Every push carries the join_ref of that connection's join of t
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable
 from json.encoder import encode_basestring_ascii
 from typing import Protocol
 
-from ..fanout.bus import GAP_TOPIC, Broadcast, gap_since
+from ..fanout.bus import GAP_CLOCK_MARGIN, GAP_TOPIC, Broadcast, gap_since, gap_until
 from ..services.identity.principals import Principal
 from ..services.views import QUOTED
 
@@ -26,6 +27,7 @@ RESYNC_CLOSE_CODE = 1012
 class Connection(Protocol):
     id: str
     principal: Principal
+    opened_at: float  # epoch seconds (wall clock: gap notes compare it with other nodes')
 
     def send_text(self, frame: str) -> None:
         """Queue one text frame (never blocks)."""
@@ -57,7 +59,9 @@ class Hub:
         # Told a topic each time a connection stops holding it (the bus stops following it
         # once none does: ``Bus.forget``).
         self.on_left: Callable[[str], None] | None = None
-        self._resynced_at = 0.0  # epoch seconds of the last resync after a fan-out gap
+        # Agent sockets told to resync after a fan-out gap, until they unregister: a later
+        # gap note does not tell them again.
+        self._resyncing: set[str] = set()
 
     # -- connections -------------------------------------------------------------------------
 
@@ -69,6 +73,7 @@ class Hub:
             self.on_presence(conn.principal.id)
 
     def unregister(self, conn: Connection) -> None:
+        self._resyncing.discard(conn.id)
         for name in self._topics_of.pop(conn.id, set()):
             self._drop_sub(conn, name)
         if self._conns.pop(conn.id, None) is None:
@@ -134,16 +139,28 @@ class Hub:
 
     # -- delivery ----------------------------------------------------------------------------
 
-    def resync_agents(self, since: float) -> int:
-        """After a fan-out gap: close every local agent socket (1012), so each reconnects and
-        drains ``/next``, unless they were all closed for a gap already since ``since``."""
-        if self._resynced_at >= since:
-            return 0
-        self._resynced_at = time.time()
-        agents = [conn for conn in self._conns.values() if conn.principal.is_agent]
+    def resync_agents(self, since: float, until: float | None = None) -> int:
+        """After a fan-out gap from ``since`` to ``until``: close the local agent sockets opened
+        before ``until`` (1012), so each reconnects and drains ``/next``; a socket opened
+        later drained it after the gap was over. ``until`` gets ``GAP_CLOCK_MARGIN`` (it
+        may be read on another node's clock); None (an earlier node's note) means now: every
+        socket. A socket told already, by an earlier note, is not told again."""
+        cut = math.inf if until is None else until + GAP_CLOCK_MARGIN
+        told = self._resyncing
+        agents = [
+            conn
+            for conn in self._conns.values()
+            if conn.principal.is_agent and conn.opened_at < cut and conn.id not in told
+        ]
         for conn in agents:
+            told.add(conn.id)
             conn.close(RESYNC_CLOSE_CODE)
-        log.warning("fan-out gap since %.3f: %d agent sockets told to resync", since, len(agents))
+        log.warning(
+            "fan-out gap since %.3f until %.3f: %d agent sockets told to resync",
+            since,
+            time.time() if until is None else until,
+            len(agents),
+        )
         return len(agents)
 
     async def deliver(self, b: Broadcast) -> None:
@@ -156,7 +173,7 @@ class Hub:
         broadcast.)"""
         # (the topic asked first: no call for any other broadcast)
         if b.topic == GAP_TOPIC and (since := gap_since(b)) is not None:
-            self.resync_agents(since)
+            self.resync_agents(since, gap_until(b))
             return
         subs = self._subs.get(b.topic)
         if subs:

@@ -316,11 +316,16 @@ class ClusterPresence:
         """A node left by expiry, not by ``stop``: it died, and what it committed after its
         last publish was never announced. That is a fan-out gap since it was last seen alive,
         delivered here as the bus delivers one (the caches drop what they hold, the agents
-        reconnect and drain ``/next``); a clean stop leaves before its expiry: no gap."""
+        reconnect and drain ``/next``); a clean stop leaves before its expiry: no gap.
+
+        The gap ends when the node would have renewed its lease next, had it lived (half an
+        interval more for a late renewal): a socket opened later, on any node, drained
+        ``/next`` after the node's last commit. A node alive but cut off from Redis meanwhile
+        announces its own lost publishes once it is back (``RedisBus``), with its own end."""
         last_seen = view.expires_at - self.ttl
         log.warning("cluster presence: node %s expired (last seen %.3f)", node, last_seen)
         if self._deliver is not None:
-            await self._deliver(gap_note(last_seen))
+            await self._deliver(gap_note(last_seen, last_seen + self.interval * 1.5))
 
     def _forget_expired(self, now: float) -> None:
         """While Redis is away: drop every node whose last read expiry has passed."""

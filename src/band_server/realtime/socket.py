@@ -125,7 +125,7 @@ async def socket_endpoint(websocket: WebSocket) -> None:
             log.info(
                 "socket closed: %s after %.1fs, %s, %d frames in, %d out",
                 conn.label,
-                time.monotonic() - conn.opened_at,
+                time.time() - conn.opened_at,
                 why,
                 conn.frames_in,
                 conn.frames_out,

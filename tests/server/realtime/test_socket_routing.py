@@ -176,7 +176,8 @@ async def test_a_fan_out_gap_makes_agent_sockets_resync_once(
 ) -> None:
     """A node that may have missed broadcasts (its Redis subscription was down, or another
     node could not publish) closes its agent sockets with 1012, so each reconnects and drains
-    /next; people's sockets stay; a note about a gap already resynced changes nothing."""
+    /next; people's sockets stay; a note about a gap that ended before a socket opened
+    changes nothing for it."""
     import time
 
     from band_server.fanout.bus import gap_note
@@ -188,13 +189,13 @@ async def test_a_fan_out_gap_makes_agent_sockets_resync_once(
     ):
         await agent.join(f"agent_control:{s.agent_id}")
         before = time.time()
-        await hub.deliver(gap_note(before - 5))
+        await hub.deliver(gap_note(before - 5, before))
         with pytest.raises(ConnectionClosed) as closed:
             await asyncio.wait_for(agent.ws.recv(), 3)
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1012
         assert (await person.heartbeat())[4]["status"] == "ok"
     async with phx(live_server.ws_url, s.agent_key, agent_id=s.agent_id) as again:
         await again.join(f"agent_control:{s.agent_id}")
-        assert hub.resync_agents(before - 1) == 0  # that gap was resynced already
-        await hub.deliver(gap_note(before - 1))
+        assert hub.resync_agents(before - 5, before - 1) == 0  # that gap was resynced already
+        await hub.deliver(gap_note(before - 5, before - 1))  # over before this socket opened
         assert (await again.heartbeat())[4]["status"] == "ok"

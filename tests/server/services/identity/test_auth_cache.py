@@ -141,5 +141,5 @@ def test_a_fan_out_gap_drops_every_key_and_only_the_gap_notes_topic_is_one() -> 
     # The gap's meta on another topic is no gap note: nothing is dropped.
     cache.observe(Broadcast("chat_room:r1", "fanout_gap", {}, meta={"fanout_gap": 1.0}))
     assert cache.get("key-1") == AGENT and cache.changes == 0
-    cache.observe(gap_note(1.0))
+    cache.observe(gap_note(1.0, 2.0))
     assert cache.get("key-1") is None and cache.changes == 1

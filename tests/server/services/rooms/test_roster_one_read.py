@@ -151,5 +151,5 @@ def test_a_fan_out_gap_drops_every_room_and_only_the_gap_notes_topic_is_one() ->
     cache._rooms["r1"] = object()  # type: ignore[assignment]
     cache.observe(Broadcast("chat_room:r1", "message_created", {}, meta={"fanout_gap": 1.0}))
     assert "r1" in cache._rooms
-    cache.observe(gap_note(1.0))
+    cache.observe(gap_note(1.0, 2.0))
     assert not cache._rooms
