@@ -3,11 +3,13 @@ working indicator, files, and a page that fits and is usable by keyboard at 400 
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import re
 
 import httpx
 import pytest
-from playwright.async_api import Page, expect
+from playwright.async_api import Page, Route, expect
 
 from .browser_support import Platform, Shots, agent_room, sign_in
 
@@ -122,3 +124,34 @@ async def test_the_pages_fit_400px_and_work_by_keyboard(
     await page.get_by_role("button", name="Room details").click()
     await expect(page.get_by_role("heading", name="Participants")).to_be_visible()
     await shots.take(page, "participants-400px")
+
+
+async def test_a_mention_typed_before_the_participants_arrive_is_offered(
+    page: Page, band: Platform
+) -> None:
+    """The first catch-up (which brings the participants) lands after the person typed "@Hel"
+    (a slow page): the suggestion shows when it lands, without another key."""
+    key = await band.add_person("Christine Darden", "christine")
+    made = await agent_room(band.url, key)
+    await sign_in(page, band.url, key)
+    held: list[str] = []
+    release = asyncio.Event()
+
+    async def hold(route: Route) -> None:
+        held.append(route.request.url)
+        await release.wait()
+        await route.continue_()
+
+    await page.route("**/timeline*", hold)
+    await page.goto(band.url + made.url)
+    await expect(page.locator("#live-status")).to_have_text("Live")
+    composer = page.get_by_label("Message", exact=True)
+    await composer.click()
+    await composer.press_sequentially("@Hel")
+    suggestion = page.get_by_role("option", name=re.compile("Helper Bot"))
+    await expect(suggestion).to_have_count(0)  # no participants yet: nothing to offer
+    assert held, "the page asked for no catch-up"
+    release.set()
+    await expect(suggestion).to_be_visible()
+    await composer.press("Enter")  # takes the suggestion
+    await expect(composer).to_have_value("@Helper Bot ")

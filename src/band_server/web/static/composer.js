@@ -93,6 +93,11 @@
     }
 
     textarea.addEventListener("input", showSuggestions);
+    // The participants came (or changed) while an "@..." is being typed: offer them now, not
+    // at the next key (the first catch-up may land after the first keys on a slow page).
+    root.addEventListener("band:people", function () {
+      if (document.activeElement === textarea) showSuggestions();
+    });
     textarea.addEventListener("blur", function () { setTimeout(closeSuggestions, 100); });
     textarea.addEventListener("keydown", function (event) {
       if (!mentionList.hidden && suggestions.length) {

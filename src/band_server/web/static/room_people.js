@@ -98,6 +98,8 @@
       addForm.querySelector(".inline-form").hidden = none;
       addForm.querySelector("[data-nobody]").hidden = !none;
       showWorking();
+      // The composer offers @mentions from these: one typed before they arrived is offered now.
+      room.root.dispatchEvent(new CustomEvent("band:people"));
       var at = document.activeElement;
       if (hadFocus && (!panel.contains(at) || !at.getClientRects().length)) {
         document.getElementById("participants-title").focus();
