@@ -14,6 +14,7 @@ from sqlalchemy import delete, insert, select
 from ..store.db import Database
 from ..store.models import FanoutGap
 
+
 class GapRows:
     """``fanout.bus.GapLedger`` on the platform's database."""
 
