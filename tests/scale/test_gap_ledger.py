@@ -11,13 +11,13 @@ import time
 from pathlib import Path
 
 import httpx
-from faults.proxy import Balancer
 from sqlalchemy import func, select
 
 from band_server.config import Settings
 from band_server.fanout.bus import GAP_CLOCK_MARGIN
 from band_server.realtime.hub import RESYNC_CLOSE_CODE
 from band_server.store.models import FanoutGap
+from faults.proxy import Balancer
 
 from .nodes import Node, serve, serve_process
 from .real_services import RedisServer

@@ -33,8 +33,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from band_server.fanout.bus import Deliver, GapLedger, gap_note
-from band_server.realtime.dead_nodes import DeadNodes
 from band_server.fanout.redis_url import connect
+from band_server.realtime.dead_nodes import DeadNodes
 from band_server.realtime.hub import Hub
 from band_server.realtime.presence import ClusterView
 from band_server.realtime.presence_lease import LeaseKeeper

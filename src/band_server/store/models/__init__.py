@@ -8,8 +8,8 @@ from .archive import ImportedRow, ImportRun
 from .base import Audit, Base, Timestamps, new_id, new_ordered_id
 from .contacts import Contact, ContactRequest
 from .delegation import DelegatedToken, DelegationConsent, TargetSystem
-from .fanout import FanoutGap
 from .deliveries import Delivery, DeliveryAttempt
+from .fanout import FanoutGap
 from .idempotency import IdempotencyRecord
 from .identity import AccountLink, Agent, ApiKey, User, WebSession
 from .jobs import BulkDeletion
