@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -19,7 +20,7 @@ from .api.agent import router as agent_router
 from .api.human import router as human_router
 from .config import DEFAULT_DEPENDENCY_WAIT, Settings
 from .context import Platform
-from .fanout.bus import Broadcast, Bus, InProcessBus, PlainDeliver
+from .fanout.bus import Broadcast, Bus, GapLedger, InProcessBus, PlainDeliver
 from .gc_policy import FrozenSurvivors
 from .http import errors, health, openapi
 from .http.admission import Admission
@@ -33,6 +34,7 @@ from .realtime.presence import Presence
 from .realtime.socket import is_socket_upgrade, serve_socket
 from .realtime.socket import router as socket_router
 from .server_stack import steady_heap
+from .services.fanout_gaps import GapRows
 from .startup import GiveUp, NodeStart, ReadyHook
 from .store.db import Database
 from .store.group_commit import InFlight
@@ -41,8 +43,11 @@ from .web import router as web_router
 from .web import static_files
 
 
-def make_presence(settings: Settings, hub: Hub) -> Presence | None:
-    """Cluster-wide presence when nodes share Redis; None: the hub alone judges."""
+def make_presence(
+    settings: Settings, hub: Hub, *, node_id: str | None = None, gaps: GapLedger | None = None
+) -> Presence | None:
+    """Cluster-wide presence when nodes share Redis; None: the hub alone judges. ``node_id``:
+    the node's bus's too; ``gaps``: where it reads the unannounced gap of a node found dead."""
     if not settings.redis_url:
         return None
     from .realtime.redis_presence import ClusterPresence
@@ -53,14 +58,20 @@ def make_presence(settings: Settings, hub: Hub) -> Presence | None:
         ttl=settings.presence_ttl,
         interval=settings.presence_interval,
         stall=settings.presence_stall,
+        node_id=node_id,
+        gaps=gaps,
     )
 
 
-def make_bus(settings: Settings) -> Bus:
+def make_bus(
+    settings: Settings, *, node_id: str | None = None, gaps: GapLedger | None = None
+) -> Bus:
+    """Redis pub/sub when nodes share Redis (``gaps``: where it records a gap it has not
+    announced yet), else in-process."""
     if settings.redis_url:
         from .fanout.redis_bus import RedisBus
 
-        bus: Bus = RedisBus(settings.redis_url)
+        bus: Bus = RedisBus(settings.redis_url, node_id=node_id, gaps=gaps)
         return bus
     return InProcessBus()
 
@@ -132,7 +143,10 @@ def create_app(
             settings.data_dir.mkdir(parents=True, exist_ok=True)
         db = Database(settings.resolved_database_url, in_flight=in_flight)
         hub = Hub()
-        bus = make_bus(settings)
+        # One id for the node's bus (its broadcasts' origin) and presence (its lease), so the
+        # gap its bus leaves unannounced is found by the node that finds its lease expired.
+        node_id, gaps = secrets.token_hex(8), GapRows(db)
+        bus = make_bus(settings, node_id=node_id, gaps=gaps)
         if tracing.TRACING.on:
             bus = TracedBus(bus)
         platform = Platform(
@@ -142,7 +156,7 @@ def create_app(
             hub=hub,
             started=True,
             metrics=node_metrics,
-            cluster=make_presence(settings, hub),
+            cluster=make_presence(settings, hub, node_id=node_id, gaps=gaps),
         )
         db.batches.listeners.append(node_metrics.batch_units.observe)
         hub.on_left = bus.forget  # the last socket of a topic on this node: stop hearing it

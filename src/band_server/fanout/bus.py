@@ -74,6 +74,24 @@ def gap_until(broadcast: Broadcast) -> float | None:
     return float(until) if isinstance(until, int | float) else None
 
 
+class GapLedger(Protocol):
+    """The database's record of each node's fan-out gap not announced yet (one row a node;
+    ``services.fanout_gaps``): a node that dies before Redis takes its gap note leaves its row
+    for the node that finds it dead, which announces the gap in its stead."""
+
+    async def record(self, node: str, since: float) -> None:
+        """``node``'s publishes since ``since`` reached no other node (yet)."""
+
+    async def clear(self, node: str) -> None:
+        """``node``'s gap was announced: its row goes."""
+
+    async def since_of(self, node: str) -> float | None:
+        """When ``node``'s unannounced gap began; None when it has none."""
+
+    async def sweep(self, before: float) -> None:
+        """Delete the rows of gaps that began before ``before``."""
+
+
 SUPERSEDE_ONLY = "superseded_by_new_socket"
 """Meta of the broadcast by which a new socket of an agent closes its older ones: not a
 revocation (cached keys stay), and only the nodes holding the agent's sockets act on it."""

@@ -16,7 +16,9 @@ the data was committed before it was announced. So that the agents do call ``/ne
 announced: a node whose subscription was lost hands a gap note (``bus.gap_note``) to its own
 hub once it is subscribed again (it may have missed anything published meanwhile), and a node
 whose publish failed publishes a gap note to every node as soon as Redis takes it (the others
-missed what it could not publish). A note says when the gap ended too; a hub that reads it makes
+missed what it could not publish). Until it has, its database row says so (``gaps``, a
+``GapLedger``): a node that finds it dead first announces the gap in its stead
+(``realtime.redis_presence``). A note says when the gap ended too; a hub that reads it makes
 its agent sockets opened before then reconnect, and a reconnect drains ``/next``
 (docs/decisions.md, "Faults: a real deployment, one fault per burst", and "A fan-out gap
 closes only the sockets opened before it ended").
@@ -29,7 +31,7 @@ import logging
 import secrets
 import time
 
-from .bus import Broadcast, Deliver, for_every_node, gap_note
+from .bus import Broadcast, Deliver, GapLedger, for_every_node, gap_note
 from .redis_quiet import MAX_HELD, Publish, QuietPublishes
 from .redis_subscription import Subscription, topic_channel
 from .redis_url import redact
@@ -60,6 +62,8 @@ class RedisBus:
         command_timeout: float = 5.0,
         idle_ping: float = 15.0,
         confirm_every: float = 0.2,
+        node_id: str | None = None,
+        gaps: GapLedger | None = None,
     ) -> None:
         self.url = url
         self.channel = channel
@@ -78,6 +82,11 @@ class RedisBus:
         self._unsent_until = 0.0  # when the last loss was found (its data was committed before)
         self._losses = 0  # publishes lost so far (an announcement covers those before it)
         self._announcer: asyncio.Task[None] | None = None
+        # This node's row in the gap ledger: wanted while a gap is unannounced, kept in step
+        # by one task at a time (a write never waits on a publish, nor fails one).
+        self._gaps = gaps
+        self._gap_row = False  # whether the ledger holds this node's row (as far as known)
+        self._ledger: asyncio.Task[None] | None = None
         self._quiet: RespConnection | None = None  # the publishing connection, if it skips replies
         # Its publishes, held until a PING confirms them; the callbacks look the bus's methods
         # up at each call, so a replaced one (a test's fault) is the one called.
@@ -88,7 +97,8 @@ class RedisBus:
             stopping=lambda: self._stopping,
         )
         # What this node's broadcasts open with on the channel: heard back, they are skipped.
-        self._origin = f'{{"origin":"{secrets.token_hex(8)}",'
+        self.node_id = node_id or secrets.token_hex(8)  # its presence's too (app.py)
+        self._origin = f'{{"origin":"{self.node_id}",'
         self._mine = self._origin.encode()
         self._subscription = Subscription(
             url,
@@ -204,8 +214,34 @@ class RedisBus:
             self._unsent_since = since
         self._unsent_until = max(self._unsent_until, time.time())
         self._losses += 1
+        self._keep_ledger()
         if self._announcer is None or self._announcer.done():
             self._announcer = asyncio.create_task(self._announce_gap(), name="band-redis-gap")
+
+    def _keep_ledger(self) -> None:
+        """Bring this node's ledger row in step with its unannounced gap, in a task: written
+        at the first loss (again at a later one if that write failed), deleted once the gap
+        is announced."""
+        wanted = self._unsent_since is not None
+        if self._gaps is None or wanted == self._gap_row:
+            return
+        if self._ledger is None or self._ledger.done():
+            self._ledger = asyncio.create_task(self._write_ledger(), name="band-redis-gap-row")
+
+    async def _write_ledger(self) -> None:
+        """Write or delete the row until it matches the gap; a failure is logged and left
+        for the next loss or announcement to retry (the publishes never wait for it)."""
+        assert self._gaps is not None  # nosec B101 # narrows for mypy: _keep_ledger checked
+        while ((since := self._unsent_since) is not None) != self._gap_row:
+            try:
+                if since is not None:
+                    await self._gaps.record(self.node_id, since)
+                else:
+                    await self._gaps.clear(self.node_id)
+            except Exception as exc:
+                log.warning("redis bus: the gap ledger was not written: %r", exc)
+                return
+            self._gap_row = since is not None
 
     async def _connection(self) -> RespConnection:
         """The publishing connection, opened once when it is missing or dead, and asked
@@ -257,6 +293,7 @@ class RedisBus:
             log.info("redis bus: announced a gap since %.3f to every node", since)
             if self._losses == losses:
                 self._unsent_since = None
+                self._keep_ledger()
 
     async def health(self) -> str | None:
         """None when Redis answers a PING and the subscription is live."""
@@ -277,11 +314,11 @@ class RedisBus:
                 pass
         self._stopping = self._subscription.stopping = True
         self._quiets.clear()
-        for task in (self._task, self._announcer, *self._quiets.resends):
+        for task in (self._task, self._announcer, self._ledger, *self._quiets.resends):
             if task is not None:
                 task.cancel()
                 await asyncio.wait({task}, timeout=self.backoff_max + 2.0)
-        self._task = self._announcer = None
+        self._task = self._announcer = self._ledger = None
         if self._started:
             log.info("redis bus stopped")
         self._started = False

@@ -13,6 +13,10 @@ and Redis expires the hash. While Redis is away, each node keeps what it last re
 expiry it last read, then forgets it; once Redis is back, the node rewrites its whole hash
 (Redis may have restarted empty).
 
+A node found dead is a fan-out gap (``_node_died``); one that died with a gap of its own
+unannounced (cut off from Redis, it kept committing) left a row in the gap ledger, which
+makes that gap run until it was found dead.
+
 ``claim`` (``on_conflict=reject``) is one Lua script, so two nodes can't both admit a
 "reject" socket of the same agent: it looks for the principal in every live node's hash
 and, when no other node holds it, writes it into this node's hash in the same step.
@@ -28,8 +32,9 @@ import uuid
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from band_server.fanout.bus import Deliver, gap_note
+from band_server.fanout.bus import Deliver, GapLedger, gap_note
 from band_server.fanout.redis_url import connect
+from band_server.realtime.dead_nodes import DeadNodes
 from band_server.realtime.hub import Hub
 from band_server.realtime.presence import ClusterView
 from band_server.realtime.presence_lease import LeaseKeeper
@@ -84,6 +89,9 @@ class ClusterPresence:
         ttl: float = 10.0,
         interval: float = 1.0,
         stall: float = 60.0,
+        node_id: str | None = None,
+        gaps: GapLedger | None = None,
+        gap_grace: float | None = None,
     ) -> None:
         if interval * 2 >= ttl:
             raise ValueError("the presence interval must be well under the ttl")
@@ -91,7 +99,8 @@ class ClusterPresence:
         self.ttl = ttl
         self.interval = interval
         self.coalesce = min(0.05, interval / 5)
-        self.node_id = uuid.uuid4().hex
+        self.node_id = node_id or uuid.uuid4().hex  # its bus's too (app.py)
+        self._dead = DeadNodes(ttl=ttl, interval=interval, gaps=gaps, grace=gap_grace)
         self._hub = hub
         self._deliver: Deliver | None = None
         self._key = node_key(self.node_id)
@@ -170,6 +179,7 @@ class ClusterPresence:
         self._stopping = False
         self._hub.on_presence = self._changed
         await self._cycle()
+        self._dead.sweep_old()
         self._lease.start()
         self._task = asyncio.create_task(self._run(), name="band-presence")
         log.info("cluster presence started: node %s ttl=%gs", self.node_id, self.ttl)
@@ -185,6 +195,7 @@ class ClusterPresence:
             # flag ends the loop anyway, and stopping never waits long.
             task.cancel()
             await asyncio.wait({task}, timeout=self.interval + 2.0)
+        await self._dead.stop()
         client, self._client = self._client, None
         if client is None:
             return
@@ -288,8 +299,8 @@ class ClusterPresence:
         for gone in set(self._others) - set(others):
             view = self._others.pop(gone)
             self._hold(view, frozenset())
-            if view.expires_at <= now:
-                await self._node_died(gone, view)
+            if view.expires_at <= now:  # in a task: the ledger's read must not hold the cycle
+                self._dead.run(self._node_died(gone, view))
         for node in others:
             self._others.setdefault(node, _NodeView()).expires_at = live[node]
         if others:
@@ -321,11 +332,19 @@ class ClusterPresence:
         The gap ends when the node would have renewed its lease next, had it lived (half an
         interval more for a late renewal): a socket opened later, on any node, drained
         ``/next`` after the node's last commit. A node alive but cut off from Redis meanwhile
-        announces its own lost publishes once it is back (``RedisBus``), with its own end."""
+        announces its own lost publishes once it is back (``RedisBus``), with its own end;
+        one that died first left a row in the gap ledger: its gap runs until now
+        (:mod:`.dead_nodes`)."""
         last_seen = view.expires_at - self.ttl
-        log.warning("cluster presence: node %s expired (last seen %.3f)", node, last_seen)
+        since, until = await self._dead.gap_of(node, last_seen)
+        log.warning(
+            "cluster presence: node %s expired (last seen %.3f): a gap until %.3f",
+            node,
+            last_seen,
+            until,
+        )
         if self._deliver is not None:
-            await self._deliver(gap_note(last_seen, last_seen + self.interval * 1.5))
+            await self._deliver(gap_note(since, until))
 
     def _forget_expired(self, now: float) -> None:
         """While Redis is away: drop every node whose last read expiry has passed."""

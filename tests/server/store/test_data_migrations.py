@@ -5,6 +5,7 @@ with the agents' mention rows rebuilt from the deliveries, and upgrading again d
 0020: each room's ``last_message_at`` is filled with its newest ``created_at`` (not its last
 ``seq``'s), a room without messages keeps none, and the index it replaces is gone; downgrading
 restores the index and drops the column, upgrading again fills it again.
+0021: the gap ledger's table comes, with its rows; downgrading drops it.
 """
 
 from __future__ import annotations
@@ -109,5 +110,24 @@ async def test_0020_fills_each_rooms_newest_time_and_drops_the_index(tmp_path: P
         await migrate(engine, "upgrade", "head")
         indexes, times = await state(engine)
         assert "ix_messages_room_created" not in indexes and times == filled
+    finally:
+        await engine.dispose()
+
+
+async def test_0021_adds_the_gap_ledger_and_takes_it_away_again(tmp_path: Path) -> None:
+    engine = create_async_engine(f"sqlite+aiosqlite:///{tmp_path / 'band.db'}")
+    row = "INSERT INTO fanout_gaps (node_id, since) VALUES ('0123456789abcdef', 1796598725.946)"
+    try:
+        await migrate(engine, "upgrade", "0020")
+        assert "fanout_gaps" not in await tables(engine)
+        await at_with(engine, "0021", [row])
+        async with engine.connect() as conn:
+            rows = (await conn.execute(text("SELECT node_id, since FROM fanout_gaps"))).all()
+        assert rows == [("0123456789abcdef", 1796598725.946)]
+
+        await migrate(engine, "downgrade", "0020")
+        assert "fanout_gaps" not in await tables(engine)
+        await migrate(engine, "upgrade", "head")
+        assert "fanout_gaps" in await tables(engine)
     finally:
         await engine.dispose()

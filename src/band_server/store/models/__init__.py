@@ -9,6 +9,7 @@ from .base import Audit, Base, Timestamps, new_id, new_ordered_id
 from .contacts import Contact, ContactRequest
 from .delegation import DelegatedToken, DelegationConsent, TargetSystem
 from .deliveries import Delivery, DeliveryAttempt
+from .fanout import FanoutGap
 from .idempotency import IdempotencyRecord
 from .identity import AccountLink, Agent, ApiKey, User, WebSession
 from .jobs import BulkDeletion
@@ -31,6 +32,7 @@ __all__ = [
     "DelegationConsent",
     "Delivery",
     "DeliveryAttempt",
+    "FanoutGap",
     "IdempotencyRecord",
     "ImportRun",
     "ImportedRow",
