@@ -56,22 +56,23 @@ def gap_note(since: float, until: float) -> Broadcast:
     )
 
 
+def _gap_field(broadcast: Broadcast, key: str) -> float | None:
+    if broadcast.topic != GAP_TOPIC:  # (the topic alone answers for any other broadcast)
+        return None
+    value = broadcast.meta.get(key)
+    return float(value) if isinstance(value, int | float) else None
+
+
 def gap_since(broadcast: Broadcast) -> float | None:
     """The ``since`` of a gap note; None for any other broadcast (every broadcast a node
     hears is asked, several times: the topic alone answers)."""
-    if broadcast.topic != GAP_TOPIC:
-        return None
-    since = broadcast.meta.get("fanout_gap")
-    return float(since) if isinstance(since, int | float) else None
+    return _gap_field(broadcast, "fanout_gap")
 
 
 def gap_until(broadcast: Broadcast) -> float | None:
     """The ``until`` of a gap note; None when it has none (a note of an earlier node, which
     means "until now") or is no gap note."""
-    if broadcast.topic != GAP_TOPIC:
-        return None
-    until = broadcast.meta.get("fanout_gap_until")
-    return float(until) if isinstance(until, int | float) else None
+    return _gap_field(broadcast, "fanout_gap_until")
 
 
 class GapLedger(Protocol):

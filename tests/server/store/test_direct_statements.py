@@ -376,6 +376,27 @@ async def test_run_on_writes_what_the_session_writes(db: Database) -> None:
     assert [r[3] for r in rows] == ["2026-05-06 07:08:09.123456"] * 3
 
 
+async def test_run_on_moves_last_activity_as_the_session_does_in_any_zone(db: Database) -> None:
+    """``room_seqs``' batch-end write with an aware ``at`` of another zone, then the same
+    instant in UTC (equal as instants, not as the stored text), through the bare connection
+    and through the session: the same stored ``last_message_at`` after each."""
+    from band_server.store.room_seqs import _WRITE
+
+    east = timezone(timedelta(hours=5))
+    at = datetime(2026, 5, 6, 7, 8, 9, 123456, tzinfo=UTC)
+    async with db.write() as session:
+        session.add(Room(id="r2", owner_id="u1", owner_type="User"))
+    for moved in (at.astimezone(east), at, (at + timedelta(seconds=1)).astimezone(east)):
+        async with db.write() as session:
+            await session.execute(_WRITE, [{"room_id": "r1", "last_seq": 3, "at": moved}])
+        async with db.write() as session:
+            found = await direct._driver(session)
+            assert found is not None
+            direct.run_on(*found, _WRITE, [{"room_id": "r2", "last_seq": 3, "at": moved}])
+        rows = await raw_rows(db, "SELECT last_message_at FROM rooms ORDER BY id")
+        assert rows[0] == rows[1]
+
+
 async def test_rows_with_their_keys_in_any_order_and_shared_instants_match_the_session(
     db: Database,
 ) -> None:
