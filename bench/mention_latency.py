@@ -6,7 +6,9 @@ frame. For each rate and repetition the floor and the platform run in turn (pair
 driven by the same lean load generator in its own process (``bench/_loadgen.py``). Measured:
 push latency from the scheduled send time (p50/p99), the POST's answer latency, pushes
 received, and the **server's CPU time per message** (psutil; far less sensitive to other load
-on the machine than wall time), and the platform's units per group commit (its ``/metrics``).
+on the machine than wall time), the share of it on the **event loop's thread** (the queue every
+request passes: its busy share is what the p99 follows), and the platform's units per group
+commit (its ``/metrics``).
 
     .venv/bin/python -m bench.mention_latency [--rates 200,1000] [--seconds 5] [--repeat 3]
         [--database sqlite|postgres] [--nodes 1|2|3] [--before DIR]
@@ -73,6 +75,18 @@ def cpu_seconds(procs: list[subprocess.Popen[bytes]]) -> list[float]:
     return [t.user + t.system for t in times]
 
 
+def loop_seconds(procs: list[subprocess.Popen[bytes]]) -> float:
+    """CPU time so far of the processes' main threads, where each runs its event loop (the
+    platform's and the floor's): the one queue every request passes, so its busy share, not
+    the process's, is what the latency tail follows (their SQLite threads run beside it)."""
+    total = 0.0
+    for proc in procs:
+        for thread in psutil.Process(proc.pid).threads():
+            if thread.id == proc.pid:
+                total += thread.user_time + thread.system_time
+    return total
+
+
 def commit_batches(target: Target) -> tuple[float, float] | None:
     """Units and batches committed so far by the node that takes the POSTs (its
     ``/metrics``); None for the floor or a node without SQLite's group commit."""
@@ -93,6 +107,7 @@ def drive(target: Target, rate: int, seconds: float, tag: str) -> dict[str, Any]
     spec = dict(target.spec, rate=rate, seconds=seconds, token_prefix=f"{tag}-")
     batches = commit_batches(target)
     before = cpu_seconds(target.procs)
+    loop_before = loop_seconds(target.procs)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
         [sys.executable, "-m", "bench._loadgen", json.dumps(spec)],
@@ -102,6 +117,7 @@ def drive(target: Target, rate: int, seconds: float, tag: str) -> dict[str, Any]
         cwd=Path(__file__).resolve().parent.parent,
     )
     used = [after - was for after, was in zip(cpu_seconds(target.procs), before, strict=True)]
+    loop_used = loop_seconds(target.procs) - loop_before
     spent = resource.getrusage(resource.RUSAGE_CHILDREN)
     client = spent.ru_utime + spent.ru_stime - children.ru_utime - children.ru_stime
     if done.returncode != 0:
@@ -109,6 +125,7 @@ def drive(target: Target, rate: int, seconds: float, tag: str) -> dict[str, Any]
     row: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
     received = max(1, row["received"])
     row["server_cpu_ms_per_msg"] = round(sum(used) * 1000 / received, 3)
+    row["loop_cpu_ms_per_msg"] = round(loop_used * 1000 / received, 3)
     # The load generator's own CPU (its processes, reaped): it must not be what saturates.
     row["loadgen_cpu_ms_per_msg"] = round(client * 1000 / received, 3)
     after = commit_batches(target)
@@ -163,7 +180,7 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 def median(rows: list[dict[str, Any]], key: str) -> float | None:
     values = [r[key] for r in rows if r.get(key) is not None]
-    return round(statistics.median(values), 2) if values else None
+    return round(statistics.median(values), 3) if values else None
 
 
 def saturated(s: dict[str, Any], rate: int) -> bool:
@@ -178,6 +195,7 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "push_p99_ms",
         "ack_p50_ms",
         "server_cpu_ms_per_msg",
+        "loop_cpu_ms_per_msg",
         "loadgen_cpu_ms_per_msg",
         "achieved_rate",
         "units_per_batch",
@@ -283,7 +301,8 @@ def report(
         f"\nmedians of {args.repeat} paired runs, {args.seconds:g} s each; database={args.database}"
     )
     header = f"{'target':>13} {'rate':>5} | {'p50 ms':>8} {'p99 ms':>8} {'ack p50':>8} | "
-    header += f"{'cpu ms/msg':>10} {'loadgen':>7} {'batch':>5} | {'received':>11} {'errors':>6} "
+    header += f"{'cpu ms/msg':>10} {'loop':>6} {'loadgen':>7} {'batch':>5} | "
+    header += f"{'received':>11} {'errors':>6} "
     header += f"{'achieved':>8}"
     print(header)
     print("-" * len(header))
@@ -293,7 +312,8 @@ def report(
             print(
                 f"{name:>13} {rate:>5} | {s['push_p50_ms']!s:>8} {s['push_p99_ms']!s:>8} "
                 f"{s['ack_p50_ms']!s:>8} | {s['server_cpu_ms_per_msg']!s:>10} "
-                f"{s['loadgen_cpu_ms_per_msg']!s:>7} {s['units_per_batch']!s:>5} | "
+                f"{s['loop_cpu_ms_per_msg']!s:>6} {s['loadgen_cpu_ms_per_msg']!s:>7} "
+                f"{s['units_per_batch']!s:>5} | "
                 f"{s['received']:>5}/{s['sent']:<5} {s['errors']:>6} {s['achieved_rate']!s:>8}"
                 + ("  saturated" if saturated(s, rate) else "")
             )
