@@ -4,7 +4,8 @@ Bench-only. It runs in its own process (uvloop) so that the client's own CPU nev
 the server's, and it is deliberately cheap per request (pre-built HTTP/1.1 requests on
 keep-alive connections, no client library), so 1,000 requests a second leave CPU for the
 server on two cores. Latency is measured from each message's *scheduled* send time, so a
-server that falls behind shows its queueing (no coordinated omission).
+server that falls behind shows its queueing (no coordinated omission); a push is timed when
+its bytes arrive (``bench._ws_receiver``), before the generator decodes it.
 
 SPEC: {"host", "port", "path", "headers": {...}, "body_template": "...{token}...",
        "ws_url", "ws_headers", "join": [frame...], "rate", "seconds", "connections",
@@ -14,6 +15,7 @@ SPEC: {"host", "port", "path", "headers": {...}, "body_template": "...{token}...
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import json
 import sys
@@ -22,7 +24,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import uvloop
-import websockets
+
+from bench._ws_receiver import listen
 
 
 def percentile(values: list[float], q: float) -> float | None:
@@ -98,32 +101,22 @@ async def run(spec: dict[str, Any]) -> dict[str, Any]:
     errors = 0
     acked = 0
 
-    ws = await websockets.connect(
-        spec["ws_url"],
-        additional_headers=spec.get("ws_headers") or {},
-        compression=None,
-        ping_interval=None,
-        max_queue=None,
-    )
-    for frame in spec.get("join") or []:
-        await ws.send(json.dumps(frame))
-        reply = json.loads(await ws.recv())
-        assert reply[4]["status"] == "ok", reply
+    everything = asyncio.get_running_loop().create_future()
 
-    async def reader() -> None:
-        try:
-            async for raw in ws:
-                frame = json.loads(raw)
-                if frame[3] != "message_created":
-                    continue
-                token = str(frame[4]["content"]).rsplit(" ", 1)[-1]
-                t0 = scheduled.pop(token, None)
-                if t0 is not None:
-                    push_ms.append((time.perf_counter() - t0) * 1000)
-                    if len(push_ms) >= total:
-                        return
-        except websockets.ConnectionClosed:
+    def pushed(text: str, arrived: float) -> None:
+        frame = json.loads(text)
+        if frame[3] != "message_created":
             return
+        token = str(frame[4]["content"]).rsplit(" ", 1)[-1]
+        t0 = scheduled.pop(token, None)
+        if t0 is not None:
+            push_ms.append((arrived - t0) * 1000)
+            if len(push_ms) >= total and not everything.done():
+                everything.set_result(None)
+
+    listener = await listen(
+        spec["ws_url"], spec.get("ws_headers") or {}, spec.get("join") or [], pushed
+    )
 
     pool: asyncio.Queue[Conn] = asyncio.Queue()
     for _ in range(int(spec["connections"])):
@@ -150,17 +143,14 @@ async def run(spec: dict[str, Any]) -> dict[str, Any]:
             errors += 1
             scheduled.pop(token, None)
 
-    read_task = asyncio.create_task(reader())
     collector_off()  # until the last push is in
     try:
         sent_for = await open_loop(rate, total, one)
-        try:
-            await asyncio.wait_for(read_task, timeout=15)
-        except TimeoutError:
-            read_task.cancel()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(everything), timeout=15)
     finally:
         collector_on()
-    await ws.close()
+    listener.close()
     return {
         "rate": rate,
         "sent": total,
