@@ -314,12 +314,20 @@ def _spy(protocol: HeldSocketProtocol, monkeypatch: pytest.MonkeyPatch) -> list[
     return answers
 
 
-async def test_pushes_keep_their_order_across_both_paths(
+def _connection(
     served: Served, monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> tuple[SocketConnection, list[bool | None]]:
+    """The socket's connection, started, and what its protocol's push_text answers."""
     answers = _spy(served.protocol, monkeypatch)
     conn = SocketConnection(served.websocket, AGENT)
     conn.start()
+    return conn, answers
+
+
+async def test_pushes_keep_their_order_across_both_paths(
+    served: Served, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conn, answers = _connection(served, monkeypatch)
     tasks = asyncio.all_tasks()
     conn.send_text("1")  # plain: written at once, no task
     assert answers == [True] and asyncio.all_tasks() == tasks
@@ -379,9 +387,7 @@ async def test_a_connection_after_its_close_pushes_nothing(served: Served) -> No
 async def test_a_socket_starlette_saw_closed_is_not_pushed_to(
     served: Served, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    answers = _spy(served.protocol, monkeypatch)
-    conn = SocketConnection(served.websocket, AGENT)
-    conn.start()
+    conn, answers = _connection(served, monkeypatch)
     served.protocol.transport.close()
     await served.websocket.close(4000)  # Starlette sends nothing more; uvicorn wrote no close
     assert served.protocol.close_sent is False
