@@ -9,21 +9,32 @@ a fourth, for a queue with one consumer that is empty nearly all the time.
 :class:`HeldSocketProtocol` empties and drops the handshake once the 101 is sent and uses
 :class:`ReceiveQueue`, which makes its storage on first use and lets it go once drained.
 Its transport is a :class:`PassTransport`: what one pass of the loop writes after the first
-write goes out in one system call. Everything else is uvicorn's (docs/decisions.md, "Idle
-sockets: 50,000 on a node", "Pushes and answers: fewer writes").
+write goes out in one system call. :meth:`HeldSocketProtocol.push_text` writes a text frame
+without the ASGI send while the socket is in its plain steady state. Everything else is
+uvicorn's (docs/decisions.md, "Idle sockets: 50,000 on a node", "Pushes and answers: fewer
+writes", "Pushes: a frame written without the ASGI send").
 """
 
 from __future__ import annotations
 
 import asyncio
+import struct
 from collections import deque
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Final, Generic, TypeVar, cast
 
+from starlette.websockets import WebSocket
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.protocol import OPEN
 
 from .pass_transport import PassTransport
 
 T = TypeVar("T")
+
+# A server's text frame, FIN set and unmasked (RFC 6455 5.2): 0x81, then the payload's length
+# in 7 bits, or 126 and 16 bits, or 127 and 64 bits.
+_SHORT_HEADS: Final = tuple(bytes((0x81, n)) for n in range(126))
+_HEAD_16: Final = struct.Struct("!BBH").pack
+_HEAD_64: Final = struct.Struct("!BBQ").pack
 
 
 class ReceiveQueue(Generic[T]):
@@ -70,12 +81,54 @@ class ReceiveQueue(Generic[T]):
 
 
 class HeldSocketProtocol(WebSocketsSansIOProtocol):
-    """``ws="websockets-sansio"`` with :class:`ReceiveQueue`, no handshake kept after 101, and
-    a :class:`PassTransport`."""
+    """``ws="websockets-sansio"`` with :class:`ReceiveQueue`, no handshake kept after 101, a
+    :class:`PassTransport`, and :meth:`push_text`."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.queue = ReceiveQueue()  # type: ignore[assignment]
+        # The 101 went out with no extension negotiated and websockets logs no frame.
+        self.plain = False
+        self._sends = 0  # calls of send() under way (one may wait for the transport to drain)
+
+    @staticmethod
+    def serving(websocket: WebSocket) -> HeldSocketProtocol | None:
+        """The protocol a socket's sends go straight to, if it is one of these (None when a
+        layer stands between, or another protocol serves the socket). Asked once a socket."""
+        owner = getattr(getattr(websocket, "_send", None), "__self__", None)
+        return owner if isinstance(owner, HeldSocketProtocol) else None
+
+    def push_text(self, text: str) -> bool:
+        """Write one text frame at once, as ``send`` would, if the socket is in its plain
+        steady state: open, no close sent, writing not paused, no other send under way,
+        nothing of websockets' waiting to go out. False (nothing written): use ``send``.
+
+        The bytes are the frame websockets' ``send_text`` makes on a server without
+        extensions; its state is left as ``send_text`` leaves it for a final frame
+        (tests/server/test_ws_push.py holds the two equal).
+        """
+        conn = self.conn
+        if (
+            not self.plain
+            or self._sends
+            or self.close_sent
+            or self.disconnected
+            or not self.writable.is_set()
+            or conn.state is not OPEN
+            or conn.writes
+            or conn.expect_continuation_frame
+        ):
+            return False
+        data = text.encode()
+        size = len(data)
+        if size < 126:
+            head = _SHORT_HEADS[size]
+        elif size < 65536:
+            head = _HEAD_16(0x81, 126, size)
+        else:
+            head = _HEAD_64(0x81, 127, size)
+        self.transport.write(head + data)
+        return True
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         if isinstance(transport, PassTransport):  # upgraded from our HTTP protocol's
@@ -83,8 +136,14 @@ class HeldSocketProtocol(WebSocketsSansIOProtocol):
         super().connection_made(PassTransport(cast(asyncio.Transport, transport), self.loop))
 
     async def send(self, message: Any) -> None:
-        await super().send(message)
+        self._sends += 1
+        try:
+            await super().send(message)
+        finally:
+            self._sends -= 1
         if message["type"] == "websocket.accept" and self.handshake_complete:
+            conn = self.conn
+            self.plain = conn.state is OPEN and not conn.extensions and not conn.debug
             # Read only to answer the upgrade (handle_connect, the accept above). websockets'
             # parser keeps the request object for the socket's life (a local of its frame
             # parser), so its headers are emptied rather than merely let go.

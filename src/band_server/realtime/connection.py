@@ -2,9 +2,10 @@
 
 The hub pushes from whatever task publishes a broadcast, so :meth:`SocketConnection.send_text`
 must never block. A frame pushed to an idle socket is sent at once, in the pusher's call (the
-server's send only writes to the transport unless the transport paused writing); a send that has
-to wait, and every frame pushed while one is pending, goes to a per-connection queue that one
-writer task drains in order. A socket
+server's send only writes to the transport unless the transport paused writing; on a socket in
+its plain steady state the server's protocol writes the frame itself, without the ASGI send:
+``ws_protocol.HeldSocketProtocol.push_text``); a send that has to wait, and every frame pushed
+while one is pending, goes to a per-connection queue that one writer task drains in order. A socket
 whose queue keeps growing (a client that stopped reading) is closed rather than allowed to hold
 memory; everything it missed is durable and recovered through ``/next`` after a reconnect.
 (uvicorn's default ws implementation buffers writes without backpressure, so a peer that
@@ -22,9 +23,10 @@ from collections import deque
 from collections.abc import Coroutine, Generator
 from typing import Any, Final
 
-from starlette.websockets import WebSocket
+from starlette.websockets import WebSocket, WebSocketState
 
 from ..services.identity.principals import Principal
+from ..ws_protocol import HeldSocketProtocol
 
 log = logging.getLogger("band_server.realtime")
 
@@ -32,6 +34,7 @@ MAX_QUEUED_FRAMES: Final = 1000
 # 1013 "try again later": the official client reconnects after a pause (1008 would be terminal).
 SLOW_CONSUMER_CODE: Final = 1013
 _CLOSE: Final = object()
+_CONNECTED: Final = WebSocketState.CONNECTED
 
 
 class SocketConnection:
@@ -43,6 +46,7 @@ class SocketConnection:
     """
 
     __slots__ = (
+        "_lean",
         "_max_queued",
         "_queue",
         "_started",
@@ -74,6 +78,8 @@ class SocketConnection:
         self._queue: deque[object] | None = None
         self._writer: asyncio.Task[None] | None = None
         self._started = False
+        # The server's protocol, when it can write a frame without the ASGI send (set by start).
+        self._lean: HeldSocketProtocol | None = None
 
     @property
     def label(self) -> str:
@@ -89,6 +95,7 @@ class SocketConnection:
     def start(self) -> None:
         """The socket is accepted: frames queued before now may go out."""
         self._started = True
+        self._lean = HeldSocketProtocol.serving(self._ws)
         self._kick()
 
     def send_text(self, frame: str) -> None:
@@ -136,8 +143,19 @@ class SocketConnection:
         """Run the socket's send up to its first wait; a send that waits goes on in a task.
 
         What Python 3.12's eagerly started tasks do, for 3.11: a push costs no task and no
-        loop iteration unless the transport is paused (the peer reads slowly).
+        loop iteration unless the transport is paused (the peer reads slowly). A protocol that
+        can write the frame by itself does (Starlette would send it: the socket is connected).
         """
+        lean = self._lean
+        if lean is not None and self._ws.application_state is _CONNECTED:
+            try:
+                pushed = lean.push_text(frame)
+            except Exception as exc:  # what send would have raised (a text that is no UTF-8)
+                log.debug("socket %s: send failed: %r", self.label, exc)
+                return
+            if pushed:
+                self.frames_out += 1
+                return
         send = self._ws.send_text(frame)
         try:
             waiting_on = send.send(None)
