@@ -15,7 +15,6 @@ SPEC: {"host", "port", "path", "headers": {...}, "body_template": "...{token}...
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import json
 import sys
@@ -146,8 +145,10 @@ async def run(spec: dict[str, Any]) -> dict[str, Any]:
     collector_off()  # until the last push is in
     try:
         sent_for = await open_loop(rate, total, one)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(everything), timeout=15)
+        # every push in, or the socket closed (a push lost then stays missing), or 15 s
+        await asyncio.wait(
+            {everything, listener.closed}, timeout=15, return_when=asyncio.FIRST_COMPLETED
+        )
     finally:
         collector_on()
     listener.close()
