@@ -4,9 +4,8 @@ Bench-only. websockets' sans-I/O client protocol parses the frames; this asyncio
 feeds it and stamps every frame with the moment its last bytes reached ``data_received``,
 before any of them is decoded. A server that sends a batch's pushes in one write is then
 timed by when they arrived, not by how long the generator's own process takes to decode a
-burst of frames one after another behind its sender's work (which charged a batching server
-up to ~1 ms a burst at 3,000/s: docs/decisions.md, "The 3,000/s tail follows the loop's
-thread").
+burst of frames one after another behind its sender's work (docs/decisions.md, "The 3,000/s
+tail follows the loop's thread").
 """
 
 from __future__ import annotations

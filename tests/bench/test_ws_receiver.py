@@ -28,9 +28,10 @@ def _push(token: str) -> list[Any]:
 
 
 class _Server(asyncio.Protocol):
-    def __init__(self, pause: float) -> None:
+    def __init__(self, pause: float, status: str = "ok") -> None:
         self.ws = ServerProtocol()
         self.pause = pause
+        self.status = status  # the join's answer; pushes follow an "ok" only
         self.headers: dict[str, str] = {}
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -47,9 +48,10 @@ class _Server(asyncio.Protocol):
                 self.transport.write(b"".join(ws.data_to_send()))
             elif isinstance(event, Frame) and event.opcode is Opcode.TEXT:
                 join_ref, ref, topic, _, _ = json.loads(bytes(event.data))
-                reply = [join_ref, ref, topic, "phx_reply", {"status": "ok", "response": {}}]
-                self.transport.write(_frame(ws, reply))
-                asyncio.get_running_loop().create_task(self.pushes())
+                answer = {"status": self.status, "response": {}}
+                self.transport.write(_frame(ws, [join_ref, ref, topic, "phx_reply", answer]))
+                if self.status == "ok":
+                    asyncio.get_running_loop().create_task(self.pushes())
 
     async def pushes(self) -> None:
         ws = self.ws
@@ -99,21 +101,8 @@ async def test_frames_keep_their_arrival_and_none_is_lost() -> None:
 
 
 async def test_a_refused_join_is_an_error() -> None:
-    class Refusing(_Server):
-        def data_received(self, data: bytes) -> None:
-            ws = self.ws
-            ws.receive_data(data)
-            for event in ws.events_received():
-                if isinstance(event, Request):
-                    ws.send_response(ws.accept(event))
-                    self.transport.write(b"".join(ws.data_to_send()))
-                elif isinstance(event, Frame):
-                    join_ref, ref, topic, _, _ = json.loads(bytes(event.data))
-                    reply = [join_ref, ref, topic, "phx_reply", {"status": "error"}]
-                    self.transport.write(_frame(ws, reply))
-
     loop = asyncio.get_running_loop()
-    server = await loop.create_server(lambda: Refusing(0), "127.0.0.1", 0)
+    server = await loop.create_server(lambda: _Server(0, status="error"), "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
     try:
         with pytest.raises(RuntimeError, match="join refused"):
