@@ -24,6 +24,7 @@ from .direct import sqlite_of
 from .group_commit import BatchStats, GroupCommitter, InFlight
 from .search_index import any_pending
 from .sqlite_inline import connect_reader, creator, explicit_begin
+from .wal_checkpoint import Checkpointer
 
 CONNECT_TIMEOUT = 5.0  # seconds for a new PostgreSQL connection
 POOL_TIMEOUT = 10.0  # seconds to wait for a pooled connection
@@ -76,9 +77,12 @@ class Database:
         self._writer: GroupCommitter | None = None
         self._peeker: sqlite3.Connection | None = None
         self._path: str | None = None
+        self._checkpoints: Checkpointer | None = None
         if self.is_sqlite:
             path = make_url(url).database or ":memory:"
             self._path = None if path == ":memory:" else path
+            if self._path is not None:
+                self._checkpoints = Checkpointer(self._path)
             # JSON columns: json.dumps's text from an encoder built once (band_server.json_text).
             self.engine: AsyncEngine = create_async_engine(
                 url, async_creator=creator(path, writer=False), json_serializer=dumps
@@ -97,7 +101,7 @@ class Database:
             direct_savepoints(writer_engine)
             self._writer_engine: AsyncEngine | None = writer_engine
             self._writer = GroupCommitter(
-                writer_engine, on_batch=self.batches.record, in_flight=in_flight
+                writer_engine, on_batch=self._batch_done, in_flight=in_flight
             )
         else:
             kwargs: dict[str, Any] = {
@@ -113,6 +117,12 @@ class Database:
             self.engine = create_async_engine(url, **kwargs)
             self._writer_engine = None
         self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+
+    def _batch_done(self, units: int) -> None:
+        """A group commit of ``units`` is on disk: counted, and the WAL's copy nudged."""
+        self.batches.record(units)
+        if self._checkpoints is not None:
+            self._checkpoints.nudge()
 
     def write(self) -> AbstractAsyncContextManager[AsyncSession]:
         """One write transaction; committed (durably) when the block exits cleanly."""
@@ -174,6 +184,8 @@ class Database:
             self._peeker = None
         if self._writer is not None:
             await self._writer.close()
+        if self._checkpoints is not None:
+            self._checkpoints.stop()
         if self._writer_engine is not None:
             await self._writer_engine.dispose()
         await self.engine.dispose()

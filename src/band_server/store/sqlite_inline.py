@@ -34,6 +34,8 @@ from sqlalchemy import event
 from sqlalchemy.engine import Connection as SyncConnection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from .wal_checkpoint import WRITER_CHECKPOINT_PAGES
+
 __all__ = ["InlineConnection", "connect_reader", "creator", "explicit_begin"]
 
 WRITER_BUSY_MS = 10_000
@@ -76,6 +78,10 @@ def _pragmas(conn: sqlite3.Connection, *, writer: bool) -> None:
     # take no other lock, and BEGIN IMMEDIATE itself, when another process (a CLI command)
     # holds the lock, waits in the worker thread with WRITER_BUSY_MS (``_waiting``).
     conn.execute(f"PRAGMA busy_timeout={0 if writer else 2000}")
+    if writer:
+        # The WAL is copied into the file beside the writer (store.wal_checkpoint); its own
+        # checkpoint only bounds the WAL's length.
+        conn.execute(f"PRAGMA wal_autocheckpoint={WRITER_CHECKPOINT_PAGES}")
 
 
 class _InlineQueue:

@@ -1,0 +1,108 @@
+"""SQLite's WAL copied into the database file on a thread of its own, beside the writer.
+
+By default SQLite checkpoints in the connection that commits, once the WAL holds 1,000 pages:
+the writer copies every page the WAL changed into the file and fsyncs it before it can begin
+its next batch (and a lone unit commits on the loop's thread, which then stalls for it). Under
+load the writer checkpointed many times a second, and each one held every unit arriving
+meanwhile (docs/decisions.md, "The WAL checkpointed beside the writer").
+
+:class:`Checkpointer` runs ``PRAGMA wal_checkpoint(PASSIVE)`` on its own connection after
+commits (each batch nudges it; a pass waits :data:`PASS_DELAY` so a page changed by several
+batches is copied once). A passive checkpoint takes no lock a writer or a reader waits for, and
+the GIL is released while SQLite works. The writer keeps an autocheckpoint of
+:data:`WRITER_CHECKPOINT_PAGES`: under steady writes the WAL is rarely wholly copied at the
+moment a transaction begins (that is when SQLite starts it again from its beginning), so the
+writer's own checkpoint, with little left to copy, is what bounds its length.
+
+Durability does not change: a commit is on disk (in the WAL) before it is answered, whichever
+connection later copies it into the file.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+import time
+
+__all__ = ["PASS_DELAY", "WRITER_CHECKPOINT_PAGES", "Checkpointer"]
+
+log = logging.getLogger(__name__)
+
+PASS_DELAY = 0.1
+"""Seconds a pass waits after the nudge that woke it: later batches' pages join it."""
+
+WRITER_CHECKPOINT_PAGES = 16_384
+"""The writer connection's ``wal_autocheckpoint`` (SQLite's default: 1,000): 32 MiB of WAL at
+2 KiB pages, ~1 s of a mention burst at 3,000/s."""
+
+
+class Checkpointer:
+    """Passive checkpoints of the database at ``path`` on a daemon thread, after commits.
+
+    :meth:`nudge` (from the loop, once a batch) costs an event's ``set``; the thread starts on
+    the first one and sleeps while nothing is committed. A failed pass is logged and its
+    connection opened again on the next one: the writer's own autocheckpoint still bounds the
+    WAL.
+    """
+
+    def __init__(self, path: str, *, delay: float = PASS_DELAY) -> None:
+        self.path = path
+        self.delay = delay
+        self.passes = 0
+        self._due = threading.Event()
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+
+    def nudge(self) -> None:
+        """Something was committed: a pass will follow (one for all nudges before it starts)."""
+        if self._thread is None:
+            if self._stopping:
+                return
+            self._thread = threading.Thread(
+                target=self._serve, name="sqlite-checkpoint", daemon=True
+            )
+            self._thread.start()
+        if not self._due.is_set():  # (set takes the event's lock, is_set reads a field)
+            self._due.set()
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """End the thread after the pass under way (if any)."""
+        self._stopping = True
+        self._due.set()
+        thread, self._thread = self._thread, None
+        if thread is not None:
+            thread.join(timeout)
+
+    def _serve(self) -> None:
+        conn: sqlite3.Connection | None = None
+        try:
+            while True:
+                self._due.wait()
+                if self._stopping:
+                    return
+                time.sleep(self.delay)
+                self._due.clear()
+                if self._stopping:
+                    return
+                try:
+                    if conn is None:
+                        conn = _connect(self.path)
+                    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                    self.passes += 1
+                except sqlite3.Error as exc:
+                    log.warning("WAL checkpoint of %s failed: %r", self.path, exc)
+                    if conn is not None:
+                        conn.close()
+                    conn = None
+        finally:
+            if conn is not None:
+                conn.close()
+
+
+def _connect(path: str) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    # A checkpoint waits for no one: a busy lock ends the pass, the next nudge tries again.
+    conn.execute("PRAGMA busy_timeout=0")
+    conn.execute("PRAGMA synchronous=FULL")
+    return conn
