@@ -32,8 +32,8 @@ def forwarding_tool(
     name: str,
     failure: str,
     required: Sequence[str] = (),
-    optional: Sequence[str] = (),
     *,
+    optional: Sequence[str] = (),
     mention_hints: bool = False,
 ) -> BandToolSpec:
     """The spec of a Parlant tool ``name(context, *required, *optional="")`` (every argument

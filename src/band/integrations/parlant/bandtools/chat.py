@@ -38,7 +38,7 @@ band_add_participant = forwarding_tool(
     "band_add_participant",
     "adding participant '{identifier}'",
     ("identifier",),
-    ("role",),
+    optional=("role",),
     mention_hints=True,
 )
 band_remove_participant = forwarding_tool(

@@ -18,17 +18,25 @@ band_list_tasks = forwarding_tool(
     "band_list_tasks", "listing tasks", optional=("state", "cursor", "limit")
 )
 band_create_task = forwarding_tool(
-    "band_create_task", "creating task '{subject}'", ("subject",), ("detail", "supersedes_id")
+    "band_create_task",
+    "creating task '{subject}'",
+    ("subject",),
+    optional=("detail", "supersedes_id"),
 )
-band_get_task = forwarding_tool("band_get_task", "getting task '{id}'", ("id",), ("include",))
+band_get_task = forwarding_tool(
+    "band_get_task", "getting task '{id}'", ("id",), optional=("include",)
+)
 band_update_task = forwarding_tool(
     "band_update_task",
     "updating task '{id}'",
     ("id",),
-    ("status", "active_form", "comment", "subject", "detail", "state"),
+    optional=("status", "active_form", "comment", "subject", "detail", "state"),
 )
 band_get_task_history = forwarding_tool(
-    "band_get_task_history", "getting task history for '{id}'", ("id",), ("cursor", "limit")
+    "band_get_task_history",
+    "getting task history for '{id}'",
+    ("id",),
+    optional=("cursor", "limit"),
 )
 band_get_board = forwarding_tool("band_get_board", "getting board", optional=("include",))
 band_set_board = forwarding_tool(
