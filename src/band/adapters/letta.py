@@ -177,7 +177,7 @@ class LettaAdapter(SimpleAdapter[LettaSessionState]):
             texts = await observe(
                 messages,
                 tools,
-                report_calls=Emit.TOOL_CALLS in self.features.emit,
+                features=self.features,
                 silent=self._mcp.silent_reporting_tools,
                 external_mcp=self.config.mcp.mode == "external",
             )

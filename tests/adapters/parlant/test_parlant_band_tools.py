@@ -80,3 +80,25 @@ async def test_a_failed_mention_comes_back_as_text_listing_the_rooms_handles() -
     assert "Available handles: ['alice']" in failed.data
     assert tools.calls == [("band_send_message", {"content": "hi", "mentions": ["@bob"]})]
     assert nobody.data.startswith("Error") and "'alice'" in nobody.data
+
+
+async def test_a_forwarded_tool_names_its_arguments_however_parlant_passes_them() -> None:
+    (update,) = [s for s in band_tool_specs(None) if s.name == "band_update_task"]
+    entry = build_band_tool(update)
+    assert entry.tool.required == ["id"]
+    assert list(entry.tool.parameters) == [
+        "id",
+        "status",
+        "active_form",
+        "comment",
+        "subject",
+        "detail",
+        "state",
+    ]
+    tools = RoomTools(failing="band_update_task")
+    with bound_session_tools(session_id="s-1", tools=tools):
+        failed = await entry.function(Ctx("s-1"), "t-1", "done", comment=None)
+        malformed = await entry.function(Ctx("s-1"), "t-1", colour="red")
+    assert tools.calls == [("band_update_task", {"id": "t-1", "status": "done"})]
+    assert failed.data == "Error updating task 't-1': no such handle @bob"
+    assert malformed.data.startswith("Error calling band_update_task:")

@@ -7,9 +7,9 @@ import json
 from collections.abc import Set
 from typing import Any
 
-from band.adapters._tool_events import report_event
+from band.adapters._tool_events import as_text, report_tool_call, report_tool_result
 from band.core.protocols import AgentToolsProtocol
-from band.core.types import TurnUsage
+from band.core.types import AdapterFeatures, TurnUsage
 from band.runtime.tools.names import turn_effect
 
 
@@ -17,12 +17,12 @@ async def observe(
     messages: list[Any],
     tools: AgentToolsProtocol,
     *,
-    report_calls: bool,
+    features: AdapterFeatures,
     silent: Set[str],
     external_mcp: bool,
 ) -> list[str]:
-    """Report the tool calls Letta made (none unless ``report_calls``; never those in
-    ``silent``); the agent's texts. ``external_mcp``: another's MCP server ran the tools, so
+    """Report the tool calls Letta made (as ``features`` ask; never those in ``silent``);
+    the agent's texts. ``external_mcp``: another's MCP server ran the tools, so
     their effects are recorded on the turn here."""
     texts: list[str] = []
     calls: dict[str, str] = {}
@@ -33,10 +33,9 @@ async def observe(
         elif kind == "tool_call_message":
             for call in getattr(item, "tool_calls", None) or [item.tool_call]:
                 calls[call.tool_call_id] = call.name
-                if report_calls and call.name not in silent:
-                    await _report(
-                        tools, "tool_call", call.name, call.tool_call_id, args=call.arguments
-                    )
+                if call.name not in silent:
+                    args = _json_args(call.arguments)
+                    await report_tool_call(tools, features, call.name, args, call.tool_call_id)
         elif kind == "tool_return_message":
             for result in getattr(item, "tool_returns", None) or [item]:
                 name = calls.pop(result.tool_call_id, "unknown")
@@ -44,14 +43,10 @@ async def observe(
                 if ok and external_mcp:
                     # Our own server records its calls on the turn; another's only shows here.
                     tools.turn.record(turn_effect(name))
-                if report_calls and name not in silent:
-                    await _report(
-                        tools,
-                        "tool_result",
-                        name,
-                        result.tool_call_id,
-                        output=result.tool_return,
-                        failed=not ok,
+                if name not in silent:
+                    output = as_text(result.tool_return)
+                    await report_tool_result(
+                        tools, features, name, output, result.tool_call_id, is_error=not ok
                     )
     return texts
 
@@ -64,26 +59,6 @@ def turn_usage(usage: Any) -> TurnUsage:
         input_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
         output_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
     )
-
-
-async def _report(
-    tools: AgentToolsProtocol,
-    kind: str,
-    name: str,
-    call_id: str,
-    *,
-    args: Any = None,
-    output: Any = None,
-    failed: bool = False,
-) -> None:
-    payload: dict[str, Any] = {"name": name, "tool_call_id": call_id}
-    if kind == "tool_call":
-        payload["args"] = _json_args(args)
-    else:
-        payload["output"] = output if isinstance(output, str) else json.dumps(output, default=str)
-        if failed:
-            payload["is_error"] = True
-    await report_event(tools, kind, payload)
 
 
 def _content_text(item: Any) -> str:

@@ -6,7 +6,7 @@ from .._parlant import ToolContext, ToolResult
 from ..bandtool import band_tool
 from ..mentions import missing_mentions_error, split_mentions
 from ..sessiontools import require_session_tools
-from ._call import run_band_tool
+from ._call import forwarding_tool, run_band_tool
 
 __all__ = [
     "band_add_participant",
@@ -30,41 +30,28 @@ async def band_send_message(context: ToolContext, content: str, mentions: str) -
     return await run_band_tool(context, "band_send_message", content=content, mentions=recipients)
 
 
-@band_tool("sending event")
-async def band_send_event(context: ToolContext, content: str, message_type: str) -> ToolResult:
-    return await run_band_tool(
-        context, "band_send_event", content=content, message_type=message_type
-    )
-
-
-@band_tool("ending the turn without a reply")
-async def band_no_reply(context: ToolContext, reason: str = "") -> ToolResult:
-    return await run_band_tool(context, "band_no_reply", reason=reason)
-
-
-@band_tool("adding participant '{identifier}'", mention_hints=True)
-async def band_add_participant(context: ToolContext, identifier: str, role: str = "") -> ToolResult:
-    return await run_band_tool(context, "band_add_participant", identifier=identifier, role=role)
-
-
-@band_tool("removing participant '{identifier}'", mention_hints=True)
-async def band_remove_participant(context: ToolContext, identifier: str) -> ToolResult:
-    return await run_band_tool(context, "band_remove_participant", identifier=identifier)
-
-
-@band_tool("looking up peers")
-async def band_lookup_peers(context: ToolContext) -> ToolResult:
-    return await run_band_tool(context, "band_lookup_peers")
-
-
-@band_tool("getting participants")
-async def band_get_participants(context: ToolContext) -> ToolResult:
-    return await run_band_tool(context, "band_get_participants")
-
-
-@band_tool("creating chatroom")
-async def band_create_chatroom(context: ToolContext, task_id: str = "") -> ToolResult:
-    return await run_band_tool(context, "band_create_chatroom", task_id=task_id)
+band_send_event = forwarding_tool("band_send_event", "sending event", ("content", "message_type"))
+band_no_reply = forwarding_tool(
+    "band_no_reply", "ending the turn without a reply", optional=("reason",)
+)
+band_add_participant = forwarding_tool(
+    "band_add_participant",
+    "adding participant '{identifier}'",
+    ("identifier",),
+    optional=("role",),
+    mention_hints=True,
+)
+band_remove_participant = forwarding_tool(
+    "band_remove_participant",
+    "removing participant '{identifier}'",
+    ("identifier",),
+    mention_hints=True,
+)
+band_lookup_peers = forwarding_tool("band_lookup_peers", "looking up peers")
+band_get_participants = forwarding_tool("band_get_participants", "getting participants")
+band_create_chatroom = forwarding_tool(
+    "band_create_chatroom", "creating chatroom", optional=("task_id",)
+)
 
 
 TOOLS = (

@@ -6,20 +6,16 @@ from .._parlant import ToolContext, ToolResult
 from ..bandtool import band_tool
 from ..mentions import missing_mentions_error, split_mentions
 from ..sessiontools import require_session_tools
-from ._call import run_band_tool
+from ._call import forwarding_tool, run_band_tool
 from .chat import MENTIONS_NOTE
 
 __all__ = ["band_list_room_files", "band_read_room_file", "band_send_room_file"]
 
 
-@band_tool("listing room files")
-async def band_list_room_files(context: ToolContext, cursor: str = "") -> ToolResult:
-    return await run_band_tool(context, "band_list_room_files", cursor=cursor)
-
-
-@band_tool("reading room file")
-async def band_read_room_file(context: ToolContext, file_id: str) -> ToolResult:
-    return await run_band_tool(context, "band_read_room_file", file_id=file_id)
+band_list_room_files = forwarding_tool(
+    "band_list_room_files", "listing room files", optional=("cursor",)
+)
+band_read_room_file = forwarding_tool("band_read_room_file", "reading room file", ("file_id",))
 
 
 @band_tool("sending room file", param_notes={"mentions": MENTIONS_NOTE}, mention_hints=True)
