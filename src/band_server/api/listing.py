@@ -6,7 +6,7 @@ import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 from fastapi import Depends, Query
 from pydantic import BaseModel
@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 PartyLister = Callable[..., Awaitable[tuple[Sequence[BaseModel], int]]]
 """A service's paged list of parties (contacts, peers): ``(session, me, *, page, page_size,
 online, ...)`` to one page and the total count."""
+
+T = TypeVar("T")
 
 MAX_PAGE = 1_000_000
 """The highest ``page`` accepted anywhere (beyond it an offset overflows the database)."""
@@ -81,20 +83,26 @@ def listing(items: Iterable[BaseModel], metadata: dict[str, Any]) -> dict[str, A
     return {"data": [m.model_dump(mode="json") for m in items], "metadata": metadata}
 
 
+async def read_page(
+    platform: Platform,
+    me: Principal,
+    paging: Paging,
+    lister: Callable[..., Awaitable[T]],
+    **filters: Any,
+) -> T:
+    """What a service's offset-paged query answers, in one read: ``lister(session, me, page=,
+    page_size=, **filters)`` (contacts, peers, contact requests)."""
+    async with platform.db.read() as session:
+        return await lister(session, me, page=paging.page, page_size=paging.page_size, **filters)
+
+
 async def party_page(
     platform: Platform, me: Principal, paging: Paging, lister: PartyLister, **filters: Any
 ) -> dict[str, Any]:
     """One page of parties with their presence, in the listing envelope: a contacts or peers
     route of either surface, ``filters`` passed on to the service."""
-    async with platform.db.read() as session:
-        items, total = await lister(
-            session,
-            me,
-            page=paging.page,
-            page_size=paging.page_size,
-            online=platform.presence.is_online,
-            **filters,
-        )
+    online = platform.presence.is_online
+    items, total = await read_page(platform, me, paging, lister, online=online, **filters)
     return listing(items, paging.meta(total))
 
 

@@ -1,8 +1,9 @@
-"""Opaque keyset cursors for lists ordered by (a sort key, id).
+"""Opaque keyset cursors for lists ordered by (a sort key, id), and the plain offset page.
 
 A cursor carries the sort it was issued under and the last row's (key, id), so the next page
 starts right after that row whatever was inserted meanwhile. A cursor from another sort, or
-one that is not ours, is 422 ``/cursor``.
+one that is not ours, is 422 ``/cursor``. ``offset_page`` is the query of the lists that page
+by number only (contacts, contact requests, systems).
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import binascii
 import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, TypeVarTuple
+from typing import Any, Literal, TypeVar, TypeVarTuple
 
-from sqlalchemy import ColumnElement, Select, and_, or_
+from sqlalchemy import ColumnElement, Select, and_, func, or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
 from ..errors import ValidationFailed
@@ -114,3 +116,21 @@ def window(
         stmt = stmt.where(after(column, id_column, key, row_id, order))
     shape = Window(sort, order, column, id_column, offset_mode, size, number)
     return stmt.limit(size + 1), shape
+
+
+Row = TypeVar("Row")
+
+
+async def offset_page(
+    session: AsyncSession,
+    stmt: Select[Row],
+    *order: ColumnElement[Any] | InstrumentedAttribute[Any],
+    page: int,
+    page_size: int,
+) -> tuple[list[Row], int]:
+    """Page ``page`` (from 1) of ``stmt`` in ``order``, and how many rows ``stmt`` has in all."""
+    total = await session.scalar(select(func.count()).select_from(stmt.subquery()))
+    rows = await session.scalars(
+        stmt.order_by(*order).offset((page - 1) * page_size).limit(page_size)
+    )
+    return list(rows), int(total or 0)

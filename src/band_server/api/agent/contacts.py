@@ -22,7 +22,7 @@ from ...http.json_body import JsonRoute
 from ...services.contacts import requests as contacts
 from ...services.unit import write
 from ..answers import many, not_found, one
-from ..listing import PagingDep, data, party_page
+from ..listing import PagingDep, data, party_page, read_page
 
 router = APIRouter(route_class=JsonRoute)
 
@@ -64,10 +64,9 @@ async def list_requests(
     sent_status: Annotated[contacts.SentStatus, Query()] = "pending",
 ) -> dict[str, Any]:
     """Pending requests received, and requests sent (filtered by ``sent_status``)."""
-    async with platform.db.read() as session:
-        received, received_total, sent, sent_total = await contacts.list_requests(
-            session, me, page=paging.page, page_size=paging.page_size, sent_status=sent_status
-        )
+    received, received_total, sent, sent_total = await read_page(
+        platform, me, paging, contacts.list_requests, sent_status=sent_status
+    )
     meta: dict[str, Any] = {"page": paging.page, "page_size": paging.page_size}
     for name, total in (("received", received_total), ("sent", sent_total)):
         meta[name] = {"total": total, "total_pages": paging.meta(total)["total_pages"]}

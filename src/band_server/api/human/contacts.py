@@ -23,7 +23,7 @@ from ...services.contacts import requests as contacts
 from ...services.identity import parties
 from ...services.unit import write
 from ..answers import many, not_found, one
-from ..listing import PagingDep, data, listing, party_page
+from ..listing import PagingDep, data, listing, party_page, read_page
 
 router = APIRouter(route_class=JsonRoute)
 
@@ -65,10 +65,7 @@ async def received_requests(
     platform: PlatformDep, me: UserDep, paging: PagingDep
 ) -> dict[str, Any]:
     """Pending requests the person received, newest first."""
-    async with platform.db.read() as session:
-        received, total, _, _ = await contacts.list_requests(
-            session, me, page=paging.page, page_size=paging.page_size
-        )
+    received, total, _, _ = await read_page(platform, me, paging, contacts.list_requests)
     return listing(received, paging.meta(total))
 
 
@@ -80,10 +77,9 @@ async def sent_requests(
     status: Annotated[contacts.SentStatus, Query()] = "all",
 ) -> dict[str, Any]:
     """Requests the person sent, every status unless ``status`` narrows it."""
-    async with platform.db.read() as session:
-        _, _, sent, total = await contacts.list_requests(
-            session, me, page=paging.page, page_size=paging.page_size, sent_status=status
-        )
+    _, _, sent, total = await read_page(
+        platform, me, paging, contacts.list_requests, sent_status=status
+    )
     return listing(sent, paging.meta(total))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal
 
-from sqlalchemy import delete, func, or_, select
+from sqlalchemy import delete, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_protocol import AgentContact, PartyRef, iso, topic, utcnow
@@ -19,6 +19,7 @@ from band_server.errors import Conflict, NotFound, ValidationFailed
 from band_server.fanout.bus import Broadcast
 from band_server.services.identity.parties import Party, parties_by_ids, party_by_id, require_party
 from band_server.services.identity.principals import Principal
+from band_server.services.keyset import offset_page
 from band_server.services.unit import UnitOfWork
 from band_server.services.views import from_row
 from band_server.store.models import Contact, ContactRequest
@@ -109,19 +110,11 @@ async def contact_page(
 ) -> tuple[list[Contact], dict[str, Party], int]:
     """One page of the caller's contact records, oldest first, the parties they name (a
     deleted agent's record has none), and the total count: both surfaces' lists read this."""
-    where = Contact.owner_id == me.id
-    total = await session.scalar(select(func.count()).select_from(Contact).where(where)) or 0
-    edges = list(
-        await session.scalars(
-            select(Contact)
-            .where(where)
-            .order_by(Contact.created_at, Contact.id)
-            .offset((page - 1) * page_size)
-            .limit(page_size)
-        )
-    )
+    mine = select(Contact).where(Contact.owner_id == me.id)
+    order = (Contact.created_at, Contact.id)
+    edges, total = await offset_page(session, mine, *order, page=page, page_size=page_size)
     parties = await parties_by_ids(session, (e.contact_id for e in edges))
-    return edges, parties, int(total)
+    return edges, parties, total
 
 
 async def list_contacts(
@@ -269,15 +262,11 @@ async def list_requests(
     sent_q = select(ContactRequest).where(ContactRequest.from_id == me.id)
     if sent_status != "all":
         sent_q = sent_q.where(ContactRequest.status == sent_status)
-    out: list[tuple[list[ContactRequest], int]] = []
-    for q in (received_q, sent_q):
-        total = await session.scalar(select(func.count()).select_from(q.subquery())) or 0
-        rows = await session.scalars(
-            q.order_by(ContactRequest.created_at.desc(), ContactRequest.id)
-            .offset((page - 1) * page_size)
-            .limit(page_size)
-        )
-        out.append((list(rows), int(total)))
+    order = (ContactRequest.created_at.desc(), ContactRequest.id)
+    out = [
+        await offset_page(session, q, *order, page=page, page_size=page_size)
+        for q in (received_q, sent_q)
+    ]
     ids = {i for rows, _ in out for r in rows for i in (r.from_id, r.to_id)}
     parties = await parties_by_ids(session, ids)
     (recv, recv_total), (sent, sent_total) = out

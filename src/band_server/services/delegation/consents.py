@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_protocol import utcnow
@@ -19,6 +19,7 @@ from band_server.errors import Forbidden, NotFound, ValidationFailed
 from band_server.services.identity.accounts import get_user, user_principal
 from band_server.services.identity.keys import hash_key
 from band_server.services.identity.principals import Principal
+from band_server.services.keyset import offset_page
 from band_server.services.views import from_row
 from band_server.store.models import Agent, DelegationConsent
 from band_server.store.models import TargetSystem as SystemRow
@@ -56,16 +57,10 @@ async def list_systems(
     session: AsyncSession, *, page: int, page_size: int
 ) -> tuple[list[TargetSystem], int]:
     """Every live system of the platform (people pick one to consent to), oldest first."""
-    live = SystemRow.deleted_at.is_(None)
-    total = await session.scalar(select(func.count()).select_from(SystemRow).where(live))
-    rows = await session.scalars(
-        select(SystemRow)
-        .where(live)
-        .order_by(SystemRow.created_at, SystemRow.id)
-        .offset((page - 1) * page_size)
-        .limit(page_size)
-    )
-    return [system_view(r) for r in rows], int(total or 0)
+    live = select(SystemRow).where(SystemRow.deleted_at.is_(None))
+    order = (SystemRow.created_at, SystemRow.id)
+    rows, total = await offset_page(session, live, *order, page=page, page_size=page_size)
+    return [system_view(r) for r in rows], total
 
 
 async def live_system(session: AsyncSession, system_id: str) -> SystemRow:

@@ -10,12 +10,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sqlalchemy import ColumnElement, func, select
+from sqlalchemy import ColumnElement, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_protocol import ChatMessage
 from band_server.errors import ValidationFailed
 from band_server.services.deliveries.wire import chat_messages
+from band_server.services.keyset import offset_page
 from band_server.store.models import Message
 
 SortOrder = Literal["asc", "desc"]
@@ -92,18 +93,8 @@ async def page_of(
     order = Message.seq.asc() if sort_order == "asc" else Message.seq.desc()
     if page is not None or page_size is not None:
         number, size = page or 1, page_size or DEFAULT_LIMIT
-        total = int(
-            await session.scalar(select(func.count()).select_from(Message).where(*where)) or 0
-        )
-        rows = list(
-            await session.scalars(
-                select(Message)
-                .where(*where)
-                .order_by(order)
-                .offset((number - 1) * size)
-                .limit(size)
-            )
-        )
+        matching = select(Message).where(*where)
+        rows, total = await offset_page(session, matching, order, page=number, page_size=size)
         pages = math.ceil(total / size) if total else 0
         # The keyset keys stay present (the official client's models require them).
         meta: dict[str, Any] = {

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, func, select
+from sqlalchemy import ColumnElement, Select, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import InstrumentedAttribute
 
@@ -13,6 +13,7 @@ from band_protocol import ChatParticipant, ParticipantEvent, topic, utcnow
 from band_server.errors import Conflict, Forbidden, NotFound, ValidationFailed
 from band_server.fanout.bus import Broadcast
 from band_server.services.identity.principals import Principal
+from band_server.services.keyset import offset_page
 from band_server.services.views import from_row, room_event
 from band_server.store.models import Agent, Participant, Room, User
 
@@ -95,11 +96,9 @@ async def list_rooms(
     session: AsyncSession, principal: Principal, *, page: int = 1, page_size: int = 50
 ) -> tuple[list[Room], int]:
     base = joined_rooms(principal.id)
-    total = await session.scalar(select(func.count()).select_from(base.subquery())) or 0
-    rows = await session.scalars(
-        base.order_by(Room.created_at, Room.id).offset((page - 1) * page_size).limit(page_size)
+    return await offset_page(
+        session, base, Room.created_at, Room.id, page=page, page_size=page_size
     )
-    return list(rows), int(total)
 
 
 async def resolve_identity(
