@@ -23,7 +23,6 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-import time
 
 __all__ = ["PASS_DELAY", "WRITER_CHECKPOINT_PAGES", "Checkpointer"]
 
@@ -51,13 +50,13 @@ class Checkpointer:
         self.delay = delay
         self.passes = 0
         self._due = threading.Event()
-        self._stopping = False
+        self._stopped = threading.Event()  # (waited on between a nudge and its pass)
         self._thread: threading.Thread | None = None
 
     def nudge(self) -> None:
         """Something was committed: a pass will follow (one for all nudges before it starts)."""
         if self._thread is None:
-            if self._stopping:
+            if self._stopped.is_set():
                 return
             self._thread = threading.Thread(
                 target=self._serve, name="sqlite-checkpoint", daemon=True
@@ -67,8 +66,8 @@ class Checkpointer:
             self._due.set()
 
     def stop(self, timeout: float = 5.0) -> None:
-        """End the thread after the pass under way (if any)."""
-        self._stopping = True
+        """End the thread after the pass under way (if any); a pass not begun is not made."""
+        self._stopped.set()
         self._due.set()
         thread, self._thread = self._thread, None
         if thread is not None:
@@ -79,12 +78,9 @@ class Checkpointer:
         try:
             while True:
                 self._due.wait()
-                if self._stopping:
+                if self._stopped.wait(self.delay):
                     return
-                time.sleep(self.delay)
                 self._due.clear()
-                if self._stopping:
-                    return
                 try:
                     if conn is None:
                         conn = _connect(self.path)

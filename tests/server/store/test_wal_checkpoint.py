@@ -92,7 +92,12 @@ def test_nothing_committed_no_thread_and_stop_ends_it(tmp_path: Path) -> None:
     assert checkpoints.passes == 1  # one nudge, one pass: no polling while idle
     running = [t for t in threading.enumerate() if t.name == "sqlite-checkpoint"]
     assert len(running) == len(named) + 1
-    checkpoints.stop()
+    checkpoints.delay = 5.0
+    checkpoints.nudge()
+    started = time.monotonic()
+    checkpoints.stop()  # a pass waiting for its delay is not made, nor waited for
+    assert time.monotonic() - started < 0.5
+    assert checkpoints.passes == 1
     assert [t for t in threading.enumerate() if t.name == "sqlite-checkpoint"] == named
     checkpoints.nudge()  # after stop: no thread again
     assert [t for t in threading.enumerate() if t.name == "sqlite-checkpoint"] == named
