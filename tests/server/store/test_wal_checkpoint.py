@@ -10,7 +10,6 @@ import shutil
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -125,16 +124,16 @@ def test_a_failing_pass_is_logged_and_the_next_one_tries_again(
         checkpoints.stop()
 
 
-@pytest.fixture
-async def db(tmp_path: Path) -> AsyncIterator[Database]:
+async def _node(tmp_path: Path) -> Database:
+    """A node's database at ``node.db`` with the table ``t``."""
     database = Database(f"sqlite+aiosqlite:///{tmp_path / 'node.db'}")
     async with database.engine.begin() as conn:
         await conn.execute(text("CREATE TABLE t (n INTEGER PRIMARY KEY, body TEXT)"))
-    yield database
-    await database.dispose()
+    return database
 
 
-async def test_the_nodes_writer_caps_and_its_commits_nudge(db: Database, tmp_path: Path) -> None:
+async def test_the_nodes_writer_caps_and_its_commits_nudge(tmp_path: Path) -> None:
+    db = await _node(tmp_path)
     async with db.write() as session:
         cap = (await session.execute(text("PRAGMA wal_autocheckpoint"))).scalar_one()
         await session.execute(text("INSERT INTO t VALUES (1, 'one')"))
@@ -151,14 +150,13 @@ async def test_the_nodes_writer_caps_and_its_commits_nudge(db: Database, tmp_pat
         await asyncio.sleep(0.01)
     assert _rows_in_file_alone(tmp_path / "node.db", tmp_path) == 39
     assert checkpoints.passes >= 1
+    await db.dispose()
 
 
 async def test_dispose_stops_the_thread(tmp_path: Path) -> None:
-    database = Database(f"sqlite+aiosqlite:///{tmp_path / 'node.db'}")
-    async with database.engine.begin() as conn:
-        await conn.execute(text("CREATE TABLE t (n INTEGER PRIMARY KEY)"))
+    database = await _node(tmp_path)
     async with database.write() as session:
-        await session.execute(text("INSERT INTO t VALUES (1)"))
+        await session.execute(text("INSERT INTO t VALUES (1, 'one')"))
     checkpoints = database._checkpoints
     assert checkpoints is not None and checkpoints._thread is not None
     thread = checkpoints._thread
