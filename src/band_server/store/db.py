@@ -82,7 +82,9 @@ class Database:
             path = make_url(url).database or ":memory:"
             self._path = None if path == ":memory:" else path
             if self._path is not None:
-                self._checkpoints = Checkpointer(self._path)
+                checkpoints = self._checkpoints = Checkpointer(self._path)
+                # After each group commit (as /metrics counts it), the WAL's copy is nudged.
+                self.batches.listeners.append(lambda _units: checkpoints.nudge())
             # JSON columns: json.dumps's text from an encoder built once (band_server.json_text).
             self.engine: AsyncEngine = create_async_engine(
                 url, async_creator=creator(path, writer=False), json_serializer=dumps
@@ -101,7 +103,7 @@ class Database:
             direct_savepoints(writer_engine)
             self._writer_engine: AsyncEngine | None = writer_engine
             self._writer = GroupCommitter(
-                writer_engine, on_batch=self._batch_done, in_flight=in_flight
+                writer_engine, on_batch=self.batches.record, in_flight=in_flight
             )
         else:
             kwargs: dict[str, Any] = {
@@ -117,12 +119,6 @@ class Database:
             self.engine = create_async_engine(url, **kwargs)
             self._writer_engine = None
         self._sessions = async_sessionmaker(self.engine, expire_on_commit=False)
-
-    def _batch_done(self, units: int) -> None:
-        """A group commit of ``units`` is on disk: counted, and the WAL's copy nudged."""
-        self.batches.record(units)
-        if self._checkpoints is not None:
-            self._checkpoints.nudge()
 
     def write(self) -> AbstractAsyncContextManager[AsyncSession]:
         """One write transaction; committed (durably) when the block exits cleanly."""

@@ -55,7 +55,8 @@ most about this many messages, so it never holds the writer's turn for long (a s
 
 @dataclass
 class BatchStats:
-    """Batches committed and the units they carried (``listeners`` feed /metrics)."""
+    """Batches committed and the units they carried (``listeners``: /metrics, the WAL's
+    checkpointer)."""
 
     batches: int = 0
     units: int = 0
