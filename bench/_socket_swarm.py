@@ -14,6 +14,11 @@ time allow, which measures the highest connect rate the server (and this client)
 Once all are connected, one heartbeat round checks that every socket is answered. Between
 phases it prints one JSON line and waits for a line on stdin (so the orchestrator can read the
 server's memory); at the end it prints the results.
+
+``client`` picks the WebSocket client: ``picows`` (the default: its frames are parsed and
+masked in C, so the swarm's own CPU, which shares the machine's cores with the servers it
+measures, stays small) or ``websockets`` (the asyncio client the swarm used before; the two
+are compared on the same sockets by ``tests/bench/test_socket_swarm.py``).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ import sys
 import time
 from typing import Any
 
+import picows
 import uvloop
 import websockets
 from websockets.asyncio.client import ClientConnection
@@ -53,6 +59,8 @@ def cpu_seconds() -> float:
 
 
 class Agent:
+    """One agent's socket through ``websockets``' asyncio client."""
+
     __slots__ = ("agent_id", "key", "last_beat", "ref", "waiting", "ws")
 
     def __init__(self, agent_id: str, key: str) -> None:
@@ -63,12 +71,30 @@ class Agent:
         self.last_beat = 0.0
         self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
-    async def call(self, frame: list[Any]) -> dict[str, Any]:
+    @property
+    def live(self) -> bool:
+        return self.ws is not None
+
+    async def open(self, url: str, source: str | None) -> None:
+        self.ws = await websockets.connect(
+            url,
+            additional_headers={"x-api-key": self.key},
+            compression=None,
+            ping_interval=None,
+            open_timeout=60,
+            local_addr=None if source is None else (source, 0),
+        )
+        _READERS.append(asyncio.create_task(self.read()))
+
+    async def send(self, text: str) -> None:
         assert self.ws is not None
+        await self.ws.send(text)
+
+    async def call(self, frame: list[Any]) -> dict[str, Any]:
         ref = str(frame[1])
         fut = asyncio.get_running_loop().create_future()
         self.waiting[ref] = fut
-        await self.ws.send(json.dumps(frame))
+        await self.send(json.dumps(frame))
         reply: dict[str, Any] = await fut
         return reply
 
@@ -76,12 +102,13 @@ class Agent:
         assert self.ws is not None
         try:
             async for raw in self.ws:
-                frame = json.loads(raw)
-                fut = self.waiting.pop(str(frame[1]), None)
-                if fut is not None and not fut.done():
-                    fut.set_result(frame[4])
+                answered(self.waiting, raw)
         except websockets.ConnectionClosed:
             pass
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
 
     def next_ref(self) -> str:
         self.ref += 1
@@ -98,8 +125,74 @@ class Agent:
         return reply.get("status") == "ok"
 
 
+class PicoAgent(Agent):
+    """One agent's socket through picows (frames parsed and masked in C; pings answered)."""
+
+    __slots__ = ("transport",)
+
+    def __init__(self, agent_id: str, key: str) -> None:
+        super().__init__(agent_id, key)
+        self.transport: picows.WSTransport | None = None
+
+    @property
+    def live(self) -> bool:
+        return self.transport is not None
+
+    async def open(self, url: str, source: str | None) -> None:
+        waiting = self.waiting
+        self.transport, _ = await picows.ws_connect(
+            lambda: _PicoListener(waiting),
+            url,
+            extra_headers={"x-api-key": self.key},
+            websocket_handshake_timeout=60,
+            local_addr=None if source is None else (source, 0),
+        )
+
+    async def send(self, text: str) -> None:
+        assert self.transport is not None
+        self.transport.send(picows.WSMsgType.TEXT, text.encode())
+
+    async def close(self) -> None:
+        transport = self.transport
+        if transport is not None:
+            transport.send_close(picows.WSCloseCode.OK)
+            await transport.wait_disconnected()
+
+
+class _PicoListener(picows.WSListener):
+    def __init__(self, waiting: dict[str, asyncio.Future[dict[str, Any]]]) -> None:
+        super().__init__()
+        self.waiting = waiting
+
+    def on_ws_frame(self, transport: picows.WSTransport, frame: picows.WSFrame) -> None:
+        if frame.msg_type == picows.WSMsgType.TEXT:
+            answered(self.waiting, frame.get_payload_as_bytes())
+        elif frame.msg_type == picows.WSMsgType.CLOSE:
+            transport.send_close(frame.get_close_code())
+            transport.disconnect()
+
+    def on_ws_disconnected(self, transport: picows.WSTransport) -> None:
+        waiting, self.waiting = dict(self.waiting), {}
+        for fut in waiting.values():
+            if not fut.done():
+                fut.set_exception(ConnectionError("socket closed"))
+
+
+def answered(waiting: dict[str, asyncio.Future[dict[str, Any]]], raw: str | bytes) -> None:
+    """A text frame: the reply its ref waits for, if any."""
+    frame = json.loads(raw)
+    fut = waiting.pop(str(frame[1]), None)
+    if fut is not None and not fut.done():
+        fut.set_result(frame[4])
+
+
+_READERS: list[asyncio.Task[None]] = []
+CLIENTS: dict[str, type[Agent]] = {"picows": PicoAgent, "websockets": Agent}
+
+
 async def run(spec: dict[str, Any]) -> None:
-    agents = [Agent(a, k) for a, k in spec["agents"]]
+    kind = CLIENTS[spec.get("client") or "picows"]
+    agents = [kind(a, k) for a, k in spec["agents"]]
     gate = asyncio.Semaphore(int(spec["in_flight"]))
     rate = float(spec.get("rate") or 0)
     offset = float(spec.get("start_offset") or 0)
@@ -109,7 +202,6 @@ async def run(spec: dict[str, Any]) -> None:
     join_ms: list[float] = []
     lag_ms: list[float] = []
     failures: list[str] = []
-    readers: list[asyncio.Task[None]] = []
     background: set[asyncio.Task[bool]] = set()
 
     async def connect(agent: Agent, due: float, source: str | None) -> None:
@@ -121,17 +213,9 @@ async def run(spec: dict[str, Any]) -> None:
                 lag_ms.append((t_open - due) * 1000)
             url = f"{spec['ws_url']}?vsn=2.0.0&agent_id={agent.agent_id}"
             try:
-                agent.ws = await websockets.connect(
-                    url,
-                    additional_headers={"x-api-key": agent.key},
-                    compression=None,
-                    ping_interval=None,
-                    open_timeout=60,
-                    local_addr=None if source is None else (source, 0),
-                )
+                await agent.open(url, source)
                 open_ms.append((time.perf_counter() - t_open) * 1000)
                 agent.last_beat = time.monotonic()
-                readers.append(asyncio.create_task(agent.read()))
                 for topic in topics:
                     ref = agent.next_ref()
                     t0 = time.perf_counter()
@@ -145,7 +229,7 @@ async def run(spec: dict[str, Any]) -> None:
                 failures.append(repr(exc)[:200])
 
     async def heartbeats() -> tuple[int, int]:
-        live = [a for a in agents if a.ws is not None]
+        live = [a for a in agents if a.live]
         results = await asyncio.gather(*(a.beat() for a in live))
         return sum(results), len(live)
 
@@ -155,7 +239,7 @@ async def run(spec: dict[str, Any]) -> None:
             await asyncio.sleep(1.0)
             due = time.monotonic() - HEARTBEAT_EVERY
             for agent in agents:
-                if agent.ws is not None and agent.last_beat < due:
+                if agent.live and agent.last_beat < due:
                     task = asyncio.create_task(agent.beat())
                     background.add(task)
                     task.add_done_callback(background.discard)
@@ -207,10 +291,10 @@ async def run(spec: dict[str, Any]) -> None:
         "client_cpu_s": round(client_cpu, 3),
     }
     await asyncio.gather(
-        *(asyncio.wait_for(a.ws.close(), 10) for a in agents if a.ws is not None),
+        *(asyncio.wait_for(a.close(), 10) for a in agents if a.live),
         return_exceptions=True,
     )
-    for r in readers:
+    for r in _READERS:
         r.cancel()
     print(json.dumps(result), flush=True)
 

@@ -158,6 +158,7 @@ def swarm(
     work: Path,
     on_connected: Callable[[dict[str, Any]], dict[str, Any]],
     per_swarm: int = 12_500,
+    client: str = "picows",
 ) -> dict[str, Any]:
     """Hold ``agents`` idle from swarm processes of at most ``per_swarm`` sockets each.
 
@@ -179,6 +180,7 @@ def swarm(
                 "start_offset": i / rate if rate else 0,
                 "hold_seconds": hold,
                 "sources": sources_for(i, per_swarm),
+                "client": client,
             }
             spec_file = work / f"swarm-{len(agents)}-{i}.json"
             spec_file.write_text(json.dumps(spec))
@@ -323,6 +325,7 @@ def probe(
                 work=target.work,
                 on_connected=lambda _: {"cpu": cpu_s(pids)},
                 per_swarm=args.per_swarm,
+                client=args.client,
             )
         cpu = result.pop("cpu") - cpu0
         result["server_cpu_ms_per_connect"] = round(1000 * cpu / max(1, result["connected"]), 3)
@@ -345,6 +348,7 @@ def paced(
             hold=0,
             work=target.work,
             on_connected=lambda _: {},
+            client=args.client,
         )
         alone = None
         if args.mention_rate:  # warmed up first, then the same load as below, none connected
@@ -372,6 +376,7 @@ def paced(
             work=target.work,
             on_connected=measure,
             per_swarm=args.per_swarm,
+            client=args.client,
         )
         idle_cpu = (cpu_s(pid) - result.pop("cpu_at_connected")) / max(
             1e-9, time.monotonic() - result.pop("t_connected")
@@ -421,6 +426,12 @@ def main() -> None:
     )
     parser.add_argument(
         "--targets", default="floor,band", help="comma-separated: floor,band,band-redis"
+    )
+    parser.add_argument(
+        "--client",
+        choices=("picows", "websockets"),
+        default="picows",
+        help="the swarm's WebSocket client (bench/_socket_swarm.py)",
     )
     args = parser.parse_args()
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
