@@ -6,7 +6,8 @@ with the hub (which is what makes the principal "online", on every node through
 until the socket ends, unregister.
 
 An agent's socket follows its agent's channel on the bus from before its supersede is published
-until it ends, and the supersede goes on that channel: a node hears it only while it holds a
+until it ends (both beside the session, which serves frames meanwhile), and the supersede goes
+on that channel: a node hears it only while it holds a
 socket of the agent. Of two sockets of one agent, the one whose supersede Redis takes second
 closes the other, whose node had followed the channel before publishing its own
 (docs/decisions.md, "Idle sockets: a supersede only where the agent is").
@@ -14,6 +15,7 @@ closes the other, whose node had followed the channel before publishing its own
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 import uuid
@@ -61,6 +63,43 @@ def supersede_broadcast(agent_id: str, new_conn_id: str) -> Broadcast:
     )
 
 
+class _Announce:
+    """An agent socket's channel on the bus, followed until :meth:`end`, and its supersede,
+    published once the channel is followed (a later socket of the agent on any node then
+    supersedes this one), in a task of their own beside the socket's session."""
+
+    __slots__ = ("_bus", "_channel", "_followed", "_task")
+
+    def __init__(self, platform: Platform, agent_id: str, conn: SocketConnection) -> None:
+        self._bus = platform.bus
+        self._channel = topic("agent_control", agent_id)
+        self._followed = False
+        self._task = asyncio.ensure_future(self._run(agent_id, conn))
+
+    async def _run(self, agent_id: str, conn: SocketConnection) -> None:
+        await self._bus.follow(self._channel)  # (a cancelled follow undoes itself)
+        self._followed = True
+        try:
+            await self._bus.publish(supersede_broadcast(agent_id, conn.id))
+        except Exception:
+            # A failed supersede must not refuse the new socket; older ones may linger.
+            log.exception("socket %s: supersede publish failed", conn.label)
+
+    async def end(self) -> None:
+        """The socket ended: the task stopped if still under way, the channel forgotten."""
+        task = self._task
+        if not task.done():
+            task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+        except Exception:
+            log.exception("socket: following %s failed", self._channel)
+        if self._followed:
+            self._bus.forget(self._channel)
+
+
 async def _claim(platform: Platform, principal_id: str) -> bool:
     try:
         return await platform.presence.claim(principal_id)
@@ -102,23 +141,17 @@ async def socket_endpoint(websocket: WebSocket) -> None:
         log.info("socket open: %s", conn.label)
 
     why = "unknown"
-    own: str | None = None  # the agent's channel, followed while this socket lives
+    announce: _Announce | None = None
     try:
         if principal.is_agent:
-            control = topic("agent_control", principal.id)
-            # Followed before the supersede goes out (a cancelled follow undoes itself): a
-            # later socket of the agent on any node supersedes this one.
-            await platform.bus.follow(control)
-            own = control
-            try:
-                await platform.bus.publish(supersede_broadcast(principal.id, conn.id))
-            except Exception:
-                # A failed supersede must not refuse the new socket; older ones may linger.
-                log.exception("socket %s: supersede publish failed", conn.label)
+            # The agent's channel followed, then its supersede published, beside the session:
+            # the first join waits for the same SUBSCRIBE (and no longer), so the round trips
+            # to Redis overlap the client's own after the 101.
+            announce = _Announce(platform, principal.id, conn)
         why = await ChannelSession(platform, websocket, conn).run()
     finally:
-        if own is not None:
-            platform.bus.forget(own)
+        if announce is not None:
+            await announce.end()
         platform.hub.unregister(conn)
         await conn.shutdown()
         if log.isEnabledFor(logging.INFO):
