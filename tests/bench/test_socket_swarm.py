@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 from bench._socket_swarm import CLIENTS
-
 from tests.conftest import LiveServer, make_agent, make_user
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -146,6 +146,7 @@ async def test_seed_004_in_the_web_app(
 
         # "open the agent's menu and choose Regenerate API key, which invalidates the old key"
         await page.get_by_role("navigation").get_by_role("link", name="Agents").click()
+        await page.wait_for_load_state("load")  # the page's scripts ran: the menu has a handler
         await page.get_by_role("button", name=f"Menu for {NAME}").click()
         await page.get_by_role("menuitem", name="Regenerate API key").click()
         confirm = page.get_by_role("dialog", name="Regenerate API key?")
