@@ -93,11 +93,14 @@ class _Announce:
         try:
             await task
         except asyncio.CancelledError:
-            pass
+            current = asyncio.current_task()
+            if current is not None and current.cancelling():
+                raise  # the socket's own task is cancelled too: that goes on
         except Exception:
             log.exception("socket: following %s failed", self._channel)
-        if self._followed:
-            self._bus.forget(self._channel)
+        finally:
+            if self._followed:
+                self._bus.forget(self._channel)
 
 
 async def _claim(platform: Platform, principal_id: str) -> bool:
