@@ -61,7 +61,7 @@ def cpu_seconds() -> float:
 class Agent:
     """One agent's socket through ``websockets``' asyncio client."""
 
-    __slots__ = ("agent_id", "key", "last_beat", "ref", "waiting", "ws")
+    __slots__ = ("agent_id", "key", "last_beat", "reader", "ref", "waiting", "ws")
 
     def __init__(self, agent_id: str, key: str) -> None:
         self.agent_id = agent_id
@@ -70,6 +70,7 @@ class Agent:
         self.ref = 10
         self.last_beat = 0.0
         self.waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
+        self.reader: asyncio.Task[None] | None = None  # websockets' client only
 
     @property
     def live(self) -> bool:
@@ -84,7 +85,7 @@ class Agent:
             open_timeout=60,
             local_addr=None if source is None else (source, 0),
         )
-        _READERS.append(asyncio.create_task(self.read()))
+        self.reader = asyncio.create_task(self.read())
 
     async def send(self, text: str) -> None:
         assert self.ws is not None
@@ -150,6 +151,8 @@ class PicoAgent(Agent):
 
     async def send(self, text: str) -> None:
         assert self.transport is not None
+        if self.transport.is_disconnected:  # as websockets' client raises on a closed socket
+            raise ConnectionError("socket closed")
         self.transport.send(picows.WSMsgType.TEXT, text.encode())
 
     async def close(self) -> None:
@@ -172,10 +175,10 @@ class _PicoListener(picows.WSListener):
             transport.disconnect()
 
     def on_ws_disconnected(self, transport: picows.WSTransport) -> None:
-        waiting, self.waiting = dict(self.waiting), {}
-        for fut in waiting.values():
+        for fut in self.waiting.values():  # (the agent's own dict: emptied, not replaced)
             if not fut.done():
                 fut.set_exception(ConnectionError("socket closed"))
+        self.waiting.clear()
 
 
 def answered(waiting: dict[str, asyncio.Future[dict[str, Any]]], raw: str | bytes) -> None:
@@ -186,7 +189,6 @@ def answered(waiting: dict[str, asyncio.Future[dict[str, Any]]], raw: str | byte
         fut.set_result(frame[4])
 
 
-_READERS: list[asyncio.Task[None]] = []
 CLIENTS: dict[str, type[Agent]] = {"picows": PicoAgent, "websockets": Agent}
 
 
@@ -294,8 +296,9 @@ async def run(spec: dict[str, Any]) -> None:
         *(asyncio.wait_for(a.close(), 10) for a in agents if a.live),
         return_exceptions=True,
     )
-    for r in _READERS:
-        r.cancel()
+    for agent in agents:
+        if agent.reader is not None:
+            agent.reader.cancel()
     print(json.dumps(result), flush=True)
 
 

@@ -121,7 +121,7 @@ async def child(posts: int, mode: str) -> dict[str, float]:
                 # The WAL's checkpoint passes come 0.1 s after a commit (store.wal_checkpoint):
                 # under valgrind that is a pass every few posts, where a node at speed makes
                 # one for hundreds. None runs (the writer's own cap is far off).
-                checkpoints = getattr(platform.db, "_checkpoints", None)
+                checkpoints = platform.db._checkpoints
                 if checkpoints is not None:
                     checkpoints.delay = 1e6
             agent = Principal("agent", s.agent_id, "Target", "target", s.user_id)

@@ -7,10 +7,10 @@ until the socket ends, unregister.
 
 An agent's socket follows its agent's channel on the bus from before its supersede is published
 until it ends (both beside the session, which serves frames meanwhile), and the supersede goes
-on that channel: a node hears it only while it holds a
-socket of the agent. Of two sockets of one agent, the one whose supersede Redis takes second
-closes the other, whose node had followed the channel before publishing its own
-(docs/decisions.md, "Idle sockets: a supersede only where the agent is").
+on that channel: a node hears it only while it holds a socket of the agent. Of two sockets of
+one agent, the one whose supersede Redis takes second closes the other, whose node had followed
+the channel before publishing its own (docs/decisions.md, "Idle sockets: a supersede only where
+the agent is").
 """
 
 from __future__ import annotations

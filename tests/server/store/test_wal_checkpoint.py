@@ -10,6 +10,7 @@ import shutil
 import sqlite3
 import threading
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -132,8 +133,14 @@ async def _node(tmp_path: Path) -> Database:
     return database
 
 
-async def test_the_nodes_writer_caps_and_its_commits_nudge(tmp_path: Path) -> None:
-    db = await _node(tmp_path)
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[Database]:
+    database = await _node(tmp_path)
+    yield database
+    await database.dispose()
+
+
+async def test_the_nodes_writer_caps_and_its_commits_nudge(db: Database, tmp_path: Path) -> None:
     async with db.write() as session:
         cap = (await session.execute(text("PRAGMA wal_autocheckpoint"))).scalar_one()
         await session.execute(text("INSERT INTO t VALUES (1, 'one')"))
@@ -150,7 +157,6 @@ async def test_the_nodes_writer_caps_and_its_commits_nudge(tmp_path: Path) -> No
         await asyncio.sleep(0.01)
     assert _rows_in_file_alone(tmp_path / "node.db", tmp_path) == 39
     assert checkpoints.passes >= 1
-    await db.dispose()
 
 
 async def test_dispose_stops_the_thread(tmp_path: Path) -> None:
