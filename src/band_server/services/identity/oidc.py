@@ -1,8 +1,9 @@
-"""Single sign-on with OpenID Connect, on Authlib: the authorization code flow with PKCE
-(S256), ``state`` and ``nonce``; the ID token's signature (the provider's JWKS), issuer,
-audience, expiry and nonce checked (the email from UserInfo when the ID token leaves it out,
-for the same subject); then a person linked by verified email, or created when
-``BAND_OIDC_CREATE_USERS`` allows. Allowed email domains: ``BAND_OIDC_ALLOWED_DOMAINS``."""
+"""Single sign-on with OpenID Connect. Authlib's OAuth 2 client runs the authorization code
+flow with PKCE (S256), ``state`` and ``nonce``; joserfc checks the ID token: its signature
+against the provider's JWKS, then issuer, audience (our client id), expiry and nonce (the email
+from UserInfo when the ID token leaves it out, for the same subject). Then a person is linked
+by verified email, or created when ``BAND_OIDC_CREATE_USERS`` allows. Allowed email domains:
+``BAND_OIDC_ALLOWED_DOMAINS``."""
 
 from __future__ import annotations
 
@@ -11,11 +12,14 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+import httpx2
+from authlib.common.errors import AuthlibBaseError
 from authlib.common.security import generate_token
 from authlib.integrations.httpx_client import AsyncOAuth2Client
-from authlib.jose import JsonWebKey, jwt
-from authlib.jose.errors import JoseError
-from authlib.oidc.core import CodeIDToken
+from joserfc import jwt
+from joserfc.errors import InvalidClaimError, JoseError, MissingClaimError
+from joserfc.jwk import KeySet
+from joserfc.jwt import JWTClaimsRegistry
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -31,6 +35,13 @@ from band_server.services.identity.principals import Principal
 from band_server.store.models import User
 
 SCOPE = "openid email profile"
+# The ID token's signature algorithms: the public-key ones (an HMAC one would need a shared
+# secret, which a provider's public JWKS never carries).
+ALGORITHMS = (
+    "RS256", "RS384", "RS512", "PS256", "PS384", "PS512",
+    "ES256", "ES256K", "ES384", "ES512", "EdDSA",
+)  # fmt: skip
+LEEWAY = 30  # seconds of clock difference allowed to exp, iat and nbf
 
 
 @dataclass(frozen=True)
@@ -86,23 +97,73 @@ async def finish(
                 meta["token_endpoint"], code=code, code_verifier=verifier
             )
             keys = (await client.get(meta["jwks_uri"])).json()
-        claims = jwt.decode(
+        found = id_token_claims(
             token["id_token"],
-            JsonWebKey.import_key_set(keys),
-            claims_cls=CodeIDToken,
-            claims_options={"iss": {"essential": True, "value": meta.get("issuer", issuer)}},
-            claims_params={"nonce": nonce, "client_id": settings.oidc_client_id},
+            keys,
+            issuer=meta.get("issuer", issuer),
+            client_id=settings.oidc_client_id,
+            nonce=nonce,
         )
-        claims.validate(leeway=30)
-        found = dict(claims)
         if "email" not in found and meta.get("userinfo_endpoint"):
             info = await _userinfo(settings, redirect_uri, meta, token)
             if info.get("sub") != found.get("sub"):
                 raise ValueError("the UserInfo answer is about another subject")
             found = {**info, **found}
-    except (JoseError, KeyError, ValueError, httpx.HTTPError) as exc:
+    except (
+        JoseError,  # the ID token
+        AuthlibBaseError,  # the token endpoint's error answer
+        KeyError,
+        ValueError,
+        httpx.HTTPError,
+        httpx2.HTTPError,  # Authlib's client is on httpx2 when it is installed
+    ) as exc:
         raise Unauthorized(f"Single sign-on failed: {exc}") from exc
     return found
+
+
+def id_token_claims(
+    id_token: object, keys: object, *, issuer: str, client_id: str, nonce: str
+) -> dict[str, Any]:
+    """The ID token's claims, once its signature is checked with the provider's key (by
+    ``kid``) and its claims as the code flow asks (OpenID Connect Core 3.1.3.7): ``iss`` is the
+    issuer; ``aud`` names our client id, and ``azp`` does when present or when other audiences
+    are named; ``exp`` has not passed, ``iat`` and ``nbf`` are not in the future; ``sub``
+    present; ``nonce`` the one this browser's flow sent; ``auth_time`` a number and ``amr`` a
+    list when present (what Authlib's ``CodeIDToken`` checked, and ``aud``, which it left to
+    ``azp``). Raises JoseError, or ValueError for an answer that is not a token or key set."""
+    if not isinstance(id_token, str):
+        raise ValueError("the token answer carries no ID token")
+    published = keys.get("keys") if isinstance(keys, dict) else None
+    if not isinstance(published, list):
+        raise ValueError("the provider's JWKS is not a key set")
+    key_set = KeySet.import_key_set({"keys": published})
+    claims = jwt.decode(id_token, key_set, algorithms=ALGORITHMS).claims
+    JWTClaimsRegistry(
+        leeway=LEEWAY,
+        iss={"essential": True, "value": issuer},
+        aud={"essential": True, "value": client_id},
+        sub={"essential": True},
+        exp={"essential": True},
+        iat={"essential": True},
+    ).validate(claims)
+    if "nonce" not in claims:
+        raise MissingClaimError("nonce")
+    if claims["nonce"] != nonce:
+        raise InvalidClaimError("nonce")
+    audiences = claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
+    azp = claims.get("azp")
+    if azp is None and audiences != [client_id]:
+        raise MissingClaimError("azp")
+    if azp is not None and azp != client_id:
+        raise InvalidClaimError("azp")
+    auth_time = claims.get("auth_time")
+    if auth_time is not None and (
+        isinstance(auth_time, bool) or not isinstance(auth_time, (int, float))
+    ):
+        raise InvalidClaimError("auth_time")
+    if claims.get("amr") is not None and not isinstance(claims["amr"], list):
+        raise InvalidClaimError("amr")
+    return claims
 
 
 async def _userinfo(
