@@ -12,6 +12,7 @@ import dataclasses
 import json
 import os
 import re
+import socket
 import subprocess
 import sys
 import threading
@@ -28,7 +29,7 @@ from joserfc.jwk import KeySet, RSAKey
 
 import band_server
 from band_server.config import Settings
-from band_server.errors import Unauthorized
+from band_server.errors import ApiError, Unauthorized
 from band_server.services.identity import oidc
 
 CLIENT_ID, NONCE, REDIRECT = "band-web", "the-flow-nonce", "http://band.test/login/oidc/callback"
@@ -212,6 +213,20 @@ async def test_a_code_the_provider_turns_down_is_refused(
     provider.token_error = "invalid_grant"
     with pytest.raises(Unauthorized, match="invalid_grant"):
         await finish(settings, provider)
+
+
+async def test_a_provider_down_at_the_callback_answers_503(settings: Settings) -> None:
+    """Discovery fails when the browser comes back: the sign-on page says the provider can't
+    be reached (503), as at the start, not a server error."""
+    with socket.socket() as probe:  # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        issuer = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    configured = dataclasses.replace(
+        settings, oidc_issuer=issuer, oidc_client_id=CLIENT_ID, oidc_client_secret="s"
+    )
+    with pytest.raises(ApiError, match="can't be reached") as refused:
+        await oidc.finish(configured, REDIRECT, "the-code", "v" * 43, NONCE)
+    assert refused.value.status_code == 503
 
 
 def test_importing_the_module_warns_of_nothing() -> None:

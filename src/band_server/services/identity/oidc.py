@@ -24,7 +24,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_server.config import Settings
-from band_server.errors import Forbidden, Unauthorized
+from band_server.errors import ApiError, Forbidden, Unauthorized
 from band_server.services.identity.accounts import (
     create_user,
     free_handle,
@@ -88,9 +88,15 @@ async def start(settings: Settings, redirect_uri: str) -> Started:
 async def finish(
     settings: Settings, redirect_uri: str, code: str, verifier: str, nonce: str
 ) -> dict[str, Any]:
-    """Exchange the code (with the PKCE verifier) and return the checked ID token's claims."""
+    """Exchange the code (with the PKCE verifier) and return the checked ID token's claims;
+    401 for what the provider or its token refuses, 503 when its discovery can't be read."""
     issuer = settings.oidc_issuer or ""
-    meta = await _metadata(issuer)
+    try:
+        meta = await _metadata(issuer)
+    except (httpx.HTTPError, ValueError) as exc:  # down or misconfigured, as at the start
+        raise ApiError(
+            "The sign-on provider can't be reached.", code="unavailable", status_code=503
+        ) from exc
     try:
         async with _client(settings, redirect_uri) as client:
             token = await client.fetch_token(
