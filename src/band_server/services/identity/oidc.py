@@ -151,17 +151,12 @@ def id_token_claims(
         sub={"essential": True},
         exp={"essential": True},
         iat={"essential": True},
+        nonce={"essential": True, "value": nonce},
+        azp={"value": client_id},  # checked when present
     ).validate(claims)
-    if "nonce" not in claims:
-        raise MissingClaimError("nonce")
-    if claims["nonce"] != nonce:
-        raise InvalidClaimError("nonce")
     audiences = claims["aud"] if isinstance(claims["aud"], list) else [claims["aud"]]
-    azp = claims.get("azp")
-    if azp is None and audiences != [client_id]:
+    if "azp" not in claims and audiences != [client_id]:
         raise MissingClaimError("azp")
-    if azp is not None and azp != client_id:
-        raise InvalidClaimError("azp")
     auth_time = claims.get("auth_time")
     if auth_time is not None and (
         isinstance(auth_time, bool) or not isinstance(auth_time, (int, float))
