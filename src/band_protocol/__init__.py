@@ -53,13 +53,23 @@ from .rooms import (
     ParticipantEvent,
     RoomEvent,
 )
-from .socket import TOPIC_KINDS, AgentControl, Supersede, split_topic, topic
+from .socket import (
+    CLAIM_ON_PUSH_MODES,
+    CLAIM_ON_PUSH_PARAM,
+    TOPIC_KINDS,
+    AgentControl,
+    Supersede,
+    split_topic,
+    topic,
+)
 from .tasks import *  # noqa: F403  (its __all__, added below)
 from .text import has_visible_text
 from .turn import MISSING_REPLY_MESSAGE, TurnEffect, TurnLedger, TurnVerdict, missing_reply_message
 from .validation import PayloadValidationError, validate_event_payload, validated_events
 
 __all__ = [
+    "CLAIM_ON_PUSH_MODES",
+    "CLAIM_ON_PUSH_PARAM",
     "MAX_ATTACHMENTS",
     "MISSING_REPLY_MESSAGE",
     "TOPIC_KINDS",

@@ -18,6 +18,15 @@ TopicKind = Literal[
 TOPIC_KINDS: tuple[str, ...] = get_args(TopicKind)
 
 
+CLAIM_ON_PUSH_PARAM = "claim_on_push"
+"""An agent socket's query parameter (our extension): ``claim`` asks the platform to claim a
+message for the agent with its ``message_created`` push (attempt 1 opened in the post's own
+transaction, shown in the push's ``metadata.delivery_status``) when the agent has no live
+attempt in that room; ``working`` also starts the working indicator, as a claim with
+``Band-Working: true`` does. band-sdk never sends it (docs/protocol-decisions.md)."""
+CLAIM_ON_PUSH_MODES = ("claim", "working")
+
+
 def topic(kind: str, ident: str) -> str:
     return f"{kind}:{ident}"
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import InitVar, dataclass, field
 from typing import TYPE_CHECKING
 
+from band_protocol import topic
+
 from .config import Settings
 from .files import FileStore, LocalFileStore
 from .observability import Metrics
@@ -55,6 +57,11 @@ class Platform:
         self.exchange_limit = RateLimit("delegation", self.settings.delegation_exchange_rate)
         self.sign_in_limit = RateLimit("sign-in", self.settings.sign_in_failures)
         self.lease_clock = LeaseClock(every=self.settings.delivery_lease / 4)
+
+    def claim_on_push(self, agent_id: str, room_id: str) -> str | None:
+        """The ``claim_on_push`` mode of the agent's socket on this node that holds the room's
+        topic, else None (``services.deliveries.push_claims``)."""
+        return self.hub.claim_on_push(agent_id, topic("chat_room", room_id))
 
     async def authenticate(self, key: str | None) -> Principal:
         """The principal behind an API key (cached for seconds), or raise 401."""

@@ -1,10 +1,14 @@
-"""The working indicator rides on the claim when the platform says it can.
+"""The working indicator rides on the claim, and the claim on the push, when the platform
+says it can.
 
-Against our platform (it answers ``Band-Working: true``) a turn sends no ``/activity``: the
-claim starts the indicator and ``/processed`` or ``/failed`` ends it. Against a platform
-that does not know the header (simulated by dropping it on the way), the turn reports
-``working: true`` and ``working: false`` itself, as before. Requests are counted at the
-agent's REST transport; people's pushes at the platform's bus.
+Against our platform a pushed message arrives claimed (``claim_on_push=working``): the turn
+sends neither ``/processing`` nor ``/activity``, and its ``/processed`` or ``/failed`` ends
+the indicator the push's claim started. Against a platform that does not claim on push
+(simulated by the platform finding no socket that asked) the turn claims with
+``Band-Working: true`` and still sends no ``/activity``; against one that does not know the
+header either (dropped on the way), the turn reports ``working: true`` and ``working: false``
+itself, as before. Requests are counted at the agent's REST transport; people's pushes at the
+platform's bus.
 """
 
 from __future__ import annotations
@@ -15,12 +19,21 @@ from typing import Any
 
 import httpx
 import pytest
-from runtime_support import EchoAdapter, Person, make_agent, until, until_status
+from runtime_support import (
+    EchoAdapter,
+    Person,
+    control,
+    delivery_status,
+    make_agent,
+    until,
+    until_status,
+)
 
 from band.core.exceptions import InputNotAccepted
 from band.core.protocols import AgentToolsProtocol
 from band.core.types import PlatformMessage
 from band.platform.rest import WORKING_HEADER, BandRestClient
+from band.runtime.execution_types import ExecutionState
 from band_server.fanout.bus import Broadcast
 
 pytestmark = pytest.mark.timeout(60)
@@ -87,6 +100,18 @@ async def alice(live_server: Any, seeded: Any) -> AsyncIterator[Person]:
         yield Person(http, seeded.user_id)
 
 
+async def started(agent: Any, room: str) -> None:
+    """The room's first ``/next`` drain is over: a post from now on reaches it as a push (one
+    posted during the drain may be served by it, and claimed over REST)."""
+    await agent.start()
+    await until(lambda: agent.runtime.workers[room].state is ExecutionState.IDLE)
+
+
+def without_push_claims(platform: Any) -> None:
+    """The platform as one that does not claim on push would be: no socket asked."""
+    platform.claim_on_push = lambda agent_id, room_id: None
+
+
 async def one_turn(
     live_server: Any, seeded: Any, alice: Person, transport: Counting
 ) -> tuple[str, Pushes]:
@@ -95,7 +120,7 @@ async def one_turn(
     agent = make_agent(
         live_server, seeded.agent_id, seeded.agent_key, EchoAdapter(), transport=transport
     )
-    await agent.start()
+    await started(agent, room)
     try:
         message_id = await alice.say(room, "hello", seeded.agent_id)
         await until_status(alice, room, message_id, seeded.agent_id, "processed")
@@ -105,9 +130,22 @@ async def one_turn(
     return room, pushes
 
 
+async def test_a_message_claimed_with_its_push_costs_its_turn_one_mark(
+    live_server: Any, seeded: Any, alice: Person
+) -> None:
+    transport = Counting()
+    room, pushes = await one_turn(live_server, seeded, alice, transport)
+    assert transport.calls(room, "/processing") == 0
+    assert transport.calls(room, "/processed") == 1
+    assert transport.calls(room, "/activity") == 0
+    assert pushes.working == [True, False]
+    assert not live_server.platform.activity.is_working(room, seeded.agent_id)
+
+
 async def test_against_a_platform_that_echoes_a_turn_sends_no_activity(
     live_server: Any, seeded: Any, alice: Person
 ) -> None:
+    without_push_claims(live_server.platform)
     transport = Counting()
     room, pushes = await one_turn(live_server, seeded, alice, transport)
     assert transport.calls(room, "/processing") == 1
@@ -120,6 +158,7 @@ async def test_against_a_platform_that_echoes_a_turn_sends_no_activity(
 async def test_against_a_platform_that_does_not_a_turn_reports_working_itself(
     live_server: Any, seeded: Any, alice: Person
 ) -> None:
+    without_push_claims(live_server.platform)
     transport = Counting(unaware=True)
     room, pushes = await one_turn(live_server, seeded, alice, transport)
     assert transport.calls(room, "/processing") == 1
@@ -148,6 +187,67 @@ async def test_a_turn_that_leaves_its_message_open_ends_the_indicator_itself(
         await until_status(alice, room, message_id, seeded.agent_id, "processed")
         await until(lambda: pushes.working == [True, False, True, False])
         assert transport.calls(room, "/activity") == 1
+    finally:
+        await agent.stop(5)
+
+
+async def test_a_stopped_room_ends_the_indicator_its_push_started_and_runs_it_on_play(
+    live_server: Any, seeded: Any, alice: Person
+) -> None:
+    """Stopped while idle, the room leaves the pushed (and claimed) message for ``/next``
+    after play, and ends the indicator its claim started at once; play runs it, claiming
+    over REST (the live attempt: a sign of life)."""
+    room = await alice.create_room("Paused", seeded.agent_id)
+    transport = Counting()
+    pushes = Pushes(live_server.platform)
+    adapter = EchoAdapter()
+    agent = make_agent(live_server, seeded.agent_id, seeded.agent_key, adapter, transport=transport)
+    await started(agent, room)
+    try:
+        worker = agent.runtime.workers[room]
+        await control(live_server, seeded.agent_id, room, "stop")
+        await until(lambda: worker.is_stopped)
+        message_id = await alice.say(room, "while stopped", seeded.agent_id)
+        await until(lambda: pushes.working == [True, False])
+        assert transport.calls(room, "/activity") == 1
+        assert adapter.turns == []
+        assert await delivery_status(alice, room, message_id, seeded.agent_id) == "processing"
+        await control(live_server, seeded.agent_id, room, "play")
+        await until_status(alice, room, message_id, seeded.agent_id, "processed")
+        assert [t.msg.id for t in adapter.turns] == [message_id]
+        assert transport.calls(room, "/processing") == 1
+        await until(lambda: pushes.working == [True, False, True, False])
+    finally:
+        await agent.stop(5)
+
+
+async def test_a_push_claimed_while_a_turn_runs_is_claimed_again(
+    live_server: Any, seeded: Any, alice: Person
+) -> None:
+    """A claimed push that arrives while the room is busy is claimed over REST when its turn
+    comes (the turn before it moved the indicator). Here the running turn's message is
+    settled from outside, so the platform sees no live attempt and claims the next one."""
+    room = await alice.create_room("Busy", seeded.agent_id)
+    transport = Counting()
+    adapter = EchoAdapter()
+    adapter.gate = asyncio.Event()
+    agent = make_agent(live_server, seeded.agent_id, seeded.agent_key, adapter, transport=transport)
+    await started(agent, room)
+    try:
+        first = await alice.say(room, "first", seeded.agent_id)
+        await until(lambda: len(adapter.turns) == 1)
+        headers = {"x-api-key": seeded.agent_key}
+        async with httpx.AsyncClient(base_url=live_server.url, headers=headers) as other:
+            r = await other.post(f"/api/v1/agent/chats/{room}/messages/{first}/processed")
+            assert r.status_code == 200, r.text
+        pushes = Pushes(live_server.platform)
+        second = await alice.say(room, "second", seeded.agent_id)
+        await until(lambda: pushes.working == [True])  # claimed with its push
+        adapter.gate.set()
+        await until_status(alice, room, second, seeded.agent_id, "processed")
+        assert [t.msg.id for t in adapter.turns] == [first, second]
+        assert transport.calls(room, f"/{second}/processing") == 1  # over REST
+        assert not live_server.platform.activity.is_working(room, seeded.agent_id)
     finally:
         await agent.stop(5)
 

@@ -30,7 +30,7 @@ from band.client.rest import AsyncRestClient
 from band.core.exceptions import AgentAlreadyRunningError, BandConnectionError
 from band.core.types import ConflictPolicy, PlatformConnection
 from band_protocol import PayloadValidationError, validate_event_payload
-from band_protocol.socket import AgentControl
+from band_protocol.socket import CLAIM_ON_PUSH_PARAM, AgentControl
 
 from .event import (
     PlatformEvent,
@@ -85,7 +85,11 @@ class BandLink(MessageLifecycle):
         transport: httpx.AsyncBaseTransport | None = None,
         api: BandRestClient | None = None,
         timings: SocketTimings | None = None,
+        claim_on_push: str | None = None,
     ) -> None:
+        """``claim_on_push`` (``claim`` or ``working``, ``band_protocol.CLAIM_ON_PUSH_PARAM``):
+        ask the platform to claim a message with its push; only for a consumer that then
+        skips its own claim of such a message (the runtime's ``TurnRunner``)."""
         self.agent_id = agent_id
         self.ws_url = ws_url
         self.rest_url = rest_url
@@ -97,7 +101,9 @@ class BandLink(MessageLifecycle):
         self.socket = PhoenixSocket(
             ws_url,
             headers={"x-api-key": api_key},
-            params={"agent_id": agent_id},
+            params={"agent_id": agent_id}
+            if claim_on_push is None
+            else {"agent_id": agent_id, CLAIM_ON_PUSH_PARAM: claim_on_push},
             initial_params=initial,
             on_push=self._on_push,
             on_reconnect=self._on_reconnect,

@@ -139,14 +139,27 @@ def is_self_echo(payload: Mapping[str, Any], agent_id: str) -> bool:
     return payload.get("sender_type") == "Agent" and payload.get("sender_id") == agent_id
 
 
+def _delivery_of(payload: Mapping[str, Any], agent_id: str) -> dict[str, Any] | None:
+    """``metadata.delivery_status[agent_id]``, when the payload has it."""
+    metadata = payload.get("metadata")
+    status = metadata.get("delivery_status") if isinstance(metadata, dict) else None
+    mine = status.get(agent_id) if isinstance(status, dict) else None
+    return mine if isinstance(mine, dict) else None
+
+
 def delivery_processed(payload: Mapping[str, Any], agent_id: str) -> bool:
     """``metadata.delivery_status[agent_id].status == "processed"``."""
-    metadata = payload.get("metadata")
-    if not isinstance(metadata, dict):
-        return False
-    status = metadata.get("delivery_status")
-    mine = status.get(agent_id) if isinstance(status, dict) else None
-    return isinstance(mine, dict) and mine.get("status") == "processed"
+    mine = _delivery_of(payload, agent_id)
+    return mine is not None and mine.get("status") == "processed"
+
+
+def claimed_on_push(payload: Mapping[str, Any], agent_id: str) -> bool:
+    """The push itself opened the agent's first attempt (``status == "processing"`` at
+    attempt 1: a platform that claims on push, ``band_protocol.CLAIM_ON_PUSH_PARAM``)."""
+    mine = _delivery_of(payload, agent_id)
+    return (
+        mine is not None and mine.get("status") == "processing" and mine.get("current_attempt") == 1
+    )
 
 
 def _one_line(text: str, limit: int = 200) -> str:

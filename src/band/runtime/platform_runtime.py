@@ -93,6 +93,8 @@ class PlatformRuntime:
             self.config.conflict_policy,
             transport=self._transport,
             timings=self._timings,
+            # The turn's claim comes with the push (TurnRunner skips its /processing).
+            claim_on_push="working" if self.session_config.enable_working_state else "claim",
         )
         for delay in (*ME_RETRY_DELAYS, None):
             try:

@@ -22,13 +22,11 @@ from typing import TYPE_CHECKING, Any
 from band.core.types import is_contact_hub_turn
 from band.platform.event import MessageEvent, PlatformEvent, ReconnectedEvent
 from band.platform.turn_keys import turn_scope
-from band_protocol import tracing
-from band_protocol.tracing import TRACING
 
 from .config import SessionConfig
 from .control import ControlMode
 from .execution_types import Execution, ExecutionState, ResyncOutcome, ResyncRequest
-from .history import delivery_processed, is_self_echo
+from .history import claimed_on_push, delivery_processed, is_self_echo
 from .resync import ResyncSchedule
 from .room import RoomState
 from .room_view import RoomView
@@ -108,6 +106,9 @@ class ExecutionContext(RoomView):
         self._closing = False
         self._stopped = False
         self._deferred: str | None = None  # a message the handler did not accept yet
+        # Pushes whose claim came with them, taken while the room was idle: their turn skips
+        # its /processing (after another turn, it claims again: that one moved the indicator).
+        self._push_claims: set[str] = set()
         self._drain_queued = False
         cfg = self.config
         self._resync = ResyncSchedule(
@@ -204,8 +205,12 @@ class ExecutionContext(RoomView):
 
     def push(self, event: MessageEvent) -> None:
         """A ``message_created`` from the socket (``on_event`` without a wait)."""
-        if not self._closing:
-            self._queue.put_nowait(event)
+        if self._closing:
+            return
+        idle, raw = self._runner is None and self._queue.empty(), event.raw or {}
+        if idle and claimed_on_push(raw, self.s.agent_id):
+            self._push_claims.add(str(raw.get("id")))
+        self._queue.put_nowait(event)
 
     async def request_resync(self) -> None:
         """Drain ``/next`` at the next opportunity (after a reconnect or a play)."""
@@ -338,16 +343,16 @@ class ExecutionContext(RoomView):
             # again on a resync (a consumed control, play, reconnect, the idle timer), not
             # once more for the same arrival.
             return Outcome.DEFERRED
+        claimed = source == "ws" and message_id in self._push_claims
+        self._push_claims.discard(message_id)
         if self._stopped and source == "ws":
+            if claimed and s.session.enable_working_state:
+                await s.rest.send_activity(self.room_id, False)  # the push's claim started it
             return Outcome.STOPPED  # left for /next after play
         self._runner = TurnRunner(s, self)
         self.state = ExecutionState.PROCESSING
         try:
-            if TRACING.on:  # the turn continues the trace the push carried (band_protocol)
-                with tracing.span("band.turn", parent=payload, attributes=self._about(payload)):
-                    outcome = await self._runner.run(payload, event)
-            else:
-                outcome = await self._runner.run(payload, event)
+            outcome = await self._runner.run_traced(payload, event, claimed=claimed)
         finally:
             self._runner = None
             self.state = ExecutionState.IDLE
@@ -355,13 +360,6 @@ class ExecutionContext(RoomView):
             self._stopped = True
         self._deferred = message_id if outcome is Outcome.DEFERRED else None
         return outcome
-
-    def _about(self, payload: dict[str, Any]) -> dict[str, str]:
-        return {
-            "band.agent_id": self.s.agent_id,
-            "band.room_id": self.room_id,
-            "band.message_id": str(payload.get("id")),
-        }
 
     async def _offer_control(self, payload: dict[str, Any], event: MessageEvent | None) -> None:
         """While the queue is held, a message may still be a control the handler consumes."""

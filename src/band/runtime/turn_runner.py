@@ -33,7 +33,8 @@ from band.core.protocols import GENERIC_PROVIDER_FAILURE_MESSAGE, TURN_FAILURE_P
 from band.platform.event import MessageEvent, event_from_push
 from band.platform.rest import BandRestClient, MarkResult
 from band.platform.turn_keys import turn_scope
-from band_protocol import AgentFailure
+from band_protocol import AgentFailure, tracing
+from band_protocol.tracing import TRACING
 
 from .config import SessionConfig
 from .retry_tracker import MessageRetryTracker
@@ -175,8 +176,26 @@ class TurnRunner:
         if self._task is not None:
             self._task.cancel()
 
-    async def run(self, payload: dict[str, Any], event: MessageEvent | None = None) -> Outcome:
-        """Run the message in ``payload`` (already de-duplicated by the room's loop)."""
+    async def run_traced(
+        self, payload: dict[str, Any], event: MessageEvent | None, *, claimed: bool
+    ) -> Outcome:
+        """:meth:`run`, as a span continuing the trace the push carried (when tracing)."""
+        if not TRACING.on:
+            return await self.run(payload, event, claimed=claimed)
+        about = {
+            "band.agent_id": self.s.agent_id,
+            "band.room_id": self.ctx.room_id,
+            "band.message_id": str(payload.get("id")),
+        }
+        with tracing.span("band.turn", parent=payload, attributes=about):
+            return await self.run(payload, event, claimed=claimed)
+
+    async def run(
+        self, payload: dict[str, Any], event: MessageEvent | None = None, *, claimed: bool = False
+    ) -> Outcome:
+        """Run the message in ``payload`` (already de-duplicated by the room's loop);
+        ``claimed``: its push opened the attempt (and the indicator, with working state on),
+        so a first attempt skips its claim."""
         s, state, rid = self.s, self.ctx.room, self.ctx.room_id
         message_id = str(payload.get("id"))
         if message_id in s.retries.pending_acks:
@@ -190,15 +209,19 @@ class TurnRunner:
             if count == s.session.max_message_retries + 1:
                 log.warning("Message %s exceeded max retries (%d attempts)", message_id, count - 1)
             return Outcome.SKIPPED
-        claim = await s.rest.claim(rid, message_id, working=s.session.enable_working_state)
-        if claim.result is MarkResult.STOPPED:
-            s.retries.discard_attempt(message_id)
-            return Outcome.STOPPED
-        if not claim.result.ok:
-            log.warning("Room %s: could not claim message %s (%s)", rid, message_id, claim.result)
-            s.retries.discard_attempt(message_id)
-            return Outcome.SKIPPED
-        self._on_claim = claim.working
+        if claimed and count == 1:
+            self._on_claim = s.session.enable_working_state
+        else:
+            working = s.session.enable_working_state
+            claim = await s.rest.claim(rid, message_id, working=working)
+            if claim.result is MarkResult.STOPPED:
+                s.retries.discard_attempt(message_id)
+                return Outcome.STOPPED
+            if not claim.result.ok:
+                log.warning("Room %s: could not claim %s (%s)", rid, message_id, claim.result)
+                s.retries.discard_attempt(message_id)
+                return Outcome.SKIPPED
+            self._on_claim = claim.working
         await state.ensure_hydrated()
         if state.context_says_processed(message_id):
             s.retries.done.add(message_id)

@@ -52,6 +52,7 @@ class SocketConnection:
         "_started",
         "_writer",
         "_ws",
+        "claim_on_push",
         "close_code",
         "close_reason",
         "frames_in",
@@ -62,10 +63,17 @@ class SocketConnection:
     )
 
     def __init__(
-        self, websocket: WebSocket, principal: Principal, *, max_queued: int = MAX_QUEUED_FRAMES
+        self,
+        websocket: WebSocket,
+        principal: Principal,
+        *,
+        max_queued: int = MAX_QUEUED_FRAMES,
+        claim_on_push: str | None = None,
     ) -> None:
         self.id = uuid.uuid4().hex
         self.principal = principal
+        # An agent socket's ``claim_on_push`` mode (``claim`` or ``working``), else None.
+        self.claim_on_push = claim_on_push
         self.opened_at = time.time()  # wall clock: the hub compares it with gap notes
         self.frames_in = 0
         self.frames_out = 0

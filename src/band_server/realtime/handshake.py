@@ -18,6 +18,8 @@ from starlette.requests import HTTPConnection
 from starlette.responses import JSONResponse
 from starlette.websockets import WebSocket
 
+from band_protocol import CLAIM_ON_PUSH_MODES, CLAIM_ON_PUSH_PARAM
+
 from ..context import Platform
 from ..errors import Unauthorized
 from ..services.identity.accounts import authenticate_key
@@ -49,6 +51,7 @@ class Admission:
 
     principal: Principal
     reject_on_conflict: bool
+    claim_on_push: str | None = None  # an agent's mode, ``CLAIM_ON_PUSH_MODES``
 
 
 def api_key_of(websocket: HTTPConnection) -> str | None:
@@ -98,6 +101,9 @@ async def admit(websocket: HTTPConnection, platform: Platform) -> Admission:
     policy = query.get("on_conflict") or "supersede"
     if policy not in CONFLICT_POLICIES:
         raise Denial(400, "bad_request", "on_conflict must be 'supersede' or 'reject'")
+    claim_on_push = query.get(CLAIM_ON_PUSH_PARAM) or None
+    if claim_on_push is not None and claim_on_push not in CLAIM_ON_PUSH_MODES:
+        raise Denial(400, "bad_request", f"{CLAIM_ON_PUSH_PARAM} must be 'claim' or 'working'")
     try:
         principal = await _principal_of(websocket, platform.db)
     except Unauthorized as exc:
@@ -112,7 +118,12 @@ async def admit(websocket: HTTPConnection, platform: Platform) -> Admission:
     if agent_id is not None and (not principal.is_agent or agent_id != principal.id):
         # 400, not 403: the official client gives up on 400 instead of retrying for minutes.
         raise Denial(400, "agent_mismatch", "agent_id does not match the API key's agent")
-    return Admission(principal, reject_on_conflict=policy == "reject")
+    return Admission(
+        principal,
+        reject_on_conflict=policy == "reject",
+        # Only an agent has deliveries to claim: a person's socket ignores it.
+        claim_on_push=claim_on_push if principal.is_agent else None,
+    )
 
 
 def request_id_of(websocket: WebSocket) -> str:

@@ -28,6 +28,7 @@ class Connection(Protocol):
     id: str
     principal: Principal
     opened_at: float  # epoch seconds (wall clock: gap notes compare it with other nodes')
+    claim_on_push: str | None  # an agent socket's mode (``band_protocol.CLAIM_ON_PUSH_MODES``)
 
     def send_text(self, frame: str) -> None:
         """Queue one text frame (never blocks)."""
@@ -90,6 +91,15 @@ class Hub:
         return [
             self._conns[c] for c in self._by_principal.get(principal_id, ()) if c in self._conns
         ]
+
+    def claim_on_push(self, agent_id: str, topic: str) -> str | None:
+        """The ``claim_on_push`` mode of the agent's socket on this node that holds ``topic``
+        (None: no such socket, or it did not ask)."""
+        for conn_id in self._by_principal.get(agent_id, ()):
+            conn = self._conns.get(conn_id)
+            if conn is not None and conn.claim_on_push and conn_id in self._subs.get(topic, ()):
+                return conn.claim_on_push
+        return None
 
     def is_online(self, principal_id: str) -> bool:
         """Whether the principal holds a socket on this node (see ``Platform.presence``)."""

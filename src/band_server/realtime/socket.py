@@ -127,7 +127,7 @@ async def socket_endpoint(websocket: WebSocket) -> None:
         await deny(websocket, denial)
         return
 
-    conn = SocketConnection(websocket, principal)
+    conn = SocketConnection(websocket, principal, claim_on_push=admission.claim_on_push)
     platform.hub.register(conn)
     if principal.is_agent:  # a new connection: what /next served the last one proves nothing
         platform.served_heads.connected(principal.id)

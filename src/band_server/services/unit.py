@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import IntegrityError
@@ -22,12 +23,21 @@ _SECRET_FIELDS = frozenset(("api_key", "access_token", "key", "token", "secret")
 
 class UnitOfWork:
     """What a unit's work writes through (``session``) and leaves for after its commit: the
-    broadcasts, the request's kept answer, a speech post's ``Idempotency-Key`` claim.
+    broadcasts, the request's kept answer, a speech post's ``Idempotency-Key`` claim, the
+    node's in-memory changes that must follow the commit (``on_commit``).
 
     A plain class, not a dataclass: one is made every unit, and the generated ``__init__``
     (its default factory, keywords) cost more."""
 
-    __slots__ = ("answer", "broadcasts", "keyed_row", "row_claim", "secret_free", "session")
+    __slots__ = (
+        "answer",
+        "broadcasts",
+        "committed",
+        "keyed_row",
+        "row_claim",
+        "secret_free",
+        "session",
+    )
 
     def __init__(
         self, session: AsyncSession, row_claim: idempotency.PendingClaim | None = None
@@ -39,6 +49,7 @@ class UnitOfWork:
         # A speech post's claim, to ride on the message this unit posts (``row_keys``).
         self.row_claim = row_claim
         self.keyed_row = False
+        self.committed: list[Callable[[], None]] | None = None
 
     def row_key(self) -> dict[str, str]:
         """The ``Idempotency-Key``'s columns for the message this unit posts (the first one
@@ -57,6 +68,13 @@ class UnitOfWork:
 
     def emit(self, *broadcasts: Broadcast) -> None:
         self.broadcasts.extend(broadcasts)
+
+    def on_commit(self, hook: Callable[[], None]) -> None:
+        """Call ``hook`` once the unit commits (never if it rolls back), before its broadcasts
+        go out; it may :meth:`emit` more."""
+        if self.committed is None:
+            self.committed = []
+        self.committed.append(hook)
 
     def keep_answer(
         self, status_code: int, body: dict[str, Any], *, secret_free: bool = False
@@ -124,6 +142,9 @@ class _Write:
         if pending is not None:
             pending.claimed = True
             pending.kept = uow.answer is not None or uow.keyed_row
+        if uow.committed is not None:
+            for hook in uow.committed:
+                hook()
         for b in uow.broadcasts:
             await self._platform.bus.publish(b)
 

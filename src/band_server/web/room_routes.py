@@ -154,7 +154,7 @@ async def post_message(request: Request, room_id: str) -> Response:
         snap = await platform.rosters.room_for(platform.db, me.person, room_id)
         async with write(platform) as uow:
             sent = await posting.post_as_person(
-                uow, me.person, snap.room, fields, roster=snap.roster
+                uow, me.person, snap.room, fields, roster=snap.roster, claims=platform
             )
         return done(request, f"/rooms/{room_id}", sent.model_dump(mode="json"), 201)
 

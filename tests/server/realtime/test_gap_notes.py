@@ -29,6 +29,7 @@ class Sock:
     principal: Principal
     opened_at: float
     closes: list[int] = field(default_factory=list)
+    claim_on_push: str | None = None
 
     def send_text(self, frame: str) -> None:
         pass

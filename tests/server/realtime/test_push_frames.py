@@ -25,6 +25,7 @@ class FakeConn:
     id: str
     principal: Principal
     frames: list[str] = field(default_factory=list)
+    claim_on_push: str | None = None
 
     def send_text(self, frame: str) -> None:
         self.frames.append(frame)

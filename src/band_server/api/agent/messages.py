@@ -70,6 +70,7 @@ async def post_message(
             body.message,
             loop_limit=platform.settings.agent_loop_limit,
             roster=snap.roster,
+            claims=platform,
         )
         return uow.keep_answer(201, {"data": sent}, secret_free=True)
 

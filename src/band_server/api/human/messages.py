@@ -87,5 +87,7 @@ async def post_message(
     )
     async with write(platform) as uow:
         fields = posting.person_fields(body.message, snap.roster, me.id)
-        sent = await messages.post_message(uow, me, snap.room, fields, roster=snap.roster)
+        sent = await messages.post_message(
+            uow, me, snap.room, fields, roster=snap.roster, claims=platform
+        )
         return uow.keep_answer(201, {"data": sent}, secret_free=True)

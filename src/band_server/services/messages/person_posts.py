@@ -7,6 +7,7 @@ from typing import Any
 
 from band_protocol import MessageSentResponse
 from band_protocol.messages import MessageCreateFields
+from band_server.services.deliveries.push_claims import PushClaims
 from band_server.services.identity.principals import Principal
 from band_server.services.messages.mentions import mentions_in_text
 from band_server.services.messages.posts import post_message
@@ -41,6 +42,7 @@ async def person_post(
     fields: MessageCreateFields,
     *,
     roster: Sequence[Member] | None = None,
+    claims: PushClaims | None = None,
 ) -> dict[str, Any]:
     """Post a text message; explicit mentions are optional and ``@handle`` text counts too.
     Returns the answer's data (``MessageSentResponse``'s JSON). (The human API calls
@@ -48,7 +50,7 @@ async def person_post(
     if roster is None:
         roster = await members(uow.session, room.id)
     fields = person_fields(fields, roster, person.id)
-    return await post_message(uow, person, room, fields, roster=roster)
+    return await post_message(uow, person, room, fields, roster=roster, claims=claims)
 
 
 async def post_as_person(
@@ -58,7 +60,8 @@ async def post_as_person(
     fields: MessageCreateFields,
     *,
     roster: Sequence[Member] | None = None,
+    claims: PushClaims | None = None,
 ) -> MessageSentResponse:
     """:func:`person_post`, its answer as the wire model (the web app, ``band send``)."""
-    sent = await person_post(uow, person, room, fields, roster=roster)
+    sent = await person_post(uow, person, room, fields, roster=roster, claims=claims)
     return MessageSentResponse.model_validate(sent)

@@ -22,6 +22,8 @@ from band_server.errors import ApiError, ValidationFailed
 from band_server.fanout.broadcast import Broadcast, pushed
 from band_server.json_text import Encoded
 from band_server.services.delegation import exchange as delegation
+from band_server.services.deliveries import push_claims
+from band_server.services.deliveries.push_claims import PushClaims
 from band_server.services.identity.principals import Principal
 from band_server.services.messages.mentions import (
     ResolvedMention,
@@ -57,6 +59,7 @@ from band_server.store import direct, room_seqs
 from band_server.store.models import (
     Base,
     Delivery,
+    DeliveryAttempt,
     Message,
     Room,
     new_ordered_id,
@@ -91,6 +94,7 @@ _NEXT_SEQ = (
 )
 _INSERT_MESSAGE = _MESSAGES.insert()
 _INSERT_DELIVERIES = _DELIVERIES.insert()
+_INSERT_ATTEMPTS = Base.metadata.tables[DeliveryAttempt.__tablename__].insert()
 
 
 # -- writing ----------------------------------------------------------------------------------
@@ -176,16 +180,53 @@ async def _keyed_insert(uow: UnitOfWork, row: dict[str, Any]) -> None:
         raise
 
 
-def _created(msg: Posted, agents: frozenset[str]) -> Broadcast:
-    payload = message_payload(msg)
+def _created(
+    msg: Posted, agents: frozenset[str], statuses: dict[str, Any] | None = None
+) -> Broadcast:
+    """The ``message_created`` push; with ``statuses``, its metadata shows the deliveries the
+    post opened (``push_claims``)."""
     meta = msg.meta
-    return pushed(
-        topic("chat_room", msg.room_id),
-        "message_created",
-        payload,
-        agents,
-        message_payload_json(payload, meta.compact if type(meta) is Encoded else None),
+    if statuses is None:
+        payload = message_payload(msg)
+        text = message_payload_json(payload, meta.compact if type(meta) is Encoded else None)
+    else:
+        payload = message_payload(msg, {**meta, "delivery_status": statuses})
+        text = message_payload_json(payload)
+    return pushed(topic("chat_room", msg.room_id), "message_created", payload, agents, text)
+
+
+async def _deliver(
+    uow: UnitOfWork, msg: Posted, agent_ids: set[str], claims: PushClaims | None
+) -> dict[str, Any] | None:
+    """One delivery per mentioned agent, delivered as the message is posted (its instant);
+    with ``claims``, those opened for sockets that asked (``push_claims``): then their
+    statuses for the push, else None."""
+    now = msg.created_at
+    rows: list[dict[str, Any]] = []
+    for agent in sorted(agent_ids):
+        rows.append(
+            {
+                "message_id": msg.id,
+                "room_id": msg.room_id,
+                "agent_id": agent,
+                "seq": msg.seq,
+                "delivered_at": now,
+                "updated_at": now,
+            }
+        )
+    taken = (
+        None
+        if claims is None
+        else await push_claims.take(uow.session, claims, msg.room_id, agent_ids)
     )
+    if claims is None or not taken:
+        await direct.execute(uow.session, _INSERT_DELIVERIES, rows)
+        return None
+    attempts = push_claims.opened_rows(rows, taken, now)
+    await direct.execute(uow.session, _INSERT_DELIVERIES, rows)
+    await direct.execute(uow.session, _INSERT_ATTEMPTS, attempts)
+    push_claims.after_commit(uow, claims, msg.room_id, msg.id, taken)
+    return push_claims.statuses(rows, taken)
 
 
 async def _agent_chain_length(session: AsyncSession, room: Room) -> int:
@@ -235,6 +276,7 @@ async def post_message(
     *,
     loop_limit: int | None = None,
     roster: Sequence[Member] | None = None,
+    claims: PushClaims | None = None,
 ) -> dict[str, Any]:
     """Post a text message: the message (its mentions in its metadata) and one delivery per
     mentioned agent, which is also how the agent's context finds the texts that mention it.
@@ -246,7 +288,9 @@ async def post_message(
     Every mention must name an active participant of the room, else 422
     ``mentioned_participant_not_in_room``. Only the mentioned agents' sockets get the push.
     With ``loop_limit``, an agent may not mention another agent once that many agent texts
-    follow the last person's text (the loop guard; people are never limited).
+    follow the last person's text (the loop guard; people are never limited). With
+    ``claims``, the agents whose sockets ask for it get their claim with the push
+    (``deliveries.push_claims``).
     """
     if not fields.content.strip():
         raise ValidationFailed("content can't be blank", {"/message/content": ["can't be blank"]})
@@ -304,22 +348,8 @@ async def post_message(
         uow, room_id, seq, sender, "text", content, meta, attachments, msg_id, now
     )
     await insert
-    if agent_ids:
-        rows: list[dict[str, Any]] = []
-        for agent in sorted(agent_ids):
-            # Delivered as it is posted: the message's instant (one timestamp to format).
-            rows.append(
-                {
-                    "message_id": msg.id,
-                    "room_id": msg.room_id,
-                    "agent_id": agent,
-                    "seq": msg.seq,
-                    "delivered_at": now,
-                    "updated_at": now,
-                }
-            )
-        await direct.execute(uow.session, _INSERT_DELIVERIES, rows)
-    created = _created(msg, frozenset(agent_ids))
+    shown = await _deliver(uow, msg, agent_ids, claims) if agent_ids else None
+    created = _created(msg, frozenset(agent_ids), shown)
     uow.broadcasts.append(created)  # (``uow.emit``, without its argument tuple)
     for notice in notices(sender.id, is_agent, resolved, roster, created.payload):
         uow.emit(notice)  # the people to notify wherever they are (messages.notices)
