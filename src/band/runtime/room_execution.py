@@ -1,8 +1,8 @@
 """``ExecutionContext``: the one serial loop of a room, for the ``Agent`` and ``AgentRuntime``.
 
 Events for the room run one at a time in arrival order (rooms run concurrently). A message is
-claimed (``/processing``), handed to ``on_execute(ctx, event)`` (the ``Agent``'s adapter turn,
-or host code) and settled (``/processed``; ``/failed`` with the error text and, on the last
+claimed (``/processing``; a push into an idle room may come claimed: ``claim_on_push``), handed
+to ``on_execute(ctx, event)`` (the ``Agent``'s adapter turn, or host code) and settled (``/processed``; ``/failed`` with the error text and, on the last
 attempt, one error event) by ``TurnRunner``. The loop drains ``/next`` at start, on
 ``request_resync()`` (a reconnect, a play) and on an idle timer (first fire random within
 ``idle_resync_seconds``, then doubling while idle up to ``idle_resync_max_seconds``), so a lost
@@ -321,6 +321,8 @@ class ExecutionContext(RoomView):
     ) -> Outcome:
         s = self.s
         message_id = str(payload.get("id") or "")
+        claimed = source == "ws" and message_id in self._push_claims
+        self._push_claims.discard(message_id)
         if not message_id or is_self_echo(payload, s.agent_id):
             return Outcome.SKIPPED
         sender = {k: payload.get(k) for k in ("sender_type", "sender_id")}
@@ -343,8 +345,6 @@ class ExecutionContext(RoomView):
             # again on a resync (a consumed control, play, reconnect, the idle timer), not
             # once more for the same arrival.
             return Outcome.DEFERRED
-        claimed = source == "ws" and message_id in self._push_claims
-        self._push_claims.discard(message_id)
         if self._stopped and source == "ws":
             if claimed and s.session.enable_working_state:
                 await s.rest.send_activity(self.room_id, False)  # the push's claim started it

@@ -93,6 +93,9 @@ async def test_working_mode_claims_with_the_push_and_starts_the_indicator(
         assert (status["status"], status["current_attempt"]) == ("processing", 1)
         assert [x["status"] for x in status["attempts"]] == ["processing"]
         assert await stored(live_server, message_id, s.agent_id) == ("processing", 1, 1)
+        # The push's status is what a read shows (built from the rows written, not read back).
+        listing = (await person.get(f"/api/v1/me/chats/{room}/messages")).json()["data"]
+        assert mine(listing[-1], s.agent_id) == status
         # People get the message with its status, then the indicator starting.
         first, second = await watcher.recv(), await watcher.recv()
         assert (first[3], second[3]) == ("message_created", "agent_activity")
@@ -191,6 +194,8 @@ async def test_only_the_opted_in_agent_of_a_message_is_claimed(
             0,
             [],
         )
+        listing = (await person.get(f"/api/v1/me/chats/{room}/messages")).json()["data"]
+        assert listing[-1]["metadata"]["delivery_status"] == push_a["metadata"]["delivery_status"]
     assert await stored(live_server, message_id, other_id) == ("delivered", 0, 0)
 
 
