@@ -274,3 +274,43 @@ async def test_nodes_starting_together_migrate_once(tmp_path: Path, pg_url: str)
         async with platform.db.read() as session:
             version = await session.scalar(text("SELECT version_num FROM alembic_version"))
         assert version is not None
+
+
+async def test_a_claim_carried_by_the_push(pg: Pg) -> None:
+    """On PostgreSQL a post opens attempt 1 for an agent whose socket asked (the ask
+    simulated: no socket here), never while the agent has a live attempt in the room; the
+    marks then go on from it as from a REST claim."""
+    pushes: list[dict[str, Any]] = []
+    publish = pg.platform.bus.publish
+
+    async def recording(b: Any) -> None:
+        if b.event == "message_created":
+            pushes.append(b.payload)
+        await publish(b)
+
+    pg.platform.bus.publish = recording  # type: ignore[method-assign]
+    pg.platform.claim_on_push = lambda agent_id, room_id: "working"  # type: ignore[method-assign]
+    c = pg.client
+    first = await person_says(pg, "claimed")
+    second = await person_says(pg, "queued")
+    mine = [p["metadata"].get("delivery_status", {}).get(pg.agent_id) for p in pushes]
+    assert mine[0]["status"] == "processing" and mine[0]["current_attempt"] == 1
+    assert mine[1] is None  # the first's attempt is live: a plain delivery
+    assert pg.platform.activity.is_working(pg.room_id, pg.agent_id)
+
+    listing = (await c.get(f"/api/v1/me/chats/{pg.room_id}/messages", headers=pg.alice)).json()
+    statuses = {m["id"]: m["metadata"].get("delivery_status", {}) for m in listing["data"]}
+    assert statuses[first][pg.agent_id] == mine[0]
+    assert statuses[second][pg.agent_id]["status"] == "delivered"
+
+    assert (await c.get(pg.room("/messages/next"), headers=pg.agent)).json()["data"]["id"] == first
+    assert (await c.post(pg.room(f"/messages/{first}/processed"), headers=pg.agent)).is_success
+    assert not pg.platform.activity.is_working(pg.room_id, pg.agent_id)
+    assert (await c.post(pg.room(f"/messages/{second}/processing"), headers=pg.agent)).is_success
+    done = await c.post(pg.room(f"/messages/{second}/processed"), headers=pg.agent)
+    assert done.json()["data"]["status"] == "processed"
+    listing = (await c.get(f"/api/v1/me/chats/{pg.room_id}/messages", headers=pg.alice)).json()
+    for m in listing["data"]:
+        if m["id"] in (first, second):
+            status = m["metadata"]["delivery_status"][pg.agent_id]
+            assert (status["status"], status["current_attempt"]) == ("processed", 1)

@@ -62,15 +62,21 @@ class Claimed:
     working: bool
 
 
-async def take(
-    session: AsyncSession, claims: PushClaims, room_id: str, agent_ids: Iterable[str]
-) -> dict[str, Claimed]:
-    """The mentioned agents whose deliveries the post opens, by agent id."""
-    taken: dict[str, Claimed] = {}
+def asking(claims: PushClaims, room_id: str, agent_ids: Iterable[str]) -> dict[str, str]:
+    """The mentioned agents whose socket on this node holds the room and asked, with its
+    mode (a plain call: most posts have none, and go no further)."""
+    found: dict[str, str] = {}
     for agent_id in agent_ids:
         mode = claims.claim_on_push(agent_id, room_id)
-        if mode is None:
-            continue
+        if mode is not None:
+            found[agent_id] = mode
+    return found
+
+
+async def take(session: AsyncSession, room_id: str, modes: dict[str, str]) -> dict[str, Claimed]:
+    """Of the agents :func:`asking`, those whose deliveries the post opens, by agent id."""
+    taken: dict[str, Claimed] = {}
+    for agent_id, mode in modes.items():
         params = {"agent_id": agent_id, "room_id": room_id}
         if await direct.rows(session, _LIVE, params):
             continue  # a turn is under way in the room: this one waits its turn unclaimed

@@ -214,11 +214,8 @@ async def _deliver(
                 "updated_at": now,
             }
         )
-    taken = (
-        None
-        if claims is None
-        else await push_claims.take(uow.session, claims, msg.room_id, agent_ids)
-    )
+    modes = None if claims is None else push_claims.asking(claims, msg.room_id, agent_ids)
+    taken = await push_claims.take(uow.session, msg.room_id, modes) if modes else None
     if claims is None or not taken:
         await direct.execute(uow.session, _INSERT_DELIVERIES, rows)
         return None
