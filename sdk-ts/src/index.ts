@@ -31,7 +31,14 @@ export {
   ValidationError,
 } from "./errors.js";
 export { consoleLogger, setLogger, silentLogger, type LogLevel, type Logger } from "./logger.js";
-export { BandLink, type BandLinkOptions, type ConflictPolicy, type DisconnectReason } from "./platform/link.js";
+export {
+  BandLink,
+  CLAIM_ON_PUSH_PARAM,
+  type BandLinkOptions,
+  type ClaimOnPush,
+  type ConflictPolicy,
+  type DisconnectReason,
+} from "./platform/link.js";
 export type { ContactEvent, MessageEvent, PlatformEvent } from "./platform/events.js";
 export type { SocketTimings } from "./platform/socket.js";
 export { AgentRestClient, type MarkResult, type Page, type WireMention } from "./rest/agent.js";

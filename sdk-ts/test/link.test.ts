@@ -77,6 +77,35 @@ describe("BandLink", () => {
     assert.equal(await link.markProcessed(agent.roomId, "00000000-0000-0000-0000-000000000000"), false);
   });
 
+  it("asks the platform to claim a mention with its push only when told to (claimOnPush)", async () => {
+    const agent = await agentInRoom(platform);
+    type Delivery = { status?: unknown; current_attempt?: unknown } | undefined;
+    const mine = (event: PlatformEvent): Delivery => {
+      const status = event.type === "message_created" ? event.payload.metadata?.delivery_status : undefined;
+      return (status as Record<string, Delivery> | undefined)?.[agent.agentId];
+    };
+    const plain = linkFor(agent);
+    await plain.connect();
+    try {
+      await plain.subscribeRoom(agent.roomId);
+      await person(platform).sendMessage(agent.roomId, "not claimed", [agent.agentId]);
+      assert.notEqual(mine(await nextOf(plain, "message_created"))?.status, "processing", "a link asks for nothing by default");
+    } finally {
+      await plain.disconnect();
+    }
+    const asking = linkFor(agent, { claimOnPush: "claim", conflictPolicy: "reject" });
+    await asking.connect();
+    try {
+      await asking.subscribeRoom(agent.roomId);
+      await person(platform).sendMessage(agent.roomId, "claimed", [agent.agentId]);
+      const pushed = mine(await nextOf(asking, "message_created"));
+      assert.equal(pushed?.status, "processing");
+      assert.equal(pushed.current_attempt, 1);
+    } finally {
+      await asking.disconnect();
+    }
+  });
+
   it("refuses to connect with a wrong key, saying so", async () => {
     const agent = await agentInRoom(platform);
     const link = linkFor({ agentId: agent.agentId, apiKey: "band_a_wrong" }, { timings: { connectTimeoutMs: 10_000 } });

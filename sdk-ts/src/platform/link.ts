@@ -24,6 +24,16 @@ import { BandSocket, joinChannel, type SocketTimings } from "./socket.js";
 
 export type ConflictPolicy = "supersede" | "reject";
 
+/**
+ * An agent socket's query parameter (our extension): `claim` asks the platform to claim a
+ * message for the agent with its `message_created` push (attempt 1 opened in the post's own
+ * transaction, shown in the push's `metadata.delivery_status`) when the agent has no live
+ * attempt in that room; `working` also starts the working indicator, as a claim with
+ * `Band-Working: true` does (docs/protocol-decisions.md).
+ */
+export const CLAIM_ON_PUSH_PARAM = "claim_on_push";
+export type ClaimOnPush = "claim" | "working";
+
 export interface BandLinkOptions {
   agentId: string;
   apiKey: string;
@@ -34,6 +44,10 @@ export interface BandLinkOptions {
   conflictPolicy?: ConflictPolicy;
   timings?: SocketTimings;
   http?: HttpOptions;
+  /** Ask the platform to claim a message with its push (`CLAIM_ON_PUSH_PARAM`; default: not
+   * asked). Only for a consumer that then skips its own claim of such a message, as an
+   * `AgentRuntime` does: the `Agent` asks, `working` when `enableWorkingState` is on. */
+  claimOnPush?: ClaimOnPush | null;
 }
 
 const ROOM_JOIN_RETRY_MS = [1_000, 2_000, 4_000, 8_000, 16_000];
@@ -87,8 +101,12 @@ export class BandLink extends MessageLifecycle {
     // Only the first connect may ask to reject a conflict: a reconnect supersedes our own
     // stale socket.
     const reject = options.conflictPolicy === "reject";
-    const params = (): Record<string, string> =>
-      reject && !this.connectedOnce ? { agent_id: this.agentId, on_conflict: "reject" } : { agent_id: this.agentId };
+    const claim: Record<string, string> = options.claimOnPush ? { [CLAIM_ON_PUSH_PARAM]: options.claimOnPush } : {};
+    const params = (): Record<string, string> => ({
+      agent_id: this.agentId,
+      ...(reject && !this.connectedOnce ? { on_conflict: "reject" } : {}),
+      ...claim,
+    });
     this.socket = new BandSocket(
       this.wsUrl,
       this.apiKey,

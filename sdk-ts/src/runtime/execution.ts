@@ -2,10 +2,11 @@
  * `ExecutionContext`: the one serial loop of a room, for the `Agent` and `AgentRuntime`.
  *
  * Events for the room run one at a time in arrival order (rooms run concurrently). A message
- * is claimed, handed to `onExecute(ctx, event)` and settled by `TurnRunner`. The loop drains
- * `/next` at start, on `requestResync()` (a reconnect, a play) and on an idle timer (first
- * fire random within `idleResyncMs`, then doubling while idle up to `idleResyncMaxMs`), so a
- * lost push is recovered by the platform, never by luck.
+ * is claimed (a push into an idle room may come claimed: `claimOnPush`), handed to
+ * `onExecute(ctx, event)` and settled by `TurnRunner`. The loop drains `/next` at start, on
+ * `requestResync()` (a reconnect, a play) and on an idle timer (first fire random within
+ * `idleResyncMs`, then doubling while idle up to `idleResyncMaxMs`), so a lost push is
+ * recovered by the platform, never by luck.
  */
 
 import { log } from "../logger.js";
@@ -13,7 +14,7 @@ import { messageEvent, type MessageEvent, type PlatformEvent } from "../platform
 import type { BandLink } from "../platform/link.js";
 import { AsyncQueue } from "../platform/queue.js";
 import type { ChatMessage } from "../wire.js";
-import { deliveryProcessed, isSelfEcho, type HistoryItem, type RosterEntry } from "./messages.js";
+import { claimedOnPush, deliveryProcessed, isSelfEcho, type HistoryItem, type RosterEntry } from "./messages.js";
 import { RoomState } from "./room.js";
 import type { SessionConfig } from "./sessionConfig.js";
 import { TurnRunner, TurnServices, type Outcome } from "./turn.js";
@@ -46,6 +47,9 @@ export class ExecutionContext {
   private stopped = false;
   private drainQueued = false;
   private idleMs: number;
+  /** Pushes whose claim came with them, taken while the room was idle: their turn skips its
+   * `/processing` (after another turn it claims again: that one moved the indicator). */
+  private readonly pushClaims = new Set<string>();
 
   public constructor(
     public readonly roomId: string,
@@ -175,7 +179,12 @@ export class ExecutionContext {
     }
     if (event.type === "participant_added") this.room.participantAdded(event.payload);
     else if (event.type === "participant_removed") this.room.participantRemoved(event.payload.id);
-    if (!this.closing) this.queue.put(event);
+    if (this.closing) return;
+    const idle = this.runner === null && this.queue.size === 0;
+    if (event.type === "message_created" && idle && claimedOnPush(event.payload, this.s.agentId)) {
+      this.pushClaims.add(event.payload.id);
+    }
+    this.queue.put(event);
   }
 
   /** Drain `/next` at the next opportunity (after a reconnect or a play). */
@@ -262,13 +271,20 @@ export class ExecutionContext {
 
   private async handle(message: ChatMessage, event: MessageEvent | null, source: "ws" | "next"): Promise<Outcome> {
     const { s } = this;
+    // Forgotten on every path: a claim is trusted for the handling of its own push only.
+    const claimed = this.pushClaims.delete(message.id) && source === "ws";
     if (!message.id || isSelfEcho(message, s.agentId)) return "skipped";
     if (s.retries.done.has(message.id) && !s.retries.pendingAcks.has(message.id)) return "skipped";
     if (deliveryProcessed(message, s.agentId)) {
       s.retries.done.add(message.id);
       return "skipped";
     }
-    if (this.stopped && source === "ws") return "stopped"; // left for /next after play
+    if (this.stopped && source === "ws") {
+      // Left for /next after play (claimed over REST then); the push's claim started the
+      // indicator, which no turn will end.
+      if (claimed && s.session.enableWorkingState) await s.rest.sendActivity(this.roomId, false);
+      return "stopped";
+    }
     const runner = new TurnRunner(s, this.roomId, () => {
       void this.platformStopped();
     });
@@ -283,6 +299,7 @@ export class ExecutionContext {
           return this.room.contextSaysProcessed(message.id);
         },
         () => this.onExecute(this, typed),
+        claimed,
       );
       if (outcome === "stopped") this.stopped = true;
       return outcome;

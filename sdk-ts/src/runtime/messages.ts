@@ -134,11 +134,23 @@ export function isSelfEcho(message: { sender_type?: string; sender_id?: string }
   return message.sender_type === "Agent" && message.sender_id === agentId;
 }
 
-/** `metadata.delivery_status[agentId].status == "processed"`. */
-export function deliveryProcessed(message: { metadata?: unknown }, agentId: string): boolean {
+/** `metadata.delivery_status[agentId]`, when the message has it. */
+function deliveryOf(message: { metadata?: unknown }, agentId: string): { status?: unknown; current_attempt?: unknown } | null {
   const status = metadataOf(message).delivery_status;
   const mine = typeof status === "object" && status !== null ? (status as Record<string, unknown>)[agentId] : undefined;
-  return typeof mine === "object" && mine !== null && (mine as { status?: unknown }).status === "processed";
+  return typeof mine === "object" && mine !== null ? mine : null;
+}
+
+/** `metadata.delivery_status[agentId].status == "processed"`. */
+export function deliveryProcessed(message: { metadata?: unknown }, agentId: string): boolean {
+  return deliveryOf(message, agentId)?.status === "processed";
+}
+
+/** The push itself opened the agent's first attempt (`status == "processing"` at attempt 1:
+ * a platform that claims on push, `CLAIM_ON_PUSH_PARAM`). */
+export function claimedOnPush(message: { metadata?: unknown }, agentId: string): boolean {
+  const mine = deliveryOf(message, agentId);
+  return mine?.status === "processing" && mine.current_attempt === 1;
 }
 
 function oneLine(text: string, limit = 200): string {

@@ -17,9 +17,9 @@ import type { AgentMe } from "../wire.js";
 import { AgentRuntime, type AgentRuntimeConfig, type AgentRuntimeOptions } from "./agentRuntime.js";
 import type { ExecutionContext } from "./execution.js";
 import { buildPlatformMessage } from "./messages.js";
-import type { SessionConfig } from "./sessionConfig.js";
+import { sessionConfig, type SessionConfig } from "./sessionConfig.js";
 
-export interface PlatformRuntimeOptions extends Omit<BandLinkOptions, "agentId" | "apiKey"> {
+export interface PlatformRuntimeOptions extends Omit<BandLinkOptions, "agentId" | "apiKey" | "claimOnPush"> {
   agentId: string;
   apiKey: string;
   agentConfig?: AgentRuntimeConfig;
@@ -45,7 +45,9 @@ export class PlatformRuntime {
       throw new ValidationError("agentId and apiKey are required (loadAgentConfig reads them from agent_config.yaml)");
     }
     this.agentId = options.agentId;
-    this.link = new BandLink(options);
+    // The turn's claim comes with the push (the room's turn skips its /processing).
+    const working = sessionConfig(options.sessionConfig).enableWorkingState;
+    this.link = new BandLink({ ...options, claimOnPush: working ? "working" : "claim" });
   }
 
   /** The rooms' executions (empty before `start`). */

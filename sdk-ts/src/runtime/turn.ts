@@ -1,7 +1,8 @@
 /**
- * One message, start to ack: claim (`/processing`), keep the working indicator alive, run the
- * handler under the turn's keys, settle (`/processed`; `/failed` and, on the last attempt, one
- * error event). It never throws for handler errors: every ending becomes an `Outcome`.
+ * One message, start to ack: claim (`/processing`; a push into an idle room may come claimed:
+ * `claimOnPush`), keep the working indicator alive, run the handler under the turn's keys,
+ * settle (`/processed`; `/failed` and, on the last attempt, one error event). It never throws
+ * for handler errors: every ending becomes an `Outcome`.
  */
 
 import { RoomExecutionStoppedError, errorText } from "../errors.js";
@@ -110,9 +111,10 @@ export class TurnRunner {
 
   /**
    * Run `message` through `handler` (`prepare` hydrates the room and says whether the
-   * context already shows it processed).
+   * context already shows it processed). `claimed`: its push opened the attempt (and the
+   * indicator, with working state on), so a first attempt skips its claim.
    */
-  public async run(message: ChatMessage, prepare: () => Promise<boolean>, handler: () => Promise<void>): Promise<Outcome> {
+  public async run(message: ChatMessage, prepare: () => Promise<boolean>, handler: () => Promise<void>, claimed = false): Promise<Outcome> {
     const { s, roomId } = this;
     const id = message.id;
     if (s.retries.pendingAcks.has(id)) {
@@ -128,17 +130,11 @@ export class TurnRunner {
       if (count === s.session.maxMessageRetries + 1) log().warn(`Message ${id} exceeded max retries (${count - 1} attempts)`);
       return "skipped";
     }
-    const claim = await s.rest.claim(roomId, id, s.session.enableWorkingState);
-    if (claim.result === "stopped") {
-      s.retries.discardAttempt(id);
-      return "stopped";
+    if (claimed && count === 1) this.onClaim = s.session.enableWorkingState;
+    else {
+      const refused = await this.claim(id);
+      if (refused !== null) return refused;
     }
-    if (claim.result !== "ok") {
-      log().warn(`Room ${roomId}: could not claim message ${id} (${claim.result})`);
-      s.retries.discardAttempt(id);
-      return "skipped";
-    }
-    this.onClaim = claim.working;
     if (await prepare()) {
       s.retries.done.add(id);
       await this.endedBy(await s.rest.markProcessed(roomId, id));
@@ -148,6 +144,20 @@ export class TurnRunner {
       const error = await this.call(handler);
       return this.finish(id, error, count >= s.session.maxMessageRetries);
     });
+  }
+
+  /** Claim over REST (`/processing`): null when it landed, else the turn's outcome. */
+  private async claim(id: string): Promise<Outcome | null> {
+    const { s, roomId } = this;
+    const claim = await s.rest.claim(roomId, id, s.session.enableWorkingState);
+    if (claim.result === "ok") {
+      this.onClaim = claim.working;
+      return null;
+    }
+    s.retries.discardAttempt(id);
+    if (claim.result === "stopped") return "stopped";
+    log().warn(`Room ${roomId}: could not claim message ${id} (${claim.result})`);
+    return "skipped";
   }
 
   private async call(handler: () => Promise<void>): Promise<unknown> {

@@ -1,5 +1,6 @@
-/** A loopback TCP proxy that can cut every connection and refuse new ones for a while: the
- * tests' way to drop an agent's socket without touching the platform. */
+/** A loopback TCP proxy that can cut every connection and refuse new ones for a while, and
+ * rewrite each connection's request head: the tests' way to drop an agent's socket, or change
+ * what it asks, without touching the platform. */
 
 import { createServer, connect, type Server, type Socket } from "node:net";
 
@@ -8,8 +9,13 @@ export class TcpProxy {
   private readonly open = new Set<Socket>();
   private refusing = false;
   public port = 0;
+  /** Connections whose first chunk (the request head) `rewrite` changed. */
+  public rewritten = 0;
 
-  public constructor(private readonly targetPort: number) {}
+  public constructor(
+    private readonly targetPort: number,
+    private readonly rewrite: ((head: string) => string) | null = null,
+  ) {}
 
   public async start(): Promise<number> {
     this.server = createServer((client) => {
@@ -20,7 +26,18 @@ export class TcpProxy {
       const upstream = connect(this.targetPort, "127.0.0.1");
       this.open.add(client);
       this.open.add(upstream);
-      client.pipe(upstream).pipe(client);
+      upstream.pipe(client);
+      const rewrite = this.rewrite;
+      if (rewrite === null) client.pipe(upstream);
+      else {
+        client.once("data", (chunk: Buffer) => {
+          const head = chunk.toString("latin1");
+          const changed = rewrite(head);
+          if (changed !== head) this.rewritten += 1;
+          upstream.write(Buffer.from(changed, "latin1"));
+          client.pipe(upstream);
+        });
+      }
       const drop = (): void => {
         client.destroy();
         upstream.destroy();
