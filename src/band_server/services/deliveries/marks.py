@@ -35,6 +35,7 @@ from band_server.services.deliveries.rows import (
     MESSAGES,
     AttemptRow,
     DeliveryRow,
+    attempt_values,
     message_of,
 )
 from band_server.services.deliveries.wire import status_view
@@ -220,19 +221,7 @@ async def _open(uow: UnitOfWork, read: _MarkRead) -> AttemptRow:
             "now": now,
         },
     )
-    await direct.execute(
-        uow.session,
-        _INSERT_ATTEMPT,
-        {
-            "id": attempt.id,
-            "delivery_id": delivery.id,
-            "attempt_number": attempt.attempt_number,
-            "status": attempt.status,
-            "error": None,
-            "started_at": now,
-            "completed_at": None,
-        },
-    )
+    await direct.execute(uow.session, _INSERT_ATTEMPT, attempt_values(delivery.id, attempt))
     read.attempts.setdefault(delivery.id, []).append(attempt)
     return attempt
 

@@ -21,9 +21,14 @@ from sqlalchemy import bindparam, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from band_server.services.deliveries.leases import LeaseClock
-from band_server.services.deliveries.rows import DELIVERIES, AttemptRow, DeliveryRow
+from band_server.services.deliveries.rows import (
+    DELIVERIES,
+    AttemptRow,
+    DeliveryRow,
+    attempt_values,
+)
 from band_server.services.deliveries.wire import status_view
-from band_server.services.deliveries.working import ActivityBoard, flipped
+from band_server.services.deliveries.working import ActivityBoard, claim_started
 from band_server.services.unit import UnitOfWork
 from band_server.store import direct
 from band_server.store.models import new_ordered_id
@@ -61,6 +66,10 @@ class Claimed:
     attempt_id: str
     working: bool
 
+    def attempt(self, started_at: datetime) -> AttemptRow:
+        """The opened attempt: the first, live."""
+        return AttemptRow(self.attempt_id, 1, "processing", None, started_at, None)
+
 
 def asking(claims: PushClaims, room_id: str, agent_ids: Iterable[str]) -> dict[str, str]:
     """The mentioned agents whose socket on this node holds the room and asked, with its
@@ -96,17 +105,7 @@ def opened_rows(
             row.update(id=new_ordered_id(), status="delivered", attempt_number=0)
             continue
         row.update(id=claimed.delivery_id, status="processing", attempt_number=1)
-        attempts.append(
-            {
-                "id": claimed.attempt_id,
-                "delivery_id": claimed.delivery_id,
-                "attempt_number": 1,
-                "status": "processing",
-                "error": None,
-                "started_at": now,
-                "completed_at": None,
-            }
-        )
+        attempts.append(attempt_values(claimed.delivery_id, claimed.attempt(now)))
     return attempts
 
 
@@ -118,9 +117,7 @@ def statuses(rows: list[dict[str, Any]], taken: dict[str, Claimed]) -> dict[str,
         delivery = DeliveryRow(
             row["id"], row["agent_id"], row["status"], row["attempt_number"], now, None, now
         )
-        attempts = (
-            [AttemptRow(claimed.attempt_id, 1, "processing", None, now, None)] if claimed else []
-        )
+        attempts = [claimed.attempt(now)] if claimed else []
         shown[row["agent_id"]] = status_view(delivery, attempts)
     return shown
 
@@ -134,7 +131,10 @@ def after_commit(
     def committed() -> None:
         for agent_id, claimed in taken.items():
             claims.lease_clock.moved(agent_id, room_id)
-            if claimed.working and claims.activity.start_turn(room_id, agent_id, message_id):
-                uow.emit(flipped(agent_id, room_id, True))
+            started = claimed.working and claim_started(
+                claims.activity, agent_id, room_id, message_id
+            )
+            if started:
+                uow.emit(started)
 
     uow.on_commit(committed)

@@ -66,6 +66,19 @@ class AttemptRow:
     completed_at: datetime | None
 
 
+def attempt_values(delivery_id: str, a: AttemptRow) -> dict[str, Any]:
+    """The attempt's row for an insert into ``delivery_attempts``."""
+    return {
+        "id": a.id,
+        "delivery_id": delivery_id,
+        "attempt_number": a.attempt_number,
+        "status": a.status,
+        "error": a.error,
+        "started_at": a.started_at,
+        "completed_at": a.completed_at,
+    }
+
+
 def message_of(values: Sequence[Any]) -> Posted:
     """A message from its ``MESSAGE_COLUMNS`` values, in that order."""
     fields = dict(zip(MESSAGE_COLUMNS, values, strict=True))

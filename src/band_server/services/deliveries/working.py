@@ -89,13 +89,23 @@ class Indicators(Protocol):
     def bus(self) -> Bus: ...
 
 
+def claim_started(
+    board: ActivityBoard, agent_id: str, room_id: str, message_id: str
+) -> Broadcast | None:
+    """After a committed claim of ``message_id`` that asked for the indicator: what
+    ``working: true`` records; the people's push when the indicator flipped."""
+    if board.start_turn(room_id, agent_id, message_id):
+        return flipped(agent_id, room_id, True)
+    return None
+
+
 async def claimed_working(
     platform: Indicators, agent_id: str, room_id: str, message_id: str
 ) -> None:
-    """After a committed claim of ``message_id`` that asked for the indicator: what
-    ``working: true`` records (the claim wrote the lease clock itself)."""
-    if platform.activity.start_turn(room_id, agent_id, message_id):
-        await platform.bus.publish(flipped(agent_id, room_id, True))
+    """:func:`claim_started`, its push published (the claim wrote the lease clock itself)."""
+    started = claim_started(platform.activity, agent_id, room_id, message_id)
+    if started is not None:
+        await platform.bus.publish(started)
 
 
 async def turn_ended(platform: Indicators, agent_id: str, room_id: str, message_id: str) -> None:

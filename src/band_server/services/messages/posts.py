@@ -24,6 +24,7 @@ from band_server.json_text import Encoded
 from band_server.services.delegation import exchange as delegation
 from band_server.services.deliveries import push_claims
 from band_server.services.deliveries.push_claims import PushClaims
+from band_server.services.deliveries.rows import ATTEMPTS
 from band_server.services.identity.principals import Principal
 from band_server.services.messages.mentions import (
     ResolvedMention,
@@ -59,7 +60,6 @@ from band_server.store import direct, room_seqs
 from band_server.store.models import (
     Base,
     Delivery,
-    DeliveryAttempt,
     Message,
     Room,
     new_ordered_id,
@@ -94,7 +94,7 @@ _NEXT_SEQ = (
 )
 _INSERT_MESSAGE = _MESSAGES.insert()
 _INSERT_DELIVERIES = _DELIVERIES.insert()
-_INSERT_ATTEMPTS = Base.metadata.tables[DeliveryAttempt.__tablename__].insert()
+_INSERT_ATTEMPTS = ATTEMPTS.insert()
 
 
 # -- writing ----------------------------------------------------------------------------------
