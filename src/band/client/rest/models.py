@@ -163,10 +163,16 @@ class EventCreatedResponse(WireModel):
     success: bool
 
 
-class GetChatTaskHistoryResponseMetadata(WireModel):
+class _CursorPageMetadata(WireModel):
+    """The paging of a keyset (cursor) page: whether more follow and where they start."""
+
     has_more: bool
     limit: int
     next_cursor: str | None = None
+
+
+class GetChatTaskHistoryResponseMetadata(_CursorPageMetadata):
+    pass
 
 
 class GetChatTaskHistoryResponse(WireModel):
@@ -199,14 +205,19 @@ class ListAgentContactRequestsResponseData(WireModel):
     sent: list[SentContactRequest] | None = None
 
 
-class ListAgentContactRequestsResponseMetadataReceived(WireModel):
+class _RequestTotals(WireModel):
+    """How many contact requests one side (received or sent) holds, and in how many pages."""
+
     total: int
     total_pages: int
 
 
-class ListAgentContactRequestsResponseMetadataSent(WireModel):
-    total: int
-    total_pages: int
+class ListAgentContactRequestsResponseMetadataReceived(_RequestTotals):
+    pass
+
+
+class ListAgentContactRequestsResponseMetadataSent(_RequestTotals):
+    pass
 
 
 class ListAgentContactRequestsResponseMetadata(WireModel):
@@ -295,10 +306,8 @@ class Task(WireModel):
     updated_at: datetime
 
 
-class ListChatTasksResponseMetadata(WireModel):
-    has_more: bool
-    limit: int
-    next_cursor: str | None = None
+class ListChatTasksResponseMetadata(_CursorPageMetadata):
+    pass
 
 
 class ListChatTasksResponse(WireModel):
