@@ -9,13 +9,19 @@ from pydantic import Field
 from ._base import RequestModel, WireModel
 
 
-class Peer(WireModel):
+class _PartyCard(WireModel):
+    """A person or an agent as the caller looks them up: who they are and whether they are
+    already the caller's contact (the fields ``Peer`` and ``HandleResolved`` share)."""
+
     id: str
     name: str
     handle: str
     type: Literal["User", "Agent"]
     description: str | None = None
     is_contact: bool
+
+
+class Peer(_PartyCard):
     online: bool
     source: Literal["registry", "contact"]
 
@@ -163,15 +169,8 @@ class ContactRemoved(WireModel):
     status: Literal["removed"] = "removed"
 
 
-class HandleResolved(WireModel):
+class HandleResolved(_PartyCard):
     """``POST /me/contacts/resolve``: who a handle names."""
-
-    id: str
-    handle: str
-    name: str
-    type: Literal["User", "Agent"]
-    description: str | None = None
-    is_contact: bool
 
 
 class ContactRequestLists(WireModel):

@@ -7,7 +7,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ._http import HttpCore, error_from_response
-from ._social import Page
+from ._social import Page, get_page
 
 __all__ = ["WorkspaceCalls", "task_ref"]
 
@@ -48,11 +48,8 @@ class WorkspaceCalls:
         seen: set[str] = set()
         while True:
             params = {"cursor": cursor, "limit": 100}
-            body = await self.http.call_full(
-                "GET", f"/agent/chats/{room_id}/context", params=params
-            )
-            meta = dict(body.get("metadata") or {})
-            yield list(body.get("data") or []), meta
+            messages, meta = await get_page(self.http, f"/agent/chats/{room_id}/context", params)
+            yield messages, meta
             cursor = meta.get("next_cursor")
             if not (meta.get("has_more") and cursor) or cursor in seen:
                 return

@@ -129,9 +129,8 @@ class BandRestClient(SocialCalls, WorkspaceCalls):
     ) -> tuple[list[ChatRoom], dict[str, Any]]:
         """One page of the agent's rooms and its paging metadata."""
         params = {"page": page, "page_size": page_size}
-        body = await self.http.call_full("GET", "/agent/chats", params=params)
-        rooms = [ChatRoom.model_validate(item) for item in body.get("data") or []]
-        return rooms, dict(body.get("metadata") or {})
+        data, metadata = await get_page(self.http, "/agent/chats", params)
+        return [ChatRoom.model_validate(item) for item in data], metadata
 
     async def get_chat(self, room_id: str) -> ChatRoom:
         """One room by id."""
@@ -239,8 +238,7 @@ class BandRestClient(SocialCalls, WorkspaceCalls):
     ) -> Page:
         """A keyset page of the room's messages addressed to the agent."""
         params = {"limit": limit, "cursor": cursor, "sort_order": sort_order, "status": status}
-        body = await self.http.call_full("GET", f"/agent/chats/{room_id}/messages", params=params)
-        return list(body.get("data") or []), dict(body.get("metadata") or {})
+        return await get_page(self.http, f"/agent/chats/{room_id}/messages", params)
 
     async def send_activity(
         self,

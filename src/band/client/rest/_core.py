@@ -155,7 +155,7 @@ class Caller:
     ) -> ApiResponse[Any]:
         """An answer whose ``data`` is one ``model``."""
         body = await self.send(method, path, params=params, json=json, options=options) or {}
-        return ApiResponse(data=_parse(model, body.get("data")), metadata=_meta(body))
+        return _answer(model, body)
 
     async def maybe(
         self,
@@ -168,9 +168,7 @@ class Caller:
     ) -> ApiResponse[Any] | None:
         """Like ``one``, but None when the platform answered 204 (nothing there / stopped)."""
         body = await self.send(method, path, json=json, options=options)
-        if body is None:
-            return None
-        return ApiResponse(data=_parse(model, body.get("data")), metadata=_meta(body))
+        return None if body is None else _answer(model, body)
 
     async def many(
         self,
@@ -203,6 +201,11 @@ async def download(
         yield response.content
 
     return chunks()
+
+
+def _answer(model: type[M], body: dict[str, Any]) -> ApiResponse[Any]:
+    """An answer whose ``data`` is one ``model``, with the body's paging metadata."""
+    return ApiResponse(data=_parse(model, body.get("data")), metadata=_meta(body))
 
 
 def _meta(body: dict[str, Any]) -> Record | None:

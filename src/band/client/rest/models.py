@@ -1,4 +1,5 @@
-"""The answer types of band-client-rest, as a client reads them: lenient, unknown keys kept.
+"""The answer types of band-client-rest, as a client reads them: lenient, unknown keys kept
+(each is a ``band_protocol.WireModel``).
 
 The server's own wire models (``band_protocol``) are stricter: they describe what it sends.
 These describe what a client may rely on, field for field with band-client-rest, so code
@@ -10,7 +11,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from band_protocol import WireModel
 
 __all__ = [
     "AddAgentContactResponseData",
@@ -51,16 +54,12 @@ __all__ = [
 Kind = Literal["User", "Agent"] | Any
 
 
-class _Answer(BaseModel):
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
-
-
-class AddAgentContactResponseData(_Answer):
+class AddAgentContactResponseData(WireModel):
     id: str
     status: Literal["pending", "approved"] | Any
 
 
-class AgentContact(_Answer):
+class AgentContact(WireModel):
     avatar_url: str | None = None
     description: str | None = None
     handle: str
@@ -74,7 +73,7 @@ class AgentContact(_Answer):
     type: Kind
 
 
-class AgentMe(_Answer):
+class AgentMe(WireModel):
     avatar_url: str | None = None
     description: str | None = None
     feature_flags: dict[str, bool]
@@ -88,7 +87,7 @@ class AgentMe(_Answer):
     updated_at: datetime
 
 
-class AgentMemory(_Answer):
+class AgentMemory(WireModel):
     content: str
     id: str
     inserted_at: datetime
@@ -104,7 +103,7 @@ class AgentMemory(_Answer):
     type: Literal["iconic", "echoic", "haptic", "episodic", "semantic", "procedural"] | Any
 
 
-class Attachment(_Answer):
+class Attachment(WireModel):
     bytes: int
     content_type: str
     expires_at: datetime | None = None
@@ -114,14 +113,14 @@ class Attachment(_Answer):
     sha_256: str = Field(alias="sha256")
 
 
-class TaskActor(_Answer):
+class TaskActor(WireModel):
     handle: str | None = None
     id: str
     name: str
     type: Kind
 
 
-class Board(_Answer):
+class Board(WireModel):
     chat_room_id: str
     created_by: TaskActor | None = None
     goal_summary: str | None = None
@@ -133,7 +132,7 @@ class Board(_Answer):
     updated_by: TaskActor | None = None
 
 
-class ChatMessage(_Answer):
+class ChatMessage(WireModel):
     attachments: list[Attachment] | None = None
     chat_room_id: str | None = None
     content: str
@@ -147,7 +146,7 @@ class ChatMessage(_Answer):
     updated_at: datetime | None = None
 
 
-class ChatParticipant(_Answer):
+class ChatParticipant(WireModel):
     avatar_url: str | None = None
     handle: str | None = None
     id: str
@@ -158,24 +157,30 @@ class ChatParticipant(_Answer):
     type: Kind
 
 
-class EventCreatedResponse(_Answer):
+class EventCreatedResponse(WireModel):
     id: str
     message_type: str
     success: bool
 
 
-class GetChatTaskHistoryResponseMetadata(_Answer):
+class _CursorPageMetadata(WireModel):
+    """The paging of a keyset (cursor) page: whether more follow and where they start."""
+
     has_more: bool
     limit: int
     next_cursor: str | None = None
 
 
-class GetChatTaskHistoryResponse(_Answer):
+class GetChatTaskHistoryResponseMetadata(_CursorPageMetadata):
+    pass
+
+
+class GetChatTaskHistoryResponse(WireModel):
     data: list[dict[str, Any]]
     metadata: GetChatTaskHistoryResponseMetadata
 
 
-class ReceivedContactRequest(_Answer):
+class ReceivedContactRequest(WireModel):
     from_avatar_url: str | None = None
     from_handle: str | None = None
     from_name: str | None = None
@@ -185,7 +190,7 @@ class ReceivedContactRequest(_Answer):
     status: Literal["pending", "approved", "rejected", "cancelled"] | Any
 
 
-class SentContactRequest(_Answer):
+class SentContactRequest(WireModel):
     id: str
     inserted_at: datetime
     message: str | None = None
@@ -195,46 +200,51 @@ class SentContactRequest(_Answer):
     to_name: str | None = None
 
 
-class ListAgentContactRequestsResponseData(_Answer):
+class ListAgentContactRequestsResponseData(WireModel):
     received: list[ReceivedContactRequest] | None = None
     sent: list[SentContactRequest] | None = None
 
 
-class ListAgentContactRequestsResponseMetadataReceived(_Answer):
+class _RequestTotals(WireModel):
+    """How many contact requests one side (received or sent) holds, and in how many pages."""
+
     total: int
     total_pages: int
 
 
-class ListAgentContactRequestsResponseMetadataSent(_Answer):
-    total: int
-    total_pages: int
+class ListAgentContactRequestsResponseMetadataReceived(_RequestTotals):
+    pass
 
 
-class ListAgentContactRequestsResponseMetadata(_Answer):
+class ListAgentContactRequestsResponseMetadataSent(_RequestTotals):
+    pass
+
+
+class ListAgentContactRequestsResponseMetadata(WireModel):
     page: int
     page_size: int
     received: ListAgentContactRequestsResponseMetadataReceived
     sent: ListAgentContactRequestsResponseMetadataSent
 
 
-class ListAgentContactRequestsResponse(_Answer):
+class ListAgentContactRequestsResponse(WireModel):
     data: ListAgentContactRequestsResponseData | None = None
     metadata: ListAgentContactRequestsResponseMetadata | None = None
 
 
-class ListAgentContactsResponseMetadata(_Answer):
+class ListAgentContactsResponseMetadata(WireModel):
     page: int
     page_size: int
     total_count: int
     total_pages: int
 
 
-class ListAgentContactsResponse(_Answer):
+class ListAgentContactsResponse(WireModel):
     data: list[AgentContact] | None = None
     metadata: ListAgentContactsResponseMetadata | None = None
 
 
-class ListAgentMemoriesResponseMeta(_Answer):
+class ListAgentMemoriesResponseMeta(WireModel):
     has_more: bool | None = None
     limit: int | None = None
     next_cursor: str | None = None
@@ -244,13 +254,13 @@ class ListAgentMemoriesResponseMeta(_Answer):
     total_pages: int | None = None
 
 
-class ListAgentMemoriesResponse(_Answer):
+class ListAgentMemoriesResponse(WireModel):
     data: list[AgentMemory] | None = None
     meta: ListAgentMemoriesResponseMeta | None = None
     metadata: dict[str, Any] | None = None
 
 
-class Peer(_Answer):
+class Peer(WireModel):
     avatar_url: str | None = None
     description: str | None = None
     handle: str
@@ -265,19 +275,19 @@ class Peer(_Answer):
     type: Kind
 
 
-class ListAgentPeersResponseMetadata(_Answer):
+class ListAgentPeersResponseMetadata(WireModel):
     page: int | None = None
     page_size: int | None = None
     total_count: int | None = None
     total_pages: int | None = None
 
 
-class ListAgentPeersResponse(_Answer):
+class ListAgentPeersResponse(WireModel):
     data: list[Peer]
     metadata: ListAgentPeersResponseMetadata
 
 
-class Task(_Answer):
+class Task(WireModel):
     assignments: list[dict[str, Any]]
     chat_room_id: str
     created_by: TaskActor
@@ -296,33 +306,31 @@ class Task(_Answer):
     updated_at: datetime
 
 
-class ListChatTasksResponseMetadata(_Answer):
-    has_more: bool
-    limit: int
-    next_cursor: str | None = None
+class ListChatTasksResponseMetadata(_CursorPageMetadata):
+    pass
 
 
-class ListChatTasksResponse(_Answer):
+class ListChatTasksResponse(WireModel):
     data: list[Task]
     metadata: ListChatTasksResponseMetadata
 
 
-class MessageSentResponseRecipientsItem(_Answer):
+class MessageSentResponseRecipientsItem(WireModel):
     handle: str
     id: str
     name: str | None = None
 
 
-class MessageSentResponse(_Answer):
+class MessageSentResponse(WireModel):
     id: str
     recipients: list[MessageSentResponseRecipientsItem]
     success: bool
 
 
-class RemoveAgentContactResponseData(_Answer):
+class RemoveAgentContactResponseData(WireModel):
     status: Literal["removed"] = "removed"
 
 
-class RespondToAgentContactRequestResponseData(_Answer):
+class RespondToAgentContactRequestResponseData(WireModel):
     id: str
     status: Literal["approved", "rejected", "cancelled"] | Any

@@ -138,14 +138,7 @@ class WebSocketClient:
         try:
             await self.client.connect()
         except UpgradeRejected as exc:
-            error = WebSocketUpgradeError(
-                status_code=exc.rejection.status,
-                code=exc.rejection.code,
-                message=exc.rejection.message,
-                retry_after=int(exc.rejection.retry_after)
-                if exc.rejection.retry_after is not None
-                else None,
-            )
+            error = WebSocketUpgradeError.from_rejection(exc.rejection)
             self.record_terminal_disconnect(
                 WebSocketDisconnectReason(
                     reason=error.code or f"http_{error.status_code}",

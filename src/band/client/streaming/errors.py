@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from websockets.asyncio.client import connect
 
-from band.platform.phoenix import parse_upgrade_rejection
+from band.platform.phoenix import UpgradeRejection, parse_upgrade_rejection
 
 __all__ = ["CONNECTION_CONFLICT_CODE", "WebSocketUpgradeError", "probe_upgrade_error"]
 
@@ -59,12 +60,24 @@ class WebSocketUpgradeError(Exception):
             except (ValueError, AttributeError):
                 found = None
             request_id = found if isinstance(found, str) else None
+
+        def shown(value: str | None) -> str | None:
+            return redact(value) if value else None
+
+        redacted = replace(rejection, code=shown(rejection.code), message=shown(rejection.message))
+        return cls.from_rejection(redacted, request_id=shown(request_id))
+
+    @classmethod
+    def from_rejection(
+        cls, rejection: UpgradeRejection, *, request_id: str | None = None
+    ) -> WebSocketUpgradeError:
+        """The error for a refused upgrade as the socket read it (retry hint in whole seconds)."""
         retry = rejection.retry_after
         return cls(
-            status_code=status,
-            code=redact(rejection.code) if rejection.code else None,
-            message=redact(rejection.message) if rejection.message else None,
-            request_id=redact(request_id) if request_id else None,
+            status_code=rejection.status,
+            code=rejection.code,
+            message=rejection.message,
+            request_id=request_id,
             retry_after=int(retry) if retry is not None else None,
         )
 

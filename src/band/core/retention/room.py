@@ -133,33 +133,42 @@ class RetainedRoom(RoomTransitions):
             self._schedule()
             self._start_requested_recovery()
 
-    async def _settle(self) -> None:
+    async def _admitted_steps(self, step: Callable[[], Awaitable[bool]]) -> None:
+        """Run ``step`` until it says done (True), at most ``MAX_STEPS`` times: each round
+        checks admission first and joins a transition in flight instead of stepping."""
         for _ in range(MAX_STEPS):
             self.require_admission()
             transition = self._in_flight()
             if transition is not None:
                 await self._join(transition)
-            elif self._cause is None:
+            elif await step():
                 return
-            elif not self._leases:
-                await self._join(self._start_release(self._cause, automatic=False))
-            else:
-                await self._until(lambda: not self._leases or self.closing)
         raise self._stalled()
 
+    async def _settle(self) -> None:
+        """Carry out a pending release first (once no lease holds the handle)."""
+        await self._admitted_steps(self._settle_step)
+
+    async def _settle_step(self) -> bool:
+        if self._cause is None:
+            return True
+        if not self._leases:
+            await self._join(self._start_release(self._cause, automatic=False))
+        else:
+            await self._until(lambda: not self._leases or self.closing)
+        return False
+
     async def _ensure_resident(self) -> None:
-        for _ in range(MAX_STEPS):
-            self.require_admission()
-            transition = self._in_flight()
-            if transition is not None:
-                await self._join(transition)
-            elif self._state == Residency.RESIDENT:
-                return
-            elif self._state == Residency.SUSPENDED and self._cause is None:
-                await self._join(self._start_acquire(), initiator=True)
-            else:
-                raise RuntimeError(f"Room {self.room_id} cleanup pending: {self._cause} release")
-        raise self._stalled()
+        """The handle is resident (acquired or restored when suspended)."""
+        await self._admitted_steps(self._resident_step)
+
+    async def _resident_step(self) -> bool:
+        if self._state == Residency.RESIDENT:
+            return True
+        if self._state == Residency.SUSPENDED and self._cause is None:
+            await self._join(self._start_acquire(), initiator=True)
+            return False
+        raise RuntimeError(f"Room {self.room_id} cleanup pending: {self._cause} release")
 
     async def wait_released(self, *, generation: int) -> None:
         """Wait for a requested retirement of ``generation`` (bounded; cleanup stays owned)."""
