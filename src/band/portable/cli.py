@@ -8,6 +8,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -156,17 +157,8 @@ async def _import(args: argparse.Namespace) -> int:
             on_key=None if args.json else _print_key,
         )
     if args.json:
-        out = {
-            "import_id": summary.import_id,
-            "archive_id": summary.archive_id,
-            "counts": summary.counts,
-            "created": summary.created,
-            "resumed": summary.resumed,
-            "seconds": round(summary.seconds, 3),
-            "keys": [k.__dict__ for k in summary.keys],
-            "notes": summary.notes,
-        }
-        print(json.dumps(out, indent=2))
+        # Every field of the summary, in its order; the seconds rounded.
+        print(json.dumps({**asdict(summary), "seconds": round(summary.seconds, 3)}, indent=2))
         return 0
     made = ", ".join(f"{n} {kind}" for kind, n in summary.created.items() if n) or "nothing new"
     state = "resumed and finished" if summary.resumed else "finished"

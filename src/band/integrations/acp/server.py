@@ -99,15 +99,13 @@ class ACPServer:
     async def load_session(
         self, *, cwd: str, session_id: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> LoadSessionResponse:
-        await self._require_session(session_id)
-        self._adapter.update_session_context(session_id, cwd=cwd, mcp_servers=mcp_servers)
+        await self._reopen(session_id, cwd=cwd, mcp_servers=mcp_servers)
         return LoadSessionResponse()
 
     async def resume_session(
         self, *, session_id: str, cwd: str, mcp_servers: list[Any] | None = None, **kwargs: Any
     ) -> ResumeSessionResponse:
-        await self._require_session(session_id)
-        self._adapter.update_session_context(session_id, cwd=cwd, mcp_servers=mcp_servers)
+        await self._reopen(session_id, cwd=cwd, mcp_servers=mcp_servers)
         return ResumeSessionResponse()
 
     async def fork_session(
@@ -161,6 +159,11 @@ class ACPServer:
     async def _require_session(self, session_id: str) -> None:
         if not await self._adapter.find_session(session_id):
             raise RequestError(-32002, f"Unknown ACP session: {session_id}")
+
+    async def _reopen(self, session_id: str, *, cwd: str, mcp_servers: list[Any] | None) -> None:
+        """Load and resume alike: a known session takes the editor's ``cwd`` and MCP servers."""
+        await self._require_session(session_id)
+        self._adapter.update_session_context(session_id, cwd=cwd, mcp_servers=mcp_servers)
 
 
 def prompt_text(blocks: list[Any]) -> str:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
 
 from band._extras import needs_extra
 
 from .dedup import DEFAULT_SEEN_EVENTS_CACHE_SIZE, SeenEvents
+from .dispatch import EventDispatcher, hand_over
 from .signature import verify_signature
 from .types import SlackApp
 
@@ -26,7 +26,6 @@ with needs_extra("the Slack bridge needs starlette", "slack"):
 __all__ = ["DEFAULT_SEEN_EVENTS_CACHE_SIZE", "EventDispatcher", "SeenEvents", "build_router"]
 
 logger = logging.getLogger("band.integrations.slack")
-EventDispatcher = Callable[[SlackApp, dict[str, Any]], Awaitable[None]]
 
 
 def build_router(
@@ -82,10 +81,7 @@ def _handler(
             )
             return Response(status_code=200)
         if dispatcher is not None:
-            try:
-                await dispatcher(app, payload)
-            except Exception:
-                logger.exception("Slack app %s: handing an event over failed", app.slug)
+            await hand_over(dispatcher, app, payload)
         return Response(status_code=200)
 
     return handle

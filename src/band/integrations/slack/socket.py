@@ -12,12 +12,13 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from .dedup import SeenEvents
+from .dispatch import EventDispatcher, hand_over
 from .types import SlackApp
 
 __all__ = ["SlackSocketListener", "SocketDispatcher", "start_socket_listeners"]
 
 logger = logging.getLogger("band.integrations.slack")
-SocketDispatcher = Callable[[SlackApp, dict[str, Any]], Awaitable[None]]
+SocketDispatcher = EventDispatcher
 
 
 class SlackSocketListener:
@@ -81,9 +82,6 @@ def _handler(
         if isinstance(event_id, str) and seen.is_dupe(event_id):
             logger.info("Slack app %s: event %s redelivered; already taken", app.slug, event_id)
             return
-        try:
-            await dispatcher(app, payload)
-        except Exception:
-            logger.exception("Slack app %s: handing an event over failed", app.slug)
+        await hand_over(dispatcher, app, payload)
 
     return handle

@@ -30,6 +30,16 @@ def thread_key(binding: SlackRoomBinding) -> str:
     return f"{binding.app_slug}:{binding.channel}:{binding.thread_ts}"
 
 
+def _thread_metadata(binding: SlackRoomBinding, user: str) -> dict[str, Any]:
+    """The metadata naming the thread and its Slack user on the room's events about it."""
+    return {
+        "slack_app_slug": binding.app_slug,
+        "slack_channel_id": binding.channel,
+        "slack_thread_ts": binding.thread_ts,
+        "slack_user_id": user,
+    }
+
+
 class SlackThreads:
     """The bridge's thread <-> room bindings (see the module docstring)."""
 
@@ -64,13 +74,7 @@ class SlackThreads:
                 return room_id, False
             rest = self._rest()
             room_id = str((await rest.create_chat(title=f"Slack thread {binding.thread_ts}")).id)
-            metadata = {
-                "slack_app_slug": binding.app_slug,
-                "slack_channel_id": binding.channel,
-                "slack_thread_ts": binding.thread_ts,
-                "slack_user_id": user,
-                "slack_room_id": room_id,
-            }
+            metadata = {**_thread_metadata(binding, user), "slack_room_id": room_id}
             await rest.post_event(room_id, "Slack thread context", "task", metadata)
             self._rooms[key], self._bindings[room_id] = room_id, binding
             logger.info("Slack thread %s is room %s", key, room_id)
@@ -92,14 +96,7 @@ class SlackThreads:
         self, room_id: str, binding: SlackRoomBinding, *, user: str, name: str, ts: str, text: str
     ) -> None:
         """A Slack message as a ``thought`` in the room (best effort)."""
-        metadata = {
-            "slack_mirror": True,
-            "slack_app_slug": binding.app_slug,
-            "slack_channel_id": binding.channel,
-            "slack_thread_ts": binding.thread_ts,
-            "slack_user_id": user,
-            "slack_ts": ts,
-        }
+        metadata = {"slack_mirror": True, **_thread_metadata(binding, user), "slack_ts": ts}
         try:
             await self._rest().post_event(
                 room_id, f"Slack · {name or user}: {text}", "thought", metadata
