@@ -15,7 +15,6 @@ serve`` stops and exits with status 1). Migrations take PostgreSQL's advisory lo
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -29,6 +28,7 @@ from .context import Platform
 from .fanout.bus import Deliver
 from .http.errors import RETRY_AFTER_SECONDS, error_response
 from .realtime.handshake import Denial, deny
+from .services.background import cancelled
 from .store.migrate import upgrade
 from .store.outage import dependency_unavailable
 
@@ -71,10 +71,7 @@ class NodeStart:
     async def close(self) -> None:
         """Stop trying, and stop what was started (on the app's shutdown)."""
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancelled(task)
         platform = self.platform
         await platform.leases.stop()
         await platform.jobs.stop()

@@ -33,7 +33,7 @@ import time
 
 from .bus import Broadcast, Deliver, GapLedger, for_every_node, gap_note
 from .redis_quiet import MAX_HELD, Publish, QuietPublishes
-from .redis_subscription import Subscription, topic_channel
+from .redis_subscription import RedisTiming, Subscription, topic_channel
 from .redis_url import redact
 from .resp import RespConnection, open_connection
 
@@ -67,11 +67,13 @@ class RedisBus:
     ) -> None:
         self.url = url
         self.channel = channel
-        self.backoff_min = backoff_min
-        self.backoff_max = backoff_max
+        self.timing = RedisTiming(
+            command_timeout=command_timeout,
+            idle_ping=idle_ping,  # a silent subscription is PINGed after this many seconds
+            backoff_min=backoff_min,
+            backoff_max=backoff_max,
+        )
         self.start_timeout = start_timeout
-        self.command_timeout = command_timeout
-        self.idle_ping = idle_ping  # a silent subscription is PINGed after this many seconds
         self._conn: RespConnection | None = None  # publishes and pings
         self._opening: asyncio.Lock | None = None
         self._started = False
@@ -106,10 +108,7 @@ class RedisBus:
             hand=self._hand,
             resubscribed=self._resubscribed,
             drop_prefix=self._mine,
-            command_timeout=command_timeout,
-            idle_ping=idle_ping,
-            backoff_min=backoff_min,
-            backoff_max=backoff_max,
+            timing=self.timing,
         )
         self._subscribed = self._subscription.subscribed
 
@@ -128,7 +127,7 @@ class RedisBus:
         self._opening = asyncio.Lock()
         try:
             conn = await self._connection()
-            async with asyncio.timeout(self.command_timeout):
+            async with asyncio.timeout(self.timing.command_timeout):
                 await conn.command("PING")
         except Exception as exc:
             self._drop()
@@ -249,18 +248,19 @@ class RedisBus:
         assert self._opening is not None  # nosec B101 # narrows for mypy: start() set it
         async with self._opening:
             if self._conn is None or not self._conn.alive:
-                conn = await open_connection(self.url, within=self.command_timeout)
+                within = self.timing.command_timeout
+                conn = await open_connection(self.url, within=within)
                 try:
-                    async with asyncio.timeout(self.command_timeout):
+                    async with asyncio.timeout(within):
                         quiet = await conn.quiet_supported()
                 except BaseException:
                     conn.close()
                     raise
                 if not quiet:  # its replies are out of step now: a fresh one, answered
                     conn.close()
-                    conn = await open_connection(self.url, within=self.command_timeout)
+                    conn = await open_connection(self.url, within=within)
                     log.info("redis bus: Redis does not skip replies: each publish waits")
-                conn.watch(self.command_timeout)  # an unanswered command gives it up
+                conn.watch(within)  # an unanswered command gives it up
                 self._conn, self._quiet = conn, conn if quiet else None
             return self._conn
 
@@ -279,7 +279,7 @@ class RedisBus:
 
         Not before this node is subscribed again: a node whose subscription was lost too
         hands itself a note when it resubscribes, and one that kept it hears this one."""
-        delay = self.backoff_min
+        delay = self.timing.backoff_min
         while not self._stopping and self._started and self._unsent_since is not None:
             await self._subscribed.wait()
             since, until, losses = self._unsent_since, self._unsent_until, self._losses
@@ -288,7 +288,7 @@ class RedisBus:
                 await self._send(self._publish_of(gap_note(since, until)))
             except Exception:
                 await asyncio.sleep(delay)
-                delay = min(delay * 2, self.backoff_max)
+                delay = min(delay * 2, self.timing.backoff_max)
                 continue
             log.info("redis bus: announced a gap since %.3f to every node", since)
             if self._losses == losses:
@@ -300,7 +300,7 @@ class RedisBus:
         if not self._started:
             return "not started"
         conn = await self._connection()
-        async with asyncio.timeout(self.command_timeout):
+        async with asyncio.timeout(self.timing.command_timeout):
             await conn.command("PING")
         return None if self.subscribed else "the subscription is down (resubscribing)"
 
@@ -308,7 +308,7 @@ class RedisBus:
         """Stop the subscriber and close the connections."""
         if self._quiets.held and self._quiet is not None and self._quiet.alive:
             try:  # a graceful stop: what was published is confirmed (or resent) first
-                async with asyncio.timeout(min(1.0, self.command_timeout)):
+                async with asyncio.timeout(min(1.0, self.timing.command_timeout)):
                     await self.flush()
             except TimeoutError:
                 pass
@@ -317,7 +317,7 @@ class RedisBus:
         for task in (self._task, self._announcer, self._ledger, *self._quiets.resends):
             if task is not None:
                 task.cancel()
-                await asyncio.wait({task}, timeout=self.backoff_max + 2.0)
+                await asyncio.wait({task}, timeout=self.timing.backoff_max + 2.0)
         self._task = self._announcer = self._ledger = None
         if self._started:
             log.info("redis bus stopped")

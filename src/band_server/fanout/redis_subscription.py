@@ -25,6 +25,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from functools import partial
 
 from .resp import RespConnection, open_connection, retrieved
@@ -48,6 +49,18 @@ def topic_channel(channel: str, topic: str) -> str:
     return f"{channel}:{topic}"
 
 
+@dataclass(frozen=True)
+class RedisTiming:
+    """How long the bus's Redis links wait, its publishing side's and its subscription's
+    alike: a command's answer, a silent subscription before it is PINGed, and the back-off
+    between reconnects (doubling from ``backoff_min`` up to ``backoff_max``)."""
+
+    command_timeout: float
+    idle_ping: float
+    backoff_min: float
+    backoff_max: float
+
+
 class Subscription:
     """Subscribe, hand every message heard to ``hand``, resubscribe (backing off) when the
     connection is lost; follow topics while sockets of this node hold them."""
@@ -60,10 +73,7 @@ class Subscription:
         hand: Callable[[bytes], Awaitable[None]],
         resubscribed: Callable[[float, float], Awaitable[None]],
         drop_prefix: bytes,
-        command_timeout: float,
-        idle_ping: float,
-        backoff_min: float,
-        backoff_max: float,
+        timing: RedisTiming,
     ) -> None:
         self.url = url
         self.channel = channel
@@ -71,10 +81,7 @@ class Subscription:
         # Told when the lost subscription began, and when it was live again.
         self._resubscribed = resubscribed
         self._drop_prefix = drop_prefix
-        self.command_timeout = command_timeout
-        self.idle_ping = idle_ping
-        self.backoff_min = backoff_min
-        self.backoff_max = backoff_max
+        self.timing = timing
         self.subscribed = asyncio.Event()
         self._live: RespConnection | None = None  # the connection topics are subscribed on
         self._refs: dict[str, int] = {}  # channel -> follows not yet forgotten
@@ -101,7 +108,7 @@ class Subscription:
                     return
                 reply = self._pending[name] = conn.command_soon("SUBSCRIBE", name)
                 reply.add_done_callback(partial(self._answered, name))
-            await asyncio.wait_for(asyncio.shield(reply), self.command_timeout)
+            await asyncio.wait_for(asyncio.shield(reply), self.timing.command_timeout)
         except asyncio.CancelledError:
             self.forget(topic)
             raise
@@ -129,13 +136,14 @@ class Subscription:
 
     async def run(self) -> None:
         """Subscribe and hand over forever; on a dropped connection, back off and resubscribe."""
-        delay = self.backoff_min
+        timing = self.timing
+        delay = timing.backoff_min
         lost: float | None = None  # when the subscription was lost
         while not self.stopping:
             conn: RespConnection | None = None
             try:
-                conn = await open_connection(self.url, within=self.command_timeout)
-                conn.watch(self.command_timeout, ping_after=self.idle_ping)
+                conn = await open_connection(self.url, within=timing.command_timeout)
+                conn.watch(timing.command_timeout, ping_after=timing.idle_ping)
                 conn.drop_prefix = self._drop_prefix  # this node delivered its own already
                 await self._subscribe_all(conn)
                 live = time.time()  # every broadcast published from here on is heard
@@ -143,7 +151,7 @@ class Subscription:
                 if lost is not None:
                     log.info("redis bus: resubscribed to %s", self.channel)
                     await self._resubscribed(lost, live)  # what was published meanwhile is missed
-                lost, delay = None, self.backoff_min
+                lost, delay = None, timing.backoff_min
                 messages = conn.messages
                 while True:
                     await conn.heard()
@@ -161,7 +169,7 @@ class Subscription:
                 if conn is not None:
                     conn.close()
             await asyncio.sleep(delay)
-            delay = min(delay * 2, self.backoff_max)
+            delay = min(delay * 2, timing.backoff_max)
 
     async def _subscribe_all(self, conn: RespConnection) -> None:
         """The common channel and every channel followed, in one go. From here on a new follow
@@ -169,5 +177,5 @@ class Subscription:
         self._live = conn
         channels = [self.channel, *self._refs]
         replies = [conn.command("SUBSCRIBE", name) for name in channels]
-        async with asyncio.timeout(self.command_timeout * max(1, len(channels) // 10_000)):
+        async with asyncio.timeout(self.timing.command_timeout * max(1, len(channels) // 10_000)):
             await asyncio.gather(*replies)

@@ -15,7 +15,6 @@ stops reading entirely is caught by the websocket ping timeout or the heartbeat 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 import uuid
@@ -25,6 +24,7 @@ from typing import Any, Final
 
 from starlette.websockets import WebSocket, WebSocketState
 
+from ..services.background import cancelled
 from ..services.identity.principals import Principal
 from ..ws_protocol import HeldSocketProtocol
 
@@ -143,9 +143,7 @@ class SocketConnection:
             return
         done, _ = await asyncio.wait({writer}, timeout=grace)
         if not done:
-            writer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await writer
+            await cancelled(writer)
 
     def _send_now(self, frame: str) -> None:
         """Run the socket's send up to its first wait; a send that waits goes on in a task.

@@ -16,13 +16,19 @@ from ..listing import PagingDep, party_page
 
 router = APIRouter(route_class=JsonRoute)
 
+PEER_ANSWERS = {**many(Peer), **not_found("room (not_in_chat)")}
+"""What ``GET /peers`` answers, on both surfaces."""
 
-@router.get("/peers", responses={**many(Peer), **not_found("room (not_in_chat)")})
+NotInChat = Annotated[str | None, Query(max_length=200)]
+"""A room whose participants ``GET /peers`` leaves out (both surfaces)."""
+
+
+@router.get("/peers", responses=PEER_ANSWERS)
 async def list_peers(
     platform: PlatformDep,
     me: AgentDep,
     paging: PagingDep,
-    not_in_chat: Annotated[str | None, Query(max_length=200)] = None,
+    not_in_chat: NotInChat = None,
 ) -> dict[str, Any]:
     """The owner, the owner's other agents and the agent's contacts; ``not_in_chat`` leaves
     out that room's participants."""

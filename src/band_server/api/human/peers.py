@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from fastapi import APIRouter, Query
-
-from band_protocol import Peer
+from fastapi import APIRouter
 
 from ...http.deps import PlatformDep, UserDep
 from ...http.json_body import JsonRoute
 from ...services.contacts import peers
-from ..answers import many, not_found
+from ..agent.peers import PEER_ANSWERS, NotInChat
 from ..listing import PagingDep, party_page
 
 router = APIRouter(route_class=JsonRoute)
 
 
-@router.get("/peers", responses={**many(Peer), **not_found("room (not_in_chat)")})
+@router.get("/peers", responses=PEER_ANSWERS)
 async def list_peers(
     platform: PlatformDep,
     me: UserDep,
     paging: PagingDep,
-    not_in_chat: Annotated[str | None, Query(max_length=200)] = None,
+    not_in_chat: NotInChat = None,
     type: Literal["User", "Agent"] | None = None,
 ) -> dict[str, Any]:
     """The person's agents and contacts; ``not_in_chat`` leaves out that room's participants,

@@ -27,7 +27,6 @@ one.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from dataclasses import dataclass, field
@@ -40,6 +39,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from band_protocol import topic, utcnow
 from band_server.fanout.bus import Broadcast
 from band_server.services import unit
+from band_server.services.background import cancelled
 from band_server.services.deliveries import working
 from band_server.services.deliveries.wire import chat_messages
 from band_server.services.ports import Configured
@@ -248,10 +248,7 @@ class LeaseSweeper:
 
     async def stop(self) -> None:
         task, self._task = self._task, None
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        await cancelled(task)
 
     async def sweep(self, platform: Swept) -> set[str]:
         """One sweep: expire, then tell each agent (at most once a lease) to resync."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from band_protocol import MessageSentResponse
 from band_protocol.messages import MessageCreateFields
@@ -35,24 +34,6 @@ def person_fields(
     return fields
 
 
-async def person_post(
-    uow: UnitOfWork,
-    person: Principal,
-    room: Room,
-    fields: MessageCreateFields,
-    *,
-    roster: Sequence[Member] | None = None,
-    claims: PushClaims | None = None,
-) -> dict[str, Any]:
-    """Post a text message; explicit mentions are optional and ``@handle`` text counts too.
-    Returns the answer's data (``MessageSentResponse``'s JSON). (The human API calls
-    ``post_message`` with :func:`person_fields` itself: one coroutine less a post.)"""
-    if roster is None:
-        roster = await members(uow.session, room.id)
-    fields = person_fields(fields, roster, person.id)
-    return await post_message(uow, person, room, fields, roster=roster, claims=claims)
-
-
 async def post_as_person(
     uow: UnitOfWork,
     person: Principal,
@@ -62,6 +43,11 @@ async def post_as_person(
     roster: Sequence[Member] | None = None,
     claims: PushClaims | None = None,
 ) -> MessageSentResponse:
-    """:func:`person_post`, its answer as the wire model (the web app, ``band send``)."""
-    sent = await person_post(uow, person, room, fields, roster=roster, claims=claims)
+    """Post a text message; explicit mentions are optional and ``@handle`` text counts too.
+    The answer is the wire model (the web app, ``band send``); the human API calls
+    ``post_message`` with :func:`person_fields` itself, keeping its answer's data."""
+    if roster is None:
+        roster = await members(uow.session, room.id)
+    fields = person_fields(fields, roster, person.id)
+    sent = await post_message(uow, person, room, fields, roster=roster, claims=claims)
     return MessageSentResponse.model_validate(sent)
