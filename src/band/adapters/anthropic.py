@@ -7,13 +7,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
-from pydantic import Field, PositiveInt
+from pydantic import PositiveInt
 
 from band.converters.anthropic import AnthropicHistoryConverter
-from band.core.adapterconfig import BaseAdapterConfig
 from band.core.types import FeatureKwargs, TurnUsage
 from band.runtime.custom_tools import CustomToolDef
 
+from ._chat import ModelLoopConfig, config_loop_options
 from ._loop import Messages, ModelCall, ModelTurn, ToolLoopAdapter, ToolOutcome
 from ._tool_events import image_blocks
 
@@ -39,20 +39,13 @@ def _result_content(output: str) -> str | list[dict[str, Any]]:
 DEFAULT_MODEL = "claude-sonnet-5-5"
 
 
-class AnthropicAdapterConfig(BaseAdapterConfig):
-    """What ``AnthropicAdapter`` runs with.
-
-    ``provider_key`` is the API key (None: the client reads ``ANTHROPIC_API_KEY``).
-    ``system_prompt``, when set, is sent as it is; otherwise the prompt is rendered from
-    ``custom_section`` (and the base instructions unless ``include_base_instructions`` is
-    False). ``max_tokens`` bounds each model call's answer.
+class AnthropicAdapterConfig(ModelLoopConfig):
+    """What ``AnthropicAdapter`` runs with: ``ModelLoopConfig``'s model, key and prompt
+    (``provider_key`` None: the client reads ``ANTHROPIC_API_KEY``), and ``max_tokens``,
+    which bounds each model call's answer.
     """
 
     model: str = DEFAULT_MODEL
-    provider_key: str | None = Field(default=None, repr=False)
-    system_prompt: str | None = None
-    custom_section: str = ""
-    include_base_instructions: bool = True
     max_tokens: PositiveInt = 4096
 
 
@@ -128,10 +121,7 @@ class AnthropicAdapter(ToolLoopAdapter):
     ) -> None:
         self.config = config = config or AnthropicAdapterConfig()
         super().__init__(
-            model=config.model,
-            system_prompt=config.system_prompt,
-            custom_section=config.custom_section,
-            include_base_instructions=config.include_base_instructions,
+            **config_loop_options(config),
             max_tool_rounds=max_tool_rounds,
             stream=stream,
             additional_tools=additional_tools or (),
