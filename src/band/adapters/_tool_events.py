@@ -68,21 +68,13 @@ def image_blocks(output: str) -> list[tuple[str, str]] | None:
 class UsageTotal:
     """Token counts summed over the model calls of one turn."""
 
-    counts: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    usage: TurnUsage = field(default_factory=TurnUsage)
 
     def add(self, usage: TurnUsage) -> None:
-        for i, value in enumerate(
-            (
-                usage.input_tokens,
-                usage.output_tokens,
-                usage.cache_read_tokens,
-                usage.cache_write_tokens,
-            )
-        ):
-            self.counts[i] += value
+        self.usage += usage
 
     def total(self) -> TurnUsage:
-        return TurnUsage(*self.counts)
+        return self.usage
 
 
 async def report_event(tools: AgentToolsProtocol, kind: str, payload: dict[str, Any]) -> None:
