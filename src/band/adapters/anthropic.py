@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any, Unpack
 from pydantic import PositiveInt
 
 from band.converters.anthropic import AnthropicHistoryConverter
-from band.core.types import FeatureKwargs, TurnUsage
+from band.core.types import FeatureKwargs
 from band.runtime.custom_tools import CustomToolDef
 
 from ._chat import ModelLoopConfig, config_loop_options
 from ._loop import Messages, ModelCall, ModelTurn, ToolLoopAdapter, ToolOutcome
-from ._tool_events import image_blocks
+from ._tool_events import anthropic_usage, image_blocks
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
@@ -57,17 +57,6 @@ def _new_client(api_key: str | None) -> AsyncAnthropic:
     return AsyncAnthropic(api_key=api_key)
 
 
-def _usage(usage: Any) -> TurnUsage:
-    if usage is None:
-        return TurnUsage()
-    return TurnUsage(
-        input_tokens=getattr(usage, "input_tokens", 0) or 0,
-        output_tokens=getattr(usage, "output_tokens", 0) or 0,
-        cache_read_tokens=getattr(usage, "cache_read_input_tokens", 0) or 0,
-        cache_write_tokens=getattr(usage, "cache_creation_input_tokens", 0) or 0,
-    )
-
-
 def _turn(message: Any) -> ModelTurn:
     """Read a Messages API answer; every block is kept for replay (thinking signatures too)."""
     text: list[str] = []
@@ -90,7 +79,7 @@ def _turn(message: Any) -> ModelTurn:
     return ModelTurn(
         "".join(text) or None,
         tuple(calls),
-        _usage(message.usage),
+        anthropic_usage(message.usage),
         assistant,
         "\n\n".join(thinking) or None,
     )
