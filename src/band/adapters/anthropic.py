@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Unpack
 
 from pydantic import PositiveInt
 
+from band._extras import needs_extra
 from band.converters.anthropic import AnthropicHistoryConverter
 from band.core.types import FeatureKwargs
 from band.runtime.custom_tools import CustomToolDef
@@ -21,8 +22,6 @@ if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
 
 __all__ = ["AnthropicAdapter", "AnthropicAdapterConfig"]
-
-INSTALL_HINT = "AnthropicAdapter needs anthropic: pip install 'openband[anthropic]'"
 
 
 def _result_content(output: str) -> str | list[dict[str, Any]]:
@@ -50,10 +49,8 @@ class AnthropicAdapterConfig(ModelLoopConfig):
 
 
 def _new_client(api_key: str | None) -> AsyncAnthropic:
-    try:
+    with needs_extra("AnthropicAdapter needs anthropic", "anthropic"):
         from anthropic import AsyncAnthropic
-    except ImportError:
-        raise ImportError(INSTALL_HINT) from None
     return AsyncAnthropic(api_key=api_key)
 
 
