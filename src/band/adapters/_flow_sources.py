@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from band.converters.crewai_flow import CrewAIFlowSessionState, event_order
+from band.converters.helpers import task_metadata
 from band.core.exceptions import BandConfigError, BandToolError
 from band.core.protocols import AgentToolsProtocol
 
@@ -78,12 +79,8 @@ class CrewAIFlowStateSource(Protocol):
 
 
 def _is_record(item: Any, namespace: str) -> bool:
-    metadata = item.get("metadata") if isinstance(item, dict) else None
-    return (
-        item.get("message_type") == "task"
-        and isinstance(metadata, dict)
-        and metadata.get(namespace) is not None
-    )
+    metadata = task_metadata(item)
+    return metadata is not None and metadata.get(namespace) is not None
 
 
 def _identity(event: dict[str, Any]) -> str:

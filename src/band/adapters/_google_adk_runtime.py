@@ -11,17 +11,15 @@ from typing import Any
 
 import httpx
 
-try:
+from band._extras import needs_extra
+
+with needs_extra("GoogleADKAdapter needs google-adk", "google_adk"):
     from google import genai
     from google.adk import Agent as ADKAgent
     from google.adk.models.google_llm import Gemini
     from google.adk.runners import InMemoryRunner
     from google.adk.tools import BaseTool
     from google.genai import types
-except ImportError:
-    raise ImportError(
-        "GoogleADKAdapter needs google-adk: pip install 'openband[google_adk]'"
-    ) from None
 
 from ._tool_events import run_band_tool
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -28,6 +28,7 @@ from band.runtime.custom_tools import (
 
 __all__ = [
     "UsageTotal",
+    "anthropic_usage",
     "as_text",
     "image_blocks",
     "report_event",
@@ -68,21 +69,29 @@ def image_blocks(output: str) -> list[tuple[str, str]] | None:
 class UsageTotal:
     """Token counts summed over the model calls of one turn."""
 
-    counts: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    usage: TurnUsage = field(default_factory=TurnUsage)
 
     def add(self, usage: TurnUsage) -> None:
-        for i, value in enumerate(
-            (
-                usage.input_tokens,
-                usage.output_tokens,
-                usage.cache_read_tokens,
-                usage.cache_write_tokens,
-            )
-        ):
-            self.counts[i] += value
+        self.usage += usage
 
     def total(self) -> TurnUsage:
-        return TurnUsage(*self.counts)
+        return self.usage
+
+
+def anthropic_usage(usage: Any) -> TurnUsage:
+    """Anthropic's token counts as :class:`TurnUsage`: the Messages API's ``usage`` object, or
+    the same fields in a dict (a Claude Code result's); None, or a count missing, is 0."""
+
+    def count(name: str) -> int:
+        value = usage.get(name) if isinstance(usage, Mapping) else getattr(usage, name, None)
+        return int(value or 0)
+
+    return TurnUsage(
+        input_tokens=count("input_tokens"),
+        output_tokens=count("output_tokens"),
+        cache_read_tokens=count("cache_read_input_tokens"),
+        cache_write_tokens=count("cache_creation_input_tokens"),
+    )
 
 
 async def report_event(tools: AgentToolsProtocol, kind: str, payload: dict[str, Any]) -> None:

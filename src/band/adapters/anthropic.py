@@ -7,22 +7,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
-from pydantic import Field, PositiveInt
+from pydantic import PositiveInt
 
+from band._extras import needs_extra
 from band.converters.anthropic import AnthropicHistoryConverter
-from band.core.adapterconfig import BaseAdapterConfig
-from band.core.types import FeatureKwargs, TurnUsage
+from band.core.types import FeatureKwargs
 from band.runtime.custom_tools import CustomToolDef
 
+from ._chat import ModelLoopConfig, config_loop_options
 from ._loop import Messages, ModelCall, ModelTurn, ToolLoopAdapter, ToolOutcome
-from ._tool_events import image_blocks
+from ._tool_events import anthropic_usage, image_blocks
 
 if TYPE_CHECKING:
     from anthropic import AsyncAnthropic
 
 __all__ = ["AnthropicAdapter", "AnthropicAdapterConfig"]
-
-INSTALL_HINT = "AnthropicAdapter needs anthropic: pip install 'openband[anthropic]'"
 
 
 def _result_content(output: str) -> str | list[dict[str, Any]]:
@@ -39,40 +38,20 @@ def _result_content(output: str) -> str | list[dict[str, Any]]:
 DEFAULT_MODEL = "claude-sonnet-5-5"
 
 
-class AnthropicAdapterConfig(BaseAdapterConfig):
-    """What ``AnthropicAdapter`` runs with.
-
-    ``provider_key`` is the API key (None: the client reads ``ANTHROPIC_API_KEY``).
-    ``system_prompt``, when set, is sent as it is; otherwise the prompt is rendered from
-    ``custom_section`` (and the base instructions unless ``include_base_instructions`` is
-    False). ``max_tokens`` bounds each model call's answer.
+class AnthropicAdapterConfig(ModelLoopConfig):
+    """What ``AnthropicAdapter`` runs with: ``ModelLoopConfig``'s model, key and prompt
+    (``provider_key`` None: the client reads ``ANTHROPIC_API_KEY``), and ``max_tokens``,
+    which bounds each model call's answer.
     """
 
     model: str = DEFAULT_MODEL
-    provider_key: str | None = Field(default=None, repr=False)
-    system_prompt: str | None = None
-    custom_section: str = ""
-    include_base_instructions: bool = True
     max_tokens: PositiveInt = 4096
 
 
 def _new_client(api_key: str | None) -> AsyncAnthropic:
-    try:
+    with needs_extra("AnthropicAdapter needs anthropic", "anthropic"):
         from anthropic import AsyncAnthropic
-    except ImportError:
-        raise ImportError(INSTALL_HINT) from None
     return AsyncAnthropic(api_key=api_key)
-
-
-def _usage(usage: Any) -> TurnUsage:
-    if usage is None:
-        return TurnUsage()
-    return TurnUsage(
-        input_tokens=getattr(usage, "input_tokens", 0) or 0,
-        output_tokens=getattr(usage, "output_tokens", 0) or 0,
-        cache_read_tokens=getattr(usage, "cache_read_input_tokens", 0) or 0,
-        cache_write_tokens=getattr(usage, "cache_creation_input_tokens", 0) or 0,
-    )
 
 
 def _turn(message: Any) -> ModelTurn:
@@ -97,7 +76,7 @@ def _turn(message: Any) -> ModelTurn:
     return ModelTurn(
         "".join(text) or None,
         tuple(calls),
-        _usage(message.usage),
+        anthropic_usage(message.usage),
         assistant,
         "\n\n".join(thinking) or None,
     )
@@ -128,10 +107,7 @@ class AnthropicAdapter(ToolLoopAdapter):
     ) -> None:
         self.config = config = config or AnthropicAdapterConfig()
         super().__init__(
-            model=config.model,
-            system_prompt=config.system_prompt,
-            custom_section=config.custom_section,
-            include_base_instructions=config.include_base_instructions,
+            **config_loop_options(config),
             max_tool_rounds=max_tool_rounds,
             stream=stream,
             additional_tools=additional_tools or (),

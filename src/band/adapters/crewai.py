@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, ClassVar, Unpack
 
 from pydantic import PositiveInt
 
+from band._extras import needs_extra
 from band.converters.crewai import CrewAIHistoryConverter, CrewAIMessages
 from band.core.adapterconfig import BaseAdapterConfig
 from band.core.protocols import AgentToolsProtocol
@@ -50,10 +51,8 @@ DEFAULT_MODEL = "gpt-6-luna"
 def require_crewai(adapter: str) -> None:
     """ImportError naming the extra when CrewAI is absent (on first use: the module itself
     imports without it, as band-sdk's does)."""
-    try:
+    with needs_extra(f"{adapter} needs CrewAI", "crewai"):
         import crewai  # noqa: F401
-    except ImportError:
-        raise ImportError(f"{adapter} needs CrewAI: pip install 'openband[crewai]'") from None
 
 
 class CrewAIAdapterConfig(BaseAdapterConfig):

@@ -13,10 +13,9 @@ from collections.abc import Sequence
 from typing import Any, ClassVar, Unpack
 
 import httpx
-from pydantic import Field, NonNegativeFloat, NonNegativeInt, PositiveInt
+from pydantic import NonNegativeFloat, NonNegativeInt, PositiveInt
 
 from band._extras import needs_extra
-from band.core.adapterconfig import BaseAdapterConfig
 
 with needs_extra("GeminiAdapter needs google-genai", "gemini"):
     from google import genai
@@ -35,6 +34,7 @@ from band.core.types import Capability, Emit, FeatureKwargs
 from band.runtime.custom_tools import CustomToolDef
 from band_sdk_core import AgentFailure
 
+from ._chat import ModelLoopConfig, config_loop_options
 from ._gemini_common import gemini_usage, openai_functions
 from ._loop import ModelCall, ModelLoopAdapter, ModelTurn, ToolOutcome, ToolRoundsExceeded
 from ._tool_events import image_blocks
@@ -65,22 +65,18 @@ def _transient_errors() -> tuple[type[BaseException], ...]:
 TRANSIENT = _transient_errors()
 
 
-class GeminiAdapterConfig(BaseAdapterConfig):
+class GeminiAdapterConfig(ModelLoopConfig):
     """Settings of a :class:`GeminiAdapter` (frozen; unknown fields are rejected).
 
-    ``provider_key`` None lets google-genai read ``GOOGLE_API_KEY`` / ``GEMINI_API_KEY`` (or
-    use Vertex AI); ``GOOGLE_GEMINI_BASE_URL`` moves it to another endpoint. ``system_prompt``
-    replaces the rendered prompt. ``max_tool_rounds`` bounds the model calls of one turn;
+    ``ModelLoopConfig``'s model, key and prompt: ``provider_key`` None lets google-genai read
+    ``GOOGLE_API_KEY`` / ``GEMINI_API_KEY`` (or use Vertex AI); ``GOOGLE_GEMINI_BASE_URL``
+    moves it to another endpoint. ``max_tool_rounds`` bounds the model calls of one turn;
     a 5xx or a transport error is retried ``max_retries`` times, after
     ``retry_base_delay_s`` seconds, doubled each time. ``max_history_messages`` bounds the
     ``Content`` turns kept per room.
     """
 
     model: str = GEMINI_MODEL
-    provider_key: str | None = Field(default=None, repr=False)
-    system_prompt: str | None = None
-    custom_section: str = ""
-    include_base_instructions: bool = True
     max_output_tokens: PositiveInt | None = None
     temperature: float | None = None
     max_tool_rounds: PositiveInt = 20
@@ -179,10 +175,7 @@ class GeminiAdapter(ModelLoopAdapter[types.Content]):
     ) -> None:
         self.config = config or GeminiAdapterConfig()
         super().__init__(
-            model=self.config.model,
-            system_prompt=self.config.system_prompt,
-            custom_section=self.config.custom_section,
-            include_base_instructions=self.config.include_base_instructions,
+            **config_loop_options(self.config),
             max_tool_rounds=self.config.max_tool_rounds,
             additional_tools=additional_tools or (),
             history_converter=history_converter or GeminiHistoryConverter(),

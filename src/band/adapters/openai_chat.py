@@ -8,6 +8,7 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Unpack
 
+from band._extras import needs_extra
 from band.converters.openai_chat import OpenAIChatHistoryConverter
 from band.core.types import TurnUsage
 
@@ -19,14 +20,10 @@ if TYPE_CHECKING:
 
 __all__ = ["OpenAIChatAdapter"]
 
-INSTALL_HINT = "OpenAIChatAdapter needs openai: pip install 'openband[openai]'"
-
 
 def _new_client() -> AsyncOpenAI:
-    try:
+    with needs_extra("OpenAIChatAdapter needs openai", "openai"):
         from openai import AsyncOpenAI
-    except ImportError:
-        raise ImportError(INSTALL_HINT) from None
     return AsyncOpenAI()
 
 

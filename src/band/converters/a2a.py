@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from band.converters.helpers import task_metadata
 from band.core.protocols import HistoryConverter
 from band.integrations.a2a.types import A2ASessionState
 
@@ -15,9 +16,8 @@ class A2AHistoryConverter(HistoryConverter[A2ASessionState]):
 
     def convert(self, raw: list[dict[str, Any]]) -> A2ASessionState:
         for item in reversed(raw):
-            metadata = item.get("metadata") or {}
-            kind = item.get("message_type")
-            if kind == "task" and isinstance(metadata, dict) and "a2a_context_id" in metadata:
+            metadata = task_metadata(item)
+            if metadata and "a2a_context_id" in metadata:
                 return A2ASessionState(
                     context_id=metadata.get("a2a_context_id"),
                     task_id=metadata.get("a2a_task_id"),

@@ -35,6 +35,7 @@ from ._crewai_flow_models import (
     CrewAIFlowStage,
 )
 from .crewai import CrewAIHistoryConverter
+from .helpers import parse_iso_datetime
 
 __all__ = [
     "CrewAIFlowStateConverter",
@@ -94,15 +95,11 @@ def _unique(key: str, participants: list[dict[str, Any]]) -> str:
 
 
 def _when(value: Any) -> datetime | None:
-    if isinstance(value, datetime):
-        return value if value.tzinfo else value.replace(tzinfo=UTC)
-    if isinstance(value, str):
-        try:
-            parsed = datetime.fromisoformat(value)
-        except ValueError:
-            return None
-        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-    return None
+    """A datetime or ISO text, made aware (naive means UTC); None when it is neither."""
+    parsed = value if isinstance(value, datetime) else parse_iso_datetime(value)
+    if parsed is None:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
 _EPOCH = datetime.fromtimestamp(0, tz=UTC)

@@ -1,11 +1,12 @@
-"""Small pieces the history converters share: optional text, ISO timestamps, replay lines."""
+"""Small pieces the history converters share: optional text, ISO timestamps, replay lines,
+and the metadata of the ``task`` events adapters record their state in."""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-__all__ = ["build_replay_messages", "optional_str", "parse_iso_datetime"]
+__all__ = ["build_replay_messages", "optional_str", "parse_iso_datetime", "task_metadata"]
 
 
 def optional_str(value: Any) -> str | None:
@@ -21,6 +22,15 @@ def parse_iso_datetime(value: Any) -> datetime | None:
         return datetime.fromisoformat(value)
     except ValueError:
         return None
+
+
+def task_metadata(item: dict[str, Any]) -> dict[str, Any] | None:
+    """A ``task`` event's metadata (``{}`` when it has none); None for any other message, or
+    metadata that is not a dict."""
+    metadata = item.get("metadata") or {}
+    if item.get("message_type") != "task" or not isinstance(metadata, dict):
+        return None
+    return metadata
 
 
 def build_replay_messages(raw: list[dict[str, Any]]) -> list[str]:

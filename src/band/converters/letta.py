@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from band.converters.helpers import task_metadata
 from band.core.protocols import HistoryConverter
 
 __all__ = ["LettaHistoryConverter", "LettaSessionState"]
@@ -38,10 +39,8 @@ class LettaHistoryConverter(HistoryConverter[LettaSessionState]):
     def convert(self, raw: list[dict[str, Any]]) -> LettaSessionState:
         replay = [_line(item) for item in raw if _is_text(item)]
         for item in reversed(raw):
-            metadata = item.get("metadata") or {}
-            if item.get("message_type") != "task" or not isinstance(metadata, dict):
-                continue
-            if metadata.get("letta_agent_id"):
+            metadata = task_metadata(item)
+            if metadata and metadata.get("letta_agent_id"):
                 return LettaSessionState(
                     agent_id=str(metadata["letta_agent_id"]),
                     conversation_id=_text(metadata.get("letta_conversation_id")),

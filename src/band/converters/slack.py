@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from band.converters.helpers import task_metadata
 from band.core.protocols import HistoryConverter
 from band.integrations.slack.types import SlackRoomBinding, SlackSessionState
 
@@ -15,8 +16,8 @@ class SlackHistoryConverter(HistoryConverter[SlackSessionState]):
 
     def convert(self, raw: list[dict[str, Any]]) -> SlackSessionState:
         for item in reversed(raw):
-            metadata = item.get("metadata") or {}
-            if item.get("message_type") != "task" or not isinstance(metadata, dict):
+            metadata = task_metadata(item)
+            if metadata is None:
                 continue
             slug = metadata.get("slack_app_slug")
             channel = metadata.get("slack_channel_id")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from band.converters._named import AgentNamed
-from band.converters.helpers import build_replay_messages
+from band.converters.helpers import build_replay_messages, task_metadata
 
 __all__ = ["CodingHistory", "CodingHistoryConverter", "as_coding_history", "history_block"]
 
@@ -37,8 +37,8 @@ class CodingHistoryConverter(AgentNamed):
         session_id: str | None = None
         found: dict[str, Any] = {}
         for item in raw:
-            metadata = item.get("metadata") or {}
-            if item.get("message_type") != "task" or not isinstance(metadata, dict):
+            metadata = task_metadata(item)
+            if metadata is None:
                 continue
             if self.session_key in metadata:
                 value = metadata[self.session_key]

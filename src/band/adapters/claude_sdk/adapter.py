@@ -24,10 +24,11 @@ from band.adapters._coding.band_tools import SERVER_NAME, BandMcpServer, RoomBin
 from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
+from band.adapters._tool_events import anthropic_usage
 from band.converters.claude_sdk import SESSION_ID_METADATA_KEY, ClaudeSDKHistoryConverter
 from band.core.exceptions import BandConfigError
 from band.core.protocols import FAILURE_CODE_TIMEOUT
-from band.core.types import FeatureKwargs, TurnUsage
+from band.core.types import FeatureKwargs
 from band.integrations.claude_sdk.dedup_tools import DedupingAgentTools
 from band.integrations.claude_sdk.prompts import ROOM_CONTEXT, generate_claude_sdk_agent_prompt
 from band.runtime.custom_tools import CustomToolDef
@@ -284,15 +285,7 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
                 self._recorded[room] = result.session_id
                 metadata = {SESSION_KEY: result.session_id, "claude_sdk_room_id": room}
                 await prompt.reporter.task("Claude SDK session", metadata, always=True)
-        usage = result.usage or {}
-        await prompt.reporter.usage(
-            TurnUsage(
-                input_tokens=int(usage.get("input_tokens") or 0),
-                output_tokens=int(usage.get("output_tokens") or 0),
-                cache_read_tokens=int(usage.get("cache_read_input_tokens") or 0),
-                cache_write_tokens=int(usage.get("cache_creation_input_tokens") or 0),
-            )
-        )
+        await prompt.reporter.usage(anthropic_usage(result.usage))
         if result.is_error:
             detail = (
                 result.result

@@ -50,7 +50,7 @@ from .room import (
     ThreadSettings,
 )
 from .rpc import CodexJsonRpcError, TransportClosed
-from .self_config import self_config_specs
+from .self_config import dynamic_tool_specs, self_config_specs
 from .turn import CodexTurnRun
 
 __all__ = ["CodexAdapter", "CodexContinuityError", "CodexProcess"]
@@ -184,15 +184,7 @@ class CodexAdapter(CodingAgentAdapter[CodexProcess]):
         additional specs, as Codex dynamic tools (first of each name wins)."""
         schemas = tools.get_tool_schemas("openai", capabilities=self.features.capabilities)
         schemas += custom_tools_to_schemas(self.additional_tools, "openai")
-        specs = [
-            {
-                "type": "function",
-                "name": s["function"]["name"],
-                "description": s["function"].get("description", ""),
-                "inputSchema": s["function"].get("parameters") or {"type": "object"},
-            }
-            for s in schemas
-        ]
+        specs = dynamic_tool_specs(schemas)
         if self.config.enable_self_config_tools:
             specs += self_config_specs()
         specs += self.config.additional_dynamic_tools

@@ -15,7 +15,7 @@ from band.runtime.custom_tools import custom_tools_to_schemas, invalid_arguments
 from .config import ReasoningSummary
 from .room import RoomCodexClient
 
-__all__ = ["SELF_CONFIG_TOOLS", "run_self_config", "self_config_specs"]
+__all__ = ["SELF_CONFIG_TOOLS", "dynamic_tool_specs", "run_self_config", "self_config_specs"]
 
 
 class SetModelInput(BaseModel):
@@ -41,9 +41,8 @@ def _noop(_: BaseModel) -> None:
     return None
 
 
-def self_config_specs() -> list[dict[str, Any]]:
-    """The two tools as Codex dynamic tool specs."""
-    schemas = custom_tools_to_schemas([(m, _noop) for m in SELF_CONFIG_TOOLS.values()], "openai")
+def dynamic_tool_specs(schemas: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """OpenAI-format tool schemas as Codex dynamic tool specs."""
     return [
         {
             "type": "function",
@@ -53,6 +52,12 @@ def self_config_specs() -> list[dict[str, Any]]:
         }
         for s in schemas
     ]
+
+
+def self_config_specs() -> list[dict[str, Any]]:
+    """The two tools as Codex dynamic tool specs."""
+    tools = [(model, _noop) for model in SELF_CONFIG_TOOLS.values()]
+    return dynamic_tool_specs(custom_tools_to_schemas(tools, "openai"))
 
 
 def run_self_config(room: RoomCodexClient, name: str, args: dict[str, Any]) -> tuple[str, bool]:
