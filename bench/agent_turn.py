@@ -13,6 +13,8 @@ and the SDK's share. Three agents, one after the other on a fresh server and dat
 The person (``bench/_turn_driver.py``, its own process) joins all ``--rooms`` rooms and posts
 open-loop mentions at ``--rate`` per second in all, round-robin over the rooms, after a
 warm-up of one turn per room. Measured: turn latency p50/p99 from the scheduled send time,
+and from the start of the mention's task (the platform's and the SDK's share: the person's
+timer fires up to 1 ms late, ``timer late``; a wait for a connection counts in both),
 replies received, server and agent CPU per turn (psutil).
 
     .venv/bin/python -m bench.agent_turn [--rooms 50] [--rate 100] [--seconds 10] [--repeat 2]
@@ -182,6 +184,9 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "turn_p50_ms",
         "turn_p90_ms",
         "turn_p99_ms",
+        "from_start_p50_ms",
+        "from_start_p99_ms",
+        "timer_late_p50_ms",
         "server_cpu_ms_per_turn",
         "agent_cpu_ms_per_turn",
     )
@@ -244,12 +249,15 @@ def report(
         f" {args.repeat} runs of {args.seconds:g} s; load average before {load:.2f}"
     )
     header = f"{'agent':>9} | {'p50 ms':>7} {'p90 ms':>7} {'p99 ms':>7} | "
+    header += f"{'from start p50':>14} {'p99':>6} {'timer late':>10} | "
     header += f"{'server cpu/turn':>15} {'agent cpu/turn':>14} | {'replied':>11} {'errors':>6}"
     print(header)
     print("-" * len(header))
     for kind, s in summary.items():
         print(
             f"{kind:>9} | {s['turn_p50_ms']!s:>7} {s['turn_p90_ms']!s:>7} {s['turn_p99_ms']!s:>7}"
+            f" | {s['from_start_p50_ms']!s:>14} {s['from_start_p99_ms']!s:>6}"
+            f" {s['timer_late_p50_ms']!s:>10}"
             f" | {s['server_cpu_ms_per_turn']!s:>15} {s['agent_cpu_ms_per_turn']!s:>14} | "
             f"{s['replied']:>5}/{s['sent']:<5} {s['errors']:>6}"
         )
@@ -259,6 +267,10 @@ def report(
         verdicts["ours_p50_at_most_3ms"] = ours["turn_p50_ms"] <= TARGET_P50_MS
         verdicts["ours_p99_at_most_10ms"] = ours["turn_p99_ms"] <= TARGET_P99_MS
         verdicts["ours_every_turn_replied"] = ours["replied"] == ours["sent"]
+    if ours and ours["from_start_p50_ms"] is not None and ours["from_start_p99_ms"] is not None:
+        # Target 3 names the platform's and the SDK's share: from the mention's start.
+        verdicts["ours_share_p50_at_most_3ms"] = ours["from_start_p50_ms"] <= TARGET_P50_MS
+        verdicts["ours_share_p99_at_most_10ms"] = ours["from_start_p99_ms"] <= TARGET_P99_MS
     if ours and theirs and theirs["turn_p50_ms"] and theirs["turn_p99_ms"]:
         verdicts["ours_p50_at_or_below_band_sdk"] = ours["turn_p50_ms"] <= theirs["turn_p50_ms"]
         verdicts["ours_p99_at_or_below_band_sdk"] = ours["turn_p99_ms"] <= theirs["turn_p99_ms"]
