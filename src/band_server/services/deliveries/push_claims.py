@@ -131,10 +131,10 @@ def after_commit(
     def committed() -> None:
         for agent_id, claimed in taken.items():
             claims.lease_clock.moved(agent_id, room_id)
-            started = claimed.working and claim_started(
-                claims.activity, agent_id, room_id, message_id
-            )
-            if started:
+            if not claimed.working:
+                continue
+            started = claim_started(claims.activity, agent_id, room_id, message_id)
+            if started is not None:
                 uow.emit(started)
 
     uow.on_commit(committed)
