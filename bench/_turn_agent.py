@@ -6,8 +6,14 @@
 content ``re <last word of the mention>``, mentioning the sender. ``BENCH_AGENT_MODE=raw`` is
 the floor: no SDK, one WebSocket (joins the rooms of ``BENCH_ROOMS``) and one keep-alive
 HTTP/1.1 connection per room in flight, the same reply posted straight to the REST API.
+``BENCH_AGENT_MODE=raw-sdk`` is that floor sending what our SDK sends a turn: its socket asks
+for the claim with the push (``claim_on_push=working``), the reply carries a ``turn_id``, the
+mention's handle and an ``Idempotency-Key``, and ``/processed`` follows the reply (what the
+SDK's requests cost the platform, apart from what its code costs the agent). A raw agent
+whose request is refused exits (status 3): no turn of a meaningless floor counts as done.
 
-Environment: BENCH_AGENT_ID, BENCH_API_KEY, BAND_WS_URL, BAND_REST_URL, BENCH_ROOMS (raw).
+Environment: BENCH_AGENT_ID, BENCH_API_KEY, BAND_WS_URL, BAND_REST_URL, BENCH_ROOMS (raw),
+BENCH_PERSON_HANDLE (raw-sdk).
 Prints ``BENCH_READY <epoch seconds>`` once started (the SDK: ``Agent.start()`` returned).
 """
 
@@ -62,13 +68,17 @@ async def run_sdk() -> None:
     await agent.run_forever()
 
 
-async def run_raw() -> None:
+async def run_raw(sdk_traffic: bool) -> None:
+    import uuid
+
     import websockets
 
     agent_id, key = os.environ["BENCH_AGENT_ID"], os.environ["BENCH_API_KEY"]
     rest = urlsplit(os.environ["BAND_REST_URL"])
     host, port = rest.hostname or "127.0.0.1", rest.port or 80
     url = f"{os.environ['BAND_WS_URL']}?vsn=2.0.0&agent_id={agent_id}"
+    if sdk_traffic:
+        url += "&claim_on_push=working"
     ws = await websockets.connect(
         url, additional_headers={"x-api-key": key}, compression=None, max_queue=None
     )
@@ -80,13 +90,23 @@ async def run_raw() -> None:
     idle: list[tuple[asyncio.StreamReader, asyncio.StreamWriter]] = []
     head = f"Host: {host}\r\nx-api-key: {key}\r\nContent-Type: application/json\r\n"
 
-    async def answer(room: str, sender: str, content: str) -> None:
-        body = json.dumps(
-            {"message": {"content": reply_text(content), "mentions": [{"id": sender}]}}
-        ).encode()
+    async def answer(room: str, payload: dict[str, Any]) -> None:
+        path = f"/api/v1/agent/chats/{room}/messages"
+        mention: dict[str, str] = {"id": payload["sender_id"]}
+        message: dict[str, Any] = {"content": reply_text(payload["content"])}
+        extra = ""
+        if sdk_traffic:
+            message["turn_id"] = str(uuid.uuid4())
+            mention["handle"] = os.environ["BENCH_PERSON_HANDLE"]  # the SDK's, from its roster
+            extra = f"Idempotency-Key: band-turn-{uuid.uuid4().hex}\r\n"
+        message["mentions"] = [mention]
+        await post(path, json.dumps({"message": message}).encode(), extra)
+        if sdk_traffic:
+            await post(f"{path}/{payload['id']}/processed", b"", "")
+
+    async def post(path: str, body: bytes, extra: str) -> None:
         request = (
-            f"POST /api/v1/agent/chats/{room}/messages HTTP/1.1\r\n{head}"
-            f"Content-Length: {len(body)}\r\n\r\n"
+            f"POST {path} HTTP/1.1\r\n{head}{extra}Content-Length: {len(body)}\r\n\r\n"
         ).encode() + body
         conn = idle.pop() if idle else await asyncio.open_connection(host, port)
         reader, writer = conn
@@ -102,7 +122,11 @@ async def run_raw() -> None:
         for line in response.split(b"\r\n")[1:]:
             if line[:15].lower() == b"content-length:":
                 length = int(line[15:])
-        await reader.readexactly(length)
+        body = await reader.readexactly(length)
+        if not response.startswith((b"HTTP/1.1 2", b"HTTP/1.0 2")):
+            # A refused request makes the floor meaningless: stop, so no turn counts as done.
+            sys.stderr.write(f"refused: POST {path}: {response[:60]!r} {body[:200]!r}\n")
+            os._exit(3)
         idle.append(conn)
 
     async def heartbeat() -> None:
@@ -119,7 +143,7 @@ async def run_raw() -> None:
         if frame[3] != "message_created" or payload.get("sender_type") != "User":
             continue
         room = frame[2].split(":", 1)[1]
-        task = asyncio.create_task(answer(room, payload["sender_id"], payload["content"]))
+        task = asyncio.create_task(answer(room, payload))
         tasks.add(task)
         task.add_done_callback(tasks.discard)
     beat.cancel()
@@ -128,7 +152,10 @@ async def run_raw() -> None:
 def main() -> None:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     mode = os.environ.get("BENCH_AGENT_MODE", "sdk")
-    asyncio.run(run_raw() if mode == "raw" else run_sdk())
+    if mode.startswith("raw"):
+        asyncio.run(run_raw(sdk_traffic=mode == "raw-sdk"))
+    else:
+        asyncio.run(run_sdk())
 
 
 if __name__ == "__main__":

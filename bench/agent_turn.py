@@ -2,11 +2,15 @@
 
 The agent has a zero-latency scripted "model" (``bench/_turn_agent.py``: every message is
 answered at once by one ``band_send_message`` tool call), so the whole turn is the platform's
-and the SDK's share. Three agents, one after the other on a fresh server and data folder each
+and the SDK's share. The agents, one after the other on a fresh server and data folder each
 (order alternated per repetition), in one run:
 
 - ``floor``: no SDK, a raw WebSocket and raw HTTP/1.1 posting the same reply (our server's
   least possible turn: what the SDK adds is ours minus this);
+- ``floor-sdk``: that floor sending the requests our SDK sends a turn (the claim asked of the
+  push, the reply's ``turn_id`` and ``Idempotency-Key``, ``/processed`` after it): ours minus
+  floor splits in what those requests cost the platform (floor-sdk minus floor) and what the
+  SDK's code costs (ours minus floor-sdk);
 - ``ours``: our SDK (this venv);
 - ``band-sdk``: the official band-sdk 6.0.1 (tests/compat/.venv), same script, same server.
 
@@ -18,7 +22,7 @@ timer fires up to 1 ms late, ``timer late``; a wait for a connection counts in b
 replies received, server and agent CPU per turn (psutil).
 
     .venv/bin/python -m bench.agent_turn [--rooms 50] [--rate 100] [--seconds 10] [--repeat 2]
-        [--agents floor,ours,band-sdk] [--profile DIR]   (DIR: py-spy raw stacks per run)
+        [--agents floor,floor-sdk,ours,band-sdk] [--profile DIR]   (DIR: py-spy raw stacks per run)
         [--before TREE]   (agent "before": our SDK from TREE/src, same server, paired runs)
 
 Prints a table and writes bench/results/agent_turn.json.
@@ -49,6 +53,7 @@ from bench.sdk_overhead import ensure_official_python
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = Path(__file__).parent / "results"
 AGENT_SCRIPT = Path(__file__).with_name("_turn_agent.py")
+AGENT_MODES = {"floor": "raw", "floor-sdk": "raw-sdk"}
 TARGET_P50_MS = 3.0
 TARGET_P99_MS = 10.0
 
@@ -81,10 +86,11 @@ def start_agent(
 ) -> subprocess.Popen[bytes]:
     env = clean_env(
         **({"PYTHONPATH": str(src)} if src is not None else {}),
-        BENCH_AGENT_MODE="raw" if kind == "floor" else "sdk",
+        BENCH_AGENT_MODE=AGENT_MODES.get(kind, "sdk"),
         BENCH_AGENT_ID=world.agent.id,
         BENCH_API_KEY=world.agent.key,
         BENCH_ROOMS=",".join(world.rooms),
+        BENCH_PERSON_HANDLE=world.person.handle,
         BAND_WS_URL=f"ws://127.0.0.1:{port}/api/v1/socket/websocket",
         BAND_REST_URL=f"http://127.0.0.1:{port}",
         TMPDIR=str(workdir),
@@ -207,7 +213,9 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0, help="seconds of load per run")
     parser.add_argument("--repeat", type=int, default=2, help="runs per agent, order alternated")
     parser.add_argument(
-        "--agents", default="floor,ours,band-sdk", help="comma-separated: floor, ours, band-sdk"
+        "--agents",
+        default="floor,ours,band-sdk",
+        help="comma-separated: floor, floor-sdk, ours, band-sdk",
     )
     parser.add_argument("--profile", metavar="DIR", help="py-spy stacks of server and agent")
     parser.add_argument(
@@ -219,7 +227,7 @@ def main() -> None:
     kinds = args.agents.split(",")
     if args.before and "before" not in kinds:
         kinds.append("before")
-    pythons = {k: Path(sys.executable) for k in ("floor", "ours", "before")}
+    pythons = {k: Path(sys.executable) for k in ("floor", "floor-sdk", "ours", "before")}
     if "band-sdk" in kinds:
         pythons["band-sdk"] = ensure_official_python()
     load = os.getloadavg()[0]
@@ -235,6 +243,21 @@ def main() -> None:
             runs[kind].append(row)
     summary = {k: summarise(rows) for k, rows in runs.items()}
     report(args, summary, runs, load, fsync)
+
+
+def share_split(summary: dict[str, dict[str, Any]]) -> dict[str, float]:
+    """Ours minus the floor agent (from the mention's start, p50), split by ``floor-sdk``."""
+    values = {
+        k: summary[k]["from_start_p50_ms"]
+        for k in ("floor", "floor-sdk", "ours")
+        if k in summary and summary[k]["from_start_p50_ms"] is not None
+    }
+    if len(values) < 3:
+        return {}
+    return {
+        "sdk_requests_cost_platform_p50_ms": round(values["floor-sdk"] - values["floor"], 2),
+        "sdk_code_costs_p50_ms": round(values["ours"] - values["floor-sdk"], 2),
+    }
 
 
 def report(
@@ -277,6 +300,7 @@ def report(
     floor = summary.get("floor")
     if ours and floor and floor["turn_p50_ms"] and ours["turn_p50_ms"]:
         verdicts["ours_p50_x_floor"] = round(ours["turn_p50_ms"] / floor["turn_p50_ms"], 2)
+    verdicts.update(share_split(summary))
     for name, verdict in verdicts.items():
         print(f"  {name}: {verdict}")
     write_results(
