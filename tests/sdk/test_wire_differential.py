@@ -1,13 +1,13 @@
-"""The REST link's aiohttp wire against httpx's client: a differential property test.
+"""The REST link's wires (aiohttp's, the plain one) against httpx's client: differential tests.
 
 Generated requests (methods, paths with characters that need quoting, query values of every
 kind httpx accepts, JSON bodies, raw bodies, extra headers) go once through ``HttpxWire``
-(httpx's own client and pool) and once through ``AiohttpWire`` to a server that records the
-bytes it receives and answers a generated response (statuses, headers, cookies, gzip bodies,
-empty bodies). The server must see the same request line, headers and body from both, and
-both must hand back the same ``httpx.Response`` (status, reason, headers, decoded content).
-Then the failures: refused connections, a peer that closes mid-way, one that never answers:
-the same ``httpx`` error classes from both.
+(httpx's own client and pool), once through ``AiohttpWire`` and once through ``StreamWire``
+to a server that records the bytes it receives and answers a generated response (statuses,
+headers, cookies, gzip bodies, empty bodies). The server must see the same request line,
+headers and body from each, and each must hand back the same ``httpx.Response`` (status,
+reason, headers, decoded content). Then the failures: refused connections, a peer that closes
+mid-way, one that never answers: the same ``httpx`` error classes from all three.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from band.platform._http import HttpCore
-from band.platform._wire import AiohttpWire, Attempt, HttpxWire, Wire, make_wire
+from band.platform._stream_wire import StreamWire
+from band.platform._wire import AiohttpWire, Attempt, HttpxWire, Wire
+from band.platform._wire_choice import make_wire
 from property_kit import LoopThread, live
 
 HEADERS = {"X-API-Key": "key", "Accept": "application/json"}
@@ -88,14 +90,17 @@ async def _close(server: asyncio.Server) -> None:
     server.close()
 
 
-def wires(port: int) -> tuple[Wire, Wire]:
+def wires(port: int) -> tuple[Wire, Wire, Wire]:
+    """httpx's client, then ours: aiohttp's (what a link following redirects uses) and the
+    plain wire (a direct link's)."""
     base = f"http://127.0.0.1:{port}"
     theirs = HttpxWire(
         httpx.AsyncClient(base_url=base, headers=HEADERS, timeout=5.0, limits=LIMITS)
     )
-    ours = make_wire(base, HEADERS, None, 5.0, LIMITS)
-    assert isinstance(ours, AiohttpWire)
-    return theirs, ours
+    plain = make_wire(base, HEADERS, None, 5.0, LIMITS)
+    assert isinstance(plain, StreamWire)
+    assert isinstance(plain.fallback, AiohttpWire)
+    return theirs, plain.fallback, plain
 
 
 # -- generated requests and answers ----------------------------------------------------------
@@ -215,18 +220,22 @@ def test_both_wires_send_the_same_bytes_and_read_the_same_answer(
         return results
 
     recorder.seen.clear()
-    theirs, ours = loop.run(both())
-    assert len(recorder.seen) == 2
-    line, sent, raw = recorder.seen[1]
+    theirs, aiohttp_answer, plain_answer = loop.run(both())
+    assert len(recorder.seen) == 3
+    their_request, aiohttp_request, plain_request = recorder.seen
+    # The plain wire sends httpx's bytes exactly (headers compared by name, sorted).
+    assert plain_request == their_request
+    assert plain_answer == theirs
+    line, sent, raw = aiohttp_request
     if method == "DELETE" and not raw:
         # aiohttp says "no body" of a bodiless DELETE; httpx says nothing.
         sent = [h for h in sent if h != (b"content-length", b"0")]
-    their_line, their_sent, their_raw = recorder.seen[0]
+    their_line, their_sent, their_raw = their_request
     # An empty query: httpx sends a bare "?", aiohttp (yarl) drops it.
     if line != their_line:
         their_line = their_line.replace(b"? HTTP/1.1", b" HTTP/1.1")
     assert (line, sent, raw) == (their_line, their_sent, their_raw)
-    assert ours == theirs
+    assert aiohttp_answer == theirs
 
 
 # -- failures ----------------------------------------------------------------------------
@@ -262,7 +271,7 @@ def test_a_peer_that_fails_fails_the_same_on_both_wires(
     loop, recorder = served
     recorder.mode = mode
     try:
-        assert _failures(loop, recorder.port, timeout) == [expected, expected]
+        assert _failures(loop, recorder.port, timeout) == [expected, expected, expected]
     finally:
         recorder.mode = "answer"
 
@@ -280,39 +289,42 @@ def test_a_refused_connection_is_a_connect_error_on_both_wires(
         return port
 
     port = loop.run(closed_port())
-    assert _failures(loop, port, None) == [httpx.ConnectError, httpx.ConnectError]
+    assert _failures(loop, port, None) == [httpx.ConnectError] * 3
 
 
-def test_the_link_uses_aiohttp_only_without_a_transport_or_a_proxy(
+def test_the_link_uses_its_own_wires_only_without_a_transport_or_a_proxy(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     def answer(request: httpx.Request) -> httpx.Response:
         return httpx.Response(204)
 
     base = "http://band.test"
-    assert isinstance(HttpCore(base, "k")._wire, AiohttpWire)
+    assert isinstance(HttpCore(base, "k")._wire, StreamWire)
+    assert isinstance(HttpCore("https://band.test", "k")._wire, StreamWire)
+    assert isinstance(HttpCore(base, "k", follow_redirects=True)._wire, AiohttpWire)
     assert isinstance(HttpCore(base, "k", transport=httpx.MockTransport(answer))._wire, HttpxWire)
     for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
         monkeypatch.delenv(name, raising=False)
         monkeypatch.delenv(name.lower(), raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")  # a bypass list alone is no proxy
-    assert isinstance(HttpCore(base, "k")._wire, AiohttpWire)
+    assert isinstance(HttpCore(base, "k")._wire, StreamWire)
     monkeypatch.setenv("HTTP_PROXY", "http://proxy.test:3128")
     assert isinstance(HttpCore(base, "k")._wire, HttpxWire)
-    assert isinstance(HttpCore("http://127.0.0.1:8080", "k")._wire, AiohttpWire)  # bypassed
+    assert isinstance(HttpCore("http://127.0.0.1:8080", "k")._wire, StreamWire)  # bypassed
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.test:3128")
     assert isinstance(HttpCore("https://band.test", "k")._wire, HttpxWire)
 
 
-def test_an_answer_of_the_aiohttp_wire_knows_its_request(
-    served: tuple[LoopThread, Recorder],
+@pytest.mark.parametrize("which", [1, 2], ids=["aiohttp", "plain"])
+def test_an_answer_of_our_wires_knows_its_request(
+    served: tuple[LoopThread, Recorder], which: int
 ) -> None:
     loop, recorder = served
     recorder.mode = "answer"
     recorder.answer = build_answer(200, [], b'{"data": 1}', False)
 
     async def one() -> httpx.Response:
-        ours = wires(recorder.port)[1]
+        ours = wires(recorder.port)[which]
         try:
             me = Attempt("GET", "/api/v1/agent/me", {"a": True}, None, {}, None, None)
             return await ours.request(me)
@@ -425,5 +437,5 @@ def test_both_wires_refuse_a_float_json_cannot_say_before_sending(
         return refused
 
     recorder.seen.clear()
-    assert loop.run(both()) == ["ValueError", "ValueError"]
+    assert loop.run(both()) == ["ValueError"] * 3
     assert recorder.seen == []

@@ -7,8 +7,6 @@ from __future__ import annotations
 import ast
 import asyncio
 import base64
-import datetime
-import ipaddress
 import re
 import ssl
 from collections.abc import AsyncIterator
@@ -18,10 +16,6 @@ from pathlib import Path
 import httpx
 import pytest
 import uvicorn
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 from web_testkit import CSRF, act, sign_in, token
 
 from band_server.app import create_app
@@ -30,6 +24,7 @@ from band_server.services.identity.web_sessions import COOKIE_NAME
 from band_server.web.render import PHOENIX_VERSION
 from band_server.web.security import tokens_match
 from conftest import Seeded, free_port, make_user
+from tls_kit import self_signed
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 WEB = SRC / "band_server" / "web"
@@ -185,38 +180,8 @@ async def _web_sign_in(web: httpx.AsyncClient, key: str) -> httpx.Response:
     )
 
 
-def _self_signed(folder: Path) -> tuple[Path, Path]:
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert_path, key_path
-
-
 async def test_over_tls_the_session_cookie_is_secure(settings: Settings, tmp_path: Path) -> None:
-    cert, key = _self_signed(tmp_path)
+    cert, key = self_signed(tmp_path)
     seeded_key = await _person_key(settings)
     async with serving(settings, ssl_certfile=str(cert), ssl_keyfile=str(key)) as url:
         trust = ssl.create_default_context(cafile=str(cert))

@@ -17,7 +17,8 @@ from band.core.exceptions import BandConnectionError
 from band_protocol import tracing
 from band_protocol.tracing import TRACING
 
-from ._wire import Attempt, make_wire
+from ._wire import Attempt
+from ._wire_choice import make_wire
 from .errors import BandRestError
 from .turn_keys import (
     KEY_IN_USE,

@@ -1,11 +1,11 @@
 """One HTTP attempt of the REST link, on aiohttp or on httpx; both answer an ``httpx.Response``.
 
-``HttpCore`` (retries, keys, envelopes) sends every attempt through a wire. The platform is
-reached over aiohttp when the link has no transport of its own and the environment names no
-proxy for its host: aiohttp's C parser and lean pool cost far less CPU a request, on every
-claim, reply and ack of a turn (docs/decisions.md, "The REST link on aiohttp"). A transport
-given by the caller (``httpx.ASGITransport``, ``httpx.MockTransport``), or a proxy, keeps
-httpx's client as before.
+``HttpCore`` (retries, keys, envelopes) sends every attempt through a wire, chosen by
+``_wire_choice.make_wire``: the plain wire (``_stream_wire``) for a direct link, aiohttp for
+a direct link that follows redirects (aiohttp's C parser and lean pool cost far less CPU a
+request than httpx's client; docs/decisions.md, "The REST link on aiohttp"), and httpx's
+client for a transport given by the caller (``httpx.ASGITransport``, ``httpx.MockTransport``)
+or behind a proxy.
 
 The aiohttp wire sends what httpx would send (the same headers, JSON bytes, query encoding
 and timeouts) and reports failures as httpx's ``TransportError`` family, so callers see one
@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import json as jsonlib
-import urllib.request
 from dataclasses import dataclass
 from typing import Any, Protocol
-from urllib.parse import urlsplit
 
 import httpx
 
-__all__ = ["AiohttpWire", "Attempt", "HttpxWire", "Wire", "make_wire"]
+__all__ = ["AiohttpWire", "Attempt", "HttpxWire", "Wire", "answer_of", "needs_httpx_url"]
 
 KEEPALIVE_SECONDS = 4.0  # below uvicorn's 5 s, so a reused connection is rarely one it closed
 # Characters a path may hold as they are; anything else (and a dot segment) goes through
@@ -33,6 +31,12 @@ KEEPALIVE_SECONDS = 4.0  # below uvicorn's 5 s, so a reused connection is rarely
 _PLAIN = frozenset(
     "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/:@!$'()*+,;="
 )
+
+
+def needs_httpx_url(path: str, params: dict[str, Any] | None) -> bool:
+    """Whether a request's target must be built by ``httpx.URL`` (params to merge, characters
+    to quote, dot segments) rather than sent as the path it is."""
+    return params is not None or not _PLAIN.issuperset(path) or "/." in path
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +114,12 @@ class _Answer(httpx.Response):
 
 
 def answer_of(
-    status: int, headers: list[tuple[bytes, bytes]], body: bytes, reason: str | None
+    status: int,
+    headers: list[tuple[bytes, bytes]],
+    body: bytes,
+    reason: str | None,
+    *,
+    as_sent: bool = False,
 ) -> _Answer:
     """The ``httpx.Response`` httpx's constructor makes from a read body, made directly.
 
@@ -118,15 +127,19 @@ def answer_of(
     its decoders, about ten microseconds on every claim, reply and ack; a body without a
     ``Content-Encoding`` decodes to itself, so its fields are set as that read leaves them
     (``tests/sdk/test_wire_answer.py`` compares the two). An encoded body takes the
-    constructor.
+    constructor. ``as_sent``: the headers as the server sent them (what httpx's client shows
+    of an answer it read itself), with no ``Content-Length`` added for a chunked body.
     """
     extensions = {"reason_phrase": (reason or "").encode(), "http_version": b"HTTP/1.1"}
     if any(name.lower() == b"content-encoding" for name, _ in headers):
-        return _Answer(status, headers=headers, content=body, extensions=extensions)
+        answer = _Answer(status, headers=headers, content=body, extensions=extensions)
+        if as_sent:
+            answer.headers = httpx.Headers(headers)
+        return answer
     response = _Answer.__new__(_Answer)
     response.status_code = status
     response.headers = httpx.Headers(headers)
-    if body and "content-length" not in response.headers:
+    if body and not as_sent and "content-length" not in response.headers:
         response.headers["Content-Length"] = str(len(body))
     response._request = None
     response.next_request = None
@@ -227,7 +240,7 @@ class AiohttpWire:
         import yarl
 
         url = self.base_url + path
-        if params is not None or not _PLAIN.issuperset(path) or "/." in path:
+        if needs_httpx_url(path, params):
             # httpx's own quoting, dot segments and merge of params into the path's query.
             url = str(httpx.Request("GET", url, params=params).url)
         return yarl.URL(url, encoded=True)
@@ -279,53 +292,3 @@ class AiohttpWire:
     @property
     def is_closed(self) -> bool:
         return self._closed
-
-
-def make_wire(
-    base_url: str,
-    headers: dict[str, str],
-    transport: httpx.AsyncBaseTransport | None,
-    timeout: float,
-    limits: httpx.Limits,
-    follow_redirects: bool = False,
-) -> Wire:
-    """aiohttp for a direct connection, httpx's client for a given transport or a proxy."""
-    if transport is not None or _proxied(base_url) or not _has_aiohttp():
-        return HttpxWire(
-            httpx.AsyncClient(
-                base_url=base_url,
-                headers=headers,
-                transport=transport,
-                timeout=timeout,
-                limits=limits,
-                follow_redirects=follow_redirects,
-            )
-        )
-    # httpx's default headers with ours on top, as its client would send them (a client on a
-    # placeholder transport builds no pool or TLS context).
-    sent = httpx.AsyncClient(headers=headers, transport=_UNUSED).headers
-    return AiohttpWire(base_url, sent, timeout, limits.max_connections or 100, follow_redirects)
-
-
-def _unused(request: httpx.Request) -> httpx.Response:
-    raise AssertionError("the placeholder transport never sends")
-
-
-_UNUSED = httpx.MockTransport(_unused)
-
-
-def _proxied(base_url: str) -> bool:
-    """Whether the environment sends ``base_url`` through a proxy (``NO_PROXY`` alone does not)."""
-    proxies = urllib.request.getproxies()
-    parts = urlsplit(base_url)
-    if not (proxies.get(parts.scheme) or proxies.get("all")):
-        return False
-    return not urllib.request.proxy_bypass(parts.hostname or "")
-
-
-def _has_aiohttp() -> bool:
-    try:
-        import aiohttp  # noqa: F401
-    except ImportError:
-        return False
-    return True
