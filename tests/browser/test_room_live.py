@@ -69,7 +69,9 @@ async def test_delivery_status_working_and_files_update_live(
 
 
 async def nav(page: Page, name: str) -> None:
-    """On a narrow screen the sidebar folds behind its Menu button."""
+    """On a narrow screen the sidebar folds behind its Menu button (whose click the page's
+    deferred script handles: a click before it ran would be lost, so wait for it)."""
+    await page.wait_for_load_state("domcontentloaded")
     await page.get_by_role("button", name="Menu").click()
     await page.get_by_role("navigation").get_by_role("link", name=name).click()
 
