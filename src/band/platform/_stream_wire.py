@@ -37,8 +37,8 @@ _HIGH_WATER = 65536  # a larger body waits for the socket to take it
 _READ = 65536
 
 
-class _Answer:
-    """httptools' callbacks for one answer (a 1xx before it is skipped)."""
+class _Reading:
+    """httptools' callbacks reading one answer (a 1xx before it is skipped)."""
 
     __slots__ = ("body", "done", "headers", "headers_done", "keep_alive", "parser", "reason")
 
@@ -235,8 +235,8 @@ class StreamWire:
 
     async def _exchange(
         self, conn: _Connection, data: bytes, seconds: float
-    ) -> tuple[_Answer, httptools.HttpResponseParser]:
-        answer = _Answer()
+    ) -> tuple[_Reading, httptools.HttpResponseParser]:
+        answer = _Reading()
         parser = answer.parser
         reader, writer = conn.reader, conn.writer
         try:
