@@ -66,27 +66,33 @@ class Script:
         finally:
             writer.close()
 
+    async def start(self, tls: ssl.SSLContext | None = None) -> asyncio.Server:
+        """Listen on loopback (``port`` set), with TLS when given."""
+        server = await asyncio.start_server(self.handle, "127.0.0.1", 0, ssl=tls)
+        self.port = server.sockets[0].getsockname()[1]
+        return server
+
+    async def stop(self, server: asyncio.Server) -> None:
+        """Close ``server`` and end its handlers (none left running on a closed loop)."""
+        server.close()
+        for task in self.handlers:
+            task.cancel()
+        await asyncio.gather(*self.handlers, return_exceptions=True)
+
 
 @pytest.fixture
 def served() -> Iterator[tuple[LoopThread, Script]]:
-    loop = LoopThread()
-    script = Script()
-
-    async def start() -> asyncio.Server:
-        server = await asyncio.start_server(script.handle, "127.0.0.1", 0)
-        script.port = server.sockets[0].getsockname()[1]
-        return server
-
-    async def stop(server: asyncio.Server) -> None:
-        server.close()
-        for task in script.handlers:
-            task.cancel()
-        await asyncio.gather(*script.handlers, return_exceptions=True)
-
-    server = loop.run(start())
+    loop, script = LoopThread(), Script()
+    server = loop.run(script.start())
     yield loop, script
-    loop.run(stop(server))
+    loop.run(script.stop(server))
     loop.stop()
+
+
+def plain_at(base: str) -> StreamWire:
+    wire = make_wire(base, HEADERS, None, 5.0, LIMITS)
+    assert isinstance(wire, StreamWire)
+    return wire
 
 
 def plain(port: int) -> StreamWire:
@@ -251,8 +257,8 @@ def test_an_https_link_speaks_tls_and_checks_the_certificate(tmp_path: Path) -> 
     loop, script = LoopThread(), Script()
 
     async def run() -> tuple[bytes, type[BaseException]]:
-        server = await asyncio.start_server(script.handle, "127.0.0.1", 0, ssl=server_tls)
-        base = f"https://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+        server = await script.start(server_tls)
+        base = f"https://127.0.0.1:{script.port}"
         trusted, untrusted = plain_at(base), plain_at(base)
         trusted._ssl = trusting  # the system's roots do not know this certificate
         try:
@@ -263,18 +269,9 @@ def test_an_https_link_speaks_tls_and_checks_the_certificate(tmp_path: Path) -> 
         finally:
             await trusted.aclose()
             await untrusted.aclose()
-            server.close()
-            for task in script.handlers:
-                task.cancel()
-            await asyncio.gather(*script.handlers, return_exceptions=True)
+            await script.stop(server)
 
     try:
         assert loop.run(run()) == (b"ok", httpx.ConnectError)
     finally:
         loop.stop()
-
-
-def plain_at(base: str) -> StreamWire:
-    wire = make_wire(base, HEADERS, None, 5.0, LIMITS)
-    assert isinstance(wire, StreamWire)
-    return wire

@@ -211,7 +211,7 @@ class StreamWire:
         async with self._bind():
             conn = self._take() or await self._connect(seconds)
             try:
-                answer, parser = await self._exchange(conn, data, seconds)
+                answer = await self._exchange(conn, data, seconds)
             except BaseException:
                 conn.close()
                 raise
@@ -221,7 +221,7 @@ class StreamWire:
             else:
                 conn.close()
         response = answer_of(
-            parser.get_status_code(),
+            answer.parser.get_status_code(),
             answer.headers,
             b"".join(answer.body),
             answer.reason.decode("latin-1"),
@@ -233,9 +233,7 @@ class StreamWire:
         )
         return response
 
-    async def _exchange(
-        self, conn: _Connection, data: bytes, seconds: float
-    ) -> tuple[_Reading, httptools.HttpResponseParser]:
+    async def _exchange(self, conn: _Connection, data: bytes, seconds: float) -> _Reading:
         answer = _Reading()
         parser = answer.parser
         reader, writer = conn.reader, conn.writer
@@ -263,7 +261,7 @@ class StreamWire:
             raise httpx.RemoteProtocolError(str(exc) or type(exc).__name__) from exc
         except OSError as exc:
             raise httpx.ReadError(str(exc) or type(exc).__name__) from exc
-        return answer, parser
+        return answer
 
     async def aclose(self) -> None:
         self._closed = True
