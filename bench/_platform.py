@@ -94,13 +94,15 @@ def serve_platform(
     pythonpath: Path | None = None,
     prefix: tuple[str, ...] = (),
     start_timeout: float = 60.0,
+    preamble: str = "",
 ) -> subprocess.Popen[bytes]:
     """``band serve``'s stack (server_stack.uvicorn_options), without the access log.
 
     ``pythonpath``: a source folder served instead of the installed one (another build);
-    ``prefix``: a command the server runs under (e.g. valgrind), which may start it slowly.
+    ``prefix``: a command the server runs under (e.g. valgrind), which may start it slowly;
+    ``preamble``: Python statements the server process runs first (e.g. bench probes).
     """
-    code = (
+    code = preamble + (
         "import uvicorn, pathlib;"
         "from band_server.app import create_app;"
         "from band_server.config import Settings;"
@@ -167,10 +169,14 @@ def mention_spec(s: Seed, post_port: int, ws_port: int, connections: int = 64) -
     }
 
 
-def fsync_probe(folder: Path, commits: int = 200) -> dict[str, float]:
+def fsync_probe(folder: Path, commits: int = 200, gap: float = 0.0) -> dict[str, float]:
     """What one durable SQLite commit costs on this disk now (WAL, synchronous=FULL, one
     insert per transaction): the floor under every acknowledged write, so every latency of
-    a run is read beside it (the disk is shared, and its fsync varies by 10x in a day)."""
+    a run is read beside it (the disk is shared, and its fsync varies by 10x in a day).
+
+    ``gap``: seconds of idle before each commit. On this machine a commit after 10 ms of
+    idle takes about twice one right after another (the disk's path wakes up), with the CPU
+    busy or not: a run at a low rate pays that on each of its commits."""
     import sqlite3
     import statistics
 
@@ -182,6 +188,8 @@ def fsync_probe(folder: Path, commits: int = 200) -> dict[str, float]:
         conn.execute("CREATE TABLE t (x INTEGER)")
         took = []
         for i in range(commits):
+            if gap:
+                time.sleep(gap)
             t0 = time.perf_counter()
             conn.execute("BEGIN")
             conn.execute("INSERT INTO t VALUES (?)", (i,))

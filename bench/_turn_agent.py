@@ -23,10 +23,15 @@ import asyncio
 import json
 import logging
 import os
+import signal
 import sys
 import time
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench._timeline, any venv
+from bench import _timeline
 
 
 def reply_text(content: str) -> str:
@@ -110,6 +115,7 @@ async def run_raw(sdk_traffic: bool) -> None:
         ).encode() + body
         conn = idle.pop() if idle else await asyncio.open_connection(host, port)
         reader, writer = conn
+        _timeline.stamp("request")  # before the write: the server may run before it returns
         writer.write(request)
         try:
             response = await reader.readuntil(b"\r\n\r\n")
@@ -138,6 +144,7 @@ async def run_raw(sdk_traffic: bool) -> None:
     print(f"BENCH_READY {time.time():.6f}", flush=True)
     tasks: set[asyncio.Task[None]] = set()
     async for raw in ws:
+        _timeline.stamp("frame")
         frame: list[Any] = json.loads(raw)
         payload = frame[4]
         if frame[3] != "message_created" or payload.get("sender_type") != "User":
@@ -152,6 +159,11 @@ async def run_raw(sdk_traffic: bool) -> None:
 def main() -> None:
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)
     mode = os.environ.get("BENCH_AGENT_MODE", "sdk")
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # exits through atexit: stamps kept
+    if os.environ.get("BENCH_AGENT_PROBES"):  # our SDK: its methods stamp their steps
+        _timeline.install("agent", _timeline.AGENT_PROBES)
+    else:
+        _timeline.activate("agent")  # a raw agent stamps its own steps; band-sdk none
     if mode.startswith("raw"):
         asyncio.run(run_raw(sdk_traffic=mode == "raw-sdk"))
     else:

@@ -21,16 +21,20 @@ import contextlib
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import uvloop
 import websockets
 
+from bench import _timeline
 from bench._loadgen import Conn, open_loop, percentile
 
 
 async def run(spec: dict[str, Any]) -> dict[str, Any]:
     rate, seconds = float(spec["rate"]), float(spec["seconds"])
+    if spec.get("timeline"):
+        _timeline.activate("person", Path(spec["timeline"]))
     total = max(1, int(rate * seconds))
     rooms: list[str] = spec["rooms"]
     host, port, key = spec["host"], int(spec["port"]), spec["person_key"]
@@ -64,9 +68,11 @@ async def run(spec: dict[str, Any]) -> dict[str, Any]:
                 payload = frame[4]
                 if frame[3] != "message_created" or payload.get("sender_type") != "Agent":
                     continue
-                times = scheduled.pop(str(payload["content"]).rsplit(" ", 1)[-1], None)
+                token = str(payload["content"]).rsplit(" ", 1)[-1]
+                times = scheduled.pop(token, None)
                 if times is not None:
                     now = time.perf_counter()
+                    _timeline.stamp("reply", token, now)
                     turn_ms.append((now - times[0]) * 1000)
                     from_start_ms.append((now - times[1]) * 1000)
                     if len(turn_ms) >= total:
@@ -95,6 +101,7 @@ async def run(spec: dict[str, Any]) -> dict[str, Any]:
             f"Content-Length: {len(body)}\r\n\r\n"
         ).encode() + body
         scheduled[token] = (t0, started)
+        _timeline.stamp("start", token, started)
         conn = await pool.get()
         try:
             status = await conn.exchange(request)

@@ -23,6 +23,7 @@ replies received, server and agent CPU per turn (psutil).
 
     .venv/bin/python -m bench.agent_turn [--rooms 50] [--rate 100] [--seconds 10] [--repeat 2]
         [--agents floor,floor-sdk,ours,band-sdk] [--profile DIR]   (DIR: py-spy raw stacks per run)
+        [--timeline]   (stamps at each step of a turn: where its time goes, ``bench._timeline``)
         [--before TREE]   (agent "before": our SDK from TREE/src, same server, paired runs)
 
 Prints a table and writes bench/results/agent_turn.json.
@@ -47,6 +48,7 @@ from typing import Any
 import psutil  # type: ignore[import-untyped]
 from tests.compat.compat_harness import AgentCreds, Person, Seeder, clean_env, seed
 
+from bench import _timeline
 from bench._platform import free_port, fsync_probe, serve_platform, write_results
 from bench.sdk_overhead import ensure_official_python
 
@@ -82,10 +84,22 @@ def cpu_seconds(proc: psutil.Process) -> float:
 
 
 def start_agent(
-    kind: str, python: Path, world: World, port: int, workdir: Path, src: Path | None = None
+    kind: str,
+    python: Path,
+    world: World,
+    port: int,
+    workdir: Path,
+    src: Path | None = None,
+    timeline: Path | None = None,
 ) -> subprocess.Popen[bytes]:
+    stamps: dict[str, str] = {}
+    if timeline is not None:
+        stamps[_timeline.ENV] = str(timeline)
+        if kind in ("ours", "before"):
+            stamps["BENCH_AGENT_PROBES"] = "1"
     env = clean_env(
         **({"PYTHONPATH": str(src)} if src is not None else {}),
+        **stamps,
         BENCH_AGENT_MODE=AGENT_MODES.get(kind, "sdk"),
         BENCH_AGENT_ID=world.agent.id,
         BENCH_API_KEY=world.agent.key,
@@ -129,11 +143,16 @@ def one_run(kind: str, python: Path, args: argparse.Namespace, rep: int) -> dict
     workdir = Path(tempfile.mkdtemp(prefix=f"band-agent-turn-{kind}-"))
     world = asyncio.run(build_world(workdir / "data", args.rooms))
     port = free_port()
-    server = serve_platform(workdir / "data", port)
+    timeline = workdir / "timeline" if args.timeline else None
+    preamble = ""
+    if timeline is not None:
+        timeline.mkdir()
+        preamble = _timeline.server_preamble(timeline)
+    server = serve_platform(workdir / "data", port, preamble=preamble)
     agent = None
     try:
         src = Path(args.before).resolve() / "src" if kind == "before" else None
-        agent = start_agent(kind, python, world, port, workdir, src)
+        agent = start_agent(kind, python, world, port, workdir, src, timeline)
         spec: dict[str, Any] = {
             "host": "127.0.0.1",
             "port": port,
@@ -151,19 +170,33 @@ def one_run(kind: str, python: Path, args: argparse.Namespace, rep: int) -> dict
         server_ps, agent_ps = psutil.Process(server.pid), psutil.Process(agent.pid)
         spies = profilers(args.profile, f"{kind}-r{rep}", server.pid, agent.pid)
         s0, a0 = cpu_seconds(server_ps), cpu_seconds(agent_ps)
-        row = drive(dict(spec, rate=args.rate, seconds=args.seconds, token_prefix=f"r{rep}-"))
+        measured = dict(spec, rate=args.rate, seconds=args.seconds, token_prefix=f"r{rep}-")
+        if timeline is not None:
+            measured["timeline"] = str(timeline)
+        row = drive(measured)
         for spy in spies:
             spy.send_signal(signal.SIGINT)
             spy.wait(timeout=30)
         turns = max(1, row["replied"])
         row["server_cpu_ms_per_turn"] = round((cpu_seconds(server_ps) - s0) * 1000 / turns, 3)
         row["agent_cpu_ms_per_turn"] = round((cpu_seconds(agent_ps) - a0) * 1000 / turns, 3)
-        return row
     finally:
         for proc in (agent, server):
             if proc is not None:
-                proc.kill()
-                proc.wait()
+                stop(proc)
+    if timeline is not None:
+        row["timeline"] = _timeline.stages(timeline)
+    return row
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM (its exit writes its last stamps), then SIGKILL if it lingers."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
 
 
 def profilers(folder: str | None, label: str, *pids: int) -> list[subprocess.Popen[bytes]]:
@@ -219,6 +252,11 @@ def main() -> None:
     )
     parser.add_argument("--profile", metavar="DIR", help="py-spy stacks of server and agent")
     parser.add_argument(
+        "--timeline",
+        action="store_true",
+        help="stamp each step of a turn in person, server and agent; print where time goes",
+    )
+    parser.add_argument(
         "--before",
         metavar="TREE",
         help="also run agent 'before': our SDK from TREE/src (e.g. a git archive of main)",
@@ -234,6 +272,10 @@ def main() -> None:
     print(f"load average before: {load:.2f} on {os.cpu_count()} cores", flush=True)
     fsync = fsync_probe(Path(tempfile.gettempdir()))
     print(f"one durable SQLite commit on this disk now: {fsync}", flush=True)
+    # The run's commits come one after an idle gap (a mention every 1/rate s), not back to back.
+    idle = fsync_probe(Path(tempfile.gettempdir()), commits=100, gap=1 / args.rate)
+    fsync.update({f"after_idle_{k}": v for k, v in idle.items()})
+    print(f"the same, each after {1000 / args.rate:g} ms idle: {idle}", flush=True)
     runs: dict[str, list[dict[str, Any]]] = {k: [] for k in kinds}
     for rep in range(args.repeat):
         for kind in kinds if rep % 2 == 0 else kinds[::-1]:
@@ -303,6 +345,11 @@ def report(
     verdicts.update(share_split(summary))
     for name, verdict in verdicts.items():
         print(f"  {name}: {verdict}")
+    if args.timeline:
+        timelines = {k: _timeline.merged([r["timeline"] for r in rows]) for k, rows in runs.items()}
+        _timeline.print_table(timelines)
+        for kind, timeline in timelines.items():
+            summary[kind]["timeline"] = timeline
     write_results(
         RESULTS / "agent_turn.json",
         load,
