@@ -17,10 +17,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Unpack
 
 from band.adapters._coding.approvals import ApprovalRelay
-from band.adapters._coding.band_tools import SERVER_NAME, BandMcpServer, RoomBinding
+from band.adapters._coding.band_tools import SERVER_NAME, RoomBinding
 from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
+from band.adapters._coding.mcp_adapter import McpCodingAgentAdapter
 from band.converters.acp_client import SESSION_ID_METADATA_KEY
 from band.core.exceptions import BandConfigError
 from band.core.protocols import FAILURE_CODE_TIMEOUT
@@ -54,7 +55,7 @@ SESSION_KEY = SESSION_ID_METADATA_KEY
 SESSION_CLOSE_TIMEOUT_S = 5.0
 
 
-class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
+class ACPClientAdapter(McpCodingAgentAdapter[ACPProcess]):
     """Band rooms on an ACP agent started over stdio, one process per room."""
 
     PROVIDER = "acp"
@@ -99,7 +100,6 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
         self.resolve_session_config = resolve_session_config
         self.resolve_permission = resolve_permission
         self.client_capabilities = client_capabilities
-        self.mcp = BandMcpServer(lambda: (self.features.capabilities, self.additional_tools))
         self._sessions: dict[str, str] = {}
         self._selections: dict[str, dict[str, str]] = {}
 
@@ -164,14 +164,9 @@ class ACPClientAdapter(CodingAgentAdapter[ACPProcess]):
             raise
         return proc
 
-    async def cleanup_all(self) -> None:
-        await super().cleanup_all()
-        await self.mcp.close()
-
     async def forget_room(self, room_id: str) -> None:
         self._sessions.pop(room_id, None)
         self._selections.pop(room_id, None)
-        self.mcp.bindings.pop(room_id, None)
 
     def status_lines(self, room_id: str) -> list[str]:
         proc = self.processes.current(room_id)

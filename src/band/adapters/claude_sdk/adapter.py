@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import Any, Unpack
 
 from band.adapters._coding.approvals import ApprovalMode, ApprovalRelay
-from band.adapters._coding.band_tools import SERVER_NAME, BandMcpServer, RoomBinding
-from band.adapters._coding.base import CodingAgentAdapter, Prompt
+from band.adapters._coding.band_tools import SERVER_NAME, RoomBinding
+from band.adapters._coding.base import Prompt
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
+from band.adapters._coding.mcp_adapter import McpCodingAgentAdapter
 from band.adapters._tool_events import anthropic_usage
 from band.converters.claude_sdk import SESSION_ID_METADATA_KEY, ClaudeSDKHistoryConverter
 from band.core.exceptions import BandConfigError
@@ -67,7 +68,7 @@ async def _ask(hook_input: Any, tool_use_id: str | None, context: Any) -> dict[s
     return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}}
 
 
-class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
+class ClaudeSDKAdapter(McpCodingAgentAdapter[ClaudeProcess]):
     """Band rooms on Claude Code: one CLI and one Claude session per room."""
 
     PROVIDER = PROVIDER
@@ -112,7 +113,6 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
         )
         self.config = config
         self.cli_path: str | None = None
-        self.mcp = BandMcpServer(lambda: (self.features.capabilities, self.additional_tools))
         self._recorded: dict[str, str] = {}
         self._models: dict[str, str] = {}
         self._prompts: dict[str, Prompt] = {}
@@ -134,10 +134,6 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
                 )
             self.cli_path = found
 
-    async def cleanup_all(self) -> None:
-        await super().cleanup_all()
-        await self.mcp.close()
-
     async def forget_room(self, room_id: str) -> None:
         for state in (self._recorded, self._models):
             state.pop(room_id, None)
@@ -145,7 +141,6 @@ class ClaudeSDKAdapter(CodingAgentAdapter[ClaudeProcess]):
         self._dedup.pop(room_id, None)
         for pending in self.pending_approvals.pop(room_id, []):
             pending.answer(None)
-        self.mcp.bindings.pop(room_id, None)
 
     async def start_process(self, room_id: str, reporter: Reporter) -> ClaudeProcess:
         await self.mcp.start()

@@ -24,10 +24,11 @@ from datetime import UTC, datetime
 from typing import Any, Unpack
 
 from band.adapters._coding.approvals import ApprovalRelay, ApprovalRequest, Decision
-from band.adapters._coding.band_tools import BandMcpServer, RoomBinding
+from band.adapters._coding.band_tools import RoomBinding
 from band.adapters._coding.base import CodingAgentAdapter, Prompt
 from band.adapters._coding.events import Reporter
 from band.adapters._coding.history import history_block
+from band.adapters._coding.mcp_adapter import McpCodingAgentAdapter
 from band.adapters._coding.supervisor import TransportClosed
 from band.converters.opencode import SESSION_ID_METADATA_KEY, OpencodeHistoryConverter
 from band.core.delivery import relay_reply
@@ -66,7 +67,7 @@ _REPLIES: dict[Decision, ApprovalReply] = {
 }
 
 
-class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
+class OpencodeAdapter(McpCodingAgentAdapter[OpencodeRoom]):
     """Band rooms on ``opencode serve``: one OpenCode session per room."""
 
     PROVIDER = PROVIDER
@@ -99,7 +100,6 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
         )
         self.config = config
         self.client_factory = client_factory or http_client
-        self.mcp = BandMcpServer(lambda: (self.features.capabilities, self.additional_tools))
         self.client: OpencodeConnection | None = None
         self.version = ""
         self._connecting = asyncio.Lock()
@@ -162,11 +162,9 @@ class OpencodeAdapter(CodingAgentAdapter[OpencodeRoom]):
         if self.client is not None:
             await self.client.close()
             self.client = None
-        await self.mcp.close()
 
     async def forget_room(self, room_id: str) -> None:
         self._by_session = {s: r for s, r in self._by_session.items() if r.room_id != room_id}
-        self.mcp.bindings.pop(room_id, None)
         state = self.rooms.pop(room_id, None)
         if state is not None:
             await state.approvals.abandon()
