@@ -48,12 +48,12 @@ def test_the_split_needs_all_three_agents() -> None:
 @pytest.mark.parametrize("kind", ["floor", "ours"])
 def test_the_timeline_stamps_every_step(kind: str) -> None:
     args = argparse.Namespace(
-        rooms=2, rate=20.0, seconds=1.0, profile=None, before=None, timeline=True
+        rooms=2, rate=10.0, seconds=2.0, profile=None, before=None, timeline=True
     )
     row = one_run(kind, Path(sys.executable), args, 0)
     assert row["replied"] == row["sent"]
     timeline = row["timeline"]
-    assert timeline["turns"] >= 10  # turns at 20/s rarely overlap
+    assert timeline["turns"] >= 5  # of 20: at 10/s most turns run alone, even on a slow host
     names = [name for _, side, name in _timeline.STEPS if kind == "ours" or side != "agent"]
     if kind == "floor":  # the raw agent stamps its frame and its request only
         names[6:6] = ["agent: push's frame", "agent: reply sent"]
