@@ -1,9 +1,10 @@
-"""``bench.agent_turn --calls``: the Python functions an agent runs a turn, from cProfile.
+"""``bench.agent_turn --calls``: the Python functions an agent and the server run a turn.
 
-The agent (``bench/_turn_agent.py`` with ``BENCH_AGENT_CALLS=<file>``) starts profiling on
-SIGUSR1, sent after the warm-up, and writes the stats when it exits. After idle each distinct
-piece of code a turn runs is paid again (``bench.cold_code``), so the distinct functions a turn
-are a figure of their own beside the calls. A coroutine counts a call each time it resumes.
+The agent (``bench/_turn_agent.py`` with ``BENCH_AGENT_CALLS=<file>``) and the server (a
+preamble) start cProfile on SIGUSR1, sent after the warm-up, and write the stats at exit.
+After idle each distinct piece of code a turn runs is paid again (``bench.cold_code``), so the
+distinct functions a turn are a figure of their own beside the calls. A coroutine counts a
+call each time it resumes.
 """
 
 from __future__ import annotations
@@ -14,6 +15,18 @@ from pathlib import Path
 from typing import Any
 
 ENV = "BENCH_AGENT_CALLS"
+
+
+def server_preamble(stats_file: Path) -> str:
+    """Statements for ``serve_platform(preamble=...)``: the server's main thread profiled from
+    SIGUSR1 on, its stats written at exit (the commit thread is not counted)."""
+    return (
+        "import atexit, cProfile, signal, sys; _calls = cProfile.Profile();"
+        " signal.signal(signal.SIGUSR1, lambda *_: _calls.enable());"
+        f" atexit.register(lambda: _calls.dump_stats({str(stats_file)!r}));"
+        # uvicorn re-raises SIGTERM under the handler it found: exit through atexit
+        " signal.signal(signal.SIGTERM, lambda *_: sys.exit(0));"
+    )
 
 
 def summary(stats_file: Path, turns: int) -> dict[str, Any]:
@@ -41,14 +54,14 @@ def _short(file: str) -> str:
     return "builtins" if file == "~" else file
 
 
-def print_table(per_kind: dict[str, dict[str, Any]]) -> None:
-    """Calls and distinct functions a turn by agent, and where the functions are."""
+def print_table(per_kind: dict[str, dict[str, dict[str, Any]]]) -> None:
+    """Calls and distinct functions a turn by agent run, its agent's and its server's."""
     print("\nPython calls a turn (cProfile; these runs' latencies are not comparable)")
-    for kind, calls in per_kind.items():
-        if not calls:
-            continue
-        print(
-            f"  {kind}: {calls['calls_per_turn']} calls, {calls['functions_per_turn']} distinct"
-            " functions a turn; most in: "
-            + ", ".join(f"{m} {n}" for m, n in list(calls["top_modules"].items())[:8])
-        )
+    for kind, sides in per_kind.items():
+        for side, calls in sides.items():
+            if calls:
+                print(
+                    f"  {kind}, {side}: {calls['calls_per_turn']} calls,"
+                    f" {calls['functions_per_turn']} distinct functions a turn; most in: "
+                    + ", ".join(f"{m} {n}" for m, n in list(calls["top_modules"].items())[:6])
+                )

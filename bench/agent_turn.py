@@ -25,7 +25,7 @@ replies received, server and agent CPU per turn (psutil).
         [--agents floor,floor-sdk,ours,band-sdk] [--profile DIR]   (DIR: py-spy raw stacks per run)
         [--timeline]   (stamps at each step of a turn: where its time goes, ``bench._timeline``)
         [--before TREE]   (agent "before": our SDK from TREE/src, same server, paired runs)
-        [--calls]   (each agent's Python calls and distinct functions a turn, ``bench._turn_calls``)
+        [--calls]   (Python calls and distinct functions a turn, ``bench._turn_calls``)
 
 The server and our agent run this checkout's ``src`` (a worktree measures its own code).
 
@@ -152,6 +152,8 @@ def one_run(kind: str, python: Path, args: argparse.Namespace, rep: int) -> dict
     if timeline is not None:
         timeline.mkdir()
         preamble = _timeline.server_preamble(timeline)
+    if args.calls:
+        preamble += _turn_calls.server_preamble(workdir / "server-calls.prof")
     # This checkout's server and SDK (a worktree measures its own code, not the installed one).
     server = serve_platform(workdir / "data", port, pythonpath=ROOT / "src", preamble=preamble)
     agent = None
@@ -176,8 +178,9 @@ def one_run(kind: str, python: Path, args: argparse.Namespace, rep: int) -> dict
         time.sleep(1.0)
         server_ps, agent_ps = psutil.Process(server.pid), psutil.Process(agent.pid)
         spies = profilers(args.profile, f"{kind}-r{rep}", server.pid, agent.pid)
-        if calls is not None:
-            agent.send_signal(signal.SIGUSR1)  # profile from here on
+        if calls is not None:  # both profile from here on
+            agent.send_signal(signal.SIGUSR1)
+            server.send_signal(signal.SIGUSR1)
         s0, a0 = cpu_seconds(server_ps), cpu_seconds(agent_ps)
         measured = dict(spec, rate=args.rate, seconds=args.seconds, token_prefix=f"r{rep}-")
         if timeline is not None:
@@ -196,7 +199,10 @@ def one_run(kind: str, python: Path, args: argparse.Namespace, rep: int) -> dict
     if timeline is not None:
         row["timeline"] = _timeline.stages(timeline)
     if calls is not None:
-        row["calls"] = _turn_calls.summary(calls, row["replied"])
+        row["calls"] = {
+            "agent": _turn_calls.summary(calls, row["replied"]),
+            "server": _turn_calls.summary(workdir / "server-calls.prof", row["replied"]),
+        }
     return row
 
 
