@@ -37,8 +37,14 @@ SERVER_PROBES = {
 }
 AGENT_PROBES = {
     "band.platform.socket:PhoenixSocket._dispatch": "frame",
+    "band.platform.link:BandLink._queue_push": "queued",
+    "band.runtime.room_execution:ExecutionContext._handle": "room",
     "band.runtime.turn_runner:TurnRunner.run": "turn",
+    "band.runtime.adapter_turn:AdapterTurn.__call__": "adapter",
+    "band.runtime.agent:Agent._make_tools": "tools",
+    "band.core.simple_adapter:SimpleAdapter.on_event": "on_event",
     "band.runtime.tools.dispatch:ToolDispatch.execute_tool_call": "tool",
+    "band.platform.rest:BandRestClient.post_message": "post",
     "band.platform._stream_wire:StreamWire._exchange": "request",
 }
 
@@ -52,8 +58,14 @@ STEPS = (
     ("committed", "server", "server: mention committed"),
     ("written", "server", "server: push written"),
     ("frame", "agent", "agent: push's frame"),
+    ("queued", "agent", "agent: queued"),
+    ("room", "agent", "agent: room"),
     ("turn", "agent", "agent: turn"),
+    ("adapter", "agent", "agent: adapter"),
+    ("tools", "agent", "agent: tools"),
+    ("on_event", "agent", "agent: on_event"),
     ("tool", "agent", "agent: tool call"),
+    ("post", "agent", "agent: post"),
     ("request", "agent", "agent: reply sent"),
     ("http in", "server", "server: reply in"),
     ("routed", "server", "server: reply routed"),

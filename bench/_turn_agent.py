@@ -13,7 +13,7 @@ SDK's requests cost the platform, apart from what its code costs the agent). A r
 whose request is refused exits (status 3): no turn of a meaningless floor counts as done.
 
 Environment: BENCH_AGENT_ID, BENCH_API_KEY, BAND_WS_URL, BAND_REST_URL, BENCH_ROOMS (raw),
-BENCH_PERSON_HANDLE (raw-sdk).
+BENCH_PERSON_HANDLE (raw-sdk), BENCH_AGENT_CALLS (cProfile stats written there).
 Prints ``BENCH_READY <epoch seconds>`` once started (the SDK: ``Agent.start()`` returned).
 """
 
@@ -32,6 +32,19 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # bench._timeline, any venv
 from bench import _timeline
+
+
+def count_calls() -> None:
+    """With ``BENCH_AGENT_CALLS`` (``bench._turn_calls``): cProfile from SIGUSR1 on, its stats
+    written there at exit."""
+    calls = os.environ.get("BENCH_AGENT_CALLS")
+    if calls:
+        import atexit
+        import cProfile
+
+        profile = cProfile.Profile()
+        signal.signal(signal.SIGUSR1, lambda *_: profile.enable())
+        atexit.register(lambda: profile.dump_stats(calls))
 
 
 def reply_text(content: str) -> str:
@@ -69,6 +82,7 @@ async def run_sdk() -> None:
         rest_url=os.environ["BAND_REST_URL"],
     )
     await agent.start()
+    count_calls()
     print(f"BENCH_READY {time.time():.6f}", flush=True)
     await agent.run_forever()
 
@@ -141,6 +155,7 @@ async def run_raw(sdk_traffic: bool) -> None:
             await ws.send(json.dumps([None, "hb", "phoenix", "heartbeat", {}]))
 
     beat = asyncio.create_task(heartbeat())
+    count_calls()
     print(f"BENCH_READY {time.time():.6f}", flush=True)
     tasks: set[asyncio.Task[None]] = set()
     async for raw in ws:

@@ -25,6 +25,9 @@ replies received, server and agent CPU per turn (psutil).
         [--agents floor,floor-sdk,ours,band-sdk] [--profile DIR]   (DIR: py-spy raw stacks per run)
         [--timeline]   (stamps at each step of a turn: where its time goes, ``bench._timeline``)
         [--before TREE]   (agent "before": our SDK from TREE/src, same server, paired runs)
+        [--calls]   (Python calls and distinct functions a turn, ``bench._turn_calls``)
+
+The server and our agent run this checkout's ``src`` (a worktree measures its own code).
 
 Prints a table and writes bench/results/agent_turn.json.
 """
@@ -48,7 +51,7 @@ from typing import Any
 import psutil  # type: ignore[import-untyped]
 from tests.compat.compat_harness import AgentCreds, Person, Seeder, clean_env, seed
 
-from bench import _timeline
+from bench import _timeline, _turn_calls
 from bench._platform import free_port, fsync_probe, serve_platform, write_results
 from bench.sdk_overhead import ensure_official_python
 
@@ -91,8 +94,9 @@ def start_agent(
     workdir: Path,
     src: Path | None = None,
     timeline: Path | None = None,
+    calls: Path | None = None,
 ) -> subprocess.Popen[bytes]:
-    stamps: dict[str, str] = {}
+    stamps: dict[str, str] = {_turn_calls.ENV: str(calls)} if calls is not None else {}
     if timeline is not None:
         stamps[_timeline.ENV] = str(timeline)
         if kind in ("ours", "before"):
@@ -148,11 +152,16 @@ def one_run(kind: str, python: Path, args: argparse.Namespace, rep: int) -> dict
     if timeline is not None:
         timeline.mkdir()
         preamble = _timeline.server_preamble(timeline)
-    server = serve_platform(workdir / "data", port, preamble=preamble)
+    if args.calls:
+        preamble += _turn_calls.server_preamble(workdir / "server-calls.prof")
+    # This checkout's server and SDK (a worktree measures its own code, not the installed one).
+    server = serve_platform(workdir / "data", port, pythonpath=ROOT / "src", preamble=preamble)
     agent = None
     try:
-        src = Path(args.before).resolve() / "src" if kind == "before" else None
-        agent = start_agent(kind, python, world, port, workdir, src, timeline)
+        trees = {"before": Path(args.before or ".").resolve() / "src", "ours": ROOT / "src"}
+        src = trees.get(kind)  # band-sdk's agent must not see our ``band``
+        calls = workdir / "calls.prof" if args.calls else None
+        agent = start_agent(kind, python, world, port, workdir, src, timeline, calls)
         spec: dict[str, Any] = {
             "host": "127.0.0.1",
             "port": port,
@@ -169,6 +178,9 @@ def one_run(kind: str, python: Path, args: argparse.Namespace, rep: int) -> dict
         time.sleep(1.0)
         server_ps, agent_ps = psutil.Process(server.pid), psutil.Process(agent.pid)
         spies = profilers(args.profile, f"{kind}-r{rep}", server.pid, agent.pid)
+        if calls is not None:  # both profile from here on
+            agent.send_signal(signal.SIGUSR1)
+            server.send_signal(signal.SIGUSR1)
         s0, a0 = cpu_seconds(server_ps), cpu_seconds(agent_ps)
         measured = dict(spec, rate=args.rate, seconds=args.seconds, token_prefix=f"r{rep}-")
         if timeline is not None:
@@ -186,6 +198,11 @@ def one_run(kind: str, python: Path, args: argparse.Namespace, rep: int) -> dict
                 stop(proc)
     if timeline is not None:
         row["timeline"] = _timeline.stages(timeline)
+    if calls is not None:
+        row["calls"] = {
+            "agent": _turn_calls.summary(calls, row["replied"]),
+            "server": _turn_calls.summary(workdir / "server-calls.prof", row["replied"]),
+        }
     return row
 
 
@@ -255,6 +272,11 @@ def main() -> None:
         "--timeline",
         action="store_true",
         help="stamp each step of a turn in person, server and agent; print where time goes",
+    )
+    parser.add_argument(
+        "--calls",
+        action="store_true",
+        help="print each agent's Python calls and distinct functions a turn (cProfile)",
     )
     parser.add_argument(
         "--before",
@@ -350,6 +372,10 @@ def report(
         _timeline.print_table(timelines)
         for kind, timeline in timelines.items():
             summary[kind]["timeline"] = timeline
+    if args.calls:
+        for kind, rows in runs.items():
+            summary[kind]["calls"] = rows[-1].get("calls", {})
+        _turn_calls.print_table({kind: summary[kind]["calls"] for kind in runs})
     write_results(
         RESULTS / "agent_turn.json",
         load,

@@ -7,10 +7,12 @@ The id is the W3C traceparent when OpenTelemetry is active, else a fresh id per 
 from __future__ import annotations
 
 import logging
-import uuid
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from functools import cache
+from typing import Any
 
 __all__ = [
     "TRACE_CONTEXT",
@@ -25,19 +27,37 @@ TRACE_CONTEXT: ContextVar[str | None] = ContextVar("band_trace_context", default
 
 def current_traceparent() -> str | None:
     """The active W3C ``traceparent``, or None (no OpenTelemetry, or no active span)."""
-    try:
-        from opentelemetry import propagate  # type: ignore[import-not-found, unused-ignore]
-    except ImportError:
+    propagate, _ = _opentelemetry()
+    if propagate is None:
         return None
     carrier: dict[str, str] = {}
     propagate.inject(carrier)
     return carrier.get("traceparent")
 
 
+@cache
+def _opentelemetry() -> tuple[Any, Any]:
+    """OpenTelemetry's ``propagate`` and ``trace`` modules (None, None without it), imported
+    on the first turn rather than with ``band``."""
+    try:
+        from opentelemetry import propagate, trace  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        return None, None
+    return propagate, trace
+
+
+def _span_active() -> bool:
+    """Whether OpenTelemetry has a valid span here (only then is there a traceparent)."""
+    _, trace = _opentelemetry()
+    return trace is not None and bool(trace.get_current_span().get_span_context().is_valid)
+
+
 @contextmanager
 def trace_context_scope() -> Iterator[None]:
-    """One turn's correlation id on every log record inside (reset on exit, even on error)."""
-    token = TRACE_CONTEXT.set(current_traceparent() or uuid.uuid4().hex)
+    """One turn's correlation id on every log record inside (reset on exit, even on error):
+    the traceparent of the active span, else 32 fresh random hex digits."""
+    traceparent = current_traceparent() if _span_active() else None
+    token = TRACE_CONTEXT.set(traceparent or os.urandom(16).hex())
     try:
         yield
     finally:

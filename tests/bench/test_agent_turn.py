@@ -25,7 +25,7 @@ pytestmark = pytest.mark.timeout(120)
 @pytest.mark.parametrize("kind", ["floor", "floor-sdk"])
 def test_each_mention_is_answered(kind: str) -> None:
     args = argparse.Namespace(
-        rooms=2, rate=20.0, seconds=1.0, profile=None, before=None, timeline=False
+        rooms=2, rate=20.0, seconds=1.0, profile=None, before=None, timeline=False, calls=False
     )
     row = one_run(kind, Path(sys.executable), args, 0)
     assert row["sent"] >= 15
@@ -48,7 +48,7 @@ def test_the_split_needs_all_three_agents() -> None:
 @pytest.mark.parametrize("kind", ["floor", "ours"])
 def test_the_timeline_stamps_every_step(kind: str) -> None:
     args = argparse.Namespace(
-        rooms=2, rate=10.0, seconds=2.0, profile=None, before=None, timeline=True
+        rooms=2, rate=10.0, seconds=2.0, profile=None, before=None, timeline=True, calls=False
     )
     row = one_run(kind, Path(sys.executable), args, 0)
     assert row["replied"] == row["sent"]
@@ -97,3 +97,29 @@ def test_stages_keep_the_turns_alone_with_the_usual_steps(tmp_path: Path) -> Non
     assert stages["server: push written -> agent: push's frame"] == pytest.approx(1.1)
     assert stages["agent: reply sent -> server: reply in"] == pytest.approx(0.5)
     assert sum(stages.values()) == pytest.approx(10.0)
+
+
+def test_calls_count_the_functions_run_every_other_turn(tmp_path: Path) -> None:
+    import cProfile
+
+    from bench import _turn_calls
+
+    def every_turn() -> int:
+        return 1
+
+    def now_and_then() -> int:
+        return 2
+
+    profile = cProfile.Profile()
+    profile.enable()
+    for turn in range(10):
+        every_turn()
+        if turn % 5 == 0:
+            now_and_then()
+    profile.disable()
+    profile.dump_stats(str(tmp_path / "calls.prof"))
+    calls = _turn_calls.summary(tmp_path / "calls.prof", turns=10)
+    here = next(m for m in calls["top_modules"] if m.endswith("test_agent_turn.py"))
+    assert calls["top_modules"][here] == 1  # every_turn only
+    assert calls["calls_per_turn"] >= 1
+    assert _turn_calls.summary(tmp_path / "missing.prof", turns=10) == {}

@@ -17,6 +17,7 @@ from band_server import demo
 BENCHES = [
     "bench.adapters",
     "bench.agent_turn",
+    "bench.cold_code",
     "bench.commit_pages",
     "bench.idle_sockets",
     "bench.keyed_posts",

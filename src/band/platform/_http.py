@@ -207,6 +207,8 @@ class HttpCore:
         # the platform an idempotency record (two extra writes).
         if keyed is None:
             keyed = method == "POST" and retry
+        if extra_headers and "Idempotency-Key" in extra_headers:
+            keyed = False  # the caller's key (e.g. the turn's) is the one sent
         headers = {"Idempotency-Key": uuid.uuid4().hex} if keyed else {}
         headers.update(extra_headers or {})
         sent = Attempt(
