@@ -1,15 +1,9 @@
 """W3C trace context across the platform and the SDK: one turn is one trace.
 
-How the context travels is part of the wire: the ``traceparent`` (and ``tracestate``) HTTP
-headers on REST calls, and the same two keys at the top level of a pushed payload (unknown
-top-level keys of a push are kept and ignored by band-sdk 6.0.1; they are only sent while
-tracing is on). Both sides use this module, so the rules are written once.
+Both sides use this module for how the context travels (REST headers, top-level keys of a
+push). On only with an OTLP endpoint and the ``otel`` extra; off, every call is a no-op.
 
-Tracing is on only when ``OTEL_EXPORTER_OTLP_ENDPOINT`` (or ``..._TRACES_ENDPOINT``) is set,
-``OTEL_SDK_DISABLED`` is not true, ``OTEL_TRACES_EXPORTER`` is not ``none``, and the standard
-OpenTelemetry SDK is installed (the ``otel`` extra); spans then go out over OTLP/HTTP, every
-``OTEL_*`` variable applying. Off, every call here is a check of one attribute and returns a
-shared no-op: nothing is imported, no header or key is added.
+How it works: docs/internals/sdk.md, "Trace context on the wire".
 """
 
 from __future__ import annotations

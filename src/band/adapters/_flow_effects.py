@@ -1,14 +1,8 @@
 """Visible writes of a CrewAI Flow run under reserve, send, confirm (``SideEffectExecutor``).
 
-Each visible write has a side-effect key (``<run>:delegate:<id>``, ``<run>:final``,
-``<run>:subcrew:<n>``). Before the message goes out, a ``task`` event reserves the key; after,
-another confirms it with the message id. So a write that is confirmed is never repeated (a
-retried turn finds it and skips it), and one that is reserved but not confirmed (the agent
-stopped, or the confirmation could not be written) is settled on the next attempt by looking
-for the message in the room: found, it is confirmed; not found, it is sent. Nothing is sent
-twice and nothing reserved is dropped. A write whose send or confirmation fails raises, so
-the platform retries the turn; a write that cannot be settled (the room cannot be read) makes
-the run indeterminate, reported to the room. The executor writes the whole run each time.
+Nothing is sent twice and nothing reserved is dropped, across restarts and retried turns.
+
+How it works: docs/internals/sdk.md, "CrewAI Flow: visible writes".
 """
 
 from __future__ import annotations

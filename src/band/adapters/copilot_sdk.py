@@ -1,18 +1,9 @@
 """``CopilotSDKAdapter``: Band rooms on the GitHub Copilot SDK (extra ``copilot-sdk``).
 
-One Copilot client (it runs the Copilot CLI as its runtime) serves every room; each room gets
-its own Copilot session, id ``<session_id_prefix><room>``, posted as a ``task`` event
-"Copilot SDK session" (always: the resume state) and resumed after a restart; when that
-fails a new session starts with the room's history. Band's tools are native Copilot tools
-run in-process, and the only tools the session has: Copilot's shell and file tools are off,
-so nothing needs approving. ``ask_user="room"`` lets the model ask the room a question (its
-answer is the next message); a callable answers it from elsewhere (``OperatorConsole().ask``
-asks at the agent's terminal). ``provider=`` (a ``ProviderConfig``) runs inference on your
-own endpoint ("BYOK"); ``client=`` shares a client the caller owns, ``client_factory=``
-builds one the adapter owns. The client and the rooms' sessions are kept by a
-``CopilotSessionManager``: a room's turns hold its lock, and a turn out of time drops its
-session, which the next message resumes (``RoomSessionIds``, ``TurnState``, ``SessionTurn``
-in :mod:`band.adapters._copilot_sdk_session`).
+One Copilot client serves every room, a Copilot session each (resumed after a restart);
+Band's tools are the session's only tools, so nothing needs approving.
+
+How it works: docs/internals/sdk.md, "Copilot SDK adapter".
 """
 
 from __future__ import annotations

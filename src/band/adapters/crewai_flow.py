@@ -1,19 +1,9 @@
 """``CrewAIFlowAdapter``: a room router built on a CrewAI ``Flow`` that delegates to peers.
 
-Each message that starts a run (a person's, or a peer's when ``accept_agent_initiated``)
-or answers one of the run's delegations kicks off a fresh flow from ``flow_factory`` with
-the run as inputs. The flow returns a decision (:data:`FlowDecision`); the adapter carries
-it out: a direct answer, delegations (one message mentioning each peer), waiting, a
-synthesised final answer once the round is joined, or a failure. Run state is written as
-``task`` events (``band.converters.crewai_flow``) and read back through the
-``state_source`` (default :class:`RestCrewAIFlowStateSource`) when a room starts; visible
-writes go under reserve, send, confirm (:class:`SideEffectExecutor`), so a restarted or
-retried turn never posts a delegation or an answer twice and never drops one.
+Each run's decision is carried out by the adapter; its state is kept as ``task`` events and
+its visible writes are never repeated or dropped.
 
-A peer that has not answered within ``reply_timeout`` (its model failed, it is not
-running) counts as failed: the round is joined without it and the flow runs again with
-that failure in its inputs, so it is reported, never waited on forever. (A peer's error
-events are not visible to other agents, so the timeout is the one signal.)
+How it works: docs/internals/sdk.md, "CrewAI Flow adapter".
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
 """``OmpACPAdapter``: OMP (oh-my-pi, npm ``@oh-my-pi/pi-coding-agent``) over ACP (``omp acp``).
 
-The launch is OMP's (``band.integrations.omp``): ``approval_mode`` is OMP's own
-(``always-ask``: every tool call is asked; ``yolo``: full access to the host, nothing
-asked), appended to ``command`` with ``model`` (provider-qualified, e.g.
-``openai/gpt-6-luna``: a launch flag, not a session option); approval flags in ``command``
-that skip asking are refused; each room's workspace is OMP's ``--cwd``. ``api_key`` goes
-into the model's provider variable (``OPENAI_API_KEY``, ...) unless ``env`` sets it. OMP
-needs ACP's unstable protocol: always on.
+The launch is OMP's (``band.integrations.omp``); its approval forms are decided like
+permission requests.
 
-OMP asks for each approval through an ``Approve``/``Deny`` elicitation form; it is decided
-like a permission request: by ``resolve_permission``, else by the room per
-``room_approval_mode`` (``auto_accept`` by default, as band-sdk approves unattended;
-``manual``: ``/approve`` / ``/decline`` in the room). Another form is declined. OMP's MCP
-device writes (``xd://mcp__band_<tool>``) read in the room as the Band tool they call.
+How it works: docs/internals/sdk.md, "OMP over ACP".
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """The CrewAI Flow adapter's durable state: its runs, written as ``task`` events.
 
-Every step of a run is a ``task`` event whose metadata holds the run
-(:class:`CrewAIFlowMetadata`, schema version 1) under the adapter's namespace
-(``crewai_flow:<agent_id>``). :class:`CrewAIFlowStateConverter` folds a room's events back
-into a :class:`CrewAIFlowSessionState`: events in ``(inserted_at, id)`` order, later fields
-winning, list fields merged by their keys (delegations by id, side effects by key), a run
-that reached a terminal status sealed (later events ignored), and an unfinished run older
-than ``max_run_age`` closed as ``run_aged_out``. A malformed record fails its run.
+:class:`CrewAIFlowStateConverter` folds a room's events back into a
+:class:`CrewAIFlowSessionState`.
 
-Visible writes (delegations, the final answer, a sub-crew's posts) are side effects under
-reserve, send, confirm: a reservation event names the side effect's key before the message
-goes out, a confirmation records its message id after, so a restart knows what was sent.
+How it works: docs/internals/sdk.md, "CrewAI Flow: durable state".
 """
 
 from __future__ import annotations

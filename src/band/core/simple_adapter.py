@@ -1,14 +1,9 @@
 """``SimpleAdapter``: the base class framework adapters subclass.
 
-The runtime drives an adapter through four calls:
+The runtime drives it through ``startup``, ``on_event`` (once per turn), ``on_cleanup`` and
+``dispose``.
 
-* ``await adapter.startup(name, description, feature_flags=...)`` once per start
-  (prunes unserved capabilities, then ``on_started``);
-* ``await adapter.on_event(AgentInput(...))`` once per turn (converts history, calls
-  ``on_message``, judges the turn; raises ``TurnResultAlreadyReported`` for a missing
-  reply it already reported);
-* ``await adapter.on_cleanup(room_id)`` when a room goes away and for every room at stop;
-* ``await adapter.dispose(host)`` once at stop (``cleanup_all`` + ``add_cleanup`` callbacks).
+How it works: docs/internals/sdk.md, "How the runtime drives an adapter".
 """
 
 from __future__ import annotations

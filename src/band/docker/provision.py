@@ -1,18 +1,9 @@
 """``band-kit provision``: register a sandboxed Band agent on the host, key kept out of the VM.
 
-Registration answers with the agent's key, shown once. Run on the host, this command registers
-the agent with a person's key (``register_only`` scope is enough), hands the agent key to
-``sbx secret set-custom`` on stdin (the credential proxy injects it on the wire; the VM only
-sees the ``proxy-managed`` sentinel), writes the agent id into the workspace's ``band.yaml``
-(comments kept), and creates the sandbox with ``sbx create`` unless ``--no-create``.
+Safe to re-run. Exit 0 prints the agent id on stdout (never the key); exit 1 prints
+``Error: ...`` on stderr.
 
-Re-running is safe: registration is skipped when ``band.yaml`` has a real ``agent.id`` and the
-sandbox already has its secret; ``sbx create`` is skipped when ``sbx ls`` lists the sandbox.
-A secret without a local agent id (someone else's sandbox of that name), or an agent id
-without a secret (a run that died before injecting the key), is refused with what to do,
-since registering again would overwrite a live key or orphan an agent.
-
-Exit 0 prints the agent id on stdout (never the key); exit 1 prints ``Error: ...`` on stderr.
+How it works: docs/internals/sdk.md, "Provisioning a sandboxed agent".
 """
 
 from __future__ import annotations

@@ -1,17 +1,8 @@
 """Bootstrap an agent's repository: clone it (or check the clone there), optionally index it.
 
-``initialize_repo`` reads the ``repo`` section of an agent's config (``url``, ``path``,
-``branch``, ``index``). With a URL (SSH or HTTPS) it clones into ``path`` when that is
-missing or empty, and otherwise checks that the checkout's ``origin`` is the same repository
-(SSH and HTTPS spellings of one repository agree) and on the configured branch. Without a URL
-the directory must already exist. SSH remotes are checked first: ``~/.ssh`` readable and,
-unless ``GIT_SSH_STRICT_HOST_KEY_CHECKING`` is off, the host in ``known_hosts``.
+Failures raise ``ValueError`` with git's own message.
 
-Everything runs under a file lock in ``state_dir`` so agents starting together do not clone
-twice. With ``index`` on, three context documents (``structure.md``, ``patterns.md``,
-``dependencies.md``) are written to ``context_dir`` whenever the checkout changed since the
-last run (recorded in ``repo_init_meta.json``); ``load_context_bundle`` renders them as one
-system-prompt section. Failures raise ``ValueError`` with git's own message.
+How it works: docs/internals/sdk.md, "Bootstrapping an agent's repository".
 """
 
 from __future__ import annotations

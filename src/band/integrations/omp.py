@@ -1,16 +1,6 @@
 """OMP (oh-my-pi, ``omp acp``): its launch flags, provider keys, approval forms and tool names.
 
-* Launch: OMP's own approval mode is a flag (``--approval-mode always-ask``: every tool
-  call is asked; ``yolo``: full access to the host, nothing asked). Flags that approve
-  without asking (``--yolo``, ``--auto-approve``, ``--approval-mode write|yolo``) are
-  refused in a command; :func:`finalize_omp_command` appends the model and the chosen mode
-  last, and :func:`omp_command_in_workspace` puts ``--cwd=<workspace>`` after ``acp``.
-* Keys: a provider-qualified model (``openai/<model>``) names the environment variable its
-  API key goes in.
-* Approvals: OMP asks through an ACP elicitation form with one ``Approve``/``Deny`` enum
-  field; :func:`approve_deny_form_field` finds it.
-* Tool names: OMP names an MCP tool ``mcp__<server>_<tool>`` and runs device writes to
-  ``xd://mcp__<...>`` paths; both are read back as Band's tool names.
+How it works: docs/internals/sdk.md, "OMP: launch, keys, forms, tool names".
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """The REST link's plain wire: HTTP/1.1 on asyncio streams, answers parsed by httptools.
 
-An agent's turn sends its reply through this wire while the person waits, and every turn
-sends its ``/processed`` after it. Each is one line, a few headers and a small JSON body on a
-kept-alive connection, which aiohttp's client wrapped in its session, request and writer
-objects (and on Python 3.11 a task to write the body) before the bytes left. This wire writes
-those bytes itself, pools its connections, and reads the answer with httptools (llhttp, the
-parser uvicorn uses); the figures are in docs/decisions.md, "The REST link's plain wire".
+Used for a direct ``http``/``https`` link that follows no redirects; it sends what httpx
+sends, byte for byte. Figures: docs/decisions.md, "The REST link's plain wire".
 
-It sends what httpx sends (the request line, headers and body, byte for byte, as
-``tests/sdk/test_wire_differential.py`` checks on generated requests and answers) and reports
-failures as httpx's ``TransportError`` family. ``make_wire`` uses it for a direct ``http``
-or ``https`` link that follows no redirects; aiohttp keeps the rest.
+How it works: docs/internals/sdk.md, "The REST link's plain wire".
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """One HTTP attempt of the REST link, on aiohttp or on httpx; both answer an ``httpx.Response``.
 
-``HttpCore`` (retries, keys, envelopes) sends every attempt through a wire, chosen by
-``_wire_choice.make_wire``: the plain wire (``_stream_wire``) for a direct link, aiohttp for
-a direct link that follows redirects (aiohttp's C parser and lean pool cost far less CPU a
-request than httpx's client; docs/decisions.md, "The REST link on aiohttp"), and httpx's
-client for a transport given by the caller (``httpx.ASGITransport``, ``httpx.MockTransport``)
-or behind a proxy.
+``HttpCore`` sends every attempt through a wire chosen by ``_wire_choice.make_wire``; each
+wire behaves as httpx does (``tests/sdk/test_wire_differential.py``).
 
-The aiohttp wire sends what httpx would send (the same headers, JSON bytes, query encoding
-and timeouts) and reports failures as httpx's ``TransportError`` family, so callers see one
-behaviour whichever wire carried the request (``tests/sdk/test_wire_differential.py``). The
-differences on the wire: a DELETE without a body carries ``Content-Length: 0``, and an empty
-query loses its bare ``?``.
+How it works: docs/internals/sdk.md, "The REST link's wires".
 """
 
 from __future__ import annotations

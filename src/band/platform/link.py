@@ -1,18 +1,9 @@
 """``BandLink``: the agent's connection to the platform (Phoenix socket + REST client).
 
-The link owns the wire: it joins ``agent_control:<id>`` and ``agent_rooms:<id>``, then
-``chat_room:<r>`` and ``room_participants:<r>`` per room (and ``agent_contacts:<id>`` on
-request); it validates every pushed payload (an invalid one is dropped with an ERROR line)
-and turns pushes into typed events (``band.platform.event``) on one queue, in arrival
-order. After a reconnect it reconciles rooms with ``GET /agent/chats`` (emitting
-``room_added`` / ``room_removed`` for differences) and then emits ``reconnected``, which
-tells consumers to drain ``/next`` in every room. Iteration ends when the socket has ended
-for good (``disconnect()``, or a non-retryable supersede).
+Yields the pushes of the agent's and its rooms' topics as typed events, in arrival order;
+``link.rest`` is the namespaced client host plugins call, ``link.api`` the runtime's own.
 
-``link.rest`` is the namespaced ``band.client.rest.AsyncRestClient`` host plugins call;
-``link.api`` is the SDK runtime's own REST client. Both share one HTTP core. A host that sets
-``link.on_control`` gets ``agent.control`` signals there, one at a time in arrival order, ahead
-of the event queue (so a control reaches a turn already in flight); otherwise they are events.
+How it works: docs/internals/sdk.md, "The agent's link to the platform".
 """
 
 from __future__ import annotations

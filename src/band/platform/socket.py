@@ -1,17 +1,8 @@
-"""A Phoenix Channels v2 client on ``websockets`` (asyncio).
+"""A Phoenix Channels v2 client on ``websockets`` (asyncio): joins, heartbeat, reconnects.
 
 Why our own client: ``docs/decisions.md`` ("Our own Phoenix v2 socket client").
 
-Behaviour:
-
-* URL ``<ws_url>?vsn=2.0.0&<params>``; ``initial_params`` (e.g. ``on_conflict=reject``) are
-  sent on the first connect only; auth travels in headers; compression is off.
-* Joins use ``join_ref == ref`` and time out after 10 s; a push whose join_ref is not the
-  topic's current join (including null) is dropped.
-* Heartbeat every 30 s; no ack for 60 s force-closes with 4000 and reconnects.
-* Reconnect with ``0.5 * 2**n`` s (equal jitter, capped at 30 s), then rejoin every topic with
-  fresh join_refs and call ``on_reconnect``. 1008, a ``terminate()`` call, a 400/409 upgrade
-  refusal, or 10 rapid disconnects within 60 s end the client for good.
+How it works: docs/internals/sdk.md, "The Phoenix socket client".
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """Deterministic ``Idempotency-Key``s for what an agent posts while it handles one message.
 
-Inside ``turn_scope(agent_id, message_id)`` every post to a room's ``messages`` or ``events``
-route carries a key derived from (agent, message, route and event type, position among the
-turn's posts of that kind), so a re-run after a crash repeats nothing; ``settled_reuse`` turns
-the platform's 422 ``idempotency_key_reused`` into an ``already_posted`` success. Why and how:
+Inside ``turn_scope(agent_id, message_id)`` a re-run after a crash repeats nothing; why:
 ``docs/decisions.md`` ("Answered once across a crash: turn keys").
 
-The same posts also say which turn they belong to (``with_turn_id``): an event's
-``metadata.turn_id`` and a message's ``turn_id`` name the message being handled, so a
-platform can tell two overlapping turns of one agent in one room apart (openband's turn
-timeline groups by it; a platform that does not know the field ignores it).
+How it works: docs/internals/sdk.md, "Turn keys".
 """
 
 from __future__ import annotations

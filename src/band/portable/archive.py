@@ -1,15 +1,8 @@
 """The Band archive: a versioned, checksummed, portable copy of what a platform let us read.
 
-Layout (a directory, or the same tree in one ``.tar`` / ``.tar.gz`` file)::
+A directory, or the same tree in one ``.tar`` / ``.tar.gz`` file.
 
-    manifest.json        format, version, archive id, source; each member's sha256 and
-                         line count; each file's size
-    people.jsonl ...     one member per record kind (``records.MEMBERS``), one record a line:
-                         {"sha256": <hex of the record's canonical JSON>, "data": {...}}
-    files/<sha256>       the bytes of each room file, named by their own digest
-
-Every line carries its own digest, so a reader names the exact line that is wrong; the
-manifest's digests catch a member cut short or a line dropped.
+How it works: docs/internals/sdk.md, "The Band archive".
 """
 
 from __future__ import annotations

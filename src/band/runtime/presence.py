@@ -1,14 +1,9 @@
 """``RoomPresence``: which rooms the agent is in, kept current from the link's events.
 
-``start()`` connects the link if needed, subscribes every existing room (optionally filtered)
-and follows ``room_added`` / ``room_removed`` / ``room_deleted``. Callbacks, all optional:
-``on_room_joined(room_id, payload)``, ``on_room_left(room_id)``, ``on_room_event(room_id,
-event)`` for every other event of a joined room, ``on_contact_event(event)``,
-``on_reconnected()`` (after the link reconciled rooms: drain ``/next`` now) and
-``on_disconnected()`` (the link will not reconnect by itself). ``on_agent_event(event)`` gets
-the remaining agent-wide events (controls, when the link has no ``on_control``). A raising
-callback is logged and the stream goes on. ``stop()`` leaves every room (``on_room_left``
-each) but keeps the link connected for reuse.
+Optional callbacks report rooms joined and left, room, contact and agent-wide events,
+reconnects and disconnects; a raising callback is logged and the stream goes on.
+
+How it works: docs/internals/sdk.md, "Room presence".
 """
 
 from __future__ import annotations

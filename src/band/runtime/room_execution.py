@@ -1,15 +1,9 @@
 """``ExecutionContext``: the one serial loop of a room, for the ``Agent`` and ``AgentRuntime``.
 
-Events for the room run one at a time in arrival order (rooms run concurrently). A message is
-claimed (``/processing``; a push into an idle room may come claimed: ``claim_on_push``), handed
-to ``on_execute(ctx, event)`` (the ``Agent``'s adapter turn, or host code) and settled
-(``/processed``; ``/failed`` with the error text and, on the last attempt, one error event) by
-``TurnRunner``. The loop drains ``/next`` at start, on
-``request_resync()`` (a reconnect, a play) and on an idle timer (first fire random within
-``idle_resync_seconds``, then doubling while idle up to ``idle_resync_max_seconds``), so a lost
-push is recovered by the platform, never by luck. A handler that raises ``InputNotAccepted``
-leaves its message open and holds the room's queue; newer messages are then offered to
-``on_message_control(ctx, event)``, and one it consumes (True) is acknowledged without a turn.
+Events for the room run one at a time in arrival order, each turn run by ``TurnRunner``; the
+loop drains ``/next`` at start, on resync and on an idle timer.
+
+How it works: docs/internals/sdk.md, "The room's serial loop".
 """
 
 from __future__ import annotations

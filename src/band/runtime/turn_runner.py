@@ -1,16 +1,9 @@
 """One message, start to ack: claim, keep the working indicator alive, run the handler, settle.
 
-The working indicator rides on the claim when the platform says it can (``Claim.working``:
-it answered ``Band-Working: true``): the turn then sends no ``/activity`` at its start or its
-end (the ``/processed`` or ``/failed`` ends it), only the keep-alive of a long turn, and a
-``working: false`` when no mark will end it (a stopped, deferred or cancelled turn, a mark
-that did not land). Against a platform that does not echo, both ``/activity`` calls go as
-before.
+``TurnRunner.run`` never raises for handler errors: every ending becomes an ``Outcome`` and
+its platform writes.
 
-``TurnRunner.run`` never raises for handler errors: it turns every ending into an ``Outcome``
-and the matching platform writes (``/processed``; ``/failed`` plus, on the last attempt, the
-generic error event; or nothing when the room's execution was stopped or the input was not
-accepted). The handler is the room's ``on_execute``: the ``Agent``'s adapter turn or host code.
+How it works: docs/internals/sdk.md, "One message, start to ack".
 """
 
 from __future__ import annotations

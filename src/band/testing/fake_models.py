@@ -1,16 +1,9 @@
 """Fake model endpoints: OpenAI Chat Completions, OpenAI Responses (as the Codex CLI speaks it),
 Anthropic Messages and the Gemini API (``generateContent``), scripted per test.
 
-The endpoints are one plain ASGI app (no web framework needed), so a test can use it
-in-process through an ``ASGITransport`` with the *real* provider clients, or serve it on a
-loopback port for code that only takes a base URL::
+One plain ASGI app: in-process through an ``ASGITransport``, or served on loopback.
 
-    fake = FakeModel().reply("hello")
-    client = openai_client(fake)                       # in-process, real AsyncOpenAI
-    with fake_openai_server(fake) as base_url:         # loopback, any OpenAI client
-        AsyncOpenAI(base_url=base_url, api_key="fake")
-
-With nothing scripted, :func:`default_policy` answers like a well-behaved Band agent.
+How it works: docs/internals/sdk.md, "Fake model endpoints".
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """A deterministic, offline ``NLPService`` for running Parlant in tests (needs ``parlant``).
 
-Pass ``FakeNLPService(...).factory`` (or the instance's ``as_factory()``) as
-``nlp_service=``. Nothing reaches the network and no API key is read:
+Pass ``FakeNLPService(...).factory`` as ``nlp_service=``; no network, no API key.
 
-* embeddings are signed bag-of-words hashes, L2-normalised;
-* every schema Parlant asks for gets a minimal valid value, except the few that drive a
-  turn: guideline matching (``match`` decides which listed guidelines apply), the reply
-  draft (``reply`` returns the text, given the prompt) and the preamble.
-
-Every generation is recorded in ``calls`` as ``(schema name, prompt text)``.
+How it works: docs/internals/sdk.md, "Fake Parlant NLP service".
 """
 
 import re

@@ -1,14 +1,8 @@
 """``fake_phoenix_server``: a real loopback Phoenix Channels v2 server, the platform side faked.
 
-It speaks the wire (``[join_ref, ref, topic, event, payload]`` frames) behind a real
-``websockets`` socket, so a ``BandLink``, a ``WebSocketClient`` or an ``Agent`` run unmocked
-against it: joins (each topic's outcomes scripted up front), leaves, heartbeats, pushes that
-echo the topic's join_ref, server closes, stalls and aborts, refused upgrades.
+A ``BandLink``, a ``WebSocketClient`` or an ``Agent`` runs unmocked against it.
 
-    async with fake_phoenix_server(join_outcomes={"chat_room:r1": [JoinOutcome.REJECTED,
-                                                                   JoinOutcome.OK]}) as server:
-        link = BandLink(agent_id, key, ws_url=server.url, rest_url=...)
-        await server.push("chat_room:r1", "message_created", {...})
+How it works: docs/internals/sdk.md, "Fake Phoenix server".
 """
 
 from __future__ import annotations

@@ -1,24 +1,9 @@
 """``FakeSlack``: a local stand-in for Slack, checking every request as Slack documents it.
 
-Slack cannot run offline, so this serves the parts a Slack bridge talks to, on loopback:
+Serves the Web API, Socket Mode and Events over HTTP on loopback; what breaks Slack's rules is
+refused and recorded in ``violations``, which a test asserts stays empty.
 
-* the **Web API** at ``/api/<method>`` (``auth.test``, ``chat.postMessage``, ``chat.update``,
-  ``conversations.replies``, ``conversations.info``, ``users.info``,
-  ``assistant.threads.setStatus``, ``apps.connections.open``): the token comes from
-  ``Authorization: Bearer`` (JSON bodies must use it), bot methods need the bot token
-  (``xoxb-``), ``apps.connections.open`` the app-level token (``xapp-``); required arguments
-  and their shapes are checked (channel ids, ``ts`` as ``1234567890.123456``, text or
-  blocks, lengths). Answers have Slack's shapes (``{"ok": false, "error": ...}`` on errors);
-* **Socket Mode** at ``/link/?ticket=...`` (a websocket, the URL ``apps.connections.open``
-  gives): ``hello`` first, then ``events_api`` envelopes, each to be acknowledged with its
-  ``envelope_id`` within 3 seconds;
-* **Events over HTTP**: ``send_http_event`` posts an ``event_callback`` to an app's URL,
-  signed (``X-Slack-Signature: v0=<HMAC-SHA256>``, ``X-Slack-Request-Timestamp``), with the
-  retry headers on a retry, and expects 200 within 3 seconds.
-
-Whatever breaks those rules is refused as Slack would and recorded in ``violations``; a
-test asserts it stays empty. The workspace is small: one bot, users, channels, and the
-messages posted in them (so ``conversations.replies`` returns a thread).
+How it works: docs/internals/sdk.md, "Fake Slack".
 """
 
 from __future__ import annotations

@@ -1,15 +1,7 @@
 """The ACP client of one room's agent: ``band.integrations.acp``'s collecting client, with
 the room's permission decisions and the adapter's profile.
 
-Updates are parsed, ordered and published by :class:`ACPCollectingClient` to the turn's
-sink (a :class:`TurnEmitter`: text followed by a tool call posted as a thought); tool
-names are Band's own spelling for Band's tools (``mcp__band__x``, ``band-x``,
-``Tool: band/x`` all become ``x``). Each turn installs a
-permission handler: a ``resolve_permission`` callback decides, else a request about Band's
-own tools is allowed, else the room decides through the approval relay (``approval_mode``);
-a request left undecided is cancelled and shown in the room as a failed call. A profile's
-``room_ext_method`` / ``room_ext_notification`` (called with this client) take precedence
-over its plain ``ext_method`` / ``ext_notification``.
+How it works: docs/internals/sdk.md, "ACP: one room's client".
 """
 
 from __future__ import annotations

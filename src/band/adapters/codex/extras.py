@@ -1,18 +1,8 @@
 """The opt-in events of a Codex turn (``CodexAdapterConfig``'s stream and ``emit_*`` flags).
 
-* ``stream_reasoning_events``: reasoning deltas as ``thought`` chunks (``streaming: true``);
-* ``stream_commentary_events``: the text of commentary messages (Codex's ``commentary``
-  phase: text the model writes before more work) as ``thought`` chunks;
-* ``stream_plan_events``: ``turn/plan/updated`` as a "Codex plan" ``task`` event, plan text
-  deltas as ``thought`` chunks;
-* ``emit_diff_events``: the turn's final diff as one "Codex diff" ``task`` event (64 KiB at
-  most, marked truncated beyond);
-* ``emit_token_usage_events``: each token-count update as a "Codex token usage" ``task``;
-* ``emit_turn_lifecycle_events``: "Codex turn lifecycle" ``task`` events at the start and
-  end of a turn (and one per context compaction);
-* ``emit_turn_task_markers``: a "Codex turn" ``task`` marker at the start and end.
-
 Thoughts need ``Emit.THOUGHTS``, task events ``Emit.TASK_EVENTS``.
+
+How it works: docs/internals/sdk.md, "Codex: opt-in events".
 """
 
 from __future__ import annotations

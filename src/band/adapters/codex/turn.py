@@ -1,15 +1,6 @@
 """One Codex turn: its notifications become room events, its requests are answered.
 
-* ``item/tool/call`` (a Band tool, offered as a dynamic tool) runs on the room's tools;
-* command and file-change approvals go through the approvals relay, each kept as a
-  ``PendingApproval`` answered under its own request id;
-* items Codex runs itself (commands, file changes, MCP calls, web searches, ...) become a
-  ``tool_call`` when they start and a ``tool_result`` when they complete; reasoning, plans
-  and compactions become thoughts; agent text is held (see :class:`Reporter`);
-* ``thread/tokenUsage/updated`` adds up the turn's usage (Codex's output tokens already
-  include reasoning tokens) and keeps the thread's totals; ``turn/completed`` ends it;
-* the opt-in extra events are :class:`TurnExtras`'s; ``setmodel`` / ``setreasoning`` (with
-  ``enable_self_config_tools``) change the room's own settings.
+How it works: docs/internals/sdk.md, "Codex: one turn".
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """``OpencodeAdapter``: Band rooms on an OpenCode server (``opencode serve``), a session each.
 
-The adapter connects to the server at ``base_url`` (through ``client_factory``'s client, by
-default ``HttpOpencodeClient``) and reads its ``/event`` stream once; each room gets its own
-OpenCode session, its id posted as a ``task`` event "OpenCode session" (always: the resume
-state) and reused after a restart when the server still has it (otherwise a new session
-starts with the room's history). Band's tools reach OpenCode as a remote MCP server
-registered per room (``<mcp_server_name>_<room digest>``), visible only to that room's
-prompts. Streamed parts become tool events and thoughts; permission asks are relayed to the
-room like every coding adapter's (``/approve``); the question tool's questions are posted to
-the room and answered by its next message (``question_mode``, :mod:`.approvals`); a turn
-that did not reply posts its final text (``fallback_send_agent_text``).
+Band's tools reach OpenCode as a remote MCP server registered per room.
+
+How it works: docs/internals/sdk.md, "OpenCode adapter".
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """One room's open OpenCode asks: permission asks and the question tool's questions.
 
-OpenCode stops a session until it gets a reply to a ``permission.asked`` (its rules said
-``ask``) or a ``question.asked`` (the model used its question tool). ``RoomApprovals``
-holds a room's open asks by request id and answers them: at once where the configured mode
-says so, else by posting them to the room and reading the next messages as the answers
-(``approve``/``always``/``reject`` with or without the id for a permission; a line per
-question, or ``reject``, for a question). An ask nobody answers is answered for them after
-its wait (``approval_timeout_reply``; a question is declined). Asks for the adapter's own
-Band tools are always allowed. The adapter is reached through ``ApprovalPorts``, and may
-hand manual permission asks to a ``decide`` callable instead (``OpencodeAdapter`` passes
-its room relay there, so they are answered with ``/approve`` like every coding adapter's).
+``RoomApprovals`` holds them by request id and answers them, at once or from the room.
+
+How it works: docs/internals/sdk.md, "OpenCode: open asks".
 """
 
 from __future__ import annotations

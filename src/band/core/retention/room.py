@@ -1,16 +1,9 @@
 """``RetainedRoom``: one room's residency: admission, acquisition, release and disposal.
 
-The room holds no provider object, only three callbacks: ``acquire(generation, resume)``
-opens the handle (``resume`` is true after an idle release: restore the same native
-identity), ``release(cause)`` closes it and returns ``ReleaseOutcome`` (``BUSY`` refuses an
-idle release and leaves the handle intact), ``dispose()`` erases what remains after the
-final release. Transitions run one at a time as owned tasks, so a caller that gives up or is
-cancelled never leaves one half done; callers wait at most ``transition_timeout_s``.
+It holds three callbacks (``acquire``, ``release``, ``dispose``), never a provider object;
+work enters through ``use()`` (a lease) or ``own()``.
 
-Work enters through ``use()`` (a lease on the live handle, acquiring it first when
-suspended) or ``own()`` (detached work). A failed acquisition, or ``recover()`` after a
-crash, releases the handle for ``RECOVERY`` once no lease holds it; the next use acquires a
-new generation. Observations from an older generation carry no authority.
+How it works: docs/internals/sdk.md, "A room's residency".
 """
 
 from __future__ import annotations

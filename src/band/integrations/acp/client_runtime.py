@@ -1,14 +1,7 @@
 """``ACPRuntime``: one ACP agent connection, opened, initialised and closed, with the
 session operations of :class:`~band.integrations.acp.sessions.ACPSessionOperations`.
 
-``start`` enters the spawn context (``spawn_process``: ``acp.spawn_agent_process`` unless
-another is given, such as :func:`tcp_spawn_process` or a process-group spawner), drains a
-spawned process's stderr, sends ``initialize`` (and ``authenticate`` with ``auth_method``)
-and reads what the agent offers (``loadSession``, ``session/close``, its MCP transport).
-``stop`` is one owned closing task: a cancelled caller leaves it running and the next
-``stop`` joins it; a failed closing keeps the handles so the next ``stop`` tries again. A
-process counts as closed at the end of its stdout, not at its exit (a descendant may hold
-it), and a warning says so when that takes long.
+How it works: docs/internals/sdk.md, "ACP: the agent connection".
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """An ACP session's advertised settings (its config catalog) and setting them safely.
 
-An ACP agent answers ``session/new`` and ``session/load`` with ``config_options``: selects (a
-current value and the values offered, possibly in named groups) and booleans. Settings are
-applied with ``session/set_config_option``, whose answer is the whole refreshed catalog.
-``apply_session_config_selections`` checks each wanted value against the catalog before
-sending it, and accepts a setting only when the refreshed catalog shows it applied: a
-refusal, a malformed answer or a value that did not take raises ``ACPConfigError``; no
-answer at all (a timeout, a lost connection) raises ``ACPConfigUnreachableError``.
+Imports without the ``acp`` extra: the setter passed in is what talks to the agent.
 
-The functions read the catalog by shape (``type == "select"``), so this module imports
-without the ``acp`` extra; the setter passed in is what talks to the agent.
+How it works: docs/internals/sdk.md, "ACP: session settings".
 """
 
 from __future__ import annotations

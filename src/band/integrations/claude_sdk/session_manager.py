@@ -1,16 +1,8 @@
 """One Claude Code CLI per Band room, each owned by the room's residency (``band.core.retention``).
 
-``ClaudeSessionManager`` keeps a :class:`ClaudeRoomSession` per room: its CLI starts on the
-room's first leased operation (``session.using()``), resuming the room's Claude session when
-it has one (a session that cannot be resumed gives way to a new one, unless the resume was
-strict), and is closed for recovery, on the room's cleanup or on ``stop()`` (final: the
-manager serves no more). One task reads each CLI from its start to its end and hands what
-it says to the turn listening (``session.listening()``, a :class:`TurnStream`); the end of
-the output reaches that turn as a :class:`StreamEnd`, and outside a turn retires the CLI.
+Starting a CLI needs the extra ``claude_sdk``; importing this module does not.
 
-``ClaudeSDKAdapter`` reads its CLI the same way (``TurnStream`` per turn); this manager is
-the whole per-room lifecycle for code that drives ``ClaudeSDKClient`` itself. Starting a CLI
-needs the extra ``claude_sdk``; importing this module does not.
+How it works: docs/internals/sdk.md, "Claude Code: a CLI per room".
 """
 
 from __future__ import annotations

@@ -1,26 +1,9 @@
 """``OperatorConsole``: Copilot's ``ask_user`` questions answered at the agent's terminal.
 
-Pass ``OperatorConsole().ask`` as ``CopilotSDKAdapter(ask_user=...)`` when the person to
-ask is whoever runs the agent process (``ask_user="room"`` asks the room instead). The
-question is printed with its choices numbered; the typed line is the answer. What it takes
-care of:
+Pass ``OperatorConsole().ask`` as ``CopilotSDKAdapter(ask_user=...)``. Agents in one process
+share one console: it owns stdin and the root logger. Nothing here imports the SDK.
 
-* Log lines never cut into a question: each root-logger handler is wrapped in a
-  :class:`LogGate`, which holds records back while a question is open and writes them after.
-* Questions from several rooms at once take turns at the terminal (one at a time).
-* One reader thread owns stdin for good: the SDK never withdraws a question (no timeout, not
-  even on abort), so a blocked ``input()`` per question would leak and could answer the
-  wrong one later. A line is paired only with the question on screen; lines typed while no
-  question is open are dropped.
-* A question waits ``answer_timeout_s`` at most, then the model is told the operator did not
-  answer (``NO_ANSWER_TEXT``); keep it below the adapter's ``turn_timeout_s``.
-* Answers are checked against the request, which the SDK does not do: a choice number or a
-  choice's text; free text only when ``allowFreeform`` allows it; otherwise asked again.
-* With no terminal (stdin at its end) every question is answered ``UNAVAILABLE_TEXT`` at
-  once instead of failing the turn.
-
-Agents in one process share one console: it owns stdin and the root logger. The request and
-response are plain dicts in the SDK's shapes, so nothing here imports the SDK.
+How it works: docs/internals/sdk.md, "Copilot: questions at the terminal".
 """
 
 from __future__ import annotations

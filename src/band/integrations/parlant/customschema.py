@@ -1,18 +1,9 @@
 """What Parlant is told about a custom tool's fields, and how their text arrives back.
 
-Parlant casts each argument by the tool function's annotation, and that cast is lossy for
-typed values (``"False"`` would become ``True``) with a failure the model only sees as a bare
-"Tool call error". So every parameter is annotated ``str`` (no cast), while the descriptor
-Parlant advertises carries the field's own type from the input model's JSON schema; the
-input model then validates the text (lax mode) and a bad value is a readable tool result.
+Parameters are advertised with their own types but received as text, validated by the input
+model; unsupported shapes are refused when the adapter is built. Nothing here imports Parlant.
 
-Field shapes Parlant can be told about (after ``$ref`` and ``Optional`` are unwrapped):
-a scalar (string, with ``date`` / ``date-time`` formats as Parlant's date types, integer,
-number, boolean); string choices (a str ``Literal`` or str-valued ``Enum``); a union of
-those (advertised as string; a plain ``str`` member only beside str ``Literal`` choices,
-since it would take every text first); a list, set or tuple of one of those (``array``,
-sent as JSON, Python or comma-separated list text). Any other shape is refused when the
-adapter is built. Nothing here imports Parlant, so tools can be checked anywhere.
+How it works: docs/internals/sdk.md, "Parlant: custom tool fields".
 """
 
 from __future__ import annotations

@@ -1,14 +1,8 @@
 """``SlackAdapter``: a Band agent that also answers in Slack, wrapping the adapter that thinks.
 
-Two ways in, one brain (``inner``):
+Band rooms and Slack threads (Events over HTTP or Socket Mode) both run ``inner``.
 
-* **Band** (the platform's socket): a message in a room runs ``inner`` as usual; when the room
-  mirrors a Slack thread, its tools gain ``slack_send_message`` into that thread.
-* **Slack** (Events over HTTP via ``router``, or Socket Mode): an ``app_mention``, or a direct
-  message, is acknowledged at once, then becomes a judged turn of ``inner`` in the Band room
-  kept for its Slack thread (created on first use, the binding kept in a ``task`` event so a
-  restart finds it again), with the thread's earlier messages as history; replies go to the
-  thread. A Slack retry of an event already taken is not handled twice.
+How it works: docs/internals/sdk.md, "Slack adapter".
 """
 
 from __future__ import annotations
