@@ -1,14 +1,6 @@
 """``band backup`` / ``band restore``: one deployment, whole, consistent while it runs.
 
-The database is copied as one snapshot: SQLite through its online backup API (one step, under
-one read transaction, so the copy is the database as of one commit while the server keeps
-writing); PostgreSQL through ``pg_dump`` (one ``REPEATABLE READ`` snapshot). Then the room
-files the snapshot names are copied: a file's bytes are stored before its row commits, so
-every file the snapshot knows is there. A backup is a folder (or the same tree in a ``.tar``)::
-
-    backup.json      format, version, database kind, time, the database's sha256, counts
-    band.db          SQLite; or database.dump (pg_dump's custom format) for PostgreSQL
-    files/aa/<sha>   the room files, as the file store keeps them
+How it works: docs/internals/server.md, "Backup and restore".
 """
 
 from __future__ import annotations

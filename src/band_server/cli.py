@@ -1,17 +1,8 @@
 """The ``band`` command: run the platform, and administer it from the shell.
 
-    band serve [--host 127.0.0.1] [--port 8080] [--data DIR] [--access-log]
-               [--log-level info] [--forwarded-allow-ips ADDRESSES]
-               [--wait-for-dependencies S]
-    band users create NAME --handle H --email ADDRESS
-    band agents create NAME --owner HANDLE --description TEXT
-                       [--write-config agent_config.yaml [--config-key KEY]]
-    band rooms create --owner HANDLE [--title T] [--add HANDLE ...]
-    band send --room ID --as HANDLE "text @handle"
-    band backup DEST [--data DIR]          band restore SOURCE [--data DIR] [--force]
-    band demo [...]
-
 Admin commands open the database directly; they do not need a running server.
+
+How it works: docs/internals/server.md, "The band command".
 """
 
 from __future__ import annotations

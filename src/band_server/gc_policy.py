@@ -1,21 +1,8 @@
 """Garbage collection for a node that holds thousands of long-lived sockets.
 
-Each idle socket keeps dozens of objects the cyclic collector tracks (uvicorn's protocol,
-wsproto's and h11's state, the endpoint's coroutines and timers), on top of the many from
-start-up (modules, schemas, tables). CPython's full collection walks all of them, and it runs
-whenever the objects that survived younger collections grow by a quarter, which is exactly
-what a connect storm does: the pauses grew longer than a join may take (docs/decisions.md,
-"Idle sockets: memory, handshakes, the collector").
+Installed by the app's lifespan; installs nest, for several apps in one process.
 
-Policy, installed by the app's lifespan beside ``server_stack.steady_heap`` (which freezes what
-start-up built and raises the young threshold):
-- after every full collection, the survivors are frozen too (``gc.freeze``): the next full
-  collection walks only objects made since. Frozen objects are still freed by
-  reference counting, which is how a closed socket's objects go (a closed socket leaves no
-  cyclic garbage);
-- every ``full_every`` seconds everything is unfrozen and collected once, so cyclic garbage
-  that formed among frozen objects is not kept for longer than that;
-- uninstalled with the app (unfrozen again); installs nest, for several apps in one process.
+How it works: docs/internals/server.md, "Garbage collection policy".
 """
 
 from __future__ import annotations

@@ -1,27 +1,9 @@
 """``GET /metrics`` on every node: Prometheus text, via ``prometheus-client``.
 
-Metrics, all per node:
+All metrics are per node; each app has its own registry, so several apps in one process
+never collide.
 
-- ``band_http_requests_total{method,route,status}`` and
-  ``band_http_request_duration_seconds{method,route}``: every HTTP request, labelled by the
-  route template (``/api/v1/agent/chats/{chat_id}/messages``), never by raw path;
-- ``band_deliveries{state}``: deliveries by state (``delivered``, ``processing``,
-  ``processed``, ``failed``), counted in the database when scraped;
-- ``band_sockets{kind}``: live sockets on this node (``agent``, ``user``);
-- ``band_presence_other_nodes``, ``band_presence_remote_principals`` and
-  ``band_presence_sync_age_seconds`` (nodes sharing Redis only): the live nodes this node
-  sees besides itself, the principals online only through their sockets, and the seconds
-  since this node's presence last reached Redis (growing while Redis is away);
-- ``band_fanout_lag_seconds``: from a broadcast's publication to this node's hub pushing it;
-- ``band_db_commit_batch_units``: units of work per SQLite group commit;
-- ``band_asyncio_tasks``: the tasks of the node's event loop, counted when scraped, and
-  ``band_http_requests_in_flight``: the requests under way then (one task each), so the tasks
-  beyond them stay flat under a steady load and a growing count is a leak (``bench/soak.py``);
-- ``band_sqlite_memory_bytes`` (SQLite nodes): what SQLite holds in the process, its page caches
-  above all (bounded by ``cache_size`` per connection: RSS growth that is not a leak);
-- the process collector's CPU, memory and file descriptor figures.
-
-Each app has its own registry, so several apps in one process (tests) never collide.
+How it works: docs/internals/server.md, "Metrics".
 """
 
 from __future__ import annotations

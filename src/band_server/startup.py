@@ -1,15 +1,9 @@
 """A node's start: reach the database (and migrate it) and Redis, then serve; wait for what is
 out of reach instead of exiting.
 
-The first try runs inside the app's start-up, so a node whose dependencies answer serves as
-soon as it listens, as before. When one is out of reach the node listens anyway and keeps
-trying in a task (backoff from 0.5 s up to 5 s, one log line every few seconds naming what is
-missing and why); meanwhile every request is answered 503 (``/healthz`` and ``/health`` name
-what is missing, a socket upgrade is refused with 503, which both SDKs retry) and nothing of
-the node runs (no sweep, no job, no socket). Once everything answers, the node serves. After
-``wait`` seconds it gives up: ``on_give_up`` gets one line saying what was missing (``band
-serve`` stops and exits with status 1). Migrations take PostgreSQL's advisory lock
-(``store.migrate``), so nodes waiting for the same database migrate it once when it is back.
+While it waits, every request is answered 503; after ``wait`` seconds the node gives up.
+
+How it works: docs/internals/server.md, "A node's start".
 """
 
 from __future__ import annotations

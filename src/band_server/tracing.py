@@ -1,15 +1,8 @@
 """The platform's part of a turn's trace (``band_protocol.tracing`` holds the rules).
 
-When tracing is on, ``create_app`` wraps three seams, and nothing else changes:
+When tracing is off, none of it is installed.
 
-- the HTTP stack (:class:`TracedHttp`): a server span per request, a child of the caller's
-  ``traceparent`` header when it sends one;
-- the bus (:class:`TracedBus`): a published ``message_created`` carries the trace context of
-  the request that wrote it (in the broadcast's ``meta``, across nodes too);
-- delivery (:func:`traced_delivery`): a ``push`` span per such broadcast, whose context rides
-  in the pushed payload as ``traceparent``, so the agent's turn continues the trace.
-
-The commit is a span of the write unit (``services.unit``). Off, none of this is installed.
+How it works: docs/internals/server.md, "Tracing a turn on the server".
 """
 
 from __future__ import annotations

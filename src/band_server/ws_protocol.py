@@ -1,18 +1,9 @@
 """uvicorn's sans-I/O WebSocket protocol, lighter while a socket is held idle.
 
-A node holds tens of thousands of agent sockets that send a heartbeat every 30 s and little
-else, so what each one keeps for its lifetime is the node's memory. uvicorn's protocol keeps
-the parsed upgrade request and the 101 response (both with their headers) after the handshake,
-and websockets' parser the request too, although nothing reads them again; and it makes its
-receive queue an ``asyncio.Queue``: three deques (~620 bytes each, empty) and an ``Event`` with
-a fourth, for a queue with one consumer that is empty nearly all the time.
-:class:`HeldSocketProtocol` empties and drops the handshake once the 101 is sent and uses
-:class:`ReceiveQueue`, which makes its storage on first use and lets it go once drained.
-Its transport is a :class:`PassTransport`: what one pass of the loop writes after the first
-write goes out in one system call. :meth:`HeldSocketProtocol.push_text` writes a text frame
-without the ASGI send while the socket is in its plain steady state. Everything else is
-uvicorn's (docs/decisions.md, "Idle sockets: 50,000 on a node", "Pushes and answers: fewer
-writes", "Pushes: a frame written without the ASGI send").
+A subclass of uvicorn's ``websockets-sansio`` protocol, given to uvicorn as its ``ws`` class
+(``server_stack``).
+
+How it works: docs/internals/server.md, "The held-socket WebSocket protocol".
 """
 
 from __future__ import annotations

@@ -1,27 +1,9 @@
 """Redis pub/sub fan-out for several nodes (needs the ``redis`` extra).
 
-Every node hands each broadcast it publishes to its own hub, then publishes it as JSON: on
-its topic's channel, which only the nodes whose sockets joined the topic hear, or on the
-common channel when every node acts on it (``bus.for_every_node``; see
-:mod:`.redis_subscription`). The subscription hands every broadcast it reads from another
-node to the local hub. A node's broadcasts open with its origin (``{"origin":"<id>",...``): it
-skips its own when it hears them back without decoding them, so each node delivers every
-broadcast exactly once (docs/decisions.md, "Two nodes: our own RESP connection on hiredis,
-channels per topic").
-Publishes are quiet where Redis allows it (``CLIENT REPLY SKIP``): no reply per publish, one
-PING confirms the batch before it, and a batch its connection lost unconfirmed is resent
-(docs/decisions.md, the same record).
-Pub/sub is fire-and-forget: a push lost while Redis is away is recovered by ``/next``, since
-the data was committed before it was announced. So that the agents do call ``/next``, a gap is
-announced: a node whose subscription was lost hands a gap note (``bus.gap_note``) to its own
-hub once it is subscribed again (it may have missed anything published meanwhile), and a node
-whose publish failed publishes a gap note to every node as soon as Redis takes it (the others
-missed what it could not publish). Until it has, its database row says so (``gaps``, a
-``GapLedger``): a node that finds it dead first announces the gap in its stead
-(``realtime.redis_presence``). A note says when the gap ended too; a hub that reads it makes
-its agent sockets opened before then reconnect, and a reconnect drains ``/next``
-(docs/decisions.md, "Faults: a real deployment, one fault per burst", and "A fan-out gap
-closes only the sockets opened before it ended").
+Each node delivers every broadcast exactly once; a push lost while Redis is away is recovered
+through ``/next``, and the gap is announced so that agents do call it.
+
+How it works: docs/internals/server.md, "Fan-out over Redis".
 """
 
 from __future__ import annotations

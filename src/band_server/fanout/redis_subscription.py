@@ -1,22 +1,7 @@
 """A node's Redis subscription: the channel every node hears, and one channel per topic that
 this node's sockets joined.
 
-A broadcast that only sockets act on (a message in a room, say) is published on its topic's
-channel, so a node hears only the rooms its own sockets are in: it is not woken for the
-others, and the cluster's traffic is not multiplied by its number of nodes. A broadcast that a
-node acts on without any socket (a revoked key, a membership change its caches must drop, a
-gap note) goes on the common channel (``for_every_node``). docs/decisions.md, "Two nodes: our
-own RESP connection on hiredis, channels per topic".
-
-A principal's own topics (an agent's ``agent_control``, ``agent_rooms`` and
-``agent_contacts``, a person's ``user_rooms`` and ``user_notifications``) share the principal's
-channel: one SUBSCRIBE for a socket's own topics, and the channel on which a new socket of an
-agent supersedes its older ones, heard only by the nodes holding one (``realtime.socket``).
-
-A join waits until Redis has subscribed the node to its topic (one round trip, for the
-channel's first socket on the node), so no broadcast committed after its reply is missed. While
-the subscription is down a join does not wait: the node subscribes to every topic it follows
-once it reconnects, and hands its hub a gap note.
+How it works: docs/internals/server.md, "A node's Redis subscription".
 """
 
 from __future__ import annotations

@@ -1,21 +1,8 @@
 """One lean Redis connection for the bus's per-message work: PUBLISH, and a subscription.
 
-The bus publishes every broadcast and every node whose sockets joined its topic hears it, so
-these two paths run once per message on those nodes. redis-py's asyncio client spends most of
-their CPU in its pool, retry wrapper, stream reader and pub/sub dispatch; here a command is
-one write of hiredis' packed bytes and a reply is one ``hiredis.Reader.gets`` in
-``data_received`` (docs/decisions.md, "Two nodes: our own RESP connection on hiredis,
-channels per topic"). hiredis is redis-py's own C
-parser, already required by the ``redis`` extra. Presence keeps redis-py (a cycle a second,
-Lua scripts).
+RESP2 only, on hiredis (already required by the ``redis`` extra).
 
-The subscription's SUBSCRIBEs and UNSUBSCRIBEs are sent "soon" (``command_soon``): those of
-one loop pass go out in one write, after the pass's work.
-
-RESP2 only: commands are answered in the order they were sent, a subscription's messages
-arrive as ``["message", channel, data]`` in between. One reply per command: SUBSCRIBE and
-UNSUBSCRIBE name one channel each (Redis answers once per channel). Compared with redis-py on
-a real server, the stream cut at every offset: ``tests/scale/test_resp_equal.py``.
+How it works: docs/internals/server.md, "The lean RESP connection".
 """
 
 from __future__ import annotations

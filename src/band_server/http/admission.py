@@ -1,15 +1,8 @@
 """Admission: beyond ``max_in_flight`` requests under way, a new one is answered 503 at once.
 
-Every request under way holds memory (its coroutine, body, session, rows) while it waits for
-the database or the loop; a node that takes more work than it can finish queues it without
-bound, and its memory follows the queue (issue 26's soak: ~250 requests queued at the end of a
-saturated run, RSS tracking them). Past the limit a request is answered before anything reads
-its body: 503 ``overloaded`` in the error envelope with ``Retry-After``, which our SDK honours
-(``band.platform._http``) and band-client-rest's retry treats as any 503. The health checks and
-``/metrics`` are always admitted, so a balancer and a scraper still see the node.
+``BAND_MAX_IN_FLIGHT`` sets the limit (0: none); health checks and ``/metrics`` always pass.
 
-``BAND_MAX_IN_FLIGHT`` sets the limit (0: none); the default is far above what a node serving
-its load keeps under way (a few to a few dozen), and below what makes its memory grow.
+How it works: docs/internals/server.md, "Admission".
 """
 
 from __future__ import annotations

@@ -1,23 +1,8 @@
 """A fast lane for simple routes: the same endpoint functions, without FastAPI's per-request work.
 
-FastAPI's routing, dependency solving and response handling cost as much CPU per request as
-the work of the agent's busiest calls (docs/decisions.md, "The HTTP layers in front of
-FastAPI, and the fast lane"). This pure ASGI layer, inside the idempotency middleware, serves
-a request itself when its route is *simple* and the request is well-formed; everything else
-goes on to FastAPI unchanged.
+Anything unusual goes on to FastAPI, which answers as with the lane off (``BAND_FAST_LANE=0``).
 
-A route is simple when its only dependencies are ``get_platform`` and one principal
-dependency (``current_agent``, ``current_user`` or ``current_principal``), its other
-parameters are path parameters and optional string headers named by an explicit alias
-(``Header(alias=...)``, default None), and it has at most one JSON body (a pydantic model). A
-request takes the lane only if exactly one route matches its method and path, it carries no
-query string, its key authenticates as the right kind of principal, its ``Content-Type`` is
-JSON by FastAPI's own rule and its body decodes (``http.json_body``, as FastAPI's routes decode
-it) and validates; anything unusual (bad input, a wrong key, an unknown path) goes to FastAPI,
-which answers exactly as it does with the lane switched off (``BAND_FAST_LANE=0``). The
-endpoint is called with the same arguments FastAPI would pass, and its errors get the same
-envelopes as FastAPI's exception handlers give. ``tests/server/http/test_lane_equal.py`` compares
-the two for every route the lane serves.
+How it works: docs/internals/server.md, "The fast lane".
 """
 
 from __future__ import annotations

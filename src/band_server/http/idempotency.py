@@ -1,17 +1,8 @@
 """``Idempotency-Key`` on every POST (Stripe semantics), as a pure ASGI middleware.
 
-Same key, same caller, same request line and same body: the first 2xx answer is replayed
-(status and body, plus ``Idempotent-Replayed: true``) and the work is not done again. Same key
-with another request: 422 ``idempotency_key_reused``. Same key while the first request is still
-running: 409 ``idempotency_key_in_use``. Requests without the header, or without a valid
-``X-API-Key``, pass through untouched. Keys expire after 24 hours.
+Kept answers are sealed with the client's key; a speech post's key rides on its message.
 
-Every kept answer is sealed with the client's key (``services.idempotency.replay_seal``):
-answers that hold a secret shown once (an agent's API key, a delegated token) are kept and
-replayed like any other, so a retried create never makes a second agent, yet the database
-holds no secret. Replays carry ``Cache-Control: no-store``. A speech post's key (the routes
-marked :func:`claims_in_its_unit`) rides on the message it posts instead of a record
-(``services.idempotency.row_keys``), and its replay is rebuilt from that row.
+How it works: docs/internals/server.md, "Idempotency-Key on every POST".
 """
 
 from __future__ import annotations

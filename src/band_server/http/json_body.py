@@ -1,20 +1,8 @@
 """A JSON request body, decoded one way for every path that reads one.
 
-FastAPI's routes (``JsonRoute``: its own body parsing calls ``request.json()``), the fast lane
-and the idempotency layer's hash all call :func:`decode`, so a body one of them takes is a
-body all of them take, and one refused is refused alike: 400 ``malformed_json``, never a 5xx.
-Beyond what ``json.loads`` refuses, it refuses what would poison whoever reads the value
-later, since what a client sends is stored and served back in histories and pushes:
+A body refused is refused alike everywhere: 400 ``malformed_json``, never a 5xx.
 
-- ``NaN``, ``Infinity``, ``-Infinity`` and numbers too large for a double (``1e400``): not
-  JSON (RFC 8259), and every strict reader (our own answers among them) fails on them;
-- nesting deeper than :data:`MAX_DEPTH` (``json.loads`` raises ``RecursionError`` past about
-  a thousand levels, pydantic fails to serialise past about 250);
-- lone UTF-16 surrogates (``"\\ud800"``): no UTF-8 encoding exists for them;
-- integers longer than Python converts (4,300 digits).
-
-:func:`is_json` is FastAPI's own rule for which ``Content-Type`` carries JSON: the lane applies
-it, so a body FastAPI would not read as JSON never takes the lane.
+How it works: docs/internals/server.md, "JSON request bodies".
 """
 
 from __future__ import annotations

@@ -1,14 +1,7 @@
 """The OpenAPI document: every status a route can answer, with the error envelope, declared in
 one place for every route (including routes added later), not by hand per route.
 
-What each route can answer is derived from its shape: an API route can answer 400 (a header
-sent twice, ``duplicate_header``), 401 (no or dead key), 403 (the other surface's key, or a
-refusal) and 503 (the database out of reach, with ``Retry-After``); a path parameter means 404;
-parameters or a body mean 422 (``validation_error``, a body that is not JSON by its
-``Content-Type`` too); a JSON body means 400 (``malformed_json``); a write can answer 409 (a
-conflicting concurrent change, an idempotency key in flight) and 413 (a body past
-``http.body_limit``). Statuses a route declares itself (``responses=``) are kept, and every
-error status gets the envelope's schema.
+How it works: docs/internals/server.md, "The OpenAPI document's statuses".
 """
 
 from __future__ import annotations

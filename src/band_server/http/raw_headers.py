@@ -1,14 +1,8 @@
 """One request header, read straight from the ASGI scope.
 
-Every layer of an agent's call asks for a header or two (the body's length, the API key, the
-idempotency key, the content type); a ``starlette.datastructures.Headers`` built for each
-layer and its ``get`` (a ``Mapping`` method over a case-folding ``__getitem__``) cost several
-times this loop. Same answer: ASGI servers hand header names lower-cased, and the first value
-of a repeated header wins, as ``Headers.get`` gives it.
+Same answer as ``starlette``'s ``Headers.get``.
 
-The outermost layer (``http.front.Front``) indexes an API request's headers once
-(:func:`index`) when no name comes twice, the usual request: each later read is then one
-dict lookup, not a walk of the list.
+How it works: docs/internals/server.md, "Reading raw headers".
 """
 
 from __future__ import annotations

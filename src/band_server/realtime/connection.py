@@ -1,15 +1,8 @@
 """One accepted socket: its identity and its outbound queue.
 
-The hub pushes from whatever task publishes a broadcast, so :meth:`SocketConnection.send_text`
-must never block. A frame pushed to an idle socket is sent at once, in the pusher's call (the
-server's send only writes to the transport unless the transport paused writing; on a socket in
-its plain steady state the server's protocol writes the frame itself, without the ASGI send:
-``ws_protocol.HeldSocketProtocol.push_text``); a send that has to wait, and every frame pushed
-while one is pending, goes to a per-connection queue that one writer task drains in order. A socket
-whose queue keeps growing (a client that stopped reading) is closed rather than allowed to hold
-memory; everything it missed is durable and recovered through ``/next`` after a reconnect.
-(uvicorn's default ws implementation buffers writes without backpressure, so a peer that
-stops reading entirely is caught by the websocket ping timeout or the heartbeat timeout.)
+:meth:`SocketConnection.send_text` never blocks; a socket whose queue keeps growing is closed.
+
+How it works: docs/internals/server.md, "A socket's outbound queue".
 """
 
 from __future__ import annotations

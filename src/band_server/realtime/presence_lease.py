@@ -1,14 +1,8 @@
 """A node's presence lease, renewed from a thread of its own (needs the ``redis`` extra).
 
-The node's presence cycle runs on its event loop, and so did the renewal of its lease (its
-score in the live-node set, the expiry of its hash). A node that is slow, not dead (a connect
-storm, a long collection, a CPU shared with other processes), then missed its lease: the other
-nodes took it for dead, declared a fan-out gap and closed every agent socket they held. The
-keeper renews the lease from a thread while the loop shows signs of life: the cycle ``tick``s,
-and once no tick has come for ``stall`` seconds the keeper stops renewing and the lease lapses
-as a dead node's does. A killed process takes the thread with it: the lease lapses within the
-ttl, as before. The keeper only extends a lease the cycle wrote (``ZADD XX GT``): it never
-brings back a node that stopped or that the others already judged expired.
+The keeper stops renewing once the loop stalls for ``stall`` seconds.
+
+How it works: docs/internals/server.md, "The presence lease".
 """
 
 from __future__ import annotations

@@ -1,25 +1,9 @@
 """Presence across nodes sharing one Redis (needs the ``redis`` extra).
 
-Each node keeps, in Redis, one hash of its own sockets (principal id -> how many it holds
-there, plus a version field) and its entry in a sorted set of live nodes scored by when it
-expires. One task per node (none per socket) runs a short cycle every ``interval`` seconds,
-and 50 ms after the hub reports a change (a burst of connects is one write): write the
-changed counts, refresh the expiry of the node's hash and of its entry, and, once an
-interval, reload the hash of every other live node whose version moved (a version moves only
-when the hash's counts do: an idle cluster reads one field a node per cycle). ``is_online`` then
-answers from the node's own hub and that mirror, with no round trip. A node that dies stops
-refreshing: its entry's score passes, every other node drops its sockets from the mirror,
-and Redis expires the hash. While Redis is away, each node keeps what it last read until the
-expiry it last read, then forgets it; once Redis is back, the node rewrites its whole hash
-(Redis may have restarted empty).
+``is_online`` answers from this node's hub and a mirror of the other nodes' sockets, with no
+round trip; ``claim`` admits a "reject" socket of an agent on at most one node.
 
-A node found dead is a fan-out gap (``_node_died``); one that died with a gap of its own
-unannounced (cut off from Redis, it kept committing) left a row in the gap ledger, which
-makes that gap run until it was found dead.
-
-``claim`` (``on_conflict=reject``) is one Lua script, so two nodes can't both admit a
-"reject" socket of the same agent: it looks for the principal in every live node's hash
-and, when no other node holds it, writes it into this node's hash in the same step.
+How it works: docs/internals/server.md, "Presence across nodes".
 """
 
 from __future__ import annotations

@@ -1,16 +1,8 @@
 """The socket endpoint ``/api/v1/socket/websocket`` (Phoenix Channels v2).
 
-Lifecycle of one socket: admit the upgrade (or refuse it with an HTTP error envelope), register
-with the hub (which is what makes the principal "online", on every node through
-``Platform.presence``), supersede any older socket of the same agent on every node, serve frames
-until the socket ends, unregister.
+A new socket of an agent supersedes its older ones, on every node.
 
-An agent's socket follows its agent's channel on the bus from before its supersede is published
-until it ends (both beside the session, which serves frames meanwhile), and the supersede goes
-on that channel: a node hears it only while it holds a socket of the agent. Of two sockets of
-one agent, the one whose supersede Redis takes second closes the other, whose node had followed
-the channel before publishing its own (docs/decisions.md, "Idle sockets: a supersede only where
-the agent is").
+How it works: docs/internals/server.md, "The socket endpoint".
 """
 
 from __future__ import annotations

@@ -1,28 +1,9 @@
 """The hottest Core statements, executed straight on SQLite's driver connection.
 
-Through ``AsyncSession.execute`` a one-row insert costs several times SQLite's own work: a
-greenlet per call, the execution context, parameter processing, the result object
-(docs/decisions.md, "SQLite: one writer, group commit, statements on the loop's thread").
-Posting a message runs four such statements. :func:`execute` and :func:`scalar` take the *same*
-SQLAlchemy Core statement and parameters the session would, compile each statement once per set
-of parameter names, and run it on the session's own ``sqlite3`` connection, in the session's
-transaction (and savepoint):
+It takes the session's own Core statements and parameters and writes the same rows; anything
+else (PostgreSQL, ``IN`` lists, pending ORM changes) goes through ``session.execute``.
 
-- parameters go through the column types' own bind processors (JSON, timestamps), so the
-  rows are exactly what the session would have written;
-- columns the statement leaves out get their Python-side ``default`` (inserts) or
-  ``onupdate`` (updates), as SQLAlchemy applies them;
-- driver errors are raised as SQLAlchemy's ``DBAPIError`` subclasses (``IntegrityError``...),
-  as the session raises them.
-
-:func:`first` reads one row of a ``SELECT`` on a plain ``sqlite3`` connection the same way
-(:func:`every`: all its rows),
-with the selected columns' result processors (a read session costs a session, a pooled
-connection, ``BEGIN`` and ``ROLLBACK`` before its first row); :func:`rows` reads every row of
-one in a write unit, on the session's own connection.
-
-Anything else (PostgreSQL, a statement with SQL-expression defaults or ``IN`` lists, pending
-ORM changes that the session would flush first) goes through ``session.execute`` unchanged.
+How it works: docs/internals/server.md, "Statements straight on the driver".
 """
 
 from __future__ import annotations

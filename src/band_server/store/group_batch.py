@@ -1,26 +1,7 @@
 """The group committer's batches: one SQLite transaction each on the writer's connection,
 opened, committed (on the loop's thread or the writer's), or failed and discarded as a whole.
 
-A lone unit (a batch of one, nobody waiting for the turn) commits on the loop's thread when
-nothing else is under way on the node either (:class:`InFlight`: the app counts its requests),
-checked again after one pass of the loop (a request already read runs its first step then):
-nobody waits for the loop during its fsync, and the two cross-thread wake-ups of the hop are
-saved. Under load (another request in flight, units queued) the commit goes to the writer's
-thread as before, and the loop serves the others meanwhile. Without that pass, requests read
-in the same pass of the loop never showed in the count, each committed alone on the loop, and
-no batch formed under load (measured in docs/decisions.md).
-
-Before each ``COMMIT``, in the batch's transaction, the writer writes the ``last_seq`` of the
-rooms it posted in, each room's ``seq`` being counted in memory meanwhile (``store.room_seqs``),
-and, once a second, every ``INDEX_UNITS`` units or when a search asks
-(:meth:`BatchWriter.index_next`), indexes the text messages the search index lacks
-(``store.search_index``): once a batch or less, not once a message.
-
-The writer's connection stays inside one SQLAlchemy transaction for its whole life; each batch
-is a SQLite transaction under it, begun and committed straight on the driver connection
-(``BEGIN IMMEDIATE`` / ``COMMIT``, see ``store.sqlite_inline``). Going through SQLAlchemy's
-transaction objects for both cost about half of a lone unit's CPU (an agent's calls come one
-at a time, so each is a batch of one; measured in docs/decisions.md).
+How it works: docs/internals/server.md, "The group committer's batches".
 """
 
 from __future__ import annotations

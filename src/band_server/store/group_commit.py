@@ -1,25 +1,9 @@
 """Group commit for SQLite: many units of work per transaction, one fsync per batch.
 
-SQLite has one writer. Every :meth:`GroupCommitter.unit` takes the writer's turn in arrival
-order (FIFO) and runs in the batch's open transaction; a unit that raises leaves the others'
-work intact. The batch's first unit fails alone by rolling back the whole transaction. The
-second opens one ``SAVEPOINT "band_batch"``; from there each unit notes the writes it runs
-straight on the driver (``direct.StatementLog``) and holds no savepoint of its own: one that
-raises after writing rolls the batch back to that savepoint, and the writes of the units
-before it since then run again (a unit's own savepoint costs a copy of every page it touches).
-Once a unit wrote through its session (the ORM, ``text()``), which no log repeats, each later
-unit of the batch holds its own ``SAVEPOINT "band_unit"``, released, or rolled back to (alone)
-when it raises. When a unit
-ends and nobody else is waiting for the turn (or the batch is full), the batch commits:
-``COMMIT`` is handed to the writer's thread at once (no task to start first) while later units
-queue up for the next batch. Each unit returns only after the commit of its batch is on disk,
-so an answer sent after ``async with db.write()`` is durable; a failed commit fails every unit
-of its batch.
+A unit returns only after its batch's commit is on disk; a unit that raises leaves the
+others' work intact. The batches themselves are ``store.group_batch``'s.
 
-Under light load every unit commits alone (no added latency); under heavy load a batch holds
-everything that arrived during the previous commit (the fsync is shared).
-
-The batches themselves (their transaction, where each commits) are ``store.group_batch``'s.
+How it works: docs/internals/server.md, "Group commit".
 """
 
 from __future__ import annotations

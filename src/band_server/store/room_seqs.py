@@ -1,22 +1,9 @@
 """Each room's last message ``seq``, kept in memory by SQLite's one writer.
 
-A post takes its room's next ``seq``. Through SQL that is an ``UPDATE rooms ... RETURNING`` a
-post, a row rewritten under every message. The group committer (``store.group_commit``) is the
-only writer of its process, so it keeps each room's last ``seq`` here instead: read once from
-``rooms.last_seq`` (in the batch's transaction), then counted in memory; a batch writes the
-``last_seq`` of the rooms it posted in once, in its transaction, just before its ``COMMIT``
-(:meth:`RoomSeqs.pending`). A committed batch has its rooms' ``last_seq`` with its messages; a
-batch that rolls back takes neither. The newest ``created_at`` the batch posted in each room
-goes with it, into ``rooms.last_message_at`` (:func:`newest`: the room's last activity, kept on
-its row instead of an index of every message; migration 0020).
+Anything else that moves a room's ``last_seq`` in a unit calls :func:`settle` first;
+PostgreSQL has none of this.
 
-What stays true: a unit rolled back to its savepoint gives its ``seq`` back (:meth:`undo`,
-from the unit's own log); a batch rolled back or failed forgets everything (:meth:`forget`);
-another connection's commit to the file (a CLI command, another process) shows in
-``PRAGMA data_version`` at the next batch's ``BEGIN``, and everything is read again
-(:meth:`begin`). Anything else that moves a room's ``last_seq`` in a unit (an archive import)
-calls :func:`settle` first. PostgreSQL (several nodes) has none of this: its posts increment
-the row (the row lock orders concurrent writers).
+How it works: docs/internals/server.md, "Room seqs in memory".
 """
 
 from __future__ import annotations

@@ -1,20 +1,8 @@
 """SQLite's message search index, written by the group committer in passes, not per row.
 
-Migration 0018 dropped the trigger that indexed each text message as it was inserted: inside a
-unit's savepoint that cost more than the message's own insert. Instead, the writer indexes, in
-a batch's transaction and just before its ``COMMIT`` (:func:`index_pending`), every text
-message the index lacks: those with a rowid above the highest one indexed. FTS5 keeps one row
-per indexed document in its ``message_search_docsize`` table, keyed by the document's rowid,
-so that bound is one lookup and always agrees with the index itself (another process's group
-committer included). FTS5 writes a segment in each transaction it indexes in, so the writer
-does this once a second (``group_batch.INDEX_EVERY``), and a search first asks for a pass when
-any text is pending (:data:`ANY_PENDING`, ``Database.search_ready``): search finds every
-acknowledged message. A batch that rolls back takes nothing with it. A message written outside
-a group committer (raw SQL on the file) is indexed by the next pass.
+A search runs ``Database.search_ready`` first, so it finds every acknowledged message.
 
-Rows past that bound are the ones not indexed yet: the delete and update triggers of
-migration 0018 leave them alone (a message posted and changed in the same batch is indexed
-once, as it stands at the commit).
+How it works: docs/internals/server.md, "The SQLite search index".
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """SQLite for the async engine without a thread hop per statement.
 
-aiosqlite runs every call (``execute``, ``fetchall``, ``commit``...) on its own worker thread and
-wakes the event loop through a future for each one. A SQLite statement on our tables takes
-microseconds, while each hop costs tens of microseconds of CPU and, on a busy machine, a
-scheduler wake-up of the worker thread and then of the loop: a unit of work with six statements
-held the write lock for six such round trips (measured in docs/decisions.md).
+Statements run on the loop's thread; only what may wait on the disk or another process's lock
+goes to a worker thread.
 
-:class:`InlineConnection` is an ``aiosqlite.Connection`` whose calls run on the loop's own
-thread, except the calls that may wait on the disk or on another process's lock: ``COMMIT``
-(the fsync) goes to one worker thread when the connection is the writer's, and so does
-``BEGIN IMMEDIATE`` when the file's write lock is taken (a CLI command holds it); a free lock
-is taken on the spot. SQLAlchemy's aiosqlite dialect drives
-it unchanged through ``create_async_engine(async_creator=...)``.
-
-Connections are opened with ``isolation_level=None`` and every transaction is begun explicitly
-(the recipe in SQLAlchemy's pysqlite notes), so SAVEPOINTs work and a read session sees one
-snapshot.
+How it works: docs/internals/server.md, "SQLite on the loop's thread".
 """
 
 from __future__ import annotations

@@ -1,21 +1,8 @@
 """SQLite's WAL copied into the database file on a thread of its own, beside the writer.
 
-By default SQLite checkpoints in the connection that commits, once the WAL holds 1,000 pages:
-the writer copies every page the WAL changed into the file and fsyncs it before it can begin
-its next batch (and a lone unit commits on the loop's thread, which then stalls for it). Under
-load the writer checkpointed many times a second, and each one held every unit arriving
-meanwhile (docs/decisions.md, "The WAL checkpointed beside the writer").
+Durability does not change: a commit is in the WAL before it is answered.
 
-:class:`Checkpointer` runs ``PRAGMA wal_checkpoint(PASSIVE)`` on its own connection after
-commits (each batch nudges it; a pass waits :data:`PASS_DELAY` so a page changed by several
-batches is copied once). A passive checkpoint takes no lock a writer or a reader waits for, and
-the GIL is released while SQLite works. The writer keeps an autocheckpoint of
-:data:`WRITER_CHECKPOINT_PAGES`: under steady writes the WAL is rarely wholly copied at the
-moment a transaction begins (that is when SQLite starts it again from its beginning), so the
-writer's own checkpoint, with little left to copy, is what bounds its length.
-
-Durability does not change: a commit is on disk (in the WAL) before it is answered, whichever
-connection later copies it into the file.
+How it works: docs/internals/server.md, "The WAL checkpointer".
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
 """The real platform, in-process: for testing agents end to end with no network.
 
-``LocalPlatform`` serves ``band_server`` on a loopback port inside the running event loop
-(SQLite in a temporary folder), and offers the few calls a test needs: create people, agents
-and rooms, post as a person, read a room. Point ``band.Agent`` at ``.rest_url``/``.ws_url``::
-
-    async with LocalPlatform() as platform:
-        alice = await platform.person("alice")
-        echo = await platform.agent(alice, "Echo")
-        room = await platform.room(alice, echo)
-        agent = Agent.create(adapter=..., agent_id=echo.id, api_key=echo.key,
-                             rest_url=platform.rest_url, ws_url=platform.ws_url)
-
 Needs the ``server`` extra (``pip install 'openband[server]'``); ``band.testing`` re-exports
-``LocalPlatform`` and ``Identity`` lazily, so the SDK imports the server only when they are used.
+``LocalPlatform`` and ``Identity`` lazily.
+
+How it works: docs/internals/server.md, "LocalPlatform".
 """
 
 from __future__ import annotations

@@ -1,27 +1,9 @@
 """Delivery leases: a ``processing`` attempt lives while the agent shows signs of life.
 
-An attempt opens with ``/processing``; from then on the delivery's ``updated_at`` is its lease
-clock, moved by every sign of life of the agent in that room: a repeated ``/processing``, a
-``working: true`` activity report, a message or event it posts there. An attempt whose clock is
-older than the lease (``Settings.delivery_lease``, 300 s by default) has expired: the agent
-crashed and did not come back within the lease, or it gave the message up without a mark that
-reached the platform (band-sdk 6.0.1 does, when the ``/failed`` of a turn whose reply was cut
-is cut too).
+An attempt silent for ``Settings.delivery_lease`` is recorded ``failed`` by each node's
+``LeaseSweeper``, and ``/next`` serves it after the room's other open messages.
 
-- ``/next`` serves an expired attempt after the room's other open messages, like a ``failed``
-  one (``next_up.next_message``).
-- The sweep of each node (``LeaseSweeper``) records it (only the oldest of one agent's silent
-  attempts in a room: the later ones were claimed, never started, and get a new lease; see
-  ``stale``): the attempt becomes ``failed`` with
-  ``EXPIRED_ERROR``, the delivery ``failed`` (people see it, ``message_updated``), and the
-  agent's sockets are closed with 1012 once (at most once a lease), so it reconnects and drains
-  ``/next``: a room whose drain stopped at that head moves on.
-- A late ``/processed`` of an expired attempt still counts (``deliveries.mark_processed``).
-
-Rooms are strictly serial in both SDKs, so the room's activity and posts are the heartbeat of
-its one live attempt. Writes of the clock are thinned per node (``LeaseClock``): at most one
-per agent and room every quarter lease, a ``/processing`` (which writes it itself) counting as
-one.
+How it works: docs/internals/server.md, "Delivery leases".
 """
 
 from __future__ import annotations

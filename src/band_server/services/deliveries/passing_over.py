@@ -1,32 +1,9 @@
 """``/next`` with one more rule: a head left from an agent's earlier connection, which the
-agent went past on its new one, is passed over within seconds.
+agent went past on its new one, is passed over (recorded ``failed``) within seconds.
 
-Both SDKs drain a room serially after a reconnect: ``/next``, run what it served (a
-``/processing`` first), then ``/next`` again. A head they will not run is skipped with no
-write, and the drain stops when ``/next`` answers the same id again: band-sdk 6.0.1 gives up a
-message for the life of its process once a turn of it failed and it sees it again ("exceeded
-max retries"), typically the turn that was running when its node died. Until issue 27 only the
-delivery lease (300 s by default) moved such a room on.
+The delivery lease stays the last resort.
 
-What a node can see decides it (``next_for_agent``):
-- the head is left from a connection that is gone: delivered, or its attempt opened, before
-  the agent's socket last connected to this node (``ServedHeads.connected``);
-- ``/next`` served it to the agent on this connection (``ServedHeads`` remembers the last head
-  served per agent and room, and forgets an agent's whenever its socket connects here), and the
-  delivery is still exactly as it was served: no claim, mark or sign of life moved it;
-- and the agent went past it: it asked ``/next`` again in that room (answered in the same
-  call), or it let ``GRACE`` seconds pass without claiming it (both SDKs claim what ``/next``
-  serves within milliseconds; band-sdk, holding the head failed already, asks only once and
-  stops).
-
-Then its open attempt is recorded ``failed`` (``deliveries.pass_over``; announced to people like
-any mark, and a late ``/processed`` still settles it), so ``/next`` serves the room's other open
-messages first and this one after them, as any failed one. After the grace the agent is also
-sent ``agent.control`` ``play`` for that room (both SDKs resume it and drain ``/next`` at once;
-nothing else: the room was not stopped). Not passed over: an agent back from a crash or a cut
-claims its own interrupted turn at once, so it still gets it first; a head of the current
-connection (a one-shot runtime only peeks at ``/next`` before it claims a newer message). The
-lease stays the last resort: for a socket held on another node than the one asked.
+How it works: docs/internals/server.md, "Passing over heads an agent went past".
 """
 
 from __future__ import annotations

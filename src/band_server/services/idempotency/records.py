@@ -1,16 +1,8 @@
 """Idempotency records: claim a key with the work, keep the answer after it (Stripe semantics).
 
-A record is first written as a *claim* (``status_code`` 0) so that a concurrent request with
-the same key, on any node, sees it in flight instead of doing the work twice. A 2xx answer
-completes the claim; any other outcome leaves no claim, so the client may retry with the key.
+The claim commits or rolls back with the request's first unit of work.
 
-The claim is written inside the request's own first unit of work (:func:`open_claim`,
-then ``services.unit.write``), as its last statement: it commits with the work or rolls back
-with it, and when that unit keeps the answer too (``UnitOfWork.keep_answer``) the record is
-one insert, claim and answer at once (:func:`record`).
-
-A record holds neither the client's key nor the answer in the clear (``replay_seal``): it is
-found by the key's hash, and the answer is sealed with a key only the client holds.
+How it works: docs/internals/server.md, "Idempotency records".
 """
 
 from __future__ import annotations

@@ -1,24 +1,9 @@
 """Sealed idempotency replays: a stored answer can be read only by whoever holds the client's key.
 
-An ``Idempotency-Key`` record keeps the first 2xx answer of a keyed POST for a retry to replay.
-Some of those answers carry a secret shown once (an agent's new API key, a target system's key,
-a delegated token), and the platform keeps secrets only as hashes. So a record never holds the
-client's ``Idempotency-Key`` or the answer in the clear:
+A record holds neither the client's ``Idempotency-Key`` nor a secret-bearing answer in the
+clear.
 
-- the record is found by :func:`key_id`, a SHA-256 of the caller and the key;
-- the answer is encrypted with AES-256-GCM (``cryptography``) under a key derived by HKDF-SHA256
-  from the client's ``Idempotency-Key`` (salted by the caller), bound to the request it answers
-  (caller, method, path, body hash as associated data).
-
-A retry presents the key again, so it can open its own answer; a copy of the database (or of a
-backup) cannot, as long as the client's keys are unpredictable (the SDKs send UUID4s; the
-deterministic turn keys of ``band.platform.turn_keys`` key only speech, whose answers hold
-message ids). See docs/decisions.md ("Idempotency records hold no secret").
-
-An answer its route declares free of secrets (the speech posts: ids and recipients, all in the
-database already) is kept as :func:`plain` text instead: sealing it protected nothing (its turn
-key is derivable) and cost a key derivation and an encryption per post. The seal's key is
-derived only when something is sealed or opened.
+How it works: docs/internals/server.md, "Sealed idempotency replays".
 """
 
 from __future__ import annotations

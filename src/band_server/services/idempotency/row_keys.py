@@ -1,22 +1,8 @@
 """A keyed speech post's ``Idempotency-Key`` rides on its own message: no record row.
 
-The agent's message and event posts and a person's message post (the routes marked
-``http.idempotency.claims_in_its_unit``) each insert one message. With a key, that insert also
-sets ``idem_key`` (the key's hash, ``replay_seal.key_id``: it names the caller too) and
-``idem_body`` (the body's hash), and the partial unique index on ``idem_key`` is the claim: a
-used key makes the insert fail, the unit rolls back, and only then is the row read
-(:func:`lookup`). The answer is not stored: these answers hold ids, recipients and the event
-type, all on the row, so a replay is rebuilt from it (:func:`answer`), byte for byte what the
-route sent.
+The message's insert is the claim, and a replay is rebuilt from the row.
 
-The request a key was used for is the row itself: the caller (in the key's hash), the room,
-text or event (the route), and the body's hash. A key expires 24 hours after its message: a
-retry after that takes it over (:func:`release`, then the post again), and every node clears
-the keys of the day before at most every ``idempotency.SWEEP_EVERY`` (:func:`sweep_due`).
-
-Records written before the keys moved here (migration 0010) stay in ``idempotency_keys``:
-while one may still be live, the middleware reads the record first (see
-``http.idempotency``).
+How it works: docs/internals/server.md, "Keys on speech posts".
 """
 
 from __future__ import annotations

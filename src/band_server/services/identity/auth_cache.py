@@ -1,17 +1,8 @@
 """A short-lived, in-process cache of key -> principal, so each request skips the key query.
 
-Entries are found by the key's SHA-256 (the plain key is not kept) and live ``ttl`` seconds.
-Revoking a key (regenerating it, deleting the agent, disabling the person) emits a broadcast
-that closes the principal's sessions; every node sees it through the bus and drops that
-principal's entries at once, so a revoked key stops working immediately everywhere. The one
-broadcast that closes sessions without revoking anything, a new socket superseding the
-agent's older ones (``meta["superseded_by_new_socket"]``), leaves the entries alone; any other
-closing broadcast drops them.
+Revoking a key drops its entries on every node at once, through the bus.
 
-A key missing from the cache is looked up once however many requests bring it meanwhile
-(:meth:`AuthCache.read_through`): each request reading on its own, a busy key's expiry made
-every request that arrived during the lookup look it up too (on PostgreSQL, where the lookup
-awaits; docs/decisions.md, "One roster read at a time").
+How it works: docs/internals/server.md, "The key cache".
 """
 
 from __future__ import annotations

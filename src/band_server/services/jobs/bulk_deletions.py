@@ -1,16 +1,8 @@
 """Bulk deletions: a person deletes up to 100 of their rooms or agents in a background job.
 
-Accepting a job only writes it (``queued``); a worker on the node runs it and every node
-resumes unfinished jobs when it starts, so a job outlives a crash or a restart. Each target is
-deleted in its own transaction together with its result in the job row (locked while it is
-written), so a resumed job neither deletes a target twice nor skips one.
+A job outlives a crash or a restart; authorisation is decided by ownership.
 
-Authorisation is decided by ownership (the caller's own rooms, rooms owned by the caller's
-agents, the caller's agents), which no later change of role widens. A target the caller cannot
-see, a malformed id included, fails with ``not_found``; a room the caller is in but does not
-own fails with ``forbidden``; an agent with execution history and ``force=false`` fails with
-``execution_history_exists``. An unexpected error fails the job: that target carries
-``delete_failed`` and those behind it ``not_attempted`` (untouched, safe to resubmit).
+How it works: docs/internals/server.md, "Bulk deletions".
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """Full-text search over the text messages a person can read (the rooms they are in now).
 
-SQLite answers from the FTS5 table ``message_search`` (written by the group committer once a
-second, and on demand: callers run ``Database.search_ready`` first; ``store.search_index``),
-PostgreSQL from the GIN index on ``to_tsvector('simple', content)`` (migration 0013). A query
-is cut into words (letters and digits; everything else separates, as both databases'
-tokenisers do) and every word must match, as a prefix, so what a person types finds the same
-messages on either database; no query syntax of either database ever reaches it. Hits come
-newest first or best first (BM25 on SQLite, ``ts_rank`` on PostgreSQL), each with a snippet
-and the matched spans in it. Pages follow an opaque cursor: newest first is keyset-paged on
-(time, seq, id), so a page starts right after the last hit whatever arrives meanwhile; best
-first is ordered by (rank, time, id) and paged by position, since a rank is no stable key.
+The same query finds the same messages on SQLite (FTS5) and PostgreSQL (GIN).
+
+How it works: docs/internals/server.md, "Message search".
 """
 
 from __future__ import annotations

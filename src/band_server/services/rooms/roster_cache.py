@@ -1,17 +1,8 @@
 """An in-process cache of each room and its active roster, for the hot write paths.
 
-Posting a message, an event or a delivery mark needs the room and (for posts) its roster;
-reading them from the cache keeps two queries out of every such request and out of the
-SQLite write lock. Any membership change broadcasts on ``room_participants:<room>`` (or
-removes the room), and every node sees that broadcast through the bus and drops the entry,
-so a removed participant is refused at once. Entries also expire after ``ttl`` seconds, which
-bounds how stale a display name can get.
+A membership change drops the entry on every node, through the bus.
 
-A room missing from the cache is read once however many requests want it meanwhile: they wait
-for the one read under way (unless a change was announced since it began). Each request
-reading on its own, a busy room's entry expiring under load made every post that arrived
-during the read read it too, each read slower for the others: tens of reads, and the loop
-stalled for tens of milliseconds every ``ttl`` (docs/decisions.md, "One roster read at a time").
+How it works: docs/internals/server.md, "The roster cache".
 """
 
 from __future__ import annotations

@@ -1,15 +1,8 @@
 """What a page of room rows can carry beyond the room itself, read for the whole page at once.
 
-Each reader runs a fixed number of queries whatever the page or roster size: the rosters,
-the newest message, the time of the newest message, a person's unread counts, the owned agents
-in each room, and one room's message counts. The list endpoints of both surfaces decorate their
-rows from these.
+Each reader runs a fixed number of queries whatever the page or roster size.
 
-None of them reads a room's history: the newest message is one index lookup per room (the
-per-room maximum of ``seq``), its time is on the room's row (``rooms.last_message_at``,
-migration 0020, moved by every writer of messages), unread counts read only the index entries
-of the texts after the person's read marker (``ix_messages_room_texts``, migration 0017; issue
-26's soak found the grouped scans of every message taking seconds a page as the rooms grew).
+How it works: docs/internals/server.md, "Room rows for a page".
 """
 
 from __future__ import annotations

@@ -1,14 +1,6 @@
 """keys on rows: a keyed speech post's Idempotency-Key rides on its own message
 
-Two nullable columns on ``messages`` (the key's hash and the body's hash) and a partial unique
-index on the key's hash: the message's insert is the claim, so a keyed post writes no second
-row (docs/decisions.md, "A keyed speech post: the key rides on the message"). Records written
-before this stay in ``idempotency_keys`` and keep replaying for their 24 hours
-(``services.idempotency.row_keys``).
-
-The downgrade turns every keyed message of the last day back into a record the build before
-this replays (``p1.`` and the answer rebuilt from the row, as ``services.row_keys`` does), then
-drops the index and the columns.
+How it works: docs/internals/server.md, "Migration 0010: keys on rows".
 """
 
 import json
