@@ -1,9 +1,9 @@
 """W3C trace context across the platform and the SDK: one turn is one trace.
 
+How it works: docs/internals/sdk.md, "Trace context on the wire".
+
 Both sides use this module for how the context travels (REST headers, top-level keys of a
 push). On only with an OTLP endpoint and the ``otel`` extra; off, every call is a no-op.
-
-How it works: docs/internals/sdk.md, "Trace context on the wire".
 """
 
 from __future__ import annotations

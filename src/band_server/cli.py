@@ -1,8 +1,8 @@
 """The ``band`` command: run the platform, and administer it from the shell.
 
-Admin commands open the database directly; they do not need a running server.
-
 How it works: docs/internals/server.md, "The band command".
+
+Admin commands open the database directly; they do not need a running server.
 """
 
 from __future__ import annotations

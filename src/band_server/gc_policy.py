@@ -1,8 +1,8 @@
 """Garbage collection for a node that holds thousands of long-lived sockets.
 
-Installed by the app's lifespan; installs nest, for several apps in one process.
-
 How it works: docs/internals/server.md, "Garbage collection policy".
+
+Installed by the app's lifespan; installs nest, for several apps in one process.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """``GET /metrics`` on every node: Prometheus text, via ``prometheus-client``.
 
+How it works: docs/internals/server.md, "Metrics".
+
 All metrics are per node; each app has its own registry, so several apps in one process
 never collide.
-
-How it works: docs/internals/server.md, "Metrics".
 """
 
 from __future__ import annotations

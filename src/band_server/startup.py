@@ -1,9 +1,9 @@
 """A node's start: reach the database (and migrate it) and Redis, then serve; wait for what is
 out of reach instead of exiting.
 
-While it waits, every request is answered 503; after ``wait`` seconds the node gives up.
-
 How it works: docs/internals/server.md, "A node's start".
+
+While it waits, every request is answered 503; after ``wait`` seconds the node gives up.
 """
 
 from __future__ import annotations

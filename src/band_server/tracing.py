@@ -1,8 +1,8 @@
 """The platform's part of a turn's trace (``band_protocol.tracing`` holds the rules).
 
-When tracing is off, none of it is installed.
-
 How it works: docs/internals/server.md, "Tracing a turn on the server".
+
+When tracing is off, none of it is installed.
 """
 
 from __future__ import annotations

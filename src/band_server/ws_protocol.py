@@ -1,9 +1,9 @@
 """uvicorn's sans-I/O WebSocket protocol, lighter while a socket is held idle.
 
+How it works: docs/internals/server.md, "The held-socket WebSocket protocol".
+
 A subclass of uvicorn's ``websockets-sansio`` protocol, given to uvicorn as its ``ws`` class
 (``server_stack``).
-
-How it works: docs/internals/server.md, "The held-socket WebSocket protocol".
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Visible writes of a CrewAI Flow run under reserve, send, confirm (``SideEffectExecutor``).
 
-Nothing is sent twice and nothing reserved is dropped, across restarts and retried turns.
-
 How it works: docs/internals/sdk.md, "CrewAI Flow: visible writes".
+
+Nothing is sent twice and nothing reserved is dropped, across restarts and retried turns.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """``CopilotSDKAdapter``: Band rooms on the GitHub Copilot SDK (extra ``copilot-sdk``).
 
+How it works: docs/internals/sdk.md, "Copilot SDK adapter".
+
 One Copilot client serves every room, a Copilot session each (resumed after a restart);
 Band's tools are the session's only tools, so nothing needs approving.
-
-How it works: docs/internals/sdk.md, "Copilot SDK adapter".
 """
 
 from __future__ import annotations

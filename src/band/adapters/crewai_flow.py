@@ -1,9 +1,9 @@
 """``CrewAIFlowAdapter``: a room router built on a CrewAI ``Flow`` that delegates to peers.
 
+How it works: docs/internals/sdk.md, "CrewAI Flow adapter".
+
 Each run's decision is carried out by the adapter; its state is kept as ``task`` events and
 its visible writes are never repeated or dropped.
-
-How it works: docs/internals/sdk.md, "CrewAI Flow adapter".
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """``OmpACPAdapter``: OMP (oh-my-pi, npm ``@oh-my-pi/pi-coding-agent``) over ACP (``omp acp``).
 
+How it works: docs/internals/sdk.md, "OMP over ACP".
+
 The launch is OMP's (``band.integrations.omp``); its approval forms are decided like
 permission requests.
-
-How it works: docs/internals/sdk.md, "OMP over ACP".
 """
 
 from __future__ import annotations

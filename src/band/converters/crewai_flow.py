@@ -1,9 +1,9 @@
 """The CrewAI Flow adapter's durable state: its runs, written as ``task`` events.
 
+How it works: docs/internals/sdk.md, "CrewAI Flow: durable state".
+
 :class:`CrewAIFlowStateConverter` folds a room's events back into a
 :class:`CrewAIFlowSessionState`.
-
-How it works: docs/internals/sdk.md, "CrewAI Flow: durable state".
 """
 
 from __future__ import annotations

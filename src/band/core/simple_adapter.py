@@ -1,9 +1,9 @@
 """``SimpleAdapter``: the base class framework adapters subclass.
 
+How it works: docs/internals/sdk.md, "How the runtime drives an adapter".
+
 The runtime drives it through ``startup``, ``on_event`` (once per turn), ``on_cleanup`` and
 ``dispose``.
-
-How it works: docs/internals/sdk.md, "How the runtime drives an adapter".
 """
 
 from __future__ import annotations

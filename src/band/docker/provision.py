@@ -1,9 +1,9 @@
 """``band-kit provision``: register a sandboxed Band agent on the host, key kept out of the VM.
 
+How it works: docs/internals/sdk.md, "Provisioning a sandboxed agent".
+
 Safe to re-run. Exit 0 prints the agent id on stdout (never the key); exit 1 prints
 ``Error: ...`` on stderr.
-
-How it works: docs/internals/sdk.md, "Provisioning a sandboxed agent".
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Bootstrap an agent's repository: clone it (or check the clone there), optionally index it.
 
-Failures raise ``ValueError`` with git's own message.
-
 How it works: docs/internals/sdk.md, "Bootstrapping an agent's repository".
+
+Failures raise ``ValueError`` with git's own message.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The REST link's plain wire: HTTP/1.1 on asyncio streams, answers parsed by httptools.
 
+How it works: docs/internals/sdk.md, "The REST link's plain wire".
+
 Used for a direct ``http``/``https`` link that follows no redirects; it sends what httpx
 sends, byte for byte. Figures: docs/decisions.md, "The REST link's plain wire".
-
-How it works: docs/internals/sdk.md, "The REST link's plain wire".
 """
 
 from __future__ import annotations

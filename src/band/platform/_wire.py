@@ -1,9 +1,9 @@
 """One HTTP attempt of the REST link, on aiohttp or on httpx; both answer an ``httpx.Response``.
 
+How it works: docs/internals/sdk.md, "The REST link's wires".
+
 ``HttpCore`` sends every attempt through a wire chosen by ``_wire_choice.make_wire``; each
 wire behaves as httpx does (``tests/sdk/test_wire_differential.py``).
-
-How it works: docs/internals/sdk.md, "The REST link's wires".
 """
 
 from __future__ import annotations

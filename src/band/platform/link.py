@@ -1,9 +1,9 @@
 """``BandLink``: the agent's connection to the platform (Phoenix socket + REST client).
 
+How it works: docs/internals/sdk.md, "The agent's link to the platform".
+
 Yields the pushes of the agent's and its rooms' topics as typed events, in arrival order;
 ``link.rest`` is the namespaced client host plugins call, ``link.api`` the runtime's own.
-
-How it works: docs/internals/sdk.md, "The agent's link to the platform".
 """
 
 from __future__ import annotations

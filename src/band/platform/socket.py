@@ -1,8 +1,8 @@
 """A Phoenix Channels v2 client on ``websockets`` (asyncio): joins, heartbeat, reconnects.
 
-Why our own client: ``docs/decisions.md`` ("Our own Phoenix v2 socket client").
-
 How it works: docs/internals/sdk.md, "The Phoenix socket client".
+
+Why our own client: ``docs/decisions.md`` ("Our own Phoenix v2 socket client").
 """
 
 from __future__ import annotations

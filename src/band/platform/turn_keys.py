@@ -1,9 +1,9 @@
 """Deterministic ``Idempotency-Key``s for what an agent posts while it handles one message.
 
+How it works: docs/internals/sdk.md, "Turn keys".
+
 Inside ``turn_scope(agent_id, message_id)`` a re-run after a crash repeats nothing; why:
 ``docs/decisions.md`` ("Answered once across a crash: turn keys").
-
-How it works: docs/internals/sdk.md, "Turn keys".
 """
 
 from __future__ import annotations

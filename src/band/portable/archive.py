@@ -1,8 +1,8 @@
 """The Band archive: a versioned, checksummed, portable copy of what a platform let us read.
 
-A directory, or the same tree in one ``.tar`` / ``.tar.gz`` file.
-
 How it works: docs/internals/sdk.md, "The Band archive".
+
+A directory, or the same tree in one ``.tar`` / ``.tar.gz`` file.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """``RoomPresence``: which rooms the agent is in, kept current from the link's events.
 
+How it works: docs/internals/sdk.md, "Room presence".
+
 Optional callbacks report rooms joined and left, room, contact and agent-wide events,
 reconnects and disconnects; a raising callback is logged and the stream goes on.
-
-How it works: docs/internals/sdk.md, "Room presence".
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """``ExecutionContext``: the one serial loop of a room, for the ``Agent`` and ``AgentRuntime``.
 
+How it works: docs/internals/sdk.md, "The room's serial loop".
+
 Events for the room run one at a time in arrival order, each turn run by ``TurnRunner``; the
 loop drains ``/next`` at start, on resync and on an idle timer.
-
-How it works: docs/internals/sdk.md, "The room's serial loop".
 """
 
 from __future__ import annotations

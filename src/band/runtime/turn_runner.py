@@ -1,9 +1,9 @@
 """One message, start to ack: claim, keep the working indicator alive, run the handler, settle.
 
+How it works: docs/internals/sdk.md, "One message, start to ack".
+
 ``TurnRunner.run`` never raises for handler errors: every ending becomes an ``Outcome`` and
 its platform writes.
-
-How it works: docs/internals/sdk.md, "One message, start to ack".
 """
 
 from __future__ import annotations

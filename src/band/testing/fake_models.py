@@ -1,9 +1,9 @@
 """Fake model endpoints: OpenAI Chat Completions, OpenAI Responses (as the Codex CLI speaks it),
 Anthropic Messages and the Gemini API (``generateContent``), scripted per test.
 
-One plain ASGI app: in-process through an ``ASGITransport``, or served on loopback.
-
 How it works: docs/internals/sdk.md, "Fake model endpoints".
+
+One plain ASGI app: in-process through an ``ASGITransport``, or served on loopback.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """A deterministic, offline ``NLPService`` for running Parlant in tests (needs ``parlant``).
 
-Pass ``FakeNLPService(...).factory`` as ``nlp_service=``; no network, no API key.
-
 How it works: docs/internals/sdk.md, "Fake Parlant NLP service".
+
+Pass ``FakeNLPService(...).factory`` as ``nlp_service=``; no network, no API key.
 """
 
 import re

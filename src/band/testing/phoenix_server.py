@@ -1,8 +1,8 @@
 """``fake_phoenix_server``: a real loopback Phoenix Channels v2 server, the platform side faked.
 
-A ``BandLink``, a ``WebSocketClient`` or an ``Agent`` runs unmocked against it.
-
 How it works: docs/internals/sdk.md, "Fake Phoenix server".
+
+A ``BandLink``, a ``WebSocketClient`` or an ``Agent`` runs unmocked against it.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """``FakeSlack``: a local stand-in for Slack, checking every request as Slack documents it.
 
+How it works: docs/internals/sdk.md, "Fake Slack".
+
 Serves the Web API, Socket Mode and Events over HTTP on loopback; what breaks Slack's rules is
 refused and recorded in ``violations``, which a test asserts stays empty.
-
-How it works: docs/internals/sdk.md, "Fake Slack".
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Redis pub/sub fan-out for several nodes (needs the ``redis`` extra).
 
+How it works: docs/internals/server.md, "Fan-out over Redis".
+
 Each node delivers every broadcast exactly once; a push lost while Redis is away is recovered
 through ``/next``, and the gap is announced so that agents do call it.
-
-How it works: docs/internals/server.md, "Fan-out over Redis".
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """One lean Redis connection for the bus's per-message work: PUBLISH, and a subscription.
 
-RESP2 only, on hiredis (already required by the ``redis`` extra).
-
 How it works: docs/internals/server.md, "The lean RESP connection".
+
+RESP2 only, on hiredis (already required by the ``redis`` extra).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Admission: beyond ``max_in_flight`` requests under way, a new one is answered 503 at once.
 
-``BAND_MAX_IN_FLIGHT`` sets the limit (0: none); health checks and ``/metrics`` always pass.
-
 How it works: docs/internals/server.md, "Admission".
+
+``BAND_MAX_IN_FLIGHT`` sets the limit (0: none); health checks and ``/metrics`` always pass.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """A fast lane for simple routes: the same endpoint functions, without FastAPI's per-request work.
 
-Anything unusual goes on to FastAPI, which answers as with the lane off (``BAND_FAST_LANE=0``).
-
 How it works: docs/internals/server.md, "The fast lane".
+
+Anything unusual goes on to FastAPI, which answers as with the lane off (``BAND_FAST_LANE=0``).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """``Idempotency-Key`` on every POST (Stripe semantics), as a pure ASGI middleware.
 
-Kept answers are sealed with the client's key; a speech post's key rides on its message.
-
 How it works: docs/internals/server.md, "Idempotency-Key on every POST".
+
+Kept answers are sealed with the client's key; a speech post's key rides on its message.
 """
 
 from __future__ import annotations

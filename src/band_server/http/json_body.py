@@ -1,8 +1,8 @@
 """A JSON request body, decoded one way for every path that reads one.
 
-A body refused is refused alike everywhere: 400 ``malformed_json``, never a 5xx.
-
 How it works: docs/internals/server.md, "JSON request bodies".
+
+A body refused is refused alike everywhere: 400 ``malformed_json``, never a 5xx.
 """
 
 from __future__ import annotations

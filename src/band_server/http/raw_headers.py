@@ -1,8 +1,8 @@
 """One request header, read straight from the ASGI scope.
 
-Same answer as ``starlette``'s ``Headers.get``.
-
 How it works: docs/internals/server.md, "Reading raw headers".
+
+Same answer as ``starlette``'s ``Headers.get``.
 """
 
 from __future__ import annotations

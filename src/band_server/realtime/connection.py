@@ -1,8 +1,8 @@
 """One accepted socket: its identity and its outbound queue.
 
-:meth:`SocketConnection.send_text` never blocks; a socket whose queue keeps growing is closed.
-
 How it works: docs/internals/server.md, "A socket's outbound queue".
+
+:meth:`SocketConnection.send_text` never blocks; a socket whose queue keeps growing is closed.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """A node's presence lease, renewed from a thread of its own (needs the ``redis`` extra).
 
-The keeper stops renewing once the loop stalls for ``stall`` seconds.
-
 How it works: docs/internals/server.md, "The presence lease".
+
+The keeper stops renewing once the loop stalls for ``stall`` seconds.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Presence across nodes sharing one Redis (needs the ``redis`` extra).
 
+How it works: docs/internals/server.md, "Presence across nodes".
+
 ``is_online`` answers from this node's hub and a mirror of the other nodes' sockets, with no
 round trip; ``claim`` admits a "reject" socket of an agent on at most one node.
-
-How it works: docs/internals/server.md, "Presence across nodes".
 """
 
 from __future__ import annotations

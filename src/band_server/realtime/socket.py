@@ -1,8 +1,8 @@
 """The socket endpoint ``/api/v1/socket/websocket`` (Phoenix Channels v2).
 
-A new socket of an agent supersedes its older ones, on every node.
-
 How it works: docs/internals/server.md, "The socket endpoint".
+
+A new socket of an agent supersedes its older ones, on every node.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """The hottest Core statements, executed straight on SQLite's driver connection.
 
+How it works: docs/internals/server.md, "Statements straight on the driver".
+
 It takes the session's own Core statements and parameters and writes the same rows; anything
 else (PostgreSQL, ``IN`` lists, pending ORM changes) goes through ``session.execute``.
-
-How it works: docs/internals/server.md, "Statements straight on the driver".
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Group commit for SQLite: many units of work per transaction, one fsync per batch.
 
+How it works: docs/internals/server.md, "Group commit".
+
 A unit returns only after its batch's commit is on disk; a unit that raises leaves the
 others' work intact. The batches themselves are ``store.group_batch``'s.
-
-How it works: docs/internals/server.md, "Group commit".
 """
 
 from __future__ import annotations

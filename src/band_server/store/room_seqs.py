@@ -1,9 +1,9 @@
 """Each room's last message ``seq``, kept in memory by SQLite's one writer.
 
+How it works: docs/internals/server.md, "Room seqs in memory".
+
 Anything else that moves a room's ``last_seq`` in a unit calls :func:`settle` first;
 PostgreSQL has none of this.
-
-How it works: docs/internals/server.md, "Room seqs in memory".
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """SQLite's message search index, written by the group committer in passes, not per row.
 
-A search runs ``Database.search_ready`` first, so it finds every acknowledged message.
-
 How it works: docs/internals/server.md, "The SQLite search index".
+
+A search runs ``Database.search_ready`` first, so it finds every acknowledged message.
 """
 
 from __future__ import annotations

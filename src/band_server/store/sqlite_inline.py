@@ -1,9 +1,9 @@
 """SQLite for the async engine without a thread hop per statement.
 
+How it works: docs/internals/server.md, "SQLite on the loop's thread".
+
 Statements run on the loop's thread; only what may wait on the disk or another process's lock
 goes to a worker thread.
-
-How it works: docs/internals/server.md, "SQLite on the loop's thread".
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """SQLite's WAL copied into the database file on a thread of its own, beside the writer.
 
-Durability does not change: a commit is in the WAL before it is answered.
-
 How it works: docs/internals/server.md, "The WAL checkpointer".
+
+Durability does not change: a commit is in the WAL before it is answered.
 """
 
 from __future__ import annotations

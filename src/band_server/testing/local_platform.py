@@ -1,9 +1,9 @@
 """The real platform, in-process: for testing agents end to end with no network.
 
+How it works: docs/internals/server.md, "LocalPlatform".
+
 Needs the ``server`` extra (``pip install 'openband[server]'``); ``band.testing`` re-exports
 ``LocalPlatform`` and ``Identity`` lazily.
-
-How it works: docs/internals/server.md, "LocalPlatform".
 """
 
 from __future__ import annotations

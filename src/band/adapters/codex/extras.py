@@ -1,8 +1,8 @@
 """The opt-in events of a Codex turn (``CodexAdapterConfig``'s stream and ``emit_*`` flags).
 
-Thoughts need ``Emit.THOUGHTS``, task events ``Emit.TASK_EVENTS``.
-
 How it works: docs/internals/sdk.md, "Codex: opt-in events".
+
+Thoughts need ``Emit.THOUGHTS``, task events ``Emit.TASK_EVENTS``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """``OpencodeAdapter``: Band rooms on an OpenCode server (``opencode serve``), a session each.
 
-Band's tools reach OpenCode as a remote MCP server registered per room.
-
 How it works: docs/internals/sdk.md, "OpenCode adapter".
+
+Band's tools reach OpenCode as a remote MCP server registered per room.
 """
 
 from __future__ import annotations

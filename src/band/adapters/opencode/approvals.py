@@ -1,8 +1,8 @@
 """One room's open OpenCode asks: permission asks and the question tool's questions.
 
-``RoomApprovals`` holds them by request id and answers them, at once or from the room.
-
 How it works: docs/internals/sdk.md, "OpenCode: open asks".
+
+``RoomApprovals`` holds them by request id and answers them, at once or from the room.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """``RetainedRoom``: one room's residency: admission, acquisition, release and disposal.
 
+How it works: docs/internals/sdk.md, "A room's residency".
+
 It holds three callbacks (``acquire``, ``release``, ``dispose``), never a provider object;
 work enters through ``use()`` (a lease) or ``own()``.
-
-How it works: docs/internals/sdk.md, "A room's residency".
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """An ACP session's advertised settings (its config catalog) and setting them safely.
 
-Imports without the ``acp`` extra: the setter passed in is what talks to the agent.
-
 How it works: docs/internals/sdk.md, "ACP: session settings".
+
+Imports without the ``acp`` extra: the setter passed in is what talks to the agent.
 """
 
 from __future__ import annotations

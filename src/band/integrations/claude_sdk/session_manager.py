@@ -1,8 +1,8 @@
 """One Claude Code CLI per Band room, each owned by the room's residency (``band.core.retention``).
 
-Starting a CLI needs the extra ``claude_sdk``; importing this module does not.
-
 How it works: docs/internals/sdk.md, "Claude Code: a CLI per room".
+
+Starting a CLI needs the extra ``claude_sdk``; importing this module does not.
 """
 
 from __future__ import annotations

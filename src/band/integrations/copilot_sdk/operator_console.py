@@ -1,9 +1,9 @@
 """``OperatorConsole``: Copilot's ``ask_user`` questions answered at the agent's terminal.
 
+How it works: docs/internals/sdk.md, "Copilot: questions at the terminal".
+
 Pass ``OperatorConsole().ask`` as ``CopilotSDKAdapter(ask_user=...)``. Agents in one process
 share one console: it owns stdin and the root logger. Nothing here imports the SDK.
-
-How it works: docs/internals/sdk.md, "Copilot: questions at the terminal".
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """What Parlant is told about a custom tool's fields, and how their text arrives back.
 
+How it works: docs/internals/sdk.md, "Parlant: custom tool fields".
+
 Parameters are advertised with their own types but received as text, validated by the input
 model; unsupported shapes are refused when the adapter is built. Nothing here imports Parlant.
-
-How it works: docs/internals/sdk.md, "Parlant: custom tool fields".
 """
 
 from __future__ import annotations

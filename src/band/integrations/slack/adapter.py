@@ -1,8 +1,8 @@
 """``SlackAdapter``: a Band agent that also answers in Slack, wrapping the adapter that thinks.
 
-Band rooms and Slack threads (Events over HTTP or Socket Mode) both run ``inner``.
-
 How it works: docs/internals/sdk.md, "Slack adapter".
+
+Band rooms and Slack threads (Events over HTTP or Socket Mode) both run ``inner``.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Delivery leases: a ``processing`` attempt lives while the agent shows signs of life.
 
+How it works: docs/internals/server.md, "Delivery leases".
+
 An attempt silent for ``Settings.delivery_lease`` is recorded ``failed`` by each node's
 ``LeaseSweeper``, and ``/next`` serves it after the room's other open messages.
-
-How it works: docs/internals/server.md, "Delivery leases".
 """
 
 from __future__ import annotations

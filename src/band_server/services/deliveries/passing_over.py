@@ -1,9 +1,9 @@
 """``/next`` with one more rule: a head left from an agent's earlier connection, which the
 agent went past on its new one, is passed over (recorded ``failed``) within seconds.
 
-The delivery lease stays the last resort.
-
 How it works: docs/internals/server.md, "Passing over heads an agent went past".
+
+The delivery lease stays the last resort.
 """
 
 from __future__ import annotations

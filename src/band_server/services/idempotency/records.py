@@ -1,8 +1,8 @@
 """Idempotency records: claim a key with the work, keep the answer after it (Stripe semantics).
 
-The claim commits or rolls back with the request's first unit of work.
-
 How it works: docs/internals/server.md, "Idempotency records".
+
+The claim commits or rolls back with the request's first unit of work.
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 """Sealed idempotency replays: a stored answer can be read only by whoever holds the client's key.
 
+How it works: docs/internals/server.md, "Sealed idempotency replays".
+
 A record holds neither the client's ``Idempotency-Key`` nor a secret-bearing answer in the
 clear.
-
-How it works: docs/internals/server.md, "Sealed idempotency replays".
 """
 
 from __future__ import annotations

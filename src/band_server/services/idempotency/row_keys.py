@@ -1,8 +1,8 @@
 """A keyed speech post's ``Idempotency-Key`` rides on its own message: no record row.
 
-The message's insert is the claim, and a replay is rebuilt from the row.
-
 How it works: docs/internals/server.md, "Keys on speech posts".
+
+The message's insert is the claim, and a replay is rebuilt from the row.
 """
 
 from __future__ import annotations

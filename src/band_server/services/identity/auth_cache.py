@@ -1,8 +1,8 @@
 """A short-lived, in-process cache of key -> principal, so each request skips the key query.
 
-Revoking a key drops its entries on every node at once, through the bus.
-
 How it works: docs/internals/server.md, "The key cache".
+
+Revoking a key drops its entries on every node at once, through the bus.
 """
 
 from __future__ import annotations

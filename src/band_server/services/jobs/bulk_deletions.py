@@ -1,8 +1,8 @@
 """Bulk deletions: a person deletes up to 100 of their rooms or agents in a background job.
 
-A job outlives a crash or a restart; authorisation is decided by ownership.
-
 How it works: docs/internals/server.md, "Bulk deletions".
+
+A job outlives a crash or a restart; authorisation is decided by ownership.
 """
 
 from __future__ import annotations

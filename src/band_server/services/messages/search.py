@@ -1,8 +1,8 @@
 """Full-text search over the text messages a person can read (the rooms they are in now).
 
-The same query finds the same messages on SQLite (FTS5) and PostgreSQL (GIN).
-
 How it works: docs/internals/server.md, "Message search".
+
+The same query finds the same messages on SQLite (FTS5) and PostgreSQL (GIN).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """An in-process cache of each room and its active roster, for the hot write paths.
 
-A membership change drops the entry on every node, through the bus.
-
 How it works: docs/internals/server.md, "The roster cache".
+
+A membership change drops the entry on every node, through the bus.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """What a page of room rows can carry beyond the room itself, read for the whole page at once.
 
-Each reader runs a fixed number of queries whatever the page or roster size.
-
 How it works: docs/internals/server.md, "Room rows for a page".
+
+Each reader runs a fixed number of queries whatever the page or roster size.
 """
 
 from __future__ import annotations
