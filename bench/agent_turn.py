@@ -276,7 +276,7 @@ def main() -> None:
     parser.add_argument(
         "--calls",
         action="store_true",
-        help="print each agent's Python calls and distinct functions a turn (cProfile)",
+        help="print the agent's and the server's Python calls and distinct functions a turn",
     )
     parser.add_argument(
         "--before",
