@@ -4,7 +4,8 @@ Bench-only, in its own process (uvloop), as lean as ``bench._loadgen`` (whose pr
 HTTP/1.1 requests on keep-alive connections it reuses). The person's socket joins every room;
 mentions of the agent are posted open-loop at ``rate`` per second, round-robin over the rooms,
 content ``@<handle> q <token>``; a turn ends when the person's socket has the agent's
-``message_created`` whose content ends ``re <token>`` (the server puts the mention first).
+``message_created`` whose content ends ``re <token>`` (the server puts the mention first),
+timed when its bytes arrive (``bench._ws_receiver``), before the person decodes it.
 Latency counts from each mention's *scheduled* send time (no coordinated omission), and
 also from the moment its task starts: the loop's timer fires up to a millisecond late
 (uvloop's timers count whole milliseconds), which is the person's share, not the platform's
@@ -25,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 import uvloop
-import websockets
 
 from bench import _timeline
 from bench._loadgen import Conn, open_loop, percentile
+from bench._ws_receiver import listen
 
 
 async def run(spec: dict[str, Any]) -> dict[str, Any]:
@@ -47,38 +48,26 @@ async def run(spec: dict[str, Any]) -> dict[str, Any]:
     errors = 0
     all_in = asyncio.Event()
 
-    ws = await websockets.connect(
-        f"ws://{host}:{port}/api/v1/socket/websocket?vsn=2.0.0",
-        additional_headers={"x-api-key": key},
-        compression=None,
-        ping_interval=None,
-        max_queue=None,
-    )
-    for i, room in enumerate(rooms):
-        await ws.send(json.dumps([str(i), str(i), f"chat_room:{room}", "phx_join", {}]))
-        reply = json.loads(await ws.recv())
-        assert reply[4]["status"] == "ok", reply
-
-    async def reader() -> None:
-        try:
-            async for raw in ws:
-                if " re " not in raw:  # cheap: only the agent's replies are parsed
-                    continue
-                frame = json.loads(raw)
-                payload = frame[4]
-                if frame[3] != "message_created" or payload.get("sender_type") != "Agent":
-                    continue
-                token = str(payload["content"]).rsplit(" ", 1)[-1]
-                times = scheduled.pop(token, None)
-                if times is not None:
-                    now = time.perf_counter()
-                    _timeline.stamp("reply", token, now)
-                    turn_ms.append((now - times[0]) * 1000)
-                    from_start_ms.append((now - times[1]) * 1000)
-                    if len(turn_ms) >= total:
-                        all_in.set()
-        except websockets.ConnectionClosed:
+    def on_frame(text: str, arrived: float) -> None:
+        if " re " not in text:  # cheap: only the agent's replies are parsed
             return
+        frame = json.loads(text)
+        payload = frame[4]
+        if frame[3] != "message_created" or payload.get("sender_type") != "Agent":
+            return
+        token = str(payload["content"]).rsplit(" ", 1)[-1]
+        times = scheduled.pop(token, None)
+        if times is not None:
+            _timeline.stamp("reply", token, arrived)
+            turn_ms.append((arrived - times[0]) * 1000)
+            from_start_ms.append((arrived - times[1]) * 1000)
+            if len(turn_ms) >= total:
+                all_in.set()
+
+    joins = [[str(i), str(i), f"chat_room:{room}", "phx_join", {}] for i, room in enumerate(rooms)]
+    listener = await listen(
+        f"ws://{host}:{port}/api/v1/socket/websocket?vsn=2.0.0", {"x-api-key": key}, joins, on_frame
+    )
 
     pool: asyncio.Queue[Conn] = asyncio.Queue()
     for _ in range(int(spec["connections"])):
@@ -113,12 +102,10 @@ async def run(spec: dict[str, Any]) -> dict[str, Any]:
             errors += 1
             scheduled.pop(token, None)
 
-    read_task = asyncio.create_task(reader())
     await open_loop(rate, total, one)
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(all_in.wait(), timeout=20)
-    read_task.cancel()
-    await ws.close()
+    listener.close()
     return {
         "rate": rate,
         "sent": total,
